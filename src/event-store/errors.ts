@@ -1,0 +1,47 @@
+import type { ExpectedRevision } from './event-store.ts';
+
+/** Base class of every error the event store port raises. */
+export class EventStoreError extends Error {
+  override name = 'EventStoreError';
+}
+
+/** The stream's revision did not match the append's expectation. Same class on every adapter. */
+export class WrongExpectedVersionError extends EventStoreError {
+  override name = 'WrongExpectedVersionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's actual last revision, or 'no_stream'. */
+    readonly actual: bigint | 'no_stream' | 'unknown',
+  ) {
+    super(`Wrong expected revision on stream "${streamId}": expected ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+export class StreamNotFoundError extends EventStoreError {
+  override name = 'StreamNotFoundError';
+  constructor(readonly streamId: string) {
+    super(`Stream "${streamId}" not found`);
+  }
+}
+
+/** The node contacted is not the cluster leader and the operation requires it. */
+export class NotLeaderError extends EventStoreError {
+  override name = 'NotLeaderError';
+  constructor(message = 'The event store node is not the leader', readonly leader?: { host: string; port: number }) {
+    super(message);
+  }
+}
+
+/** The store cannot be reached or failed in a way that may succeed on retry. */
+export class UnavailableError extends EventStoreError {
+  override name = 'UnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The event is malformed for the store (not a UUID id, unserialisable data, ...). */
+export class InvalidEventError extends EventStoreError {
+  override name = 'InvalidEventError';
+}

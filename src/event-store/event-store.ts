@@ -1,0 +1,132 @@
+/**
+ * The event store port. Every adapter (SQLite, EventStoreDB) implements it and passes
+ * test/event-store/event-store.conformance.ts.
+ *
+ * Conventions, shared by every adapter (EventStoreDB's):
+ * - the first event of a stream has revision 0n; a stream without events is "no stream";
+ * - a global position is a bigint that grows with every append across all streams;
+ * - positions given as `after` are exclusive: reading or subscribing "after P" never yields P again.
+ */
+
+/** Who caused an event. Never carries a secret: an agent key is named by its id, never by its value. */
+export interface Actor {
+  type: 'user' | 'agent' | 'system' | 'public' | 'operator';
+  id: string;
+}
+
+export interface EventMetadata {
+  actor: Actor;
+  correlationId: string;
+  causationId: string | null;
+  /** Present when the command carried an idempotency key. */
+  idempotencyKey?: string;
+  /** UTC, ISO 8601 with milliseconds, e.g. 2026-11-22T10:15:30.123Z. */
+  occurredAt: string;
+  /** Version of the event type's data schema the data was written with. */
+  schemaVersion: number;
+}
+
+/** An event as handed to `append`. */
+export interface NewEvent<Data = unknown> {
+  /** UUID. Adapters reject an id that is not a UUID. */
+  id: string;
+  type: string;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+/** An event as read back from the store. */
+export interface RecordedEvent<Data = unknown> {
+  id: string;
+  type: string;
+  streamId: string;
+  revision: bigint;
+  position: bigint;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+/**
+ * What the appender expects of the stream:
+ * - 'any': no check;
+ * - 'no_stream': the stream has no events (never written, or deleted);
+ * - 'stream_exists': the stream has at least one event;
+ * - a bigint: the revision of the stream's last event.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface AppendResult {
+  /** Revision of the last event appended: pass it as the expectation of the next append. */
+  nextExpectedRevision: bigint;
+  /** Global position of the last event appended. */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive. Defaults to the start when reading forwards, the end when reading backwards. */
+  fromRevision?: bigint | 'start' | 'end';
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive start position; 'start' reads from the very first event. */
+  after?: bigint | 'start';
+  maxCount?: number;
+}
+
+export interface SubscriptionFilter {
+  /** Only events of these types. */
+  eventTypes?: readonly string[];
+  /** Only events whose stream id starts with one of these prefixes. */
+  streamPrefixes?: readonly string[];
+}
+
+export interface SubscribeToAllOptions {
+  /** Exclusive start position; 'start' delivers everything from the first event. */
+  after?: bigint | 'start';
+  filter?: SubscriptionFilter;
+}
+
+/**
+ * What a subscription yields, in order:
+ * - 'event': the next event matching the filter;
+ * - 'checkpoint': every event up to and including `position` has been considered
+ *   (used to advance past long runs of filtered-out events);
+ * - 'caught-up': the subscription has delivered everything written so far and now waits for new events.
+ */
+export type SubscriptionMessage =
+  | { kind: 'event'; event: RecordedEvent }
+  | { kind: 'checkpoint'; position: bigint }
+  | { kind: 'caught-up'; position: bigint | null };
+
+export interface Subscription extends AsyncIterable<SubscriptionMessage> {
+  /** Ends the subscription; a pending iteration finishes without a value. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** Throws StreamNotFoundError when the stream has no events (never written, or deleted). */
+  readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
+  /** Reads every non-system event in global order. */
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /** Position of the newest event, or null for an empty store. */
+  headPosition(): Promise<bigint | null>;
+  /** Catch up from `after`, then deliver new events live, in global order. */
+  subscribeToAll(options?: SubscribeToAllOptions): Subscription;
+  /**
+   * Soft delete (EventStoreDB semantics): the stream reads as not found; its events stay in the global log
+   * (history is the audit trail); a later append recreates it, continuing its revision numbers.
+   */
+  deleteStream(streamId: string, expectedRevision?: ExpectedRevision): Promise<void>;
+  /** Verifies the store is reachable. Throws UnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}

@@ -1,0 +1,371 @@
+import type Database from 'better-sqlite3';
+import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import type {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeToAllOptions,
+  Subscription,
+  SubscriptionFilter,
+  SubscriptionMessage,
+} from './event-store.ts';
+import { InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
+import { isUuid } from './position.ts';
+import { AppendNotifier } from './append-notifier.ts';
+
+export interface SqliteEventStoreOptions {
+  /** How often a live subscription looks for events appended by other processes. */
+  pollIntervalMs?: number;
+  /** Events fetched per query while reading or catching up. */
+  pageSize?: number;
+}
+
+interface EventRow {
+  position: bigint;
+  stream_id: string;
+  revision: bigint;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+interface StreamRow {
+  last_revision: bigint;
+  deleted_before: bigint | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position   INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream_id  TEXT    NOT NULL,
+  revision   INTEGER NOT NULL,
+  event_id   TEXT    NOT NULL,
+  type       TEXT    NOT NULL,
+  data       TEXT    NOT NULL,
+  metadata   TEXT    NOT NULL,
+  UNIQUE (stream_id, revision)
+);
+CREATE INDEX IF NOT EXISTS events_by_event_id ON events (event_id);
+CREATE TABLE IF NOT EXISTS streams (
+  stream_id      TEXT PRIMARY KEY,
+  last_revision  INTEGER NOT NULL,
+  deleted_before INTEGER
+) WITHOUT ROWID;
+`;
+
+/**
+ * The embedded event store: one SQLite file in WAL mode, durable when append returns.
+ * Appends run in an IMMEDIATE transaction, so two processes appending to one stream with the same
+ * expectation are serialised by SQLite's write lock: the second sees the first's revision and fails
+ * with WrongExpectedVersionError.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly #db: Database.Database;
+  readonly #notifier: AppendNotifier;
+  readonly #pollIntervalMs: number;
+  readonly #pageSize: number;
+  readonly #subscriptions = new Set<SqliteSubscription>();
+  readonly #appendTx: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
+  readonly #statements;
+  #closed = false;
+
+  static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
+    const db = openSqliteDatabase(file, { purpose: 'event store' });
+    return new SqliteEventStore(db, file, options);
+  }
+
+  private constructor(db: Database.Database, file: string, options: SqliteEventStoreOptions) {
+    this.#db = db;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.#pageSize = options.pageSize ?? 1000;
+    db.defaultSafeIntegers(true);
+    db.exec(SCHEMA);
+    this.#notifier = AppendNotifier.for(file);
+    const s = {
+      stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
+      insert: db.prepare<[string, bigint, string, string, string, string], never>(
+        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      upsertStream: db.prepare<[string, bigint], never>(
+        'INSERT INTO streams (stream_id, last_revision) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET last_revision = excluded.last_revision',
+      ),
+      deleteStream: db.prepare<[bigint, string], never>('UPDATE streams SET deleted_before = ? WHERE stream_id = ?'),
+      forwards: db.prepare<[string, bigint, bigint], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+      ),
+      backwards: db.prepare<[string, bigint, bigint, bigint], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? AND revision >= ? ORDER BY revision DESC LIMIT ?',
+      ),
+      all: db.prepare<[bigint, bigint], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
+      head: db.prepare<[], { head: bigint | null }>('SELECT max(position) AS head FROM events'),
+    };
+    this.#statements = s;
+
+    this.#appendTx = db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+      const row = s.stream.get(streamId);
+      const current = currentRevision(row);
+      checkExpectation(streamId, expected, current);
+      let revision = row ? row.last_revision + 1n : 0n;
+      let position = 0n;
+      for (const event of events) {
+        const info = s.insert.run(streamId, revision, event.id, event.type, serialise(event, 'data'), serialise(event, 'metadata'));
+        position = BigInt(info.lastInsertRowid);
+        revision += 1n;
+      }
+      s.upsertStream.run(streamId, revision - 1n);
+      return { nextExpectedRevision: revision - 1n, position };
+    }).immediate as never;
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    this.#assertOpen();
+    validateAppend(streamId, events);
+    const result = this.#appendTx(streamId, events, expectedRevision);
+    this.#notifier.notify();
+    return result;
+  }
+
+  async *readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    const row = this.#statements.stream.get(streamId);
+    const current = currentRevision(row);
+    if (current === 'no_stream' || !row) throw new StreamNotFoundError(streamId);
+    const first = row.deleted_before ?? 0n;
+    const direction = options.direction ?? 'forwards';
+    let remaining = options.maxCount === undefined ? Infinity : Math.max(0, options.maxCount);
+    const page = BigInt(this.#pageSize);
+    if (direction === 'forwards') {
+      let from = options.fromRevision === undefined || options.fromRevision === 'start' ? first
+        : options.fromRevision === 'end' ? current
+        : options.fromRevision < first ? first : options.fromRevision;
+      while (remaining > 0) {
+        const limit = minBig(page, remaining);
+        const rows = this.#statements.forwards.all(streamId, from, limit);
+        for (const r of rows) yield toRecorded(r);
+        remaining -= rows.length;
+        if (BigInt(rows.length) < limit) return;
+        from = rows[rows.length - 1]!.revision + 1n;
+      }
+    } else {
+      let from = options.fromRevision === undefined || options.fromRevision === 'end' ? current
+        : options.fromRevision === 'start' ? first
+        : options.fromRevision;
+      while (remaining > 0 && from >= first) {
+        const rows = this.#statements.backwards.all(streamId, from, first, minBig(page, remaining));
+        for (const r of rows) yield toRecorded(r);
+        remaining -= rows.length;
+        if (rows.length === 0) return;
+        from = rows[rows.length - 1]!.revision - 1n;
+      }
+    }
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    let after = options.after === undefined || options.after === 'start' ? 0n : options.after;
+    let remaining = options.maxCount === undefined ? Infinity : Math.max(0, options.maxCount);
+    const page = BigInt(this.#pageSize);
+    while (remaining > 0) {
+      const limit = minBig(page, remaining);
+      const rows = this.#statements.all.all(after, limit);
+      for (const r of rows) yield toRecorded(r);
+      remaining -= rows.length;
+      if (BigInt(rows.length) < limit) return;
+      after = rows[rows.length - 1]!.position;
+    }
+  }
+
+  async headPosition(): Promise<bigint | null> {
+    this.#assertOpen();
+    return this.#statements.head.get()?.head ?? null;
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions = {}): Subscription {
+    this.#assertOpen();
+    const after = options.after === undefined || options.after === 'start' ? 0n : options.after;
+    const subscription = new SqliteSubscription(this.#db, this.#notifier, after, options.filter ?? {}, {
+      pageSize: this.#pageSize,
+      pollIntervalMs: this.#pollIntervalMs,
+      onStop: (sub) => this.#subscriptions.delete(sub),
+    });
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async deleteStream(streamId: string, expectedRevision: ExpectedRevision = 'any'): Promise<void> {
+    this.#assertOpen();
+    const s = this.#statements;
+    this.#db.transaction(() => {
+      const row = s.stream.get(streamId);
+      const current = currentRevision(row);
+      checkExpectation(streamId, expectedRevision, current);
+      if (current === 'no_stream' || !row) throw new StreamNotFoundError(streamId);
+      s.deleteStream.run(row.last_revision + 1n, streamId);
+    }).immediate();
+  }
+
+  async ping(): Promise<void> {
+    if (this.#closed) throw new UnavailableError('the event store is closed');
+    try {
+      this.#db.prepare('SELECT 1').get();
+    } catch (error) {
+      throw new UnavailableError(`the event store file cannot be read: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#subscriptions].map((s) => s.stop()));
+    this.#db.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new UnavailableError('the event store is closed');
+  }
+}
+
+/** Catch-up-then-live subscription over the events table. */
+class SqliteSubscription implements Subscription {
+  readonly #statement: Database.Statement<unknown[], EventRow>;
+  readonly #params: (after: bigint, limit: bigint) => unknown[];
+  readonly #head: Database.Statement<[], { head: bigint | null }>;
+  readonly #snapshot: <T>(fn: () => T) => T;
+  #stopped = false;
+  #wake: (() => void) | undefined;
+  readonly #unlisten: () => void;
+
+  constructor(
+    db: Database.Database,
+    notifier: AppendNotifier,
+    private after: bigint,
+    filter: SubscriptionFilter,
+    private readonly options: { pageSize: number; pollIntervalMs: number; onStop: (s: SqliteSubscription) => void },
+  ) {
+    const where = ['position > ?'];
+    const typeParams: string[] = [];
+    const prefixParams: Array<bigint | string> = [];
+    if (filter.eventTypes) {
+      where.push(filter.eventTypes.length ? `type IN (${filter.eventTypes.map(() => '?').join(', ')})` : '0');
+      typeParams.push(...filter.eventTypes);
+    }
+    if (filter.streamPrefixes) {
+      where.push(filter.streamPrefixes.length ? `(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ')})` : '0');
+      for (const prefix of filter.streamPrefixes) prefixParams.push(BigInt(prefix.length), prefix);
+    }
+    this.#statement = db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT ?`);
+    this.#params = (afterPosition, limit) => [afterPosition, ...typeParams, ...prefixParams, limit];
+    this.#head = db.prepare('SELECT max(position) AS head FROM events');
+    // A read transaction gives the page and the head one consistent snapshot.
+    this.#snapshot = <T>(fn: () => T) => db.transaction(fn).deferred() as T;
+    this.#unlisten = notifier.listen(() => this.#wake?.());
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
+    const page = BigInt(this.options.pageSize);
+    let caughtUpAt: bigint | null | undefined;
+    try {
+      while (!this.#stopped) {
+        const { rows, head } = this.#snapshot(() => ({
+          rows: this.#statement.all(...this.#params(this.after, page)),
+          head: this.#head.get()?.head ?? null,
+        }));
+        for (const row of rows) {
+          if (this.#stopped) return;
+          this.after = row.position;
+          yield { kind: 'event', event: toRecorded(row) };
+        }
+        if (BigInt(rows.length) === page) continue;
+        // Everything up to the head at the time of the query has been considered.
+        if (head !== null && head > this.after) this.after = head;
+        if (caughtUpAt !== this.after) {
+          caughtUpAt = this.after;
+          yield { kind: 'caught-up', position: head === null ? null : this.after };
+        }
+        await this.#waitForAppend();
+      }
+    } finally {
+      await this.stop();
+    }
+  }
+
+  #waitForAppend(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.pollIntervalMs);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.#wake = undefined;
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#unlisten();
+    this.#wake?.();
+    this.options.onStop(this);
+  }
+}
+
+function currentRevision(row: StreamRow | undefined): bigint | 'no_stream' {
+  if (!row) return 'no_stream';
+  const first = row.deleted_before ?? 0n;
+  return row.last_revision >= first ? row.last_revision : 'no_stream';
+}
+
+function checkExpectation(streamId: string, expected: ExpectedRevision, current: bigint | 'no_stream'): void {
+  const ok =
+    expected === 'any' ? true
+    : expected === 'no_stream' ? current === 'no_stream'
+    : expected === 'stream_exists' ? current !== 'no_stream'
+    : current === expected;
+  if (!ok) throw new WrongExpectedVersionError(streamId, expected, current);
+}
+
+function validateAppend(streamId: string, events: readonly NewEvent[]): void {
+  if (typeof streamId !== 'string' || streamId.length === 0 || streamId.startsWith('$')) {
+    throw new InvalidEventError(`invalid stream id ${JSON.stringify(streamId)}: a non-empty string not starting with $`);
+  }
+  if (events.length === 0) throw new InvalidEventError('append needs at least one event');
+  for (const event of events) {
+    if (!isUuid(event.id)) throw new InvalidEventError(`event id ${JSON.stringify(event.id)} is not a UUID`);
+    if (!event.type || event.type.startsWith('$')) throw new InvalidEventError(`invalid event type ${JSON.stringify(event.type)}`);
+  }
+}
+
+function serialise(event: NewEvent, part: 'data' | 'metadata'): string {
+  try {
+    const text = JSON.stringify(event[part]);
+    if (text === undefined) throw new Error('not JSON');
+    return text;
+  } catch (error) {
+    throw new InvalidEventError(`event ${event.id} (${event.type}) has ${part} that cannot be stored as JSON: ${(error as Error).message}`);
+  }
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    streamId: row.stream_id,
+    revision: row.revision,
+    position: row.position,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+  };
+}
+
+function minBig(a: bigint, b: number): bigint {
+  return b === Infinity || BigInt(b) > a ? a : BigInt(b);
+}

@@ -1,0 +1,163 @@
+/**
+ * The read-model port. Every adapter (SQLite, MongoDB) implements it and passes
+ * test/read-models/read-model-store.conformance.ts.
+ *
+ * A projection owns named collections of JSON documents. Each rebuild writes into a new generation of
+ * those collections while the active generation keeps serving; activating the new generation swaps it in.
+ * Every document write carries the global position of the event that produced it, and the checkpoint of a
+ * generation is stored with its writes: atomically on SQLite, and on MongoDB by writes guarded by position
+ * (a write whose position is not newer than the stored document's changes nothing), so replaying events
+ * after a crash leaves the documents as an uninterrupted run would.
+ */
+
+export type Document = { [key: string]: unknown };
+
+export interface IndexSpec {
+  /** Unique per collection: [a-z0-9_]. */
+  name: string;
+  /** Document fields (dotted paths allowed) and direction. */
+  fields: ReadonlyArray<readonly [field: string, direction: 1 | -1]>;
+  unique?: boolean;
+}
+
+export interface CollectionSpec {
+  indexes?: readonly IndexSpec[];
+}
+
+export interface ReadModelSchema {
+  /** Projection name: [a-z0-9-]. */
+  projection: string;
+  /** Collection names: [a-z0-9_]. */
+  collections: Readonly<Record<string, CollectionSpec>>;
+}
+
+/** Which copy of a projection's collections an operation addresses. */
+export interface ModelTarget {
+  projection: string;
+  generation: number;
+}
+
+/** The final state of one document after a batch: `doc: null` deletes it. */
+export interface DocumentWrite {
+  collection: string;
+  id: string;
+  doc: Document | null;
+  /** Position of the last event that changed this document in the batch. */
+  position: bigint;
+}
+
+export type Scalar = string | number | boolean | null;
+export type FieldCondition =
+  | Scalar
+  | { $in: readonly Scalar[] }
+  | { $ne: Scalar }
+  | { $gt: string | number }
+  | { $gte: string | number }
+  | { $lt: string | number }
+  | { $lte: string | number };
+
+export interface Query {
+  /** Every condition must hold. Keys are document fields, dotted paths allowed. */
+  filter?: Readonly<Record<string, FieldCondition>>;
+  sort?: ReadonlyArray<readonly [field: string, direction: 'asc' | 'desc']>;
+  limit?: number;
+  offset?: number;
+}
+
+export type GenerationState = 'building' | 'active' | 'retired';
+
+/** The event a projector could not fold, which paused that generation. */
+export interface ProjectionFailure {
+  eventId: string;
+  eventType: string;
+  streamId: string;
+  position: bigint;
+  message: string;
+  failedAt: string;
+}
+
+export interface GenerationRecord {
+  projection: string;
+  generation: number;
+  /** Version of the projection definition this generation was built with. */
+  version: number;
+  state: GenerationState;
+  /** Position of the last event folded into this generation, null before the first. */
+  checkpoint: bigint | null;
+  failure: ProjectionFailure | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An operator's decision to skip an event a projection cannot fold. Kept for every later rebuild. */
+export interface SkipRecord {
+  projection: string;
+  eventId: string;
+  position: bigint;
+  reason: string;
+  actor: string;
+  skippedAt: string;
+}
+
+export interface ReadModelStore {
+  /** Creates the generation's collections and indexes (idempotent) and records it as 'building'. */
+  createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string): Promise<GenerationRecord>;
+  /**
+   * Makes `generation` the active one and retires the previously active one, in one step.
+   * Fails with GenerationConflictError when the active generation is not `expectedActive`
+   * (null: none is active yet).
+   */
+  activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void>;
+  /** Removes a generation's collections and its record. */
+  dropGeneration(schema: ReadModelSchema, generation: number): Promise<void>;
+  getGeneration(projection: string, generation: number): Promise<GenerationRecord | null>;
+  /** Every generation record, of one projection or of all. */
+  listGenerations(projection?: string): Promise<GenerationRecord[]>;
+  /** The active generation's number, or null. */
+  activeGeneration(projection: string): Promise<number | null>;
+  setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void>;
+  addSkip(skip: SkipRecord): Promise<void>;
+  listSkips(projection: string): Promise<SkipRecord[]>;
+
+  /** Applies the writes and stores the checkpoint: all or nothing (SQLite), or replay-safe (MongoDB). */
+  commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void>;
+
+  get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
+  find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
+  count(target: ModelTarget, collection: string, filter?: Query['filter']): Promise<number>;
+
+  /** Verifies the store is reachable. Throws ReadModelUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class ReadModelError extends Error {
+  override name = 'ReadModelError';
+}
+
+export class GenerationConflictError extends ReadModelError {
+  override name = 'GenerationConflictError';
+}
+
+export class ReadModelUnavailableError extends ReadModelError {
+  override name = 'ReadModelUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+const PROJECTION_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+export function assertProjectionName(name: string): void {
+  if (!PROJECTION_NAME.test(name)) throw new ReadModelError(`invalid projection name ${JSON.stringify(name)}: use [a-z][a-z0-9-]*`);
+}
+export function assertCollectionName(name: string): void {
+  if (!COLLECTION_NAME.test(name)) throw new ReadModelError(`invalid collection name ${JSON.stringify(name)}: use [a-z][a-z0-9_]*`);
+}
+export function assertFieldPath(path: string): void {
+  if (!FIELD_PATH.test(path)) throw new ReadModelError(`invalid field path ${JSON.stringify(path)}`);
+}
+
+export const MAX_QUERY_LIMIT = 10_000;

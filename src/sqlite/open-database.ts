@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/** Raised when a SQLite file cannot be opened for use; the message says which file and why. */
+export class SqliteOpenError extends Error {
+  override name = 'SqliteOpenError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export interface OpenOptions {
+  /** What the file holds, for messages: "event store", "read models". */
+  purpose: string;
+  /** Milliseconds a writer waits for another process's lock before failing. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) a SQLite database in WAL mode with durable commits (synchronous=FULL:
+ * a transaction is on disk when commit returns). Fails with one clear message when the folder is not
+ * writable or the file is not a SQLite database, before anything is written.
+ */
+export function openSqliteDatabase(file: string, options: OpenOptions): Database.Database {
+  const { purpose } = options;
+  const dir = path.dirname(file);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new SqliteOpenError(`cannot create the data folder ${dir} for the ${purpose}: ${reason(error)}`, { cause: error });
+  }
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    throw new SqliteOpenError(`the data folder ${dir} is not writable (${purpose} needs to write ${path.basename(file)} and its WAL files there)`, { cause: error });
+  }
+  if (fs.existsSync(file)) {
+    try {
+      fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+    } catch (error) {
+      throw new SqliteOpenError(`the ${purpose} file ${file} is not readable and writable: ${reason(error)}`, { cause: error });
+    }
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
+  } catch (error) {
+    throw new SqliteOpenError(`cannot open the ${purpose} file ${file}: ${reason(error)}`, { cause: error });
+  }
+  try {
+    // Reading the schema is the first thing that touches the file's pages: a file that is not SQLite fails here.
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    return db;
+  } catch (error) {
+    db.close();
+    const code = (error as { code?: string }).code;
+    const what =
+      code === 'SQLITE_NOTADB' ? 'the file is not a SQLite database (corrupt, or some other file)'
+      : code === 'SQLITE_CORRUPT' ? 'the database file is corrupt'
+      : code === 'SQLITE_READONLY' ? 'the file or its folder is read-only'
+      : reason(error);
+    throw new SqliteOpenError(`cannot use the ${purpose} file ${file}: ${what}`, { cause: error });
+  }
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { collect } from '../../src/event-store/event-store.ts';
+import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { event, eventStoreConformance } from './event-store.conformance.ts';
+
+eventStoreConformance('event store: SQLite adapter', {
+  create: async () => SqliteEventStore.open(path.join(tempDir(), 'events.sqlite'), { pollIntervalMs: 50, pageSize: 4 }),
+});
+
+describe('event store: SQLite adapter, file and process behaviour', () => {
+  it('keeps appended events across close and reopen', async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    const first = SqliteEventStore.open(file);
+    await first.append('s-1', [event('a'), event('b')], 'no_stream');
+    await first.close();
+    const second = SqliteEventStore.open(file);
+    expect((await collect(second.readStream('s-1'))).map((e) => e.type)).to.deep.equal(['a', 'b']);
+    expect(await second.headPosition()).to.equal(2n);
+    await second.close();
+  });
+
+  it('two processes appending to one stream with the same expectation: exactly one wins', async function () {
+    this.timeout(60_000);
+    const file = path.join(tempDir(), 'events.sqlite');
+    const setup = SqliteEventStore.open(file);
+    await setup.append('race', [event('start')], 'no_stream');
+    await setup.close();
+    const script = path.resolve('test/event-store/fixtures/append-once.ts');
+    // Each child appends 5 rounds; in every round both race with the same expectation.
+    const rounds = 5;
+    const run = (name: string) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, file, name, String(rounds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child ${name} exited ${code}`))));
+      });
+    const outputs = await Promise.all([run('p1'), run('p2')]);
+    const lines = outputs.flatMap((o) => o.trim().split('\n')).map((l) => JSON.parse(l) as { round: number; result: string });
+    for (let round = 0; round < rounds; round++) {
+      const results = lines.filter((l) => l.round === round).map((l) => l.result).sort();
+      expect(results, `round ${round}`).to.deep.equal(['conflict', 'won']);
+    }
+    const check = SqliteEventStore.open(file);
+    const events = await collect(check.readStream('race'));
+    expect(events).to.have.length(1 + rounds * 2);
+    // Each winner's two events are adjacent: nothing torn.
+    for (let i = 1; i < events.length; i += 2) expect(events[i]!.data).to.deep.equal(events[i + 1]!.data);
+    await check.close();
+  });
+
+  it('refuses a file that is not a SQLite database with a clear message, leaving it untouched', () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    const garbage = Buffer.from('this is not a database '.repeat(300));
+    fs.writeFileSync(file, garbage);
+    expect(() => SqliteEventStore.open(file)).to.throw(SqliteOpenError, /not a SQLite database/);
+    expect(fs.readFileSync(file).equals(garbage)).to.equal(true);
+    expect(fs.existsSync(`${file}-wal`)).to.equal(false);
+  });
+
+  it('refuses a read-only data folder with a clear message', function () {
+    if (process.getuid?.() === 0) {
+      // root ignores permission bits; use a folder path that cannot be created instead.
+      const blocker = path.join(tempDir(), 'file');
+      fs.writeFileSync(blocker, '');
+      expect(() => SqliteEventStore.open(path.join(blocker, 'events.sqlite'))).to.throw(SqliteOpenError, /cannot create the data folder/);
+      return;
+    }
+    const dir = tempDir();
+    fs.chmodSync(dir, 0o555);
+    try {
+      expect(() => SqliteEventStore.open(path.join(dir, 'events.sqlite'))).to.throw(SqliteOpenError, /not writable/);
+    } finally {
+      fs.chmodSync(dir, 0o755);
+    }
+  });
+});
