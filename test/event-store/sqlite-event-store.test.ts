@@ -33,9 +33,10 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     const script = path.resolve('test/event-store/fixtures/append-once.ts');
     // Each child appends 5 rounds; in every round both race with the same expectation.
     const rounds = 5;
+    const start = Date.now() + 4000; // after both children have started
     const run = (name: string) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, name, String(rounds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', script, file, name, String(rounds), String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child ${name} exited ${code}`))));

@@ -1,0 +1,314 @@
+import type Database from 'better-sqlite3';
+import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
+import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import {
+  GenerationConflictError,
+  MAX_QUERY_LIMIT,
+  ReadModelError,
+  ReadModelUnavailableError,
+  assertCollectionName,
+  assertFieldPath,
+  assertProjectionName,
+  type Document,
+  type DocumentWrite,
+  type FieldCondition,
+  type GenerationRecord,
+  type ModelTarget,
+  type ProjectionFailure,
+  type Query,
+  type ReadModelSchema,
+  type ReadModelStore,
+  type Scalar,
+  type SkipRecord,
+} from './read-model-store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS projection_generations (
+  projection TEXT    NOT NULL,
+  generation INTEGER NOT NULL,
+  version    INTEGER NOT NULL,
+  state      TEXT    NOT NULL CHECK (state IN ('building', 'active', 'retired')),
+  checkpoint TEXT,
+  failure    TEXT,
+  created_at TEXT    NOT NULL,
+  updated_at TEXT    NOT NULL,
+  PRIMARY KEY (projection, generation)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS one_active_generation ON projection_generations (projection) WHERE state = 'active';
+CREATE TABLE IF NOT EXISTS projection_skips (
+  projection TEXT NOT NULL,
+  event_id   TEXT NOT NULL,
+  position   TEXT NOT NULL,
+  reason     TEXT NOT NULL,
+  actor      TEXT NOT NULL,
+  skipped_at TEXT NOT NULL,
+  PRIMARY KEY (projection, event_id)
+);
+`;
+
+interface GenerationRow {
+  projection: string;
+  generation: number;
+  version: number;
+  state: GenerationRecord['state'];
+  checkpoint: string | null;
+  failure: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Read models in one SQLite file, apart from the event log. Each (projection, collection, generation) is a
+ * table of JSON documents; declared indexes are expression indexes on json_extract, and queries use the
+ * same expressions so SQLite picks them. A batch's writes and its checkpoint commit in one transaction.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+  #closed = false;
+
+  static open(file: string): SqliteReadModelStore {
+    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models' }));
+  }
+
+  private constructor(db: Database.Database) {
+    this.#db = db;
+    db.exec(SCHEMA);
+  }
+
+  async createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string): Promise<GenerationRecord> {
+    assertProjectionName(schema.projection);
+    this.#db.transaction(() => {
+      for (const [collection, spec] of Object.entries(schema.collections)) {
+        assertCollectionName(collection);
+        const table = tableName({ projection: schema.projection, generation }, collection);
+        this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, pos TEXT NOT NULL, doc TEXT NOT NULL)`);
+        for (const index of spec.indexes ?? []) {
+          assertCollectionName(index.name);
+          const columns = index.fields.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`);
+          this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
+        }
+      }
+      this.#stmt(
+        `INSERT INTO projection_generations (projection, generation, version, state, checkpoint, failure, created_at, updated_at)
+         VALUES (?, ?, ?, 'building', NULL, NULL, ?, ?) ON CONFLICT DO NOTHING`,
+      ).run(schema.projection, generation, version, now, now);
+    }).immediate();
+    return (await this.getGeneration(schema.projection, generation))!;
+  }
+
+  async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
+    this.#db.transaction(() => {
+      const active = this.#activeNow(projection);
+      if (active !== expectedActive) {
+        throw new GenerationConflictError(`projection ${projection}: active generation is ${active ?? 'none'}, expected ${expectedActive ?? 'none'}`);
+      }
+      if (!this.#stmt('SELECT 1 FROM projection_generations WHERE projection = ? AND generation = ?').get(projection, generation)) {
+        throw new ReadModelError(`projection ${projection} has no generation ${generation}`);
+      }
+      this.#stmt(`UPDATE projection_generations SET state = 'retired', updated_at = ? WHERE projection = ? AND state = 'active'`).run(now, projection);
+      this.#stmt(`UPDATE projection_generations SET state = 'active', updated_at = ? WHERE projection = ? AND generation = ?`).run(now, projection, generation);
+    }).immediate();
+  }
+
+  async dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
+    this.#db.transaction(() => {
+      for (const collection of Object.keys(schema.collections)) {
+        this.#db.exec(`DROP TABLE IF EXISTS "${tableName({ projection: schema.projection, generation }, collection)}"`);
+      }
+      this.#stmt('DELETE FROM projection_generations WHERE projection = ? AND generation = ?').run(schema.projection, generation);
+    }).immediate();
+    this.#statements.clear();
+  }
+
+  async getGeneration(projection: string, generation: number): Promise<GenerationRecord | null> {
+    const row = this.#stmt('SELECT * FROM projection_generations WHERE projection = ? AND generation = ?').get(projection, generation) as GenerationRow | undefined;
+    return row ? toGenerationRecord(row) : null;
+  }
+
+  async listGenerations(projection?: string): Promise<GenerationRecord[]> {
+    const rows = (projection === undefined
+      ? this.#stmt('SELECT * FROM projection_generations ORDER BY projection, generation').all()
+      : this.#stmt('SELECT * FROM projection_generations WHERE projection = ? ORDER BY generation').all(projection)) as GenerationRow[];
+    return rows.map(toGenerationRecord);
+  }
+
+  async activeGeneration(projection: string): Promise<number | null> {
+    return this.#activeNow(projection);
+  }
+
+  async setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void> {
+    const json = failure ? JSON.stringify({ ...failure, position: encodePosition(failure.position) }) : null;
+    this.#stmt('UPDATE projection_generations SET failure = ?, updated_at = ? WHERE projection = ? AND generation = ?').run(json, now, target.projection, target.generation);
+  }
+
+  async addSkip(skip: SkipRecord): Promise<void> {
+    this.#stmt(
+      `INSERT INTO projection_skips (projection, event_id, position, reason, actor, skipped_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ).run(skip.projection, skip.eventId, encodePosition(skip.position), skip.reason, skip.actor, skip.skippedAt);
+  }
+
+  async listSkips(projection: string): Promise<SkipRecord[]> {
+    const rows = this.#stmt('SELECT * FROM projection_skips WHERE projection = ? ORDER BY position').all(projection) as Array<{
+      projection: string; event_id: string; position: string; reason: string; actor: string; skipped_at: string;
+    }>;
+    return rows.map((r) => ({ projection: r.projection, eventId: r.event_id, position: decodePosition(r.position), reason: r.reason, actor: r.actor, skippedAt: r.skipped_at }));
+  }
+
+  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
+    this.#assertOpen();
+    this.#db.transaction(() => {
+      for (const write of writes) {
+        const table = tableName(target, write.collection);
+        const pos = encodePosition(write.position);
+        if (write.doc === null) {
+          this.#stmt(`DELETE FROM "${table}" WHERE id = ? AND pos < ?`).run(write.id, pos);
+        } else {
+          this.#stmt(
+            `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, doc = excluded.doc WHERE excluded.pos > "${table}".pos`,
+          ).run(write.id, pos, JSON.stringify(write.doc));
+        }
+      }
+      this.#stmt(
+        `UPDATE projection_generations SET checkpoint = ?, updated_at = ?
+         WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
+      ).run(encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint));
+    }).immediate();
+  }
+
+  async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {
+    const statement = this.#readStmt(`SELECT doc FROM "${tableName(target, collection)}" WHERE id = ?`);
+    const row = statement?.get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as Document) : null;
+  }
+
+  async find(target: ModelTarget, collection: string, query: Query = {}): Promise<Document[]> {
+    const { where, params } = whereClause(query.filter);
+    const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
+    order.push('id ASC');
+    const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
+    const offset = Math.max(0, query.offset ?? 0);
+    const sql = `SELECT doc FROM "${tableName(target, collection)}"${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+    const rows = (this.#readStmt(sql)?.all(...params, limit, offset) ?? []) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as Document);
+  }
+
+  async count(target: ModelTarget, collection: string, filter?: Query['filter']): Promise<number> {
+    const { where, params } = whereClause(filter);
+    const row = this.#readStmt(`SELECT count(*) AS n FROM "${tableName(target, collection)}"${where}`)?.get(...params) as { n: number } | undefined;
+    return Number(row?.n ?? 0);
+  }
+
+  async ping(): Promise<void> {
+    if (this.#closed) throw new ReadModelUnavailableError('the read-model store is closed');
+    try {
+      this.#db.prepare('SELECT 1').get();
+    } catch (error) {
+      throw new ReadModelUnavailableError(`the read-model file cannot be read: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    this.#db.close();
+  }
+
+  #activeNow(projection: string): number | null {
+    const row = this.#stmt(`SELECT generation FROM projection_generations WHERE projection = ? AND state = 'active'`).get(projection) as { generation: number } | undefined;
+    return row ? Number(row.generation) : null;
+  }
+
+  /** A read of a generation that does not exist (never created, or dropped) finds nothing. */
+  #readStmt(sql: string): Database.Statement | null {
+    try {
+      return this.#stmt(sql);
+    } catch (error) {
+      if (error instanceof ReadModelError && error.message.startsWith('read model not created')) return null;
+      throw error;
+    }
+  }
+
+  #stmt(sql: string): Database.Statement {
+    this.#assertOpen();
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      try {
+        statement = this.#db.prepare(sql);
+      } catch (error) {
+        if (/no such table/.test((error as Error).message)) {
+          throw new ReadModelError(`read model not created: ${(error as Error).message.replace('no such table: ', '')}`);
+        }
+        throw error;
+      }
+      if (this.#statements.size > 500) this.#statements.clear();
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new ReadModelUnavailableError('the read-model store is closed');
+  }
+}
+
+/** Table of one collection of one generation. Projection names hold no '_', so the name is unambiguous. */
+function tableName(target: ModelTarget, collection: string): string {
+  assertProjectionName(target.projection);
+  assertCollectionName(collection);
+  if (!Number.isSafeInteger(target.generation) || target.generation < 1) throw new ReadModelError(`invalid generation ${target.generation}`);
+  return `rm_${target.projection.replaceAll('-', '_')}__${collection}__g${target.generation}`;
+}
+
+function fieldExpression(field: string): string {
+  assertFieldPath(field);
+  return `json_extract(doc, '$.${field}')`;
+}
+
+function whereClause(filter: Query['filter']): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  for (const [field, condition] of Object.entries(filter ?? {})) {
+    const expr = fieldExpression(field);
+    const [sql, values] = conditionSql(expr, condition);
+    clauses.push(sql);
+    params.push(...values);
+  }
+  return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+function conditionSql(expr: string, condition: FieldCondition): [string, unknown[]] {
+  if (condition === null) return [`${expr} IS NULL`, []];
+  if (typeof condition !== 'object') return [`${expr} = ?`, [bind(condition)]];
+  if ('$in' in condition) {
+    if (condition.$in.length === 0) return ['0', []];
+    return [`${expr} IN (${condition.$in.map(() => '?').join(', ')})`, condition.$in.map(bind)];
+  }
+  if ('$ne' in condition) return [condition.$ne === null ? `${expr} IS NOT NULL` : `${expr} IS NOT ?`, condition.$ne === null ? [] : [bind(condition.$ne)]];
+  if ('$gt' in condition) return [`${expr} > ?`, [condition.$gt]];
+  if ('$gte' in condition) return [`${expr} >= ?`, [condition.$gte]];
+  if ('$lt' in condition) return [`${expr} < ?`, [condition.$lt]];
+  if ('$lte' in condition) return [`${expr} <= ?`, [condition.$lte]];
+  throw new ReadModelError(`unsupported condition ${JSON.stringify(condition)}`);
+}
+
+/** json_extract yields 1/0 for JSON booleans. */
+function bind(value: Scalar): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+function toGenerationRecord(row: GenerationRow): GenerationRecord {
+  const failure = row.failure ? (JSON.parse(row.failure) as ProjectionFailure & { position: string }) : null;
+  return {
+    projection: row.projection,
+    generation: Number(row.generation),
+    version: Number(row.version),
+    state: row.state,
+    checkpoint: decodeNullablePosition(row.checkpoint),
+    failure: failure ? { ...failure, position: decodePosition(failure.position) } : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
