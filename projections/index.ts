@@ -1,0 +1,6 @@
+import type { Projection } from '../src/projection-engine/projection.ts';
+import { auditTrail } from './audit-trail.ts';
+import { streamActivity } from './stream-activity.ts';
+
+/** Every read model the service maintains. */
+export const projections: readonly Projection[] = [auditTrail, streamActivity];

@@ -1,0 +1,39 @@
+import type { RecordedEvent, SubscriptionFilter } from '../event-store/event-store.ts';
+import type { CollectionSpec, Document, ReadModelSchema } from '../read-models/read-model-store.ts';
+
+/**
+ * A read model's definition: which events it handles and how it folds each into documents.
+ * Definitions live in projections/, one module each.
+ *
+ * Rules for `apply`:
+ * - deterministic: the same events give the same documents (no clock, no randomness, no network);
+ * - each document's new state derives from its own previous state and the event, so that replaying
+ *   an event after a crash (which the MongoDB adapter turns into a no-op per document) is harmless;
+ * - throw to refuse an event: the projector pauses on it and an operator retries or skips it.
+ */
+export interface Projection {
+  /** [a-z][a-z0-9-]* */
+  name: string;
+  /** Bump when `apply` or the collections change: the running service rebuilds into a new generation. */
+  version: number;
+  description: string;
+  collections: Readonly<Record<string, CollectionSpec>>;
+  /** Narrows what the projector subscribes to; omit to see every event. */
+  filter?: SubscriptionFilter;
+  apply(event: RecordedEvent, view: ProjectionView): void | Promise<void>;
+}
+
+/** What `apply` sees of its read model: reads see the batch's own earlier writes. */
+export interface ProjectionView {
+  get<T extends Document = Document>(collection: string, id: string): Promise<T | null>;
+  put(collection: string, id: string, doc: Document): void;
+  delete(collection: string, id: string): void;
+}
+
+export function defineProjection(projection: Projection): Projection {
+  return projection;
+}
+
+export function schemaOf(projection: Projection): ReadModelSchema {
+  return { projection: projection.name, collections: projection.collections };
+}

@@ -1,0 +1,267 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { EventLog } from '../event-store/event-log.ts';
+import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
+import { encodePosition } from '../event-store/position.ts';
+import type { ModelTarget, ProjectionFailure, ReadModelStore } from '../read-models/read-model-store.ts';
+import type { Projection } from './projection.ts';
+import { ReadModelAccessError, WriteBatch } from './write-batch.ts';
+
+export type ProjectorState = 'starting' | 'catching-up' | 'live' | 'paused' | 'retrying' | 'stopped';
+
+export interface ProjectorOptions {
+  projection: Projection;
+  generation: number;
+  log: EventLog;
+  store: ReadModelStore;
+  clock: Clock;
+  logger: Logger;
+  /** Documents written per commit, at most. */
+  batchSize?: number;
+  /** While events trickle in, the longest an event waits before its batch commits. */
+  flushIntervalMs?: number;
+  /** How often a paused projector looks for an operator's retry or skip. */
+  pausePollMs?: number;
+  /** Stop once caught up with the log (rebuilds). */
+  stopWhenCaughtUp?: boolean;
+  /** Called after every commit. */
+  onCommit?: (progress: { checkpoint: bigint | null; events: number }) => void;
+  /** Delay before reconnecting after a store failure; grows up to 30 s. */
+  retryDelayMs?: number;
+}
+
+const FLUSH_DUE = Symbol('flush-due');
+
+/**
+ * Folds the event log into one generation of one projection: subscribes from the generation's stored
+ * checkpoint, applies events in order in batches, and commits each batch's writes with its checkpoint.
+ * An event the projection cannot fold pauses this projector (and only this one) with the failure stored
+ * on the generation, until an operator retries or skips it. Store and network failures are retried.
+ */
+export class Projector {
+  readonly target: ModelTarget;
+  #state: ProjectorState = 'starting';
+  #checkpoint: bigint | null = null;
+  #eventsFolded = 0;
+  #failure: ProjectionFailure | null = null;
+  #stopped = false;
+  #subscription: Subscription | undefined;
+  #wakeSleep: (() => void) | undefined;
+  #waiters: Array<{ position: bigint; resolve: () => void }> = [];
+  readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
+
+  constructor(options: ProjectorOptions) {
+    this.#o = {
+      batchSize: 1000,
+      flushIntervalMs: 25,
+      pausePollMs: 500,
+      stopWhenCaughtUp: false,
+      retryDelayMs: 500,
+      ...options,
+    };
+    this.target = { projection: options.projection.name, generation: options.generation };
+  }
+
+  get state(): ProjectorState {
+    return this.#state;
+  }
+  get checkpoint(): bigint | null {
+    return this.#checkpoint;
+  }
+  get failure(): ProjectionFailure | null {
+    return this.#failure;
+  }
+  /** Events folded by this projector since it started. */
+  get eventsFolded(): number {
+    return this.#eventsFolded;
+  }
+
+  /** Runs until stopped (or, with stopWhenCaughtUp, until caught up). Resolves to the final state. */
+  async run(): Promise<ProjectorState> {
+    const { store, logger } = this.#o;
+    let retryDelay = this.#o.retryDelayMs;
+    while (!this.#stopped) {
+      try {
+        const record = await store.getGeneration(this.target.projection, this.target.generation);
+        if (!record) throw new Error(`generation ${this.target.generation} of ${this.target.projection} does not exist`);
+        this.#checkpoint = record.checkpoint;
+        this.#failure = record.failure;
+        if (record.failure) {
+          if (this.#state !== 'paused') {
+            logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');
+          }
+          this.#state = 'paused';
+          if (this.#o.stopWhenCaughtUp) return this.#state;
+          await this.#sleep(this.#o.pausePollMs);
+          continue;
+        }
+        const skips = new Set((await store.listSkips(this.target.projection)).map((s) => s.eventId));
+        this.#state = 'catching-up';
+        const outcome = await this.#consume(record.checkpoint, skips);
+        retryDelay = this.#o.retryDelayMs;
+        if (outcome === 'caught-up') {
+          this.#state = 'stopped';
+          return 'live';
+        }
+      } catch (error) {
+        if (this.#stopped) break;
+        this.#state = 'retrying';
+        logger.warn({ projection: this.target.projection, err: error, retryInMs: retryDelay }, 'projector failed; retrying from its checkpoint');
+        await this.#sleep(retryDelay);
+        retryDelay = Math.min(retryDelay * 2, 30_000);
+      }
+    }
+    this.#state = 'stopped';
+    return this.#state;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wakeSleep?.();
+    await this.#subscription?.stop();
+  }
+
+  /** Resolves once everything up to `position` is folded, or rejects after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.#checkpoint !== null && this.#checkpoint >= position) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = { position, resolve: () => { clearTimeout(timer); resolve(true); } };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up'> {
+    const { projection, log, batchSize, flushIntervalMs } = this.#o;
+    const subscription = log.store.subscribeToAll({ after: from ?? 'start', filter: projection.filter });
+    this.#subscription = subscription;
+    if (this.#stopped) await subscription.stop();
+    const iterator = subscription[Symbol.asyncIterator]();
+    let batch = new WriteBatch(this.#o.store, this.target, from);
+    let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
+    let flushDue: Promise<typeof FLUSH_DUE> | undefined;
+    try {
+      for (;;) {
+        pending ??= iterator.next();
+        let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE;
+        if (batch.checkpoint !== this.#checkpoint) {
+          flushDue ??= delay(flushIntervalMs).then(() => FLUSH_DUE);
+          next = await Promise.race([pending, flushDue]);
+        } else {
+          next = await pending;
+        }
+        if (next === FLUSH_DUE) {
+          batch = await this.#commit(batch);
+          flushDue = undefined;
+          continue;
+        }
+        pending = undefined;
+        if (next.done) {
+          await this.#commit(batch);
+          return 'stopped';
+        }
+        const message = next.value;
+        if (message.kind === 'event') {
+          const event = message.event;
+          if (skips.has(event.id)) {
+            this.#o.logger.warn({ projection: projection.name, eventId: event.id, position: encodePosition(event.position) }, 'skipping event as recorded by an operator');
+            batch.advance(event.position);
+            continue;
+          }
+          batch.begin(event.position);
+          try {
+            await projection.apply(log.catalog.upcast(event), batch.view);
+            batch.end();
+          } catch (error) {
+            if (error instanceof ReadModelAccessError) throw error;
+            batch.undo();
+            await this.#commit(batch);
+            await this.#pause(event, error);
+            return 'paused';
+          }
+          if (batch.size >= batchSize) {
+            batch = await this.#commit(batch);
+            flushDue = undefined;
+          }
+        } else {
+          if (message.position !== null) batch.advance(message.position);
+          batch = await this.#commit(batch);
+          flushDue = undefined;
+          if (message.kind === 'caught-up') {
+            this.#state = 'live';
+            if (this.#o.stopWhenCaughtUp) return 'caught-up';
+          }
+        }
+      }
+    } finally {
+      await subscription.stop();
+      this.#subscription = undefined;
+    }
+  }
+
+  /** Commits the batch if it holds anything new, and returns a fresh one. */
+  async #commit(batch: WriteBatch): Promise<WriteBatch> {
+    const checkpoint = batch.checkpoint;
+    if (checkpoint !== null && checkpoint !== this.#checkpoint) {
+      await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString());
+      this.#checkpoint = checkpoint;
+      this.#eventsFolded += batch.events;
+      this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded });
+      this.#release(checkpoint);
+    }
+    return new WriteBatch(this.#o.store, this.target, this.#checkpoint);
+  }
+
+  async #pause(event: RecordedEvent, error: unknown): Promise<void> {
+    const failure: ProjectionFailure = {
+      eventId: event.id,
+      eventType: event.type,
+      streamId: event.streamId,
+      position: event.position,
+      message: error instanceof Error ? error.message : String(error),
+      failedAt: this.#o.clock.now().toISOString(),
+    };
+    await this.#o.store.setFailure(this.target, failure, failure.failedAt);
+    this.#failure = failure;
+    this.#state = 'paused';
+    this.#o.logger.error({ projection: this.target.projection, failure: describeFailure(failure), err: error }, 'projector paused on an event it cannot fold');
+  }
+
+  #release(checkpoint: bigint): void {
+    if (this.#waiters.length === 0) return;
+    const ready = this.#waiters.filter((w) => w.position <= checkpoint);
+    this.#waiters = this.#waiters.filter((w) => w.position > checkpoint);
+    for (const waiter of ready) waiter.resolve();
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.#wakeSleep = undefined;
+        resolve();
+      }
+      this.#wakeSleep = done;
+    });
+  }
+}
+
+export function describeFailure(failure: ProjectionFailure): Record<string, string> {
+  return {
+    eventId: failure.eventId,
+    eventType: failure.eventType,
+    streamId: failure.streamId,
+    position: encodePosition(failure.position),
+    message: failure.message,
+    failedAt: failure.failedAt,
+  };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,115 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { EventLog } from '../event-store/event-log.ts';
+import type { ProjectionFailure, ReadModelStore } from '../read-models/read-model-store.ts';
+import { schemaOf, type Projection } from './projection.ts';
+import { Projector, describeFailure } from './projector.ts';
+
+export interface RebuildProgress {
+  /** Events folded so far. */
+  events: number;
+  /** Fraction of the log covered, 0..1, by position. */
+  fraction: number;
+  checkpoint: bigint | null;
+  head: bigint | null;
+}
+
+export interface RebuildOptions {
+  projection: Projection;
+  log: EventLog;
+  store: ReadModelStore;
+  clock: Clock;
+  logger: Logger;
+  onProgress?: (progress: RebuildProgress) => void;
+  /** How long the replaced generation stays readable after the swap before it is dropped. */
+  dropGraceMs?: number;
+  batchSize?: number;
+}
+
+export interface RebuildResult {
+  projection: string;
+  generation: number;
+  previousGeneration: number | null;
+  events: number;
+  checkpoint: bigint | null;
+  durationMs: number;
+}
+
+export class RebuildPausedError extends Error {
+  override name = 'RebuildPausedError';
+  constructor(readonly projection: string, readonly generation: number, readonly failure: ProjectionFailure) {
+    super(
+      `rebuild of ${projection} paused at event ${failure.eventId} (${failure.eventType}, position ${describeFailure(failure).position}): ${failure.message}. ` +
+        `Fix the projection and run the rebuild again, or skip the event with: projections skip ${projection} --reason "..."`,
+    );
+  }
+}
+
+/** A running rebuild, so the service can stop it on shutdown. */
+export interface RebuildHandle {
+  result: Promise<RebuildResult>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Replays the whole log into a new generation of the projection while the active generation keeps
+ * serving, then swaps the new one in once it has caught up. The projector that serves live updates
+ * notices the swap and continues from the new generation's checkpoint. Replaying folds events into
+ * read models only: side effects come from outboxes whose completions are themselves events, so a
+ * rebuild never sends anything again.
+ */
+export function startRebuild(options: RebuildOptions): RebuildHandle {
+  let projector: Projector | undefined;
+  let stopped = false;
+  const result = (async (): Promise<RebuildResult> => {
+    const { projection, store, clock, log, logger } = options;
+    const started = Date.now();
+    const generations = await store.listGenerations(projection.name);
+    // A generation left 'building' by an interrupted rebuild is of no use: start over.
+    for (const g of generations.filter((g) => g.state === 'building')) await store.dropGeneration(schemaOf(projection), g.generation);
+    const generation = Math.max(0, ...generations.map((g) => g.generation)) + 1;
+    await store.createGeneration(schemaOf(projection), generation, projection.version, clock.now().toISOString());
+    const head = await log.headPosition();
+    logger.info({ projection: projection.name, generation }, 'rebuild started');
+    projector = new Projector({
+      projection,
+      generation,
+      log,
+      store,
+      clock,
+      logger,
+      stopWhenCaughtUp: true,
+      batchSize: options.batchSize ?? 2000,
+      onCommit: ({ checkpoint, events }) => {
+        const fraction = head === null || head === 0n || checkpoint === null ? 1 : Math.min(1, Number((checkpoint * 10_000n) / head) / 10_000);
+        options.onProgress?.({ events, fraction, checkpoint, head });
+      },
+    });
+    if (stopped) await projector.stop();
+    const outcome = await projector.run();
+    if (outcome === 'paused' && projector.failure) throw new RebuildPausedError(projection.name, generation, projector.failure);
+    if (outcome !== 'live') throw new Error(`rebuild of ${projection.name} stopped before it caught up`);
+    const previous = await store.activeGeneration(projection.name);
+    await store.activateGeneration(projection.name, generation, previous, clock.now().toISOString());
+    logger.info({ projection: projection.name, generation, previousGeneration: previous, events: projector.eventsFolded }, 'rebuild swapped in');
+    if (previous !== null) {
+      await new Promise((resolve) => setTimeout(resolve, options.dropGraceMs ?? 3000));
+      await store.dropGeneration(schemaOf(projection), previous);
+    }
+    return {
+      projection: projection.name,
+      generation,
+      previousGeneration: previous,
+      events: projector.eventsFolded,
+      checkpoint: projector.checkpoint,
+      durationMs: Date.now() - started,
+    };
+  })();
+  return {
+    result,
+    stop: async () => {
+      stopped = true;
+      await projector?.stop();
+    },
+  };
+}

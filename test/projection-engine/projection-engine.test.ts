@@ -1,0 +1,167 @@
+import { expect } from 'chai';
+import { defineProjection, type Projection } from '../../src/projection-engine/projection.ts';
+import { Projector } from '../../src/projection-engine/projector.ts';
+import { ProjectionSupervisor } from '../../src/projection-engine/projection-supervisor.ts';
+import { startRebuild, RebuildPausedError } from '../../src/projection-engine/rebuild.ts';
+import { readProjectionStatus } from '../../src/projection-engine/projection-status.ts';
+import { engineFixture, eventually, silentLogger } from '../support/engine-fixture.ts';
+
+/** Sums `by` per stream; refuses events flagged poison. `factor` lets a test change the code (version). */
+function totals(version = 1, factor = 1): Projection {
+  return defineProjection({
+    name: 'test-totals',
+    version,
+    description: 'sum per stream',
+    collections: { totals: {} },
+    filter: { eventTypes: ['test.counted'] },
+    async apply(event, view) {
+      const data = event.data as { by: number; poison?: boolean };
+      if (data.poison) throw new Error(`cannot fold poison in ${event.streamId}`);
+      const previous = await view.get<{ total: number; events: number }>('totals', event.streamId);
+      view.put('totals', event.streamId, { total: (previous?.total ?? 0) + data.by * factor, events: (previous?.events ?? 0) + 1 });
+    },
+  });
+}
+
+const countsAll: Projection = defineProjection({
+  name: 'test-counts',
+  version: 1,
+  description: 'events per stream',
+  collections: { counts: {} },
+  async apply(event, view) {
+    const previous = await view.get<{ n: number }>('counts', event.streamId);
+    view.put('counts', event.streamId, { n: (previous?.n ?? 0) + 1 });
+  },
+});
+
+describe('projection engine', () => {
+  let f: ReturnType<typeof engineFixture>;
+  let supervisor: ProjectionSupervisor | undefined;
+  beforeEach(() => {
+    f = engineFixture();
+  });
+  afterEach(async () => {
+    await supervisor?.stop();
+    supervisor = undefined;
+    await f.close();
+  });
+
+  const start = async (projections: Projection[]) => {
+    supervisor = new ProjectionSupervisor({
+      projections, log: f.log, store: f.store, clock: f.clock, logger: silentLogger,
+      watchIntervalMs: 50, projector: { pausePollMs: 20, flushIntervalMs: 5, batchSize: 7 },
+    });
+    await supervisor.start();
+    return supervisor;
+  };
+  const doc = async (projection: string, collection: string, id: string) => {
+    const generation = await f.store.activeGeneration(projection);
+    return generation === null ? null : f.store.get({ projection, generation }, collection, id);
+  };
+
+  it('folds history, then live events, into the active generation, storing the checkpoint with the writes', async () => {
+    for (let i = 1; i <= 20; i++) await f.count(`c-${i % 3}`, i);
+    const s = await start([totals()]);
+    const last = await f.count('c-0', 100);
+    expect(await s.waitFor(last.position, 5000)).to.equal(true);
+    expect(await doc('test-totals', 'totals', 'c-0')).to.deep.equal({ total: 3 + 6 + 9 + 12 + 15 + 18 + 100, events: 7 });
+    expect(await doc('test-totals', 'totals', 'c-1')).to.deep.equal({ total: 1 + 4 + 7 + 10 + 13 + 16 + 19, events: 7 });
+    const record = await f.store.getGeneration('test-totals', 1);
+    expect(record?.checkpoint).to.equal(last.position);
+    expect(record?.state).to.equal('active');
+    expect(s.readiness().ready).to.equal(true);
+  });
+
+  it('pauses on a poison event with the failure visible, without blocking other projectors; retry and skip resume it', async () => {
+    await f.count('c-a', 1);
+    const poison = await f.count('c-a', 2, true);
+    await f.count('c-a', 4);
+    const s = await start([totals(), countsAll]);
+    const paused = await eventually(() => f.store.getGeneration('test-totals', 1), (g) => g?.failure !== null);
+    expect(paused?.failure).to.include({ eventType: 'test.counted', streamId: 'c-a', message: 'cannot fold poison in c-a' });
+    expect(paused?.failure?.position).to.equal(poison.position);
+    // Events before the poison are committed; the poison's position is not.
+    expect(paused?.checkpoint).to.equal(poison.position - 1n);
+    expect(await doc('test-totals', 'totals', 'c-a')).to.deep.equal({ total: 1, events: 1 });
+    // The other projector is not held up.
+    const later = await f.count('c-b', 8);
+    expect(await s.waitFor(later.position, 3000, ['test-counts'])).to.equal(true);
+    expect(await doc('test-counts', 'counts', 'c-a')).to.deep.equal({ n: 3 });
+    const readiness = s.readiness();
+    expect(readiness.ready).to.equal(false);
+    expect(readiness.checks['projection:test-totals']?.detail).to.match(/paused at event .* cannot fold poison/);
+    const status = (await readProjectionStatus([totals(), countsAll], f.store, f.log)).find((p) => p.name === 'test-totals');
+    expect(status?.state).to.equal('paused');
+    expect(status?.active?.failure?.eventId).to.equal(paused?.failure?.eventId);
+
+    // Retry: the event still fails, and pauses again (with a new failure time).
+    f.clock.advance(60_000);
+    await f.store.setFailure({ projection: 'test-totals', generation: 1 }, null, f.clock.now().toISOString());
+    await eventually(() => f.store.getGeneration('test-totals', 1), (g) => g?.failure !== null && g.failure.failedAt !== paused?.failure?.failedAt);
+    // Skip: recorded, then the projector moves past it.
+    const failure = (await f.store.getGeneration('test-totals', 1))!.failure!;
+    await f.store.addSkip({ projection: 'test-totals', eventId: failure.eventId, position: failure.position, reason: 'bad import', actor: 'operator:test', skippedAt: f.clock.now().toISOString() });
+    await f.store.setFailure({ projection: 'test-totals', generation: 1 }, null, f.clock.now().toISOString());
+    await eventually(() => doc('test-totals', 'totals', 'c-a'), (d) => (d as { total: number } | null)?.total === 5);
+    expect(await doc('test-totals', 'totals', 'c-b')).to.deep.equal({ total: 8, events: 1 });
+  });
+
+  it('rebuilds into a new generation while the old one serves, swaps it in, and the live projector follows', async () => {
+    for (let i = 0; i < 50; i++) await f.count(`r-${i % 5}`, 1);
+    const s = await start([totals()]);
+    expect(await s.waitFor((await f.log.headPosition())!, 3000)).to.equal(true);
+    let servedDuringRebuild = 0;
+    const handle = startRebuild({
+      projection: totals(), log: f.log, store: f.store, clock: f.clock, logger: silentLogger, dropGraceMs: 100, batchSize: 9,
+      onProgress: async () => {
+        // The active generation keeps answering while the new one is built.
+        if ((await doc('test-totals', 'totals', 'r-0')) !== null) servedDuringRebuild++;
+      },
+    });
+    const result = await handle.result;
+    expect(result).to.include({ generation: 2, previousGeneration: 1, events: 50 });
+    expect(servedDuringRebuild).to.be.greaterThan(0);
+    expect(await f.store.activeGeneration('test-totals')).to.equal(2);
+    expect(await f.store.getGeneration('test-totals', 1)).to.equal(null);
+    await eventually(async () => s.liveGeneration('test-totals'), (g) => g === 2);
+    const live = await f.count('r-0', 10);
+    expect(await s.waitFor(live.position, 3000)).to.equal(true);
+    expect(await doc('test-totals', 'totals', 'r-0')).to.deep.equal({ total: 20, events: 11 });
+  });
+
+  it('rebuilds in the background when the projection code version changes', async () => {
+    for (let i = 0; i < 10; i++) await f.count('v-1', 1);
+    const first = await start([totals(1, 1)]);
+    expect(await first.waitFor((await f.log.headPosition())!, 3000)).to.equal(true);
+    await first.stop();
+    supervisor = undefined;
+    await start([totals(2, 10)]);
+    await eventually(() => doc('test-totals', 'totals', 'v-1'), (d) => (d as { total: number } | null)?.total === 100);
+    expect((await f.store.getGeneration('test-totals', 2))?.version).to.equal(2);
+  });
+
+  it('a rebuild that meets a poison event stops with the failure and leaves the active generation serving', async () => {
+    await f.count('p-1', 1);
+    await f.count('p-1', 1, true);
+    const handle = startRebuild({ projection: totals(), log: f.log, store: f.store, clock: f.clock, logger: silentLogger, dropGraceMs: 0 });
+    const error = await handle.result.then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(RebuildPausedError);
+    expect((error as Error).message).to.match(/projections skip test-totals/);
+    expect(await f.store.activeGeneration('test-totals')).to.equal(null);
+  });
+
+  it('a stopped projector resumes from its checkpoint without folding anything twice', async () => {
+    for (let i = 0; i < 30; i++) await f.count('k-1', 1);
+    const projection = totals();
+    await f.store.createGeneration({ projection: projection.name, collections: projection.collections }, 1, 1, f.clock.now().toISOString());
+    const first = new Projector({ projection, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, batchSize: 4 });
+    const running = first.run();
+    await eventually(async () => first.checkpoint, (c) => c !== null && c >= 12n);
+    await first.stop();
+    await running;
+    for (let i = 0; i < 5; i++) await f.count('k-1', 1);
+    const second = new Projector({ projection, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, stopWhenCaughtUp: true });
+    await second.run();
+    expect(await f.store.get({ projection: projection.name, generation: 1 }, 'totals', 'k-1')).to.deep.equal({ total: 35, events: 35 });
+  });
+});
