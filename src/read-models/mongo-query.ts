@@ -1,0 +1,196 @@
+/**
+ * Pure translation of the read-model port's queries, names and index specs to MongoDB terms. No I/O.
+ *
+ * A stored document is `{_id: id, _pos: <encoded position>, doc: {...}}`: the user's document lives under
+ * `doc`, so its keys never clash with the reserved `_id` and `_pos`, and every field path the port names
+ * (filters, sorts, indexes) is addressed as `doc.<path>`.
+ */
+import {
+  assertCollectionName,
+  assertFieldPath,
+  assertProjectionName,
+  MAX_QUERY_LIMIT,
+  ReadModelError,
+  type FieldCondition,
+  type IndexSpec,
+  type Query,
+  type Scalar,
+} from './read-model-store.ts';
+
+/** Field of a stored document holding the user's document. */
+export const DOC_FIELD = 'doc';
+/** Field of a stored document holding the encoded position of the event that last wrote it. */
+export const POSITION_FIELD = '_pos';
+
+export type MongoFilter = Record<string, unknown>;
+export type MongoSort = Array<[field: string, direction: 1 | -1]>;
+
+/** Index description in the shape `Collection.createIndexes` takes. */
+export interface MongoIndex {
+  name: string;
+  key: Record<string, 1 | -1>;
+  unique?: boolean;
+  partialFilterExpression?: MongoFilter;
+}
+
+const INDEX_NAME = /^[a-z0-9_]{1,64}$/;
+
+/** `doc.<path>` for a document field path, after validating it. */
+export function docPath(field: string): string {
+  assertFieldPath(field);
+  return `${DOC_FIELD}.${field}`;
+}
+
+/** The physical collection of one collection of one generation of a projection. */
+export function physicalCollectionName(projection: string, collection: string, generation: number): string {
+  assertProjectionName(projection);
+  assertCollectionName(collection);
+  assertGenerationNumber(generation);
+  return `rm.${projection}.${collection}.g${generation}`;
+}
+
+export function assertGenerationNumber(generation: number): void {
+  if (!Number.isSafeInteger(generation) || generation < 0) {
+    throw new ReadModelError(`invalid generation ${String(generation)}: use a non-negative integer`);
+  }
+}
+
+function isScalar(value: unknown): value is Scalar {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+function isOrderable(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+function invalidCondition(field: string, condition: unknown, why: string): ReadModelError {
+  let shown: string;
+  try {
+    shown = JSON.stringify(condition) ?? String(condition);
+  } catch {
+    shown = String(condition);
+  }
+  return new ReadModelError(`invalid condition on ${JSON.stringify(field)}: ${shown} (${why})`);
+}
+
+/**
+ * One field condition as a MongoDB operator expression. Equality is always written with `$eq`, so a
+ * value can never be read as an operator document. MongoDB's own semantics apply: `null` (equality or in
+ * `$in`) also matches a missing field, `$ne` also matches a missing field, and the range operators only
+ * compare values of the operand's type (a number never matches a string bound).
+ */
+export function toMongoCondition(field: string, condition: FieldCondition): MongoFilter {
+  if (isScalar(condition)) return { $eq: condition };
+  if (typeof condition !== 'object' || Array.isArray(condition)) {
+    throw invalidCondition(field, condition, 'expected a string, a finite number, a boolean, null or one operator');
+  }
+  const entries = Object.entries(condition);
+  if (entries.length !== 1) throw invalidCondition(field, condition, 'expected exactly one operator');
+  const [operator, operand] = entries[0]!;
+  switch (operator) {
+    case '$in':
+      if (!Array.isArray(operand) || !operand.every(isScalar)) {
+        throw invalidCondition(field, condition, '$in takes an array of strings, finite numbers, booleans or nulls');
+      }
+      return { $in: [...operand] };
+    case '$ne':
+      if (!isScalar(operand)) throw invalidCondition(field, condition, '$ne takes a string, a finite number, a boolean or null');
+      return { $ne: operand };
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
+      if (!isOrderable(operand)) throw invalidCondition(field, condition, `${operator} takes a string or a finite number`);
+      return { [operator]: operand };
+    default:
+      throw invalidCondition(field, condition, `unknown operator ${operator}: use $in, $ne, $gt, $gte, $lt or $lte`);
+  }
+}
+
+/** The port's filter (every condition must hold) as a MongoDB filter on the stored documents. */
+export function toMongoFilter(filter?: Query['filter']): MongoFilter {
+  const result: MongoFilter = {};
+  if (filter === undefined) return result;
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
+    throw new ReadModelError('invalid filter: expected an object of field conditions');
+  }
+  for (const [field, condition] of Object.entries(filter)) {
+    result[docPath(field)] = toMongoCondition(field, condition);
+  }
+  return result;
+}
+
+/**
+ * The port's sort as a MongoDB sort. The stored `_id` (the document id) always comes last as a tie-breaker,
+ * so that equal sort keys, and queries without a sort, come back in one stable order (by id) and offsets
+ * page through them without gaps or repeats. A field named twice counts where it is first named.
+ */
+export function toMongoSort(sort?: Query['sort']): MongoSort {
+  const result: MongoSort = [];
+  const seen = new Set<string>();
+  for (const entry of sort ?? []) {
+    if (!Array.isArray(entry) || entry.length !== 2) throw new ReadModelError('invalid sort: expected [field, "asc" | "desc"] pairs');
+    const [field, direction] = entry as readonly [string, unknown];
+    if (direction !== 'asc' && direction !== 'desc') {
+      throw new ReadModelError(`invalid sort direction ${JSON.stringify(direction)} for ${JSON.stringify(field)}: use "asc" or "desc"`);
+    }
+    const path = docPath(field);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    result.push([path, direction === 'asc' ? 1 : -1]);
+  }
+  result.push(['_id', 1]);
+  return result;
+}
+
+function assertCount(name: string, value: unknown): asserts value is number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ReadModelError(`invalid ${name} ${String(value)}: use a non-negative integer`);
+  }
+}
+
+/**
+ * Skip and limit of a query. The limit defaults to, and is capped at, MAX_QUERY_LIMIT. A limit of 0 is
+ * returned as 0 and means "no documents" (the caller must not pass it to MongoDB, where 0 means no limit).
+ */
+export function toMongoPaging(query?: Pick<Query, 'limit' | 'offset'>): { skip: number; limit: number } {
+  const limit = query?.limit ?? MAX_QUERY_LIMIT;
+  const skip = query?.offset ?? 0;
+  assertCount('limit', limit);
+  assertCount('offset', skip);
+  return { skip, limit: Math.min(limit, MAX_QUERY_LIMIT) };
+}
+
+/**
+ * An index of the schema as a MongoDB index on `doc.<field>`. A unique index is partial, over the
+ * documents that have every indexed field: as in SQL, documents lacking the field do not collide with
+ * each other (a plain MongoDB unique index would index them all as null and allow only one).
+ */
+export function toMongoIndex(spec: IndexSpec): MongoIndex {
+  if (typeof spec.name !== 'string' || !INDEX_NAME.test(spec.name)) {
+    throw new ReadModelError(`invalid index name ${JSON.stringify(spec.name)}: use [a-z0-9_]`);
+  }
+  if (!Array.isArray(spec.fields) || spec.fields.length === 0) {
+    throw new ReadModelError(`index ${spec.name} names no field`);
+  }
+  const key: Record<string, 1 | -1> = {};
+  for (const [field, direction] of spec.fields) {
+    const path = docPath(field);
+    if (direction !== 1 && direction !== -1) {
+      throw new ReadModelError(`invalid direction ${JSON.stringify(direction)} for ${JSON.stringify(field)} in index ${spec.name}: use 1 or -1`);
+    }
+    if (path in key) throw new ReadModelError(`index ${spec.name} names ${JSON.stringify(field)} twice`);
+    key[path] = direction;
+  }
+  const index: MongoIndex = { name: spec.name, key };
+  if (spec.unique) {
+    index.unique = true;
+    index.partialFilterExpression = Object.fromEntries(Object.keys(key).map((path) => [path, { $exists: true }]));
+  }
+  return index;
+}

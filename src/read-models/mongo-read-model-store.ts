@@ -1,0 +1,699 @@
+/**
+ * The read-model port on MongoDB (official driver), for scale-out: public-API replicas read from it
+ * while one projector writes.
+ *
+ * Layout in one database:
+ * - `rm.<projection>.<collection>.g<generation>`: one physical collection per collection and generation,
+ *   holding `{_id: id, _pos: <position, 20-digit zero-padded>, doc: {...the document...}}`. Filters,
+ *   sorts and indexes address `doc.<path>`, so document keys never clash with the reserved ones.
+ * - `projection_generations`: one record per projection and generation (`_id` "<projection>:<generation>"),
+ *   with its state, checkpoint (encoded position) and failure. A unique partial index on `projection`
+ *   over the records whose state is 'active' lets at most one generation of a projection be active.
+ * - `projection_skips`: one record per projection and skipped event (`_id` "<projection>:<eventId>").
+ *
+ * Without transactions (a standalone server has none), a commit is replay-safe rather than atomic: every
+ * write is guarded by its position, so it only replaces or deletes a stored document older than itself,
+ * and the checkpoint is stored after the writes and never moves backwards. A crash between the writes and
+ * the checkpoint makes the projector fold those events again, and the guarded writes then change nothing
+ * that is already newer. Positions are stored as fixed-width strings: text order is numeric order, and no
+ * bigint ever reaches BSON or JSON.
+ */
+import {
+  MongoBulkWriteError,
+  MongoClient,
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Db,
+} from 'mongodb';
+import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
+import { physicalCollectionName, toMongoFilter, toMongoIndex, toMongoPaging, toMongoSort, assertGenerationNumber, DOC_FIELD } from './mongo-query.ts';
+import {
+  assertCollectionName,
+  assertProjectionName,
+  GenerationConflictError,
+  ReadModelError,
+  ReadModelUnavailableError,
+  type Document,
+  type DocumentWrite,
+  type GenerationRecord,
+  type GenerationState,
+  type ModelTarget,
+  type ProjectionFailure,
+  type Query,
+  type ReadModelSchema,
+  type ReadModelStore,
+  type SkipRecord,
+} from './read-model-store.ts';
+
+export const DEFAULT_DATABASE = 'annals';
+export const GENERATIONS_COLLECTION = 'projection_generations';
+export const SKIPS_COLLECTION = 'projection_skips';
+
+export interface MongoConnectOptions {
+  /** Database to use; defaults to the one named in the URL, else 'annals'. */
+  database?: string;
+  /** How long to wait for a reachable server before an operation fails (default 10 s). */
+  serverSelectionTimeoutMS?: number;
+}
+
+interface StoredDocument {
+  _id: string;
+  _pos: string;
+  doc: Document;
+}
+
+interface StoredFailure extends Omit<ProjectionFailure, 'position'> {
+  position: string;
+}
+
+interface StoredGeneration {
+  _id: string;
+  projection: string;
+  generation: number;
+  version: number;
+  state: GenerationState;
+  checkpoint: string | null;
+  failure: StoredFailure | null;
+  createdAt: string;
+  updatedAt: string;
+  /** On a retired record: the generation whose activation retired it (lets an interrupted swap resume). */
+  retiredBy?: number;
+}
+
+interface StoredSkip {
+  _id: string;
+  projection: string;
+  eventId: string;
+  position: string;
+  reason: string;
+  actor: string;
+  skippedAt: string;
+}
+
+/** MongoDB's rule for database names (Unix and Windows deployments alike). */
+const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_EXISTS = 48;
+/** Server error codes that say "this server cannot serve now", not "this request is wrong". */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+function generationId(projection: string, generation: number): string {
+  return `${projection}:${generation}`;
+}
+
+export class MongoReadModelStore implements ReadModelStore {
+  readonly #db: Db;
+  readonly #client: MongoClient | undefined;
+  readonly #generations: Collection<StoredGeneration>;
+  readonly #skips: Collection<StoredSkip>;
+  #systemIndexes: Promise<void> | undefined;
+  #closed = false;
+
+  /**
+   * Connects to `url` and checks the server answers. The database is `options.database`, else the one
+   * named in the URL, else 'annals'. Fails with ReadModelUnavailableError (the message names the hosts,
+   * never the credentials) when the server cannot be reached or refuses the login, and with
+   * ReadModelError when the URL is malformed. The returned store owns the client: close() closes it.
+   */
+  static async connect(url: string, options: MongoConnectOptions = {}): Promise<MongoReadModelStore> {
+    let client: MongoClient;
+    try {
+      client = new MongoClient(url, {
+        appName: 'annals',
+        ignoreUndefined: true,
+        serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      });
+    } catch (error) {
+      // No cause: a parse error may quote the URL it rejected.
+      throw new ReadModelError(`invalid MongoDB URL: ${redactUrlSecrets(errorMessage(error), url)}`);
+    }
+    const database = options.database ?? databaseFromUrl(url) ?? DEFAULT_DATABASE;
+    if (!DATABASE_NAME.test(database) || Buffer.byteLength(database) > 63) {
+      throw new ReadModelError(`invalid MongoDB database name ${JSON.stringify(database)}: 1 to 63 bytes, none of / \\ . space " $ * < > : | ?`);
+    }
+    const store = new MongoReadModelStore(client.db(database), { ownsClient: client });
+    try {
+      await client.connect();
+      await client.db(database).command({ ping: 1 });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw new ReadModelUnavailableError(
+        `cannot connect to MongoDB at ${describeDatabase(client.db(database))}: ${redactUrlSecrets(errorMessage(unwrap(error)), url)}`,
+        { cause: error },
+      );
+    }
+    return store;
+  }
+
+  /**
+   * A store on a database whose client the caller manages (and closes), unless `ownsClient` is given:
+   * then close() closes that client.
+   */
+  constructor(db: Db, options: { ownsClient?: MongoClient } = {}) {
+    this.#db = db;
+    this.#client = options.ownsClient;
+    this.#generations = db.collection<StoredGeneration>(GENERATIONS_COLLECTION);
+    this.#skips = db.collection<StoredSkip>(SKIPS_COLLECTION);
+  }
+
+  get databaseName(): string {
+    return this.#db.databaseName;
+  }
+
+  async createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string): Promise<GenerationRecord> {
+    assertProjectionName(schema.projection);
+    assertGenerationNumber(generation);
+    if (!Number.isSafeInteger(version) || version < 0) throw new ReadModelError(`invalid version ${String(version)}`);
+    const plans = Object.entries(schema.collections).map(([collection, spec]) => ({
+      name: physicalCollectionName(schema.projection, collection, generation),
+      indexes: (spec.indexes ?? []).map(toMongoIndex),
+    }));
+    return this.#guard('create a generation', async () => {
+      await this.#ensureSystemIndexes();
+      for (const plan of plans) {
+        try {
+          await this.#db.createCollection(plan.name);
+        } catch (error) {
+          if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+        }
+        // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
+        if (plan.indexes.length > 0) await this.#db.collection(plan.name).createIndexes(plan.indexes);
+      }
+      const record = await this.#generations.findOneAndUpdate(
+        { _id: generationId(schema.projection, generation) },
+        {
+          $setOnInsert: {
+            projection: schema.projection,
+            generation,
+            version,
+            state: 'building',
+            checkpoint: null,
+            failure: null,
+            createdAt: now,
+            updatedAt: now,
+          },
+        },
+        { upsert: true, returnDocument: 'after' },
+      );
+      if (!record) throw new ReadModelError(`generation ${generation} of ${schema.projection} was not recorded`);
+      return toGenerationRecord(record);
+    });
+  }
+
+  /**
+   * Retires the active generation, then activates the new one: two single-document writes, no
+   * transaction. The order is chosen so that two generations are never active at once (the unique partial
+   * index would refuse it anyway). A crash between the two writes leaves none active, so readers see no
+   * active generation until the same call is made again: it recognises its own interrupted swap (the
+   * expected generation is retired, marked as retired by this one, and nothing is active) and finishes it.
+   * Concurrent activations: only one can retire the expected generation (the retire is conditional on it
+   * still being active), and with none expected only one activation passes the unique index; the other
+   * gets GenerationConflictError.
+   */
+  async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
+    assertProjectionName(projection);
+    assertGenerationNumber(generation);
+    if (expectedActive !== null) assertGenerationNumber(expectedActive);
+    const conflict = (actual: number | null) =>
+      new GenerationConflictError(
+        `cannot activate generation ${generation} of ${projection}: expected ${expectedActive ?? 'none'} to be active, found ${actual ?? 'none'}`,
+      );
+    await this.#guard('activate a generation', async () => {
+      await this.#ensureSystemIndexes();
+      const target = await this.#generations.findOne({ _id: generationId(projection, generation) });
+      if (!target) throw new ReadModelError(`generation ${generation} of ${projection} does not exist`);
+      const active = await this.#generations.findOne({ projection, state: 'active' });
+      const activeNumber = active?.generation ?? null;
+      if (activeNumber === generation && expectedActive === generation) return;
+
+      if (activeNumber !== expectedActive) {
+        const interrupted =
+          activeNumber === null &&
+          expectedActive !== null &&
+          (await this.#generations.countDocuments(
+            { _id: generationId(projection, expectedActive), state: 'retired', retiredBy: generation },
+            { limit: 1 },
+          )) > 0;
+        if (!interrupted) throw conflict(activeNumber);
+      } else if (expectedActive !== null) {
+        const retired = await this.#generations.updateOne(
+          { _id: generationId(projection, expectedActive), state: 'active' },
+          { $set: { state: 'retired', retiredBy: generation, updatedAt: now } },
+        );
+        if (retired.matchedCount === 0) throw conflict(await this.activeGeneration(projection));
+      }
+
+      try {
+        const activated = await this.#generations.updateOne(
+          { _id: generationId(projection, generation) },
+          { $set: { state: 'active', updatedAt: now }, $unset: { retiredBy: '' } },
+        );
+        if (activated.matchedCount === 0) {
+          throw new ReadModelError(`generation ${generation} of ${projection} was dropped while being activated`);
+        }
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+          // Another activation made a generation active between our check and our write: it won.
+          throw conflict(await this.activeGeneration(projection));
+        }
+        if (expectedActive !== null) {
+          // Put the previous generation back rather than leave none active (best effort: a failure
+          // here leaves the interrupted swap for a retry to finish).
+          await this.#generations
+            .updateOne(
+              { _id: generationId(projection, expectedActive), state: 'retired', retiredBy: generation },
+              { $set: { state: 'active', updatedAt: now }, $unset: { retiredBy: '' } },
+            )
+            .catch(() => undefined);
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** Drops the collections first, then the record: a crash in between leaves a record a retry can drop. */
+  async dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
+    assertProjectionName(schema.projection);
+    assertGenerationNumber(generation);
+    const names = Object.keys(schema.collections).map((collection) => physicalCollectionName(schema.projection, collection, generation));
+    await this.#guard('drop a generation', async () => {
+      for (const name of names) await this.#db.dropCollection(name); // false, not an error, when absent
+      await this.#generations.deleteOne({ _id: generationId(schema.projection, generation) });
+    });
+  }
+
+  async getGeneration(projection: string, generation: number): Promise<GenerationRecord | null> {
+    assertProjectionName(projection);
+    assertGenerationNumber(generation);
+    return this.#guard('read a generation', async () => {
+      const record = await this.#generations.findOne({ _id: generationId(projection, generation) });
+      return record ? toGenerationRecord(record) : null;
+    });
+  }
+
+  /** Ordered by projection, then generation. */
+  async listGenerations(projection?: string): Promise<GenerationRecord[]> {
+    if (projection !== undefined) assertProjectionName(projection);
+    return this.#guard('list generations', async () => {
+      const records = await this.#generations
+        .find(projection === undefined ? {} : { projection })
+        .sort([
+          ['projection', 1],
+          ['generation', 1],
+        ])
+        .toArray();
+      return records.map(toGenerationRecord);
+    });
+  }
+
+  async activeGeneration(projection: string): Promise<number | null> {
+    assertProjectionName(projection);
+    return this.#guard('read the active generation', async () => {
+      const record = await this.#generations.findOne({ projection, state: 'active' }, { projection: { generation: 1 } });
+      return record ? record.generation : null;
+    });
+  }
+
+  async setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void> {
+    assertTarget(target);
+    const stored: StoredFailure | null = failure === null ? null : { ...failure, position: encodePosition(failure.position) };
+    await this.#guard('record a failure', async () => {
+      const result = await this.#generations.updateOne(
+        { _id: generationId(target.projection, target.generation) },
+        { $set: { failure: stored, updatedAt: now } },
+      );
+      if (result.matchedCount === 0) throw missingGeneration(target);
+    });
+  }
+
+  /** Records the skip; recording the same event again keeps the first record. */
+  async addSkip(skip: SkipRecord): Promise<void> {
+    assertProjectionName(skip.projection);
+    const position = encodePosition(skip.position);
+    await this.#guard('record a skip', async () => {
+      await this.#ensureSystemIndexes();
+      await this.#skips.updateOne(
+        { _id: `${skip.projection}:${skip.eventId}` },
+        {
+          $setOnInsert: {
+            projection: skip.projection,
+            eventId: skip.eventId,
+            position,
+            reason: skip.reason,
+            actor: skip.actor,
+            skippedAt: skip.skippedAt,
+          },
+        },
+        { upsert: true },
+      );
+    });
+  }
+
+  /** Ordered by position. */
+  async listSkips(projection: string): Promise<SkipRecord[]> {
+    assertProjectionName(projection);
+    return this.#guard('list skips', async () => {
+      const skips = await this.#skips
+        .find({ projection })
+        .sort([
+          ['position', 1],
+          ['eventId', 1],
+        ])
+        .toArray();
+      return skips.map((s) => ({
+        projection: s.projection,
+        eventId: s.eventId,
+        position: decodePosition(s.position),
+        reason: s.reason,
+        actor: s.actor,
+        skippedAt: s.skippedAt,
+      }));
+    });
+  }
+
+  /**
+   * Replay-safe, not atomic: each collection's writes go in one unordered bulk write, each guarded by
+   * position (`_pos < position`): a put replaces the stored document or inserts it (upsert), a delete
+   * removes it. When a newer version is stored the put's filter matches nothing and its upsert collides
+   * on `_id` (E11000): that is the "already newer" outcome and is ignored; any other error fails the
+   * commit before the checkpoint moves. Then the checkpoint is stored, only if it is ahead of the stored
+   * one. Several writes to one document in a batch are reduced to the one with the highest position.
+   */
+  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
+    assertTarget(target);
+    const encodedCheckpoint = encodePosition(checkpoint);
+    const batches = new Map<string, Map<string, DocumentWrite>>();
+    for (const write of writes) {
+      assertWrite(write);
+      const name = physicalCollectionName(target.projection, write.collection, target.generation);
+      let batch = batches.get(name);
+      if (!batch) batches.set(name, (batch = new Map()));
+      const previous = batch.get(write.id);
+      if (!previous || previous.position <= write.position) batch.set(write.id, write);
+    }
+    await this.#guard('commit', async () => {
+      const outcomes = await Promise.allSettled([...batches].map(([name, batch]) => this.#applyWrites(name, [...batch.values()])));
+      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      const id = generationId(target.projection, target.generation);
+      const stored = await this.#generations.updateOne(
+        { _id: id, $or: [{ checkpoint: null }, { checkpoint: { $lt: encodedCheckpoint } }] },
+        { $set: { checkpoint: encodedCheckpoint, updatedAt: now } },
+      );
+      if (stored.matchedCount === 0 && (await this.#generations.countDocuments({ _id: id }, { limit: 1 })) === 0) {
+        throw missingGeneration(target);
+      }
+    });
+  }
+
+  async #applyWrites(collectionName: string, writes: readonly DocumentWrite[]): Promise<void> {
+    const operations: AnyBulkWriteOperation<StoredDocument>[] = writes.map((write) => {
+      const position = encodePosition(write.position);
+      const filter = { _id: write.id, _pos: { $lt: position } };
+      return write.doc === null
+        ? { deleteOne: { filter } }
+        : { replaceOne: { filter, replacement: { _pos: position, doc: write.doc }, upsert: true } };
+    });
+    try {
+      await this.#db.collection<StoredDocument>(collectionName).bulkWrite(operations, { ordered: false, ignoreUndefined: true });
+    } catch (error) {
+      if (isOnlyStaleWrites(error)) return;
+      if (error instanceof MongoBulkWriteError) {
+        const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+        const first = writeErrors.find((e) => !isStaleWriteError(e.code, e.errmsg));
+        if (first) {
+          const id = writes[first.index]?.id;
+          throw new ReadModelError(
+            `write of ${JSON.stringify(id)} in ${collectionName} failed: ${first.errmsg ?? `code ${first.code}`}`,
+            { cause: error },
+          );
+        }
+      }
+      throw error;
+    }
+  }
+
+  async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {
+    const name = physicalCollectionName(target.projection, collection, target.generation);
+    return this.#guard('read a document', async () => {
+      const stored = await this.#db.collection<StoredDocument>(name).findOne({ _id: id }, { projection: { [DOC_FIELD]: 1 } });
+      return stored ? stored.doc : null;
+    });
+  }
+
+  async find(target: ModelTarget, collection: string, query: Query = {}): Promise<Document[]> {
+    const name = physicalCollectionName(target.projection, collection, target.generation);
+    const filter = toMongoFilter(query.filter);
+    const sort = toMongoSort(query.sort);
+    const { skip, limit } = toMongoPaging(query);
+    if (limit === 0) return [];
+    return this.#guard('find documents', async () => {
+      const stored = await this.#db
+        .collection<StoredDocument>(name)
+        .find(filter, { projection: { [DOC_FIELD]: 1 } })
+        .sort(sort)
+        .skip(skip)
+        .limit(limit)
+        .toArray();
+      return stored.map((s) => s.doc);
+    });
+  }
+
+  async count(target: ModelTarget, collection: string, filter?: Query['filter']): Promise<number> {
+    const name = physicalCollectionName(target.projection, collection, target.generation);
+    const mongoFilter = toMongoFilter(filter);
+    return this.#guard('count documents', () => this.#db.collection<StoredDocument>(name).countDocuments(mongoFilter));
+  }
+
+  async ping(): Promise<void> {
+    await this.#guard('ping', async () => {
+      await this.#db.command({ ping: 1 });
+    });
+  }
+
+  /** Closes the client if this store owns it (made by connect()); idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#client?.close();
+  }
+
+  /** Indexes of the bookkeeping collections, created once per store (idempotent on the server). */
+  #ensureSystemIndexes(): Promise<void> {
+    this.#systemIndexes ??= (async () => {
+      await this.#generations.createIndexes([
+        { name: 'projection_generation', key: { projection: 1, generation: 1 }, unique: true },
+        {
+          name: 'one_active_per_projection',
+          key: { projection: 1 },
+          unique: true,
+          partialFilterExpression: { state: 'active' },
+        },
+      ]);
+      await this.#skips.createIndexes([{ name: 'projection_position', key: { projection: 1, position: 1 } }]);
+    })().catch((error: unknown) => {
+      this.#systemIndexes = undefined;
+      throw error;
+    });
+    return this.#systemIndexes;
+  }
+
+  /** Runs `operation`, turning driver errors into the port's: unreachable server → ReadModelUnavailableError. */
+  async #guard<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw translateError(error, what, this.#db);
+    }
+  }
+}
+
+function translateError(error: unknown, what: string, db: Db): unknown {
+  if (error instanceof ReadModelError) return error;
+  const inner = unwrap(error);
+  if (isUnavailable(inner)) {
+    return new ReadModelUnavailableError(`MongoDB at ${describeDatabase(db)} is unavailable (${what}): ${errorMessage(inner)}`, {
+      cause: error,
+    });
+  }
+  if (error instanceof MongoError) {
+    return new ReadModelError(`MongoDB failed to ${what} in ${describeDatabase(db)}: ${errorMessage(error)}`, { cause: error });
+  }
+  return error;
+}
+
+/** A bulk write that failed for a reason other than its writes (network, closed client) wraps that error. */
+function unwrap(error: unknown): unknown {
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return error.errorResponse;
+  return error;
+}
+
+function isUnavailable(error: unknown): boolean {
+  if (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoOperationTimeoutError
+  ) {
+    return true;
+  }
+  return error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code);
+}
+
+/** E11000 on `_id`: the upsert of a put found a newer version stored (its position guard did not match). */
+function isStaleWriteError(code: number, errmsg: string | undefined): boolean {
+  return code === DUPLICATE_KEY && (errmsg === undefined || / index: _id_ /.test(errmsg));
+}
+
+/** A bulk write whose only errors are stale puts, without a write concern error: a success. */
+function isOnlyStaleWrites(error: unknown): boolean {
+  if (!(error instanceof MongoBulkWriteError)) return false;
+  if (error.errorResponse instanceof Error) return false;
+  if (error.result?.getWriteConcernError()) return false;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  return writeErrors.length > 0 && writeErrors.every((e) => isStaleWriteError(e.code, e.errmsg));
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
+/** "host:port[,host:port]/database", from the client's parsed options: never the credentials. */
+function describeDatabase(db: Db): string {
+  let hosts = 'MongoDB';
+  try {
+    const options = db.client.options;
+    hosts = options.srvHost ? `${options.srvHost} (SRV)` : options.hosts.map(String).join(',');
+  } catch {
+    // keep the generic name
+  }
+  return `${hosts}/${db.databaseName}`;
+}
+
+/**
+ * The database named in a `mongodb://` or `mongodb+srv://` URL's path, or null when it names none.
+ */
+export function databaseFromUrl(url: string): string | null {
+  const match = /^mongodb(?:\+srv)?:\/\/([^?#]*)/i.exec(url.trim());
+  if (!match) return null;
+  const beforeQuery = match[1]!;
+  const authorityEnd = beforeQuery.indexOf('/');
+  if (authorityEnd < 0) return null;
+  const path = beforeQuery.slice(authorityEnd + 1);
+  if (path === '') return null;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+const SECRET_OPTION = /pass|secret|token|key|credential|authmechanismproperties/i;
+
+/**
+ * Removes whatever could be a secret of `url` from `text`: its user information (raw, decoded and
+ * whole), the values of query options that may hold secrets (TLS key passwords, AWS session tokens),
+ * and the user information of any MongoDB URL quoted in it.
+ */
+export function redactUrlSecrets(text: string, url: string): string {
+  const secrets = new Set<string>();
+  const rest = url.replace(/^[a-z+]+:\/\//i, '');
+  const queryStart = rest.indexOf('?');
+  const beforeQuery = queryStart < 0 ? rest : rest.slice(0, queryStart);
+  const at = beforeQuery.lastIndexOf('@');
+  if (at >= 0) {
+    const userInfo = beforeQuery.slice(0, at);
+    secrets.add(userInfo);
+    for (const part of userInfo.split(':')) {
+      secrets.add(part);
+      try {
+        secrets.add(decodeURIComponent(part));
+      } catch {
+        // undecodable: the raw form is enough
+      }
+    }
+  }
+  if (queryStart >= 0) {
+    for (const pair of rest.slice(queryStart + 1).split('&')) {
+      const equals = pair.indexOf('=');
+      if (equals > 0 && SECRET_OPTION.test(pair.slice(0, equals))) {
+        const value = pair.slice(equals + 1);
+        secrets.add(value);
+        try {
+          secrets.add(decodeURIComponent(value));
+        } catch {
+          // undecodable: the raw form is enough
+        }
+      }
+    }
+  }
+  let result = text;
+  for (const secret of [...secrets].filter((s) => s.length >= 3).sort((a, b) => b.length - a.length)) {
+    result = result.split(secret).join('***');
+  }
+  return result.replace(/(mongodb(?:\+srv)?:\/\/)[^@/\s]*@/gi, '$1***@');
+}
+
+function assertTarget(target: ModelTarget): void {
+  assertProjectionName(target.projection);
+  assertGenerationNumber(target.generation);
+}
+
+function assertWrite(write: DocumentWrite): void {
+  assertCollectionName(write.collection);
+  if (typeof write.id !== 'string' || write.id === '') throw new ReadModelError(`invalid document id ${JSON.stringify(write.id)}`);
+  if (typeof write.position !== 'bigint') throw new ReadModelError(`write of ${write.id} has no bigint position`);
+  if (write.doc !== null && (typeof write.doc !== 'object' || Array.isArray(write.doc))) {
+    throw new ReadModelError(`write of ${write.id}: a document is an object, or null to delete it`);
+  }
+}
+
+function missingGeneration(target: ModelTarget): ReadModelError {
+  return new ReadModelError(`generation ${target.generation} of ${target.projection} does not exist`);
+}
+
+function toGenerationRecord(stored: StoredGeneration): GenerationRecord {
+  return {
+    projection: stored.projection,
+    generation: stored.generation,
+    version: stored.version,
+    state: stored.state,
+    checkpoint: decodeNullablePosition(stored.checkpoint),
+    failure: stored.failure
+      ? {
+          eventId: stored.failure.eventId,
+          eventType: stored.failure.eventType,
+          streamId: stored.failure.streamId,
+          position: decodePosition(stored.failure.position),
+          message: stored.failure.message,
+          failedAt: stored.failure.failedAt,
+        }
+      : null,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+  };
+}

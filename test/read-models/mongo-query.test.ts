@@ -1,0 +1,224 @@
+import { expect } from 'chai';
+import {
+  docPath,
+  physicalCollectionName,
+  toMongoCondition,
+  toMongoFilter,
+  toMongoIndex,
+  toMongoPaging,
+  toMongoSort,
+} from '../../src/read-models/mongo-query.ts';
+import { MAX_QUERY_LIMIT, ReadModelError, type FieldCondition, type Query } from '../../src/read-models/read-model-store.ts';
+
+describe('mongo-query: the port\'s queries in MongoDB terms', () => {
+  describe('field paths', () => {
+    it('prefixes document fields with doc., dotted paths included', () => {
+      expect(docPath('title')).to.equal('doc.title');
+      expect(docPath('seo.meta_title')).to.equal('doc.seo.meta_title');
+      expect(docPath('_id')).to.equal('doc._id');
+    });
+
+    for (const bad of ['', '$where', 'a..b', '.a', 'a.', 'a.$gt', 'a b', 'a-b', '1a', 'a.0', 'a[0]']) {
+      it(`rejects the field path ${JSON.stringify(bad)}`, () => {
+        expect(() => docPath(bad)).to.throw(ReadModelError, /invalid field path/);
+        expect(() => toMongoFilter({ [bad]: 1 })).to.throw(ReadModelError, /invalid field path/);
+        expect(() => toMongoSort([[bad, 'asc']])).to.throw(ReadModelError, /invalid field path/);
+      });
+    }
+  });
+
+  describe('filters', () => {
+    it('is empty without a filter', () => {
+      expect(toMongoFilter()).to.deep.equal({});
+      expect(toMongoFilter({})).to.deep.equal({});
+    });
+
+    it('writes equality with $eq, so a value is never read as an operator', () => {
+      expect(toMongoFilter({ slug: 'home', rank: 3, draft: false })).to.deep.equal({
+        'doc.slug': { $eq: 'home' },
+        'doc.rank': { $eq: 3 },
+        'doc.draft': { $eq: false },
+      });
+    });
+
+    it('passes null through (MongoDB: null or missing)', () => {
+      expect(toMongoFilter({ deletedAt: null })).to.deep.equal({ 'doc.deletedAt': { $eq: null } });
+      expect(toMongoFilter({ deletedAt: { $ne: null } })).to.deep.equal({ 'doc.deletedAt': { $ne: null } });
+    });
+
+    it('translates $in, $ne and the range operators on dotted paths', () => {
+      const filter: Query['filter'] = {
+        state: { $in: ['published', 'scheduled', null] },
+        locale: { $ne: 'de' },
+        'stats.views': { $gt: 10 },
+        'stats.likes': { $gte: 1 },
+        publishedAt: { $lt: '2026-01-01T00:00:00.000Z' },
+        title: { $lte: 'm' },
+      };
+      expect(toMongoFilter(filter)).to.deep.equal({
+        'doc.state': { $in: ['published', 'scheduled', null] },
+        'doc.locale': { $ne: 'de' },
+        'doc.stats.views': { $gt: 10 },
+        'doc.stats.likes': { $gte: 1 },
+        'doc.publishedAt': { $lt: '2026-01-01T00:00:00.000Z' },
+        'doc.title': { $lte: 'm' },
+      });
+    });
+
+    it('copies the $in array', () => {
+      const values = ['a', 'b'] as const;
+      const translated = toMongoCondition('x', { $in: values }) as { $in: unknown[] };
+      expect(translated.$in).to.deep.equal(['a', 'b']);
+      expect(translated.$in).to.not.equal(values);
+    });
+
+    const invalid: Array<[string, unknown, RegExp]> = [
+      ['an unknown operator', { $regex: 'a' }, /unknown operator \$regex/],
+      ['two operators', { $gt: 1, $lt: 5 }, /exactly one operator/],
+      ['no operator', {}, /exactly one operator/],
+      ['an array value', ['a'], /expected a string/],
+      ['$in without an array', { $in: 'a' }, /\$in takes an array/],
+      ['$in with an object', { $in: [{ a: 1 }] }, /\$in takes an array/],
+      ['$gt with a boolean', { $gt: true }, /\$gt takes a string or a finite number/],
+      ['$lte with null', { $lte: null }, /\$lte takes a string or a finite number/],
+      ['$ne with an object', { $ne: { a: 1 } }, /\$ne takes/],
+      ['NaN', Number.NaN, /expected a string/],
+      ['Infinity in a range', { $gte: Number.POSITIVE_INFINITY }, /finite number/],
+      ['a bigint', 1n, /expected a string/],
+      ['undefined', undefined, /expected a string/],
+    ];
+    for (const [what, condition, message] of invalid) {
+      it(`rejects ${what}`, () => {
+        expect(() => toMongoFilter({ field: condition as FieldCondition })).to.throw(ReadModelError, message);
+      });
+    }
+  });
+
+  describe('sort', () => {
+    it('always ends with the document id as a tie-breaker', () => {
+      expect(toMongoSort()).to.deep.equal([['_id', 1]]);
+      expect(toMongoSort([])).to.deep.equal([['_id', 1]]);
+    });
+
+    it('keeps the order of the keys and maps asc/desc to 1/-1', () => {
+      expect(
+        toMongoSort([
+          ['publishedAt', 'desc'],
+          ['title', 'asc'],
+          ['seo.rank', 'desc'],
+        ]),
+      ).to.deep.equal([
+        ['doc.publishedAt', -1],
+        ['doc.title', 1],
+        ['doc.seo.rank', -1],
+        ['_id', 1],
+      ]);
+    });
+
+    it('counts a field named twice where it is first named', () => {
+      expect(
+        toMongoSort([
+          ['a', 'desc'],
+          ['b', 'asc'],
+          ['a', 'asc'],
+        ]),
+      ).to.deep.equal([
+        ['doc.a', -1],
+        ['doc.b', 1],
+        ['_id', 1],
+      ]);
+    });
+
+    it('rejects a direction other than asc or desc', () => {
+      expect(() => toMongoSort([['a', 'up' as 'asc']])).to.throw(ReadModelError, /invalid sort direction/);
+      expect(() => toMongoSort([['a', 1 as unknown as 'asc']])).to.throw(ReadModelError, /invalid sort direction/);
+    });
+  });
+
+  describe('paging', () => {
+    it('defaults to MAX_QUERY_LIMIT from offset 0', () => {
+      expect(toMongoPaging()).to.deep.equal({ skip: 0, limit: MAX_QUERY_LIMIT });
+      expect(toMongoPaging({})).to.deep.equal({ skip: 0, limit: MAX_QUERY_LIMIT });
+    });
+
+    it('caps the limit at MAX_QUERY_LIMIT', () => {
+      expect(toMongoPaging({ limit: MAX_QUERY_LIMIT + 1 }).limit).to.equal(MAX_QUERY_LIMIT);
+      expect(toMongoPaging({ limit: Number.MAX_SAFE_INTEGER }).limit).to.equal(MAX_QUERY_LIMIT);
+      expect(toMongoPaging({ limit: MAX_QUERY_LIMIT }).limit).to.equal(MAX_QUERY_LIMIT);
+    });
+
+    it('passes smaller limits and offsets through, 0 included', () => {
+      expect(toMongoPaging({ limit: 25, offset: 50 })).to.deep.equal({ skip: 50, limit: 25 });
+      expect(toMongoPaging({ limit: 0 })).to.deep.equal({ skip: 0, limit: 0 });
+    });
+
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      it(`rejects ${bad} as a limit or an offset`, () => {
+        expect(() => toMongoPaging({ limit: bad })).to.throw(ReadModelError, /invalid limit/);
+        expect(() => toMongoPaging({ offset: bad })).to.throw(ReadModelError, /invalid offset/);
+      });
+    }
+  });
+
+  describe('indexes', () => {
+    it('indexes doc.<field> under the schema\'s name, in the declared order', () => {
+      const index = toMongoIndex({
+        name: 'by_state_date',
+        fields: [
+          ['state', 1],
+          ['meta.publishedAt', -1],
+        ],
+      });
+      expect(index).to.deep.equal({ name: 'by_state_date', key: { 'doc.state': 1, 'doc.meta.publishedAt': -1 } });
+      expect(Object.keys(index.key)).to.deep.equal(['doc.state', 'doc.meta.publishedAt']);
+    });
+
+    it('makes a unique index partial over the documents that have every field', () => {
+      expect(
+        toMongoIndex({
+          name: 'slug',
+          fields: [
+            ['locale', 1],
+            ['slug', 1],
+          ],
+          unique: true,
+        }),
+      ).to.deep.equal({
+        name: 'slug',
+        key: { 'doc.locale': 1, 'doc.slug': 1 },
+        unique: true,
+        partialFilterExpression: { 'doc.locale': { $exists: true }, 'doc.slug': { $exists: true } },
+      });
+    });
+
+    it('rejects bad names, no fields, repeated fields and bad directions', () => {
+      expect(() => toMongoIndex({ name: 'Bad-Name', fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
+      expect(() => toMongoIndex({ name: 'empty', fields: [] })).to.throw(ReadModelError, /names no field/);
+      expect(() =>
+        toMongoIndex({
+          name: 'twice',
+          fields: [
+            ['a', 1],
+            ['a', -1],
+          ],
+        }),
+      ).to.throw(ReadModelError, /twice/);
+      expect(() => toMongoIndex({ name: 'dir', fields: [['a', 2 as 1]] })).to.throw(ReadModelError, /invalid direction/);
+      expect(() => toMongoIndex({ name: 'path', fields: [['$a', 1]] })).to.throw(ReadModelError, /invalid field path/);
+    });
+  });
+
+  describe('physical collection names', () => {
+    it('is rm.<projection>.<collection>.g<generation>', () => {
+      expect(physicalCollectionName('public-entries', 'entries', 0)).to.equal('rm.public-entries.entries.g0');
+      expect(physicalCollectionName('sitemap', 'url_sets', 12)).to.equal('rm.sitemap.url_sets.g12');
+    });
+
+    it('rejects bad projection, collection and generation', () => {
+      expect(() => physicalCollectionName('Public', 'entries', 1)).to.throw(ReadModelError, /projection name/);
+      expect(() => physicalCollectionName('p', 'a.b', 1)).to.throw(ReadModelError, /collection name/);
+      expect(() => physicalCollectionName('p', 'c', -1)).to.throw(ReadModelError, /invalid generation/);
+      expect(() => physicalCollectionName('p', 'c', 1.5)).to.throw(ReadModelError, /invalid generation/);
+    });
+  });
+});

@@ -1,0 +1,316 @@
+/**
+ * The MongoDB read-model adapter: the port's conformance suite and MongoDB-specific behaviour against a real
+ * server (MONGODB_URL, else a `mongo:7` container; pending with the reason when neither exists), plus the
+ * connection-failure and URL handling that need no server.
+ */
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import type { StartedTestContainer } from 'testcontainers';
+import {
+  databaseFromUrl,
+  MongoReadModelStore,
+  redactUrlSecrets,
+} from '../../src/read-models/mongo-read-model-store.ts';
+import {
+  GenerationConflictError,
+  ReadModelError,
+  ReadModelUnavailableError,
+  type ReadModelStore,
+} from '../../src/read-models/read-model-store.ts';
+import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
+import { resolveServerTarget } from '../support/container-runtime.ts';
+import { articlesSchema, readModelStoreConformance } from './read-model-store.conformance.ts';
+
+const NOW = '2026-11-22T10:00:00.000Z';
+const target = await resolveServerTarget('MONGODB_URL');
+
+let serverUrl: string | undefined;
+let container: StartedTestContainer | undefined;
+let serverStarting: Promise<void> | undefined;
+const createdDatabases = new Set<string>();
+
+/** Starts the server once for every suite of this file; a root hook stops it after the whole run. */
+function startServer(): Promise<void> {
+  serverStarting ??= (async () => {
+    if (target.kind === 'existing') {
+      serverUrl = target.url;
+      return;
+    }
+    const { GenericContainer, Wait } = await import('testcontainers');
+    container = await new GenericContainer('mongo:7')
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+      .withStartupTimeout(120_000)
+      .start();
+    serverUrl = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`;
+  })();
+  return serverStarting;
+}
+
+/** Drops the databases the tests created (on an existing server, nothing else is touched). */
+async function dropCreatedDatabases(): Promise<void> {
+  if (!serverUrl || createdDatabases.size === 0) return;
+  const client = new MongoClient(serverUrl, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    for (const database of createdDatabases) await client.db(database).dropDatabase();
+    createdDatabases.clear();
+  } finally {
+    await client.close();
+  }
+}
+
+if (target.kind !== 'pending') {
+  after(async function () {
+    this.timeout(60_000);
+    await container?.stop();
+  });
+}
+
+function mongoHarness(): HarnessOrPending<MongoReadModelStore> {
+  if (target.kind === 'pending') return { pending: target.reason };
+  return {
+    setup: startServer,
+    /** A store on a fresh database of the shared server, so that tests never see each other's data. */
+    async create() {
+      if (!serverUrl) throw new Error('MongoDB harness used before setup');
+      const database = `annals_test_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+      createdDatabases.add(database);
+      return MongoReadModelStore.connect(serverUrl, { database });
+    },
+    teardown: dropCreatedDatabases,
+  };
+}
+
+readModelStoreConformance('read models: MongoDB adapter', mongoHarness() as HarnessOrPending<ReadModelStore>);
+
+conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness(), ({ test, harness }) => {
+  const gen1 = { projection: 'test-articles', generation: 1 };
+  let store: MongoReadModelStore;
+  let client: MongoClient;
+
+  beforeEach(async () => {
+    store = await harness().create();
+    await store.createGeneration(articlesSchema, 1, 1, NOW);
+    client = new MongoClient(serverUrl!);
+  });
+  afterEach(async () => {
+    await client.close();
+    await store.close();
+  });
+
+  const raw = () => client.db(store.databaseName);
+
+  test('stores {_id, _pos, doc}, so document keys named _id or _pos do not clash', async () => {
+    const doc = { _id: 'user id', _pos: 'user pos', slug: 's', nested: { list: [1, 'two', null], flag: false } };
+    await store.commit(gen1, [{ collection: 'articles', id: 'a1', doc, position: 7n }], 7n, NOW);
+    const stored = await raw().collection('rm.test-articles.articles.g1').findOne({ _id: 'a1' as never });
+    expect(stored).to.deep.equal({ _id: 'a1', _pos: '00000000000000000007', doc });
+    expect(await store.get(gen1, 'articles', 'a1')).to.deep.equal(doc);
+    expect(await store.find(gen1, 'articles', { filter: { _id: 'user id' } })).to.deep.equal([doc]);
+  });
+
+  test('creates the schema\'s indexes on doc.<field>, idempotently; unique ones ignore documents without the field', async () => {
+    await store.createGeneration(articlesSchema, 1, 1, NOW);
+    const indexes = await raw().collection('rm.test-articles.articles.g1').indexes();
+    const byName = Object.fromEntries(indexes.map((i) => [i.name, i]));
+    expect(byName['by_slug']).to.deep.include({ key: { 'doc.slug': 1 }, unique: true });
+    expect(byName['by_status_date']?.key).to.deep.equal({ 'doc.status': 1, 'doc.meta.publishedAt': -1 });
+    await store.commit(
+      gen1,
+      [
+        { collection: 'articles', id: 'n1', doc: { title: 'no slug' }, position: 1n },
+        { collection: 'articles', id: 'n2', doc: { title: 'no slug either' }, position: 2n },
+      ],
+      2n,
+      NOW,
+    );
+    expect(await store.count(gen1, 'articles')).to.equal(2);
+  });
+
+  test('records generations and skips with encoded positions, never raw numbers', async () => {
+    await store.commit(gen1, [], (1n << 63n) + 1n, NOW);
+    const record = await raw().collection('projection_generations').findOne({ projection: 'test-articles', generation: 1 });
+    expect(record?.['checkpoint']).to.equal('09223372036854775809');
+    expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal((1n << 63n) + 1n);
+  });
+
+  test('a commit into a generation that does not exist fails', async () => {
+    const error = await store.commit({ projection: 'test-articles', generation: 9 }, [], 1n, NOW).then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ReadModelError);
+  });
+
+  test('a swap interrupted between retiring the old and activating the new is finished by the same call', async () => {
+    await store.activateGeneration('test-articles', 1, null, NOW);
+    await store.createGeneration(articlesSchema, 2, 1, NOW);
+    // The state a crash after the first write leaves: generation 1 retired on behalf of 2, none active.
+    await raw().collection('projection_generations').updateOne({ projection: 'test-articles', generation: 1 }, { $set: { state: 'retired', retiredBy: 2 } });
+    expect(await store.activeGeneration('test-articles')).to.equal(null);
+    await store.createGeneration(articlesSchema, 3, 1, NOW);
+    const other = await store.activateGeneration('test-articles', 3, 1, NOW).then(() => null, (e: unknown) => e);
+    expect(other).to.be.instanceOf(GenerationConflictError);
+    await store.activateGeneration('test-articles', 2, 1, NOW);
+    expect(await store.activeGeneration('test-articles')).to.equal(2);
+    const conflict = await store.activateGeneration('test-articles', 1, null, NOW).then(() => null, (e: unknown) => e);
+    expect(conflict).to.be.instanceOf(GenerationConflictError);
+  });
+
+  test('the database refuses a second active generation of a projection', async () => {
+    await store.activateGeneration('test-articles', 1, null, NOW);
+    await store.createGeneration(articlesSchema, 2, 1, NOW);
+    const error = await raw()
+      .collection('projection_generations')
+      .updateOne({ projection: 'test-articles', generation: 2 }, { $set: { state: 'active' } })
+      .then(() => null, (e: unknown) => e);
+    expect(error).to.have.property('code', 11000);
+  });
+
+  test('concurrent activations with the same expectation: exactly one wins', async () => {
+    await store.activateGeneration('test-articles', 1, null, NOW);
+    await store.createGeneration(articlesSchema, 2, 1, NOW);
+    await store.createGeneration(articlesSchema, 3, 1, NOW);
+    const results = await Promise.allSettled([
+      store.activateGeneration('test-articles', 2, 1, NOW),
+      store.activateGeneration('test-articles', 3, 1, NOW),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+    const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(rejected?.reason).to.be.instanceOf(GenerationConflictError);
+    const active = await store.activeGeneration('test-articles');
+    expect(active === 2 || active === 3).to.equal(true);
+  });
+
+  test('the database name comes from the URL, else annals', async () => {
+    for (const [database, expected] of [
+      ['annals_test_named', 'annals_test_named'],
+      ['', 'annals'],
+    ] as const) {
+      // Only pinged, never written: no database is created.
+      const other = await MongoReadModelStore.connect(withDatabase(serverUrl!, database));
+      try {
+        expect(other.databaseName).to.equal(expected);
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
+
+/** `url` with its path naming `database`, keeping what the login authenticated against. */
+function withDatabase(url: string, database: string): string {
+  const queryStart = url.indexOf('?');
+  const base = queryStart < 0 ? url : url.slice(0, queryStart);
+  const query = new URLSearchParams(queryStart < 0 ? '' : url.slice(queryStart + 1));
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/]*)(?:\/(.*))?$/.exec(base);
+  if (!match) throw new Error('not a MongoDB URL');
+  if (match[1]!.includes('@') && !query.has('authSource')) query.set('authSource', match[2] || 'admin');
+  const search = query.toString();
+  return `${match[1]}/${database}${search ? `?${search}` : ''}`;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('read models: MongoDB adapter without a server', () => {
+  it('fails to connect with ReadModelUnavailableError naming the host, never the credentials', async () => {
+    const port = await closedPort();
+    const url = `mongodb://annals-user:s3cr%40t-pw@127.0.0.1:${port}/cms?authSource=admin&tlsCertificateKeyFilePassword=k3y-pass`;
+    const error = await MongoReadModelStore.connect(url, { serverSelectionTimeoutMS: 300 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(ReadModelUnavailableError);
+    const message = (error as Error).message;
+    expect(message).to.include(`127.0.0.1:${port}/cms`);
+    for (const secret of ['annals-user', 's3cr', 's3cr@t-pw', 'k3y-pass']) expect(message).not.to.include(secret);
+  });
+
+  it('reports an unreachable server from ping and from reads as ReadModelUnavailableError', async () => {
+    const port = await closedPort();
+    const client = new MongoClient(`mongodb://127.0.0.1:${port}`, { serverSelectionTimeoutMS: 300 });
+    const store = new MongoReadModelStore(client.db('annals_test'));
+    try {
+      for (const attempt of [() => store.ping(), () => store.get({ projection: 'p', generation: 1 }, 'c', 'x')]) {
+        const error = await attempt().then(() => null, (e: unknown) => e);
+        expect(error).to.be.instanceOf(ReadModelUnavailableError);
+        expect((error as Error).message).to.include(`127.0.0.1:${port}/annals_test`);
+      }
+    } finally {
+      await store.close();
+      await client.close();
+    }
+  });
+
+  it('refuses a malformed URL with ReadModelError, without echoing the password', async () => {
+    const error = await MongoReadModelStore.connect('mongodb://user:hunter22@').then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ReadModelError).and.not.be.instanceOf(ReadModelUnavailableError);
+    expect((error as Error).message).to.match(/^invalid MongoDB URL/).and.not.include('hunter22');
+  });
+
+  it('refuses an invalid database name with ReadModelError', async () => {
+    const error = await MongoReadModelStore.connect('mongodb://127.0.0.1:1', { database: 'a/b' }).then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ReadModelError).with.property('message').that.matches(/invalid MongoDB database name "a\/b"/);
+  });
+
+  it('validates names and queries before touching the server', async () => {
+    const client = new MongoClient('mongodb://127.0.0.1:1', { serverSelectionTimeoutMS: 100 });
+    const store = new MongoReadModelStore(client.db('annals_test'));
+    try {
+      const target = { projection: 'p', generation: 1 };
+      for (const attempt of [
+        () => store.find(target, 'c', { filter: { $where: 'x' } }),
+        () => store.find(target, 'c', { limit: -1 }),
+        () => store.get({ projection: 'Bad', generation: 1 }, 'c', 'x'),
+        () => store.get({ projection: 'p', generation: -1 }, 'c', 'x'),
+        () => store.commit(target, [{ collection: 'c', id: '', doc: {}, position: 1n }], 1n, NOW),
+      ]) {
+        const error = await attempt().then(() => null, (e: unknown) => e);
+        expect(error).to.be.instanceOf(ReadModelError).and.not.be.instanceOf(ReadModelUnavailableError);
+      }
+      expect(await store.find(target, 'c', { limit: 0 })).to.deep.equal([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  describe('databaseFromUrl', () => {
+    const cases: Array<[string, string | null]> = [
+      ['mongodb://localhost:27017', null],
+      ['mongodb://localhost:27017/', null],
+      ['mongodb://localhost:27017/?replicaSet=rs0', null],
+      ['mongodb://localhost:27017/cms', 'cms'],
+      ['mongodb://u:p@h1:1,h2:2/cms?authSource=admin', 'cms'],
+      ['mongodb+srv://u:p@cluster.example.net/my%2Ddb?retryWrites=true', 'my-db'],
+      ['mongodb://u:p%2F@host/db', 'db'],
+      ['postgres://host/db', null],
+    ];
+    for (const [url, expected] of cases) {
+      it(`${url} → ${String(expected)}`, () => {
+        expect(databaseFromUrl(url)).to.equal(expected);
+      });
+    }
+  });
+
+  describe('redactUrlSecrets', () => {
+    it('removes the user information, encoded and decoded, and secret-bearing options', () => {
+      const url = 'mongodb://editor:p%40ss-word@db.example:27017/cms?authSource=admin&tlsCertificateKeyFilePassword=topsecret';
+      const text = 'failed for editor with p@ss-word and p%40ss-word, key topsecret; see mongodb://editor:p%40ss-word@db.example:27017/cms';
+      const redacted = redactUrlSecrets(text, url);
+      for (const secret of ['editor', 'p@ss-word', 'p%40ss-word', 'topsecret']) expect(redacted).not.to.include(secret);
+      expect(redacted).to.include('db.example:27017/cms');
+    });
+
+    it('leaves harmless options and messages alone', () => {
+      expect(redactUrlSecrets('Server selection timed out after 300 ms (authSource admin)', 'mongodb://h/cms?authSource=admin')).to.equal(
+        'Server selection timed out after 300 ms (authSource admin)',
+      );
+    });
+  });
+});
