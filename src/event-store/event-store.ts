@@ -118,6 +118,7 @@ export interface EventStore {
   /**
    * Soft delete (EventStoreDB semantics): the stream reads as not found; its events stay in the global log
    * (history is the audit trail); a later append recreates it, continuing its revision numbers.
+   * Recreate with the expectation 'any': servers differ on which other expectations a deleted stream meets.
    */
   deleteStream(streamId: string, expectedRevision?: ExpectedRevision): Promise<void>;
   /** Verifies the store is reachable. Throws UnavailableError otherwise. */
