@@ -51,7 +51,6 @@ CREATE TABLE IF NOT EXISTS events (
   metadata   TEXT    NOT NULL,
   UNIQUE (stream_id, revision)
 );
-CREATE INDEX IF NOT EXISTS events_by_event_id ON events (event_id);
 CREATE TABLE IF NOT EXISTS streams (
   stream_id      TEXT PRIMARY KEY,
   last_revision  INTEGER NOT NULL,
@@ -281,7 +280,12 @@ class SqliteSubscription implements Subscription {
           this.after = row.position;
           yield { kind: 'event', event: toRecorded(row) };
         }
-        if (BigInt(rows.length) === page) continue;
+        if (BigInt(rows.length) === page) {
+          // Queries and parsing are synchronous: let timers and I/O run between pages, so a long
+          // catch-up neither starves the HTTP server nor the consumer's own timers.
+          await yieldToEventLoop();
+          continue;
+        }
         // Everything up to the head at the time of the query has been considered.
         if (head !== null && head > this.after) this.after = head;
         if (caughtUpAt !== this.after) {
@@ -316,6 +320,10 @@ class SqliteSubscription implements Subscription {
     this.#wake?.();
     this.options.onStop(this);
   }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function currentRevision(row: StreamRow | undefined): bigint | 'no_stream' {
@@ -354,16 +362,38 @@ function serialise(event: NewEvent, part: 'data' | 'metadata'): string {
   }
 }
 
+/**
+ * Event data is parsed on first access: consumers that need only the metadata (an audit trail, a
+ * filter on type) skip the cost of parsing revision snapshots. The property is an own, enumerable
+ * getter, so spreading or comparing an event sees the data as usual.
+ */
 function toRecorded(row: EventRow): RecordedEvent {
-  return {
+  let data: unknown;
+  let parsed = false;
+  const event = {
     id: row.event_id,
     type: row.type,
     streamId: row.stream_id,
     revision: row.revision,
     position: row.position,
-    data: JSON.parse(row.data) as unknown,
     metadata: JSON.parse(row.metadata) as EventMetadata,
-  };
+  } as RecordedEvent;
+  Object.defineProperty(event, 'data', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!parsed) {
+        data = JSON.parse(row.data) as unknown;
+        parsed = true;
+      }
+      return data;
+    },
+    set(value: unknown) {
+      data = value;
+      parsed = true;
+    },
+  });
+  return event;
 }
 
 function minBig(a: bigint, b: number): bigint {

@@ -16,7 +16,7 @@ export interface ProjectorOptions {
   store: ReadModelStore;
   clock: Clock;
   logger: Logger;
-  /** Documents written per commit, at most. */
+  /** Events folded (or documents written) per commit, at most. */
   batchSize?: number;
   /** While events trickle in, the longest an event waits before its batch commits. */
   flushIntervalMs?: number;
@@ -147,7 +147,9 @@ export class Projector {
       for (;;) {
         pending ??= iterator.next();
         let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE;
-        if (batch.checkpoint !== this.#checkpoint) {
+        // While catching up the source is never idle and batches commit by size; once live, an event
+        // waits at most flushIntervalMs for its batch to commit.
+        if (this.#state === 'live' && batch.checkpoint !== this.#checkpoint) {
           flushDue ??= delay(flushIntervalMs).then(() => FLUSH_DUE);
           next = await Promise.race([pending, flushDue]);
         } else {
@@ -173,7 +175,8 @@ export class Projector {
           }
           batch.begin(event.position);
           try {
-            await projection.apply(log.catalog.upcast(event), batch.view);
+            const folding = projection.apply(log.catalog.upcast(event), batch.view);
+            if (folding) await folding;
             batch.end();
           } catch (error) {
             if (error instanceof ReadModelAccessError) throw error;
@@ -182,7 +185,7 @@ export class Projector {
             await this.#pause(event, error);
             return 'paused';
           }
-          if (batch.size >= batchSize) {
+          if (batch.events >= batchSize || batch.size >= batchSize) {
             batch = await this.#commit(batch);
             flushDue = undefined;
           }

@@ -68,7 +68,7 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
     // A generation left 'building' by an interrupted rebuild is of no use: start over.
     for (const g of generations.filter((g) => g.state === 'building')) await store.dropGeneration(schemaOf(projection), g.generation);
     const generation = Math.max(0, ...generations.map((g) => g.generation)) + 1;
-    await store.createGeneration(schemaOf(projection), generation, projection.version, clock.now().toISOString());
+    await store.createGeneration(schemaOf(projection), generation, projection.version, clock.now().toISOString(), { deferIndexes: true });
     const head = await log.headPosition();
     logger.info({ projection: projection.name, generation }, 'rebuild started');
     projector = new Projector({
@@ -89,6 +89,7 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
     const outcome = await projector.run();
     if (outcome === 'paused' && projector.failure) throw new RebuildPausedError(projection.name, generation, projector.failure);
     if (outcome !== 'live') throw new Error(`rebuild of ${projection.name} stopped before it caught up`);
+    await store.createIndexes(schemaOf(projection), generation);
     const previous = await store.activeGeneration(projection.name);
     await store.activateGeneration(projection.name, generation, previous, clock.now().toISOString());
     logger.info({ projection: projection.name, generation, previousGeneration: previous, events: projector.eventsFolded }, 'rebuild swapped in');

@@ -82,6 +82,7 @@ export class WriteBatch {
     return this.#checkpoint;
   }
 
+  /** Events folded into this batch. */
   get events(): number {
     return this.#events;
   }

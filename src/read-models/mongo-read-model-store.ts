@@ -181,25 +181,27 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.#db.databaseName;
   }
 
-  async createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string): Promise<GenerationRecord> {
+  async createGeneration(
+    schema: ReadModelSchema,
+    generation: number,
+    version: number,
+    now: string,
+    options: { deferIndexes?: boolean } = {},
+  ): Promise<GenerationRecord> {
     assertProjectionName(schema.projection);
     assertGenerationNumber(generation);
     if (!Number.isSafeInteger(version) || version < 0) throw new ReadModelError(`invalid version ${String(version)}`);
-    const plans = Object.entries(schema.collections).map(([collection, spec]) => ({
-      name: physicalCollectionName(schema.projection, collection, generation),
-      indexes: (spec.indexes ?? []).map(toMongoIndex),
-    }));
+    const names = Object.keys(schema.collections).map((collection) => physicalCollectionName(schema.projection, collection, generation));
     return this.#guard('create a generation', async () => {
       await this.#ensureSystemIndexes();
-      for (const plan of plans) {
+      for (const name of names) {
         try {
-          await this.#db.createCollection(plan.name);
+          await this.#db.createCollection(name);
         } catch (error) {
           if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
         }
-        // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
-        if (plan.indexes.length > 0) await this.#db.collection(plan.name).createIndexes(plan.indexes);
       }
+      if (!options.deferIndexes) await this.#createIndexes(schema, generation);
       const record = await this.#generations.findOneAndUpdate(
         { _id: generationId(schema.projection, generation) },
         {
@@ -219,6 +221,20 @@ export class MongoReadModelStore implements ReadModelStore {
       if (!record) throw new ReadModelError(`generation ${generation} of ${schema.projection} was not recorded`);
       return toGenerationRecord(record);
     });
+  }
+
+  async createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
+    assertProjectionName(schema.projection);
+    assertGenerationNumber(generation);
+    await this.#guard('create indexes', () => this.#createIndexes(schema, generation));
+  }
+
+  async #createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
+    for (const [collection, spec] of Object.entries(schema.collections)) {
+      const indexes = (spec.indexes ?? []).map(toMongoIndex);
+      // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
+      if (indexes.length > 0) await this.#db.collection(physicalCollectionName(schema.projection, collection, generation)).createIndexes(indexes);
+    }
   }
 
   /**

@@ -100,8 +100,15 @@ export interface SkipRecord {
 }
 
 export interface ReadModelStore {
-  /** Creates the generation's collections and indexes (idempotent) and records it as 'building'. */
-  createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string): Promise<GenerationRecord>;
+  /**
+   * Creates the generation's collections and indexes (idempotent) and records it as 'building'.
+   * With `deferIndexes`, only the collections: a rebuild loads documents first and calls createIndexes
+   * before swapping in (building an index once is far cheaper than maintaining it through a bulk load;
+   * projections only read by id while folding, so nothing needs the indexes before then).
+   */
+  createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string, options?: { deferIndexes?: boolean }): Promise<GenerationRecord>;
+  /** Creates the declared indexes of a generation (idempotent). Fails when a unique index does not hold. */
+  createIndexes(schema: ReadModelSchema, generation: number): Promise<void>;
   /**
    * Makes `generation` the active one and retires the previously active one, in one step.
    * Fails with GenerationConflictError when the active generation is not `expectedActive`

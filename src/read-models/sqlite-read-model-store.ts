@@ -59,8 +59,9 @@ interface GenerationRow {
 
 /**
  * Read models in one SQLite file, apart from the event log. Each (projection, collection, generation) is a
- * table of JSON documents; declared indexes are expression indexes on json_extract, and queries use the
- * same expressions so SQLite picks them. A batch's writes and its checkpoint commit in one transaction.
+ * table of documents stored as JSONB (SQLite's binary JSON, which json_extract reads without parsing);
+ * declared indexes are expression indexes on json_extract, and queries use the same expressions so
+ * SQLite picks them. A batch's writes and its checkpoint commit in one transaction.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
@@ -68,7 +69,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   #closed = false;
 
   static open(file: string): SqliteReadModelStore {
-    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models' }));
+    // Read models are rebuilt from the log, and each checkpoint commits with its writes: losing the last
+    // commits to a power failure only means folding those events again.
+    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models', durability: 'normal' }));
   }
 
   private constructor(db: Database.Database) {
@@ -76,25 +79,41 @@ export class SqliteReadModelStore implements ReadModelStore {
     db.exec(SCHEMA);
   }
 
-  async createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string): Promise<GenerationRecord> {
+  async createGeneration(
+    schema: ReadModelSchema,
+    generation: number,
+    version: number,
+    now: string,
+    options: { deferIndexes?: boolean } = {},
+  ): Promise<GenerationRecord> {
     assertProjectionName(schema.projection);
     this.#db.transaction(() => {
-      for (const [collection, spec] of Object.entries(schema.collections)) {
-        assertCollectionName(collection);
+      for (const collection of Object.keys(schema.collections)) {
         const table = tableName({ projection: schema.projection, generation }, collection);
-        this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, pos TEXT NOT NULL, doc TEXT NOT NULL)`);
-        for (const index of spec.indexes ?? []) {
-          assertCollectionName(index.name);
-          const columns = index.fields.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`);
-          this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
-        }
+        this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, pos TEXT NOT NULL, doc BLOB NOT NULL)`);
       }
+      if (!options.deferIndexes) this.#createIndexes(schema, generation);
       this.#stmt(
         `INSERT INTO projection_generations (projection, generation, version, state, checkpoint, failure, created_at, updated_at)
          VALUES (?, ?, ?, 'building', NULL, NULL, ?, ?) ON CONFLICT DO NOTHING`,
       ).run(schema.projection, generation, version, now, now);
     }).immediate();
     return (await this.getGeneration(schema.projection, generation))!;
+  }
+
+  async createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
+    this.#db.transaction(() => this.#createIndexes(schema, generation)).immediate();
+  }
+
+  #createIndexes(schema: ReadModelSchema, generation: number): void {
+    for (const [collection, spec] of Object.entries(schema.collections)) {
+      const table = tableName({ projection: schema.projection, generation }, collection);
+      for (const index of spec.indexes ?? []) {
+        assertCollectionName(index.name);
+        const columns = index.fields.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`);
+        this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
+      }
+    }
   }
 
   async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
@@ -158,17 +177,23 @@ export class SqliteReadModelStore implements ReadModelStore {
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
     this.#assertOpen();
     this.#db.transaction(() => {
+      const writers = new Map<string, { upsert: Database.Statement; remove: Database.Statement }>();
       for (const write of writes) {
-        const table = tableName(target, write.collection);
-        const pos = encodePosition(write.position);
-        if (write.doc === null) {
-          this.#stmt(`DELETE FROM "${table}" WHERE id = ? AND pos < ?`).run(write.id, pos);
-        } else {
-          this.#stmt(
-            `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, doc = excluded.doc WHERE excluded.pos > "${table}".pos`,
-          ).run(write.id, pos, JSON.stringify(write.doc));
+        let writer = writers.get(write.collection);
+        if (!writer) {
+          const table = tableName(target, write.collection);
+          writer = {
+            upsert: this.#stmt(
+              `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, jsonb(?))
+               ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, doc = excluded.doc WHERE excluded.pos > "${table}".pos`,
+            ),
+            remove: this.#stmt(`DELETE FROM "${table}" WHERE id = ? AND pos < ?`),
+          };
+          writers.set(write.collection, writer);
         }
+        const pos = encodePosition(write.position);
+        if (write.doc === null) writer.remove.run(write.id, pos);
+        else writer.upsert.run(write.id, pos, JSON.stringify(write.doc));
       }
       this.#stmt(
         `UPDATE projection_generations SET checkpoint = ?, updated_at = ?
@@ -178,7 +203,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {
-    const statement = this.#readStmt(`SELECT doc FROM "${tableName(target, collection)}" WHERE id = ?`);
+    const statement = this.#readStmt(`SELECT json(doc) AS doc FROM "${tableName(target, collection)}" WHERE id = ?`);
     const row = statement?.get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as Document) : null;
   }
@@ -189,7 +214,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     order.push('id ASC');
     const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
     const offset = Math.max(0, query.offset ?? 0);
-    const sql = `SELECT doc FROM "${tableName(target, collection)}"${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+    const sql = `SELECT json(doc) AS doc FROM "${tableName(target, collection)}"${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
     const rows = (this.#readStmt(sql)?.all(...params, limit, offset) ?? []) as Array<{ doc: string }>;
     return rows.map((r) => JSON.parse(r.doc) as Document);
   }

@@ -15,11 +15,17 @@ export interface OpenOptions {
   purpose: string;
   /** Milliseconds a writer waits for another process's lock before failing. */
   busyTimeoutMs?: number;
+  /**
+   * 'full' (default): a commit is on disk when it returns. 'normal': in WAL mode still never corrupt and
+   * consistent after a crash, but the last commits may be lost on power failure: right for data that is
+   * rebuilt from the log anyway (read models), never for the log itself.
+   */
+  durability?: 'full' | 'normal';
 }
 
 /**
- * Opens (creating if needed) a SQLite database in WAL mode with durable commits (synchronous=FULL:
- * a transaction is on disk when commit returns). Fails with one clear message when the folder is not
+ * Opens (creating if needed) a SQLite database in WAL mode, with durable commits by default
+ * (synchronous=FULL: a transaction is on disk when commit returns). Fails with one clear message when the folder is not
  * writable or the file is not a SQLite database, before anything is written.
  */
 export function openSqliteDatabase(file: string, options: OpenOptions): Database.Database {
@@ -53,7 +59,7 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
     db.prepare('SELECT count(*) FROM sqlite_master').get();
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);
-    db.pragma('synchronous = FULL');
+    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {

@@ -97,7 +97,7 @@ describe('projection engine', () => {
     // Retry: the event still fails, and pauses again (with a new failure time).
     f.clock.advance(60_000);
     await f.store.setFailure({ projection: 'test-totals', generation: 1 }, null, f.clock.now().toISOString());
-    await eventually(() => f.store.getGeneration('test-totals', 1), (g) => g?.failure !== null && g.failure.failedAt !== paused?.failure?.failedAt);
+    await eventually(() => f.store.getGeneration('test-totals', 1), (g) => !!g?.failure && g.failure.failedAt !== paused?.failure?.failedAt);
     // Skip: recorded, then the projector moves past it.
     const failure = (await f.store.getGeneration('test-totals', 1))!.failure!;
     await f.store.addSkip({ projection: 'test-totals', eventId: failure.eventId, position: failure.position, reason: 'bad import', actor: 'operator:test', skippedAt: f.clock.now().toISOString() });

@@ -111,6 +111,24 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal(1n);
     });
 
+    test('with deferred indexes, loads first and enforces unique indexes once they are created', async () => {
+      const deferred = { ...articlesSchema, projection: 'test-deferred' };
+      const target = { projection: 'test-deferred', generation: 1 };
+      await store.createGeneration(deferred, 1, 1, NOW, { deferIndexes: true });
+      await store.commit(target, [put('articles', 'a1', 1n, { slug: 'same' }), put('articles', 'a2', 2n, { slug: 'other' })], 2n, NOW);
+      await store.createIndexes(deferred, 1);
+      await store.createIndexes(deferred, 1);
+      const error = await store.commit(target, [put('articles', 'a3', 3n, { slug: 'same' })], 3n, NOW).then(() => null, (e: unknown) => e);
+      expect(error).to.be.instanceOf(Error);
+      expect(await store.find(target, 'articles', { filter: { slug: 'other' } })).to.deep.equal([{ slug: 'other' }]);
+
+      const broken = { ...articlesSchema, projection: 'test-broken' };
+      await store.createGeneration(broken, 1, 1, NOW, { deferIndexes: true });
+      await store.commit({ projection: 'test-broken', generation: 1 }, [put('articles', 'a1', 1n, { slug: 'dup' }), put('articles', 'a2', 2n, { slug: 'dup' })], 2n, NOW);
+      const refused = await store.createIndexes(broken, 1).then(() => null, (e: unknown) => e);
+      expect(refused).to.be.instanceOf(Error);
+    });
+
     test('keeps generations apart; activating one retires the previous, checked against the expected active one', async () => {
       await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'one' })], 1n, NOW);
       await store.activateGeneration('test-articles', 1, null, NOW);
