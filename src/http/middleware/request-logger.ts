@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from '../../logging/logger.ts';
+import { errorCodeOf, setRequestContext } from '../request-context.ts';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** A client-supplied request id is used only when it is 1 to 128 characters of [A-Za-z0-9._-]. */
+const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Query parameters left out of logged paths because they carry credentials (public API key, preview token,
+ * signatures). Compared case-insensitively.
+ */
+export const QUERY_PARAMS_NOT_LOGGED: readonly string[] = [
+  'api_key',
+  'apikey',
+  'api-key',
+  'key',
+  'token',
+  'access_token',
+  'preview_token',
+  'signature',
+  'sig',
+  'secret',
+  'password',
+];
+
+export interface RequestLoggerOptions {
+  logger: Logger;
+  /** Default QUERY_PARAMS_NOT_LOGGED. */
+  omitQueryParams?: readonly string[];
+  /** Request id when the client sent none (or an invalid one). Default crypto.randomUUID. */
+  generateId?: () => string;
+}
+
+/**
+ * Mount first. Gives every request an id (a valid X-Request-Id from the client, else a new UUID), echoes it
+ * as X-Request-Id, puts it and a logger bound to it (`reqId`) on the context (see request-context.ts), and
+ * writes one line per request when the response is finished or the connection closed:
+ * `{reqId, method, path, status, durationMs, errorCode?, aborted?}`, at info (2xx/3xx), warn (4xx) or
+ * error (5xx). `path` keeps the query string minus credential parameters.
+ */
+export function requestLogger(options: RequestLoggerOptions): Middleware {
+  const omitted = new Set((options.omitQueryParams ?? QUERY_PARAMS_NOT_LOGGED).map((name) => name.toLowerCase()));
+  const generateId = options.generateId ?? randomUUID;
+
+  return async function requestLoggerMiddleware(ctx, next) {
+    const started = process.hrtime.bigint();
+    const offered = ctx.get(REQUEST_ID_HEADER);
+    const requestId = VALID_REQUEST_ID.test(offered) ? offered : generateId();
+    const log = options.logger.child({ reqId: requestId });
+    setRequestContext(ctx, requestId, log);
+    ctx.set(REQUEST_ID_HEADER, requestId);
+
+    // Log when the response is really over (streamed bodies included), once.
+    ctx.res.once('close', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const status = ctx.res.statusCode;
+      const line: Record<string, unknown> = {
+        method: ctx.method,
+        path: loggablePath(ctx, omitted),
+        status,
+        durationMs: Math.round(durationMs * 100) / 100,
+      };
+      const errorCode = errorCodeOf(ctx);
+      if (errorCode !== undefined) line['errorCode'] = errorCode;
+      if (!ctx.res.writableFinished) line['aborted'] = true;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      log[level](line, 'request');
+    });
+
+    await next();
+  };
+}
+
+/** The path with its query string, minus the parameters that carry credentials. */
+export function loggablePath(ctx: Pick<Context, 'path' | 'querystring'>, omitted: ReadonlySet<string>): string {
+  if (ctx.querystring === '') return ctx.path;
+  const kept: string[] = [];
+  for (const pair of ctx.querystring.split('&')) {
+    const rawName = pair.split('=', 1)[0] ?? '';
+    let name: string;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      name = rawName;
+    }
+    if (!omitted.has(name.toLowerCase())) kept.push(pair);
+  }
+  return kept.length === 0 ? ctx.path : `${ctx.path}?${kept.join('&')}`;
+}
