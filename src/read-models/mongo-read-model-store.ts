@@ -142,7 +142,10 @@ export class MongoReadModelStore implements ReadModelStore {
       client = new MongoClient(url, {
         appName: 'annals',
         ignoreUndefined: true,
-        serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+        // A timeout named in the URL wins over our default (the driver's own is 30 s).
+        ...(options.serverSelectionTimeoutMS !== undefined || !/[?&]serverSelectionTimeoutMS=/i.test(url)
+          ? { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 }
+          : {}),
       });
     } catch (error) {
       // No cause: a parse error may quote the URL it rejected.

@@ -1,0 +1,142 @@
+/**
+ * Event store and rebuild throughput on the embedded default (SQLite), with realistic ~1 KB events.
+ *
+ *   npm run bench:eventstore -- [--sizes 100000,1000000] [--batch 100] [--singles 2000] [--json]
+ *
+ * Measures, for each size:
+ * - append, single events (one durable commit each), and batched (`--batch` events per append);
+ * - baseline: the same rows inserted with bare better-sqlite3 in the same transactions (the floor);
+ * - rebuild of every projection into a new generation, events/s, and the baseline of merely reading
+ *   the log (readAll) in the same run.
+ * Prints events/s and ratios to the baselines; absolute numbers on shared machines are noisy.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
+import { systemClock } from '../../src/clock.ts';
+import { EventLog } from '../../src/event-store/event-log.ts';
+import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import { startRebuild } from '../../src/projection-engine/rebuild.ts';
+import { serviceEventCatalog } from '../../src/service/event-catalog.ts';
+import { projections } from '../../projections/index.ts';
+import { revisionEvent } from '../../test/support/synthetic-history.ts';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100000,1000000' },
+    batch: { type: 'string', default: '100' },
+    singles: { type: 'string', default: '2000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+const batch = Number(values.batch);
+const singles = Number(values.singles);
+const say = (line: string) => process.stderr.write(`${line}\n`);
+const perSecond = (n: number, ms: number) => Math.round((n * 1000) / ms);
+
+interface SizeResult {
+  events: number;
+  eventBytes: number;
+  appendSingle: { events: number; perSecond: number; baselinePerSecond: number; ratio: number };
+  appendBatched: { batch: number; perSecond: number; baselinePerSecond: number; ratio: number };
+  readAll: { perSecond: number };
+  rebuild: Array<{ projection: string; perSecond: number; ratioToReadAll: number }>;
+}
+
+const results: SizeResult[] = [];
+for (const size of sizes) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-bench-'));
+  try {
+    say(`\n== ${size.toLocaleString('en')} events, ~${JSON.stringify(revisionEvent(1, 1)).length} bytes each (${dir})`);
+    const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+
+    // Single-event appends: each a durable commit (fsync). Measured on a bounded count.
+    const singleCount = Math.min(singles, size);
+    let t = performance.now();
+    for (let i = 0; i < singleCount; i++) await store.append(`single-${i}`, [revisionEvent(i, 0)], 'no_stream');
+    const single = perSecond(singleCount, performance.now() - t);
+    const singleBaseline = baselineInsert(path.join(dir, 'baseline-single.sqlite'), singleCount, 1);
+    say(`append, single events:  ${single.toLocaleString('en')} events/s  (bare SQLite insert+commit: ${singleBaseline.toLocaleString('en')}/s, ratio ${(single / singleBaseline).toFixed(2)})`);
+
+    // Batched appends up to `size` events in all: entries of `batch` revisions each.
+    const remaining = size - singleCount;
+    t = performance.now();
+    for (let written = 0, entry = 0; written < remaining; entry++) {
+      const n = Math.min(batch, remaining - written);
+      await store.append(`entry-${entry}`, Array.from({ length: n }, (_, i) => revisionEvent(entry, i)), 'no_stream');
+      written += n;
+      if (entry % 1000 === 0) process.stderr.write(`\r  appending ${written.toLocaleString('en')} / ${remaining.toLocaleString('en')}`);
+    }
+    const batched = perSecond(remaining, performance.now() - t);
+    process.stderr.write('\r');
+    const batchedBaseline = baselineInsert(path.join(dir, 'baseline-batched.sqlite'), Math.min(remaining, 200_000), batch);
+    say(`append, batches of ${batch}: ${batched.toLocaleString('en')} events/s  (bare SQLite: ${batchedBaseline.toLocaleString('en')}/s, ratio ${(batched / batchedBaseline).toFixed(2)})`);
+
+    // Baseline for rebuilds: reading the whole log through the port.
+    t = performance.now();
+    let read = 0;
+    for await (const _ of store.readAll()) read++;
+    const readAll = perSecond(read, performance.now() - t);
+    say(`readAll:                ${readAll.toLocaleString('en')} events/s`);
+
+    const readModels = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
+    const log = new EventLog(store, serviceEventCatalog(), systemClock);
+    const rebuild: SizeResult['rebuild'] = [];
+    for (const projection of projections) {
+      let last = 0;
+      const handle = startRebuild({
+        projection, log, store: readModels, clock: systemClock, logger: pino({ level: 'silent' }), dropGraceMs: 0,
+        onProgress: (p) => {
+          if (p.events - last >= 50_000) {
+            last = p.events;
+            process.stderr.write(`\r  rebuilding ${projection.name}: ${(p.fraction * 100).toFixed(0)}%`);
+          }
+        },
+      });
+      const result = await handle.result;
+      process.stderr.write('\r');
+      const rate = perSecond(result.events, result.durationMs);
+      rebuild.push({ projection: projection.name, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)) });
+      say(`rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} events/s  (ratio to readAll ${(rate / readAll).toFixed(2)})`);
+    }
+    await readModels.close();
+    await store.close();
+    results.push({
+      events: size,
+      eventBytes: JSON.stringify(revisionEvent(1, 1)).length,
+      appendSingle: { events: singleCount, perSecond: single, baselinePerSecond: singleBaseline, ratio: Number((single / singleBaseline).toFixed(2)) },
+      appendBatched: { batch, perSecond: batched, baselinePerSecond: batchedBaseline, ratio: Number((batched / batchedBaseline).toFixed(2)) },
+      readAll: { perSecond: readAll },
+      rebuild,
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+if (values.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+
+/** Inserts `count` rows of the same shape with bare better-sqlite3, `perCommit` rows per durable commit. */
+function baselineInsert(file: string, count: number, perCommit: number): number {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT, revision INTEGER, event_id TEXT, type TEXT, data TEXT, metadata TEXT, UNIQUE (stream_id, revision))');
+  const insert = db.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  const commit = db.transaction((rows: ReturnType<typeof revisionEvent>[], stream: string) => {
+    rows.forEach((e, i) => insert.run(stream, i, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)));
+  });
+  const t = performance.now();
+  for (let done = 0, n = 0; done < count; n++) {
+    const k = Math.min(perCommit, count - done);
+    commit(Array.from({ length: k }, (_, i) => revisionEvent(n, i)), `s-${n}`);
+    done += k;
+  }
+  const rate = perSecond(count, performance.now() - t);
+  db.close();
+  return rate;
+}

@@ -1,0 +1,51 @@
+/**
+ * `npm start`: runs the service with the configuration from the environment (see README).
+ * SIGTERM and SIGINT drain in-flight requests, stop projectors at a committed checkpoint and close the
+ * stores; a second signal exits at once.
+ */
+import { ConfigError, loadConfig } from './config/config.ts';
+import { createLogger } from './logging/logger.ts';
+import { systemClock } from './clock.ts';
+import { startService } from './service/service.ts';
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`annals: configuration error: ${error.message}\n`);
+  process.exit(2);
+}
+
+const logger = createLogger({ level: config.logLevel });
+try {
+  const service = await startService(config, { logger, clock: systemClock });
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    signalled = true;
+    logger.info({ signal }, 'shutting down: draining requests and stopping projectors');
+    service.stop().then(
+      () => {
+        logger.info('stopped cleanly');
+        logger.flush();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  logger.fatal({ err: error }, `cannot start: ${message}`);
+  logger.flush();
+  process.stderr.write(`annals: cannot start: ${message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,99 @@
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
+import { EventLog } from '../event-store/event-log.ts';
+import { healthRoutes } from '../http/health-routes.ts';
+import { startHttpServer, type RunningHttpServer } from '../http/http-server.ts';
+import { DrainState } from '../http/drain-state.ts';
+import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../http/readiness.ts';
+import { errorEnvelope } from '../http/middleware/error-envelope.ts';
+import { notFound } from '../http/middleware/not-found.ts';
+import { requestLogger } from '../http/middleware/request-logger.ts';
+import { unavailable } from '../http/errors/error-factory.ts';
+import type { HttpError } from '../http/errors/http-error.ts';
+import { NotLeaderError, UnavailableError } from '../event-store/errors.ts';
+import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
+import { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
+import { projections } from '../../projections/index.ts';
+import { serviceEventCatalog } from './event-catalog.ts';
+import { openStores, type Stores } from './open-stores.ts';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  log: EventLog;
+  stores: Stores;
+  supervisor: ProjectionSupervisor | undefined;
+  /** Graceful stop: drain HTTP, stop projectors, close stores. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts every role the configuration names, on the stores it names. Fails, with nothing left running,
+ * when a store cannot be opened or the port cannot be bound.
+ */
+export async function startService(config: Config, deps: { logger: Logger; clock: Clock }): Promise<RunningService> {
+  const { logger, clock } = deps;
+  const stores = await openStores(config, logger);
+  const log = new EventLog(stores.events, serviceEventCatalog(), clock);
+  let supervisor: ProjectionSupervisor | undefined;
+  let http: RunningHttpServer | undefined;
+  try {
+    if (config.roles.has('projector')) {
+      supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
+      await supervisor.start();
+    }
+    const drain = new DrainState();
+    if (config.roles.has('api')) {
+      const app = new Koa({ proxy: false });
+      const checks: Record<string, ReadinessCheck> = {
+        'event-store': () => stores.events.ping().then(ok),
+        'read-models': () => stores.readModels.ping().then(ok),
+      };
+      if (supervisor) {
+        const s = supervisor;
+        for (const projection of projections) checks[`projection:${projection.name}`] = () => s.readiness().checks[`projection:${projection.name}`] ?? { ok: false, detail: 'not started' };
+      }
+      app.use(requestLogger({ logger }));
+      app.use(errorEnvelope({ logger, translate: translateStoreErrors }));
+      const health = healthRoutes({ drain, readiness: readinessFromChecks(checks), logger });
+      app.use(health.routes());
+      app.use(health.allowedMethods());
+      app.use(notFound());
+      http = await startHttpServer({ app, port: config.port, host: config.host, logger, drain });
+      logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
+    }
+  } catch (error) {
+    await supervisor?.stop();
+    await stores.close();
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: http?.url ?? '',
+    port: http?.port ?? 0,
+    log,
+    stores,
+    supervisor,
+    stop: () =>
+      (stopping ??= (async () => {
+        await http?.close(config.shutdownGraceMs);
+        await supervisor?.stop();
+        await stores.close();
+      })()),
+  };
+}
+
+/** A store that cannot be reached is the service's temporary trouble, not the caller's: 503, retryable. */
+function translateStoreErrors(error: unknown): HttpError | undefined {
+  if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
+    return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
+  }
+  return undefined;
+}
+
+function ok(): CheckResult {
+  return { ok: true };
+}

@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import { projections } from '../../projections/index.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { writeHistory } from '../support/synthetic-history.ts';
+import { dumpReadModels } from '../support/dump-read-models.ts';
+
+const script = path.resolve('test/projection-engine/fixtures/run-projections.ts');
+
+/** Runs the projection child; kills it with SIGKILL `killAfterMs` after it reports "started" (or lets it finish). */
+function runChild(dir: string, killAfterMs?: number): Promise<'killed' | 'done'> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, dir, '97'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (killAfterMs !== undefined && out.includes('started')) {
+        killAfterMs !== -1 && setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        killAfterMs = -1;
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (signal === 'SIGKILL') resolve('killed');
+      else if (code === 0 && out.includes('done')) resolve('done');
+      else reject(new Error(`projection child exited with ${code ?? signal}`));
+    });
+  });
+}
+
+async function dump(dir: string) {
+  const store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
+  try {
+    return await dumpReadModels(store, projections);
+  } finally {
+    await store.close();
+  }
+}
+
+async function checkpoints(dir: string): Promise<bigint[]> {
+  const store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
+  try {
+    return (await store.listGenerations()).map((g) => g.checkpoint ?? 0n);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('projection engine: SIGKILL at random points during projection', function () {
+  this.timeout(180_000);
+
+  it('read models after kills and restarts equal those of an uninterrupted run', async () => {
+    const source = tempDir();
+    const events = SqliteEventStore.open(path.join(source, 'events.sqlite'));
+    const total = 30_000;
+    await writeHistory(events, total, { entries: 700, batch: 7 });
+    await events.close();
+
+    const reference = tempDir();
+    const interrupted = tempDir();
+    for (const dir of [reference, interrupted]) fs.copyFileSync(path.join(source, 'events.sqlite'), path.join(dir, 'events.sqlite'));
+
+    expect(await runChild(reference)).to.equal('done');
+    const expected = await dump(reference);
+
+    const seed = Number(process.env.KILL_TEST_SEED ?? Date.now() % 100_000);
+    let state = seed;
+    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const progress: string[] = [];
+    let midway = 0;
+    for (let kill = 0; kill < 8; kill++) {
+      const outcome = await runChild(interrupted, Math.floor(random() * 400));
+      const reached = await checkpoints(interrupted);
+      progress.push(`${outcome}@${reached.join('/')}`);
+      if (outcome === 'killed' && reached.some((c) => c > 0n && c < BigInt(total))) midway++;
+    }
+    expect(await runChild(interrupted)).to.equal('done');
+    const actual = await dump(interrupted);
+    // The kills must have landed mid-projection for the test to mean anything.
+    expect(midway, `seed ${seed}: ${progress.join(', ')}`).to.be.greaterThan(0);
+    expect(actual, `seed ${seed}: ${progress.join(', ')}`).to.deep.equal(expected);
+    expect((expected['stream-activity'] as { collections: { streams: unknown[] } }).collections.streams).to.have.length(700);
+  });
+});

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Runs a TypeScript entry point of the project (src/main.ts, src/cli/main.ts) in a child process. */
+export function runEntry(entry: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawnEntry(entry, args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcess {
+  const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    env: { ...inherited, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** A running service started as `npm start` would, on a free port. */
+export interface StartedService {
+  url: string;
+  child: ChildProcess;
+  logs: () => Array<Record<string, unknown>>;
+  stop(signal?: NodeJS.Signals): Promise<Finished>;
+}
+
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<StartedService> {
+  const child = spawnEntry('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<Finished>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in ${timeoutMs} ms\n${stdout}\n${stderr}`)), timeoutMs);
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"annals listening"/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', () => reject(new Error(`service exited before listening\n${stdout}\n${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    logs: () => stdout.split('\n').filter(Boolean).flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    }),
+    stop: (signal = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { NewEvent } from '../../src/event-store/event-store.ts';
+import type { EventStore } from '../../src/event-store/event-store.ts';
+
+/**
+ * Realistic history for tests and benchmarks: entry streams receiving revision-sized events (about 1 KB
+ * of JSON each) from a handful of actors, appended in batches.
+ */
+export function revisionEvent(entry: number, revision: number, seed = 0): NewEvent {
+  const words = ['annals', 'entry', 'revision', 'snapshot', 'publish', 'review', 'draft', 'form', 'set', 'master', 'locale', 'media'];
+  const text = (n: number) => Array.from({ length: n }, (_, i) => words[(entry * 7 + revision * 3 + i + seed) % words.length]).join(' ');
+  return {
+    id: randomUUID(),
+    type: revision === 0 ? 'entry.created' : 'revision.saved',
+    data: {
+      entryId: `00000000-0000-4000-8000-${String(entry).padStart(12, '0')}`,
+      revision,
+      slug: `entry-${entry}`,
+      fields: {
+        title: { en: text(6), ja: '日本語のタイトル' },
+        summary: { en: text(20) },
+        body: { en: text(90) },
+        category: 'news',
+        tags: ['alpha', 'beta', 'gamma'],
+        publishedDate: '2026-11-22',
+      },
+    },
+    metadata: {
+      actor: { type: revision % 3 === 0 ? 'agent' : 'user', id: `actor-${(entry + revision) % 5}` },
+      correlationId: randomUUID(),
+      causationId: null,
+      occurredAt: new Date(Date.UTC(2026, 0, 1) + entry * 60_000 + revision * 1000).toISOString(),
+      schemaVersion: 1,
+    },
+  };
+}
+
+/** Appends `total` events over `entries` streams, `batch` events per append. */
+export async function writeHistory(store: EventStore, total: number, options: { entries?: number; batch?: number } = {}): Promise<void> {
+  const entries = options.entries ?? Math.max(1, Math.floor(total / 20));
+  const batchSize = options.batch ?? 10;
+  const revisions = new Map<number, number>();
+  let written = 0;
+  let entry = 0;
+  while (written < total) {
+    const n = Math.min(batchSize, total - written);
+    const from = revisions.get(entry) ?? 0;
+    const events = Array.from({ length: n }, (_, i) => revisionEvent(entry, from + i));
+    await store.append(`entry-${entry}`, events, from === 0 ? 'no_stream' : BigInt(from - 1));
+    revisions.set(entry, from + n);
+    written += n;
+    entry = (entry + 1) % entries;
+  }
+}
