@@ -25,15 +25,9 @@ export interface SqliteEventStoreOptions {
   pageSize?: number;
 }
 
-interface EventRow {
-  position: bigint;
-  stream_id: string;
-  revision: bigint;
-  event_id: string;
-  type: string;
-  data: string;
-  metadata: string;
-}
+/** A row of the events table, read in raw mode (an array in column order: cheaper than an object). */
+type EventRow = [position: bigint, streamId: string, revision: bigint, eventId: string, type: string, data: string, metadata: string];
+const EVENT_COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata';
 
 interface StreamRow {
   last_revision: bigint;
@@ -95,13 +89,15 @@ export class SqliteEventStore implements EventStore {
         'INSERT INTO streams (stream_id, last_revision) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET last_revision = excluded.last_revision',
       ),
       deleteStream: db.prepare<[bigint, string], never>('UPDATE streams SET deleted_before = ? WHERE stream_id = ?'),
-      forwards: db.prepare<[string, bigint, bigint], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
-      ),
-      backwards: db.prepare<[string, bigint, bigint, bigint], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? AND revision >= ? ORDER BY revision DESC LIMIT ?',
-      ),
-      all: db.prepare<[bigint, bigint], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
+      forwards: db
+        .prepare<[string, bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`)
+        .raw(true),
+      backwards: db
+        .prepare<[string, bigint, bigint, bigint], EventRow>(
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? AND revision >= ? ORDER BY revision DESC LIMIT ?`,
+        )
+        .raw(true),
+      all: db.prepare<[bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`).raw(true),
       head: db.prepare<[], { head: bigint | null }>('SELECT max(position) AS head FROM events'),
     };
     this.#statements = s;
@@ -149,7 +145,7 @@ export class SqliteEventStore implements EventStore {
         for (const r of rows) yield toRecorded(r);
         remaining -= rows.length;
         if (BigInt(rows.length) < limit) return;
-        from = rows[rows.length - 1]!.revision + 1n;
+        from = rows[rows.length - 1]![2] + 1n;
       }
     } else {
       let from = options.fromRevision === undefined || options.fromRevision === 'end' ? current
@@ -160,7 +156,7 @@ export class SqliteEventStore implements EventStore {
         for (const r of rows) yield toRecorded(r);
         remaining -= rows.length;
         if (rows.length === 0) return;
-        from = rows[rows.length - 1]!.revision - 1n;
+        from = rows[rows.length - 1]![2] - 1n;
       }
     }
   }
@@ -176,7 +172,7 @@ export class SqliteEventStore implements EventStore {
       for (const r of rows) yield toRecorded(r);
       remaining -= rows.length;
       if (BigInt(rows.length) < limit) return;
-      after = rows[rows.length - 1]!.position;
+      after = rows[rows.length - 1]![0];
     }
   }
 
@@ -258,7 +254,7 @@ class SqliteSubscription implements Subscription {
       where.push(filter.streamPrefixes.length ? `(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ')})` : '0');
       for (const prefix of filter.streamPrefixes) prefixParams.push(BigInt(prefix.length), prefix);
     }
-    this.#statement = db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT ?`);
+    this.#statement = db.prepare<unknown[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT ?`).raw(true);
     this.#params = (afterPosition, limit) => [afterPosition, ...typeParams, ...prefixParams, limit];
     this.#head = db.prepare('SELECT max(position) AS head FROM events');
     // A read transaction gives the page and the head one consistent snapshot.
@@ -277,7 +273,7 @@ class SqliteSubscription implements Subscription {
         }));
         for (const row of rows) {
           if (this.#stopped) return;
-          this.after = row.position;
+          this.after = row[0];
           yield { kind: 'event', event: toRecorded(row) };
         }
         if (BigInt(rows.length) === page) {
@@ -367,23 +363,16 @@ function serialise(event: NewEvent, part: 'data' | 'metadata'): string {
  * filter on type) skip the cost of parsing revision snapshots. The property is an own, enumerable
  * getter, so spreading or comparing an event sees the data as usual.
  */
-function toRecorded(row: EventRow): RecordedEvent {
+function toRecorded([position, streamId, revision, id, type, text, metadata]: EventRow): RecordedEvent {
   let data: unknown;
   let parsed = false;
-  const event = {
-    id: row.event_id,
-    type: row.type,
-    streamId: row.stream_id,
-    revision: row.revision,
-    position: row.position,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-  } as RecordedEvent;
+  const event = { id, type, streamId, revision, position, metadata: JSON.parse(metadata) as EventMetadata } as RecordedEvent;
   Object.defineProperty(event, 'data', {
     enumerable: true,
     configurable: true,
     get() {
       if (!parsed) {
-        data = JSON.parse(row.data) as unknown;
+        data = JSON.parse(text) as unknown;
         parsed = true;
       }
       return data;

@@ -1,4 +1,8 @@
+import rfdc from 'rfdc';
 import type { Document, DocumentWrite, ModelTarget, ReadModelStore } from '../read-models/read-model-store.ts';
+
+/** Documents are plain JSON: a copy needs no prototype or cycle handling (~8x faster than structuredClone). */
+const copyDocument = rfdc({ proto: false, circles: false });
 import type { ProjectionView } from './projection.ts';
 
 /** A read-model failure while folding: not the event's fault, so the projector retries instead of pausing. */
@@ -23,7 +27,7 @@ interface Pending {
  */
 export class WriteBatch {
   readonly #pending = new Map<string, Pending>();
-  #journal: Array<[key: string, previous: Pending | undefined]> = [];
+  readonly #journal: Array<[key: string, previous: Pending | undefined]> = [];
   #position = 0n;
   #checkpoint: bigint | null;
   #events = 0;
@@ -38,7 +42,7 @@ export class WriteBatch {
     this.view = {
       get: async <T extends Document>(collection: string, id: string) => {
         const pending = this.#pending.get(key(collection, id));
-        if (pending) return (pending.doc === null ? null : structuredClone(pending.doc)) as T | null;
+        if (pending) return (pending.doc === null ? null : copyDocument(pending.doc)) as T | null;
         try {
           return (await this.store.get(this.target, collection, id)) as T | null;
         } catch (error) {
@@ -53,12 +57,12 @@ export class WriteBatch {
   /** Starts folding the event at `position`. */
   begin(position: bigint): void {
     this.#position = position;
-    this.#journal = [];
+    this.#journal.length = 0;
   }
 
   /** The event folded: its writes and position join the batch. */
   end(): void {
-    this.#journal = [];
+    this.#journal.length = 0;
     this.#checkpoint = this.#position;
     this.#events += 1;
   }
@@ -70,7 +74,7 @@ export class WriteBatch {
       if (previous) this.#pending.set(k, previous);
       else this.#pending.delete(k);
     }
-    this.#journal = [];
+    this.#journal.length = 0;
   }
 
   /** Everything up to `position` was considered, with nothing to write (filtered or skipped events). */

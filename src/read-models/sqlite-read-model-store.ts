@@ -71,7 +71,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   static open(file: string): SqliteReadModelStore {
     // Read models are rebuilt from the log, and each checkpoint commits with its writes: losing the last
     // commits to a power failure only means folding those events again.
-    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models', durability: 'normal' }));
+    // Checkpointing the WAL every ~40 MB instead of ~4 MB: fewer fsyncs while projections write in bulk.
+    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 10_000 }));
   }
 
   private constructor(db: Database.Database) {

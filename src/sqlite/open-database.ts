@@ -21,6 +21,8 @@ export interface OpenOptions {
    * rebuilt from the log anyway (read models), never for the log itself.
    */
   durability?: 'full' | 'normal';
+  /** WAL pages written before SQLite copies them into the database file (default 1000). */
+  walAutocheckpointPages?: number;
 }
 
 /**
@@ -60,6 +62,7 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {
