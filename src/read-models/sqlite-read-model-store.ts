@@ -309,8 +309,11 @@ function conditionSql(expr: string, condition: FieldCondition): [string, unknown
   if (condition === null) return [`${expr} IS NULL`, []];
   if (typeof condition !== 'object') return [`${expr} = ?`, [bind(condition)]];
   if ('$in' in condition) {
-    if (condition.$in.length === 0) return ['0', []];
-    return [`${expr} IN (${condition.$in.map(() => '?').join(', ')})`, condition.$in.map(bind)];
+    // As on MongoDB, null in the list also matches a missing field.
+    const values = condition.$in.filter((v) => v !== null);
+    const orNull = values.length < condition.$in.length ? [`${expr} IS NULL`] : [];
+    const parts = [...(values.length ? [`${expr} IN (${values.map(() => '?').join(', ')})`] : []), ...orNull];
+    return [parts.length ? `(${parts.join(' OR ')})` : '0', values.map(bind)];
   }
   if ('$ne' in condition) return [condition.$ne === null ? `${expr} IS NOT NULL` : `${expr} IS NOT ?`, condition.$ne === null ? [] : [bind(condition.$ne)]];
   if ('$gt' in condition) return [`${expr} > ?`, [condition.$gt]];

@@ -97,6 +97,8 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await slugs({ filter: { rank: { $lt: 3 } }, sort: [['rank', 'asc']] })).to.deep.equal(['b', 'c']);
       expect(await slugs({ filter: { 'meta.publishedAt': { $gt: '2026-01-02' } }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'd']);
       expect(await slugs({ filter: { note: null }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'c', 'd']);
+      expect(await slugs({ filter: { note: { $in: [null, 'x'] } }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'b', 'c', 'd']);
+      expect(await slugs({ filter: { note: { $in: ['x'] } } })).to.deep.equal(['b']);
       expect(await slugs({ sort: [['status', 'desc'], ['rank', 'desc']], limit: 2, offset: 1 })).to.deep.equal(['a', 'b']);
       expect(await slugs({ sort: [['slug', 'asc']], offset: 3 })).to.deep.equal(['d']);
       expect(await store.count(gen1, 'articles', { status: 'published' })).to.equal(3);
