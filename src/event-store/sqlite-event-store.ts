@@ -17,6 +17,7 @@ import type {
 import { InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
 import { isUuid } from './position.ts';
 import { AppendNotifier } from './append-notifier.ts';
+import { InterruptibleDelay } from '../interruptible-delay.ts';
 
 export interface SqliteEventStoreOptions {
   /** How often a live subscription looks for events appended by other processes. */
@@ -233,7 +234,7 @@ class SqliteSubscription implements Subscription {
   readonly #head: Database.Statement<[], { head: bigint | null }>;
   readonly #snapshot: <T>(fn: () => T) => T;
   #stopped = false;
-  #wake: (() => void) | undefined;
+  readonly #delay = new InterruptibleDelay();
   readonly #unlisten: () => void;
 
   constructor(
@@ -259,7 +260,7 @@ class SqliteSubscription implements Subscription {
     this.#head = db.prepare('SELECT max(position) AS head FROM events');
     // A read transaction gives the page and the head one consistent snapshot.
     this.#snapshot = <T>(fn: () => T) => db.transaction(fn).deferred() as T;
-    this.#unlisten = notifier.listen(() => this.#wake?.());
+    this.#unlisten = notifier.listen(() => this.#delay.interrupt());
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
@@ -296,24 +297,14 @@ class SqliteSubscription implements Subscription {
   }
 
   #waitForAppend(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.options.pollIntervalMs);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.#wake = undefined;
-        resolve();
-      }
-      this.#wake = done;
-    });
+    return this.#stopped ? Promise.resolve() : this.#delay.sleep(this.options.pollIntervalMs);
   }
 
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#unlisten();
-    this.#wake?.();
+    this.#delay.interrupt();
     this.options.onStop(this);
   }
 }

@@ -6,6 +6,7 @@ import { encodePosition } from '../event-store/position.ts';
 import type { ModelTarget, ProjectionFailure, ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Projection } from './projection.ts';
 import { ReadModelAccessError, WriteBatch } from './write-batch.ts';
+import { InterruptibleDelay } from '../interruptible-delay.ts';
 
 export type ProjectorState = 'starting' | 'catching-up' | 'live' | 'paused' | 'retrying' | 'stopped';
 
@@ -46,7 +47,7 @@ export class Projector {
   #failure: ProjectionFailure | null = null;
   #stopped = false;
   #subscription: Subscription | undefined;
-  #wakeSleep: (() => void) | undefined;
+  readonly #delay = new InterruptibleDelay();
   #waiters: Array<{ position: bigint; resolve: () => void }> = [];
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
 
@@ -117,7 +118,7 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#wakeSleep?.();
+    this.#delay.interrupt();
     await this.#subscription?.stop();
   }
 
@@ -241,16 +242,7 @@ export class Projector {
   }
 
   #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.#wakeSleep = undefined;
-        resolve();
-      }
-      this.#wakeSleep = done;
-    });
+    return this.#delay.sleep(ms);
   }
 }
 
