@@ -1,0 +1,39 @@
+import type { Document, Query, ReadModelStore } from './read-model-store.ts';
+
+/**
+ * How the rest of the service reads read models: by projection name, from whichever generation is
+ * active. The active generation is cached for `cacheMs` (a rebuild's swap is seen within that time; the
+ * replaced generation stays readable for longer than that before it is dropped).
+ */
+export class ReadModelReader {
+  readonly #active = new Map<string, { generation: number | null; at: number }>();
+
+  constructor(
+    private readonly store: ReadModelStore,
+    private readonly options: { cacheMs?: number } = {},
+  ) {}
+
+  async get<T extends Document = Document>(projection: string, collection: string, id: string): Promise<T | null> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? null : ((await this.store.get({ projection, generation }, collection, id)) as T | null);
+  }
+
+  async find<T extends Document = Document>(projection: string, collection: string, query?: Query): Promise<T[]> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? [] : ((await this.store.find({ projection, generation }, collection, query)) as T[]);
+  }
+
+  async count(projection: string, collection: string, filter?: Query['filter']): Promise<number> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? 0 : this.store.count({ projection, generation }, collection, filter);
+  }
+
+  async activeGeneration(projection: string): Promise<number | null> {
+    const cached = this.#active.get(projection);
+    const now = Date.now();
+    if (cached && now - cached.at < (this.options.cacheMs ?? 1000)) return cached.generation;
+    const generation = await this.store.activeGeneration(projection);
+    this.#active.set(projection, { generation, at: now });
+    return generation;
+  }
+}

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { ManualClock } from '../../src/clock.ts';
+import { EventCatalog, defineEvent } from '../../src/event-store/event-catalog.ts';
+import { EventLog } from '../../src/event-store/event-log.ts';
+import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
+import { defineProjection } from '../../src/projection-engine/projection.ts';
+import { ProjectionSupervisor } from '../../src/projection-engine/projection-supervisor.ts';
+import { startRebuild } from '../../src/projection-engine/rebuild.ts';
+import { OutboxWorker, type OutboxDefinition } from '../../src/outbox/outbox-worker.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { eventually, silentLogger } from '../support/engine-fixture.ts';
+
+// A side effect that leaves a trace on disk: one line per performance in a journal file.
+const noticeRequested = defineEvent({ type: 'test.notice-requested', version: 1, schema: z.object({ noticeId: z.string(), text: z.string() }) });
+const noticeWritten = defineEvent({ type: 'test.notice-written', version: 1, schema: z.object({ noticeId: z.string(), ok: z.boolean(), error: z.string().optional() }) });
+
+const notices = defineProjection({
+  name: 'test-notices',
+  version: 1,
+  description: 'outbox of notices to write',
+  collections: { items: { indexes: [{ name: 'by_status', fields: [['status', 1]] }] } },
+  filter: { eventTypes: ['test.notice-requested', 'test.notice-written'] },
+  async apply(event, view) {
+    if (event.type === 'test.notice-requested') {
+      const { noticeId, text } = event.data as { noticeId: string; text: string };
+      view.put('items', noticeId, { noticeId, text, status: 'pending' });
+    } else {
+      const { noticeId, ok } = event.data as { noticeId: string; ok: boolean };
+      const item = await view.get('items', noticeId);
+      if (item) view.put('items', noticeId, { ...item, status: ok ? 'done' : 'failed' });
+    }
+  },
+});
+
+type Notice = { noticeId: string; text: string; status: string };
+
+describe('outbox worker: side effects driven from the log', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let events: SqliteEventStore;
+  let store: SqliteReadModelStore;
+  let log: EventLog;
+  let supervisor: ProjectionSupervisor;
+  let worker: OutboxWorker<Notice, void> | undefined;
+  const journal = () => (fs.existsSync(path.join(dir, 'journal')) ? fs.readFileSync(path.join(dir, 'journal'), 'utf8').trim().split('\n') : []);
+  const outbox = (failOn?: string): OutboxDefinition<Notice, void> => ({
+    name: 'test-notices',
+    projection: 'test-notices',
+    collection: 'items',
+    idOf: (item) => item.noticeId,
+    perform: async (item) => {
+      if (item.text === failOn) throw new Error(`refused ${item.text}`);
+      fs.appendFileSync(path.join(dir, 'journal'), `${item.noticeId}\n`);
+    },
+    completion: (item, result) => ({ type: noticeWritten.type, data: { noticeId: item.noticeId, ok: result.ok, ...(result.ok ? {} : { error: result.error }) } }),
+  });
+  const request = (noticeId: string, text = 'hello') =>
+    log.append(`notice-${noticeId}`, [{ type: noticeRequested.type, data: { noticeId, text } }], 'no_stream', { actor: { type: 'user', id: 'u' } });
+
+  beforeEach(async () => {
+    dir = tempDir();
+    events = SqliteEventStore.open(path.join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+    store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
+    log = new EventLog(events, new EventCatalog([noticeRequested, noticeWritten]), new ManualClock());
+    supervisor = new ProjectionSupervisor({ projections: [notices], log, store, clock: new ManualClock(), logger: silentLogger, watchIntervalMs: 50, projector: { flushIntervalMs: 5 } });
+    await supervisor.start();
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+    await supervisor.stop();
+    await events.close();
+    await store.close();
+  });
+  const startWorker = (failOn?: string) => {
+    worker = new OutboxWorker(outbox(failOn), { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger: silentLogger, pollIntervalMs: 20, concurrency: 3 });
+    worker.start();
+  };
+  const statuses = async () => (await new ReadModelReader(store, { cacheMs: 0 }).find<Notice>('test-notices', 'items', { sort: [['noticeId', 'asc']] })).map((n) => `${n.noticeId}:${n.status}`);
+
+  it('performs each requested item once and records its completion in the log', async () => {
+    for (let i = 1; i <= 7; i++) await request(`n${i}`);
+    startWorker();
+    await eventually(statuses, (s) => s.every((x) => x.endsWith(':done')) && s.length === 7);
+    // Give a wrongly released claim time to cause a second performance.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(journal().sort()).to.deep.equal(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7']);
+  });
+
+  it('records a failure as the outcome instead of retrying it', async () => {
+    await request('bad', 'poison');
+    await request('good');
+    startWorker('poison');
+    await eventually(statuses, (s) => s.join() === 'bad:failed,good:done');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(journal()).to.deep.equal(['good']);
+  });
+
+  it('a full rebuild of the outbox projection performs nothing again', async () => {
+    for (let i = 1; i <= 5; i++) await request(`r${i}`);
+    startWorker();
+    await eventually(statuses, (s) => s.length === 5 && s.every((x) => x.endsWith(':done')));
+    const before = journal().length;
+    await startRebuild({ projection: notices, log, store, clock: new ManualClock(), logger: silentLogger, dropGraceMs: 0 }).result;
+    await eventually(async () => supervisor.liveGeneration('test-notices'), (g) => g === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await statuses()).to.deep.equal(['r1:done', 'r2:done', 'r3:done', 'r4:done', 'r5:done']);
+    expect(journal()).to.have.length(before);
+    // Work asked for after the rebuild is still done, once.
+    await request('r6');
+    await eventually(statuses, (s) => s.includes('r6:done'));
+    expect(journal().filter((l) => l === 'r6')).to.have.length(1);
+  });
+});
