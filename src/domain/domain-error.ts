@@ -1,0 +1,30 @@
+/**
+ * A decision the domain refuses, with the spec's error code. Pure: the HTTP layer maps the code to a
+ * status (VALIDATION_ERROR 400, UNAUTHORIZED 401, FORBIDDEN/PLAN_REQUIRED 403, NOT_FOUND 404,
+ * CONFLICT/REVISION_CONFLICT 409). Messages are shown to callers: name the field or rule, never a secret.
+ */
+export type DomainErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'PLAN_REQUIRED'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'REVISION_CONFLICT';
+
+export class DomainError extends Error {
+  override name = 'DomainError';
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const invalid = (message: string, hint?: string) => new DomainError('VALIDATION_ERROR', message, hint);
+export const forbidden = (message: string, hint?: string) => new DomainError('FORBIDDEN', message, hint);
+export const notFound = (message: string, hint?: string) => new DomainError('NOT_FOUND', message, hint);
+export const conflict = (message: string, hint?: string) => new DomainError('CONFLICT', message, hint);
+export const revisionConflict = (message: string, hint?: string) => new DomainError('REVISION_CONFLICT', message, hint);
