@@ -11,6 +11,7 @@ import { errorEnvelope } from '../http/middleware/error-envelope.ts';
 import { notFound } from '../http/middleware/not-found.ts';
 import { requestLogger } from '../http/middleware/request-logger.ts';
 import { unavailable } from '../http/errors/error-factory.ts';
+import { domainErrorToHttp } from '../http/errors/domain-error-to-http.ts';
 import type { HttpError } from '../http/errors/http-error.ts';
 import { NotLeaderError, UnavailableError } from '../event-store/errors.ts';
 import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
@@ -56,7 +57,7 @@ export async function startService(config: Config, deps: { logger: Logger; clock
         for (const projection of projections) checks[`projection:${projection.name}`] = () => s.readiness().checks[`projection:${projection.name}`] ?? { ok: false, detail: 'not started' };
       }
       app.use(requestLogger({ logger }));
-      app.use(errorEnvelope({ logger, translate: translateStoreErrors }));
+      app.use(errorEnvelope({ logger, translate: translateErrors }));
       const health = healthRoutes({ drain, readiness: readinessFromChecks(checks), logger });
       app.use(health.routes());
       app.use(health.allowedMethods());
@@ -86,8 +87,13 @@ export async function startService(config: Config, deps: { logger: Logger; clock
   };
 }
 
-/** A store that cannot be reached is the service's temporary trouble, not the caller's: 503, retryable. */
-function translateStoreErrors(error: unknown): HttpError | undefined {
+/**
+ * Domain refusals keep their spec code and status. A store that cannot be reached is the service's
+ * temporary trouble, not the caller's: 503, retryable.
+ */
+function translateErrors(error: unknown): HttpError | undefined {
+  const domain = domainErrorToHttp(error);
+  if (domain) return domain;
   if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
     return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
   }

@@ -1,0 +1,68 @@
+import type { AppendContext, EventLog } from '../event-store/event-log.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import { StreamNotFoundError, WrongExpectedVersionError } from '../event-store/errors.ts';
+import type { Decider, DomainEvent } from '../domain/decider.ts';
+
+export interface CommandResult<State, Event extends DomainEvent> {
+  /** Events appended by this command (none when the decision was a no-op). */
+  events: Event[];
+  /** State after the command. */
+  state: State;
+  /** Global position of the last event appended, or of the stream's last event for a no-op. */
+  position: bigint | null;
+  /** Revision of the stream's last event, or null for a stream that does not exist. */
+  streamRevision: bigint | null;
+}
+
+/** Loads an aggregate's state from its stream. */
+export async function loadAggregate<State, Event extends DomainEvent>(
+  log: EventLog,
+  streamId: string,
+  decider: Pick<Decider<State, unknown, Event, unknown>, 'initialState' | 'evolve'>,
+): Promise<{ state: State; revision: bigint | null; position: bigint | null }> {
+  let state = decider.initialState();
+  let revision: bigint | null = null;
+  let position: bigint | null = null;
+  try {
+    for await (const event of log.readStream(streamId)) {
+      state = decider.evolve(state, { type: event.type, data: event.data } as Event);
+      revision = event.revision;
+      position = event.position;
+    }
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+  }
+  return { state, revision, position };
+}
+
+/**
+ * Runs a command against one aggregate: load its stream, decide, append with the revision that was read
+ * (optimistic concurrency). When another writer got in first, the command is decided again against the
+ * new state, a few times at most: a decision that depended on the old state then fails in the decider
+ * (for example REVISION_CONFLICT for a stale revision number), never by overwriting.
+ */
+export async function handleCommand<State, Command, Event extends DomainEvent, Context>(
+  log: EventLog,
+  streamId: string,
+  decider: Decider<State, Command, Event, Context>,
+  command: Command,
+  context: Context,
+  appendContext: AppendContext,
+  options: { attempts?: number } = {},
+): Promise<CommandResult<State, Event>> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await loadAggregate(log, streamId, decider);
+    const events = decider.decide(command, loaded.state, context);
+    if (events.length === 0) return { events, state: loaded.state, position: loaded.position, streamRevision: loaded.revision };
+    try {
+      const result = await log.append(streamId, events, loaded.revision ?? 'no_stream', appendContext);
+      const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
+      return { events, state, position: result.position, streamRevision: result.nextExpectedRevision };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+export type { RecordedEvent };
