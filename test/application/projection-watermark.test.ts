@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { defineProjection } from '../../src/projection-engine/projection.ts';
+import { ProjectionSupervisor } from '../../src/projection-engine/projection-supervisor.ts';
+import { ProjectionWatermark } from '../../src/application/projection-watermark.ts';
+import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
+
+const seen = defineProjection({
+  name: 'test-seen',
+  version: 1,
+  description: 'last event per stream',
+  collections: { last: {} },
+  apply(event, view) {
+    view.put('last', event.streamId, { type: event.type });
+  },
+});
+
+describe('read your writes: waiting for projections to reach a write', () => {
+  it('answers true once the write is folded, both with the supervisor in process and by polling checkpoints', async () => {
+    const f = engineFixture();
+    const supervisor = new ProjectionSupervisor({ projections: [seen], log: f.log, store: f.store, clock: f.clock, logger: silentLogger });
+    await supervisor.start();
+    try {
+      for (const watermark of [new ProjectionWatermark(f.store, supervisor), new ProjectionWatermark(f.store, undefined)]) {
+        const { position } = await f.count(`s-${Math.random()}`, 1);
+        expect(await watermark.waitFor(position, 3000)).to.equal(true);
+        const generation = (await f.store.activeGeneration('test-seen'))!;
+        expect((await f.store.getGeneration('test-seen', generation))!.checkpoint! >= position).to.equal(true);
+      }
+    } finally {
+      await supervisor.stop();
+      await f.close();
+    }
+  });
+
+  it('answers false after the bound when nothing folds the position', async () => {
+    const f = engineFixture();
+    await f.store.createGeneration({ projection: 'test-seen', collections: { last: {} } }, 1, 1, f.clock.now().toISOString());
+    await f.store.activateGeneration('test-seen', 1, null, f.clock.now().toISOString());
+    const { position } = await f.count('s-1', 1);
+    const started = Date.now();
+    expect(await new ProjectionWatermark(f.store, undefined).waitFor(position, 150)).to.equal(false);
+    expect(Date.now() - started).to.be.within(140, 1000);
+    await f.close();
+  });
+});
