@@ -1,0 +1,652 @@
+/**
+ * The entry aggregate: an entry, its revisions (each a full snapshot) and the approval workflow of spec
+ * section 3. Pure: ids arrive in commands, time in the context.
+ *
+ * Error codes:
+ * - NOT_FOUND: the entry does not exist, was deleted (every command, for every caller), belongs to
+ *   another project than the agent key's, or the revision id is not one of its revisions;
+ * - FORBIDDEN: the caller may not pull the trigger (see ENTRY_PERMISSIONS), checked before any state;
+ * - PLAN_REQUIRED: assigning below the Business plan;
+ * - VALIDATION_ERROR: slug rules, import-metadata limits, publishAt, reason, revision number;
+ * - REVISION_CONFLICT: only for a stale view: expectedRevision is not the latest number, the revision
+ *   number sent does not match the revision id, or the revision named is not the entry's latest
+ *   (superseded revisions, earlier drafts);
+ * - CONFLICT: the latest revision's status does not accept the trigger (message names both, hint lists
+ *   what is allowed), saving while the latest revision is pending_review or scheduled, an entry or
+ *   revision id already in use.
+ */
+import type { Decider } from '../../decider.ts';
+import { conflict, forbidden, invalid, notFound, revisionConflict } from '../../domain-error.ts';
+import { requirePlan, type Plan } from '../../plans.ts';
+import type { EntryEvent, EntryEventOf, ExternalIdentity, PublishTrigger, Snapshot } from './entry-events.ts';
+import {
+  allowedTriggers,
+  forbiddenReason,
+  isTransitionAllowed,
+  mayPerform,
+  type EntryAction,
+  type EntryPrincipal,
+  type RevisionStatus,
+  type WorkflowTrigger,
+} from './entry-workflow.ts';
+import { validateImportMetadata } from './import-metadata.ts';
+import { validateSlug } from './slug.ts';
+import { toUtcInstant, type TimeInput } from './utc-instant.ts';
+
+export { validateSlug } from './slug.ts';
+export { toUtcInstant, type TimeInput } from './utc-instant.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// State
+
+export interface RevisionRef {
+  revisionId: string;
+  revision: number;
+}
+
+export interface RevisionState extends RevisionRef {
+  status: RevisionStatus;
+  snapshot: Snapshot;
+  /** The revision's updatedAt. */
+  savedAt: string;
+  /** Set while scheduled, kept once published by the job. */
+  publishAt: string | null;
+  publishedAt: string | null;
+  restoredFrom: RevisionRef | null;
+  rejectionReason: string | null;
+}
+
+export interface ExistingEntry {
+  exists: true;
+  /** A deleted entry refuses every command with NOT_FOUND. */
+  deleted: boolean;
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  slug: string;
+  /** Former slugs, oldest first, each answered with a 301 to the current one. Never holds the current slug. */
+  previousSlugs: string[];
+  importPath: string | null;
+  external: ExternalIdentity | null;
+  duplicatedFrom: { entryId: string; revisionId?: string | undefined; revision?: number | undefined } | null;
+  assignee: string | null;
+  /** Every revision, in order: revisions[i].revision === i + 1. */
+  revisions: RevisionState[];
+  /** The revision in status published (what the public API serves), if any. */
+  liveRevisionId: string | null;
+}
+
+export type EntryState = { exists: false } | ExistingEntry;
+
+// ---------------------------------------------------------------------------------------------------
+// Commands and context
+
+export interface EntryContext {
+  principal: EntryPrincipal;
+  plan: Plan;
+  /** The command's time: savedAt and publishedAt, and "has publishAt passed". */
+  now: Date;
+}
+
+export interface CreateEntry {
+  type: 'create';
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  slug: string;
+  /** The first revision's id and field values (already validated against the form set). */
+  initialRevision?: { revisionId: string; snapshot: Snapshot };
+  importPath?: string;
+  external?: ExternalIdentity;
+  duplicatedFrom?: { entryId: string; revisionId?: string; revision?: number };
+}
+
+export interface SaveRevision {
+  type: 'saveRevision';
+  entryId: string;
+  /** Id of the new revision. */
+  revisionId: string;
+  /** Full field values, already validated against the form set by the caller. */
+  snapshot: Snapshot;
+  /** The revision number the edit was based on; REVISION_CONFLICT when a newer revision exists. */
+  expectedRevision?: number;
+}
+
+export interface RestoreRevision {
+  type: 'restoreRevision';
+  entryId: string;
+  /** Id of the new revision. */
+  revisionId: string;
+  /** The old revision whose snapshot becomes the new draft. */
+  fromRevisionId: string;
+  expectedRevision?: number;
+}
+
+/** A workflow trigger aimed at one revision. `revision`, when given, must be that revision's number. */
+interface RevisionCommand {
+  entryId: string;
+  revisionId: string;
+  revision?: number;
+}
+
+export interface SubmitForReview extends RevisionCommand {
+  type: 'submitForReview';
+}
+export interface Approve extends RevisionCommand {
+  type: 'approve';
+  /** Absent: publish now. Present: schedule for that time (must be after context.now). */
+  publishAt?: TimeInput;
+}
+/** POST /revisions/{revisionId}/publish: id and number as save_revision returned them. */
+export interface Publish extends RevisionCommand {
+  type: 'publish';
+  revision: number;
+}
+export interface Reject extends RevisionCommand {
+  type: 'reject';
+  reason?: string;
+}
+export interface Withdraw extends RevisionCommand {
+  type: 'withdraw';
+}
+export interface Reopen extends RevisionCommand {
+  type: 'reopen';
+}
+/** The scheduled publishing job. With revisionId, only that revision may be published. */
+export interface PublishScheduled {
+  type: 'publishScheduled';
+  entryId: string;
+  revisionId?: string;
+}
+export interface Rename {
+  type: 'rename';
+  entryId: string;
+  slug: string;
+}
+/** Replaces what is given: undefined keeps the current value, null clears it. */
+export interface SetImportMetadata {
+  type: 'setImportMetadata';
+  entryId: string;
+  importPath?: string | null;
+  external?: ExternalIdentity | null;
+}
+export interface Assign {
+  type: 'assign';
+  entryId: string;
+  userId: string | null;
+}
+export interface DeleteEntry {
+  type: 'delete';
+  entryId: string;
+}
+
+export type EntryCommand =
+  | CreateEntry
+  | SaveRevision
+  | RestoreRevision
+  | SubmitForReview
+  | Approve
+  | Publish
+  | Reject
+  | Withdraw
+  | Reopen
+  | PublishScheduled
+  | Rename
+  | SetImportMetadata
+  | Assign
+  | DeleteEntry;
+
+export const REJECTION_REASON_MAX = 2000;
+
+// ---------------------------------------------------------------------------------------------------
+// Evolve
+
+function initialState(): EntryState {
+  return { exists: false };
+}
+
+function evolve(state: EntryState, event: EntryEvent): EntryState {
+  if (event.type === 'entry.created') {
+    const d = event.data;
+    return {
+      exists: true,
+      deleted: false,
+      entryId: d.entryId,
+      projectId: d.projectId,
+      formSetId: d.formSetId,
+      slug: d.slug,
+      previousSlugs: [],
+      importPath: d.importPath ?? null,
+      external: d.external ?? null,
+      duplicatedFrom: d.duplicatedFrom ?? null,
+      assignee: null,
+      revisions: [],
+      liveRevisionId: null,
+    };
+  }
+  if (!state.exists) return state;
+  switch (event.type) {
+    case 'entry.revision-saved': {
+      const d = event.data;
+      const revision: RevisionState = {
+        revisionId: d.revisionId,
+        revision: d.revision,
+        status: 'draft',
+        snapshot: d.snapshot,
+        savedAt: d.savedAt,
+        publishAt: null,
+        publishedAt: null,
+        restoredFrom: d.restoredFrom ?? null,
+        rejectionReason: null,
+      };
+      return { ...state, revisions: [...state.revisions, revision] };
+    }
+    case 'entry.revision-submitted':
+      return updateRevision(state, event.data.revisionId, { status: 'pending_review' });
+    case 'entry.revision-approved':
+      return updateRevision(state, event.data.revisionId, { status: 'scheduled', publishAt: event.data.publishAt });
+    case 'entry.revision-published': {
+      const d = event.data;
+      let next = updateRevision(state, d.revisionId, { status: 'published', publishedAt: d.publishedAt });
+      if (d.supersedes !== undefined) next = updateRevision(next, d.supersedes, { status: 'superseded' });
+      return { ...next, liveRevisionId: d.revisionId };
+    }
+    case 'entry.revision-rejected':
+      return updateRevision(state, event.data.revisionId, { status: 'rejected', publishAt: null, rejectionReason: event.data.reason ?? null });
+    case 'entry.revision-withdrawn':
+      return updateRevision(state, event.data.revisionId, { status: 'draft', publishAt: null });
+    case 'entry.revision-reopened':
+      return updateRevision(state, event.data.revisionId, { status: 'draft', rejectionReason: null });
+    case 'entry.slug-changed':
+      return { ...state, slug: event.data.to, previousSlugs: [...state.previousSlugs.filter((s) => s !== event.data.to), event.data.from] };
+    case 'entry.import-metadata-set':
+      return { ...state, importPath: event.data.importPath, external: event.data.external };
+    case 'entry.assigned':
+      return { ...state, assignee: event.data.userId };
+    case 'entry.deleted':
+      return { ...state, deleted: true };
+    default:
+      return state;
+  }
+}
+
+function updateRevision(state: ExistingEntry, revisionId: string, patch: Partial<RevisionState>): ExistingEntry {
+  return { ...state, revisions: state.revisions.map((r) => (r.revisionId === revisionId ? { ...r, ...patch } : r)) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Queries on state
+
+export function findRevision(state: EntryState, revisionId: string): RevisionState | undefined {
+  return state.exists ? state.revisions.find((r) => r.revisionId === revisionId) : undefined;
+}
+
+export function latestRevision(state: EntryState): RevisionState | undefined {
+  return state.exists ? state.revisions.at(-1) : undefined;
+}
+
+/** The published revision (what the public API serves), if any. */
+export function liveRevision(state: EntryState): RevisionState | undefined {
+  return state.exists && state.liveRevisionId !== null ? findRevision(state, state.liveRevisionId) : undefined;
+}
+
+/** The revision waiting for the scheduled job, if any (at most one: only the latest revision can be scheduled). */
+export function scheduledRevision(state: EntryState): RevisionState | undefined {
+  return state.exists && !state.deleted ? state.revisions.find((r) => r.status === 'scheduled') : undefined;
+}
+
+export type PublishOutcome = {
+  /** published: this command made it live; already_published: it was live before, and no event was appended. */
+  outcome: 'published' | 'already_published';
+  revisionId: string;
+  revision: number;
+  publishedAt: string;
+  /** The revision this publish superseded (only with outcome published). */
+  supersedes?: string;
+};
+
+/**
+ * What POST /revisions/{id}/publish answers. Give the state after the command and the events it appended:
+ * a publish of the live revision decides no events (no duplicate entry.revision-published), and this
+ * tells the route to answer already_published. Null when the revision is not live (the command failed).
+ */
+export function publishOutcome(state: EntryState, revisionId: string, appended: readonly EntryEvent[] = []): PublishOutcome | null {
+  const live = liveRevision(state);
+  if (!live || live.revisionId !== revisionId || live.publishedAt === null) return null;
+  const event = appended.find((e): e is EntryEventOf<'entry.revision-published'> => e.type === 'entry.revision-published' && e.data.revisionId === revisionId);
+  return {
+    outcome: event ? 'published' : 'already_published',
+    revisionId: live.revisionId,
+    revision: live.revision,
+    publishedAt: live.publishedAt,
+    ...(event?.data.supersedes === undefined ? {} : { supersedes: event.data.supersedes }),
+  };
+}
+
+/**
+ * The create command that duplicates `source` (spec section 2): a new draft with the field values of the
+ * source's latest revision and slug {slug}-copy unless another is given. Import metadata and the assignee
+ * are not copied (an import path or external id names one entry). Throws NOT_FOUND for a missing or
+ * deleted source.
+ */
+export function duplicateEntry(source: EntryState, input: { entryId: string; revisionId: string; slug?: string }): CreateEntry {
+  if (!source.exists || source.deleted) throw notFound('The entry to duplicate does not exist.');
+  const latest = source.revisions.at(-1);
+  return {
+    type: 'create',
+    entryId: input.entryId,
+    projectId: source.projectId,
+    formSetId: source.formSetId,
+    slug: input.slug ?? `${source.slug}-copy`,
+    initialRevision: { revisionId: input.revisionId, snapshot: structuredClone(latest?.snapshot ?? {}) },
+    duplicatedFrom: latest ? { entryId: source.entryId, revisionId: latest.revisionId, revision: latest.revision } : { entryId: source.entryId },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Decide
+
+type Scope = { entryId: string; projectId: string; formSetId: string };
+const scopeOf = (entry: ExistingEntry): Scope => ({ entryId: entry.entryId, projectId: entry.projectId, formSetId: entry.formSetId });
+const refOf = (r: RevisionState): RevisionRef => ({ revisionId: r.revisionId, revision: r.revision });
+
+function authorize(principal: EntryPrincipal, action: EntryAction): void {
+  if (!mayPerform(principal, action)) throw forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** An agent key is bound to one project: another project's entries do not exist for it (404, as the route does). */
+function visibleTo(principal: EntryPrincipal, projectId: string): boolean {
+  return principal.kind !== 'agent' || principal.projectId === projectId;
+}
+
+function requireEntry(state: EntryState, entryId: string, principal: EntryPrincipal): ExistingEntry {
+  if (!state.exists || state.deleted || state.entryId !== entryId || !visibleTo(principal, state.projectId)) {
+    throw notFound(`Entry ${entryId} does not exist${state.exists && state.deleted ? ' (it was deleted)' : ''}.`);
+  }
+  return state;
+}
+
+function requireSnapshot(snapshot: unknown): asserts snapshot is Snapshot {
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) throw invalid('fields must be an object of field values keyed by field key');
+}
+
+const RELOAD = 'Reload the entry and retry with its latest revision id and number.';
+
+function decide(command: EntryCommand, state: EntryState, context: EntryContext): EntryEvent[] {
+  if (command.type === 'create') return decideCreate(command, state, context);
+  const entry = requireEntry(state, command.entryId, context.principal);
+  switch (command.type) {
+    case 'saveRevision':
+      authorize(context.principal, 'save_revision');
+      requireSnapshot(command.snapshot);
+      return saveRevision(entry, command.revisionId, structuredClone(command.snapshot), command.expectedRevision, context, undefined);
+    case 'restoreRevision': {
+      authorize(context.principal, 'restore_revision');
+      const source = findRevision(entry, command.fromRevisionId);
+      if (!source) throw notFound(`Revision ${command.fromRevisionId} does not belong to entry ${entry.slug}.`);
+      return saveRevision(entry, command.revisionId, structuredClone(source.snapshot), command.expectedRevision, context, refOf(source));
+    }
+    case 'submitForReview':
+      return transition(entry, command, 'submit_for_review', context, (target) => [event('entry.revision-submitted', { ...scopeOf(entry), ...refOf(target) })]);
+    case 'approve':
+      return decideApprove(entry, command, context);
+    case 'publish':
+      return decidePublish(entry, command, context);
+    case 'reject': {
+      const reason = command.reason?.trim();
+      const checkReason = (): void => {
+        if (reason !== undefined && reason.length > REJECTION_REASON_MAX) throw invalid(`reason must be at most ${REJECTION_REASON_MAX} characters (it has ${reason.length})`);
+      };
+      return transition(
+        entry,
+        command,
+        'reject',
+        context,
+        (target) => [
+          event('entry.revision-rejected', {
+            ...scopeOf(entry),
+            ...refOf(target),
+            from: target.status as 'pending_review' | 'scheduled',
+            ...(reason ? { reason } : {}),
+          }),
+        ],
+        checkReason,
+      );
+    }
+    case 'withdraw':
+      return transition(entry, command, 'withdraw', context, (target) => [
+        event('entry.revision-withdrawn', { ...scopeOf(entry), ...refOf(target), from: target.status as 'pending_review' | 'scheduled' }),
+      ]);
+    case 'reopen':
+      return transition(entry, command, 'reopen', context, (target) => [event('entry.revision-reopened', { ...scopeOf(entry), ...refOf(target) })]);
+    case 'publishScheduled':
+      return decidePublishScheduled(entry, command, context);
+    case 'rename': {
+      authorize(context.principal, 'rename');
+      validateSlug(command.slug);
+      if (command.slug === entry.slug) return [];
+      return [event('entry.slug-changed', { ...scopeOf(entry), from: entry.slug, to: command.slug })];
+    }
+    case 'setImportMetadata':
+      return decideImportMetadata(entry, command, context);
+    case 'assign': {
+      requirePlan(context.plan, 'business', 'Assigning entries');
+      authorize(context.principal, 'assign');
+      const userId = command.userId;
+      if (userId !== null && (typeof userId !== 'string' || userId.length === 0 || userId.length > 200)) throw invalid('userId must be a user id (1 to 200 characters) or null');
+      if (userId === entry.assignee) return [];
+      return [event('entry.assigned', { ...scopeOf(entry), userId })];
+    }
+    case 'delete':
+      authorize(context.principal, 'delete');
+      return [event('entry.deleted', { ...scopeOf(entry), slug: entry.slug, previousSlugs: [...entry.previousSlugs] })];
+  }
+}
+
+function event<T extends EntryEvent['type']>(type: T, data: EntryEventOf<T>['data']): EntryEventOf<T> {
+  return { type, data } as EntryEventOf<T>;
+}
+
+function decideCreate(command: CreateEntry, state: EntryState, context: EntryContext): EntryEvent[] {
+  if (state.exists) throw conflict(`Entry ${command.entryId} already exists${state.deleted ? ' (deleted; its id is not reused)' : ''}.`);
+  authorize(context.principal, 'create');
+  if (!visibleTo(context.principal, command.projectId)) throw notFound(`Form set ${command.formSetId} does not exist.`);
+  validateSlug(command.slug);
+  validateImportMetadata({ importPath: command.importPath, external: command.external });
+  const scope: Scope = { entryId: command.entryId, projectId: command.projectId, formSetId: command.formSetId };
+  const events: EntryEvent[] = [
+    event('entry.created', {
+      ...scope,
+      slug: command.slug,
+      ...(command.importPath === undefined ? {} : { importPath: command.importPath }),
+      ...(command.external === undefined ? {} : { external: { ...command.external } }),
+      ...(command.duplicatedFrom === undefined ? {} : { duplicatedFrom: { ...command.duplicatedFrom } }),
+    }),
+  ];
+  if (command.initialRevision) {
+    requireSnapshot(command.initialRevision.snapshot);
+    events.push(
+      event('entry.revision-saved', {
+        ...scope,
+        revisionId: command.initialRevision.revisionId,
+        revision: 1,
+        snapshot: structuredClone(command.initialRevision.snapshot),
+        savedAt: context.now.toISOString(),
+      }),
+    );
+  }
+  return events;
+}
+
+/**
+ * Every save appends a new draft revision with the full snapshot. Over a published revision the live
+ * content stays as it is (spec section 2). While the latest revision is pending_review or scheduled,
+ * saving is refused (CONFLICT): the table has no edge that would take it back to draft, so the editor
+ * withdraws it first, which also cancels a scheduled publish explicitly rather than as a side effect.
+ */
+function saveRevision(
+  entry: ExistingEntry,
+  revisionId: string,
+  snapshot: Snapshot,
+  expectedRevision: number | undefined,
+  context: EntryContext,
+  restoredFrom: RevisionRef | undefined,
+): EntryEvent[] {
+  const latest = entry.revisions.at(-1);
+  const latestNumber = latest?.revision ?? 0;
+  if (expectedRevision !== undefined && expectedRevision !== latestNumber) {
+    throw revisionConflict(`The edit is based on revision ${expectedRevision}, but the latest revision of entry ${entry.slug} is ${latestNumber}.`, RELOAD);
+  }
+  if (entry.revisions.some((r) => r.revisionId === revisionId)) throw conflict(`Revision id ${revisionId} is already used by revision ${findRevision(entry, revisionId)!.revision}.`);
+  if (latest && (latest.status === 'pending_review' || latest.status === 'scheduled')) {
+    throw conflict(
+      `Revision ${latest.revision} is ${latest.status}: saving a new revision is not allowed while the latest revision is ${latest.status}.`,
+      'Withdraw the revision (back to draft) first, then save.',
+    );
+  }
+  return [
+    event('entry.revision-saved', {
+      ...scopeOf(entry),
+      revisionId,
+      revision: latestNumber + 1,
+      snapshot,
+      savedAt: context.now.toISOString(),
+      ...(restoredFrom ? { restoredFrom } : {}),
+    }),
+  ];
+}
+
+/**
+ * Checks shared by every trigger aimed at a revision, in this order:
+ * 1. NOT_FOUND: the revision does not belong to this entry;
+ * 2. FORBIDDEN: the principal may not pull the trigger;
+ * 3. VALIDATION_ERROR: the command's own input (publishAt, reason);
+ * 4. REVISION_CONFLICT: the given number is not that revision's number;
+ * 5. (publish only) the revision is live already: no events, the route answers already_published;
+ * 6. REVISION_CONFLICT: the revision is not the entry's latest (the caller's view is stale; this is
+ *    always the case for superseded revisions and for earlier drafts);
+ * 7. CONFLICT: the latest revision's status does not accept the trigger (naming both).
+ */
+function transition(
+  entry: ExistingEntry,
+  command: RevisionCommand,
+  trigger: Exclude<WorkflowTrigger, 'scheduled_publish'>,
+  context: EntryContext,
+  then: (target: RevisionState) => EntryEvent[],
+  validateInput?: () => void,
+): EntryEvent[] {
+  const target = findRevision(entry, command.revisionId);
+  if (!target) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
+  authorize(context.principal, trigger);
+  validateInput?.();
+  if (command.revision !== undefined && command.revision !== target.revision) {
+    throw revisionConflict(`Revision id ${command.revisionId} is revision ${target.revision}, not ${command.revision}.`, RELOAD);
+  }
+  if (trigger === 'publish' && entry.liveRevisionId === target.revisionId) return [];
+  const latest = entry.revisions.at(-1)!;
+  if (latest.revisionId !== target.revisionId) {
+    throw revisionConflict(
+      `Revision ${target.revision} (${target.status}) is not the latest revision of entry ${entry.slug}; the latest is revision ${latest.revision} (${latest.status}).`,
+      RELOAD,
+    );
+  }
+  if (!isTransitionAllowed(target.status, trigger)) throw statusConflict(target, trigger);
+  return then(target);
+}
+
+function statusConflict(target: RevisionState, trigger: WorkflowTrigger): Error {
+  const allowed = allowedTriggers(target.status);
+  let hint = allowed.length > 0 ? `From ${target.status} the allowed actions are: ${allowed.join(', ')}.` : `No action applies to a ${target.status} revision.`;
+  if (trigger === 'publish' && target.status === 'draft') hint = 'Submit it for review first: save_revision, then submit_entry_for_review, then publish_revision.';
+  if (trigger === 'publish' && target.status === 'scheduled') {
+    hint = `The scheduled job publishes it once ${target.publishAt} has passed; to publish now, withdraw it, submit it again and publish.`;
+  }
+  if (target.status === 'published') hint = 'Save a new revision to change the live content.';
+  return conflict(`Revision ${target.revision} is ${target.status}: ${trigger} is not allowed from ${target.status}.`, hint);
+}
+
+function decideApprove(entry: ExistingEntry, command: Approve, context: EntryContext): EntryEvent[] {
+  let publishAt: string | undefined;
+  const parsePublishAt = (): void => {
+    if (command.publishAt === undefined) return;
+    publishAt = toUtcInstant(command.publishAt, 'publishAt');
+    if (Date.parse(publishAt) <= context.now.getTime()) {
+      throw invalid(`publishAt ${publishAt} is not in the future (now is ${context.now.toISOString()})`, 'Approve without a publish date to publish now.');
+    }
+  };
+  return transition(
+    entry,
+    command,
+    'approve',
+    context,
+    (target) =>
+      publishAt === undefined
+        ? [published(entry, target, 'approve', context)]
+        : [event('entry.revision-approved', { ...scopeOf(entry), ...refOf(target), publishAt })],
+    parsePublishAt,
+  );
+}
+
+/**
+ * POST /revisions/{id}/publish. Publishing is approving without a date under the route's name: it moves
+ * pending_review to published, and nothing else. From draft it is refused (CONFLICT; the flow is save,
+ * submit, publish, and an agent may do all three); from scheduled too (the table publishes a scheduled
+ * revision only by the job; withdraw it to publish sooner). The live revision: no events (already_published).
+ */
+function decidePublish(entry: ExistingEntry, command: Publish, context: EntryContext): EntryEvent[] {
+  const checkNumber = (): void => {
+    if (!Number.isInteger(command.revision) || command.revision < 1) throw invalid('revision must be a positive integer (the number save_revision returned)');
+  };
+  return transition(entry, command, 'publish', context, (target) => [published(entry, target, 'publish', context)], checkNumber);
+}
+
+function decidePublishScheduled(entry: ExistingEntry, command: PublishScheduled, context: EntryContext): EntryEvent[] {
+  authorize(context.principal, 'scheduled_publish');
+  const target = scheduledRevision(entry);
+  if (!target || target.publishAt === null) return [];
+  if (command.revisionId !== undefined && command.revisionId !== target.revisionId) return [];
+  if (Date.parse(target.publishAt) > context.now.getTime()) return [];
+  return [published(entry, target, 'schedule', context)];
+}
+
+function published(entry: ExistingEntry, target: RevisionState, trigger: PublishTrigger, context: EntryContext): EntryEvent {
+  const supersedes = entry.liveRevisionId !== null && entry.liveRevisionId !== target.revisionId ? entry.liveRevisionId : undefined;
+  return event('entry.revision-published', {
+    ...scopeOf(entry),
+    ...refOf(target),
+    publishedAt: context.now.toISOString(),
+    trigger,
+    ...(supersedes === undefined ? {} : { supersedes }),
+    ...(trigger === 'schedule' && target.publishAt !== null ? { publishAt: target.publishAt } : {}),
+  });
+}
+
+function decideImportMetadata(entry: ExistingEntry, command: SetImportMetadata, context: EntryContext): EntryEvent[] {
+  authorize(context.principal, 'set_import_metadata');
+  validateImportMetadata({ importPath: command.importPath, external: command.external });
+  const importPath = command.importPath === undefined ? entry.importPath : command.importPath;
+  const external =
+    command.external === undefined
+      ? entry.external
+      : command.external === null
+        ? null
+        : {
+            ...(command.external.sourceType === undefined ? {} : { sourceType: command.external.sourceType }),
+            ...(command.external.entityType === undefined ? {} : { entityType: command.external.entityType }),
+            externalId: command.external.externalId,
+          };
+  if (importPath === entry.importPath && sameExternal(external, entry.external)) return [];
+  return [event('entry.import-metadata-set', { ...scopeOf(entry), importPath, external })];
+}
+
+function sameExternal(a: ExternalIdentity | null, b: ExternalIdentity | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.sourceType === b.sourceType && a.entityType === b.entityType && a.externalId === b.externalId;
+}
+
+/** The entry aggregate: stream `entry-${entryId}` (see entryStream). */
+export const entryDecider: Decider<EntryState, EntryCommand, EntryEvent, EntryContext> = { initialState, evolve, decide };
