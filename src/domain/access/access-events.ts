@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { defineEvent, type EventDefinition } from '../../event-store/event-catalog.ts';
+import { PLANS } from '../plans.ts';
+import { AGENT_KEY_DISPLAY_LENGTH, AGENT_KEY_PREFIX, PUBLIC_KEY_DISPLAY_LENGTH, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
+import { isPasswordHash } from '../../security/password-hashing.ts';
+
+/**
+ * Events of tenants, projects, users and keys. Secrets never appear in clear: users carry a password
+ * hash (checked to be one), keys carry the SHA-256 of the key and its short display prefix (checked to
+ * be no longer than the prefix), so a schema mistake cannot smuggle a password or a whole key into the log.
+ *
+ * Project events carry the whole value they set (all locales, all domains, all site settings), so a
+ * projection folds each one without looking back.
+ */
+const id = z.uuid();
+const plan = z.enum(PLANS);
+const role = z.enum(['tenant_admin', 'tenant_user']);
+const timestamp = z.iso.datetime({ offset: false, precision: 3 });
+const keyHash = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
+const agentKeyPrefix = z
+  .string()
+  .length(AGENT_KEY_DISPLAY_LENGTH)
+  .refine((value) => value.startsWith(AGENT_KEY_PREFIX), `starts with ${AGENT_KEY_PREFIX}`);
+const publicKeyPrefix = z
+  .string()
+  .length(PUBLIC_KEY_DISPLAY_LENGTH)
+  .refine((value) => value.startsWith(PUBLIC_KEY_PREFIX), `starts with ${PUBLIC_KEY_PREFIX}`);
+const passwordHash = z.string().refine(isPasswordHash, 'a password hash (scrypt$N$r$p$salt$hash), never a password');
+
+const contentLocales = z.object({ locales: z.array(z.string().min(2)).min(1), defaultLocale: z.string().min(2) });
+
+// ---- tenants
+
+export const tenantCreated = defineEvent({
+  type: 'tenant.created',
+  version: 1,
+  schema: z.object({ tenantId: id, name: z.string().min(1) }),
+});
+
+// ---- projects
+
+export const projectCreated = defineEvent({
+  type: 'project.created',
+  version: 1,
+  schema: z.object({
+    projectId: id,
+    tenantId: id,
+    name: z.string().min(1),
+    slug: z.string().min(1),
+    plan,
+    contentLocales,
+  }),
+});
+
+export const projectRenamed = defineEvent({
+  type: 'project.renamed',
+  version: 1,
+  schema: z.object({ projectId: id, name: z.string().min(1) }),
+});
+
+export const projectPlanChanged = defineEvent({
+  type: 'project.plan-changed',
+  version: 1,
+  schema: z.object({ projectId: id, plan, previousPlan: plan }),
+});
+
+export const projectContentLocalesChanged = defineEvent({
+  type: 'project.content-locales-changed',
+  version: 1,
+  schema: z.object({ projectId: id, locales: contentLocales.shape.locales, defaultLocale: contentLocales.shape.defaultLocale }),
+});
+
+export const projectDomainsChanged = defineEvent({
+  type: 'project.domains-changed',
+  version: 1,
+  schema: z.object({ projectId: id, domains: z.array(z.string().min(1)) }),
+});
+
+export const projectSiteSettingsChanged = defineEvent({
+  type: 'project.site-settings-changed',
+  version: 1,
+  schema: z.object({
+    projectId: id,
+    siteUrl: z.string().nullable(),
+    siteName: z.string().nullable(),
+    description: z.string().nullable(),
+  }),
+});
+
+export const projectLoginAppearanceChanged = defineEvent({
+  type: 'project.login-appearance-changed',
+  version: 1,
+  schema: z.object({
+    projectId: id,
+    logoUrl: z.string().nullable(),
+    primaryColor: z.string().nullable(),
+    accentColor: z.string().nullable(),
+    message: z.string().nullable(),
+  }),
+});
+
+export const projectIpAllowlistEntryAdded = defineEvent({
+  type: 'project.ip-allowlist-entry-added',
+  version: 1,
+  schema: z.object({ projectId: id, entryId: id, cidr: z.string().min(1), label: z.string() }),
+});
+
+export const projectIpAllowlistEntryRemoved = defineEvent({
+  type: 'project.ip-allowlist-entry-removed',
+  version: 1,
+  schema: z.object({ projectId: id, entryId: id }),
+});
+
+// ---- users
+
+export const userCreated = defineEvent({
+  type: 'user.created',
+  version: 1,
+  schema: z.object({ userId: id, tenantId: id, email: z.string().min(3), role, passwordHash }),
+});
+
+export const userRoleChanged = defineEvent({
+  type: 'user.role-changed',
+  version: 1,
+  schema: z.object({ userId: id, role, previousRole: role }),
+});
+
+export const userPasswordChanged = defineEvent({
+  type: 'user.password-changed',
+  version: 1,
+  schema: z.object({ userId: id, passwordHash }),
+});
+
+export const userDisabled = defineEvent({
+  type: 'user.disabled',
+  version: 1,
+  schema: z.object({ userId: id }),
+});
+
+// ---- keys
+
+export const agentKeyIssued = defineEvent({
+  type: 'agent-key.issued',
+  version: 1,
+  schema: z.object({
+    keyId: id,
+    projectId: id,
+    tenantId: id,
+    scope: z.enum(['full', 'content', 'schema']),
+    name: z.string().min(1),
+    prefix: agentKeyPrefix,
+    hash: keyHash,
+    issuedAt: timestamp,
+  }),
+});
+
+export const agentKeyRevoked = defineEvent({
+  type: 'agent-key.revoked',
+  version: 1,
+  schema: z.object({ keyId: id, projectId: id, revokedAt: timestamp }),
+});
+
+export const publicKeyIssued = defineEvent({
+  type: 'public-key.issued',
+  version: 1,
+  schema: z.object({ keyId: id, projectId: id, tenantId: id, prefix: publicKeyPrefix, hash: keyHash, issuedAt: timestamp }),
+});
+
+export const publicKeyRevoked = defineEvent({
+  type: 'public-key.revoked',
+  version: 1,
+  schema: z.object({ keyId: id, projectId: id, revokedAt: timestamp }),
+});
+
+/** Every access event type, for the service's event catalog. */
+export const accessEvents = [
+  tenantCreated,
+  projectCreated,
+  projectRenamed,
+  projectPlanChanged,
+  projectContentLocalesChanged,
+  projectDomainsChanged,
+  projectSiteSettingsChanged,
+  projectLoginAppearanceChanged,
+  projectIpAllowlistEntryAdded,
+  projectIpAllowlistEntryRemoved,
+  userCreated,
+  userRoleChanged,
+  userPasswordChanged,
+  userDisabled,
+  agentKeyIssued,
+  agentKeyRevoked,
+  publicKeyIssued,
+  publicKeyRevoked,
+] as const satisfies readonly EventDefinition[];
+
+/** The domain event (type and data) a definition describes. */
+export type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? { type: Type; data: Data } : never;
+
+export type TenantEvent = EventOf<typeof tenantCreated>;
+export type ProjectEvent =
+  | EventOf<typeof projectCreated>
+  | EventOf<typeof projectRenamed>
+  | EventOf<typeof projectPlanChanged>
+  | EventOf<typeof projectContentLocalesChanged>
+  | EventOf<typeof projectDomainsChanged>
+  | EventOf<typeof projectSiteSettingsChanged>
+  | EventOf<typeof projectLoginAppearanceChanged>
+  | EventOf<typeof projectIpAllowlistEntryAdded>
+  | EventOf<typeof projectIpAllowlistEntryRemoved>;
+export type UserEvent =
+  | EventOf<typeof userCreated>
+  | EventOf<typeof userRoleChanged>
+  | EventOf<typeof userPasswordChanged>
+  | EventOf<typeof userDisabled>;
+export type KeyEvent =
+  | EventOf<typeof agentKeyIssued>
+  | EventOf<typeof agentKeyRevoked>
+  | EventOf<typeof publicKeyIssued>
+  | EventOf<typeof publicKeyRevoked>;
+export type AccessEvent = TenantEvent | ProjectEvent | UserEvent | KeyEvent;

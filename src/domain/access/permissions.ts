@@ -1,0 +1,261 @@
+import { DomainError } from '../domain-error.ts';
+import type { AgentScope, UserRole } from '../principal.ts';
+import type { Caller } from './caller.ts';
+
+/**
+ * Who may do what (spec section 3 rule 1, section 4.4 notes and section 5), as one pure table.
+ *
+ * Console users: tenant_admin may do everything; tenant_user may read, create, edit, submit for review,
+ * withdraw and reopen (the editor's triggers of spec section 3), assign, upload media and create or
+ * update master records, nothing that approves, publishes, rejects, deletes or configures.
+ *
+ * Agent keys, by scope:
+ * - content: read the schema, create and update entries, save and publish revisions (which includes the
+ *   workflow steps around publishing: submit, withdraw, reopen, approve, schedule, assign), list media;
+ * - full, and schema (an alias with the same rights): all of that, plus deleting entries, uploading and
+ *   deleting media, form sets, contact forms, blueprints, master entities and records, and the project
+ *   settings the MCP tool set exposes to keys (login appearance, console IP allowlist);
+ * - never, whatever the scope: delete form sets or contact forms, delete form blocks or field
+ *   definitions, issue other API keys, invite members, change billing or social settings;
+ * - never, because a user session is required (spec 4.4): patch content locales (tenant_admin only),
+ *   update master records and master trees;
+ * - not part of any scope: reject (a reviewer's judgement), keys and members management, webhooks,
+ *   project settings, the audit log, contact form submissions (personal data), preview links.
+ * The entry and master rules agree with src/domain/content (entry-workflow.ts, master-decider.ts).
+ *
+ * Operators (the CLI) may do everything. Plan gates (PLAN_REQUIRED) are separate: see requirePlan.
+ */
+export const ACTIONS = [
+  // tenants and projects
+  'tenants.create',
+  'projects.create',
+  'project.read',
+  'project.settings.change',
+  'billing.change',
+  'social-settings.change',
+  'locales.read',
+  'locales.patch',
+  'login-appearance.read',
+  'login-appearance.update',
+  'ip-allowlist.read',
+  'ip-allowlist.manage',
+  'webhooks.read',
+  'webhooks.manage',
+  'audit.read',
+  'help.read',
+  // keys and members
+  'keys.list',
+  'keys.issue',
+  'keys.revoke',
+  'members.list',
+  'members.invite',
+  'members.manage',
+  // form sets
+  'form-sets.read',
+  'form-sets.write',
+  'form-sets.delete',
+  'form-blocks.delete',
+  'fields.delete',
+  // entries and revisions
+  'entries.read',
+  'entries.write',
+  'entries.translate',
+  'entries.delete',
+  'entries.assign',
+  'entries.history.read',
+  'revisions.read',
+  'revisions.save',
+  'revisions.submit',
+  'revisions.withdraw',
+  'revisions.reopen',
+  'revisions.approve',
+  'revisions.reject',
+  'revisions.publish',
+  'revisions.schedule',
+  'preview.issue',
+  // media
+  'media.list',
+  'media.upload',
+  'media.delete',
+  // masters
+  'masters.read',
+  'masters.write',
+  'masters.delete',
+  'masters.publish',
+  'masters.records.create',
+  'masters.records.update',
+  'masters.tree.update',
+  // contact forms
+  'contact-forms.read',
+  'contact-forms.write',
+  'contact-forms.delete',
+  'submissions.read',
+  'submissions.update',
+  // blueprints and templates
+  'blueprints.validate',
+  'blueprints.apply',
+] as const;
+
+export type Action = (typeof ACTIONS)[number];
+
+/** How agent keys stand towards an action. */
+export type AgentRule =
+  /** Spec section 5 rule 5: forbidden to every scope; `wording` completes "Agent keys can never …". */
+  | { kind: 'never'; wording: string }
+  /** Spec section 4.4: "need a user JWT; agent keys refused". */
+  | { kind: 'user-session' }
+  /** Allowed to these scopes (none: not part of any agent key scope). */
+  | { kind: 'scopes'; scopes: readonly AgentScope[] };
+
+export interface Permission {
+  /** Completes "… cannot <label>". */
+  label: string;
+  /** Least console role allowed; null when only operators may (no console user). */
+  userRole: UserRole | null;
+  agents: AgentRule;
+}
+
+const ALL: readonly AgentScope[] = ['full', 'schema', 'content'];
+const FULL: readonly AgentScope[] = ['full', 'schema'];
+const NONE: readonly AgentScope[] = [];
+
+const scopes = (list: readonly AgentScope[]): AgentRule => ({ kind: 'scopes', scopes: list });
+const never = (wording: string): AgentRule => ({ kind: 'never', wording });
+const userSession: AgentRule = { kind: 'user-session' };
+
+const DELETE_FORM_SETS = 'delete form sets or contact forms';
+const DELETE_BLOCKS = 'delete form blocks or field definitions';
+const BILLING = 'change billing or social settings';
+
+export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
+  'tenants.create': { label: 'create tenants', userRole: null, agents: scopes(NONE) },
+  'projects.create': { label: 'create projects', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'project.read': { label: 'read the project overview', userRole: 'tenant_user', agents: scopes(ALL) },
+  'project.settings.change': { label: 'change project settings', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'billing.change': { label: 'change the billing plan', userRole: 'tenant_admin', agents: never(BILLING) },
+  'social-settings.change': { label: 'change social settings', userRole: 'tenant_admin', agents: never(BILLING) },
+  'locales.read': { label: 'read content locales', userRole: 'tenant_user', agents: scopes(ALL) },
+  'locales.patch': { label: 'patch content locales', userRole: 'tenant_admin', agents: userSession },
+  'login-appearance.read': { label: 'read the login appearance', userRole: 'tenant_user', agents: scopes(ALL) },
+  'login-appearance.update': { label: 'update the login appearance', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'ip-allowlist.read': { label: 'list console IP allowlist entries', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'ip-allowlist.manage': { label: 'add or delete console IP allowlist entries', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'webhooks.read': { label: 'read webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'webhooks.manage': { label: 'manage webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'audit.read': { label: 'read the project audit log', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'help.read': { label: 'read the admin help', userRole: 'tenant_user', agents: scopes(ALL) },
+
+  'keys.list': { label: 'list API keys', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'keys.issue': { label: 'issue API keys', userRole: 'tenant_admin', agents: never('issue other API keys') },
+  'keys.revoke': { label: 'revoke API keys', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'members.list': { label: 'list members', userRole: 'tenant_user', agents: scopes(NONE) },
+  'members.invite': { label: 'invite members', userRole: 'tenant_admin', agents: never('invite members') },
+  'members.manage': { label: "change members' roles or disable members", userRole: 'tenant_admin', agents: scopes(NONE) },
+
+  'form-sets.read': { label: 'read form sets', userRole: 'tenant_user', agents: scopes(ALL) },
+  'form-sets.write': { label: 'create or update form sets', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'form-sets.delete': { label: 'delete form sets', userRole: 'tenant_admin', agents: never(DELETE_FORM_SETS) },
+  'form-blocks.delete': { label: 'delete form blocks', userRole: 'tenant_admin', agents: never(DELETE_BLOCKS) },
+  'fields.delete': { label: 'delete field definitions', userRole: 'tenant_admin', agents: never(DELETE_BLOCKS) },
+
+  'entries.read': { label: 'read entries', userRole: 'tenant_user', agents: scopes(ALL) },
+  'entries.write': { label: 'create or update entries', userRole: 'tenant_user', agents: scopes(ALL) },
+  'entries.translate': { label: 'translate entry locales', userRole: 'tenant_user', agents: scopes(ALL) },
+  'entries.delete': { label: 'delete entries', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'entries.assign': { label: 'assign entries for review', userRole: 'tenant_user', agents: scopes(ALL) },
+  'entries.history.read': { label: 'read entry history', userRole: 'tenant_user', agents: scopes(ALL) },
+  'revisions.read': { label: 'read revisions', userRole: 'tenant_user', agents: scopes(ALL) },
+  'revisions.save': { label: 'save revisions', userRole: 'tenant_user', agents: scopes(ALL) },
+  'revisions.submit': { label: 'submit revisions for review', userRole: 'tenant_user', agents: scopes(ALL) },
+  'revisions.withdraw': { label: 'withdraw revisions from review', userRole: 'tenant_user', agents: scopes(ALL) },
+  'revisions.reopen': { label: 'reopen rejected revisions', userRole: 'tenant_user', agents: scopes(ALL) },
+  'revisions.approve': { label: 'approve revisions', userRole: 'tenant_admin', agents: scopes(ALL) },
+  'revisions.reject': { label: 'reject revisions', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'revisions.publish': { label: 'publish revisions', userRole: 'tenant_admin', agents: scopes(ALL) },
+  'revisions.schedule': { label: 'schedule publishing', userRole: 'tenant_admin', agents: scopes(ALL) },
+  'preview.issue': { label: 'issue preview links', userRole: 'tenant_user', agents: scopes(NONE) },
+
+  'media.list': { label: 'list media', userRole: 'tenant_user', agents: scopes(ALL) },
+  'media.upload': { label: 'upload media', userRole: 'tenant_user', agents: scopes(FULL) },
+  'media.delete': { label: 'delete media', userRole: 'tenant_admin', agents: scopes(FULL) },
+
+  'masters.read': { label: 'read masters', userRole: 'tenant_user', agents: scopes(ALL) },
+  'masters.write': { label: 'create or rename master entities', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'masters.delete': { label: 'delete master entities or records', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'masters.publish': { label: 'publish or unpublish masters', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'masters.records.create': { label: 'create master records', userRole: 'tenant_user', agents: scopes(FULL) },
+  'masters.records.update': { label: 'update master records', userRole: 'tenant_user', agents: userSession },
+  'masters.tree.update': { label: 'update master trees', userRole: 'tenant_user', agents: userSession },
+
+  'contact-forms.read': { label: 'read contact forms', userRole: 'tenant_user', agents: scopes(FULL) },
+  'contact-forms.write': { label: 'create or update contact forms', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'contact-forms.delete': { label: 'delete contact forms', userRole: 'tenant_admin', agents: never(DELETE_FORM_SETS) },
+  'submissions.read': { label: 'read contact form submissions', userRole: 'tenant_user', agents: scopes(NONE) },
+  'submissions.update': { label: 'mark or annotate contact form submissions', userRole: 'tenant_user', agents: scopes(NONE) },
+
+  'blueprints.validate': { label: 'validate blueprints', userRole: 'tenant_user', agents: scopes(FULL) },
+  'blueprints.apply': { label: 'apply blueprints or templates', userRole: 'tenant_admin', agents: scopes(FULL) },
+};
+
+export interface Denial {
+  message: string;
+  hint: string;
+}
+
+/** Why the caller may not do the action, or null when it may. */
+export function denial(caller: Caller, action: Action): Denial | null {
+  const permission = PERMISSIONS[action];
+  switch (caller.kind) {
+    case 'operator':
+      return null;
+    case 'user': {
+      if (permission.userRole === null) {
+        return { message: `Console users cannot ${permission.label} (${action}); only an operator can.`, hint: 'Use the operator CLI.' };
+      }
+      if (permission.userRole === 'tenant_admin' && caller.role !== 'tenant_admin') {
+        return {
+          message: `Only a tenant_admin can ${permission.label} (${action}); this session has the ${caller.role} role.`,
+          hint: 'Ask a tenant admin to do it, or to change your role.',
+        };
+      }
+      return null;
+    }
+    case 'agent': {
+      const rule = permission.agents;
+      if (rule.kind === 'never') {
+        return {
+          message: `Agent keys can never ${rule.wording}, whatever their scope: ${permission.label} (${action}) is refused.`,
+          hint: 'Sign in to the console as a tenant admin to do this.',
+        };
+      }
+      if (rule.kind === 'user-session') {
+        const role = permission.userRole === 'tenant_admin' ? 'a tenant_admin' : 'a console';
+        return {
+          message: `To ${permission.label} (${action}) a user session is required; agent keys are refused.`,
+          hint: `Use ${role} session token (sign in to the console) instead of an agent key.`,
+        };
+      }
+      if (rule.scopes.includes(caller.scope)) return null;
+      if (rule.scopes.length === 0) {
+        return {
+          message: `Agent keys cannot ${permission.label} (${action}): it is not part of any agent key scope.`,
+          hint: 'Use a console session.',
+        };
+      }
+      return {
+        message: `A ${caller.scope}-scope agent key cannot ${permission.label} (${action}); it needs the ${rule.scopes.join(' or ')} scope.`,
+        hint: 'Issue an agent key with scope full for this.',
+      };
+    }
+  }
+}
+
+export function can(caller: Caller, action: Action): boolean {
+  return denial(caller, action) === null;
+}
+
+/** Throws FORBIDDEN naming the action and the reason. */
+export function assertCan(caller: Caller, action: Action): void {
+  const refused = denial(caller, action);
+  if (refused) throw new DomainError('FORBIDDEN', refused.message, refused.hint);
+}

@@ -1,0 +1,112 @@
+import type { Decider } from '../decider.ts';
+import { conflict, forbidden, invalid, notFound } from '../domain-error.ts';
+import { normaliseRole, type UserRole } from '../principal.ts';
+import { isPasswordHash } from '../../security/password-hashing.ts';
+import type { UserEvent } from './access-events.ts';
+import { emailAddress } from './access-values.ts';
+import { assertCallerSeesTenant, type Caller } from './caller.ts';
+import { assertCan } from './permissions.ts';
+
+/**
+ * A console user. Stream: userStream(id). The e-mail is unique in the whole system: the application
+ * reserves userEmailReservationStream(email) (with the normalised address) before appending user.created.
+ * Only a hash of the password is ever held; hashing (slow, random salt) happens before the command.
+ */
+export interface User {
+  id: string;
+  tenantId: string;
+  /** Trimmed and lower-cased. */
+  email: string;
+  role: UserRole;
+  passwordHash: string;
+  disabled: boolean;
+}
+
+export type UserState = User | null;
+
+export type UserCommand =
+  /** `role` may be an alias: editor and reviewer are tenant_user. */
+  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string }
+  | { type: 'change-role'; role: string }
+  | { type: 'change-password'; passwordHash: string }
+  | { type: 'disable-user' };
+
+export interface UserContext {
+  caller: Caller;
+}
+
+export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext> = {
+  initialState: () => null,
+
+  evolve(state, event) {
+    if (event.type === 'user.created') {
+      const d = event.data;
+      return { id: d.userId, tenantId: d.tenantId, email: d.email, role: d.role, passwordHash: d.passwordHash, disabled: false };
+    }
+    if (!state) return state;
+    switch (event.type) {
+      case 'user.role-changed':
+        return { ...state, role: event.data.role };
+      case 'user.password-changed':
+        return { ...state, passwordHash: event.data.passwordHash };
+      case 'user.disabled':
+        return { ...state, disabled: true };
+    }
+  },
+
+  decide(command, state, { caller }) {
+    if (command.type === 'create-user') {
+      assertCallerSeesTenant(caller, command.tenantId, 'tenant');
+      assertCan(caller, 'members.invite');
+      if (state) throw conflict(`user ${command.userId} already exists`);
+      return [
+        {
+          type: 'user.created',
+          data: {
+            userId: command.userId,
+            tenantId: command.tenantId,
+            email: emailAddress(command.email),
+            role: roleValue(command.role),
+            passwordHash: hashValue(command.passwordHash),
+          },
+        },
+      ];
+    }
+
+    if (!state) throw notFound('user not found');
+    assertCallerSeesTenant(caller, state.tenantId, 'user');
+    const self = caller.kind === 'user' && caller.userId === state.id;
+
+    switch (command.type) {
+      case 'change-role': {
+        assertCan(caller, 'members.manage');
+        if (self) throw forbidden('You cannot change your own role.', 'Ask another tenant admin.');
+        const role = roleValue(command.role);
+        return role === state.role ? [] : [{ type: 'user.role-changed', data: { userId: state.id, role, previousRole: state.role } }];
+      }
+      case 'change-password': {
+        // Users change their own password (the application checks the current one first); admins reset others'.
+        if (!self) assertCan(caller, 'members.manage');
+        return [{ type: 'user.password-changed', data: { userId: state.id, passwordHash: hashValue(command.passwordHash) } }];
+      }
+      case 'disable-user': {
+        assertCan(caller, 'members.manage');
+        if (self) throw forbidden('You cannot disable your own account.', 'Ask another tenant admin.');
+        return state.disabled ? [] : [{ type: 'user.disabled', data: { userId: state.id } }];
+      }
+    }
+  },
+};
+
+/** Normalises a role given by a caller, aliases included; VALIDATION_ERROR for anything else. */
+export function roleValue(role: string): UserRole {
+  const normalised = normaliseRole(role.trim().toLowerCase());
+  if (!normalised) throw invalid('role must be tenant_admin or tenant_user (editor and reviewer are accepted as tenant_user)');
+  return normalised;
+}
+
+function hashValue(passwordHash: string): string {
+  // Guards the log: a clear password given here by mistake is refused, never stored.
+  if (!isPasswordHash(passwordHash)) throw invalid('passwordHash must be a password hash made by hashPassword, never a clear password');
+  return passwordHash;
+}

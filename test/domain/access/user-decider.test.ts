@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import type { UserEvent } from '../../../src/domain/access/access-events.ts';
+import { userDecider, type UserContext } from '../../../src/domain/access/user-decider.ts';
+import { hashPassword } from '../../../src/security/password-hashing.ts';
+import { admin, ADMIN_ID, agent, editor, EDITOR_ID, foreignAdmin, operator, TENANT, given } from './support.ts';
+
+const USER_ID = 'd1111111-1111-4111-8111-111111111111';
+const PASSWORD = 'correct horse battery staple';
+const as = (caller: UserContext['caller']): UserContext => ({ caller });
+
+describe('user decider', () => {
+  let passwordHash: string;
+  let otherHash: string;
+  before(async () => {
+    passwordHash = await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 });
+    otherHash = await hashPassword('another long password', { N: 1024, r: 8, p: 1 });
+  });
+
+  const create = (role = 'editor', email = '  Jane.Doe@Example.COM ') => ({ type: 'create-user' as const, userId: USER_ID, tenantId: TENANT, email, role, passwordHash });
+  const created = (role: 'tenant_admin' | 'tenant_user' = 'tenant_user'): UserEvent => ({
+    type: 'user.created',
+    data: { userId: USER_ID, tenantId: TENANT, email: 'jane.doe@example.com', role, passwordHash },
+  });
+
+  describe('create', () => {
+    it('normalises the e-mail and maps the editor and reviewer aliases to tenant_user', () => {
+      for (const role of ['editor', 'reviewer', 'tenant_user', ' Editor ']) given(userDecider, []).when(create(role), as(admin)).then([created('tenant_user')]);
+      given(userDecider, []).when(create('tenant_admin'), as(operator)).then([created('tenant_admin')]);
+    });
+
+    it('refuses unknown roles and malformed e-mails', () => {
+      given(userDecider, []).when(create('owner'), as(admin)).thenFails('VALIDATION_ERROR', /role must be tenant_admin or tenant_user/);
+      for (const email of ['jane', 'jane@', '@example.com', 'jane doe@example.com', 'jane@localhost', 'jane@example..com', '.jane@example.com']) {
+        given(userDecider, []).when(create('editor', email), as(admin)).thenFails('VALIDATION_ERROR', /email/);
+      }
+    });
+
+    it('refuses a clear password where a hash belongs, without echoing it', () => {
+      const error = given(userDecider, []).when({ ...create(), passwordHash: PASSWORD }, as(admin)).thenFails('VALIDATION_ERROR', /never a clear password/);
+      expect(error.message).not.to.contain(PASSWORD);
+    });
+
+    it('is inviting a member: tenant admins and operators only, never agent keys', () => {
+      given(userDecider, []).when(create(), as(editor)).thenFails('FORBIDDEN', /tenant_admin/);
+      for (const scope of ['full', 'schema', 'content'] as const) {
+        given(userDecider, []).when(create(), as(agent(scope))).thenFails('FORBIDDEN', /Agent keys can never invite members/);
+      }
+      given(userDecider, []).when(create(), as(foreignAdmin)).thenFails('NOT_FOUND');
+      given(userDecider, [created()]).when(create(), as(admin)).thenFails('CONFLICT');
+    });
+
+    it('puts a hash, never the password, in the event', () => {
+      const events = given(userDecider, []).when(create(), as(admin)).events();
+      expect(JSON.stringify(events)).not.to.contain(PASSWORD);
+      expect(events[0]!.data).to.have.property('passwordHash').that.matches(/^scrypt\$/);
+    });
+  });
+
+  describe('role', () => {
+    it('is changed by a tenant admin, aliases included; unchanged is no event', () => {
+      given(userDecider, [created()]).when({ type: 'change-role', role: 'tenant_admin' }, as(admin)).then([
+        { type: 'user.role-changed', data: { userId: USER_ID, role: 'tenant_admin', previousRole: 'tenant_user' } },
+      ]);
+      given(userDecider, [created()]).when({ type: 'change-role', role: 'reviewer' }, as(admin)).then([]);
+    });
+
+    it('is not changed by tenant users, agent keys, other tenants or oneself', () => {
+      given(userDecider, [created()]).when({ type: 'change-role', role: 'tenant_admin' }, as(editor)).thenFails('FORBIDDEN');
+      given(userDecider, [created()]).when({ type: 'change-role', role: 'tenant_admin' }, as(agent('full'))).thenFails('FORBIDDEN');
+      given(userDecider, [created()]).when({ type: 'change-role', role: 'tenant_admin' }, as(foreignAdmin)).thenFails('NOT_FOUND');
+      const self = { kind: 'user' as const, userId: USER_ID, tenantId: TENANT, role: 'tenant_admin' as const };
+      given(userDecider, [created('tenant_admin')]).when({ type: 'change-role', role: 'editor' }, as(self)).thenFails('FORBIDDEN', /your own role/);
+    });
+  });
+
+  describe('password', () => {
+    it('is changed by the user themself or reset by a tenant admin, always as a hash', () => {
+      const self = { kind: 'user' as const, userId: USER_ID, tenantId: TENANT, role: 'tenant_user' as const };
+      for (const caller of [self, admin, operator]) {
+        given(userDecider, [created()]).when({ type: 'change-password', passwordHash: otherHash }, as(caller)).then([{ type: 'user.password-changed', data: { userId: USER_ID, passwordHash: otherHash } }]);
+      }
+      given(userDecider, [created()]).when({ type: 'change-password', passwordHash: 'new clear password' }, as(self)).thenFails('VALIDATION_ERROR');
+    });
+
+    it("is not changed by another tenant user or an agent key", () => {
+      const other = { kind: 'user' as const, userId: EDITOR_ID, tenantId: TENANT, role: 'tenant_user' as const };
+      given(userDecider, [created()]).when({ type: 'change-password', passwordHash: otherHash }, as(other)).thenFails('FORBIDDEN');
+      given(userDecider, [created()]).when({ type: 'change-password', passwordHash: otherHash }, as(agent('full'))).thenFails('FORBIDDEN');
+    });
+  });
+
+  describe('disable', () => {
+    it('disables once', () => {
+      given(userDecider, [created()]).when({ type: 'disable-user' }, as(admin)).then([{ type: 'user.disabled', data: { userId: USER_ID } }]);
+      given(userDecider, [created(), { type: 'user.disabled', data: { userId: USER_ID } }]).when({ type: 'disable-user' }, as(admin)).then([]);
+    });
+
+    it('does not let an admin disable themself', () => {
+      const self = { kind: 'user' as const, userId: ADMIN_ID, tenantId: TENANT, role: 'tenant_admin' as const };
+      const adminCreated: UserEvent = { type: 'user.created', data: { userId: ADMIN_ID, tenantId: TENANT, email: 'admin@example.com', role: 'tenant_admin', passwordHash } };
+      given(userDecider, [adminCreated]).when({ type: 'disable-user' }, as(self)).thenFails('FORBIDDEN', /your own account/);
+    });
+  });
+
+  it('answers NOT_FOUND for a user that does not exist', () => {
+    given(userDecider, []).when({ type: 'disable-user' }, as(admin)).thenFails('NOT_FOUND');
+  });
+});
