@@ -58,6 +58,11 @@ const settings = {
     schema: integer(100, 3_600_000).default(5000),
     allowed: 'milliseconds from 100 to 3600000 (default 5000): /readyz fails when a projection is further behind',
   },
+  SESSION_SECRET: {
+    schema: z.string().min(32, 'shorter than 32 characters').optional(),
+    allowed: 'at least 32 random characters signing console sessions and preview tokens; required with EVENTSTORE_CONNECTION_STRING (all instances share it); on the embedded default one is generated into DATA_DIR/session-secret when unset',
+    secret: true,
+  },
   SHUTDOWN_GRACE_MS: {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
@@ -77,6 +82,8 @@ export interface Config {
   roles: ReadonlySet<Role>;
   readinessMaxLagMs: number;
   shutdownGraceMs: number;
+  /** Unset on the embedded default: see resolveSessionSecret. */
+  sessionSecret: string | undefined;
 }
 
 /** A bad setting: the message is one line naming the variable, the problem and what is allowed. */
@@ -98,8 +105,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`${name}=${shown}: ${problem}; allowed: ${setting.allowed}`);
     }
   }
-  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   const p = parsed as Parsed;
+  if (problems.length === 0 && p.EVENTSTORE_CONNECTION_STRING && !p.SESSION_SECRET) {
+    problems.push(`SESSION_SECRET is unset: required with EVENTSTORE_CONNECTION_STRING; allowed: ${settings.SESSION_SECRET.allowed}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   const dataDir = path.resolve(p.DATA_DIR);
   return {
     port: p.PORT,
@@ -113,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: new Set(p.ROLES),
     readinessMaxLagMs: p.READINESS_MAX_LAG_MS,
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
+    sessionSecret: p.SESSION_SECRET,
   };
 }
 

@@ -14,7 +14,7 @@ describe('configuration from the environment', () => {
   });
 
   it('chooses EventStoreDB and MongoDB when their URLs are set', () => {
-    const config = loadConfig({ EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost:27017/annals', ROLES: 'api' });
+    const config = loadConfig({ EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost:27017/annals', ROLES: 'api', SESSION_SECRET: 's'.repeat(40) });
     expect(config.eventStore).to.deep.equal({ kind: 'eventstoredb', connectionString: 'esdb://localhost:2113?tls=false' });
     expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://localhost:27017/annals' });
     expect([...config.roles]).to.deep.equal(['api']);
@@ -43,6 +43,11 @@ describe('configuration from the environment', () => {
       expect((error as Error).message).not.to.include(':pw@');
     });
   }
+
+  it('requires SESSION_SECRET with EventStoreDB, where instances must share it, and refuses a short one without showing it', () => {
+    expect(() => loadConfig({ EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false' })).to.throw(ConfigError, /^SESSION_SECRET is unset: required with EVENTSTORE_CONNECTION_STRING/);
+    expect(() => loadConfig({ SESSION_SECRET: 'short-secret' })).to.throw(ConfigError, /^SESSION_SECRET=\(value hidden\): shorter than 32 characters/);
+  });
 
   it('reports every bad setting at once, one per line', () => {
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).to.throw(ConfigError).with.property('message').that.matches(/^PORT=.*\nLOG_LEVEL=/);
