@@ -21,7 +21,7 @@ describe('operator CLI: npm run cli -- projections ...', function () {
     const before = await cli(dataDir, 'projections', 'status', '--json');
     expect(before.code, before.stderr).to.equal(0);
     const initial = JSON.parse(before.stdout) as Array<{ name: string; state: string; head: string }>;
-    expect(initial.map((p) => [p.name, p.state])).to.deep.equal([['audit-trail', 'not-started'], ['stream-activity', 'not-started']]);
+    expect(initial.map((p) => [p.name, p.state])).to.deep.equal([['audit-trail', 'not-started'], ['stream-activity', 'not-started'], ['access', 'not-started'], ['content', 'not-started']]);
     expect(initial[0]!.head).to.equal('00000000000000003000');
 
     const rebuilt = await cli(dataDir, 'projections', 'rebuild', 'stream-activity');

@@ -1,0 +1,286 @@
+import { accessEvents, type AccessEvent } from '../src/domain/access/access-events.ts';
+import type { ContentLocales, IpAllowlistEntry, LoginAppearance, SiteSettings } from '../src/domain/access/project-decider.ts';
+import type { Plan } from '../src/domain/plans.ts';
+import type { AgentScope, UserRole } from '../src/domain/principal.ts';
+import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+
+/**
+ * Who may sign in and with what: tenants, projects (with every setting the console and the public side
+ * read), custom domains, console users and API keys. Sign-in, key authentication and tenant isolation
+ * read these documents; the log is never read on a request.
+ *
+ * Collections (documents are plain JSON; times are the event's ISO 8601 UTC strings):
+ * - `tenants`, id tenantId;
+ * - `projects`, id projectId; `loginBranding` holds the login appearance settings (logoUrl, primaryColor,
+ *   accentColor, message), `ipAllowlist` every entry whatever the plan (enforce it only on Business and
+ *   above: see effectiveIpAllowlist in project-decider.ts);
+ * - `domains`, id the host name: which project a custom domain resolves to;
+ * - `users`, id userId; `email` is trimmed and lower-cased (as user.created carries it);
+ * - `agent_keys` and `public_keys`, id the SHA-256 hex of the key: what authenticating a key looks up;
+ * - `agent_keys_by_id` and `public_keys_by_id`, id keyId: the same documents again, for listing and
+ *   revoking by id. They are collections rather than indexes on keyId because a revocation event names
+ *   only the key id: the projection finds the hash through them (`apply` reads documents by id only).
+ *
+ * A key document keeps `revokedAt` once revoked (never deleted), so a revoked key answers 401 for the
+ * right reason and stays listed.
+ *
+ * Two folds read a document other than the one they write, because the event does not carry what they
+ * need: a revocation finds the key's hash in the by-id document (immutable, so replay-safe), and
+ * project.domains-changed finds the hosts it drops in the project's previous customDomains. On MongoDB,
+ * a commit interrupted between collections and replayed can then leave a dropped host's `domains`
+ * document behind; a handler resolving a host should check the project still lists it.
+ */
+
+export interface TenantDoc {
+  tenantId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ProjectDoc {
+  projectId: string;
+  tenantId: string;
+  name: string;
+  slug: string;
+  plan: Plan;
+  contentLocales: ContentLocales;
+  customDomains: string[];
+  siteSettings: SiteSettings;
+  loginBranding: LoginAppearance;
+  ipAllowlist: IpAllowlistEntry[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DomainDoc {
+  host: string;
+  projectId: string;
+}
+
+export interface UserDoc {
+  userId: string;
+  tenantId: string;
+  email: string;
+  role: UserRole;
+  passwordHash: string;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AgentKeyDoc {
+  keyId: string;
+  hash: string;
+  projectId: string;
+  tenantId: string;
+  scope: AgentScope;
+  name: string;
+  /** The first characters of the key, for lists. */
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface PublicKeyDoc {
+  keyId: string;
+  hash: string;
+  projectId: string;
+  tenantId: string;
+  prefix: string;
+  /** Public keys have no name in the events yet; present only when they do. */
+  name?: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+type Doc<T> = T & Record<string, unknown>;
+
+export const access = defineProjection({
+  name: 'access',
+  version: 1,
+  description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
+  collections: {
+    tenants: {},
+    projects: {
+      indexes: [
+        { name: 'by_tenant', fields: [['tenantId', 1], ['name', 1]] },
+        { name: 'by_slug', fields: [['slug', 1]], unique: true },
+      ],
+    },
+    domains: {
+      indexes: [{ name: 'by_project', fields: [['projectId', 1]] }],
+    },
+    users: {
+      indexes: [
+        { name: 'by_email', fields: [['email', 1]], unique: true },
+        { name: 'by_tenant', fields: [['tenantId', 1], ['email', 1]] },
+      ],
+    },
+    agent_keys: {
+      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
+    },
+    agent_keys_by_id: {
+      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
+    },
+    public_keys: {
+      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
+    },
+    public_keys_by_id: {
+      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
+    },
+  },
+  filter: { eventTypes: accessEvents.map((definition) => definition.type) },
+
+  async apply(recorded, view) {
+    const event = { type: recorded.type, data: recorded.data } as AccessEvent;
+    const at = recorded.metadata.occurredAt;
+    switch (event.type) {
+      case 'tenant.created': {
+        const doc: TenantDoc = { tenantId: event.data.tenantId, name: event.data.name, createdAt: at };
+        view.put('tenants', doc.tenantId, { ...doc });
+        return;
+      }
+
+      case 'project.created': {
+        const d = event.data;
+        const doc: ProjectDoc = {
+          projectId: d.projectId,
+          tenantId: d.tenantId,
+          name: d.name,
+          slug: d.slug,
+          plan: d.plan,
+          contentLocales: { locales: [...d.contentLocales.locales], defaultLocale: d.contentLocales.defaultLocale },
+          customDomains: [],
+          siteSettings: { siteUrl: null, siteName: null, description: null },
+          loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
+          ipAllowlist: [],
+          createdAt: at,
+          updatedAt: at,
+        };
+        view.put('projects', doc.projectId, { ...doc });
+        return;
+      }
+      case 'project.renamed':
+        return updateProject(view, event.data.projectId, at, () => ({ name: event.data.name }));
+      case 'project.plan-changed':
+        return updateProject(view, event.data.projectId, at, () => ({ plan: event.data.plan }));
+      case 'project.content-locales-changed':
+        return updateProject(view, event.data.projectId, at, () => ({
+          contentLocales: { locales: [...event.data.locales], defaultLocale: event.data.defaultLocale },
+        }));
+      case 'project.domains-changed': {
+        const { projectId, domains } = event.data;
+        const project = await view.get<Doc<ProjectDoc>>('projects', projectId);
+        // Hosts the project no longer has stop resolving to it (unless another project took them since).
+        for (const host of project?.customDomains ?? []) {
+          if (domains.includes(host)) continue;
+          const existing = await view.get<Doc<DomainDoc>>('domains', host);
+          if (existing?.projectId === projectId) view.delete('domains', host);
+        }
+        for (const host of domains) view.put('domains', host, { host, projectId } satisfies DomainDoc);
+        if (project) view.put('projects', projectId, { ...project, customDomains: [...domains], updatedAt: at });
+        return;
+      }
+      case 'project.site-settings-changed': {
+        const { siteUrl, siteName, description } = event.data;
+        return updateProject(view, event.data.projectId, at, () => ({ siteSettings: { siteUrl, siteName, description } }));
+      }
+      case 'project.login-appearance-changed': {
+        const { logoUrl, primaryColor, accentColor, message } = event.data;
+        return updateProject(view, event.data.projectId, at, () => ({ loginBranding: { logoUrl, primaryColor, accentColor, message } }));
+      }
+      case 'project.ip-allowlist-entry-added': {
+        const { entryId, cidr, label } = event.data;
+        return updateProject(view, event.data.projectId, at, (project) => ({
+          // Idempotent: an entry id appears once however often the event is folded.
+          ipAllowlist: [...project.ipAllowlist.filter((entry) => entry.id !== entryId), { id: entryId, cidr, label }],
+        }));
+      }
+      case 'project.ip-allowlist-entry-removed':
+        return updateProject(view, event.data.projectId, at, (project) => ({
+          ipAllowlist: project.ipAllowlist.filter((entry) => entry.id !== event.data.entryId),
+        }));
+
+      case 'user.created': {
+        const d = event.data;
+        const doc: UserDoc = {
+          userId: d.userId,
+          tenantId: d.tenantId,
+          email: d.email,
+          role: d.role,
+          passwordHash: d.passwordHash,
+          disabled: false,
+          createdAt: at,
+          updatedAt: at,
+        };
+        view.put('users', doc.userId, { ...doc });
+        return;
+      }
+      case 'user.role-changed':
+        return updateUser(view, event.data.userId, at, { role: event.data.role });
+      case 'user.password-changed':
+        return updateUser(view, event.data.userId, at, { passwordHash: event.data.passwordHash });
+      case 'user.disabled':
+        return updateUser(view, event.data.userId, at, { disabled: true });
+
+      case 'agent-key.issued': {
+        const d = event.data;
+        const doc: AgentKeyDoc = {
+          keyId: d.keyId,
+          hash: d.hash,
+          projectId: d.projectId,
+          tenantId: d.tenantId,
+          scope: d.scope,
+          name: d.name,
+          prefix: d.prefix,
+          createdAt: d.issuedAt,
+          revokedAt: null,
+        };
+        view.put('agent_keys', doc.hash, { ...doc });
+        view.put('agent_keys_by_id', doc.keyId, { ...doc });
+        return;
+      }
+      case 'agent-key.revoked':
+        return revokeKey(view, 'agent_keys', event.data.keyId, event.data.revokedAt);
+      case 'public-key.issued': {
+        const d = event.data;
+        const doc: PublicKeyDoc = {
+          keyId: d.keyId,
+          hash: d.hash,
+          projectId: d.projectId,
+          tenantId: d.tenantId,
+          prefix: d.prefix,
+          createdAt: d.issuedAt,
+          revokedAt: null,
+        };
+        view.put('public_keys', doc.hash, { ...doc });
+        view.put('public_keys_by_id', doc.keyId, { ...doc });
+        return;
+      }
+      case 'public-key.revoked':
+        return revokeKey(view, 'public_keys', event.data.keyId, event.data.revokedAt);
+    }
+  },
+});
+
+async function updateProject(view: ProjectionView, projectId: string, at: string, patch: (project: ProjectDoc) => Partial<ProjectDoc>): Promise<void> {
+  const project = await view.get<Doc<ProjectDoc>>('projects', projectId);
+  if (!project) return;
+  view.put('projects', projectId, { ...project, ...patch(project), updatedAt: at });
+}
+
+async function updateUser(view: ProjectionView, userId: string, at: string, patch: Partial<UserDoc>): Promise<void> {
+  const user = await view.get<Doc<UserDoc>>('users', userId);
+  if (!user) return;
+  view.put('users', userId, { ...user, ...patch, updatedAt: at });
+}
+
+/** A revocation names the key by id: the by-id document gives the hash the other document is filed under. */
+async function revokeKey(view: ProjectionView, collection: 'agent_keys' | 'public_keys', keyId: string, revokedAt: string): Promise<void> {
+  const byId = `${collection}_by_id`;
+  const key = await view.get<Doc<AgentKeyDoc | PublicKeyDoc>>(byId, keyId);
+  if (!key) return;
+  view.put(byId, keyId, { ...key, revokedAt });
+  const byHash = await view.get<Doc<AgentKeyDoc | PublicKeyDoc>>(collection, key.hash);
+  view.put(collection, key.hash, { ...(byHash ?? key), revokedAt });
+}

@@ -1,0 +1,436 @@
+import type { RecordedEvent } from '../src/event-store/event-store.ts';
+import { entryEvents, type EntryEvent, type ExternalIdentity, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
+import type { RevisionStatus } from '../src/domain/content/entry/entry-workflow.ts';
+import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
+import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
+import { orderedRecords, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
+import { masterEvents, type MasterEvent } from '../src/domain/content/master/master-events.ts';
+import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+
+/**
+ * Content as the admin API (and the public API) reads it: form sets, entries, their revisions with the
+ * workflow status of each, slug redirects and masters.
+ *
+ * Collections (plain JSON; times are ISO 8601 UTC strings: the event's own times where it carries them,
+ * its metadata.occurredAt otherwise):
+ * - `form_sets`, id formSetId: the full definition as the last event carried it, and its version.
+ *   Deleted form sets are removed (their entries are not touched here).
+ * - `entries`, id entryId: what lists and lookups need, without snapshots. `latestRevision` is the
+ *   newest revision (whatever its status), `liveRevision` the published one the public API serves.
+ *   `revisionIds` lists every revision in order. A deleted entry is removed with all its revisions and
+ *   redirects.
+ * - `revisions`, id revisionId: one per save, with the full snapshot and its workflow status (draft,
+ *   pending_review, scheduled, published, rejected, superseded). The scheduler finds due revisions with
+ *   due_for_publishing: {status: 'scheduled', publishAt <= now} across projects (by_status_publish_at within one).
+ * - `slug_redirects`, id `${formSetId}:${oldSlug}`: a former slug and the entry it now names (read the
+ *   entry for its current slug). Removed when the entry is deleted or a live entry takes the slug again.
+ * - `masters`, id masterId: records in display order (depth first from the roots, siblings by order).
+ *
+ * entry.deleted finds the revisions to remove in the entry document's revisionIds (the event names only
+ * the slugs). On MongoDB, a commit interrupted between collections and replayed can leave a deleted
+ * entry's revision documents behind; a handler reading a revision by id should check its entry exists.
+ *
+ * Fields beyond the API contract: entries.liveRevision/latestRevision as documented, revisions.updatedAt,
+ * revisions.supersededAt/supersededBy, revisions.rejectedAt, revisions.publishTrigger, masters.recordCount.
+ */
+
+export interface FormSetDoc {
+  formSetId: string;
+  projectId: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  definition: FormSetDefinition;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EntryDoc {
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  slug: string;
+  /** Former slugs, oldest first; never the current one. */
+  previousSlugs: string[];
+  importPath: string | null;
+  external: ExternalIdentity | null;
+  assignee: string | null;
+  createdAt: string;
+  updatedAt: string;
+  latestRevision: { revisionId: string; revision: number; status: RevisionStatus } | null;
+  liveRevision: { revisionId: string; revision: number; publishedAt: string } | null;
+  /** Every revision, oldest first. */
+  revisionIds: string[];
+  duplicatedFrom: { entryId: string; revisionId?: string; revision?: number } | null;
+}
+
+export interface RevisionDoc {
+  revisionId: string;
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  revision: number;
+  status: RevisionStatus;
+  snapshot: Snapshot;
+  savedAt: string;
+  /** When the status last changed (or the save). */
+  updatedAt: string;
+  /** The last time it was submitted for review. */
+  submittedAt?: string;
+  /** Set while scheduled; kept once the scheduled job has published it. */
+  publishAt: string | null;
+  publishedAt: string | null;
+  /** What published it: approve, publish or schedule. */
+  publishTrigger?: string;
+  /** When and by which revision a published revision was superseded. */
+  supersededAt?: string;
+  supersededBy?: string;
+  /** While rejected. */
+  rejectedReason?: string;
+  rejectedAt?: string;
+  /** The older revision whose snapshot this one restored. */
+  restoredFrom?: { revisionId: string; revision: number };
+}
+
+export interface SlugRedirectDoc {
+  formSetId: string;
+  projectId: string;
+  oldSlug: string;
+  entryId: string;
+}
+
+export interface MasterDoc {
+  masterId: string;
+  projectId: string;
+  key: string;
+  name: string;
+  /** In display order: depth first from the roots, siblings by order then value. */
+  records: MasterRecord[];
+  recordCount: number;
+  /** Set while published to the site; the master is public only then. */
+  sitePublishedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Doc<T> = T & Record<string, unknown>;
+
+export const redirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
+
+const ENTRY_TYPES = new Set<string>(entryEvents.map((d) => d.type));
+const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
+
+export const content = defineProjection({
+  name: 'content',
+  version: 1,
+  description: 'Form sets, entries, revisions with their workflow status, slug redirects and masters.',
+  collections: {
+    form_sets: {
+      indexes: [{ name: 'by_project_slug', fields: [['projectId', 1], ['slug', 1]], unique: true }],
+    },
+    entries: {
+      indexes: [
+        { name: 'by_form_set_slug', fields: [['formSetId', 1], ['slug', 1]] },
+        { name: 'by_project_form_set_updated', fields: [['projectId', 1], ['formSetId', 1], ['updatedAt', -1]] },
+        { name: 'by_project_import_path', fields: [['projectId', 1], ['importPath', 1]] },
+        {
+          name: 'by_project_external',
+          fields: [['projectId', 1], ['external.sourceType', 1], ['external.entityType', 1], ['external.externalId', 1]],
+        },
+      ],
+    },
+    revisions: {
+      indexes: [
+        { name: 'by_entry_revision', fields: [['entryId', 1], ['revision', 1]] },
+        { name: 'by_status_publish_at', fields: [['projectId', 1], ['status', 1], ['publishAt', 1]] },
+        // The scheduled-publishing job looks across projects.
+        { name: 'due_for_publishing', fields: [['status', 1], ['publishAt', 1]] },
+      ],
+    },
+    slug_redirects: {
+      indexes: [{ name: 'by_entry', fields: [['entryId', 1]] }],
+    },
+    masters: {
+      indexes: [{ name: 'by_project_key', fields: [['projectId', 1], ['key', 1]], unique: true }],
+    },
+  },
+  filter: { eventTypes: [...formSetEvents, ...entryEvents, ...masterEvents].map((definition) => definition.type) },
+
+  async apply(recorded, view) {
+    if (FORM_SET_TYPES.has(recorded.type)) return applyFormSet({ type: recorded.type, data: recorded.data } as FormSetEvent, recorded, view);
+    if (ENTRY_TYPES.has(recorded.type)) return applyEntry({ type: recorded.type, data: recorded.data } as EntryEvent, recorded, view);
+    return applyMaster({ type: recorded.type, data: recorded.data } as MasterEvent, recorded, view);
+  },
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Form sets
+
+async function applyFormSet(event: FormSetEvent, recorded: RecordedEvent, view: ProjectionView): Promise<void> {
+  const at = recorded.metadata.occurredAt;
+  switch (event.type) {
+    case 'form-set.created': {
+      const { definition } = event.data;
+      const doc: FormSetDoc = {
+        formSetId: definition.id,
+        projectId: event.data.projectId,
+        slug: definition.slug,
+        name: definition.name,
+        description: definition.description,
+        definition,
+        version: event.data.version,
+        createdAt: at,
+        updatedAt: at,
+      };
+      view.put('form_sets', doc.formSetId, { ...doc });
+      return;
+    }
+    case 'form-set.updated': {
+      const { definition } = event.data;
+      const previous = await view.get<Doc<FormSetDoc>>('form_sets', definition.id);
+      if (!previous) return;
+      view.put('form_sets', definition.id, {
+        ...previous,
+        slug: definition.slug,
+        name: definition.name,
+        description: definition.description,
+        definition,
+        version: event.data.version,
+        updatedAt: at,
+      });
+      return;
+    }
+    case 'form-set.deleted':
+      view.delete('form_sets', event.data.formSetId);
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Entries and revisions
+
+async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: ProjectionView): Promise<void> {
+  const at = recorded.metadata.occurredAt;
+  switch (event.type) {
+    case 'entry.created': {
+      const d = event.data;
+      const doc: EntryDoc = {
+        entryId: d.entryId,
+        projectId: d.projectId,
+        formSetId: d.formSetId,
+        slug: d.slug,
+        previousSlugs: [],
+        importPath: d.importPath ?? null,
+        external: d.external ?? null,
+        assignee: null,
+        createdAt: at,
+        updatedAt: at,
+        latestRevision: null,
+        liveRevision: null,
+        revisionIds: [],
+        duplicatedFrom: d.duplicatedFrom ?? null,
+      };
+      view.put('entries', doc.entryId, { ...doc });
+      // The slug names a live entry now: no redirect may answer for it.
+      view.delete('slug_redirects', redirectId(d.formSetId, d.slug));
+      return;
+    }
+
+    case 'entry.revision-saved': {
+      const d = event.data;
+      const doc: RevisionDoc = {
+        revisionId: d.revisionId,
+        entryId: d.entryId,
+        projectId: d.projectId,
+        formSetId: d.formSetId,
+        revision: d.revision,
+        status: 'draft',
+        snapshot: d.snapshot,
+        savedAt: d.savedAt,
+        updatedAt: d.savedAt,
+        publishAt: null,
+        publishedAt: null,
+        ...(d.restoredFrom === undefined ? {} : { restoredFrom: { revisionId: d.restoredFrom.revisionId, revision: d.restoredFrom.revision } }),
+      };
+      view.put('revisions', doc.revisionId, { ...doc });
+      await updateEntry(view, d.entryId, at, (entry) => ({
+        latestRevision: { revisionId: d.revisionId, revision: d.revision, status: 'draft' },
+        revisionIds: entry.revisionIds.includes(d.revisionId) ? entry.revisionIds : [...entry.revisionIds, d.revisionId],
+      }));
+      return;
+    }
+
+    case 'entry.revision-submitted':
+      await updateRevision(view, event.data.revisionId, at, () => ({ status: 'pending_review', submittedAt: at }));
+      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'pending_review', at);
+      return;
+
+    case 'entry.revision-approved':
+      await updateRevision(view, event.data.revisionId, at, () => ({ status: 'scheduled', publishAt: event.data.publishAt }));
+      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'scheduled', at);
+      return;
+
+    case 'entry.revision-published': {
+      const d = event.data;
+      await updateRevision(view, d.revisionId, at, (revision) => ({
+        status: 'published',
+        publishedAt: d.publishedAt,
+        publishAt: d.publishAt ?? revision.publishAt,
+        publishTrigger: d.trigger,
+      }));
+      if (d.supersedes !== undefined) {
+        await updateRevision(view, d.supersedes, at, () => ({ status: 'superseded', supersededAt: d.publishedAt, supersededBy: d.revisionId }));
+      }
+      await updateEntry(view, d.entryId, at, (entry) => ({
+        liveRevision: { revisionId: d.revisionId, revision: d.revision, publishedAt: d.publishedAt },
+        latestRevision: entry.latestRevision?.revisionId === d.revisionId ? { ...entry.latestRevision, status: 'published' } : entry.latestRevision,
+      }));
+      return;
+    }
+
+    case 'entry.revision-rejected': {
+      const { reason } = event.data;
+      await updateRevision(view, event.data.revisionId, at, (revision) => {
+        const { rejectedReason: _previous, ...rest } = revision;
+        return { ...rest, status: 'rejected', publishAt: null, rejectedAt: at, ...(reason === undefined ? {} : { rejectedReason: reason }) };
+      }, { replace: true });
+      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'rejected', at);
+      return;
+    }
+
+    case 'entry.revision-withdrawn':
+      await updateRevision(view, event.data.revisionId, at, () => ({ status: 'draft', publishAt: null }));
+      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'draft', at);
+      return;
+
+    case 'entry.revision-reopened':
+      await updateRevision(view, event.data.revisionId, at, (revision) => {
+        const { rejectedReason: _reason, rejectedAt: _at, ...rest } = revision;
+        return { ...rest, status: 'draft' };
+      }, { replace: true });
+      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'draft', at);
+      return;
+
+    case 'entry.slug-changed': {
+      const { entryId, projectId, formSetId, from, to } = event.data;
+      await updateEntry(view, entryId, at, (entry) => ({
+        slug: to,
+        previousSlugs: [...entry.previousSlugs.filter((s) => s !== to && s !== from), from],
+      }));
+      view.put('slug_redirects', redirectId(formSetId, from), { formSetId, projectId, oldSlug: from, entryId } satisfies SlugRedirectDoc);
+      // Taken back: the slug is the entry's own again.
+      view.delete('slug_redirects', redirectId(formSetId, to));
+      return;
+    }
+
+    case 'entry.import-metadata-set':
+      await updateEntry(view, event.data.entryId, at, () => ({ importPath: event.data.importPath, external: event.data.external }));
+      return;
+
+    case 'entry.assigned':
+      await updateEntry(view, event.data.entryId, at, () => ({ assignee: event.data.userId }));
+      return;
+
+    case 'entry.deleted': {
+      const { entryId, formSetId, previousSlugs } = event.data;
+      const entry = await view.get<Doc<EntryDoc>>('entries', entryId);
+      for (const revisionId of entry?.revisionIds ?? []) view.delete('revisions', revisionId);
+      for (const slug of new Set([...previousSlugs, ...(entry?.previousSlugs ?? [])])) {
+        const redirect = await view.get<Doc<SlugRedirectDoc>>('slug_redirects', redirectId(formSetId, slug));
+        if (redirect?.entryId === entryId) view.delete('slug_redirects', redirectId(formSetId, slug));
+      }
+      view.delete('entries', entryId);
+      return;
+    }
+  }
+}
+
+async function updateEntry(view: ProjectionView, entryId: string, at: string, patch: (entry: EntryDoc) => Partial<EntryDoc>): Promise<void> {
+  const entry = await view.get<Doc<EntryDoc>>('entries', entryId);
+  if (!entry) return;
+  view.put('entries', entryId, { ...entry, ...patch(entry), updatedAt: at });
+}
+
+/** The entry's latestRevision follows its status, when the event is about the latest revision. */
+async function setLatestStatus(view: ProjectionView, entryId: string, revisionId: string, status: RevisionStatus, at: string): Promise<void> {
+  await updateEntry(view, entryId, at, (entry) => ({
+    latestRevision: entry.latestRevision?.revisionId === revisionId ? { ...entry.latestRevision, status } : entry.latestRevision,
+  }));
+}
+
+/**
+ * Patches a revision (or, with `replace`, replaces it with what `patch` returns, so fields can be
+ * dropped). A revision the projection does not hold (deleted with its entry) is left alone.
+ */
+async function updateRevision(
+  view: ProjectionView,
+  revisionId: string,
+  at: string,
+  patch: (revision: Doc<RevisionDoc>) => Partial<RevisionDoc>,
+  options: { replace?: boolean } = {},
+): Promise<void> {
+  const revision = await view.get<Doc<RevisionDoc>>('revisions', revisionId);
+  if (!revision) return;
+  const next = options.replace ? patch(revision) : { ...revision, ...patch(revision) };
+  view.put('revisions', revisionId, { ...next, updatedAt: at });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Masters
+
+async function applyMaster(event: MasterEvent, recorded: RecordedEvent, view: ProjectionView): Promise<void> {
+  const at = recorded.metadata.occurredAt;
+  if (event.type === 'master.created') {
+    const d = event.data;
+    const records = orderedRecords(d.records);
+    const doc: MasterDoc = {
+      masterId: d.masterId,
+      projectId: d.projectId,
+      key: d.key,
+      name: d.name,
+      records,
+      recordCount: records.length,
+      sitePublishedAt: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    view.put('masters', doc.masterId, { ...doc });
+    return;
+  }
+  const master = await view.get<Doc<MasterDoc>>('masters', event.data.masterId);
+  if (!master) return;
+  const withRecords = (records: readonly MasterRecord[]): Partial<MasterDoc> => {
+    const ordered = orderedRecords(records);
+    return { records: ordered, recordCount: ordered.length };
+  };
+  let patch: Partial<MasterDoc>;
+  switch (event.type) {
+    case 'master.renamed':
+      patch = { name: event.data.name };
+      break;
+    case 'master.record-added': {
+      const record = event.data.record;
+      patch = withRecords([...master.records.filter((r) => r.value !== record.value), record]);
+      break;
+    }
+    case 'master.record-updated': {
+      const record = event.data.record;
+      patch = withRecords(master.records.map((r) => (r.value === record.value ? record : r)));
+      break;
+    }
+    case 'master.record-removed':
+      patch = withRecords(master.records.filter((r) => r.value !== event.data.value));
+      break;
+    case 'master.records-replaced':
+      patch = withRecords(event.data.records);
+      break;
+    case 'master.published':
+      patch = { sitePublishedAt: event.data.publishedAt };
+      break;
+    case 'master.unpublished':
+      patch = { sitePublishedAt: null };
+      break;
+  }
+  view.put('masters', master.masterId, { ...master, ...patch, updatedAt: at });
+}
