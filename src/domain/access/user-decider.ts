@@ -9,7 +9,7 @@ import { assertCan } from './permissions.ts';
 
 /**
  * A console user. Stream: userStream(id). The e-mail is unique in the whole system: the application
- * reserves userEmailReservationStream(email) (with the normalised address) before appending user.created.
+ * reserves the normalised address (src/application/reservations.ts, scope user-email) before appending user.created.
  * Only a hash of the password is ever held; hashing (slow, random salt) happens before the command.
  */
 export interface User {

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { reservationStream } from '../../../src/application/reservations.ts';
 import { fold, type DomainEvent } from '../../../src/domain/decider.ts';
 import { accessEvents } from '../../../src/domain/access/access-events.ts';
 import {
-  customDomainReservationStream,
   projectKeysStream,
-  projectSlugReservationStream,
   projectStream,
   tenantStream,
-  userEmailReservationStream,
   userStream,
 } from '../../../src/domain/access/access-streams.ts';
 import type { Caller } from '../../../src/domain/access/caller.ts';
@@ -75,10 +73,9 @@ describe('access events', () => {
     expect(projectStream('p')).to.equal('project-p');
     expect(userStream('u')).to.equal('user-u');
     expect(projectKeysStream('p')).to.equal('project-keys-p');
-    const email = userEmailReservationStream('jane@example.com');
-    expect(email).to.match(/^reservation-user-email-[0-9a-f]{64}$/).and.not.to.contain('jane');
-    expect(userEmailReservationStream('jane@example.com')).to.equal(email);
-    expect(customDomainReservationStream('www.example.com')).to.match(/^reservation-custom-domain-[0-9a-f]{64}$/);
-    expect(projectSlugReservationStream('site')).to.match(/^reservation-project-slug-[0-9a-f]{64}$/);
+    const email = reservationStream('user-email', 'jane@example.com');
+    expect(email).to.match(/^reservation-[0-9a-f]{64}$/).and.not.to.contain('jane');
+    expect(reservationStream('user-email', 'jane@example.com')).to.equal(email);
+    expect(reservationStream('project-slug', 'jane@example.com')).not.to.equal(email);
   });
 });

@@ -1,0 +1,63 @@
+import { AccessService } from '../../application/access-service.ts';
+import { systemClock } from '../../clock.ts';
+import { note, operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+
+const USAGE = `  npm run cli -- keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
+  npm run cli -- keys revoke --project <projectId> --key-id <keyId>
+      (an agent key's scope defaults to full; the key is printed once and stored only as a hash)`;
+
+/**
+ * keys create: an agent key (scope, name) or a public key; prints {keyId, projectId, type, key, prefix,
+ * ...} with the key in clear, once. keys revoke: either kind, by id; prints {keyId, projectId, type,
+ * revokedAt, alreadyRevoked}.
+ */
+export const keysCommands: CommandGroup = {
+  name: 'keys',
+  usage: USAGE,
+  async run(args) {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { project: { type: 'string' }, type: { type: 'string' }, scope: { type: 'string' }, name: { type: 'string' }, 'key-id': { type: 'string' } },
+      USAGE,
+    );
+    const [command, extra] = positionals;
+    if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`, USAGE);
+    const projectId = () => required(values.project, '--project', USAGE);
+
+    switch (command) {
+      case 'create': {
+        const project = projectId();
+        const type = required(values.type, '--type', USAGE);
+        if (type !== 'agent' && type !== 'public') throw new UsageError(`--type must be agent or public, not ${JSON.stringify(type)}`, USAGE);
+        if (values['key-id'] !== undefined) throw new UsageError('--key-id is for keys revoke', USAGE);
+        if (type === 'public' && (values.scope !== undefined || values.name !== undefined)) {
+          throw new UsageError('--scope and --name apply to agent keys only', USAGE);
+        }
+        const result = await withStores(async ({ log }) => {
+          const access = new AccessService({ log, clock: systemClock });
+          if (type === 'public') {
+            const key = await access.issuePublicKey(operatorCaller(), project);
+            return { keyId: key.keyId, projectId: key.projectId, type, key: key.key, prefix: key.prefix };
+          }
+          const key = await access.issueAgentKey(operatorCaller(), project, values.scope ?? 'full', values.name ?? 'agent key');
+          return { keyId: key.keyId, projectId: key.projectId, type, key: key.key, prefix: key.prefix, scope: key.scope, name: key.name };
+        });
+        note(`keys: ${type} key ${result.prefix}… issued; it is shown once, store it now`);
+        printResult(result);
+        return 0;
+      }
+      case 'revoke': {
+        const project = projectId();
+        const keyId = required(values['key-id'], '--key-id', USAGE);
+        if (values.type !== undefined || values.scope !== undefined || values.name !== undefined) {
+          throw new UsageError('keys revoke takes --project and --key-id only', USAGE);
+        }
+        const result = await withStores(({ log }) => new AccessService({ log, clock: systemClock }).revokeKey(operatorCaller(), project, keyId));
+        printResult({ keyId: result.keyId, projectId: result.projectId, type: result.type, revokedAt: result.revokedAt, alreadyRevoked: !result.changed });
+        return 0;
+      }
+      default:
+        throw new UsageError(command ? `unknown keys command: ${command}` : 'keys needs a command', USAGE);
+    }
+  },
+};

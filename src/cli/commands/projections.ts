@@ -1,0 +1,84 @@
+import { actorOf } from '../../domain/access/caller.ts';
+import { systemClock } from '../../clock.ts';
+import { projections } from '../../../projections/index.ts';
+import { readProjectionStatus } from '../../projection-engine/projection-status.ts';
+import { ProjectionOperations } from '../../projection-engine/projection-operations.ts';
+import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
+import { operatorCaller, parseCommandArgs, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+
+const USAGE = `  npm run cli -- projections status [--json]
+  npm run cli -- projections rebuild [name] [--json]
+  npm run cli -- projections retry <name>
+  npm run cli -- projections skip <name> --reason TEXT [--json]`;
+
+/**
+ *   projections status [--json]                     checkpoint, lag and failures of every projection
+ *   projections rebuild [name] [--json]             rebuild one projection (or all) into a new generation
+ *   projections retry <name>                        resume a paused projection at the event it failed on
+ *   projections skip <name> --reason TEXT [--json]  record a skip of the failed event, then resume
+ *
+ * Runs beside a running service on the same stores: rebuilds swap in while the service keeps serving,
+ * and the service's projectors follow.
+ */
+export const projectionsCommands: CommandGroup = {
+  name: 'projections',
+  usage: USAGE,
+  async run(args) {
+    const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean', default: false }, reason: { type: 'string' } }, USAGE);
+    const [command, name] = positionals;
+    if (!command) throw new UsageError('projections needs a command', USAGE);
+    if (!['status', 'rebuild', 'retry', 'skip'].includes(command)) throw new UsageError(`unknown projections command: ${command}`, USAGE);
+    if ((command === 'retry' || command === 'skip') && !name) throw new UsageError(`${command} needs a projection name`, USAGE);
+    if (command === 'skip' && !values.reason?.trim()) throw new UsageError('skip needs --reason "why this event may be passed over" (it is recorded)', USAGE);
+
+    return withStores(async ({ stores, log, logger }) => {
+      const operations = new ProjectionOperations({ projections, log, store: stores.readModels, clock: systemClock, logger });
+      const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, values.json ? undefined : 2)}\n`);
+      switch (command) {
+        case 'status': {
+          const status = await readProjectionStatus(projections, stores.readModels, log);
+          if (values.json) print(status);
+          else process.stdout.write(formatStatus(status));
+          return status.some((s) => s.state === 'paused') ? 1 : 0;
+        }
+        case 'rebuild': {
+          const targets = name ? [operations.projection(name)] : projections;
+          const results = [];
+          for (const projection of targets) {
+            const bar = values.json ? undefined : new RebuildProgressBar(projection.name, process.stderr);
+            try {
+              const result = await operations.rebuild(projection.name, { onProgress: (p) => bar?.update(p) });
+              bar?.finish(result.events);
+              results.push({ ...result, checkpoint: result.checkpoint === null ? null : result.checkpoint.toString(), eventsPerSecond: rate(result.events, result.durationMs) });
+            } finally {
+              bar?.stop();
+            }
+          }
+          print(values.json ? results : results.map((r) => `${r.projection}: generation ${r.generation} swapped in, ${r.events} events in ${r.durationMs} ms (${r.eventsPerSecond} events/s)`));
+          return 0;
+        }
+        case 'retry':
+          print(await operations.retry(name!));
+          return 0;
+        default:
+          print(await operations.skip(name!, values.reason!.trim(), actorOf(operatorCaller())));
+          return 0;
+      }
+    });
+  },
+};
+
+function formatStatus(status: Awaited<ReturnType<typeof readProjectionStatus>>): string {
+  const lines = status.map((s) => {
+    const active = s.active;
+    const head = `${s.name.padEnd(20)} ${s.state.padEnd(11)} v${s.version} gen ${active?.generation ?? '-'} checkpoint ${active?.checkpoint ?? '-'} lag ${active?.lag ?? '-'}`;
+    const failure = active?.failure ? `\n    paused at ${active.failure.eventId} (${active.failure.eventType} in ${active.failure.streamId}): ${active.failure.message}` : '';
+    const building = s.building ? `\n    rebuilding: generation ${s.building.generation} at ${s.building.checkpoint ?? 'start'}` : '';
+    return head + failure + building;
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+function rate(events: number, ms: number): number {
+  return ms > 0 ? Math.round((events * 1000) / ms) : events;
+}
