@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { EventLog } from '../event-store/event-log.ts';
+import type { ReadModelReader } from '../read-models/read-model-reader.ts';
+import type { Plan } from '../domain/plans.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { entryDecider } from '../domain/content/entry/entry-decider.ts';
+import { entryStream } from '../domain/content/entry/entry-events.ts';
+import { SCHEDULER } from '../domain/content/entry/entry-workflow.ts';
+import { InterruptibleDelay } from '../interruptible-delay.ts';
+import { handleCommand } from './command-handler.ts';
+
+interface ScheduledRevision {
+  revisionId: string;
+  entryId: string;
+  projectId: string;
+  publishAt: string;
+}
+
+/**
+ * The scheduled-publishing job (spec section 3): every interval (5 minutes by default) it publishes the
+ * scheduled revisions whose publish_at has passed. Publishing goes through the entry decider as the
+ * system scheduler, so a revision withdrawn or rejected meanwhile is left alone, and two runs never
+ * publish one revision twice (the second decision sees it published and emits nothing).
+ */
+export class ScheduledPublisher {
+  readonly #delay = new InterruptibleDelay();
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly deps: { log: EventLog; reader: ReadModelReader; clock: Clock; logger: Logger; intervalMs: number },
+  ) {}
+
+  start(): void {
+    this.#running ??= (async () => {
+      while (!this.#stopped) {
+        await this.runOnce().catch((error: unknown) => this.deps.logger.error({ err: error }, 'scheduled publishing failed; retrying next interval'));
+        await this.#delay.sleep(this.deps.intervalMs);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#delay.interrupt();
+    await this.#running;
+  }
+
+  /** Publishes every due revision now; returns how many were published. */
+  async runOnce(): Promise<number> {
+    const now = this.deps.clock.now();
+    let published = 0;
+    for (;;) {
+      const due = await this.deps.reader.find<ScheduledRevision & Record<string, unknown>>('content', 'revisions', {
+        filter: { status: 'scheduled', publishAt: { $lte: now.toISOString() } },
+        sort: [['publishAt', 'asc']],
+        limit: 200,
+      });
+      let progressed = 0;
+      for (const revision of due) {
+        const project = await this.deps.reader.get<{ plan: Plan }>('access', 'projects', revision.projectId);
+        try {
+          const result = await handleCommand(
+            this.deps.log,
+            entryStream(revision.entryId),
+            entryDecider,
+            { type: 'publishScheduled', entryId: revision.entryId, revisionId: revision.revisionId },
+            { principal: SCHEDULER, plan: project?.plan ?? 'free', now },
+            { actor: { type: 'system', id: 'scheduler' } },
+          );
+          if (result.events.length > 0) {
+            published++;
+            progressed++;
+          }
+        } catch (error) {
+          // A deleted entry: nothing left to publish.
+          if (!(error instanceof DomainError && error.code === 'NOT_FOUND')) throw error;
+        }
+      }
+      // The read model may still list what was just published: stop when a pass changes nothing.
+      if (due.length < 200 || progressed === 0) return published;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { ContentService, ProjectView } from '../../application/content-service.ts';
+import type { SessionTokens } from '../../security/session-tokens.ts';
+import type { RateLimiter } from '../../security/rate-limiter.ts';
+import { validationError } from '../errors/error-factory.ts';
+import type { IpAllowlistEntry } from '../../domain/access/project-decider.ts';
+
+/** What the admin routes need, assembled once by the service. */
+export interface AdminDeps {
+  reader: ReadModelReader;
+  content: ContentService;
+  sessions: SessionTokens;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The access read model's project document. */
+export interface ProjectDoc extends ProjectView {
+  name: string;
+  slug: string;
+  ipAllowlist: IpAllowlistEntry[];
+}
+
+export interface AdminState {
+  principal: Principal;
+  /** The project the request acts in: an agent key's own, or a session's X-Project-Id. */
+  project?: ProjectDoc;
+}
+
+export function principalOf(ctx: Context): Principal {
+  return (ctx.state as AdminState).principal;
+}
+
+/** The request's project, or 400 naming the header a session must send. */
+export function projectOf(ctx: Context): ProjectDoc {
+  const project = (ctx.state as AdminState).project;
+  if (!project) throw validationError('X-Project-Id: required with a session token on project routes.', { hint: 'Send the id of the project to act in.' });
+  return project;
+}
+
+/** The idempotency key of a create: the Idempotency-Key header or the body's idempotencyKey. */
+export function idempotencyKeyOf(ctx: Context, body: { idempotencyKey?: unknown } | undefined): string | undefined {
+  const header = ctx.get('Idempotency-Key');
+  const fromBody = body?.idempotencyKey;
+  if (fromBody !== undefined && typeof fromBody !== 'string') throw validationError('idempotencyKey: must be a string.');
+  return header || fromBody || undefined;
+}

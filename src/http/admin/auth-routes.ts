@@ -1,0 +1,45 @@
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import { decideSignIn } from '../../domain/access/sign-in.ts';
+import type { UserRole } from '../../domain/principal.ts';
+import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/password-hashing.ts';
+import { jsonBody } from '../middleware/json-body.ts';
+import type { AdminDeps, ProjectDoc } from './admin-context.ts';
+import { isUuid, parseBody } from './request-body.ts';
+
+const loginBody = z.object({
+  email: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024),
+  /** The project whose console login page was used: its IP allowlist applies. */
+  projectId: z.string().optional(),
+});
+
+interface UserDoc {
+  userId: string;
+  tenantId: string;
+  email: string;
+  role: UserRole;
+  passwordHash: string;
+  disabled: boolean;
+}
+
+/** POST /auth/login: e-mail and password for a console session JWT. */
+export function authRoutes(deps: AdminDeps): Router {
+  const router = new Router();
+  router.post('/auth/login', jsonBody({ limitBytes: 16 * 1024 }), async (ctx) => {
+    const body = parseBody(ctx, loginBody);
+    const [found] = await deps.reader.find<UserDoc & Record<string, unknown>>('access', 'users', { filter: { email: body.email.trim().toLowerCase() }, limit: 1 });
+    // Same work whether or not the e-mail exists: no timing oracle for account discovery.
+    const passwordMatches = found ? await verifyPassword(body.password, found.passwordHash) : await verifyPasswordAgainstNothing(body.password);
+    const project = body.projectId && isUuid(body.projectId) ? await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', body.projectId) : null;
+    const subject = decideSignIn({
+      user: found ? { id: found.userId, tenantId: found.tenantId, email: found.email, role: found.role, passwordHash: found.passwordHash, disabled: found.disabled } : null,
+      passwordMatches,
+      project: project ? { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist } : null,
+      clientIp: ctx.ip,
+    });
+    const { token, claims } = await deps.sessions.issueSession(subject);
+    ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user: { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role } };
+  });
+  return router;
+}

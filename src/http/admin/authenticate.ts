@@ -1,0 +1,77 @@
+import type { Middleware } from 'koa';
+import { hashApiKey, looksLikeAgentKey } from '../../security/api-keys.ts';
+import { TokenError } from '../../security/session-tokens.ts';
+import { agentRateLimit } from '../../domain/access/agent-key-limits.ts';
+import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
+import type { Principal, UserRole } from '../../domain/principal.ts';
+import { notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
+import type { AdminDeps, AdminState, ProjectDoc } from './admin-context.ts';
+
+interface AgentKeyDoc {
+  keyId: string;
+  projectId: string;
+  tenantId: string;
+  scope: 'full' | 'content' | 'schema';
+  revokedAt: string | null;
+}
+
+interface UserDoc {
+  userId: string;
+  tenantId: string;
+  role: UserRole;
+  disabled: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Authenticates an admin request (spec section 5): `Authorization: Bearer <agent key>` or
+ * `Bearer <session JWT>`. Agent keys are looked up by their SHA-256 (the key itself is never stored)
+ * and rate limited per key by the project's plan; console sessions are exempt from that limit but must
+ * come from an address the project's console IP allowlist admits, checked on every request.
+ */
+export function authenticate(deps: AdminDeps): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!token) throw unauthorized('Missing credentials: send Authorization: Bearer <agent key or session token>.');
+    const state = ctx.state as AdminState;
+    if (looksLikeAgentKey(token)) {
+      const key = await deps.reader.get<AgentKeyDoc & Record<string, unknown>>('access', 'agent_keys', hashApiKey(token));
+      if (!key || key.revokedAt) throw unauthorized('The agent key is invalid or revoked.');
+      const project = await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', key.projectId);
+      if (!project) throw unauthorized('The agent key is invalid or revoked.');
+      const limit = agentRateLimit(project.plan);
+      const decision = deps.rateLimiter.hit(`agent:${key.keyId}`, limit.limit);
+      ctx.set('X-RateLimit-Limit', String(decision.limit));
+      ctx.set('X-RateLimit-Remaining', String(decision.remaining));
+      if (!decision.allowed) {
+        throw rateLimited(decision.retryAfterSeconds, { message: `Rate limit of ${limit.limit} requests per ${limit.windowSeconds} s for this agent key exceeded.` });
+      }
+      state.principal = { kind: 'agent', keyId: key.keyId, tenantId: key.tenantId, projectId: key.projectId, scope: key.scope } satisfies Principal;
+      state.project = project;
+    } else {
+      let claims;
+      try {
+        claims = await deps.sessions.verifySession(token);
+      } catch (error) {
+        if (error instanceof TokenError) {
+          throw unauthorized(error.reason === 'expired' ? 'The session has expired: sign in again.' : 'The credentials are invalid.');
+        }
+        throw error;
+      }
+      const user = await deps.reader.get<UserDoc & Record<string, unknown>>('access', 'users', claims.userId);
+      if (!user || user.disabled) throw unauthorized('The session is no longer valid: sign in again.');
+      // The role comes from the user as it is now, not as it was when the token was issued.
+      state.principal = { kind: 'user', userId: user.userId, tenantId: user.tenantId, role: user.role } satisfies Principal;
+      const projectId = ctx.get('X-Project-Id');
+      if (projectId) {
+        const project = UUID.test(projectId) ? await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', projectId) : null;
+        if (!project || project.tenantId !== user.tenantId) throw notFound(`No project ${projectId}.`);
+        assertConsoleAccess({ plan: project.plan, consoleIpAllowlist: project.ipAllowlist }, ctx.ip);
+        state.project = project;
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,185 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { assertCan } from '../../domain/access/permissions.ts';
+import type { RevisionAction } from '../../application/content-service.ts';
+import { jsonBody } from '../middleware/json-body.ts';
+import { notFound, validationError } from '../errors/error-factory.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { isUuid, parseBody } from './request-body.ts';
+
+const MAX_PAGE_SIZE = 100;
+
+const formSetBody = z.looseObject({
+  slug: z.string(),
+  name: z.string(),
+  idempotencyKey: z.string().optional(),
+  expectedVersion: z.number().int().positive().optional(),
+});
+
+const externalIdentity = z.object({
+  sourceType: z.string().max(50, 'at most 50 characters').optional(),
+  entityType: z.string().max(200, 'at most 200 characters').optional(),
+  externalId: z.string().min(1).max(2000, 'at most 2000 characters'),
+});
+
+const createEntryBody = z.object({
+  slug: z.unknown(),
+  fields: z.record(z.string(), z.unknown()).default({}),
+  importPath: z.string().max(2000).optional(),
+  external: externalIdentity.optional(),
+  idempotencyKey: z.string().optional(),
+});
+
+const saveRevisionBody = z.object({
+  fields: z.record(z.string(), z.unknown()),
+  expectedRevision: z.number().int().positive().optional(),
+  idempotencyKey: z.string().optional(),
+});
+
+const revisionActionBody = z.object({
+  revision: z.number().int().positive().optional(),
+  publishAt: z.union([z.string(), z.object({ local: z.string(), timeZone: z.string() })]).optional(),
+  reason: z.string().max(2000).optional(),
+});
+
+const pageQuery = z.object({
+  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
+  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+});
+
+/**
+ * Form sets, entries and revisions (spec section 4.3). Handlers validate the request, call the content
+ * service and shape the answer; the rules live in the domain.
+ */
+export function contentRoutes(deps: AdminDeps): Router {
+  const router = new Router();
+  const { content, reader } = deps;
+  const id = (ctx: Context, name: string): string => {
+    const value = ctx.params[name];
+    if (!isUuid(value)) throw notFound(`No ${name.replace(/Id$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${value}.`);
+    return value;
+  };
+
+  router.get('/form-sets', async (ctx) => {
+    assertCan(principalOf(ctx), 'form-sets.read');
+    const project = projectOf(ctx);
+    const items = await reader.find('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 });
+    ctx.body = { items: items.map(formSetSummary) };
+  });
+
+  router.post('/form-sets', jsonBody(), async (ctx) => {
+    const body = parseBody(ctx, formSetBody);
+    const { idempotencyKey: _key, expectedVersion: _version, ...definition } = body;
+    const result = await content.createFormSet(principalOf(ctx), projectOf(ctx), definition, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = formSetDetail(result.body as Record<string, unknown>);
+  });
+
+  router.get('/form-sets/:formSetId', async (ctx) => {
+    assertCan(principalOf(ctx), 'form-sets.read');
+    ctx.body = formSetDetail(await content.formSetOrFail(projectOf(ctx), id(ctx, 'formSetId')) as never);
+  });
+
+  router.put('/form-sets/:formSetId', jsonBody(), async (ctx) => {
+    const body = parseBody(ctx, formSetBody);
+    const { idempotencyKey: _key, expectedVersion, ...definition } = body;
+    const updated = await content.updateFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), definition, expectedVersion);
+    ctx.body = formSetDetail(updated as never);
+  });
+
+  router.delete('/form-sets/:formSetId', async (ctx) => {
+    await content.deleteFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'));
+    ctx.status = 204;
+  });
+
+  router.post('/form-sets/:formSetId/entries', jsonBody(), async (ctx) => {
+    const body = parseBody(ctx, createEntryBody);
+    const result = await content.createEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), body, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  router.get('/form-sets/:formSetId/entries', async (ctx) => {
+    assertCan(principalOf(ctx), 'entries.read');
+    const project = projectOf(ctx);
+    const formSet = await content.formSetOrFail(project, id(ctx, 'formSetId'));
+    const query = pageQuery.safeParse(ctx.query);
+    if (!query.success) throw validationError(`${String(query.error.issues[0]!.path[0])}: ${query.error.issues[0]!.message}`);
+    const { page, limit } = query.data;
+    const filter = { formSetId: formSet.formSetId };
+    const [items, total] = await Promise.all([
+      reader.find('content', 'entries', { filter, sort: [['updatedAt', 'desc']], limit, offset: (page - 1) * limit }),
+      reader.count('content', 'entries', filter),
+    ]);
+    ctx.body = { total, page, limit, items: items.map(entrySummary) };
+  });
+
+  router.get('/entries/:entryId', async (ctx) => {
+    assertCan(principalOf(ctx), 'entries.read');
+    const project = projectOf(ctx);
+    const entry = await reader.get('content', 'entries', id(ctx, 'entryId'));
+    if (!entry || entry['projectId'] !== project.projectId) throw notFound(`No entry ${ctx.params['entryId']}.`);
+    const revisions = await reader.find('content', 'revisions', { filter: { entryId: entry['entryId'] as string }, sort: [['revision', 'asc']], limit: 10_000 });
+    ctx.body = { ...entrySummary(entry), revisions: revisions.map(revisionSummary) };
+  });
+
+  router.post('/entries/:entryId/revisions', jsonBody(), async (ctx) => {
+    const body = parseBody(ctx, saveRevisionBody);
+    const result = await content.saveRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  router.get('/revisions/:revisionId', async (ctx) => {
+    assertCan(principalOf(ctx), 'revisions.read');
+    const revision = await content.revisionOrFail(projectOf(ctx), id(ctx, 'revisionId'));
+    ctx.body = { ...revisionSummary(revision as never), snapshot: revision.snapshot };
+  });
+
+  const actions: RevisionAction[] = ['submit', 'approve', 'reject', 'withdraw', 'reopen', 'publish'];
+  for (const action of actions) {
+    router.post(`/revisions/:revisionId/${action}`, jsonBody(), async (ctx) => {
+      const body = parseBody(ctx, revisionActionBody);
+      ctx.body = await content.revisionAction(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), action, body);
+    });
+  }
+  return router;
+}
+
+function formSetSummary(doc: Record<string, unknown>) {
+  return { id: doc['formSetId'], slug: doc['slug'], name: doc['name'], description: doc['description'] ?? null, version: doc['version'] };
+}
+
+function formSetDetail(doc: Record<string, unknown>) {
+  return { ...formSetSummary(doc), definition: doc['definition'] };
+}
+
+function entrySummary(doc: Record<string, unknown>) {
+  return {
+    id: doc['entryId'],
+    slug: doc['slug'],
+    formSetId: doc['formSetId'],
+    previousSlugs: doc['previousSlugs'],
+    importPath: doc['importPath'] ?? null,
+    external: doc['external'] ?? null,
+    assignee: doc['assignee'] ?? null,
+    latestRevision: doc['latestRevision'] ?? null,
+    liveRevision: doc['liveRevision'] ?? null,
+    createdAt: doc['createdAt'],
+    updatedAt: doc['updatedAt'],
+  };
+}
+
+function revisionSummary(doc: Record<string, unknown>) {
+  return {
+    id: doc['revisionId'],
+    revisionId: doc['revisionId'],
+    entryId: doc['entryId'],
+    revision: doc['revision'],
+    status: doc['status'],
+    updatedAt: doc['savedAt'],
+    publishAt: doc['publishAt'] ?? null,
+    publishedAt: doc['publishedAt'] ?? null,
+  };
+}

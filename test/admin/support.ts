@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/config.ts';
+import { systemClock, type Clock } from '../../src/clock.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
+import { AccessService, type BootstrapResult } from '../../src/application/access-service.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+export const OPERATOR = { kind: 'operator' as const, operatorId: 'test' };
+
+/** A service started in this process on a free port, with one bootstrapped project. */
+export interface AdminFixture {
+  service: RunningService;
+  access: AccessService;
+  project: BootstrapResult;
+  /** Fetch against /admin/v1 with a bearer token (the project's agent key unless given). */
+  call(method: string, route: string, options?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock } = {}): Promise<AdminFixture> {
+  const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env });
+  const service = await startService(config, { logger: pino({ level: 'silent' }), clock: options.clock ?? systemClock });
+  const access = new AccessService({ log: service.log, clock: systemClock });
+  const project = await access.bootstrap(OPERATOR, {
+    projectName: `Project ${Math.random().toString(36).slice(2, 8)}`,
+    plan: options.plan ?? 'business',
+    adminEmail: `admin-${Math.random().toString(36).slice(2, 8)}@example.com`,
+    adminPassword: 'correct horse battery staple',
+    contentLocales: { locales: ['en', 'ja'], defaultLocale: 'en' },
+  });
+  await service.supervisor!.waitFor(project.position, 5000);
+  return {
+    service,
+    access,
+    project,
+    async call(method, route, { body, token, headers } = {}) {
+      const response = await fetch(`${service.url}/admin/v1${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token ?? project.agentKey.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+    },
+    stop: () => service.stop(),
+  };
+}
+
+/** A small form set definition exercising localized and plain fields. */
+export const articleFormSet = {
+  slug: 'articles',
+  name: 'Articles',
+  description: 'News and features',
+  fields: [
+    { key: 'title', type: 'text', label: 'Title', required: true, limits: { maxLength: 120 } },
+    { key: 'body', type: 'textarea', label: 'Body', required: false },
+    { key: 'rating', type: 'number', label: 'Rating', required: false, limits: { min: 0, max: 5 } },
+  ],
+};
