@@ -58,6 +58,10 @@ const settings = {
     schema: integer(100, 3_600_000).default(5000),
     allowed: 'milliseconds from 100 to 3600000 (default 5000): /readyz fails when a projection is further behind',
   },
+  SCHEDULED_PUBLISH_INTERVAL_MS: {
+    schema: integer(1000, 86_400_000).default(300_000),
+    allowed: 'milliseconds from 1000 to 86400000 (default 300000, 5 minutes) between runs of the scheduled-publishing job',
+  },
   SESSION_SECRET: {
     schema: z.string().min(32, 'shorter than 32 characters').optional(),
     allowed: 'at least 32 random characters signing console sessions and preview tokens; required with EVENTSTORE_CONNECTION_STRING (all instances share it); on the embedded default one is generated into DATA_DIR/session-secret when unset',
@@ -82,6 +86,7 @@ export interface Config {
   roles: ReadonlySet<Role>;
   readinessMaxLagMs: number;
   shutdownGraceMs: number;
+  scheduledPublishIntervalMs: number;
   /** Unset on the embedded default: see resolveSessionSecret. */
   sessionSecret: string | undefined;
 }
@@ -124,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readinessMaxLagMs: p.READINESS_MAX_LAG_MS,
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
     sessionSecret: p.SESSION_SECRET,
+    scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
   };
 }
 

@@ -19,6 +19,17 @@ import { ProjectionSupervisor } from '../projection-engine/projection-supervisor
 import { projections } from '../../projections/index.ts';
 import { serviceEventCatalog } from './event-catalog.ts';
 import { openStores, type Stores } from './open-stores.ts';
+import { resolveSessionSecret } from './session-secret.ts';
+import { adminRouter } from '../http/admin/admin-router.ts';
+import type { AdminDeps } from '../http/admin/admin-context.ts';
+import { ReadModelReader } from '../read-models/read-model-reader.ts';
+import { ContentService } from '../application/content-service.ts';
+import { Reservations } from '../application/reservations.ts';
+import { Idempotency } from '../application/idempotency.ts';
+import { ProjectionWatermark } from '../application/projection-watermark.ts';
+import { SessionTokens } from '../security/session-tokens.ts';
+import { ScheduledPublisher } from '../application/scheduled-publisher.ts';
+import { RateLimiter } from '../security/rate-limiter.ts';
 
 export interface RunningService {
   url: string;
@@ -39,11 +50,15 @@ export async function startService(config: Config, deps: { logger: Logger; clock
   const stores = await openStores(config, logger);
   const log = new EventLog(stores.events, serviceEventCatalog(), clock);
   let supervisor: ProjectionSupervisor | undefined;
+  let publisher: ScheduledPublisher | undefined;
   let http: RunningHttpServer | undefined;
   try {
     if (config.roles.has('projector')) {
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();
+      // One active scheduler, beside the projectors (ROLES splits API replicas from this process).
+      publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels), clock, logger, intervalMs: config.scheduledPublishIntervalMs });
+      publisher.start();
     }
     const drain = new DrainState();
     if (config.roles.has('api')) {
@@ -61,11 +76,15 @@ export async function startService(config: Config, deps: { logger: Logger; clock
       const health = healthRoutes({ drain, readiness: readinessFromChecks(checks), logger });
       app.use(health.routes());
       app.use(health.allowedMethods());
+      const admin = adminRouter(adminDeps(config, { log, stores, supervisor, clock, logger }));
+      app.use(admin.routes());
+      app.use(admin.allowedMethods());
       app.use(notFound());
       http = await startHttpServer({ app, port: config.port, host: config.host, logger, drain });
       logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
     }
   } catch (error) {
+    await publisher?.stop();
     await supervisor?.stop();
     await stores.close();
     throw error;
@@ -81,6 +100,7 @@ export async function startService(config: Config, deps: { logger: Logger; clock
     stop: () =>
       (stopping ??= (async () => {
         await http?.close(config.shutdownGraceMs);
+        await publisher?.stop();
         await supervisor?.stop();
         await stores.close();
       })()),
@@ -98,6 +118,27 @@ function translateErrors(error: unknown): HttpError | undefined {
     return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
   }
   return undefined;
+}
+
+/** The admin API's collaborators, built once per process. */
+function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger }): AdminDeps {
+  const reader = new ReadModelReader(d.stores.readModels);
+  const content = new ContentService({
+    log: d.log,
+    reader,
+    reservations: new Reservations(d.log),
+    idempotency: new Idempotency(d.log),
+    watermark: new ProjectionWatermark(d.stores.readModels, d.supervisor),
+    clock: d.clock,
+  });
+  return {
+    reader,
+    content,
+    sessions: new SessionTokens({ secret: resolveSessionSecret(config), clock: d.clock }),
+    rateLimiter: new RateLimiter({ clock: d.clock }),
+    clock: d.clock,
+    logger: d.logger,
+  };
 }
 
 function ok(): CheckResult {
