@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { decideSignIn } from '../../domain/access/sign-in.ts';
 import type { UserRole } from '../../domain/principal.ts';
 import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/password-hashing.ts';
-import { jsonBody } from '../middleware/json-body.ts';
+import type { ApiRegistry } from './api-registry.ts';
 import type { AdminDeps, ProjectDoc } from './admin-context.ts';
-import { isUuid, parseBody } from './request-body.ts';
+import { isUuid } from './request-body.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
@@ -24,10 +24,9 @@ interface UserDoc {
 }
 
 /** POST /auth/login: e-mail and password for a console session JWT. */
-export function authRoutes(deps: AdminDeps): Router {
+export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = new Router();
-  router.post('/auth/login', jsonBody({ limitBytes: 16 * 1024 }), async (ctx) => {
-    const body = parseBody(ctx, loginBody);
+  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: 'The session token, its expiry and the user' } }, async (ctx, { body }) => {
     const [found] = await deps.reader.find<UserDoc & Record<string, unknown>>('access', 'users', { filter: { email: body.email.trim().toLowerCase() }, limit: 1 });
     // Same work whether or not the e-mail exists: no timing oracle for account discovery.
     const passwordMatches = found ? await verifyPassword(body.password, found.passwordHash) : await verifyPasswordAgainstNothing(body.password);

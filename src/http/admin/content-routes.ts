@@ -3,10 +3,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
 import type { RevisionAction } from '../../application/content-service.ts';
-import { jsonBody } from '../middleware/json-body.ts';
-import { notFound, validationError } from '../errors/error-factory.ts';
+import { notFound } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
-import { isUuid, parseBody } from './request-body.ts';
+import { isUuid } from './request-body.ts';
 
 const MAX_PAGE_SIZE = 100;
 
@@ -52,7 +52,7 @@ const pageQuery = z.object({
  * Form sets, entries and revisions (spec section 4.3). Handlers validate the request, call the content
  * service and shape the answer; the rules live in the domain.
  */
-export function contentRoutes(deps: AdminDeps): Router {
+export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = new Router();
   const { content, reader } = deps;
   const id = (ctx: Context, name: string): string => {
@@ -61,52 +61,47 @@ export function contentRoutes(deps: AdminDeps): Router {
     return value;
   };
 
-  router.get('/form-sets', async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: 'The form sets' } }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     const project = projectOf(ctx);
     const items = await reader.find('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 });
     ctx.body = { items: items.map(formSetSummary) };
   });
 
-  router.post('/form-sets', jsonBody(), async (ctx) => {
-    const body = parseBody(ctx, formSetBody);
+  api.add(router, { method: 'post', path: '/form-sets', operationId: 'createFormSet', summary: 'Create a form set (slug unique per project: 409 on a clash)', tag: 'Form sets', body: formSetBody, responses: { 201: 'The form set' } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion: _version, ...definition } = body;
     const result = await content.createFormSet(principalOf(ctx), projectOf(ctx), definition, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = formSetDetail(result.body as Record<string, unknown>);
   });
 
-  router.get('/form-sets/:formSetId', async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId', operationId: 'getFormSet', summary: 'Read a form set with its definition', tag: 'Form sets', responses: { 200: 'The form set' } }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     ctx.body = formSetDetail(await content.formSetOrFail(projectOf(ctx), id(ctx, 'formSetId')) as never);
   });
 
-  router.put('/form-sets/:formSetId', jsonBody(), async (ctx) => {
-    const body = parseBody(ctx, formSetBody);
+  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: 'The form set' } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion, ...definition } = body;
     const updated = await content.updateFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), definition, expectedVersion);
     ctx.body = formSetDetail(updated as never);
   });
 
-  router.delete('/form-sets/:formSetId', async (ctx) => {
+  api.add(router, { method: 'delete', path: '/form-sets/:formSetId', operationId: 'deleteFormSet', summary: 'Delete a form set (console tenant_admin only; agent keys never)', tag: 'Form sets', responses: { 204: 'Deleted' } }, async (ctx) => {
     await content.deleteFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'));
     ctx.status = 204;
   });
 
-  router.post('/form-sets/:formSetId/entries', jsonBody(), async (ctx) => {
-    const body = parseBody(ctx, createEntryBody);
+  api.add(router, { method: 'post', path: '/form-sets/:formSetId/entries', operationId: 'createEntry', summary: 'Create an entry with its first draft revision (idempotent by key)', tag: 'Entries', body: createEntryBody, responses: { 201: 'The entry and its revision' } }, async (ctx, { body }) => {
     const result = await content.createEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  router.get('/form-sets/:formSetId/entries', async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId/entries', operationId: 'listEntries', summary: 'List a form set\'s entries, newest change first', tag: 'Entries', query: pageQuery, responses: { 200: 'A page of entries' } }, async (ctx, { query }) => {
     assertCan(principalOf(ctx), 'entries.read');
     const project = projectOf(ctx);
     const formSet = await content.formSetOrFail(project, id(ctx, 'formSetId'));
-    const query = pageQuery.safeParse(ctx.query);
-    if (!query.success) throw validationError(`${String(query.error.issues[0]!.path[0])}: ${query.error.issues[0]!.message}`);
-    const { page, limit } = query.data;
+    const { page, limit } = query;
     const filter = { formSetId: formSet.formSetId };
     const [items, total] = await Promise.all([
       reader.find('content', 'entries', { filter, sort: [['updatedAt', 'desc']], limit, offset: (page - 1) * limit }),
@@ -115,7 +110,7 @@ export function contentRoutes(deps: AdminDeps): Router {
     ctx.body = { total, page, limit, items: items.map(entrySummary) };
   });
 
-  router.get('/entries/:entryId', async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', summary: 'Read an entry with all its revisions', tag: 'Entries', responses: { 200: 'The entry' } }, async (ctx) => {
     assertCan(principalOf(ctx), 'entries.read');
     const project = projectOf(ctx);
     const entry = await reader.get('content', 'entries', id(ctx, 'entryId'));
@@ -124,23 +119,29 @@ export function contentRoutes(deps: AdminDeps): Router {
     ctx.body = { ...entrySummary(entry), revisions: revisions.map(revisionSummary) };
   });
 
-  router.post('/entries/:entryId/revisions', jsonBody(), async (ctx) => {
-    const body = parseBody(ctx, saveRevisionBody);
+  api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: 'The revision' } }, async (ctx, { body }) => {
     const result = await content.saveRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  router.get('/revisions/:revisionId', async (ctx) => {
+  api.add(router, { method: 'get', path: '/revisions/:revisionId', operationId: 'getRevision', summary: 'Read a revision with its snapshot', tag: 'Revisions', responses: { 200: 'The revision' } }, async (ctx) => {
     assertCan(principalOf(ctx), 'revisions.read');
     const revision = await content.revisionOrFail(projectOf(ctx), id(ctx, 'revisionId'));
     ctx.body = { ...revisionSummary(revision as never), snapshot: revision.snapshot };
   });
 
   const actions: RevisionAction[] = ['submit', 'approve', 'reject', 'withdraw', 'reopen', 'publish'];
+  const summaries: Record<RevisionAction, string> = {
+    submit: 'Submit a draft for review',
+    approve: 'Approve a revision in review: published now, or scheduled when publishAt is given (ISO with offset, or {local, timeZone})',
+    reject: 'Reject a revision in review or scheduled',
+    withdraw: 'Withdraw a revision from review or schedule back to draft',
+    reopen: 'Reopen a rejected revision as a draft',
+    publish: 'Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale)',
+  };
   for (const action of actions) {
-    router.post(`/revisions/:revisionId/${action}`, jsonBody(), async (ctx) => {
-      const body = parseBody(ctx, revisionActionBody);
+    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: 'The revision after the transition' } }, async (ctx, { body }) => {
       ctx.body = await content.revisionAction(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), action, body);
     });
   }
