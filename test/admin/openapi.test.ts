@@ -22,6 +22,10 @@ describe('admin API: the OpenAPI document', function () {
     expect(document.paths['/form-sets']?.['get']?.operationId).to.equal('listFormSets');
     expect(document.paths['/form-sets/{formSetId}/entries']?.['post']?.operationId).to.equal('createEntry');
     expect(document.paths['/revisions/{revisionId}/publish']?.['post']?.operationId).to.equal('publishRevision');
+    expect(document.paths['/form-blueprints/apply']?.['post']?.operationId).to.be.a('string');
+    // Template ids are words, not UUIDs, and are documented as such.
+    const template = document.paths['/form-set-templates/{id}/apply']?.['post'] as unknown as { parameters: Array<{ name: string; schema: { format?: string } }> };
+    expect(template.parameters.find((p) => p.name === 'id')?.schema.format).to.equal(undefined);
   });
 
   it('documents every request body with the schema that validates it', async () => {

@@ -22,6 +22,8 @@ export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query 
   responses: Record<number, string>;
   /** JSON body limit, default 1 MiB. */
   bodyLimitBytes?: number;
+  /** Path parameters that are not UUIDs (template ids, record values), documented as plain strings. */
+  textParams?: readonly string[];
 }
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -79,7 +81,12 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
+    const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: route.textParams?.includes(name!) ? { type: 'string' } : { type: 'string', format: 'uuid' },
+    }));
     if (route.query) {
       const schema = toSchema(route.query) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, property] of Object.entries(schema.properties ?? {})) {

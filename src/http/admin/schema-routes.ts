@@ -1,0 +1,185 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { assertCan } from '../../domain/access/permissions.ts';
+import { FORM_BLUEPRINT_SCHEMA, MASTER_BLUEPRINT_SCHEMA } from '../../domain/content/blueprint/blueprint-schema.ts';
+import { listBuiltInTemplates } from '../../domain/content/blueprint/built-in-templates.ts';
+import { Reservations } from '../../application/reservations.ts';
+import { Idempotency } from '../../application/idempotency.ts';
+import { SchemaService, masterDetail, preview } from '../../application/schema-service.ts';
+import { notFound } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+const labels = z.record(z.string(), z.string());
+
+const createMasterBody = z.object({
+  key: z.string(),
+  name: z.string(),
+  records: z.array(z.unknown()).optional(),
+  idempotencyKey: z.string().optional(),
+});
+
+const createRecordBody = z.object({
+  value: z.string(),
+  labels,
+  order: z.number().int().min(0).optional(),
+  parent: z.string().nullable().optional(),
+  idempotencyKey: z.string().optional(),
+});
+
+const updateRecordBody = z.object({
+  labels: labels.optional(),
+  order: z.number().int().min(0).optional(),
+  parent: z.string().nullable().optional(),
+});
+
+const treeBody = z.object({
+  nodes: z.array(
+    z.object({
+      value: z.string(),
+      parent: z.string().nullable().optional(),
+      order: z.number().int().min(0).optional(),
+      labels: labels.optional(),
+    }),
+  ),
+});
+
+const recordsQuery = z.object({ locale: z.string().optional() });
+
+const blueprintDocument = z.record(z.string(), z.unknown()).describe('A blueprint document; its JSON Schema is served by GET /form-blueprints/schema (form) or in the master-blueprint schema.');
+const validateBody = z.object({ blueprint: blueprintDocument });
+const applyBody = z.object({
+  blueprint: blueprintDocument,
+  dryRun: z.boolean().optional().describe('true: answer 200 with the full preview and write nothing'),
+  idempotencyKey: z.string().optional(),
+});
+const applyTemplateBody = z.object({
+  dryRun: z.boolean().optional().describe('true: answer 200 with the full preview and write nothing'),
+  idempotencyKey: z.string().optional(),
+});
+
+/**
+ * Masters (spec section 2), blueprints, master blueprints and built-in templates (spec section 4.3),
+ * one route for each MCP tool of spec section 4.4 on them.
+ */
+export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
+  const router = new Router();
+  const schema = new SchemaService({
+    log: deps.log,
+    reader: deps.reader,
+    reservations: new Reservations(deps.log),
+    idempotency: new Idempotency(deps.log),
+    watermark: deps.watermark,
+    clock: deps.clock,
+  });
+  const masterId = (ctx: Context): string => {
+    const value = ctx.params['masterId'];
+    if (!isUuid(value)) throw notFound(`No master entity ${value}.`);
+    return value;
+  };
+  const tag = 'Masters';
+
+  // ---- Masters ----------------------------------------------------------------------------------
+
+  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: 'The masters' } }, async (ctx) => {
+    const masters = await schema.listMasters(principalOf(ctx), projectOf(ctx));
+    ctx.body = { items: masters.map((m) => ({ id: m.masterId, key: m.key, name: m.name, recordCount: m.recordCount, sitePublishedAt: m.sitePublishedAt, published: m.sitePublishedAt !== null })) };
+  });
+
+  api.add(router, { method: 'post', path: '/master-entities', operationId: 'createMasterEntity', summary: 'Create a master entity, optionally with records (key unique per project: 409 on a clash)', tag, body: createMasterBody, responses: { 201: 'The master' } }, async (ctx, { body }) => {
+    const { idempotencyKey: _key, ...input } = body;
+    const result = await schema.createMaster(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  api.add(router, { method: 'get', path: '/master-entities/:masterId', operationId: 'getMasterEntity', summary: 'Read a master entity with its records (get_master_entity)', tag, responses: { 200: 'The master' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'masters.read');
+    ctx.body = masterDetail(await schema.masterOrFail(projectOf(ctx), masterId(ctx)));
+  });
+
+  api.add(router, { method: 'get', path: '/master-entities/:masterId/records', operationId: 'listMasterRecords', summary: 'List a master\'s records in display order, labels resolved for a locale (list_master_records)', tag, query: recordsQuery, responses: { 200: 'The records' } }, async (ctx, { query }) => {
+    const { master, locale, records } = await schema.listRecords(principalOf(ctx), projectOf(ctx), masterId(ctx), query.locale);
+    ctx.body = { masterId: master.masterId, key: master.key, locale, items: records };
+  });
+
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: 'The record' } }, async (ctx, { body }) => {
+    const { idempotencyKey: _key, ...record } = body;
+    const result = await schema.createRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), record, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  api.add(router, { method: 'patch', path: '/master-entities/:masterId/records/:value', textParams: ['value'], operationId: 'updateMasterRecord', summary: 'Update a record\'s labels, order or parent (update_master_record; a user session only, agent keys refused)', tag, body: updateRecordBody, responses: { 200: 'The master' } }, async (ctx, { body }) => {
+    const updated = await schema.updateRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), String(ctx.params['value']), body);
+    ctx.body = masterDetail(updated);
+  });
+
+  api.add(router, { method: 'put', path: '/master-entities/:masterId/tree', operationId: 'updateMasterTree', summary: 'Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused)', tag, body: treeBody, responses: { 200: 'The master' } }, async (ctx, { body }) => {
+    const updated = await schema.updateTree(principalOf(ctx), projectOf(ctx), masterId(ctx), body.nodes);
+    ctx.body = masterDetail(updated);
+  });
+
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: 'The master' } }, async (ctx) => {
+    ctx.body = masterDetail(await schema.publishMaster(principalOf(ctx), projectOf(ctx), masterId(ctx)));
+  });
+
+  // ---- Blueprints -------------------------------------------------------------------------------
+
+  api.add(router, { method: 'get', path: '/form-blueprints/schema', operationId: 'getFormBlueprintSchema', summary: 'The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema', tag: 'Blueprints', responses: { 200: 'The JSON Schema' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'form-sets.read');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = FORM_BLUEPRINT_SCHEMA;
+  });
+
+  api.add(router, { method: 'get', path: '/master-blueprints/schema', operationId: 'getMasterBlueprintSchema', summary: 'The published JSON Schema (2020-12) of master blueprints', tag: 'Blueprints', responses: { 200: 'The JSON Schema' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'masters.read');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = MASTER_BLUEPRINT_SCHEMA;
+  });
+
+  api.add(router, { method: 'post', path: '/form-blueprints/validate', operationId: 'validateFormBlueprint', summary: 'Plan a form blueprint against the project: what would be created and every problem; writes nothing', tag: 'Blueprints', body: validateBody, responses: { 200: 'The plan' } }, async (ctx, { body }) => {
+    ctx.body = preview(await schema.validateBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
+  });
+
+  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: 'dryRun: the full preview, nothing written', 201: 'What was created: {formSets: [{id, slug}], masters: [{id, key}]}' } }, async (ctx, { body }) => {
+    const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
+    const result = await schema.applyBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  api.add(router, { method: 'post', path: '/master-blueprints/validate', operationId: 'validateMasterBlueprint', summary: 'Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)', tag: 'Blueprints', body: validateBody, responses: { 200: 'The plan' } }, async (ctx, { body }) => {
+    ctx.body = preview(await schema.validateMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
+  });
+
+  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: 'dryRun: the full preview, nothing written', 201: 'What was created: {masters: [{id, key}], formSets: []}' } }, async (ctx, { body }) => {
+    const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
+    const result = await schema.applyMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  // ---- Built-in templates -----------------------------------------------------------------------
+
+  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: 'The templates' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'form-sets.read');
+    ctx.body = { items: listBuiltInTemplates() };
+  });
+
+  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: 'dryRun: the full preview, nothing written', 201: 'What was created: {formSets: [{id, slug}], masters: [{id, key}]}' } }, async (ctx, { body }) => {
+    const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
+    const result = await schema.applyTemplate(principalOf(ctx), projectOf(ctx), String(ctx.params['id']), options);
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  return router;
+}
+
+function keyOption(ctx: Context, body: { idempotencyKey?: string }): { idempotencyKey?: string } {
+  const key = idempotencyKeyOf(ctx, body);
+  return key === undefined ? {} : { idempotencyKey: key };
+}
