@@ -10,7 +10,9 @@ import type { KeyEvent } from '../domain/access/access-events.ts';
 import { emailAddress, projectSlug } from '../domain/access/access-values.ts';
 import { projectKeysStream, projectStream, tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
-import { projectDecider, type ContentLocales, type Project } from '../domain/access/project-decider.ts';
+import { domainChanges, projectDecider, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SiteSettings } from '../domain/access/project-decider.ts';
+import type { ProjectEvent } from '../domain/access/access-events.ts';
+import { hostnameList } from '../domain/access/access-values.ts';
 import { roleValue, userDecider } from '../domain/access/user-decider.ts';
 import { AGENT_KEY_SCOPES, keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { newApiKey } from '../security/api-keys.ts';
@@ -43,6 +45,8 @@ import { Reservations } from './reservations.ts';
  */
 export const PROJECT_SLUG_SCOPE = 'project-slug';
 export const USER_EMAIL_SCOPE = 'user-email';
+/** A custom domain in the whole system: key the normalised host name, owner the project id. */
+export const CUSTOM_DOMAIN_SCOPE = 'custom-domain';
 
 export interface AccessServiceDeps {
   log: EventLog;
@@ -152,6 +156,25 @@ export interface ContentLocalesPatched {
   projectId: string;
   contentLocales: ContentLocales;
   changed: boolean;
+  position: bigint;
+}
+
+/** Options of project-setting writes made through the console: the caller's address guards against lock-out. */
+export interface ProjectWriteOptions extends WriteOptions {
+  /** The console caller's address; with it a user cannot change the IP allowlist so that it refuses them. */
+  clientIp?: string;
+}
+
+export interface ProjectSettingChanged<T> {
+  projectId: string;
+  value: T;
+  changed: boolean;
+  position: bigint;
+}
+
+export interface IpAllowlistEntryAdded {
+  projectId: string;
+  entry: IpAllowlistEntry;
   position: bigint;
 }
 
@@ -300,6 +323,80 @@ export class AccessService {
     return { projectId, contentLocales: result.state!.contentLocales, changed: result.events.length > 0, position: positionOf(result) };
   }
 
+  /** A patch of the console login page's appearance: an absent field is unchanged, null clears it. */
+  async updateLoginAppearance(
+    caller: Caller,
+    projectId: string,
+    patch: { logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null; message?: string | null },
+    options: WriteOptions = {},
+  ): Promise<ProjectSettingChanged<LoginAppearance>> {
+    const result = await this.#project(caller, projectId, { type: 'update-login-appearance', ...definedOnly(patch) }, options);
+    return { projectId, value: result.state!.loginAppearance, changed: result.events.length > 0, position: positionOf(result) };
+  }
+
+  /** A patch of the site settings (siteUrl, siteName, description): an absent field is unchanged, null clears it. */
+  async updateSiteSettings(
+    caller: Caller,
+    projectId: string,
+    patch: { siteUrl?: string | null; siteName?: string | null; description?: string | null },
+    options: WriteOptions = {},
+  ): Promise<ProjectSettingChanged<SiteSettings>> {
+    const result = await this.#project(caller, projectId, { type: 'update-site-settings', ...definedOnly(patch) }, options);
+    return { projectId, value: result.state!.siteSettings, changed: result.events.length > 0, position: positionOf(result) };
+  }
+
+  /**
+   * Adds a console login IP allowlist entry (Business plan and above: PLAN_REQUIRED below; VALIDATION_ERROR
+   * for a bad CIDR; CONFLICT for a range already listed). With `clientIp`, a console user cannot add an
+   * entry that would refuse their own address.
+   */
+  async addIpAllowlistEntry(caller: Caller, projectId: string, input: { cidr: string; label?: string | null }, options: ProjectWriteOptions & { entryId?: string } = {}): Promise<IpAllowlistEntryAdded> {
+    const entryId = options.entryId ?? randomUUID();
+    const result = await this.#project(caller, projectId, { type: 'add-ip-allowlist-entry', entryId, cidr: input.cidr, label: input.label ?? null }, options);
+    const entry = result.state!.consoleIpAllowlist.find((e) => e.id === entryId)!;
+    return { projectId, entry: { ...entry }, position: positionOf(result) };
+  }
+
+  /** Removes an allowlist entry (every plan, so a downgraded project can clear its list). NOT_FOUND for an unknown id. */
+  async removeIpAllowlistEntry(caller: Caller, projectId: string, entryId: string, options: ProjectWriteOptions = {}): Promise<{ projectId: string; entryId: string; position: bigint }> {
+    const result = await this.#project(caller, projectId, { type: 'remove-ip-allowlist-entry', entryId }, options);
+    return { projectId, entryId, position: positionOf(result) };
+  }
+
+  /**
+   * Replaces the project's custom domains. Each added host is reserved system-wide first (CONFLICT naming
+   * it when another project holds it); after the append the removed hosts are released. When the append
+   * fails, the hosts this call claimed are released again.
+   */
+  async setCustomDomains(caller: Caller, projectId: string, domains: readonly string[], options: WriteOptions = {}): Promise<ProjectSettingChanged<string[]>> {
+    const before = await this.#requireProject(caller, projectId);
+    const command: ProjectCommand = { type: 'set-custom-domains', domains: [...domains] };
+    // Dry run: permission and host-name checks before any claim.
+    this.#dryRun(projectDecider, command, before, { caller });
+    const next = hostnameList(domains);
+    const { added, removed } = domainChanges(before.customDomains, next);
+    const actor = actorOf(caller);
+    const claimed: string[] = [];
+    let result: CommandResult<Project | null, ProjectEvent>;
+    try {
+      for (const host of added) {
+        const heldBefore = (await this.#reservations.ownerOf(CUSTOM_DOMAIN_SCOPE, host)) === projectId;
+        await this.#reservations.claim(CUSTOM_DOMAIN_SCOPE, host, projectId, actor, 'custom domain');
+        if (!heldBefore) claimed.push(host);
+      }
+      result = await handleCommand(this.#log, projectStream(projectId), projectDecider, command, { caller }, this.#append(caller, options));
+    } catch (error) {
+      for (const host of claimed) await this.#reservations.release(CUSTOM_DOMAIN_SCOPE, host, projectId, actor).catch(() => undefined);
+      throw error;
+    }
+    // The stream's state after the append decides what is released (a concurrent change may have re-added a host).
+    const now = result.state!.customDomains;
+    for (const host of removed) {
+      if (!now.includes(host)) await this.#reservations.release(CUSTOM_DOMAIN_SCOPE, host, projectId, actor).catch(() => undefined);
+    }
+    return { projectId, value: [...now], changed: result.events.length > 0, position: positionOf(result) };
+  }
+
   /**
    * A tenant, a project, its first tenant_admin, an agent key (scope full) and a public key.
    *
@@ -420,6 +517,12 @@ export class AccessService {
     }
   }
 
+  async #project(caller: Caller, projectId: string, command: ProjectCommand, options: ProjectWriteOptions): Promise<CommandResult<Project | null, ProjectEvent>> {
+    await this.#requireProject(caller, projectId);
+    const context = { caller, ...(options.clientIp === undefined ? {} : { clientIp: options.clientIp }) };
+    return handleCommand(this.#log, projectStream(projectId), projectDecider, command, context, this.#append(caller, options));
+  }
+
   async #keys(caller: Caller, projectId: string, command: KeyCommand, options: WriteOptions): Promise<CommandResult<ProjectKeys, KeyEvent>> {
     const project = await this.#requireProject(caller, projectId);
     const context: KeyContext = { caller, project: { id: project.id, tenantId: project.tenantId, plan: project.plan }, now: this.#clock.now() };
@@ -490,6 +593,11 @@ export function slugFromName(name: string): string {
     .replace(/-+$/, '');
   if (slug.length === 0) throw invalid(`slug: none can be derived from the name ${JSON.stringify(name)}`, 'Give a slug: lowercase letters, digits and hyphens, for example my-site.');
   return slug;
+}
+
+/** Drops the fields left undefined, so a patch command names only what the caller gave. */
+function definedOnly<T extends Record<string, unknown>>(patch: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as never;
 }
 
 function planValue(plan: string): Plan {

@@ -6,6 +6,8 @@ import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/pas
 import type { ApiRegistry } from './api-registry.ts';
 import type { AdminDeps, ProjectDoc } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
+import { notFound } from '../errors/error-factory.ts';
+import type { LoginAppearance } from '../../domain/access/project-decider.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
@@ -23,7 +25,7 @@ interface UserDoc {
   disabled: boolean;
 }
 
-/** POST /auth/login: e-mail and password for a console session JWT. */
+/** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = new Router();
   api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: 'The session token, its expiry and the user' } }, async (ctx, { body }) => {
@@ -39,6 +41,16 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     });
     const { token, claims } = await deps.sessions.issueSession(subject);
     ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user: { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role } };
+  });
+
+  // Spec 4.4 / issue 3 item 1: the console login page shows the project's branding before anyone signs in.
+  api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: 'The login branding' } }, async (ctx) => {
+    const projectId = ctx.params['projectId'];
+    const project = isUuid(projectId) ? await deps.reader.get<{ projectId: string; name: string; loginBranding: LoginAppearance } & Record<string, unknown>>('access', 'projects', projectId) : null;
+    if (!project) throw notFound(`No project ${projectId}.`);
+    const { logoUrl, primaryColor, accentColor, message } = project.loginBranding;
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = { projectId: project.projectId, projectName: project.name, logoUrl, primaryColor, accentColor, message };
   });
   return router;
 }

@@ -1,0 +1,305 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { assertCan } from '../../domain/access/permissions.ts';
+import type { Caller } from '../../domain/access/caller.ts';
+import type { ContentLocales, IpAllowlistEntry, LoginAppearance, SiteSettings } from '../../domain/access/project-decider.ts';
+import { planAtLeast, type Plan } from '../../domain/plans.ts';
+import type { AgentScope, UserRole } from '../../domain/principal.ts';
+import { notFound } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+/** The access read model's project document, with every setting these routes show. */
+interface ProjectRecord {
+  projectId: string;
+  tenantId: string;
+  name: string;
+  slug: string;
+  plan: Plan;
+  contentLocales: ContentLocales;
+  customDomains: string[];
+  siteSettings: SiteSettings;
+  loginBranding: LoginAppearance;
+  ipAllowlist: IpAllowlistEntry[];
+}
+
+interface KeyRecord {
+  keyId: string;
+  projectId: string;
+  scope?: AgentScope;
+  name?: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+interface UserRecord {
+  userId: string;
+  tenantId: string;
+  email: string;
+  role: UserRole;
+  disabled: boolean;
+  createdAt: string;
+}
+
+type Doc<T> = T & Record<string, unknown>;
+
+const nullableText = (max: number) => z.string().max(max).nullable().optional();
+
+const patchLocalesBody = z.object({
+  locales: z.array(z.string().min(1).max(35)).min(1).max(30).optional(),
+  defaultLocale: z.string().min(1).max(35).optional(),
+});
+
+const siteSettingsBody = z.object({
+  siteUrl: nullableText(2000),
+  siteName: nullableText(200),
+  description: nullableText(1000),
+});
+
+const customDomainsBody = z.object({ domains: z.array(z.string().max(253)).max(20) });
+
+const loginAppearanceBody = z.object({
+  logoUrl: nullableText(2000),
+  primaryColor: nullableText(16),
+  accentColor: nullableText(16),
+  message: nullableText(500),
+});
+
+const ipAllowlistBody = z.object({
+  cidr: z.string().min(1).max(100),
+  label: z.string().max(100).optional(),
+});
+
+const issueKeyBody = z.object({
+  type: z.enum(['agent', 'public']),
+  /** Agent keys only; default full. */
+  scope: z.enum(['full', 'content', 'schema']).optional(),
+  /** Agent keys only; default "Agent key". */
+  name: z.string().min(1).max(100).optional(),
+});
+
+const createUserBody = z.object({
+  email: z.string().min(3).max(254),
+  password: z.string().min(1).max(1024),
+  role: z.enum(['tenant_admin', 'tenant_user', 'editor', 'reviewer']),
+});
+
+/** How long a write waits for the access read model to show it (read your writes). */
+const READ_YOUR_WRITES_MS = 3000;
+
+/**
+ * Project settings, console login appearance and IP allowlist, API keys and members (spec sections 4.4,
+ * 5 and 8). The access service decides and appends; each write answers once the access read model shows
+ * it, so the caller's next request (authentication included) sees its own write.
+ */
+export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
+  const router = new Router();
+  const { access, reader } = deps;
+
+  const record = async (ctx: Context): Promise<Doc<ProjectRecord>> => {
+    const project = projectOf(ctx);
+    const doc = await reader.get<Doc<ProjectRecord>>('access', 'projects', project.projectId);
+    if (!doc) throw notFound(`No project ${project.projectId}.`);
+    return doc;
+  };
+  /** Read your writes: waits (bounded) until the access read model has folded `position`. */
+  const settle = async (position: bigint): Promise<void> => {
+    await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
+  };
+  /** The caller's address for console users: the allowlist decider refuses changes that would lock them out. */
+  const writeOptions = (ctx: Context): { clientIp?: string } => (principalOf(ctx).kind === 'user' ? { clientIp: ctx.ip } : {});
+  const keyId = (ctx: Context): string => {
+    const value = ctx.params['keyId'];
+    if (!isUuid(value)) throw notFound(`No key ${value}.`);
+    return value;
+  };
+
+  // ---- overview and public API
+
+  api.add(router, { method: 'get', path: '/project', operationId: 'getProjectOverview', summary: 'The project: name, slug, plan, content locales, custom domains, site settings and the public API base', tag: 'Project', responses: { 200: 'The project overview' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'project.read');
+    const doc = await record(ctx);
+    ctx.body = {
+      id: doc.projectId,
+      name: doc.name,
+      slug: doc.slug,
+      plan: doc.plan,
+      contentLocales: doc.contentLocales,
+      customDomains: doc.customDomains,
+      siteSettings: doc.siteSettings,
+      publicApi: publicApiInfo(doc.projectId),
+    };
+  });
+
+  api.add(router, { method: 'get', path: '/project/public-api-info', operationId: 'getPublicApiInfo', summary: 'The project id and the base path of its public read API', tag: 'Project', responses: { 200: 'projectId and publicBase' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'project.read');
+    ctx.body = publicApiInfo(projectOf(ctx).projectId);
+  });
+
+  // ---- content locales
+
+  api.add(router, { method: 'get', path: '/project/content-locales', operationId: 'getProjectContentLocales', summary: "The project's content locales and default locale", tag: 'Project', responses: { 200: 'locales and defaultLocale' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'locales.read');
+    ctx.body = (await record(ctx)).contentLocales;
+  });
+
+  api.add(router, { method: 'patch', path: '/project/content-locales', operationId: 'patchProjectContentLocales', summary: 'Change the content locales and/or the default locale (tenant_admin session only; agent keys refused)', tag: 'Project', body: patchLocalesBody, responses: { 200: 'locales and defaultLocale after the change' } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'locales.patch');
+    const projectId = projectOf(ctx).projectId;
+    const result = await access.patchContentLocales(caller, projectId, body);
+    await settle(result.position);
+    ctx.body = result.contentLocales;
+  });
+
+  // ---- site settings and custom domains
+
+  api.add(router, { method: 'put', path: '/project/site-settings', operationId: 'updateSiteSettings', summary: 'Set the site URL, site name and description (absent: unchanged; null: cleared)', tag: 'Project', body: siteSettingsBody, responses: { 200: 'The site settings' } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'project.settings.change');
+    const projectId = projectOf(ctx).projectId;
+    const result = await access.updateSiteSettings(caller, projectId, body);
+    await settle(result.position);
+    ctx.body = result.value;
+  });
+
+  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: 'The custom domains' } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'project.settings.change');
+    const projectId = projectOf(ctx).projectId;
+    const result = await access.setCustomDomains(caller, projectId, body.domains);
+    await settle(result.position);
+    ctx.body = { domains: result.value };
+  });
+
+  // ---- console login appearance (the open read is GET /projects/:projectId/login-branding in auth-routes.ts)
+
+  api.add(router, { method: 'get', path: '/project/login-appearance', operationId: 'getLoginAppearance', summary: 'The console login page appearance: logo, colours, message', tag: 'Console login', responses: { 200: 'The login appearance' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'login-appearance.read');
+    const doc = await record(ctx);
+    ctx.body = { ...doc.loginBranding, projectName: doc.name };
+  });
+
+  api.add(router, { method: 'put', path: '/project/login-appearance', operationId: 'updateLoginAppearance', summary: 'Change the console login page appearance (absent: unchanged; null or empty: cleared)', tag: 'Console login', body: loginAppearanceBody, responses: { 200: 'The login appearance' } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'login-appearance.update');
+    const project = projectOf(ctx);
+    const result = await access.updateLoginAppearance(caller, project.projectId, body);
+    await settle(result.position);
+    ctx.body = { ...result.value, projectName: project.name };
+  });
+
+  // ---- console login IP allowlist (Business plan and above)
+
+  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: 'The entries and whether the plan enforces them' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'ip-allowlist.read');
+    const doc = await record(ctx);
+    ctx.body = { items: doc.ipAllowlist, enforced: planAtLeast(doc.plan, 'business') && doc.ipAllowlist.length > 0 };
+  });
+
+  api.add(router, { method: 'post', path: '/project/ip-allowlist', operationId: 'addIpAllowlistEntry', summary: 'Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out)', tag: 'Console login', body: ipAllowlistBody, responses: { 201: 'The entry' } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'ip-allowlist.manage');
+    const projectId = projectOf(ctx).projectId;
+    const result = await access.addIpAllowlistEntry(caller, projectId, { cidr: body.cidr, label: body.label ?? null }, writeOptions(ctx));
+    await settle(result.position);
+    ctx.status = 201;
+    ctx.body = result.entry;
+  });
+
+  api.add(router, { method: 'delete', path: '/project/ip-allowlist/:entryId', operationId: 'deleteIpAllowlistEntry', summary: 'Remove an entry from the console login IP allowlist', tag: 'Console login', responses: { 204: 'Removed' } }, async (ctx) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'ip-allowlist.manage');
+    const projectId = projectOf(ctx).projectId;
+    const entryId = ctx.params['entryId'];
+    if (!isUuid(entryId)) throw notFound(`No allowlist entry ${entryId}.`);
+    const result = await access.removeIpAllowlistEntry(caller, projectId, entryId, writeOptions(ctx));
+    await settle(result.position);
+    ctx.status = 204;
+  });
+
+  // ---- API keys (console sessions only: agent keys can never issue keys)
+
+  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation)", tag: 'Keys', responses: { 200: 'The keys, revoked ones included' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'keys.list');
+    const projectId = projectOf(ctx).projectId;
+    const query = { filter: { projectId }, sort: [['createdAt', 'asc']] as Array<[string, 'asc']>, limit: 1000 };
+    const [agents, publics] = await Promise.all([reader.find<Doc<KeyRecord>>('access', 'agent_keys_by_id', query), reader.find<Doc<KeyRecord>>('access', 'public_keys_by_id', query)]);
+    ctx.body = { items: [...agents.map((k) => keySummary(k, 'agent')), ...publics.map((k) => keySummary(k, 'public'))] };
+  });
+
+  api.add(router, { method: 'post', path: '/keys', operationId: 'issueKey', summary: 'Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only', tag: 'Keys', body: issueKeyBody, bodyLimitBytes: 16 * 1024, responses: { 201: 'The key, shown once' } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'keys.issue');
+    const projectId = projectOf(ctx).projectId;
+    const issued =
+      body.type === 'agent'
+        ? await access.issueAgentKey(caller, projectId, body.scope ?? 'full', body.name ?? 'Agent key')
+        : await access.issuePublicKey(caller, projectId);
+    const collection = body.type === 'agent' ? 'agent_keys_by_id' : 'public_keys_by_id';
+    await settle(issued.position);
+    const stored = await reader.get<Doc<KeyRecord>>('access', collection, issued.keyId);
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, revokedAt: null }),
+      key: issued.key,
+      notice: 'Store this key now: it is shown only once.',
+    };
+  });
+
+  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: 'The revoked key' } }, async (ctx) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'keys.revoke');
+    const projectId = projectOf(ctx).projectId;
+    const result = await access.revokeKey(caller, projectId, keyId(ctx));
+    const collection = result.type === 'agent' ? 'agent_keys_by_id' : 'public_keys_by_id';
+    await settle(result.position);
+    ctx.body = { id: result.keyId, type: result.type, revokedAt: result.revokedAt };
+  });
+
+  // ---- members of the caller's tenant
+
+  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', summary: "List the tenant's console users", tag: 'Members', responses: { 200: 'The users' } }, async (ctx) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'members.list');
+    const users = await reader.find<Doc<UserRecord>>('access', 'users', { filter: { tenantId: caller.tenantId }, sort: [['email', 'asc']], limit: 1000 });
+    ctx.body = { items: users.map(userSummary) };
+  });
+
+  api.add(router, { method: 'post', path: '/users', operationId: 'createUser', summary: 'Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)', tag: 'Members', body: createUserBody, bodyLimitBytes: 16 * 1024, responses: { 201: 'The user' } }, async (ctx, { body }) => {
+    const caller: Caller = principalOf(ctx);
+    assertCan(caller, 'members.invite');
+    const created = await access.createUser(caller, { tenantId: principalOf(ctx).tenantId, email: body.email, password: body.password, role: body.role });
+    await settle(created.position);
+    ctx.status = 201;
+    ctx.body = { id: created.userId, tenantId: created.tenantId, email: created.email, role: created.role, disabled: false };
+  });
+
+  return router;
+}
+
+export function publicApiInfo(projectId: string): { projectId: string; publicBase: string; publicKeyHeader: string } {
+  return { projectId, publicBase: `/public/p/${projectId}/v1`, publicKeyHeader: 'X-Service-Public-Api-Key' };
+}
+
+/** A key as lists show it: never the key, never its hash. */
+function keySummary(key: KeyRecord, type: 'agent' | 'public') {
+  return {
+    id: key.keyId,
+    type,
+    prefix: key.prefix,
+    scope: type === 'agent' ? (key.scope ?? null) : null,
+    name: key.name ?? null,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+  };
+}
+
+/** A user as lists show it: never the password hash. */
+function userSummary(user: UserRecord) {
+  return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt };
+}
