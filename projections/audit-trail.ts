@@ -3,12 +3,17 @@ import { defineProjection } from '../src/projection-engine/projection.ts';
 
 /**
  * One audit record per event: who did what to which stream, when, and as part of which request.
- * Holds no event data (that stays in the log, where revisions and diffs are read); this is the index
- * an auditor searches by stream, by actor, by correlation id or by time.
+ * Holds no event data (that stays in the log, where revisions and diffs are read) beyond what it is
+ * filed and shown by: the project (event data `projectId`, else null) for the project audit log, and the
+ * revision an event names (`subject`: revisionId and number) for an entry's history. This is the index
+ * an auditor searches by project, stream, actor, correlation id or time.
+ *
+ * Version 2 added projectId, subject and occurredAtMs (the time as a number, so a query can bound the
+ * time from both sides: occurredAt from below, occurredAtMs from above) and the by_project indexes.
  */
 export const auditTrail = defineProjection({
   name: 'audit-trail',
-  version: 1,
+  version: 2,
   description: 'Every event as an audit record: stream, type, actor, time, correlation.',
   collections: {
     records: {
@@ -17,19 +22,28 @@ export const auditTrail = defineProjection({
         { name: 'by_actor', fields: [['actor.id', 1], ['position', 1]] },
         { name: 'by_correlation', fields: [['correlationId', 1]] },
         { name: 'by_time', fields: [['occurredAt', 1]] },
+        { name: 'by_project_time', fields: [['projectId', 1], ['occurredAt', 1]] },
+        { name: 'by_project_actor_time', fields: [['projectId', 1], ['actor.id', 1], ['occurredAt', 1]] },
       ],
     },
   },
   apply(event, view) {
     const position = encodePosition(event.position);
+    const data = (event.data !== null && typeof event.data === 'object' ? event.data : {}) as Record<string, unknown>;
+    const projectId = typeof data['projectId'] === 'string' ? data['projectId'] : null;
+    const subject =
+      typeof data['revisionId'] === 'string' && typeof data['revision'] === 'number' ? { revisionId: data['revisionId'], revision: data['revision'] } : null;
     view.put('records', position, {
       position,
       eventId: event.id,
       streamId: event.streamId,
       revision: Number(event.revision),
       type: event.type,
+      projectId,
+      ...(subject === null ? {} : { subject }),
       actor: event.metadata.actor,
       occurredAt: event.metadata.occurredAt,
+      occurredAtMs: Date.parse(event.metadata.occurredAt),
       correlationId: event.metadata.correlationId,
       causationId: event.metadata.causationId,
       ...(event.metadata.idempotencyKey === undefined ? {} : { idempotencyKey: event.metadata.idempotencyKey }),

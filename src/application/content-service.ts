@@ -4,12 +4,16 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { Plan } from '../domain/plans.ts';
-import { invalid, notFound } from '../domain/domain-error.ts';
+import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { entryDecider, publishOutcome, type EntryCommand, type EntryState } from '../domain/content/entry/entry-decider.ts';
-import { entryStream } from '../domain/content/entry/entry-events.ts';
+import { duplicateEntry, entryDecider, publishOutcome, type EntryCommand, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
+import { entryStream, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
+import { diffRevisions, type FieldChange } from '../domain/content/entry/entry-history.ts';
+import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
+import { isLocalizedField } from '../domain/content/form-set/field-types.ts';
 import { validateSlug } from '../domain/content/entry/slug.ts';
+import type { TimeInput } from '../domain/content/entry/utc-instant.ts';
 import { formSetDecider } from '../domain/content/form-set/form-set-decider.ts';
 import { formSetStreamId } from '../domain/content/form-set/form-set-events.ts';
 import { assertValidEntryFields } from '../domain/content/form-set/field-validation.ts';
@@ -52,6 +56,55 @@ export interface RevisionView {
 }
 
 export type RevisionAction = 'submit' | 'approve' | 'reject' | 'withdraw' | 'reopen' | 'publish';
+
+/** One revision's outcome in a bulk schedule: never hidden, each answered on its own. */
+export type BulkScheduleResult =
+  | { revisionId: string; ok: true; entryId: string; revision: number; status: string; publishAt: string | null }
+  | { revisionId: string; ok: false; error: { code: string; message: string; hint?: string } };
+
+/** One event of an entry's history, as the audit trail holds it. */
+export interface HistoryItem {
+  position: string;
+  eventId: string;
+  type: string;
+  /** A human name for the event: created, revision saved, submitted for review, ... */
+  kind: string;
+  actor: { type: string; id: string };
+  occurredAt: string;
+  revisionId: string | null;
+  revision: number | null;
+}
+
+export interface AuditLogQuery {
+  actor?: string | undefined;
+  entryId?: string | undefined;
+  /** Inclusive lower bound, UTC ISO. */
+  from?: string | undefined;
+  /** Exclusive upper bound, UTC ISO. */
+  to?: string | undefined;
+  page: number;
+  limit: number;
+}
+
+/** Audit-trail record kinds, by event type; other events show their type. */
+const EVENT_KINDS: Record<string, string> = {
+  'entry.created': 'created',
+  'entry.revision-saved': 'revision saved',
+  'entry.revision-submitted': 'submitted for review',
+  'entry.revision-approved': 'approved and scheduled',
+  'entry.revision-published': 'published',
+  'entry.revision-rejected': 'rejected',
+  'entry.revision-withdrawn': 'withdrawn',
+  'entry.revision-reopened': 'reopened',
+  'entry.slug-changed': 'slug changed',
+  'entry.import-metadata-set': 'import metadata set',
+  'entry.assigned': 'assigned',
+  'entry.deleted': 'deleted',
+};
+
+export function eventKind(type: string): string {
+  return EVENT_KINDS[type] ?? type;
+}
 
 /** How long a write waits for the read models to show it (read your writes). */
 const READ_YOUR_WRITES_MS = 3000;
@@ -191,7 +244,7 @@ export class ContentService {
     const common = { entryId: revision.entryId, revisionId, ...(body.revision === undefined ? {} : { revision: body.revision }) };
     const command: EntryCommand =
       action === 'submit' ? { type: 'submitForReview', ...common }
-      : action === 'approve' ? { type: 'approve', ...common, ...(body.publishAt === undefined ? {} : { publishAt: body.publishAt as never }) }
+      : action === 'approve' ? { type: 'approve', ...common, ...(body.publishAt === undefined ? {} : { publishAt: typeof body.publishAt === 'string' ? { at: body.publishAt } : (body.publishAt as TimeInput) }) }
       : action === 'reject' ? { type: 'reject', ...common, ...(body.reason === undefined ? {} : { reason: body.reason }) }
       : action === 'withdraw' ? { type: 'withdraw', ...common }
       : action === 'reopen' ? { type: 'reopen', ...common }
@@ -205,6 +258,216 @@ export class ContentService {
       response['already_published'] = outcome?.outcome === 'already_published';
     }
     return response;
+  }
+
+  /**
+   * Duplicates an entry (spec section 2): a new entry `{slug}-copy` holding the field values of the
+   * source's latest revision as its first draft. The copy's slug is reserved like any other (409 when
+   * taken); import metadata and the assignee are not copied. Idempotent by key.
+   */
+  async duplicateEntry(principal: Principal, project: ProjectView, sourceEntryId: string, idempotencyKey?: string): Promise<IdempotentResult> {
+    assertCan(principal, 'entries.write');
+    await this.#entryDoc(project, sourceEntryId);
+    const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
+      const entryId = ids['entryId']!;
+      const existing = await this.#entryState(entryId);
+      if (existing.created) return { status: 201, body: await this.#entryResponse(entryId) };
+      const source = await this.#entryState(sourceEntryId);
+      const command = duplicateEntry(source.state, { entryId, revisionId: ids['revisionId']! });
+      const context = this.#context(principal, project);
+      entryDecider.decide(command, existing.state, context);
+      const scope = `entry-slug:${command.formSetId}`;
+      await this.deps.reservations.claim(scope, command.slug, entryId, actorOf(principal), 'slug');
+      try {
+        const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
+        await this.#settle(result.position);
+      } catch (error) {
+        await this.deps.reservations.release(scope, command.slug, entryId, actorOf(principal));
+        throw error;
+      }
+      return { status: 201, body: await this.#entryResponse(entryId) };
+    };
+    return this.#idempotent(principal, project, 'duplicate_entry', idempotencyKey, { sourceEntryId }, ['entryId', 'revisionId'], run);
+  }
+
+  /**
+   * Deletes an entry (tenant_admin, or an agent key of scope full or schema). The slug and every former
+   * slug are released afterwards, so a new entry may take them (their redirects are gone with the entry).
+   */
+  async deleteEntry(principal: Principal, project: ProjectView, entryId: string): Promise<void> {
+    assertCan(principal, 'entries.delete');
+    await this.#entryDoc(project, entryId);
+    const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, { type: 'delete', entryId }, this.#context(principal, project), { actor: actorOf(principal) });
+    const deleted = result.state as ExistingEntry;
+    const scope = `entry-slug:${deleted.formSetId}`;
+    for (const slug of new Set([deleted.slug, ...deleted.previousSlugs])) await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
+    await this.#settle(result.position);
+  }
+
+  /**
+   * Renames an entry's slug. The new slug is reserved first (409 when another entry holds it, current
+   * or former). The old slug is NOT released: it stays in previousSlugs and answers with a 301 to the
+   * new slug, so no other entry may take it while the redirect exists. Renaming back to a former slug
+   * is allowed (the entry owns it already). Reservations are freed when the entry is deleted.
+   */
+  async renameEntry(principal: Principal, project: ProjectView, entryId: string, slug: string): Promise<Record<string, unknown>> {
+    assertCan(principal, 'entries.write');
+    const entry = await this.#entryDoc(project, entryId);
+    const command: EntryCommand = { type: 'rename', entryId, slug };
+    const context = this.#context(principal, project);
+    const current = await this.#entryState(entryId);
+    // Decide first: a refused rename (bad slug, forbidden) reserves nothing.
+    const events = entryDecider.decide(command, current.state, context);
+    if (events.length > 0) {
+      const scope = `entry-slug:${entry.formSetId}`;
+      await this.deps.reservations.claim(scope, slug, entryId, actorOf(principal), 'slug');
+      const previous = current.state.exists ? current.state.previousSlugs : [];
+      try {
+        const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal) });
+        await this.#settle(result.position);
+      } catch (error) {
+        // Only a slug this entry never had is given back.
+        if (!previous.includes(slug)) await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
+        throw error;
+      }
+    }
+    return this.#entryDocument(entryId);
+  }
+
+  /** Sets or clears import metadata: undefined keeps a value, null clears it (limits of spec section 8). */
+  async setImportMetadata(principal: Principal, project: ProjectView, entryId: string, input: { importPath?: string | null | undefined; external?: ExternalIdentity | null | undefined }): Promise<Record<string, unknown>> {
+    assertCan(principal, 'entries.write');
+    await this.#entryDoc(project, entryId);
+    const command: EntryCommand = {
+      type: 'setImportMetadata',
+      entryId,
+      ...(input.importPath === undefined ? {} : { importPath: input.importPath }),
+      ...(input.external === undefined ? {} : { external: input.external }),
+    };
+    const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal) });
+    await this.#settle(result.position);
+    return this.#entryDocument(entryId);
+  }
+
+  /** Assigns an entry to a console user of the project's tenant for review, or clears it (Business plan and above). */
+  async assignEntry(principal: Principal, project: ProjectView, entryId: string, userId: string | null): Promise<Record<string, unknown>> {
+    assertCan(principal, 'entries.assign');
+    await this.#entryDoc(project, entryId);
+    const command: EntryCommand = { type: 'assign', entryId, userId };
+    const context = this.#context(principal, project);
+    // Plan and permission first (PLAN_REQUIRED says more than "no such user" below the plan).
+    entryDecider.decide(command, (await this.#entryState(entryId)).state, context);
+    if (userId !== null) {
+      const user = await this.deps.reader.get<{ tenantId: string; disabled: boolean }>('access', 'users', userId);
+      if (!user || user.tenantId !== project.tenantId || user.disabled) throw invalid(`userId: no active console user ${userId} in this tenant.`, 'Assign to a member of the project\'s tenant.');
+    }
+    const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal) });
+    await this.#settle(result.position);
+    return this.#entryDocument(entryId);
+  }
+
+  /**
+   * Approves every listed revision with the same publish time (spec section 3 rule 2). The time is
+   * checked once (400 for the whole request); then each revision is approved on its own and answered
+   * with ok or its error: one failure never hides or undoes the others.
+   */
+  async bulkSchedule(principal: Principal, project: ProjectView, revisionIds: string[], publishAt: unknown): Promise<{ publishAt: string; succeeded: number; failed: number; results: BulkScheduleResult[] }> {
+    assertCan(principal, 'revisions.schedule');
+    const duplicate = revisionIds.find((id, i) => revisionIds.indexOf(id) !== i);
+    if (duplicate !== undefined) throw invalid(`revisionIds: ${duplicate} is listed more than once.`);
+    const time: TimeInput = typeof publishAt === 'string' ? { at: publishAt } : (publishAt as TimeInput);
+    const at = toUtcInstant(time, 'publishAt');
+    if (Date.parse(at) <= this.deps.clock.now().getTime()) throw invalid(`publishAt ${at} is not in the future.`, 'Publish each revision instead, or give a later time.');
+    const results: BulkScheduleResult[] = [];
+    for (const revisionId of revisionIds) {
+      try {
+        if (!UUID.test(revisionId)) throw notFound(`No revision ${revisionId} in this project.`);
+        const done = await this.revisionAction(principal, project, revisionId, 'approve', { publishAt: { at } });
+        results.push({ revisionId, ok: true, entryId: String(done['entryId']), revision: Number(done['revision']), status: String(done['status']), publishAt: (done['publishAt'] as string | null) ?? null });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        results.push({ revisionId, ok: false, error: { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) } });
+      }
+    }
+    const succeeded = results.filter((r) => r.ok).length;
+    return { publishAt: at, succeeded, failed: results.length - succeeded, results };
+  }
+
+  /** Every event of an entry, oldest first, from the audit trail: actor, time and kind. */
+  async entryHistory(principal: Principal, project: ProjectView, entryId: string): Promise<HistoryItem[]> {
+    assertCan(principal, 'entries.history.read');
+    await this.#entryDoc(project, entryId);
+    const records = await this.deps.reader.find<Record<string, unknown>>('audit-trail', 'records', { filter: { streamId: entryStream(entryId) }, sort: [['position', 'asc']], limit: 10_000 });
+    return records.map(historyItem);
+  }
+
+  /** Field-level diff between two revisions of one entry (NOT_FOUND when either is not the entry's). */
+  async diffRevisions(principal: Principal, project: ProjectView, entryId: string, fromRevisionId: string, toRevisionId: string): Promise<{ from: Record<string, unknown>; to: Record<string, unknown>; changes: FieldChange[] }> {
+    assertCan(principal, 'entries.history.read');
+    const entry = await this.#entryDoc(project, entryId);
+    const formSet = await this.formSetOrFail(project, entry.formSetId);
+    const { state } = await this.#entryState(entryId);
+    const localizedFields = project.contentLocales.locales.length > 1 ? formSet.definition.fields.filter((f) => isLocalizedField(f)).map((f) => f.key) : [];
+    const changes = diffRevisions(state, fromRevisionId, toRevisionId, { localizedFields });
+    const ref = (revisionId: string) => {
+      const r = state.exists ? state.revisions.find((x) => x.revisionId === revisionId)! : null;
+      return { revisionId, revision: r?.revision ?? null, status: r?.status ?? null };
+    };
+    return { from: ref(fromRevisionId), to: ref(toRevisionId), changes };
+  }
+
+  /**
+   * Restores an old revision: its snapshot becomes a new draft revision (the old one is untouched). The
+   * snapshot must still fit the form set's current definition (400 naming the field otherwise), so a
+   * restore never brings back values the form set no longer accepts. Idempotent by key.
+   */
+  async restoreRevision(principal: Principal, project: ProjectView, fromRevisionId: string, input: { expectedRevision?: number | undefined }, idempotencyKey?: string): Promise<IdempotentResult> {
+    assertCan(principal, 'revisions.save');
+    const source = await this.revisionOrFail(project, fromRevisionId);
+    const formSet = await this.formSetOrFail(project, source.formSetId);
+    await this.#validFields(project, formSet, source.snapshot);
+    const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
+      const revisionId = ids['revisionId']!;
+      const existing = await this.#entryState(source.entryId);
+      if (!(existing.state.exists && existing.state.revisions.some((r) => r.revisionId === revisionId))) {
+        const command: EntryCommand = {
+          type: 'restoreRevision',
+          entryId: source.entryId,
+          revisionId,
+          fromRevisionId,
+          ...(input.expectedRevision === undefined ? {} : { expectedRevision: input.expectedRevision }),
+        };
+        const result = await handleCommand(this.deps.log, entryStream(source.entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
+        await this.#settle(result.position);
+      }
+      return { status: 201, body: { ...(await this.#revisionResponse(revisionId)), restoredFrom: { revisionId: fromRevisionId, revision: source.revision } } };
+    };
+    return this.#idempotent(principal, project, 'restore_revision', idempotencyKey, { fromRevisionId, ...input }, ['revisionId'], run);
+  }
+
+  /** The project's audit log, newest first: tenant_admin sessions only. */
+  async auditLog(principal: Principal, project: ProjectView, query: AuditLogQuery): Promise<{ total: number; page: number; limit: number; items: Array<HistoryItem & { streamId: string; entryId: string | null }> }> {
+    assertCan(principal, 'audit.read');
+    const filter: Record<string, string | { $gte: string } | { $lt: number }> = { projectId: project.projectId };
+    if (query.actor !== undefined) filter['actor.id'] = query.actor;
+    if (query.entryId !== undefined) filter['streamId'] = entryStream(query.entryId);
+    if (query.from !== undefined) filter['occurredAt'] = { $gte: query.from };
+    // A second field holds the same time as a number, so both bounds apply in one query.
+    if (query.to !== undefined) filter['occurredAtMs'] = { $lt: Date.parse(query.to) };
+    const { page, limit } = query;
+    const [records, total] = await Promise.all([
+      this.deps.reader.find<Record<string, unknown>>('audit-trail', 'records', { filter, sort: [['occurredAt', 'desc'], ['position', 'desc']], limit, offset: (page - 1) * limit }),
+      this.deps.reader.count('audit-trail', 'records', filter),
+    ]);
+    return {
+      total,
+      page,
+      limit,
+      items: records.map((r) => {
+        const streamId = String(r['streamId']);
+        return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
+      }),
+    };
   }
 
   async formSetOrFail(project: ProjectView, formSetId: string): Promise<FormSetView> {
@@ -225,6 +488,14 @@ export class ContentService {
     const entry = await this.deps.reader.get<{ entryId: string; formSetId: string; projectId: string }>('content', 'entries', entryId);
     if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
     return entry;
+  }
+
+  /** The entry document as the read model holds it, without internal bookkeeping. */
+  async #entryDocument(entryId: string): Promise<Record<string, unknown>> {
+    const entry = await this.deps.reader.get<Record<string, unknown>>('content', 'entries', entryId);
+    if (!entry) throw notFound(`No entry ${entryId}.`);
+    const { revisionIds: _ids, ...rest } = entry;
+    return rest;
   }
 
   async #entryState(entryId: string): Promise<{ state: EntryState; created: boolean }> {
@@ -274,4 +545,21 @@ export class ContentService {
     const { replayed: _replayed, ...result } = await this.deps.idempotency.run({ scope: project.projectId, operation, key, request, ids, actor: actorOf(principal) }, run);
     return result;
   }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function historyItem(record: Record<string, unknown>): HistoryItem {
+  const subject = (record['subject'] ?? null) as { revisionId?: string; revision?: number } | null;
+  const type = String(record['type']);
+  return {
+    position: String(record['position']),
+    eventId: String(record['eventId']),
+    type,
+    kind: eventKind(type),
+    actor: record['actor'] as { type: string; id: string },
+    occurredAt: String(record['occurredAt']),
+    revisionId: subject?.revisionId ?? null,
+    revision: subject?.revision ?? null,
+  };
 }

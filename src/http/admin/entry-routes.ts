@@ -1,0 +1,144 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { notFound, validationError } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+const MAX_PAGE_SIZE = 100;
+const MAX_BULK_REVISIONS = 100;
+
+const idempotentBody = z.object({
+  idempotencyKey: z.string().optional(),
+});
+
+const renameBody = z.object({
+  slug: z.string({ error: 'required, a string of lowercase letters, digits and hyphens' }),
+});
+
+/** Spec section 8's lengths; the domain checks them again (and control characters). */
+const externalIdentity = z.object({
+  sourceType: z.string().min(1, 'must not be empty').max(50, 'at most 50 characters').optional(),
+  entityType: z.string().min(1, 'must not be empty').max(200, 'at most 200 characters').optional(),
+  externalId: z.string().min(1, 'must not be empty').max(2000, 'at most 2000 characters'),
+});
+
+const importMetadataBody = z.object({
+  importPath: z.string().min(1, 'must not be empty').max(2000, 'at most 2000 characters').nullable().optional(),
+  external: externalIdentity.nullable().optional(),
+});
+
+const assigneeBody = z.object({
+  userId: z.string().min(1, 'must not be empty').max(200, 'at most 200 characters').nullable(),
+});
+
+const publishAt = z.union([z.string(), z.object({ local: z.string(), timeZone: z.string() })]);
+
+const bulkScheduleBody = z.object({
+  revisionIds: z.array(z.string()).min(1, 'at least 1 revision id').max(MAX_BULK_REVISIONS, `at most ${MAX_BULK_REVISIONS} revision ids`),
+  publishAt,
+});
+
+const restoreBody = z.object({
+  expectedRevision: z.number().int().positive().optional(),
+  idempotencyKey: z.string().optional(),
+});
+
+const diffQuery = z.object({
+  from: z.string({ error: 'required, a revision id' }),
+  to: z.string({ error: 'required, a revision id' }),
+});
+
+/** An ISO 8601 date-time with an offset, normalised to UTC. */
+const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (Z or +09:00)' }).transform((value) => new Date(value).toISOString());
+
+const auditQuery = z.object({
+  actor: z.string().min(1).max(200).optional(),
+  entryId: z.uuid({ error: 'must be an entry id (UUID)' }).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
+  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+});
+
+/**
+ * Entry lifecycle beyond create and save: duplicate, delete, rename, import metadata, assignee, bulk
+ * scheduling, and the audit history (entry history, revision diff, restore, project audit log). Handlers
+ * validate the request, call the content service and shape the answer; the rules live in the domain.
+ */
+export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
+  const router = new Router();
+  const { content } = deps;
+  const id = (ctx: Context, name: string): string => {
+    const value = ctx.params[name];
+    if (!isUuid(value)) throw notFound(`No ${name.replace(/Id$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${value}.`);
+    return value;
+  };
+
+  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', summary: 'Duplicate an entry as a new draft with slug {slug}-copy and all field values (409 when that slug is taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: 'The new entry and its draft revision' } }, async (ctx, { body }) => {
+    const result = await content.duplicateEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: 'Deleted' } }, async (ctx) => {
+    await content.deleteEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'));
+    ctx.status = 204;
+  });
+
+  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
+    ctx.body = entryView(await content.renameEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.slug));
+  });
+
+  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
+    ctx.body = entryView(await content.setImportMetadata(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body));
+  });
+
+  api.add(router, { method: 'put', path: '/entries/:entryId/assignee', operationId: 'assignEntry', summary: 'Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)', tag: 'Entries', body: assigneeBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
+    ctx.body = entryView(await content.assignEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.userId));
+  });
+
+  api.add(router, { method: 'post', path: '/revisions/bulk-schedule', operationId: 'bulkScheduleRevisions', summary: 'Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision\'s result', tag: 'Revisions', body: bulkScheduleBody, responses: { 200: 'One result per revision: ok, or its error code and message' } }, async (ctx, { body }) => {
+    ctx.body = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt);
+  });
+
+  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind', tag: 'History', responses: { 200: 'The entry\'s events' } }, async (ctx) => {
+    const entryId = id(ctx, 'entryId');
+    ctx.body = { entryId, items: await content.entryHistory(principalOf(ctx), projectOf(ctx), entryId) };
+  });
+
+  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: 'The changes, one per field (per locale for localized fields)' } }, async (ctx, { query }) => {
+    const entryId = id(ctx, 'entryId');
+    for (const name of ['from', 'to'] as const) if (!isUuid(query[name])) throw validationError(`${name}: must be a revision id (UUID).`);
+    ctx.body = { entryId, ...(await content.diffRevisions(principalOf(ctx), projectOf(ctx), entryId, query.from, query.to)) };
+  });
+
+  api.add(router, { method: 'post', path: '/revisions/:revisionId/restore', operationId: 'restoreRevision', summary: 'Restore an old revision: its field values become a new draft revision (idempotent by key)', tag: 'History', body: restoreBody, responses: { 201: 'The new draft revision' } }, async (ctx, { body }) => {
+    const result = await content.restoreRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), { expectedRevision: body.expectedRevision }, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: 'A page of audit records' } }, async (ctx, { query }) => {
+    ctx.body = await content.auditLog(principalOf(ctx), projectOf(ctx), query);
+  });
+
+  return router;
+}
+
+function entryView(doc: Record<string, unknown>) {
+  return {
+    id: doc['entryId'],
+    slug: doc['slug'],
+    formSetId: doc['formSetId'],
+    previousSlugs: doc['previousSlugs'],
+    importPath: doc['importPath'] ?? null,
+    external: doc['external'] ?? null,
+    assignee: doc['assignee'] ?? null,
+    latestRevision: doc['latestRevision'] ?? null,
+    liveRevision: doc['liveRevision'] ?? null,
+    createdAt: doc['createdAt'],
+    updatedAt: doc['updatedAt'],
+  };
+}
