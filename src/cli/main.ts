@@ -25,8 +25,9 @@ import { bootstrapCommand } from './commands/bootstrap.ts';
 import { usersCommands } from './commands/users.ts';
 import { keysCommands } from './commands/keys.ts';
 import { projectsCommands } from './commands/projects.ts';
+import { demoCommand } from './commands/demo.ts';
 
-const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands];
+const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand];
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 

@@ -24,6 +24,7 @@ import { adminRouter } from '../http/admin/admin-router.ts';
 import type { AdminDeps } from '../http/admin/admin-context.ts';
 import { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { ContentService } from '../application/content-service.ts';
+import { AccessService } from '../application/access-service.ts';
 import { Reservations } from '../application/reservations.ts';
 import { Idempotency } from '../application/idempotency.ts';
 import { ProjectionWatermark } from '../application/projection-watermark.ts';
@@ -123,17 +124,21 @@ function translateErrors(error: unknown): HttpError | undefined {
 /** The admin API's collaborators, built once per process. */
 function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger }): AdminDeps {
   const reader = new ReadModelReader(d.stores.readModels);
+  const watermark = new ProjectionWatermark(d.stores.readModels, d.supervisor);
   const content = new ContentService({
     log: d.log,
     reader,
     reservations: new Reservations(d.log),
     idempotency: new Idempotency(d.log),
-    watermark: new ProjectionWatermark(d.stores.readModels, d.supervisor),
+    watermark,
     clock: d.clock,
   });
   return {
     reader,
     content,
+    access: new AccessService({ log: d.log, clock: d.clock }),
+    log: d.log,
+    watermark,
     sessions: new SessionTokens({ secret: resolveSessionSecret(config), clock: d.clock }),
     rateLimiter: new RateLimiter({ clock: d.clock }),
     clock: d.clock,

@@ -4,6 +4,9 @@ import type { Clock } from '../../clock.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ContentService, ProjectView } from '../../application/content-service.ts';
+import type { AccessService } from '../../application/access-service.ts';
+import type { EventLog } from '../../event-store/event-log.ts';
+import type { ProjectionWatermark } from '../../application/projection-watermark.ts';
 import type { SessionTokens } from '../../security/session-tokens.ts';
 import type { RateLimiter } from '../../security/rate-limiter.ts';
 import { validationError } from '../errors/error-factory.ts';
@@ -13,6 +16,11 @@ import type { IpAllowlistEntry } from '../../domain/access/project-decider.ts';
 export interface AdminDeps {
   reader: ReadModelReader;
   content: ContentService;
+  access: AccessService;
+  /** The event log, for services built by route groups (schema). */
+  log: EventLog;
+  /** Read your writes: waits until the read models have folded a position. */
+  watermark: ProjectionWatermark;
   sessions: SessionTokens;
   rateLimiter: RateLimiter;
   clock: Clock;

@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { tempDir } from '../support/temp-dir.ts';
+import { runEntry, startServiceProcess } from '../support/child-process.ts';
+
+describe('operator CLI: npm run cli -- demo', function () {
+  this.timeout(120_000);
+
+  it('creates a Business demo project with bilingual published blog entries and news in every workflow status', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const run = await runEntry('src/cli/main.ts', ['demo'], { DATA_DIR: dataDir });
+    expect(run.code, run.stderr).to.equal(0);
+    const demo = JSON.parse(run.stdout) as { projectId: string; agentKey: string; publicApiKey: string; adminEmail: string; adminPassword: string; formSets: string[]; publicBase: string };
+    expect(Object.keys(demo).sort()).to.deep.equal(['adminEmail', 'adminPassword', 'agentKey', 'formSets', 'projectId', 'publicApiKey', 'publicBase']);
+    expect(demo.agentKey).to.match(/^sk-agent-/);
+    expect(demo.publicApiKey).to.match(/^service_pub_/);
+    expect(demo.formSets).to.deep.equal(['blog', 'news']);
+    expect(demo.publicBase).to.equal(`/public/p/${demo.projectId}/v1`);
+
+    const service = await startServiceProcess({ DATA_DIR: dataDir });
+    try {
+      const call = async (route: string) => {
+        for (let i = 0; i < 100; i++) {
+          const response = await fetch(`${service.url}/admin/v1${route}`, { headers: { authorization: `Bearer ${demo.agentKey}` } });
+          if (response.status !== 401) return (await response.json()) as any;
+          await new Promise((r) => setTimeout(r, 100)); // projections still catching up with the demo's history
+        }
+        throw new Error('the demo agent key never authenticated');
+      };
+      const formSets = (await call('/form-sets')).items as Array<{ id: string; slug: string }>;
+      expect(formSets.map((f) => f.slug)).to.deep.equal(['blog', 'news']);
+      const blog = await call(`/form-sets/${formSets[0]!.id}/entries?limit=100`);
+      expect(blog.total).to.equal(24);
+      expect(blog.items.every((e: { liveRevision: unknown }) => e.liveRevision !== null)).to.equal(true);
+      const sample = await call(`/revisions/${blog.items[0].liveRevision.revisionId}`);
+      expect(Object.keys(sample.snapshot.title).sort()).to.deep.equal(['en', 'ja']);
+      const news = await call(`/form-sets/${formSets[1]!.id}/entries?limit=100`);
+      const statuses = new Set<string>();
+      for (const entry of news.items) for (const revision of (await call(`/entries/${entry.id}`)).revisions) statuses.add(revision.status);
+      expect([...statuses].sort()).to.deep.equal(['draft', 'pending_review', 'published', 'rejected', 'scheduled', 'superseded']);
+      const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }) });
+      expect(login.status).to.equal(200);
+    } finally {
+      await service.stop();
+    }
+  });
+});
