@@ -2,7 +2,8 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
-import type { RevisionAction } from '../../application/content-service.ts';
+import type { FormSetView, ProjectView, RevisionAction } from '../../application/content-service.ts';
+import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-validation.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
@@ -119,6 +120,40 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { ...entrySummary(entry), revisions: revisions.map(revisionSummary) };
   });
 
+  api.add(router, { method: 'get', path: '/entries/:entryId/revisions', operationId: 'listRevisions', summary: 'List an entry\'s revisions, oldest first (list_revisions)', tag: 'Revisions', responses: { 200: 'The revisions' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'revisions.read');
+    const project = projectOf(ctx);
+    const entry = await reader.get('content', 'entries', id(ctx, 'entryId'));
+    if (!entry || entry['projectId'] !== project.projectId) throw notFound(`No entry ${ctx.params['entryId']}.`);
+    const revisions = await reader.find('content', 'revisions', { filter: { entryId: entry['entryId'] as string }, sort: [['revision', 'asc']], limit: 10_000 });
+    ctx.body = { items: revisions.map(revisionSummary) };
+  });
+
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId/schema', operationId: 'getFormSetSchema', summary: 'A form set\'s fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)', tag: 'Form sets', responses: { 200: 'The schema' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'form-sets.read');
+    const project = projectOf(ctx);
+    const formSet = await content.formSetOrFail(project, id(ctx, 'formSetId'));
+    ctx.body = await formSetSchema(formSet, project, await mastersOf(project.projectId));
+  });
+
+  api.add(router, { method: 'get', path: '/tenant-schema', operationId: 'getTenantSchema', summary: 'Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)', tag: 'Form sets', responses: { 200: 'The schema of the project' } }, async (ctx) => {
+    assertCan(principalOf(ctx), 'form-sets.read');
+    const project = projectOf(ctx);
+    const [formSets, masters] = await Promise.all([
+      reader.find<FormSetView & Record<string, unknown>>('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 }),
+      mastersOf(project.projectId),
+    ]);
+    ctx.body = {
+      projectId: project.projectId,
+      contentLocales: project.contentLocales,
+      formSets: await Promise.all(formSets.map((f) => formSetSchema(f, project, masters))),
+      masters: masters.map((m) => ({ id: m.masterId, key: m.key, name: m.name, recordCount: m.records.length, published: m.sitePublishedAt !== null })),
+    };
+  });
+
+  const mastersOf = (projectId: string) =>
+    reader.find<MasterDoc & Record<string, unknown>>('content', 'masters', { filter: { projectId }, sort: [['key', 'asc']], limit: 1000 });
+
   api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: 'The revision' } }, async (ctx, { body }) => {
     const result = await content.saveRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
@@ -182,5 +217,39 @@ function revisionSummary(doc: Record<string, unknown>) {
     updatedAt: doc['savedAt'],
     publishAt: doc['publishAt'] ?? null,
     publishedAt: doc['publishedAt'] ?? null,
+  };
+}
+
+interface MasterDoc {
+  masterId: string;
+  key: string;
+  name: string;
+  records: Array<{ value: string; order?: number }>;
+  sitePublishedAt: string | null;
+}
+
+/** What an agent needs to write valid entries: each field, and the JSON Schema of the fields object. */
+async function formSetSchema(formSet: FormSetView, project: ProjectView, masters: MasterDoc[]) {
+  const byKey = new Map(masters.map((m) => [m.key, m]));
+  return {
+    ...formSetSummary(formSet as never),
+    contentLocales: project.contentLocales,
+    fields: formSet.definition.fields.map((field) => {
+      const master = field.masterEntityKey ? byKey.get(field.masterEntityKey) : undefined;
+      return {
+        key: field.key,
+        type: field.type,
+        label: field.label,
+        required: field.required ?? false,
+        localeShared: field.locale_shared ?? false,
+        ...(field.masterEntityKey ? { masterEntityKey: field.masterEntityKey, sampleValues: sampleValues(field, master) } : {}),
+      };
+    }),
+    jsonSchema: toJsonSchema(formSet.definition, project.contentLocales, {
+      masterValues: (key: string) => {
+        const master = byKey.get(key);
+        return master ? new Set(master.records.map((r) => r.value)) : undefined;
+      },
+    }),
   };
 }
