@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
@@ -22,6 +21,7 @@ import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
 import { handleCommand, loadAggregate } from './command-handler.ts';
 import type { Idempotency, IdempotentResult } from './idempotency.ts';
 import type { ProjectionWatermark } from './projection-watermark.ts';
+import { ProjectWrites } from './project-writes.ts';
 import type { Reservations } from './reservations.ts';
 
 /** The project a request acts in, as the access read model holds it. */
@@ -106,9 +106,6 @@ export function eventKind(type: string): string {
   return EVENT_KINDS[type] ?? type;
 }
 
-/** How long a write waits for the read models to show it (read your writes). */
-const READ_YOUR_WRITES_MS = 3000;
-
 /**
  * Use cases on form sets, entries and revisions. Everything is checked before the first append
  * (permission, slug rules, field values), so bad input writes nothing; a write returns once the read
@@ -124,7 +121,11 @@ export class ContentService {
       watermark: ProjectionWatermark;
       clock: Clock;
     },
-  ) {}
+  ) {
+    this.#writes = new ProjectWrites(deps);
+  }
+
+  readonly #writes: ProjectWrites;
 
   async createFormSet(principal: Principal, project: ProjectView, definition: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'form-sets.write');
@@ -138,14 +139,14 @@ export class ContentService {
       await this.deps.reservations.claim(scope, slug, formSetId, actorOf(principal), 'form set slug');
       try {
         const result = await handleCommand(this.deps.log, formSetStreamId(formSetId), formSetDecider, { type: 'create_form_set', projectId: project.projectId, definition: candidate }, { principal }, { actor: actorOf(principal) });
-        await this.#settle(result.position);
+        await this.#writes.settle(result.position);
       } catch (error) {
         await this.deps.reservations.release(scope, slug, formSetId, actorOf(principal));
         throw error;
       }
       return { status: 201, body: await this.formSetOrFail(project, formSetId) };
     };
-    return this.#idempotent(principal, project, 'create_form_set', idempotencyKey, definition, ['formSetId'], run);
+    return this.#writes.idempotent(principal, project.projectId, 'create_form_set', idempotencyKey, definition, ['formSetId'], run);
   }
 
   async updateFormSet(principal: Principal, project: ProjectView, formSetId: string, definition: Record<string, unknown>, expectedVersion?: number): Promise<FormSetView> {
@@ -158,7 +159,7 @@ export class ContentService {
     if (newSlug !== current.slug) await this.deps.reservations.claim(scope, newSlug, formSetId, actorOf(principal), 'form set slug');
     const result = await handleCommand(this.deps.log, formSetStreamId(formSetId), formSetDecider, command, { principal }, { actor: actorOf(principal) });
     if (newSlug !== current.slug) await this.deps.reservations.release(scope, current.slug, formSetId, actorOf(principal));
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
     return this.formSetOrFail(project, formSetId);
   }
 
@@ -166,7 +167,7 @@ export class ContentService {
     const current = await this.formSetOrFail(project, formSetId);
     const result = await handleCommand(this.deps.log, formSetStreamId(formSetId), formSetDecider, { type: 'delete_form_set' }, { principal }, { actor: actorOf(principal) });
     await this.deps.reservations.release(`form-set-slug:${project.projectId}`, current.slug, formSetId, actorOf(principal));
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
   }
 
   async createEntry(
@@ -205,14 +206,14 @@ export class ContentService {
       await this.deps.reservations.claim(scope, slug, entryId, actorOf(principal), 'slug');
       try {
         const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
-        await this.#settle(result.position);
+        await this.#writes.settle(result.position);
       } catch (error) {
         await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
         throw error;
       }
       return { status: 201, body: await this.#entryResponse(entryId) };
     };
-    return this.#idempotent(principal, project, 'create_entry', idempotencyKey, { formSetId, ...input }, ['entryId', 'revisionId'], run);
+    return this.#writes.idempotent(principal, project.projectId, 'create_entry', idempotencyKey, { formSetId, ...input }, ['entryId', 'revisionId'], run);
   }
 
   async saveRevision(principal: Principal, project: ProjectView, entryId: string, input: { fields: unknown; expectedRevision?: number }, idempotencyKey?: string): Promise<IdempotentResult> {
@@ -232,11 +233,11 @@ export class ContentService {
       const existing = await this.#entryState(entryId);
       if (!(existing.state.exists && existing.state.revisions.some((r) => r.revisionId === revisionId))) {
         const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
-        await this.#settle(result.position);
+        await this.#writes.settle(result.position);
       }
       return { status: 201, body: await this.#revisionResponse(revisionId) };
     };
-    return this.#idempotent(principal, project, 'save_revision', idempotencyKey, { entryId, ...input }, ['revisionId'], run);
+    return this.#writes.idempotent(principal, project.projectId, 'save_revision', idempotencyKey, { entryId, ...input }, ['revisionId'], run);
   }
 
   async revisionAction(principal: Principal, project: ProjectView, revisionId: string, action: RevisionAction, body: { revision?: number; publishAt?: unknown; reason?: string }): Promise<Record<string, unknown>> {
@@ -250,7 +251,7 @@ export class ContentService {
       : action === 'reopen' ? { type: 'reopen', ...common }
       : { type: 'publish', ...common, revision: body.revision ?? revision.revision };
     const result = await handleCommand(this.deps.log, entryStream(revision.entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal) });
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
     const after = await this.revisionOrFail(project, revisionId);
     const response: Record<string, unknown> = { id: revisionId, revisionId, entryId: revision.entryId, revision: after.revision, status: after.status, publishAt: after.publishAt, publishedAt: after.publishedAt };
     if (action === 'publish') {
@@ -280,14 +281,14 @@ export class ContentService {
       await this.deps.reservations.claim(scope, command.slug, entryId, actorOf(principal), 'slug');
       try {
         const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
-        await this.#settle(result.position);
+        await this.#writes.settle(result.position);
       } catch (error) {
         await this.deps.reservations.release(scope, command.slug, entryId, actorOf(principal));
         throw error;
       }
       return { status: 201, body: await this.#entryResponse(entryId) };
     };
-    return this.#idempotent(principal, project, 'duplicate_entry', idempotencyKey, { sourceEntryId }, ['entryId', 'revisionId'], run);
+    return this.#writes.idempotent(principal, project.projectId, 'duplicate_entry', idempotencyKey, { sourceEntryId }, ['entryId', 'revisionId'], run);
   }
 
   /**
@@ -301,7 +302,7 @@ export class ContentService {
     const deleted = result.state as ExistingEntry;
     const scope = `entry-slug:${deleted.formSetId}`;
     for (const slug of new Set([deleted.slug, ...deleted.previousSlugs])) await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
   }
 
   /**
@@ -324,7 +325,7 @@ export class ContentService {
       const previous = current.state.exists ? current.state.previousSlugs : [];
       try {
         const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal) });
-        await this.#settle(result.position);
+        await this.#writes.settle(result.position);
       } catch (error) {
         // Only a slug this entry never had is given back.
         if (!previous.includes(slug)) await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
@@ -345,7 +346,7 @@ export class ContentService {
       ...(input.external === undefined ? {} : { external: input.external }),
     };
     const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal) });
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
     return this.#entryDocument(entryId);
   }
 
@@ -362,7 +363,7 @@ export class ContentService {
       if (!user || user.tenantId !== project.tenantId || user.disabled) throw invalid(`userId: no active console user ${userId} in this tenant.`, 'Assign to a member of the project\'s tenant.');
     }
     const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal) });
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
     return this.#entryDocument(entryId);
   }
 
@@ -438,11 +439,11 @@ export class ContentService {
           ...(input.expectedRevision === undefined ? {} : { expectedRevision: input.expectedRevision }),
         };
         const result = await handleCommand(this.deps.log, entryStream(source.entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
-        await this.#settle(result.position);
+        await this.#writes.settle(result.position);
       }
       return { status: 201, body: { ...(await this.#revisionResponse(revisionId)), restoredFrom: { revisionId: fromRevisionId, revision: source.revision } } };
     };
-    return this.#idempotent(principal, project, 'restore_revision', idempotencyKey, { fromRevisionId, ...input }, ['revisionId'], run);
+    return this.#writes.idempotent(principal, project.projectId, 'restore_revision', idempotencyKey, { fromRevisionId, ...input }, ['revisionId'], run);
   }
 
   /** The project's audit log, newest first: tenant_admin sessions only. */
@@ -526,24 +527,6 @@ export class ContentService {
 
   #context(principal: Principal, project: ProjectView) {
     return { principal, plan: project.plan, now: this.deps.clock.now() };
-  }
-
-  async #settle(position: bigint | null): Promise<void> {
-    if (position !== null) await this.deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
-  }
-
-  async #idempotent(
-    principal: Principal,
-    project: ProjectView,
-    operation: string,
-    key: string | undefined,
-    request: unknown,
-    ids: string[],
-    run: (ids: Record<string, string>) => Promise<IdempotentResult>,
-  ): Promise<IdempotentResult> {
-    if (key === undefined) return run(Object.fromEntries(ids.map((name) => [name, randomUUID()])));
-    const { replayed: _replayed, ...result } = await this.deps.idempotency.run({ scope: project.projectId, operation, key, request, ids, actor: actorOf(principal) }, run);
-    return result;
   }
 }
 

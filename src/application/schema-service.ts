@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { Actor } from '../event-store/event-store.ts';
@@ -25,6 +24,7 @@ import { builtInTemplate } from '../domain/content/blueprint/built-in-templates.
 import { handleCommand, loadAggregate } from './command-handler.ts';
 import type { Idempotency, IdempotentResult } from './idempotency.ts';
 import type { ProjectionWatermark } from './projection-watermark.ts';
+import { ProjectWrites } from './project-writes.ts';
 import type { Reservations } from './reservations.ts';
 import type { ProjectView } from './content-service.ts';
 
@@ -53,7 +53,6 @@ export interface AppliedBlueprint {
   masters: Array<{ id: string; key: string }>;
 }
 
-const READ_YOUR_WRITES_MS = 3000;
 const formSetScope = (projectId: string) => `form-set-slug:${projectId}`;
 const masterScope = (projectId: string) => `master-key:${projectId}`;
 
@@ -72,7 +71,11 @@ export class SchemaService {
       watermark: ProjectionWatermark;
       clock: Clock;
     },
-  ) {}
+  ) {
+    this.#writes = new ProjectWrites(deps);
+  }
+
+  readonly #writes: ProjectWrites;
 
   // ------------------------------------------------------------------------------------------------
   // Masters
@@ -114,7 +117,7 @@ export class SchemaService {
         await this.deps.reservations.claim(scope, key, masterId, actorOf(principal), 'master key');
         try {
           const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, command, this.#context(principal), this.#append(principal, idempotencyKey));
-          await this.#settle(result.position);
+          await this.#writes.settle(result.position);
         } catch (error) {
           await this.deps.reservations.release(scope, key, masterId, actorOf(principal));
           throw error;
@@ -122,7 +125,7 @@ export class SchemaService {
       }
       return { status: 201, body: masterDetail(await this.masterOrFail(project, masterId)) };
     };
-    return this.#idempotent(principal, project, 'create_master', idempotencyKey, input, ['masterId'], run);
+    return this.#writes.idempotent(principal, project.projectId, 'create_master', idempotencyKey, input, ['masterId'], run);
   }
 
   async createRecord(principal: Principal, project: ProjectView, masterId: string, record: MasterRecordInput, idempotencyKey?: string): Promise<IdempotentResult> {
@@ -130,11 +133,11 @@ export class SchemaService {
     await this.masterOrFail(project, masterId);
     const run = async (): Promise<IdempotentResult> => {
       const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, { type: 'create_master_record', record }, this.#context(principal), this.#append(principal, idempotencyKey));
-      await this.#settle(result.position);
+      await this.#writes.settle(result.position);
       const master = await this.masterOrFail(project, masterId);
       return { status: 201, body: { masterId, key: master.key, record: master.records.find((r) => r.value === record.value) ?? null } };
     };
-    return this.#idempotent(principal, project, 'create_master_record', idempotencyKey, { masterId, record }, [], run);
+    return this.#writes.idempotent(principal, project.projectId, 'create_master_record', idempotencyKey, { masterId, record }, [], run);
   }
 
   /** update_master_record: a user session only (spec section 4.4); the domain's refusal names why. */
@@ -162,7 +165,7 @@ export class SchemaService {
 
   async #run(principal: Principal, project: ProjectView, masterId: string, command: MasterCommand): Promise<MasterView> {
     const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, command, this.#context(principal), { actor: actorOf(principal) });
-    await this.#settle(result.position);
+    await this.#writes.settle(result.position);
     return this.masterOrFail(project, masterId);
   }
 
@@ -189,7 +192,7 @@ export class SchemaService {
     assertMayApplyBlueprint(principal);
     if (options.dryRun) return { status: 200, body: { dryRun: true, ...preview(planBlueprint(document, await this.#existing(project))) } };
     const ids = idNames(document);
-    return this.#idempotent(principal, project, operation, options.idempotencyKey, { document }, ids, async (assigned) => {
+    return this.#writes.idempotent(principal, project.projectId, operation, options.idempotencyKey, { document }, ids, async (assigned) => {
       const plan = planBlueprint(document, await this.#existing(project, assigned));
       return this.#carryOut(principal, project, plan, assigned, options.idempotencyKey);
     });
@@ -199,7 +202,7 @@ export class SchemaService {
     assertMayApplyMasterBlueprint(principal);
     if (options.dryRun) return { status: 200, body: { dryRun: true, ...preview(planMasterBlueprint(document, await this.#existing(project))) } };
     const ids = idNames(document);
-    return this.#idempotent(principal, project, 'apply_master_blueprint', options.idempotencyKey, { document }, ids, async (assigned) => {
+    return this.#writes.idempotent(principal, project.projectId, 'apply_master_blueprint', options.idempotencyKey, { document }, ids, async (assigned) => {
       const plan = planMasterBlueprint(document, await this.#existing(project, assigned));
       return this.#carryOut(principal, project, plan, assigned, options.idempotencyKey);
     });
@@ -259,7 +262,7 @@ export class SchemaService {
       await releaseUncreated();
       throw error;
     }
-    await this.#settle(position);
+    await this.#writes.settle(position);
     const body: AppliedBlueprint = {
       formSets: commands.formSets.map((c) => ({ id: c.definition.id, slug: c.definition.slug })),
       masters: commands.masters.map((c) => ({ id: c.masterId, key: c.key })),
@@ -297,24 +300,6 @@ export class SchemaService {
 
   #append(principal: Principal, idempotencyKey: string | undefined): { actor: Actor; idempotencyKey?: string } {
     return { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) };
-  }
-
-  async #settle(position: bigint | null): Promise<void> {
-    if (position !== null) await this.deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
-  }
-
-  async #idempotent(
-    principal: Principal,
-    project: ProjectView,
-    operation: string,
-    key: string | undefined,
-    request: unknown,
-    ids: string[],
-    run: (ids: Record<string, string>) => Promise<IdempotentResult>,
-  ): Promise<IdempotentResult> {
-    if (key === undefined) return run(Object.fromEntries(ids.map((name) => [name, randomUUID()])));
-    const { replayed: _replayed, ...result } = await this.deps.idempotency.run({ scope: project.projectId, operation, key, request, ids, actor: actorOf(principal) }, run);
-    return result;
   }
 }
 

@@ -1,6 +1,5 @@
-import path from 'node:path';
 import { expect } from 'chai';
-import { ManualClock } from '../../src/clock.ts';
+import { projectionHarness } from '../support/projection-harness.ts';
 import { handleCommand } from '../../src/application/command-handler.ts';
 import { projectKeysStream, projectStream, tenantStream, userStream } from '../../src/domain/access/access-streams.ts';
 import type { Caller } from '../../src/domain/access/caller.ts';
@@ -9,20 +8,13 @@ import { projectDecider, type ProjectCommand } from '../../src/domain/access/pro
 import { tenantDecider } from '../../src/domain/access/tenant-decider.ts';
 import { userDecider, type UserCommand } from '../../src/domain/access/user-decider.ts';
 import type { Plan } from '../../src/domain/plans.ts';
-import { EventLog } from '../../src/event-store/event-log.ts';
-import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { schemaOf, type Projection } from '../../src/projection-engine/projection.ts';
-import { Projector } from '../../src/projection-engine/projector.ts';
+import { type Projection } from '../../src/projection-engine/projection.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
-import type { Document, Query } from '../../src/read-models/read-model-store.ts';
-import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { newApiKey } from '../../src/security/api-keys.ts';
 import { hashPassword } from '../../src/security/password-hashing.ts';
-import { serviceEventCatalog } from '../../src/service/event-catalog.ts';
 import { access } from '../../projections/access.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
-import { tempDir } from '../support/temp-dir.ts';
 
 const TENANT = '0b7e4c6a-6f3e-4d5c-9a51-3b1f9f5b2c01';
 const PROJECT = '7d2a9c1e-2b44-4e8a-8f0a-6c1d2e3f4a01';
@@ -40,42 +32,8 @@ const operator: Caller = { kind: 'operator', operatorId: 'ops' };
 /** Cheap scrypt parameters: the hash only has to be a real hash, not a slow one. */
 const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
-/** A real event log and read-model store on SQLite files, and the access projection folded by a real Projector. */
 function harness(projection: Projection) {
-  const dir = tempDir();
-  const events = SqliteEventStore.open(path.join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
-  const store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
-  const clock = new ManualClock(T0);
-  const log = new EventLog(events, serviceEventCatalog(), clock);
-  const target = { projection: projection.name, generation: 1 };
-  return {
-    log,
-    store,
-    clock,
-    /** Folds everything appended so far into generation 1 (created and activated on first use). */
-    async project(): Promise<void> {
-      if (!(await store.getGeneration(projection.name, 1))) {
-        await store.createGeneration(schemaOf(projection), 1, projection.version, clock.now().toISOString());
-        await store.activateGeneration(projection.name, 1, null, clock.now().toISOString());
-      }
-      const projector = new Projector({ projection, generation: 1, log, store, clock, logger: silentLogger, stopWhenCaughtUp: true, batchSize: 3 });
-      const outcome = await projector.run();
-      expect(outcome, JSON.stringify(projector.failure)).to.equal('live');
-    },
-    async doc(collection: string, id: string): Promise<Document | null> {
-      const generation = (await store.activeGeneration(projection.name)) ?? 1;
-      return store.get({ projection: projection.name, generation }, collection, id);
-    },
-    async find(collection: string, query: Query = {}): Promise<Document[]> {
-      const generation = (await store.activeGeneration(projection.name)) ?? 1;
-      return store.find({ projection: projection.name, generation }, collection, query);
-    },
-    target,
-    close: async () => {
-      await events.close();
-      await store.close();
-    },
-  };
+  return projectionHarness(projection, { start: T0, batchSize: 3 });
 }
 
 describe('access projection', () => {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { ManualClock } from '../../src/clock.ts';
+import { projectionHarness } from '../support/projection-harness.ts';
 import { handleCommand } from '../../src/application/command-handler.ts';
 import { duplicateEntry, entryDecider, type EntryCommand } from '../../src/domain/content/entry/entry-decider.ts';
 import { entryStream } from '../../src/domain/content/entry/entry-events.ts';
@@ -10,18 +10,11 @@ import { formSetStreamId } from '../../src/domain/content/form-set/form-set-even
 import { masterDecider, type MasterCommand } from '../../src/domain/content/master/master-decider.ts';
 import { masterStreamId } from '../../src/domain/content/master/master-events.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import { EventLog } from '../../src/event-store/event-log.ts';
-import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { schemaOf, type Projection } from '../../src/projection-engine/projection.ts';
-import { Projector } from '../../src/projection-engine/projector.ts';
+import { type Projection } from '../../src/projection-engine/projection.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
-import type { Document, Query } from '../../src/read-models/read-model-store.ts';
-import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
-import { serviceEventCatalog } from '../../src/service/event-catalog.ts';
 import { content } from '../../projections/content.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
-import { tempDir } from '../support/temp-dir.ts';
 
 /** Deterministic UUIDs: id(1) = 00000000-0000-4000-8000-000000000001. */
 const id = (n: number): string => `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;
@@ -59,40 +52,8 @@ function blogDefinition(formSetId = BLOG, slug = 'blog'): Record<string, unknown
   };
 }
 
-/** A real event log and read-model store on SQLite files, and the projection folded by a real Projector. */
 function harness(projection: Projection) {
-  const dir = tempDir();
-  const events = SqliteEventStore.open(path.join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
-  const store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
-  const clock = new ManualClock(T0);
-  const log = new EventLog(events, serviceEventCatalog(), clock);
-  return {
-    log,
-    store,
-    clock,
-    /** Folds everything appended so far into generation 1 (created and activated on first use). */
-    async project(): Promise<void> {
-      if (!(await store.getGeneration(projection.name, 1))) {
-        await store.createGeneration(schemaOf(projection), 1, projection.version, clock.now().toISOString());
-        await store.activateGeneration(projection.name, 1, null, clock.now().toISOString());
-      }
-      const projector = new Projector({ projection, generation: 1, log, store, clock, logger: silentLogger, stopWhenCaughtUp: true, batchSize: 4 });
-      const outcome = await projector.run();
-      expect(outcome, JSON.stringify(projector.failure)).to.equal('live');
-    },
-    async doc(collection: string, docId: string): Promise<Document | null> {
-      const generation = (await store.activeGeneration(projection.name)) ?? 1;
-      return store.get({ projection: projection.name, generation }, collection, docId);
-    },
-    async find(collection: string, query: Query = {}): Promise<Document[]> {
-      const generation = (await store.activeGeneration(projection.name)) ?? 1;
-      return store.find({ projection: projection.name, generation }, collection, query);
-    },
-    close: async () => {
-      await events.close();
-      await store.close();
-    },
-  };
+  return projectionHarness(projection, { start: T0, batchSize: 4 });
 }
 
 describe('content projection', () => {

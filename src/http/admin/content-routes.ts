@@ -6,6 +6,7 @@ import type { FormSetView, ProjectView, RevisionAction } from '../../application
 import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-validation.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { entrySummary, formSetDetail, formSetSummary, revisionSummary } from './content-views.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -181,43 +182,6 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     });
   }
   return router;
-}
-
-function formSetSummary(doc: Record<string, unknown>) {
-  return { id: doc['formSetId'], slug: doc['slug'], name: doc['name'], description: doc['description'] ?? null, version: doc['version'] };
-}
-
-function formSetDetail(doc: Record<string, unknown>) {
-  return { ...formSetSummary(doc), definition: doc['definition'] };
-}
-
-function entrySummary(doc: Record<string, unknown>) {
-  return {
-    id: doc['entryId'],
-    slug: doc['slug'],
-    formSetId: doc['formSetId'],
-    previousSlugs: doc['previousSlugs'],
-    importPath: doc['importPath'] ?? null,
-    external: doc['external'] ?? null,
-    assignee: doc['assignee'] ?? null,
-    latestRevision: doc['latestRevision'] ?? null,
-    liveRevision: doc['liveRevision'] ?? null,
-    createdAt: doc['createdAt'],
-    updatedAt: doc['updatedAt'],
-  };
-}
-
-function revisionSummary(doc: Record<string, unknown>) {
-  return {
-    id: doc['revisionId'],
-    revisionId: doc['revisionId'],
-    entryId: doc['entryId'],
-    revision: doc['revision'],
-    status: doc['status'],
-    updatedAt: doc['savedAt'],
-    publishAt: doc['publishAt'] ?? null,
-    publishedAt: doc['publishedAt'] ?? null,
-  };
 }
 
 interface MasterDoc {

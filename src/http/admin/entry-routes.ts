@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { entrySummary } from './content-views.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -88,15 +89,15 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
-    ctx.body = entryView(await content.renameEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.slug));
+    ctx.body = entrySummary(await content.renameEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.slug));
   });
 
   api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
-    ctx.body = entryView(await content.setImportMetadata(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body));
+    ctx.body = entrySummary(await content.setImportMetadata(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body));
   });
 
   api.add(router, { method: 'put', path: '/entries/:entryId/assignee', operationId: 'assignEntry', summary: 'Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)', tag: 'Entries', body: assigneeBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
-    ctx.body = entryView(await content.assignEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.userId));
+    ctx.body = entrySummary(await content.assignEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.userId));
   });
 
   api.add(router, { method: 'post', path: '/revisions/bulk-schedule', operationId: 'bulkScheduleRevisions', summary: 'Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision\'s result', tag: 'Revisions', body: bulkScheduleBody, responses: { 200: 'One result per revision: ok, or its error code and message' } }, async (ctx, { body }) => {
@@ -125,20 +126,4 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   return router;
-}
-
-function entryView(doc: Record<string, unknown>) {
-  return {
-    id: doc['entryId'],
-    slug: doc['slug'],
-    formSetId: doc['formSetId'],
-    previousSlugs: doc['previousSlugs'],
-    importPath: doc['importPath'] ?? null,
-    external: doc['external'] ?? null,
-    assignee: doc['assignee'] ?? null,
-    latestRevision: doc['latestRevision'] ?? null,
-    liveRevision: doc['liveRevision'] ?? null,
-    createdAt: doc['createdAt'],
-    updatedAt: doc['updatedAt'],
-  };
 }
