@@ -518,7 +518,9 @@ export class ContentService {
   }
 
   async #validFields(project: ProjectView, formSet: FormSetView, fields: unknown): Promise<Record<string, unknown>> {
-    const masters = await this.deps.reader.find<{ key: string; records: Array<{ value: string }> }>('content', 'masters', { filter: { projectId: project.projectId }, limit: 1000 });
+    // Only the masters behind this form set's select, radio and multiselect fields (often none).
+    const keys = [...new Set(formSet.definition.fields.flatMap((f) => (f.masterEntityKey ? [f.masterEntityKey] : [])))];
+    const masters = keys.length === 0 ? [] : await this.deps.reader.find<{ key: string; records: Array<{ value: string }> }>('content', 'masters', { filter: { projectId: project.projectId, key: { $in: keys } }, limit: keys.length });
     const byKey = new Map(masters.map((m) => [m.key, new Set(m.records.map((r) => r.value))]));
     return assertValidEntryFields({ ...formSet.definition, version: formSet.version } as VersionedFormSetDefinition, project.contentLocales, fields, {
       masterValues: (key: string) => byKey.get(key),

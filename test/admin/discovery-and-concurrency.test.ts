@@ -25,6 +25,12 @@ describe('admin API: schema discovery for agents, and concurrent saves', functio
     expect(tenant.body.formSets.map((x: { slug: string }) => x.slug)).to.deep.equal(['blog']);
     expect(tenant.body.masters.map((m: { key: string }) => m.key)).to.deep.equal(['blog_category']);
     expect(tenant.body.contentLocales).to.deep.equal({ locales: ['en', 'ja'], defaultLocale: 'en' });
+    // Select values are checked against the master behind the field.
+    const body = (category: string) => ({ slug: `post-${category}`, fields: { title: 'A post', body: { type: 'doc', content: [] }, category } });
+    const unknown = await f.call('POST', `/form-sets/${blogId}/entries`, { body: body('no-such-category') });
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.error.message).to.match(/category/);
+    expect((await f.call('POST', `/form-sets/${blogId}/entries`, { body: body('news') })).status).to.equal(201);
   });
 
   it('many parallel saves with one expected revision: exactly one wins, the others get REVISION_CONFLICT', async () => {
