@@ -45,7 +45,8 @@ interface SizeResult {
   appendSingle: { events: number; perSecond: number; baselinePerSecond: number; ratio: number };
   appendBatched: { batch: number; perSecond: number; baselinePerSecond: number; ratio: number };
   readAll: { perSecond: number };
-  rebuild: Array<{ projection: string; perSecond: number; ratioToReadAll: number }>;
+  /** perSecond: events of the log replayed per second; folded: how many of them the projection handles. */
+  rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number }>;
 }
 
 const results: SizeResult[] = [];
@@ -100,9 +101,10 @@ for (const size of sizes) {
       });
       const result = await handle.result;
       process.stderr.write('\r');
-      const rate = perSecond(result.events, result.durationMs);
-      rebuild.push({ projection: projection.name, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)) });
-      say(`rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} events/s  (ratio to readAll ${(rate / readAll).toFixed(2)})`);
+      // Rate over the whole log replayed: a projection filtered to a few event types still reads past the rest.
+      const rate = perSecond(read, result.durationMs);
+      rebuild.push({ projection: projection.name, folded: result.events, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)) });
+      say(`rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} log events/s, ${result.events.toLocaleString('en')} folded  (ratio to readAll ${(rate / readAll).toFixed(2)})`);
     }
     await readModels.close();
     await store.close();
