@@ -4,7 +4,7 @@ import { defineProjection } from '../src/projection-engine/projection.ts';
 /**
  * One audit record per event: who did what to which stream, when, and as part of which request.
  * Holds no event data (that stays in the log, where revisions and diffs are read) beyond what it is
- * filed and shown by: the project (event data `projectId`, else null) for the project audit log, and the
+ * filed and shown by: the project (metadata `projectId`, stamped by the event log from the event's data) for the project audit log, and the
  * revision an event names (`subject`: revisionId and number) for an entry's history. This is the index
  * an auditor searches by project (then actor and time), stream or correlation id.
  *
@@ -29,8 +29,10 @@ export const auditTrail = defineProjection({
   },
   apply(event, view) {
     const position = encodePosition(event.position);
-    const data = (event.data !== null && typeof event.data === 'object' ? event.data : {}) as Record<string, unknown>;
-    const projectId = typeof data['projectId'] === 'string' ? data['projectId'] : null;
+    // The project comes from the metadata the event log stamps; only revision events have their data
+    // parsed, for the revision they name (most events' data is never read here).
+    const projectId = event.metadata.projectId ?? null;
+    const data = event.type.startsWith('entry.revision-') && event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
     const subject =
       typeof data['revisionId'] === 'string' && typeof data['revision'] === 'number' ? { revisionId: data['revisionId'], revision: data['revision'] } : null;
     view.put('records', position, {

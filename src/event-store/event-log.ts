@@ -45,19 +45,24 @@ export class EventLog {
   async append(streamId: string, events: readonly PendingEvent[], expectedRevision: ExpectedRevision, context: AppendContext): Promise<AppendResult> {
     const occurredAt = this.clock.now().toISOString();
     const correlationId = context.correlationId ?? randomUUID();
-    const stamped = events.map((event) => ({
-      id: randomUUID(),
-      type: event.type,
-      data: this.catalog.validate(event.type, event.data),
-      metadata: {
-        actor: context.actor,
-        correlationId,
-        causationId: context.causationId ?? null,
-        ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
-        occurredAt,
-        schemaVersion: this.catalog.versionOf(event.type),
-      },
-    }));
+    const stamped = events.map((event) => {
+      const data = this.catalog.validate(event.type, event.data);
+      const projectId = (data as { projectId?: unknown } | null)?.projectId;
+      return {
+        id: randomUUID(),
+        type: event.type,
+        data,
+        metadata: {
+          actor: context.actor,
+          correlationId,
+          causationId: context.causationId ?? null,
+          ...(context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey }),
+          ...(typeof projectId === 'string' ? { projectId } : {}),
+          occurredAt,
+          schemaVersion: this.catalog.versionOf(event.type),
+        },
+      };
+    });
     return this.store.append(streamId, stamped, expectedRevision);
   }
 

@@ -20,6 +20,8 @@ export interface EventMetadata {
   causationId: string | null;
   /** Present when the command carried an idempotency key. */
   idempotencyKey?: string;
+  /** The project the event belongs to, when its data names one: lets consumers scope events without parsing data. */
+  projectId?: string;
   /** UTC, ISO 8601 with milliseconds, e.g. 2026-11-22T10:15:30.123Z. */
   occurredAt: string;
   /** Version of the event type's data schema the data was written with. */
