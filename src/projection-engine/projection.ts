@@ -1,5 +1,5 @@
 import type { RecordedEvent, SubscriptionFilter } from '../event-store/event-store.ts';
-import type { CollectionSpec, Document, ReadModelSchema } from '../read-models/read-model-store.ts';
+import type { CollectionSpec, Document, ReadModelSchema, Scalar } from '../read-models/read-model-store.ts';
 
 /**
  * A read model's definition: which events it handles and how it folds each into documents.
@@ -26,6 +26,15 @@ export interface Projection {
 /** What `apply` sees of its read model: reads see the batch's own earlier writes. */
 export interface ProjectionView {
   get<T extends Document = Document>(collection: string, id: string): Promise<T | null>;
+  /**
+   * Every document of the collection whose fields equal the given values (dotted paths; null also matches
+   * a missing field; strict equality of strings, numbers and booleans), including the batch's own
+   * uncommitted writes and excluding documents the batch deleted, in id order. The documents are copies.
+   * For fan-out (e.g. re-shaping every entry of a project): use an indexed field; while a rebuild loads a
+   * new generation its indexes are not built yet, so each call scans the collection. An invalid field
+   * path or value throws (the event pauses); a store failure throws ReadModelAccessError (retried).
+   */
+  find<T extends Document = Document>(collection: string, where: Readonly<Record<string, Scalar>>): Promise<T[]>;
   put(collection: string, id: string, doc: Document): void;
   delete(collection: string, id: string): void;
 }

@@ -1,9 +1,20 @@
 import rfdc from 'rfdc';
-import type { Document, DocumentWrite, ModelTarget, ReadModelStore } from '../read-models/read-model-store.ts';
+import {
+  assertCollectionName,
+  assertFieldPath,
+  MAX_QUERY_LIMIT,
+  ReadModelError,
+  type Document,
+  type DocumentEntry,
+  type DocumentWrite,
+  type ModelTarget,
+  type ReadModelStore,
+  type Scalar,
+} from '../read-models/read-model-store.ts';
+import type { ProjectionView } from './projection.ts';
 
 /** Documents are plain JSON: a copy needs no prototype or cycle handling (~8x faster than structuredClone). */
 const copyDocument = rfdc({ proto: false, circles: false });
-import type { ProjectionView } from './projection.ts';
 
 /** A read-model failure while folding: not the event's fault, so the projector retries instead of pausing. */
 export class ReadModelAccessError extends Error {
@@ -27,6 +38,8 @@ interface Pending {
  */
 export class WriteBatch {
   readonly #pending = new Map<string, Pending>();
+  /** The same pending writes by collection, then id (for find). */
+  readonly #byCollection = new Map<string, Map<string, Pending>>();
   readonly #journal: Array<[key: string, previous: Pending | undefined]> = [];
   #position = 0n;
   #checkpoint: bigint | null;
@@ -49,6 +62,7 @@ export class WriteBatch {
           throw new ReadModelAccessError(`reading ${collection}/${id}: ${(error as Error).message}`, { cause: error });
         }
       },
+      find: async <T extends Document>(collection: string, where: Readonly<Record<string, Scalar>>) => this.#find(collection, where) as Promise<T[]>,
       put: (collection, id, doc) => this.#write(collection, id, doc),
       delete: (collection, id) => this.#write(collection, id, null),
     };
@@ -71,8 +85,8 @@ export class WriteBatch {
   undo(): void {
     for (let i = this.#journal.length - 1; i >= 0; i--) {
       const [k, previous] = this.#journal[i]!;
-      if (previous) this.#pending.set(k, previous);
-      else this.#pending.delete(k);
+      if (previous) this.#setPending(k, previous);
+      else this.#removePending(k);
     }
     this.#journal.length = 0;
   }
@@ -102,8 +116,96 @@ export class WriteBatch {
   #write(collection: string, id: string, doc: Document | null): void {
     const k = key(collection, id);
     this.#journal.push([k, this.#pending.get(k)]);
-    this.#pending.set(k, { collection, id, doc, position: this.#position });
+    this.#setPending(k, { collection, id, doc, position: this.#position });
   }
+
+  #setPending(k: string, pending: Pending): void {
+    this.#pending.set(k, pending);
+    let byId = this.#byCollection.get(pending.collection);
+    if (!byId) this.#byCollection.set(pending.collection, (byId = new Map()));
+    byId.set(pending.id, pending);
+  }
+
+  #removePending(k: string): void {
+    const pending = this.#pending.get(k);
+    if (!pending) return;
+    this.#pending.delete(k);
+    this.#byCollection.get(pending.collection)?.delete(pending.id);
+  }
+
+  /** The stored matches, overlaid with the batch's pending writes of the collection. */
+  async #find(collection: string, where: Readonly<Record<string, Scalar>>): Promise<Document[]> {
+    assertCollectionName(collection);
+    const conditions = Object.entries(where ?? {});
+    for (const [field, value] of conditions) {
+      assertFieldPath(field);
+      if (!isScalar(value)) throw new ReadModelError(`find in ${collection}: ${field} must be compared with a string, a finite number, a boolean or null`);
+    }
+    let stored: DocumentEntry[];
+    try {
+      stored = await this.#findStored(collection, where);
+    } catch (error) {
+      throw new ReadModelAccessError(`finding in ${collection} by ${JSON.stringify(where)}: ${(error as Error).message}`, { cause: error });
+    }
+    const pending = this.#byCollection.get(collection);
+    const found = new Map<string, Document>();
+    // The store's own equality can be looser (SQLite reads true as 1): the same test applies to both.
+    for (const { id, doc } of stored) {
+      if (!pending?.has(id) && matches(doc, conditions)) found.set(id, doc);
+    }
+    for (const [id, write] of pending ?? []) {
+      if (write.doc !== null && matches(write.doc, conditions)) found.set(id, copyDocument(write.doc));
+    }
+    return [...found].sort(([a], [b]) => compareCodePoints(a, b)).map(([, doc]) => doc);
+  }
+
+  /** Every stored match, page by page (a page is at most MAX_QUERY_LIMIT documents, in id order). */
+  async #findStored(collection: string, where: Readonly<Record<string, Scalar>>): Promise<DocumentEntry[]> {
+    const all: DocumentEntry[] = [];
+    for (let offset = 0; ; offset += MAX_QUERY_LIMIT) {
+      const page = await this.store.findWithIds(this.target, collection, { filter: where, limit: MAX_QUERY_LIMIT, offset });
+      all.push(...page);
+      if (page.length < MAX_QUERY_LIMIT) return all;
+    }
+  }
+}
+
+function isScalar(value: unknown): value is Scalar {
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+function matches(doc: Document, conditions: ReadonlyArray<[string, Scalar]>): boolean {
+  return conditions.every(([field, value]) => {
+    const actual = valueAt(doc, field);
+    return value === null ? actual === null || actual === undefined : actual === value;
+  });
+}
+
+/** The value at a dotted path through nested objects; undefined when a step is missing or not an object. */
+function valueAt(doc: Document, path: string): unknown {
+  let current: unknown = doc;
+  for (const step of path.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = Object.hasOwn(current, step) ? (current as Record<string, unknown>)[step] : undefined;
+  }
+  return current;
+}
+
+/** Code point order (the order of UTF-8 bytes, as the stores sort ids), not UTF-16 code unit order. */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (D800–DFFF, astral code points) sort after E000–FFFF.
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 function key(collection: string, id: string): string {

@@ -35,6 +35,52 @@ export interface MongoIndex {
 
 const INDEX_NAME = /^[a-z0-9_]{1,64}$/;
 
+/** Name of a collection's text index: outside the names an IndexSpec may take ([a-z0-9_]). */
+export const TEXT_INDEX_NAME = 'search-text';
+/**
+ * The field a text index reads a document's language from. MongoDB's default, `language`, would let a
+ * document field named so pick a stemmer (or fail the write with an unsupported language): this name is
+ * one no document holds, so every document is indexed with `default_language: 'none'` (no stemming, no
+ * stop words), as SQLite indexes the tokens as they are.
+ */
+export const TEXT_LANGUAGE_OVERRIDE = 'annalsTextIndexLanguageOverride';
+
+/** A text index description in the shape `Collection.createIndexes` takes. */
+export interface MongoTextIndex {
+  name: string;
+  key: Record<string, 'text'>;
+  default_language: string;
+  language_override: string;
+}
+
+/** The text index over a collection's textField (`doc.<path>`). */
+export function toMongoTextIndex(textField: string): MongoTextIndex {
+  return { name: TEXT_INDEX_NAME, key: { [docPath(textField)]: 'text' }, default_language: 'none', language_override: TEXT_LANGUAGE_OVERRIDE };
+}
+
+/**
+ * The text condition on a collection whose text index covers `textPath` (`doc.<path>`), to merge into a
+ * filter. `$text` finds the candidates through the text index and scores them; its phrases are ANDed but
+ * matched as substrings of the field (and MongoDB's tokenizer also cuts at punctuation), so each token
+ * must also occur as a whole space-delimited token: "js" does not match a text holding only "json".
+ */
+export function toMongoText(textPath: string, tokens: readonly string[]): MongoFilter {
+  return {
+    $text: {
+      $search: tokens.map((token) => `"${token}"`).join(' '),
+      $language: 'none',
+      $caseSensitive: false,
+      $diacriticSensitive: true,
+    },
+    // Case-insensitive like the text index (and SQLite's tokenizer); tokens of indexTokens are lower-case anyway.
+    $and: tokens.map((token) => ({ [textPath]: { $regex: `(?:^| )${escapeRegex(token)}(?: |$)`, $options: 'i' } })),
+  };
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}#-]/g, '\\$&');
+}
+
 /** `doc.<path>` for a document field path, after validating it. */
 export function docPath(field: string): string {
   assertFieldPath(field);
@@ -144,7 +190,8 @@ export function toMongoSort(sort?: Query['sort']): MongoSort {
     seen.add(path);
     result.push([path, direction === 'asc' ? 1 : -1]);
   }
-  result.push(['_id', 1]);
+  // Ties by id, in the direction of the last sort key (Query.sort); every non-unique index ends the same way.
+  result.push(['_id', result.length > 0 ? result[result.length - 1]![1] : 1]);
   return result;
 }
 
@@ -187,6 +234,8 @@ export function toMongoIndex(spec: IndexSpec): MongoIndex {
     if (path in key) throw new ReadModelError(`index ${spec.name} names ${JSON.stringify(field)} twice`);
     key[path] = direction;
   }
+  // The id tie-break of sorted queries (Query.sort), so that the index serves the whole sort.
+  if (!spec.unique) key['_id'] = spec.fields[spec.fields.length - 1]![1];
   const index: MongoIndex = { name: spec.name, key };
   if (spec.unique) {
     index.unique = true;

@@ -10,6 +10,9 @@
  *   with its state, checkpoint (encoded position) and failure. A unique partial index on `projection`
  *   over the records whose state is 'active' lets at most one generation of a projection be active.
  * - `projection_skips`: one record per projection and skipped event (`_id` "<projection>:<eventId>").
+ * - A collection with a textField has a text index on `doc.<textField>` (created with its other indexes),
+ *   which Query.text searches; readers find the field from the index itself (listIndexes), so a replica
+ *   that never saw the schema can search too.
  *
  * Without transactions (a standalone server has none), a commit is replay-safe rather than atomic: every
  * write is guarded by its position, so it only replaces or deletes a stored document older than itself,
@@ -33,16 +36,32 @@ import {
   type AnyBulkWriteOperation,
   type Collection,
   type Db,
+  type Sort,
 } from 'mongodb';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
-import { physicalCollectionName, toMongoFilter, toMongoIndex, toMongoPaging, toMongoSort, assertGenerationNumber, DOC_FIELD } from './mongo-query.ts';
+import {
+  physicalCollectionName,
+  toMongoFilter,
+  toMongoIndex,
+  toMongoPaging,
+  toMongoSort,
+  toMongoText,
+  toMongoTextIndex,
+  assertGenerationNumber,
+  DOC_FIELD,
+  TEXT_INDEX_NAME,
+  type MongoFilter,
+} from './mongo-query.ts';
 import {
   assertCollectionName,
   assertProjectionName,
+  assertTextField,
+  assertTextTokens,
   GenerationConflictError,
   ReadModelError,
   ReadModelUnavailableError,
   type Document,
+  type DocumentEntry,
   type DocumentWrite,
   type GenerationRecord,
   type GenerationState,
@@ -103,6 +122,7 @@ interface StoredSkip {
 const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
+const NAMESPACE_NOT_FOUND = 26;
 /** Server error codes that say "this server cannot serve now", not "this request is wrong". */
 const UNAVAILABLE_CODES = new Set([
   6, // HostUnreachable
@@ -128,6 +148,8 @@ export class MongoReadModelStore implements ReadModelStore {
   readonly #generations: Collection<StoredGeneration>;
   readonly #skips: Collection<StoredSkip>;
   #systemIndexes: Promise<void> | undefined;
+  /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
+  readonly #textPaths = new Map<string, string>();
   #closed = false;
 
   /**
@@ -194,6 +216,7 @@ export class MongoReadModelStore implements ReadModelStore {
     assertProjectionName(schema.projection);
     assertGenerationNumber(generation);
     if (!Number.isSafeInteger(version) || version < 0) throw new ReadModelError(`invalid version ${String(version)}`);
+    for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
     const names = Object.keys(schema.collections).map((collection) => physicalCollectionName(schema.projection, collection, generation));
     return this.#guard('create a generation', async () => {
       await this.#ensureSystemIndexes();
@@ -229,12 +252,13 @@ export class MongoReadModelStore implements ReadModelStore {
   async createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     assertProjectionName(schema.projection);
     assertGenerationNumber(generation);
+    for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
     await this.#guard('create indexes', () => this.#createIndexes(schema, generation));
   }
 
   async #createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     for (const [collection, spec] of Object.entries(schema.collections)) {
-      const indexes = (spec.indexes ?? []).map(toMongoIndex);
+      const indexes = [...(spec.indexes ?? []).map(toMongoIndex), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField)])];
       // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
       if (indexes.length > 0) await this.#db.collection(physicalCollectionName(schema.projection, collection, generation)).createIndexes(indexes);
     }
@@ -317,7 +341,10 @@ export class MongoReadModelStore implements ReadModelStore {
     assertGenerationNumber(generation);
     const names = Object.keys(schema.collections).map((collection) => physicalCollectionName(schema.projection, collection, generation));
     await this.#guard('drop a generation', async () => {
-      for (const name of names) await this.#db.dropCollection(name); // false, not an error, when absent
+      for (const name of names) {
+        this.#textPaths.delete(name);
+        await this.#db.dropCollection(name); // false, not an error, when absent (its text index goes with it)
+      }
       await this.#generations.deleteOne({ _id: generationId(schema.projection, generation) });
     });
   }
@@ -482,27 +509,76 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async find(target: ModelTarget, collection: string, query: Query = {}): Promise<Document[]> {
+    return (await this.findWithIds(target, collection, query)).map((entry) => entry.doc);
+  }
+
+  /**
+   * With a text condition and no sort, most relevant first by MongoDB's text score (more occurrences in
+   * a shorter text score higher), ties by id.
+   */
+  async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
     const name = physicalCollectionName(target.projection, collection, target.generation);
     const filter = toMongoFilter(query.filter);
-    const sort = toMongoSort(query.sort);
     const { skip, limit } = toMongoPaging(query);
-    if (limit === 0) return [];
+    if (query.text !== undefined) assertTextTokens(query.text);
+    const sort: Sort =
+      query.text !== undefined && query.sort === undefined
+        ? { score: { $meta: 'textScore' }, _id: 1 }
+        : toMongoSort(query.sort);
     return this.#guard('find documents', async () => {
+      const where = await this.#withText(name, target, collection, filter, query.text);
+      if (where === null || limit === 0) return [];
       const stored = await this.#db
         .collection<StoredDocument>(name)
-        .find(filter, { projection: { [DOC_FIELD]: 1 } })
+        .find(where, { projection: { [DOC_FIELD]: 1 } })
         .sort(sort)
         .skip(skip)
         .limit(limit)
         .toArray();
-      return stored.map((s) => s.doc);
+      return stored.map((s) => ({ id: s._id, doc: s.doc }));
     });
   }
 
-  async count(target: ModelTarget, collection: string, filter?: Query['filter']): Promise<number> {
+  async count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {
     const name = physicalCollectionName(target.projection, collection, target.generation);
     const mongoFilter = toMongoFilter(filter);
-    return this.#guard('count documents', () => this.#db.collection<StoredDocument>(name).countDocuments(mongoFilter));
+    if (text !== undefined) assertTextTokens(text);
+    return this.#guard('count documents', async () => {
+      const where = await this.#withText(name, target, collection, mongoFilter, text);
+      return where === null ? 0 : this.#db.collection<StoredDocument>(name).countDocuments(where);
+    });
+  }
+
+  /**
+   * The filter with the text condition merged in; null when the condition matches nothing (no tokens, or
+   * the collection does not exist). Fails when the collection has no text index.
+   */
+  async #withText(name: string, target: ModelTarget, collection: string, filter: MongoFilter, text: Query['text']): Promise<MongoFilter | null> {
+    if (text === undefined) return filter;
+    const path = await this.#textPath(name, target, collection);
+    if (path === null || text.length === 0) return null;
+    return { ...filter, ...toMongoText(path, text) };
+  }
+
+  /** The field the collection's text index covers; null when the collection does not exist. */
+  async #textPath(name: string, target: ModelTarget, collection: string): Promise<string | null> {
+    const cached = this.#textPaths.get(name);
+    if (cached !== undefined) return cached;
+    let indexes: Array<{ name?: string; weights?: Record<string, unknown> }>;
+    try {
+      indexes = await this.#db.collection(name).listIndexes().toArray();
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return null;
+      throw error;
+    }
+    const paths = Object.keys(indexes.find((index) => index.name === TEXT_INDEX_NAME)?.weights ?? {});
+    if (paths.length !== 1) {
+      throw new ReadModelError(
+        `collection ${collection} of ${target.projection} (generation ${target.generation}) has no text index: it declares no textField, or its indexes are not created yet`,
+      );
+    }
+    this.#textPaths.set(name, paths[0]!);
+    return paths[0]!;
   }
 
   async ping(): Promise<void> {

@@ -18,14 +18,16 @@ export class ReadModelReader {
     return generation === null ? null : ((await this.store.get({ projection, generation }, collection, id)) as T | null);
   }
 
+  /** `query.text` searches the collection's textField (see Query.text). */
   async find<T extends Document = Document>(projection: string, collection: string, query?: Query): Promise<T[]> {
     const generation = await this.activeGeneration(projection);
     return generation === null ? [] : ((await this.store.find({ projection, generation }, collection, query)) as T[]);
   }
 
-  async count(projection: string, collection: string, filter?: Query['filter']): Promise<number> {
+  /** With `text`, counts only the documents that match it too (see Query.text). */
+  async count(projection: string, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {
     const generation = await this.activeGeneration(projection);
-    return generation === null ? 0 : this.store.count({ projection, generation }, collection, filter);
+    return generation === null ? 0 : this.store.count({ projection, generation }, collection, filter, text);
   }
 
   async activeGeneration(projection: string): Promise<number | null> {

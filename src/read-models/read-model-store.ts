@@ -10,6 +10,8 @@
  * after a crash leaves the documents as an uninterrupted run would.
  */
 
+import { MAX_QUERY_TOKENS, MAX_TOKEN_LENGTH } from '../search/search-tokens.ts';
+
 export type Document = { [key: string]: unknown };
 
 export interface IndexSpec {
@@ -22,6 +24,12 @@ export interface IndexSpec {
 
 export interface CollectionSpec {
   indexes?: readonly IndexSpec[];
+  /**
+   * A document field (dotted path allowed) holding the document's search tokens joined by single spaces
+   * (src/search/search-tokens.ts: indexTokens, or indexText). Query.text searches it. At most one per
+   * collection. A document whose field is missing or not a string is found by no text query.
+   */
+  textField?: string;
 }
 
 export interface ReadModelSchema {
@@ -59,9 +67,29 @@ export type FieldCondition =
 export interface Query {
   /** Every condition must hold. Keys are document fields, dotted paths allowed. */
   filter?: Readonly<Record<string, FieldCondition>>;
+  /**
+   * Ties are broken by document id: in the direction of the last sort key when a sort is given, ascending
+   * otherwise. Adapters end every non-unique index with the id the same way, so a sort on an index's
+   * leading fields (after the equality filters) walks the index in either direction, and deep pages skip
+   * index entries rather than sorting every match.
+   */
   sort?: ReadonlyArray<readonly [field: string, direction: 'asc' | 'desc']>;
   limit?: number;
   offset?: number;
+  /**
+   * Search tokens (src/search/search-tokens.ts: queryTokens): every one must occur in the collection's
+   * textField, as a whole token. Results come most relevant first (ties by id) unless `sort` is given.
+   * An empty list matches no document. Only on collections with a textField: otherwise the adapter
+   * throws ReadModelError. At most MAX_QUERY_TOKENS tokens of at most MAX_TOKEN_LENGTH code points, with
+   * no whitespace, control character or '"' (ReadModelError otherwise).
+   */
+  text?: readonly string[];
+}
+
+/** A document with its id. */
+export interface DocumentEntry {
+  id: string;
+  doc: Document;
 }
 
 export type GenerationState = 'building' | 'active' | 'retired';
@@ -131,7 +159,10 @@ export interface ReadModelStore {
 
   get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
   find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
-  count(target: ModelTarget, collection: string, filter?: Query['filter']): Promise<number>;
+  /** As find, each document with its id. */
+  findWithIds(target: ModelTarget, collection: string, query?: Query): Promise<DocumentEntry[]>;
+  /** Documents matching the filter and, when given, the text condition (as Query.text). */
+  count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number>;
 
   /** Verifies the store is reachable. Throws ReadModelUnavailableError otherwise. */
   ping(): Promise<void>;
@@ -168,3 +199,25 @@ export function assertFieldPath(path: string): void {
 }
 
 export const MAX_QUERY_LIMIT = 10_000;
+
+/** Checks a collection's textField. */
+export function assertTextField(collection: string, spec: CollectionSpec): void {
+  if (spec.textField === undefined) return;
+  if (typeof spec.textField !== 'string') throw new ReadModelError(`collection ${collection}: textField must be a field path`);
+  assertFieldPath(spec.textField);
+}
+
+const TOKEN_BREAK = /[\s"\p{Cc}]/u;
+
+/** Checks the tokens of a text condition (Query.text). */
+export function assertTextTokens(text: readonly string[]): void {
+  if (!Array.isArray(text)) throw new ReadModelError('invalid text condition: expected an array of search tokens');
+  if (text.length > MAX_QUERY_TOKENS) throw new ReadModelError(`invalid text condition: at most ${MAX_QUERY_TOKENS} tokens`);
+  for (const token of text) {
+    if (typeof token !== 'string' || token === '' || TOKEN_BREAK.test(token) || [...token].length > MAX_TOKEN_LENGTH) {
+      throw new ReadModelError(
+        `invalid search token ${JSON.stringify(token)}: a non-empty string of at most ${MAX_TOKEN_LENGTH} characters without whitespace, control characters or '"'`,
+      );
+    }
+  }
+}

@@ -9,7 +9,11 @@ import {
   assertCollectionName,
   assertFieldPath,
   assertProjectionName,
+  assertTextField,
+  assertTextTokens,
+  type CollectionSpec,
   type Document,
+  type DocumentEntry,
   type DocumentWrite,
   type FieldCondition,
   type GenerationRecord,
@@ -62,6 +66,11 @@ interface GenerationRow {
  * table of documents stored as JSONB (SQLite's binary JSON, which json_extract reads without parsing);
  * declared indexes are expression indexes on json_extract, and queries use the same expressions so
  * SQLite picks them. A batch's writes and its checkpoint commit in one transaction.
+ *
+ * A collection with a textField has an FTS5 table beside it (see searchTableName), keyed by the document
+ * table's rowid and kept in step with it by triggers, so every write of a commit updates the search
+ * index in the same transaction. The FTS5 table stores no copy of the tokens (contentless, with deletes),
+ * and its tokenizer splits on spaces only, so each token of the textField is one FTS5 term as it is.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
@@ -88,10 +97,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     options: { deferIndexes?: boolean } = {},
   ): Promise<GenerationRecord> {
     assertProjectionName(schema.projection);
+    for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
     this.#db.transaction(() => {
-      for (const collection of Object.keys(schema.collections)) {
-        const table = tableName({ projection: schema.projection, generation }, collection);
+      for (const [collection, spec] of Object.entries(schema.collections)) {
+        const target = { projection: schema.projection, generation };
+        const table = tableName(target, collection);
         this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, pos TEXT NOT NULL, doc BLOB NOT NULL)`);
+        // Empty until the indexes are created: a rebuild fills it once, after its bulk load.
+        if (spec.textField !== undefined) this.#db.exec(createSearchTableSql(searchTableName(target, collection)));
       }
       if (!options.deferIndexes) this.#createIndexes(schema, generation);
       this.#stmt(
@@ -103,18 +116,46 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
+    for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
     this.#db.transaction(() => this.#createIndexes(schema, generation)).immediate();
   }
 
   #createIndexes(schema: ReadModelSchema, generation: number): void {
     for (const [collection, spec] of Object.entries(schema.collections)) {
-      const table = tableName({ projection: schema.projection, generation }, collection);
+      const target = { projection: schema.projection, generation };
+      const table = tableName(target, collection);
       for (const index of spec.indexes ?? []) {
         assertCollectionName(index.name);
         const columns = index.fields.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`);
+        // The id tie-break of sorted queries (see Query.sort), so that the index serves the whole ORDER BY.
+        if (!index.unique) columns.push(`id ${index.fields[index.fields.length - 1]![1] === 1 ? 'ASC' : 'DESC'}`);
         this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
       }
+      if (spec.textField !== undefined) this.#maintainSearchTable(target, collection, spec);
     }
+  }
+
+  /**
+   * Makes the collection's search table follow its documents: when the triggers are missing (deferred
+   * indexes) or were made for another textField, fills the table from the stored documents and
+   * (re)creates them. Idempotent. Runs inside the caller's transaction.
+   */
+  #maintainSearchTable(target: ModelTarget, collection: string, spec: CollectionSpec): void {
+    const table = tableName(target, collection);
+    const search = searchTableName(target, collection);
+    const triggers = searchTriggersSql(table, search, spec.textField!);
+    const existing = this.#db
+      .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?`)
+      .all(table) as Array<{ name: string; sql: string }>;
+    const current = new Map(existing.map((t) => [t.name, t.sql]));
+    if (triggers.every((t) => current.get(t.name) === t.sql)) return;
+    for (const t of triggers) this.#db.exec(`DROP TRIGGER IF EXISTS "${t.name}"`);
+    this.#db.exec(createSearchTableSql(search));
+    this.#db.exec(`INSERT INTO "${search}" ("${search}") VALUES ('delete-all')`);
+    const tokens = textExpression('doc', spec.textField!);
+    this.#db.exec(`INSERT INTO "${search}" (rowid, tokens) SELECT rowid, ${tokens} FROM "${table}" WHERE ${tokens} IS NOT NULL`);
+    for (const t of triggers) this.#db.exec(t.sql);
+    this.#statements.clear();
   }
 
   async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
@@ -134,7 +175,11 @@ export class SqliteReadModelStore implements ReadModelStore {
   async dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
     this.#db.transaction(() => {
       for (const collection of Object.keys(schema.collections)) {
-        this.#db.exec(`DROP TABLE IF EXISTS "${tableName({ projection: schema.projection, generation }, collection)}"`);
+        const target = { projection: schema.projection, generation };
+        // The document table's triggers go with it; the search table of a collection that lost its
+        // textField since is dropped too.
+        this.#db.exec(`DROP TABLE IF EXISTS "${tableName(target, collection)}"`);
+        this.#db.exec(`DROP TABLE IF EXISTS "${searchTableName(target, collection)}"`);
       }
       this.#stmt('DELETE FROM projection_generations WHERE projection = ? AND generation = ?').run(schema.projection, generation);
     }).immediate();
@@ -210,20 +255,73 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async find(target: ModelTarget, collection: string, query: Query = {}): Promise<Document[]> {
-    const { where, params } = whereClause(query.filter);
-    const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
-    order.push('id ASC');
-    const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
-    const offset = Math.max(0, query.offset ?? 0);
-    const sql = `SELECT json(doc) AS doc FROM "${tableName(target, collection)}"${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
-    const rows = (this.#readStmt(sql)?.all(...params, limit, offset) ?? []) as Array<{ doc: string }>;
-    return rows.map((r) => JSON.parse(r.doc) as Document);
+    return (await this.findWithIds(target, collection, query)).map((entry) => entry.doc);
   }
 
-  async count(target: ModelTarget, collection: string, filter?: Query['filter']): Promise<number> {
-    const { where, params } = whereClause(filter);
-    const row = this.#readStmt(`SELECT count(*) AS n FROM "${tableName(target, collection)}"${where}`)?.get(...params) as { n: number } | undefined;
+  async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
+    const from = this.#from(target, collection, query.filter, query.text);
+    if (!from) return [];
+    const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
+    // bm25: lower is more relevant (more occurrences of rarer tokens, in a shorter text).
+    if (query.sort === undefined && from.search) order.push(`bm25("${from.search}") ASC`);
+    const last = query.sort?.[query.sort.length - 1];
+    order.push(`d.id ${last?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
+    const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
+    const offset = Math.max(0, query.offset ?? 0);
+    const sql = `SELECT d.id AS id, json(d.doc) AS doc FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+    const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as Array<{ id: string; doc: string }>;
+    return rows.map((r) => ({ id: r.id, doc: JSON.parse(r.doc) as Document }));
+  }
+
+  async count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {
+    const from = this.#from(target, collection, filter, text);
+    if (!from) return 0;
+    // Without a filter the search table alone answers: the triggers keep exactly one row in it per
+    // document with tokens, so the join (a read of every matching document) would change nothing.
+    const sql =
+      from.search && Object.keys(filter ?? {}).length === 0
+        ? `SELECT count(*) AS n FROM "${from.search}" WHERE "${from.search}" MATCH ?`
+        : `SELECT count(*) AS n FROM ${from.sql}`;
+    const row = this.#fromStmt(sql, target, collection, from)?.get(...from.params) as { n: number } | undefined;
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * The FROM and WHERE of a query: the documents as `d`, joined with the search table on rowid when
+   * there is a text condition. Null when the text condition is empty (it matches nothing), after
+   * checking the collection can be searched.
+   */
+  #from(target: ModelTarget, collection: string, filter: Query['filter'], text: Query['text']): { sql: string; params: unknown[]; search: string | null } | null {
+    const table = tableName(target, collection);
+    const { where, params } = whereClause(filter);
+    if (text === undefined) return { sql: `"${table}" d${where}`, params, search: null };
+    assertTextTokens(text);
+    const search = searchTableName(target, collection);
+    if (text.length === 0) {
+      this.#assertSearchable(target, collection);
+      return null;
+    }
+    const match = text.map((token) => `"${token.replaceAll('"', '""')}"`).join(' ');
+    return {
+      sql: `"${search}" JOIN "${table}" d ON d.rowid = "${search}".rowid WHERE "${search}" MATCH ?${where ? ` AND ${where.slice(' WHERE '.length)}` : ''}`,
+      params: [match, ...params],
+      search,
+    };
+  }
+
+  /** A read statement; null when the generation does not exist, ReadModelError when a searched collection has no textField. */
+  #fromStmt(sql: string, target: ModelTarget, collection: string, from: { search: string | null }): Database.Statement | null {
+    const statement = this.#readStmt(sql);
+    if (!statement && from.search) this.#assertSearchable(target, collection);
+    return statement;
+  }
+
+  #assertSearchable(target: ModelTarget, collection: string): void {
+    const exists = this.#stmt(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN (?, ?)`)
+      .all(tableName(target, collection), searchTableName(target, collection)) as Array<{ name: string }>;
+    if (exists.length === 1 && exists[0]!.name === tableName(target, collection)) {
+      throw new ReadModelError(`collection ${collection} of ${target.projection} has no textField: it cannot be searched`);
+    }
   }
 
   async ping(): Promise<void> {
@@ -286,6 +384,50 @@ function tableName(target: ModelTarget, collection: string): string {
   assertCollectionName(collection);
   if (!Number.isSafeInteger(target.generation) || target.generation < 1) throw new ReadModelError(`invalid generation ${target.generation}`);
   return `rm_${target.projection.replaceAll('-', '_')}__${collection}__g${target.generation}`;
+}
+
+/**
+ * The FTS5 table of a collection's search tokens. Its own prefix: no document table or index name
+ * (all "rm_...") can collide with it or with the shadow tables FTS5 adds ("<name>_data", ...).
+ */
+function searchTableName(target: ModelTarget, collection: string): string {
+  return `fts_${tableName(target, collection).slice('rm_'.length)}`;
+}
+
+/**
+ * Contentless (the tokens are in the document already) with deletes by rowid. The tokenizer keeps every
+ * character but spaces and controls inside a token (every Unicode category but Zs and Cc), so a token of
+ * indexTokens (which holds no whitespace) is one term exactly as written: "node.js", "c++", "foo_bar",
+ * "東京", Devanagari with its combining marks. Diacritics are kept: tokens are already NFKC.
+ */
+function createSearchTableSql(search: string): string {
+  const tokenizer = "unicode61 remove_diacritics 0 categories 'L* N* Co M* P* S* Cf Cs Cn Zl Zp'";
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS "${search}" USING fts5(tokens, content='', contentless_delete=1, tokenize="${tokenizer.replaceAll('"', '""')}")`;
+}
+
+/** The triggers that keep a search table in step with its document table, in the same transaction. */
+function searchTriggersSql(table: string, search: string, textField: string): Array<{ name: string; sql: string }> {
+  const tokens = (row: string) => textExpression(`${row}.doc`, textField);
+  return [
+    {
+      name: `${search}__insert`,
+      sql: `CREATE TRIGGER "${search}__insert" AFTER INSERT ON "${table}" BEGIN INSERT INTO "${search}" (rowid, tokens) SELECT new.rowid, ${tokens('new')} WHERE ${tokens('new')} IS NOT NULL; END`,
+    },
+    {
+      name: `${search}__update`,
+      sql: `CREATE TRIGGER "${search}__update" AFTER UPDATE OF doc ON "${table}" BEGIN DELETE FROM "${search}" WHERE rowid = old.rowid; INSERT INTO "${search}" (rowid, tokens) SELECT new.rowid, ${tokens('new')} WHERE ${tokens('new')} IS NOT NULL; END`,
+    },
+    {
+      name: `${search}__delete`,
+      sql: `CREATE TRIGGER "${search}__delete" AFTER DELETE ON "${table}" BEGIN DELETE FROM "${search}" WHERE rowid = old.rowid; END`,
+    },
+  ];
+}
+
+/** The textField's value when it is a string, else NULL. */
+function textExpression(doc: string, field: string): string {
+  assertFieldPath(field);
+  return `(CASE WHEN json_type(${doc}, '$.${field}') = 'text' THEN json_extract(${doc}, '$.${field}') END)`;
 }
 
 function fieldExpression(field: string): string {

@@ -7,6 +7,10 @@ import {
   toMongoIndex,
   toMongoPaging,
   toMongoSort,
+  toMongoText,
+  toMongoTextIndex,
+  TEXT_INDEX_NAME,
+  TEXT_LANGUAGE_OVERRIDE,
 } from '../../src/read-models/mongo-query.ts';
 import { MAX_QUERY_LIMIT, ReadModelError, type FieldCondition, type Query } from '../../src/read-models/read-model-store.ts';
 
@@ -100,7 +104,7 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
       expect(toMongoSort([])).to.deep.equal([['_id', 1]]);
     });
 
-    it('keeps the order of the keys and maps asc/desc to 1/-1', () => {
+    it('keeps the order of the keys and maps asc/desc to 1/-1; the id tie-break follows the last key', () => {
       expect(
         toMongoSort([
           ['publishedAt', 'desc'],
@@ -111,7 +115,7 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
         ['doc.publishedAt', -1],
         ['doc.title', 1],
         ['doc.seo.rank', -1],
-        ['_id', 1],
+        ['_id', -1],
       ]);
     });
 
@@ -161,7 +165,7 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
   });
 
   describe('indexes', () => {
-    it('indexes doc.<field> under the schema\'s name, in the declared order', () => {
+    it('indexes doc.<field> under the schema\'s name, in the declared order, ending with the id like sorts do', () => {
       const index = toMongoIndex({
         name: 'by_state_date',
         fields: [
@@ -169,8 +173,8 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
           ['meta.publishedAt', -1],
         ],
       });
-      expect(index).to.deep.equal({ name: 'by_state_date', key: { 'doc.state': 1, 'doc.meta.publishedAt': -1 } });
-      expect(Object.keys(index.key)).to.deep.equal(['doc.state', 'doc.meta.publishedAt']);
+      expect(index).to.deep.equal({ name: 'by_state_date', key: { 'doc.state': 1, 'doc.meta.publishedAt': -1, _id: -1 } });
+      expect(Object.keys(index.key)).to.deep.equal(['doc.state', 'doc.meta.publishedAt', '_id']);
     });
 
     it('makes a unique index partial over the documents that have every field', () => {
@@ -205,6 +209,42 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
       ).to.throw(ReadModelError, /twice/);
       expect(() => toMongoIndex({ name: 'dir', fields: [['a', 2 as 1]] })).to.throw(ReadModelError, /invalid direction/);
       expect(() => toMongoIndex({ name: 'path', fields: [['$a', 1]] })).to.throw(ReadModelError, /invalid field path/);
+    });
+  });
+
+  describe('text search', () => {
+    it('indexes the textField under doc. with no language, and a name no IndexSpec can take', () => {
+      expect(toMongoTextIndex('search')).to.deep.equal({
+        name: TEXT_INDEX_NAME,
+        key: { 'doc.search': 'text' },
+        default_language: 'none',
+        language_override: TEXT_LANGUAGE_OVERRIDE,
+      });
+      expect(() => toMongoIndex({ name: TEXT_INDEX_NAME, fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
+      expect(() => toMongoTextIndex('$where')).to.throw(ReadModelError, /invalid field path/);
+    });
+
+    it('searches every token as a phrase, and requires each as a whole space-delimited token', () => {
+      const filter = toMongoText('doc.search', ['node.js', 'c++', '東京']);
+      expect(filter['$text']).to.deep.equal({ $search: '"node.js" "c++" "東京"', $language: 'none', $caseSensitive: false, $diacriticSensitive: true });
+      const conditions = (filter['$and'] as Array<Record<string, { $regex: string; $options: string }>>).map((c) => c['doc.search']!);
+      expect(conditions.every((c) => c.$options === 'i')).to.equal(true);
+      const patterns = conditions.map((c) => new RegExp(c.$regex, c.$options));
+      const matchesAll = (text: string) => patterns.every((p) => p.test(text));
+      expect(matchesAll('c++ 東京 node.js')).to.equal(true);
+      expect(matchesAll('node.js 東京 c++ tail')).to.equal(true);
+      expect(matchesAll('nodexjs c++ 東京')).to.equal(false);
+      expect(matchesAll('node.json c++ 東京')).to.equal(false);
+      expect(matchesAll('node.js c 東京')).to.equal(false);
+      expect(matchesAll('node.js c++ 東京都')).to.equal(false);
+      expect(matchesAll('NODE.JS C++ 東京')).to.equal(true);
+      const special = toMongoText('doc.search', ['a|b', '(x)', '[y]', '$z^', 'q?', 'w*', '{1}', 'back\\slash', '#-']);
+      for (const [i, condition] of (special['$and'] as Array<Record<string, { $regex: string }>>).entries()) {
+        const token = ['a|b', '(x)', '[y]', '$z^', 'q?', 'w*', '{1}', 'back\\slash', '#-'][i]!;
+        const pattern = new RegExp(condition['doc.search']!.$regex);
+        expect(pattern.test(`pre ${token} post`), token).to.equal(true);
+        expect(pattern.test(`pre ${token.slice(1)} post`), token).to.equal(false);
+      }
     });
   });
 

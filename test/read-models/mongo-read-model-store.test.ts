@@ -21,7 +21,8 @@ import {
 } from '../../src/read-models/read-model-store.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
 import { resolveServerTarget } from '../support/container-runtime.ts';
-import { articlesSchema, readModelStoreConformance } from './read-model-store.conformance.ts';
+import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
+import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const target = await resolveServerTarget('MONGODB_URL');
@@ -127,6 +128,26 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
       NOW,
     );
     expect(await store.count(gen1, 'articles')).to.equal(2);
+  });
+
+  test('creates a text index with no language, which a document field named language does not override', async () => {
+    const target = { projection: 'test-search', generation: 1 };
+    await store.createGeneration(searchSchema, 1, 1, NOW);
+    const indexes = await raw().collection('rm.test-search.pages.g1').indexes();
+    const text = indexes.find((i) => i.name === 'search-text');
+    expect(text).to.deep.include({ default_language: 'none', weights: { 'doc.search': 1 } });
+    await store.commit(target, [
+      { collection: 'pages', id: 'p1', position: 1n, doc: { language: 'ja', search: indexText('running 東京タワー') } },
+      { collection: 'pages', id: 'p2', position: 1n, doc: { language: 'english', search: indexText('runs') } },
+    ], 1n, NOW);
+    expect((await store.findWithIds(target, 'pages', { text: queryTokens('running') })).map((e) => e.id)).to.deep.equal(['p1']);
+    expect((await store.findWithIds(target, 'pages', { text: queryTokens('run') })).map((e) => e.id)).to.deep.equal([]);
+    expect((await store.findWithIds(target, 'pages', { text: queryTokens('東京') })).map((e) => e.id)).to.deep.equal(['p1']);
+    // A reader that never saw the schema (a public-API replica) finds the textField through the index.
+    const replica = new MongoReadModelStore(client.db(store.databaseName));
+    expect(await replica.count(target, 'pages', undefined, ['タワ'])).to.equal(1);
+    expect(await replica.count(target, 'pages', undefined, ['ワタ'])).to.equal(0);
+    expect((await replica.find(target, 'pages', { text: queryTokens('タワー') })).length).to.equal(1);
   });
 
   test('records generations and skips with encoded positions, never raw numbers', async () => {
@@ -270,6 +291,10 @@ describe('read models: MongoDB adapter without a server', () => {
         () => store.get({ projection: 'Bad', generation: 1 }, 'c', 'x'),
         () => store.get({ projection: 'p', generation: -1 }, 'c', 'x'),
         () => store.commit(target, [{ collection: 'c', id: '', doc: {}, position: 1n }], 1n, NOW),
+        () => store.find(target, 'c', { text: ['two words'] }),
+        () => store.findWithIds(target, 'c', { text: ['"'] }),
+        () => store.count(target, 'c', undefined, ['']),
+        () => store.createGeneration({ projection: 'p', collections: { c: { textField: '$where' } } }, 1, 1, NOW),
       ]) {
         const error = await attempt().then(() => null, (e: unknown) => e);
         expect(error).to.be.instanceOf(ReadModelError).and.not.be.instanceOf(ReadModelUnavailableError);

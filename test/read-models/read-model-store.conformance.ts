@@ -4,11 +4,13 @@
 import { expect } from 'chai';
 import {
   GenerationConflictError,
+  ReadModelError,
   type DocumentWrite,
   type ModelTarget,
   type ReadModelSchema,
   type ReadModelStore,
 } from '../../src/read-models/read-model-store.ts';
+import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
@@ -24,6 +26,18 @@ export const articlesSchema: ReadModelSchema = {
       ],
     },
     tags: {},
+  },
+};
+
+/** A collection searched through its `search` field (tokens of indexText), and one that cannot be. */
+export const searchSchema: ReadModelSchema = {
+  projection: 'test-search',
+  collections: {
+    pages: {
+      indexes: [{ name: 'by_site', fields: [['site', 1]] }],
+      textField: 'search',
+    },
+    plain: {},
   },
 };
 
@@ -106,6 +120,16 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await store.find(gen1, 'tags')).to.deep.equal([]);
     });
 
+    test('breaks sort ties by id in the direction of the last sort key, ascending without a sort', async () => {
+      const docs = ['t1', 't2', 't3'].map((id, i) => put('articles', id, BigInt(i + 1), { slug: id, status: 'published', rank: 1 }));
+      await store.commit(gen1, [...docs, put('articles', 't0', 4n, { slug: 't0', status: 'published', rank: 2 })], 4n, NOW);
+      const slugs = async (query: Parameters<ReadModelStore['find']>[2]) => (await store.find(gen1, 'articles', query)).map((d) => d['slug']);
+      expect(await slugs({ filter: { status: 'published' }, sort: [['rank', 'asc']] })).to.deep.equal(['t1', 't2', 't3', 't0']);
+      expect(await slugs({ filter: { status: 'published' }, sort: [['rank', 'desc']] })).to.deep.equal(['t0', 't3', 't2', 't1']);
+      expect(await slugs({ filter: { status: 'published' }, sort: [['rank', 'desc']], limit: 2, offset: 1 })).to.deep.equal(['t3', 't2']);
+      expect(await slugs({ filter: { rank: 1 } })).to.deep.equal(['t1', 't2', 't3']);
+    });
+
     test('a write that breaks a unique index fails the commit', async () => {
       await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'same' })], 1n, NOW);
       const error = await store.commit(gen1, [put('articles', 'a2', 2n, { slug: 'same' })], 2n, NOW).then(() => null, (e: unknown) => e);
@@ -178,6 +202,176 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
 
     test('ping answers while open', async () => {
       await store.ping();
+    });
+
+    describe('full-text search', () => {
+      const search: ModelTarget = { projection: 'test-search', generation: 1 };
+      /** Ids of the documents found, in the order found. */
+      const ids = async (query: Parameters<ReadModelStore['find']>[2], target: ModelTarget = search) =>
+        (await store.findWithIds(target, 'pages', query)).map((e) => e.id);
+      const page = (id: string, position: bigint, site: string, title: string, body = '', extra: Record<string, unknown> = {}) =>
+        put('pages', id, position, { site, title, rank: Number(id.replace(/\D/g, '') || 0), search: indexText(title, body), ...extra });
+
+      beforeEach(async () => {
+        await store.createGeneration(searchSchema, 1, 1, NOW);
+      });
+
+      test('finds the documents holding every query token, as whole tokens', async () => {
+        await store.commit(search, [
+          page('p1', 1n, 'a', 'Getting started with Node.js', 'Install Node.js, then run the server.'),
+          page('p2', 2n, 'a', 'JSON in depth', 'Parsing JSON documents and JSON schemas.'),
+          page('p3', 3n, 'b', 'Node internals', 'Streams, buffers and the event loop.'),
+          page('p4', 4n, 'b', 'C++ addons for Node.js', 'Native code, foo_bar and a1b2 identifiers.'),
+        ], 4n, NOW);
+        const sorted = async (q: string) => (await ids({ text: queryTokens(q), sort: [['rank', 'asc']] }));
+        expect(await sorted('node.js')).to.deep.equal(['p1', 'p4']);
+        expect(await sorted('NODE.JS server')).to.deep.equal(['p1']);
+        expect(await sorted('node')).to.deep.equal(['p3']);
+        expect(await sorted('json')).to.deep.equal(['p2']);
+        expect(await sorted('js')).to.deep.equal([]);
+        expect(await sorted('c++ foo_bar a1b2')).to.deep.equal(['p4']);
+        expect(await sorted('node.js missing')).to.deep.equal([]);
+        expect(await store.find(search, 'pages', { text: queryTokens('schemas') })).to.have.length(1);
+        expect((await store.find(search, 'pages', { text: queryTokens('schemas') }))[0]).to.include({ title: 'JSON in depth' });
+      });
+
+      test('ranks more occurrences, and the same in a shorter text, first', async () => {
+        await store.commit(search, [
+          page('p1', 1n, 'a', 'apple banana cherry date elder fig grape kiwi lemon mango', 'nectarine orange'),
+          page('p2', 2n, 'a', 'apple apple apple banana'),
+          page('p3', 3n, 'a', 'apple banana cherry date'),
+          page('p4', 4n, 'a', 'banana cherry'),
+          page('p5', 5n, 'a', 'cherry date'),
+          page('p6', 6n, 'a', 'elder fig'),
+          page('p7', 7n, 'a', 'grape kiwi'),
+        ], 7n, NOW);
+        expect(await ids({ text: ['apple'] })).to.deep.equal(['p2', 'p3', 'p1']);
+      });
+
+      test('combines with a filter, limit and offset, and an explicit sort replaces relevance', async () => {
+        // Texts of one length, so relevance is the number of occurrences; p2 and p4 tie (then by id).
+        await store.commit(search, [
+          page('p1', 1n, 'a', 'tea tea tea green'),
+          page('p2', 2n, 'b', 'tea tea green moss'),
+          page('p3', 3n, 'a', 'tea green moss rock'),
+          page('p4', 4n, 'a', 'tea tea green moss'),
+          page('p5', 5n, 'a', 'coffee green moss rock'),
+          ...['juice', 'water', 'milk', 'soda', 'wine', 'beer', 'sake'].map((drink, i) => page(`p${i + 6}`, BigInt(i + 6), 'a', `${drink} moss rock stone`)),
+        ], 12n, NOW);
+        const text = queryTokens('green tea');
+        expect(await ids({ text })).to.deep.equal(['p1', 'p2', 'p4', 'p3']);
+        expect(await ids({ text, filter: { site: 'a' } })).to.deep.equal(['p1', 'p4', 'p3']);
+        expect(await ids({ text, filter: { site: 'a' }, limit: 2 })).to.deep.equal(['p1', 'p4']);
+        expect(await ids({ text, filter: { site: 'a' }, limit: 2, offset: 1 })).to.deep.equal(['p4', 'p3']);
+        expect(await ids({ text, sort: [['rank', 'desc']] })).to.deep.equal(['p4', 'p3', 'p2', 'p1']);
+        expect(await ids({ text, filter: { site: 'a' }, sort: [['rank', 'asc']], offset: 1 })).to.deep.equal(['p3', 'p4']);
+        expect(await store.count(search, 'pages', undefined, text)).to.equal(4);
+        expect(await store.count(search, 'pages', { site: 'a' }, text)).to.equal(3);
+        expect(await store.count(search, 'pages', { site: 'a' })).to.equal(11);
+        expect(await store.count(search, 'pages', { site: 'b' }, queryTokens('coffee'))).to.equal(0);
+      });
+
+      test('sees updates and deletes, and ignores a text field that is not a string', async () => {
+        await store.commit(search, [page('p1', 1n, 'a', 'red apple'), page('p2', 2n, 'a', 'green apple'), page('p3', 3n, 'a', 'red car')], 3n, NOW);
+        expect(await ids({ text: ['red'], sort: [['rank', 'asc']] })).to.deep.equal(['p1', 'p3']);
+        await store.commit(search, [page('p1', 4n, 'a', 'yellow banana'), del('pages', 'p3', 4n), page('p2', 4n, 'a', 'red apple')], 4n, NOW);
+        expect(await ids({ text: ['red'] })).to.deep.equal(['p2']);
+        expect(await ids({ text: ['yellow'] })).to.deep.equal(['p1']);
+        expect(await ids({ text: ['car'] })).to.deep.equal([]);
+        expect(await store.count(search, 'pages', undefined, ['apple'])).to.equal(1);
+        // A stale replay changes neither the document nor the search index.
+        await store.commit(search, [page('p1', 2n, 'a', 'red apple')], 4n, NOW);
+        expect(await ids({ text: ['red'] })).to.deep.equal(['p2']);
+        await store.commit(search, [put('pages', 'p2', 5n, { site: 'a', search: ['red'] }), put('pages', 'p4', 5n, { site: 'a' })], 5n, NOW);
+        expect(await ids({ text: ['red'] })).to.deep.equal([]);
+        expect(await store.count(search, 'pages', undefined, ['red'])).to.equal(0);
+        // A document put back after its delete is found again.
+        await store.commit(search, [page('p3', 6n, 'a', 'red car')], 6n, NOW);
+        expect(await ids({ text: ['red', 'car'] })).to.deep.equal(['p3']);
+      });
+
+      test('finds Japanese, Chinese and Korean text by the tokens of a query', async () => {
+        await store.commit(search, [
+          page('p1', 1n, 'ja', '東京都庁の展望室', '東京タワーと京都の寺'),
+          page('p2', 2n, 'ja', 'Node.jsの使い方', 'ひらがなとカタカナ'),
+          page('p3', 3n, 'zh', '北京大学', '中文信息处理'),
+          page('p4', 4n, 'ko', '한국어 형태소 분석', '서울특별시'),
+          page('p5', 5n, 'ja', '京都観光', '清水寺'),
+        ], 5n, NOW);
+        const found = async (q: string) => (await ids({ text: queryTokens(q), sort: [['rank', 'asc']] }));
+        expect(await found('京都')).to.deep.equal(['p1', 'p5']);
+        expect(await found('東京')).to.deep.equal(['p1']);
+        expect(await found('東京タワー')).to.deep.equal(['p1']);
+        expect(await found('使い方')).to.deep.equal(['p2']);
+        expect(await found('node.js カタカナ')).to.deep.equal(['p2']);
+        expect(await found('ひらがな')).to.deep.equal(['p2']);
+        expect(await found('大学')).to.deep.equal(['p3']);
+        expect(await found('北京')).to.deep.equal(['p3']);
+        expect(await found('信息')).to.deep.equal(['p3']);
+        expect(await found('서울')).to.deep.equal(['p4']);
+        expect(await found('寺')).to.deep.equal(['p1', 'p5']);
+        expect(await found('大阪')).to.deep.equal([]);
+      });
+
+      test('searches a generation rebuilt with deferred indexes once they are created', async () => {
+        const rebuilt: ModelTarget = { projection: 'test-search', generation: 2 };
+        await store.createGeneration(searchSchema, 2, 2, NOW, { deferIndexes: true });
+        await store.commit(rebuilt, [page('p1', 1n, 'a', 'alpha beta'), page('p2', 2n, 'a', 'beta gamma'), page('p3', 3n, 'a', 'gamma')], 3n, NOW);
+        await store.commit(rebuilt, [page('p3', 4n, 'a', 'delta'), del('pages', 'p1', 4n)], 4n, NOW);
+        await store.createIndexes(searchSchema, 2);
+        await store.createIndexes(searchSchema, 2);
+        expect(await ids({ text: ['beta'] }, rebuilt)).to.deep.equal(['p2']);
+        expect(await ids({ text: ['gamma'] }, rebuilt)).to.deep.equal(['p2']);
+        expect(await ids({ text: ['delta'] }, rebuilt)).to.deep.equal(['p3']);
+        expect(await store.count(rebuilt, 'pages', undefined, ['beta'])).to.equal(1);
+        await store.commit(rebuilt, [page('p4', 5n, 'a', 'beta')], 5n, NOW);
+        expect(await ids({ text: ['beta'], sort: [['rank', 'asc']] }, rebuilt)).to.deep.equal(['p2', 'p4']);
+        expect(await ids({ text: ['beta'] })).to.deep.equal([]);
+      });
+
+      test('dropping a generation drops its search index with it', async () => {
+        await store.commit(search, [page('p1', 1n, 'a', 'ghost words'), page('p2', 2n, 'a', 'other words')], 2n, NOW);
+        await store.dropGeneration(searchSchema, 1);
+        expect(await ids({ text: ['ghost'] })).to.deep.equal([]);
+        expect(await store.count(search, 'pages', undefined, ['ghost'])).to.equal(0);
+        await store.createGeneration(searchSchema, 1, 1, NOW);
+        await store.commit(search, [page('p9', 1n, 'a', 'fresh words')], 1n, NOW);
+        expect(await ids({ text: ['ghost'] })).to.deep.equal([]);
+        expect(await ids({ text: ['words'] })).to.deep.equal(['p9']);
+      });
+
+      test('refuses to search a collection without a textField, and bad tokens; no tokens find nothing', async () => {
+        await store.commit(search, [put('plain', 'x', 1n, { search: 'word' }), page('p1', 1n, 'a', 'word')], 1n, NOW);
+        const refusal = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => e);
+        expect(await refusal(store.find(search, 'plain', { text: ['word'] }))).to.be.instanceOf(ReadModelError);
+        expect(await refusal(store.count(search, 'plain', undefined, ['word']))).to.be.instanceOf(ReadModelError);
+        expect(await refusal(store.find(search, 'plain', { text: [] }))).to.be.instanceOf(ReadModelError);
+        for (const bad of [['two words'], ['"quoted'], [''], ['x'.repeat(65)], Array.from({ length: 33 }, (_, i) => `t${i}`)]) {
+          expect(await refusal(store.find(search, 'pages', { text: bad })), JSON.stringify(bad)).to.be.instanceOf(ReadModelError);
+        }
+        expect(await store.find(search, 'pages', { text: [] })).to.deep.equal([]);
+        expect(await store.count(search, 'pages', undefined, [])).to.equal(0);
+        expect(await store.find(search, 'pages', { text: ['word'] })).to.have.length(1);
+        expect(await store.find({ projection: 'test-search', generation: 7 }, 'pages', { text: ['word'] })).to.deep.equal([]);
+      });
+
+      test('a textField declared on an existing generation indexes the documents stored before', async () => {
+        const later: ModelTarget = { projection: 'test-search', generation: 3 };
+        const withoutText: ReadModelSchema = { ...searchSchema, collections: { ...searchSchema.collections, pages: { indexes: searchSchema.collections['pages']!.indexes! } } };
+        await store.createGeneration(withoutText, 3, 1, NOW);
+        await store.commit(later, [page('p1', 1n, 'a', 'before the change')], 1n, NOW);
+        await store.createGeneration(searchSchema, 3, 1, NOW);
+        await store.commit(later, [page('p2', 2n, 'a', 'after the change')], 2n, NOW);
+        expect(await ids({ text: ['change'], sort: [['rank', 'asc']] }, later)).to.deep.equal(['p1', 'p2']);
+      });
+
+      test('returns ids with the documents', async () => {
+        await store.commit(search, [page('b', 1n, 'a', 'same'), page('a', 2n, 'a', 'same')], 2n, NOW);
+        const entries = await store.findWithIds(search, 'pages', { text: ['same'] });
+        expect(entries.map((e) => e.id)).to.deep.equal(['a', 'b']);
+        expect(entries[0]!.doc).to.include({ title: 'same', site: 'a' });
+        expect((await store.findWithIds(search, 'pages', { filter: { site: 'a' } })).map((e) => e.id)).to.deep.equal(['a', 'b']);
+      });
     });
   });
 }

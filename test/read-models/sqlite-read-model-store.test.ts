@@ -4,7 +4,10 @@ import { expect } from 'chai';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { articlesSchema, readModelStoreConformance } from './read-model-store.conformance.ts';
+import { indexText } from '../../src/search/search-tokens.ts';
+import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
+
+const NOW = '2026-11-22T10:00:00.000Z';
 
 readModelStoreConformance('read models: SQLite adapter', {
   create: async () => SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite')),
@@ -23,6 +26,50 @@ describe('read models: SQLite adapter, file behaviour', () => {
       .all('x') as Array<{ detail: string }>;
     db.close();
     expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_test_articles__articles__g1__by_slug/);
+  });
+
+  it('keeps the search index in an FTS5 table whose terms are the tokens as written, dropped with the generation', async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    const target = { projection: 'test-search', generation: 1 };
+    await store.createGeneration(searchSchema, 1, 1, NOW);
+    await store.createGeneration(searchSchema, 2, 1, NOW);
+    await store.commit(target, [{ collection: 'pages', id: 'p1', position: 1n, doc: { site: 'a', search: indexText('Node.js と C++ foo_bar a1b2 हिन्दी 東京') } }], 1n, NOW);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(file);
+    db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts_test_search__pages__g1', 'row')`);
+    const terms = (db.prepare('SELECT term FROM temp.vocab ORDER BY term').all() as Array<{ term: string }>).map((r) => r.term);
+    expect(terms).to.have.members(['node.js', 'と', 'c', 'foo_bar', 'a1b2', 'हिन्दी', '東', '東京', '京']);
+    const plan = (db
+      .prepare(`EXPLAIN QUERY PLAN SELECT d.id FROM "fts_test_search__pages__g1" JOIN "rm_test_search__pages__g1" d ON d.rowid = "fts_test_search__pages__g1".rowid WHERE "fts_test_search__pages__g1" MATCH ?`)
+      .all('"x"') as Array<{ detail: string }>).map((p) => p.detail).join(' | ');
+    expect(plan).to.match(/VIRTUAL TABLE INDEX/).and.to.match(/SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    db.close();
+    await store.dropGeneration(searchSchema, 1);
+    await store.close();
+    const after = new Database(file, { readonly: true });
+    const names = (after.prepare(`SELECT name FROM sqlite_schema WHERE name LIKE '%test_search%' ORDER BY name`).all() as Array<{ name: string }>).map((r) => r.name);
+    after.close();
+    expect(names.filter((n) => n.includes('__g1'))).to.deep.equal([]);
+    expect(names).to.include.members(['rm_test_search__pages__g2', 'fts_test_search__pages__g2', 'fts_test_search__pages__g2__insert']);
+  });
+
+  it('rolls the search index back with a commit that fails', async () => {
+    const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+    const target = { projection: 'test-search', generation: 1 };
+    const schema = { ...searchSchema, collections: { pages: { ...searchSchema.collections['pages']!, indexes: [{ name: 'by_site', fields: [['site', 1]] as Array<[string, 1]>, unique: true }] } } };
+    await store.createGeneration(schema, 1, 1, NOW);
+    await store.commit(target, [{ collection: 'pages', id: 'p1', position: 1n, doc: { site: 'a', search: 'kept' } }], 1n, NOW);
+    const failed = await store
+      .commit(target, [
+        { collection: 'pages', id: 'p1', position: 2n, doc: { site: 'a', search: 'replaced' } },
+        { collection: 'pages', id: 'p2', position: 2n, doc: { site: 'a', search: 'replaced' } },
+      ], 2n, NOW)
+      .then(() => null, (e: unknown) => e);
+    expect(failed).to.be.instanceOf(Error);
+    expect(await store.count(target, 'pages', undefined, ['replaced'])).to.equal(0);
+    expect(await store.count(target, 'pages', undefined, ['kept'])).to.equal(1);
+    await store.close();
   });
 
   it('refuses a corrupt file with a clear message', () => {

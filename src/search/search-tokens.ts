@@ -1,0 +1,110 @@
+/**
+ * Search tokens: what a text is indexed under and what a query looks for. Pure and deterministic (the
+ * same text gives the same tokens on every machine), so projections may call it.
+ *
+ * - Text is normalised with NFKC (full-width letters and digits become ASCII, half-width katakana become
+ *   full-width), lower-cased (locale-independent), and stripped of default-ignorable characters (soft
+ *   hyphens, zero-width joiners, variation selectors).
+ * - Runs of CJK characters (Han, Hiragana, Katakana, Hangul and the prolonged sound mark ー) are cut into
+ *   overlapping character bigrams, as Lucene's CJK bigram analyzer does, whatever word boundaries a
+ *   dictionary would put inside the run: 東京都庁 is indexed under 東京, 京都, 都庁 (and the single
+ *   characters 東, 京, 都, 庁), so the query 京都 finds it. A query's run of two or more characters looks
+ *   for its bigrams (all of them must occur), a one-character run for that character.
+ * - Other text is cut into words by Unicode word segmentation (Intl.Segmenter), keeping word-like
+ *   segments: "Node.js", "don't", "3.14" and "foo_bar" stay single tokens; Thai and other scripts
+ *   written without spaces are cut by ICU's dictionaries.
+ *
+ * A token never holds whitespace, control characters or '"', is never empty, and has at most
+ * MAX_TOKEN_LENGTH code points (longer words are cut, on both sides alike), so tokens can be stored
+ * joined by single spaces and quoted in a full-text query.
+ */
+
+/** Longest token, in code points: longer words are cut to this length when indexed and when searched. */
+export const MAX_TOKEN_LENGTH = 64;
+/** Most distinct tokens a query keeps (the first ones). */
+export const MAX_QUERY_TOKENS = 32;
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC]+/gu;
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** A surrogate not part of a pair (a string cut in the middle of a character). */
+const LONE_SURROGATE = /\p{Cs}/gu;
+/** What may not appear inside a token: whitespace, control characters and the quote of query syntax. */
+const TOKEN_BREAK = /[\s"\p{Cc}]+/u;
+
+/**
+ * A fixed locale, not the machine's default: the root word-break rules, the same everywhere, so that an
+ * index built on one machine answers queries made on another.
+ */
+const words = new Intl.Segmenter('en', { granularity: 'word' });
+
+/** The tokens `text` is indexed under, in order, with repeats (term frequency counts for relevance). */
+export function indexTokens(text: string): string[] {
+  const tokens: string[] = [];
+  forEachPart(text, {
+    word: (word) => tokens.push(word),
+    cjk: (chars) => {
+      for (let i = 0; i < chars.length; i++) {
+        tokens.push(chars[i]!);
+        if (i + 1 < chars.length) tokens.push(chars[i]! + chars[i + 1]!);
+      }
+    },
+  });
+  return tokens;
+}
+
+/**
+ * The distinct tokens of a search query, in order of first appearance, at most MAX_QUERY_TOKENS. A
+ * document matches when it is indexed under every one of them. Empty when the query holds no word.
+ */
+export function queryTokens(q: string): string[] {
+  const tokens = new Set<string>();
+  const add = (token: string) => {
+    if (tokens.size < MAX_QUERY_TOKENS) tokens.add(token);
+  };
+  forEachPart(q, {
+    word: add,
+    cjk: (chars) => {
+      if (chars.length === 1) add(chars[0]!);
+      for (let i = 0; i + 1 < chars.length; i++) add(chars[i]! + chars[i + 1]!);
+    },
+  });
+  return [...tokens];
+}
+
+/** The text joined as a textField value: tokens separated by single spaces. */
+export function indexText(...texts: ReadonlyArray<string | null | undefined>): string {
+  return texts.flatMap((text) => (text ? indexTokens(text) : [])).join(' ');
+}
+
+function forEachPart(text: string, on: { word: (token: string) => void; cjk: (chars: string[]) => void }): void {
+  const normalized = normalize(text);
+  let last = 0;
+  for (const match of normalized.matchAll(CJK_RUN)) {
+    segmentWords(normalized.slice(last, match.index), on.word);
+    on.cjk(Array.from(match[0]));
+    last = match.index + match[0].length;
+  }
+  segmentWords(normalized.slice(last), on.word);
+}
+
+function normalize(text: string): string {
+  // NFKC before lower-casing (it makes capitals of full-width letters and of symbols like ㎒), and again
+  // after (lower-casing a few capitals yields a base letter plus a combining mark).
+  return String(text).replace(LONE_SURROGATE, '\uFFFD').normalize('NFKC').toLowerCase().normalize('NFKC').replace(IGNORABLE, '');
+}
+
+function segmentWords(text: string, emit: (token: string) => void): void {
+  if (text === '') return;
+  for (const segment of words.segment(text)) {
+    if (!segment.isWordLike) continue;
+    for (const piece of segment.segment.split(TOKEN_BREAK)) {
+      if (piece !== '') emit(cap(piece));
+    }
+  }
+}
+
+function cap(token: string): string {
+  if (token.length <= MAX_TOKEN_LENGTH) return token;
+  const codePoints = Array.from(token);
+  return codePoints.length <= MAX_TOKEN_LENGTH ? token : codePoints.slice(0, MAX_TOKEN_LENGTH).join('');
+}
