@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { WrongExpectedVersionError } from '../event-store/errors.ts';
-import type { Document } from '../read-models/read-model-store.ts';
+import type { Document, Query } from '../read-models/read-model-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
@@ -16,7 +16,21 @@ import { InterruptibleDelay } from '../interruptible-delay.ts';
  * rebuild of the outbox projection arrives at the same finished items: replaying history never performs
  * anything again. A crash after performing but before the completion is appended leaves the item pending,
  * and it is performed again on restart (at least once; receivers dedupe).
+ *
+ * Optional refinements (webhooks use them): `partitioning` bounds how many items of one partition (one
+ * receiver) are in flight, so a slow partition never takes every slot; `order` sorts pending items;
+ * `retryLater` marks errors (a store briefly unavailable) after which the item stays pending and is tried
+ * again at a later poll instead of being recorded as failed.
  */
+export interface OutboxPartitioning {
+  /** The item field holding the partition key. */
+  field: string;
+  /** Most items of one partition in flight at once. */
+  concurrency: number;
+  /** Keys of the partitions that may have pending items (e.g. from a per-partition counter the projection keeps). */
+  pendingKeys(): Promise<string[]>;
+}
+
 export interface OutboxDefinition<Item extends Document, Outcome> {
   /** For logs and stream names: [a-z0-9-]. */
   name: string;
@@ -25,10 +39,18 @@ export interface OutboxDefinition<Item extends Document, Outcome> {
   collection: string;
   /** The item's id within the collection (the document id its projection stores it under). */
   idOf(item: Item): string;
+  /** The document field holding that id, when there is one: lets the worker check many claims in one query. */
+  idField?: string;
   /** Performs the side effect. Throwing is recorded as a failed outcome through `completion`. */
   perform(item: Item, signal: AbortSignal): Promise<Outcome>;
   /** The event that records how the item ended, for the projection to fold. */
   completion(item: Item, result: { ok: true; outcome: Outcome } | { ok: false; error: string }): PendingEvent;
+  /** Bounds in-flight items per partition; without it, items are taken in `order` up to the overall concurrency. */
+  partitioning?: OutboxPartitioning;
+  /** How pending items are taken (e.g. oldest first); default: the store's order. */
+  order?: Query['sort'];
+  /** True for an error `perform` threw that should leave the item pending for a later try (no completion recorded). */
+  retryLater?(error: unknown): boolean;
 }
 
 export interface OutboxWorkerOptions {
@@ -43,6 +65,9 @@ export interface OutboxWorkerOptions {
 
 export class OutboxWorker<Item extends Document, Outcome> {
   readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #inFlightByKey = new Map<string, number>();
+  /** Partition of each claimed id (partitioned outboxes only). */
+  readonly #keyOf = new Map<string, string>();
   readonly #delay = new InterruptibleDelay();
   readonly #abort = new AbortController();
   #running: Promise<void> | undefined;
@@ -76,26 +101,40 @@ export class OutboxWorker<Item extends Document, Outcome> {
     // Ids performed (or being performed) that the read model may still list as pending: an id is
     // released only once the projection has folded its completion and no longer lists it.
     const claimed = new Set<string>();
+    let round = 0;
     while (!this.#stopped) {
       try {
-        for (const id of claimed) {
-          if (this.#inFlight.has(id)) continue;
-          const current = await options.reader.get<Item>(definition.projection, definition.collection, id);
-          if (current?.['status'] !== 'pending') claimed.delete(id);
-        }
-        const pending = await options.reader.find<Item>(definition.projection, definition.collection, {
-          filter: { status: 'pending' },
-          limit: concurrency + claimed.size,
-        });
-        for (const item of pending) {
-          const id = definition.idOf(item);
-          if (claimed.has(id) || this.#inFlight.size >= concurrency || this.#stopped) continue;
-          claimed.add(id);
-          const task = this.#performOne(id, item).finally(() => {
-            this.#inFlight.delete(id);
-            this.#delay.interrupt();
+        await this.#releaseFolded(claimed);
+        const partitioning = definition.partitioning;
+        if (partitioning) {
+          // Each round starts with another partition, so that when the overall limit binds, every partition gets turns.
+          const keys = await partitioning.pendingKeys();
+          const start = keys.length === 0 ? 0 : round++ % keys.length;
+          for (let i = 0; i < keys.length && this.#inFlight.size < concurrency && !this.#stopped; i++) {
+            const key = keys[(start + i) % keys.length]!;
+            const busy = this.#inFlightByKey.get(key) ?? 0;
+            if (busy >= partitioning.concurrency) continue;
+            const claimedInKey = [...claimed].filter((id) => this.#keyOf.get(id) === key).length;
+            const pending = await options.reader.find<Item>(definition.projection, definition.collection, {
+              filter: { status: 'pending', [partitioning.field]: key },
+              ...(definition.order ? { sort: definition.order } : {}),
+              limit: partitioning.concurrency + claimedInKey,
+            });
+            for (const item of pending) {
+              if ((this.#inFlightByKey.get(key) ?? 0) >= partitioning.concurrency || this.#inFlight.size >= concurrency || this.#stopped) break;
+              this.#launch(definition.idOf(item), item, claimed, key);
+            }
+          }
+        } else {
+          const pending = await options.reader.find<Item>(definition.projection, definition.collection, {
+            filter: { status: 'pending' },
+            ...(definition.order ? { sort: definition.order } : {}),
+            limit: concurrency + claimed.size,
           });
-          this.#inFlight.set(id, task);
+          for (const item of pending) {
+            if (this.#inFlight.size >= concurrency || this.#stopped) break;
+            this.#launch(definition.idOf(item), item, claimed);
+          }
         }
       } catch (error) {
         options.logger.warn({ err: error, outbox: definition.name }, 'outbox: reading pending items failed');
@@ -104,12 +143,69 @@ export class OutboxWorker<Item extends Document, Outcome> {
     }
   }
 
-  async #performOne(id: string, item: Item): Promise<void> {
+  /** Releases the claims of performed items the read model no longer lists as pending. */
+  async #releaseFolded(claimed: Set<string>): Promise<void> {
+    const { definition, options } = this;
+    const performed = [...claimed].filter((id) => !this.#inFlight.has(id));
+    const release = (id: string) => {
+      claimed.delete(id);
+      this.#keyOf.delete(id);
+    };
+    if (definition.idField === undefined) {
+      for (const id of performed) {
+        const current = await options.reader.get<Item>(definition.projection, definition.collection, id);
+        if (current?.['status'] !== 'pending') release(id);
+      }
+      return;
+    }
+    // One query per 500 claims instead of one read per claim.
+    for (let i = 0; i < performed.length; i += 500) {
+      const chunk = performed.slice(i, i + 500);
+      const still = await options.reader.find<Item>(definition.projection, definition.collection, {
+        filter: { status: 'pending', [definition.idField]: { $in: chunk } },
+        limit: chunk.length,
+      });
+      const pending = new Set(still.map((item) => definition.idOf(item)));
+      for (const id of chunk) if (!pending.has(id)) release(id);
+    }
+  }
+
+  #launch(id: string, item: Item, claimed: Set<string>, key?: string): void {
+    if (claimed.has(id)) return;
+    claimed.add(id);
+    if (key !== undefined) {
+      this.#keyOf.set(id, key);
+      this.#inFlightByKey.set(key, (this.#inFlightByKey.get(key) ?? 0) + 1);
+    }
+    const task = this.#performOne(id, item)
+      .then((performed) => {
+        // Left pending on purpose (retryLater): take it again at a later poll.
+        if (!performed) claimed.delete(id);
+      })
+      .finally(() => {
+        this.#inFlight.delete(id);
+        if (key !== undefined) {
+          const left = (this.#inFlightByKey.get(key) ?? 1) - 1;
+          if (left > 0) this.#inFlightByKey.set(key, left);
+          else this.#inFlightByKey.delete(key);
+          if (!claimed.has(id)) this.#keyOf.delete(id);
+        }
+        this.#delay.interrupt();
+      });
+    this.#inFlight.set(id, task);
+  }
+
+  /** False when the item was left pending to be tried again later (retryLater). */
+  async #performOne(id: string, item: Item): Promise<boolean> {
     const { definition, options } = this;
     let result: { ok: true; outcome: Outcome } | { ok: false; error: string };
     try {
       result = { ok: true, outcome: await definition.perform(item, this.#abort.signal) };
     } catch (error) {
+      if (definition.retryLater?.(error)) {
+        options.logger.warn({ err: error, outbox: definition.name, item: id }, 'outbox: not performed now; it will be tried again');
+        return false;
+      }
       result = { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
     try {
@@ -117,8 +213,9 @@ export class OutboxWorker<Item extends Document, Outcome> {
         actor: { type: 'system', id: `outbox:${definition.name}` },
       });
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) return; // another worker recorded it first
+      if (error instanceof WrongExpectedVersionError) return true; // another worker recorded it first
       options.logger.error({ err: error, outbox: definition.name, item: id }, 'outbox: performed but could not record the completion; it will be performed again');
     }
+    return true;
   }
 }

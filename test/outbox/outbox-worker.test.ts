@@ -101,6 +101,64 @@ describe('outbox worker: side effects driven from the log', function () {
     expect(journal()).to.deep.equal(['good']);
   });
 
+  it('with partitioning, a partition whose items hang holds at most its share of the slots; the others go on', async () => {
+    const released: Array<() => void> = [];
+    let inFlightSlow = 0;
+    let maxInFlightSlow = 0;
+    const definition: OutboxDefinition<Notice, void> = {
+      ...outbox(),
+      perform: async (item) => {
+        if (item.text === 'slow') {
+          inFlightSlow++;
+          maxInFlightSlow = Math.max(maxInFlightSlow, inFlightSlow);
+          await new Promise<void>((resolve) => released.push(resolve));
+          inFlightSlow--;
+        }
+        fs.appendFileSync(path.join(dir, 'journal'), `${item.noticeId}\n`);
+      },
+      // Claims checked in one query by id field (the other tests read them one by one).
+      idField: 'noticeId',
+      partitioning: {
+        field: 'text',
+        concurrency: 1,
+        pendingKeys: async () => [...new Set((await new ReadModelReader(store, { cacheMs: 0 }).find<Notice>('test-notices', 'items', { filter: { status: 'pending' } })).map((n) => n.text))],
+      },
+    };
+    for (let i = 1; i <= 3; i++) await request(`s${i}`, 'slow');
+    for (let i = 1; i <= 4; i++) await request(`f${i}`, 'fast');
+    worker = new OutboxWorker(definition, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger: silentLogger, pollIntervalMs: 20, concurrency: 2 });
+    worker.start();
+    await eventually(statuses, (s) => ['f1', 'f2', 'f3', 'f4'].every((n) => s.includes(`${n}:done`)));
+    expect(maxInFlightSlow).to.equal(1);
+    expect(journal().filter((n) => n.startsWith('s'))).to.deep.equal([]);
+    // Released one by one, the slow partition drains too, each item once.
+    while (journal().filter((n) => n.startsWith('s')).length < 3) {
+      released.shift()?.();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await eventually(statuses, (s) => s.every((x) => x.endsWith(':done')) && s.length === 7);
+    expect(maxInFlightSlow).to.equal(1);
+    expect(journal().sort()).to.deep.equal(['f1', 'f2', 'f3', 'f4', 's1', 's2', 's3']);
+  });
+
+  it('an error marked retryLater records nothing and the item is performed again later', async () => {
+    let failures = 1;
+    const transient = new Error('store briefly unavailable');
+    const definition: OutboxDefinition<Notice, void> = {
+      ...outbox(),
+      perform: async (item) => {
+        if (failures-- > 0) throw transient;
+        fs.appendFileSync(path.join(dir, 'journal'), `${item.noticeId}\n`);
+      },
+      retryLater: (error) => error === transient,
+    };
+    await request('t1');
+    worker = new OutboxWorker(definition, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger: silentLogger, pollIntervalMs: 20, concurrency: 1 });
+    worker.start();
+    await eventually(statuses, (s) => s.join() === 't1:done');
+    expect(journal()).to.deep.equal(['t1']);
+  });
+
   it('a full rebuild of the outbox projection performs nothing again', async () => {
     for (let i = 1; i <= 5; i++) await request(`r${i}`);
     startWorker();
