@@ -61,6 +61,12 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
     contentLocales: LOCALES,
   });
   const admin: Principal = { kind: 'user', userId: project.userId, tenantId: project.tenantId, role: 'tenant_admin' };
+  // A site URL and name, so that sitemaps, Open Graph URLs and llms.txt read like a real site's.
+  await access.updateSiteSettings(admin, project.projectId, {
+    siteUrl: `https://demo-${suffix}.annals.example`,
+    siteName: 'Annals demo',
+    description: 'A demo of annals: an event-sourced headless content backend, in English and Japanese.',
+  });
   const actor: Actor = { type: 'operator', id: operator.operatorId };
   const reservations = new Reservations(log);
   const at = () => clock.now();

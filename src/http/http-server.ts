@@ -28,6 +28,11 @@ export interface HttpServerOptions {
   /** Shared with the health routes so /healthz and /readyz answer 503 once close() begins. Default: a new one. */
   drain?: DrainState;
   timeouts?: HttpServerTimeouts;
+  /**
+   * Answers a request before Koa when it can (the public response cache); false hands it to Koa. Runs after
+   * the drain handling, so a draining server still closes connections behind its answers.
+   */
+  fastLane?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface RunningHttpServer {
@@ -55,7 +60,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   if (app.listenerCount('error') === 0) {
     // Errors Koa handles itself (a failing response stream, anything thrown outside the error envelope).
     app.on('error', (err: unknown, ctx?: Koa.Context) => {
-      logger.error({ err, reqId: ctx ? requestIdOf(ctx) : undefined }, 'unhandled request error');
+      // A client that goes away mid-response (a cancelled download, a video seek) is routine, not an error.
+      const code = (err as { code?: unknown } | null)?.code;
+      const level = code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'EPIPE' ? 'debug' : 'error';
+      logger[level]({ err, reqId: ctx ? requestIdOf(ctx) : undefined }, level === 'debug' ? 'client went away mid-response' : 'unhandled request error');
     });
   }
 
@@ -73,7 +81,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       if (drain.draining) setImmediate(() => server.closeIdleConnections());
     });
   });
-  server.on('request', app.callback());
+  const handle = app.callback();
+  const fastLane = options.fastLane;
+  server.on('request', fastLane ? (req: IncomingMessage, res: ServerResponse) => void (fastLane(req, res) || handle(req, res)) : handle);
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error): void => reject(error);

@@ -19,6 +19,9 @@ export interface SupervisorOptions {
   projector?: Pick<ProjectorOptions, 'batchSize' | 'flushIntervalMs' | 'pausePollMs' | 'retryDelayMs'>;
 }
 
+/** Told after every commit of a live projector, and when a projection's live generation changes. */
+export type CommitListener = (progress: { projection: string; generation: number; checkpoint: bigint | null }) => void;
+
 interface LiveRun {
   projection: Projection;
   projector: Projector;
@@ -40,6 +43,7 @@ export class ProjectionSupervisor {
   readonly #runs = new Map<string, LiveRun>();
   readonly #rebuilds = new Map<string, RebuildHandle>();
   readonly #samples: Array<{ position: bigint; at: number }> = [];
+  readonly #commitListeners = new Set<CommitListener>();
   #timer: NodeJS.Timeout | undefined;
   #watching: Promise<void> | undefined;
   #stopped = false;
@@ -47,6 +51,22 @@ export class ProjectionSupervisor {
 
   constructor(options: SupervisorOptions) {
     this.#o = { readinessMaxLagMs: 5000, watchIntervalMs: 1000, ...options };
+  }
+
+  /** Listens to commits of every live projector; returns the function that stops listening. */
+  onCommit(listener: CommitListener): () => void {
+    this.#commitListeners.add(listener);
+    return () => this.#commitListeners.delete(listener);
+  }
+
+  #notify(projection: string, generation: number, checkpoint: bigint | null): void {
+    for (const listener of this.#commitListeners) {
+      try {
+        listener({ projection, generation, checkpoint });
+      } catch (error) {
+        this.#o.logger.warn({ err: error, projection }, 'commit listener failed');
+      }
+    }
   }
 
   async start(): Promise<void> {
@@ -129,7 +149,9 @@ export class ProjectionSupervisor {
       clock: this.#o.clock,
       logger: this.#o.logger,
       ...this.#o.projector,
+      onCommit: ({ checkpoint }) => this.#notify(projection.name, generation, checkpoint),
     });
+    this.#notify(projection.name, generation, null);
     const done = projector.run().catch((error: unknown) => this.#o.logger.error({ err: error, projection: projection.name }, 'projector stopped'));
     this.#runs.set(projection.name, { projection, projector, done });
   }

@@ -268,9 +268,29 @@ export class SqliteReadModelStore implements ReadModelStore {
     order.push(`d.id ${last?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
     const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
     const offset = Math.max(0, query.offset ?? 0);
+    if (offset > 0 && !from.search) return this.#findPage(target, collection, from, order, limit, offset);
     const sql = `SELECT d.id AS id, json(d.doc) AS doc FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
     const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as Array<{ id: string; doc: string }>;
     return rows.map((r) => ({ id: r.id, doc: JSON.parse(r.doc) as Document }));
+  }
+
+  /**
+   * A page further down: the rowids of the page first (an index that serves the filter and sort covers
+   * them, so skipped entries cost an index step, not a document read), then the page's documents.
+   */
+  #findPage(target: ModelTarget, collection: string, from: { sql: string; params: unknown[]; search: string | null }, order: string[], limit: number, offset: number): DocumentEntry[] {
+    const rowidSql = `SELECT d.rowid AS r FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+    const rowids = ((this.#fromStmt(rowidSql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as Array<{ r: number }>).map((row) => row.r);
+    if (rowids.length === 0) return [];
+    const docsSql = `SELECT rowid AS r, id, json(doc) AS doc FROM "${tableName(target, collection)}" WHERE rowid IN (${rowids.map(() => '?').join(', ')})`;
+    const rows = (this.#fromStmt(docsSql, target, collection, from)?.all(...rowids) ?? []) as Array<{ r: number; id: string; doc: string }>;
+    const byRowid = new Map(rows.map((row) => [row.r, row]));
+    const page: DocumentEntry[] = [];
+    for (const rowid of rowids) {
+      const row = byRowid.get(rowid);
+      if (row) page.push({ id: row.id, doc: JSON.parse(row.doc) as Document });
+    }
+    return page;
   }
 
   async count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {

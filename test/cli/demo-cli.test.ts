@@ -38,6 +38,19 @@ describe('operator CLI: npm run cli -- demo', function () {
       const statuses = new Set<string>();
       for (const entry of news.items) for (const revision of (await call(`/entries/${entry.id}`)).revisions) statuses.add(revision.status);
       expect([...statuses].sort()).to.deep.equal(['draft', 'pending_review', 'published', 'rejected', 'scheduled', 'superseded']);
+      // The public API serves the published entries in both languages, with sitemaps on the demo's site URL.
+      let publicList: any;
+      for (let i = 0; i < 100; i++) {
+        publicList = await (await fetch(`${service.url}${demo.publicBase}/form-sets/blog/entries?limit=1&include_snapshot=true&locale=ja`)).json();
+        if (publicList.total === 24) break;
+        await new Promise((r) => setTimeout(r, 100)); // the public read model still catching up
+      }
+      expect(publicList.total).to.equal(24);
+      expect(publicList.items[0].published.snapshot.title).to.match(/[\u3040-\u30ff\u4e00-\u9fff]/);
+      const sitemap = await (await fetch(`${service.url}${demo.publicBase}/form-sets/blog/sitemap.xml`)).text();
+      expect(sitemap.match(/<loc>https:\/\/demo-[0-9a-f]+\.annals\.example\//g)).to.have.length(24);
+      const llms = await (await fetch(`${service.url}/public/v1/llms.txt`, { headers: { 'X-Service-Public-Api-Key': demo.publicApiKey } })).text();
+      expect(llms).to.match(/^# Annals demo\n\n> /);
       const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }) });
       expect(login.status).to.equal(200);
     } finally {

@@ -336,7 +336,8 @@ describe('content projection', () => {
       // A deleted entry's schedule is gone with it.
       expect(await h.find('revisions', { filter: { projectId: PROJECT, status: 'scheduled' } })).to.deep.equal([]);
       // Other entries are untouched.
-      expect((await h.find('entries', { filter: { projectId: PROJECT, formSetId: BLOG }, sort: [['updatedAt', 'desc']] })).map((e) => e['entryId'])).to.deep.equal([ENTRY, OTHER]);
+      // Both were last changed at the same instant: the tie goes by id, in the sort's direction.
+      expect((await h.find('entries', { filter: { projectId: PROJECT, formSetId: BLOG }, sort: [['updatedAt', 'desc']] })).map((e) => e['entryId'])).to.deep.equal([OTHER, ENTRY]);
       expect((await h.find('revisions', { filter: { entryId: ENTRY }, sort: [['revision', 'asc']] })).map((r) => r['revisionId'])).to.deep.equal([R1, R2]);
       expect(await revision(O1)).not.to.equal(null);
     });

@@ -55,8 +55,10 @@ export function requestLogger(options: RequestLoggerOptions): Middleware {
 
     // Log when the response is really over (streamed bodies included), once.
     ctx.res.once('close', () => {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const status = ctx.res.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!log.isLevelEnabled(level)) return;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line: Record<string, unknown> = {
         method: ctx.method,
         path: loggablePath(ctx, omitted),
@@ -66,7 +68,6 @@ export function requestLogger(options: RequestLoggerOptions): Middleware {
       const errorCode = errorCodeOf(ctx);
       if (errorCode !== undefined) line['errorCode'] = errorCode;
       if (!ctx.res.writableFinished) line['aborted'] = true;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       log[level](line, 'request');
     });
 

@@ -92,6 +92,33 @@ export const widgetRolesSchema = z.strictObject({
   category: fieldKeySchema.optional(),
 });
 
+export const SITEMAP_CHANGEFREQS = ['always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never'] as const;
+export const URL_PATTERN_MAX_LENGTH = 500;
+/** Placeholders a sitemap URL pattern may use. */
+export const URL_PATTERN_PLACEHOLDERS = ['slug', 'formSetSlug', 'entryId', 'locale'] as const;
+
+/**
+ * Where the form set's entries live on the project's site, for sitemaps, Open Graph URLs and llms.txt links:
+ * the pattern is a path appended to the project's site URL, with {slug}, {formSetSlug}, {entryId} and
+ * {locale} replaced per entry (with {locale}, one URL per content locale).
+ */
+export const sitemapSettingsSchema = z.strictObject({
+  /** List the form set's published entries in sitemaps and llms.txt. */
+  include: z.boolean().default(true),
+  urlPattern: z
+    .string()
+    .max(URL_PATTERN_MAX_LENGTH)
+    .regex(/^\/[^\s?#]*$/, { error: 'must be a path starting with / (no spaces, query or fragment)' })
+    .refine((pattern) => [...pattern.matchAll(/\{([^}]*)\}/g)].every((m) => (URL_PATTERN_PLACEHOLDERS as readonly string[]).includes(m[1]!)), {
+      error: `may only use the placeholders ${URL_PATTERN_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
+    })
+    .refine((pattern) => pattern.includes('{slug}') || pattern.includes('{entryId}'), { error: 'must contain {slug} or {entryId}, so every entry has its own URL' })
+    .default('/{formSetSlug}/{slug}'),
+  changefreq: z.enum(SITEMAP_CHANGEFREQS).default('weekly'),
+  priority: z.number().min(0).max(1).default(0.5),
+});
+export type SitemapSettings = z.output<typeof sitemapSettingsSchema>;
+
 const draftShape = {
   slug: formSetSlugSchema,
   name: z.string().trim().min(1).max(NAME_MAX_LENGTH),
@@ -102,6 +129,8 @@ const draftShape = {
   fields: z.array(fieldDefinitionSchema).max(MAX_FIELDS_PER_FORM_SET),
   seoRoles: seoRolesSchema.default({}),
   widgetRoles: widgetRolesSchema.default({}),
+  /** Sitemap, Open Graph URL and llms.txt settings; defaults apply to form sets created before they existed. */
+  sitemap: sitemapSettingsSchema.prefault({}),
 };
 
 /** A form set definition before it has an id (a blueprint's form set). Shape only: see formSetDefinitionProblems for the rules. */

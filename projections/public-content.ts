@@ -1,0 +1,468 @@
+import type { RecordedEvent } from '../src/event-store/event-store.ts';
+import { encodePosition } from '../src/event-store/position.ts';
+import type { ExternalIdentity, Snapshot } from '../src/domain/content/entry/entry-events.ts';
+import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
+import { orderedRecords, recordLabel, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
+import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
+import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-pattern.ts';
+
+/**
+ * The public read API's documents, shaped at projection time so that a public request is a lookup
+ * (DESIGN: public handlers read read models only). Only live content is here: an entry appears once a
+ * revision of it is published and leaves on entry.deleted (or with its form set).
+ *
+ * Collections:
+ * - `projects`, id projectId: the content locales every view is shaped for.
+ * - `form_sets`, id formSetId: the definition (fields, roles, sitemap settings) entries are shaped with.
+ * - `entries`, id entryId: every entry's identity (slug, import metadata, creation) and its live revision
+ *   with the raw snapshot, from which the views are re-shaped when locales or the form set change.
+ * - `drafts`, id revisionId: snapshots of revisions not (yet) live; a revision's snapshot moves to its
+ *   entry when it is published. Preview reads the admin `content` projection instead.
+ * - `entry_views`, id `${entryId}:${locale}`: EntryView, one per live entry and content locale. Searchable
+ *   through its `search` tokens.
+ * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
+ *   path(s) and what llms.txt shows, so sitemaps and llms.txt never read whole entry views.
+ * - `site_versions`, id projectId or formSetId: the position of the last change to its sitemap and llms.txt
+ *   rows, which keys the API's cache of those outputs and their ETags.
+ * - `live_counts`, id formSetId: how many of its entries are live, the list's total without a search.
+ * - `slug_redirects`, id `${formSetId}:${oldSlug}`: a former slug and the entry it now names.
+ * - `master_views`, id `${masterId}:${locale}`: a master's records with labels resolved in each locale.
+ *   `masters`, id masterId, keeps the records as stored, to re-shape from.
+ *
+ * Fan-out (locales changed, form set changed) reads the affected documents with view.find. As with the
+ * other projections, on MongoDB a commit interrupted half-way and replayed may leave such a fan-out
+ * partly applied until the next event touching those entries; SQLite commits batches atomically.
+ */
+
+export interface PublicProjectDoc {
+  projectId: string;
+  locales: string[];
+  defaultLocale: string;
+}
+
+export interface PublicFormSetDoc {
+  formSetId: string;
+  projectId: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  definition: FormSetDefinition;
+}
+
+export interface PublicEntryDoc {
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  slug: string;
+  createdAt: string;
+  importPath: string | null;
+  external: ExternalIdentity | null;
+  /** When a revision of the entry first went live; null while it never has. */
+  firstPublishedAt: string | null;
+  live: { revisionId: string; revision: number; updatedAt: string; snapshot: Snapshot } | null;
+  /** Revisions saved and not published (their snapshots are in `drafts`), so deleting needs no search. */
+  draftRevisionIds: string[];
+  /** Former slugs (each may have a redirect), oldest first. */
+  previousSlugs: string[];
+}
+
+export interface DraftDoc {
+  revisionId: string;
+  entryId: string;
+  revision: number;
+  snapshot: Snapshot;
+}
+
+export interface SiteIndexDoc {
+  projectId: string;
+  formSetId: string;
+  formSetSlug: string;
+  entryId: string;
+  slug: string;
+  /** The entry's path(s) on the site: one per content locale when the URL pattern uses {locale}. */
+  paths: Array<{ locale: string; path: string }>;
+  lastmod: string;
+  changefreq: string;
+  priority: number;
+  /** In the default locale: what llms.txt lists. */
+  title: string;
+  description: string | null;
+}
+
+export interface SiteVersionDoc {
+  scope: 'project' | 'form-set';
+  /** Position of the last event that changed the site outputs of the project or form set. */
+  version: string;
+}
+
+/** How many entries of a form set are live: the total of its entries list (every live entry has a view in every locale). */
+export interface LiveCountDoc {
+  formSetId: string;
+  liveEntries: number;
+}
+
+export interface SlugRedirectDoc {
+  formSetId: string;
+  oldSlug: string;
+  entryId: string;
+}
+
+export interface MasterSourceDoc {
+  masterId: string;
+  projectId: string;
+  key: string;
+  name: string;
+  records: MasterRecord[];
+  sitePublishedAt: string | null;
+}
+
+export interface MasterViewDoc {
+  masterId: string;
+  projectId: string;
+  key: string;
+  locale: string;
+  /** Whether the master is public (site_published_at set); unpublished views are kept but never served. */
+  published: boolean;
+  entity: { id: string; key: string; name: string; recordCount: number; publishedAt: string | null };
+  records: Array<{ value: string; label: string; parent: string | null }>;
+}
+
+type Doc<T> = T & Record<string, unknown>;
+
+export const entryViewId = (entryId: string, locale: string): string => `${entryId}:${locale}`;
+export const slugRedirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
+export const masterViewId = (masterId: string, locale: string): string => `${masterId}:${locale}`;
+
+/** The entry view fields the entries list sorts by, per sort key of the API. */
+export const ENTRY_VIEW_SORT_FIELDS = {
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  published_at: 'publishedAt',
+  published_date: 'publishedDate',
+} as const;
+
+const listIndex = (name: string, field: string) => ({ name, fields: [['formSetId', 1], ['locale', 1], [field, 1], ['entryId', 1]] as Array<[string, 1]> });
+
+const HANDLED = new Set([
+  'project.created',
+  'project.content-locales-changed',
+  'form-set.created',
+  'form-set.updated',
+  'form-set.deleted',
+  'entry.created',
+  'entry.revision-saved',
+  'entry.revision-published',
+  'entry.slug-changed',
+  'entry.import-metadata-set',
+  'entry.deleted',
+  'master.created',
+  'master.renamed',
+  'master.record-added',
+  'master.record-updated',
+  'master.record-removed',
+  'master.records-replaced',
+  'master.published',
+  'master.unpublished',
+]);
+
+export const publicContent = defineProjection({
+  name: 'public-content',
+  version: 1,
+  description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
+  collections: {
+    projects: {},
+    form_sets: { indexes: [{ name: 'by_project_slug', fields: [['projectId', 1], ['slug', 1]] }] },
+    entries: {
+      indexes: [
+        { name: 'by_form_set', fields: [['formSetId', 1]] },
+        { name: 'by_project', fields: [['projectId', 1]] },
+      ],
+    },
+    drafts: {},
+    entry_views: {
+      indexes: [
+        { name: 'by_slug', fields: [['formSetId', 1], ['locale', 1], ['slug', 1]] },
+        listIndex('by_created', 'createdAt'),
+        listIndex('by_updated', 'updatedAt'),
+        listIndex('by_published', 'publishedAt'),
+        listIndex('by_published_date', 'publishedDate'),
+        { name: 'by_import_path', fields: [['projectId', 1], ['locale', 1], ['importPath', 1]] },
+        { name: 'by_external_id', fields: [['projectId', 1], ['locale', 1], ['external.externalId', 1]] },
+      ],
+      textField: 'search',
+    },
+    site_index: {
+      indexes: [
+        { name: 'by_project', fields: [['projectId', 1], ['formSetSlug', 1], ['slug', 1]] },
+        { name: 'by_form_set', fields: [['formSetId', 1], ['slug', 1]] },
+      ],
+    },
+    site_versions: {},
+    live_counts: {},
+    slug_redirects: {},
+    masters: {},
+    master_views: {
+      indexes: [
+        { name: 'by_project_locale_key', fields: [['projectId', 1], ['locale', 1], ['key', 1]] },
+        { name: 'by_master', fields: [['masterId', 1]] },
+      ],
+    },
+  },
+  filter: { eventTypes: [...HANDLED] },
+
+  async apply(recorded, view) {
+    if (!HANDLED.has(recorded.type)) return;
+    const at = recorded.metadata.occurredAt;
+    const version = encodePosition(recorded.position);
+    const d = recorded.data as Record<string, any>;
+    if (recorded.type.startsWith('project.')) return applyProject(recorded, view, version);
+    if (recorded.type.startsWith('form-set.')) return applyFormSet(recorded, view, version);
+    if (recorded.type.startsWith('master.')) return applyMaster(recorded, view);
+
+    switch (recorded.type) {
+      case 'entry.created': {
+        const entry: PublicEntryDoc = {
+          entryId: d.entryId,
+          projectId: d.projectId,
+          formSetId: d.formSetId,
+          slug: d.slug,
+          createdAt: at,
+          importPath: d.importPath ?? null,
+          external: d.external ?? null,
+          firstPublishedAt: null,
+          live: null,
+          draftRevisionIds: [],
+          previousSlugs: [],
+        };
+        view.put('entries', entry.entryId, { ...entry });
+        view.delete('slug_redirects', slugRedirectId(d.formSetId, d.slug));
+        return;
+      }
+      case 'entry.revision-saved': {
+        const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
+        if (!entry) return;
+        view.put('drafts', d.revisionId, { revisionId: d.revisionId, entryId: d.entryId, revision: d.revision, snapshot: d.snapshot } satisfies DraftDoc);
+        if (!entry.draftRevisionIds.includes(d.revisionId)) view.put('entries', entry.entryId, { ...entry, draftRevisionIds: [...entry.draftRevisionIds, d.revisionId] });
+        return;
+      }
+      case 'entry.revision-published': {
+        const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
+        const draft = await view.get<Doc<DraftDoc>>('drafts', d.revisionId);
+        if (!entry || !draft) return;
+        view.delete('drafts', d.revisionId);
+        if (entry.firstPublishedAt === null) await addLiveCount(view, entry.formSetId, 1);
+        const next: PublicEntryDoc = {
+          ...entry,
+          draftRevisionIds: entry.draftRevisionIds.filter((id) => id !== d.revisionId),
+          firstPublishedAt: entry.firstPublishedAt ?? d.publishedAt,
+          live: { revisionId: d.revisionId, revision: d.revision, updatedAt: d.publishedAt, snapshot: draft.snapshot },
+        };
+        view.put('entries', next.entryId, { ...next });
+        await reshapeEntry(view, next, version);
+        return;
+      }
+      case 'entry.slug-changed': {
+        const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
+        if (!entry) return;
+        const next = { ...entry, slug: d.to as string, previousSlugs: [...entry.previousSlugs.filter((s) => s !== d.from && s !== d.to), d.from as string] };
+        view.put('entries', next.entryId, next);
+        view.put('slug_redirects', slugRedirectId(d.formSetId, d.from), { formSetId: d.formSetId, oldSlug: d.from, entryId: d.entryId } satisfies SlugRedirectDoc);
+        view.delete('slug_redirects', slugRedirectId(d.formSetId, d.to));
+        await reshapeEntry(view, next, version);
+        return;
+      }
+      case 'entry.import-metadata-set': {
+        const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
+        if (!entry) return;
+        const next = { ...entry, importPath: d.importPath ?? null, external: d.external ?? null };
+        view.put('entries', next.entryId, next);
+        await reshapeEntry(view, next, version);
+        return;
+      }
+      case 'entry.deleted': {
+        const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
+        if (!entry) return;
+        view.delete('entries', d.entryId);
+        if (entry.live !== null) await addLiveCount(view, entry.formSetId, -1);
+        await removeViews(view, entry, version);
+        for (const revisionId of entry.draftRevisionIds) view.delete('drafts', revisionId);
+        for (const slug of new Set([...entry.previousSlugs, ...(d.previousSlugs as string[])])) {
+          const redirect = await view.get<Doc<SlugRedirectDoc>>('slug_redirects', slugRedirectId(d.formSetId, slug));
+          if (redirect?.entryId === d.entryId) view.delete('slug_redirects', slugRedirectId(d.formSetId, slug));
+        }
+        return;
+      }
+    }
+  },
+});
+
+async function applyProject(recorded: RecordedEvent, view: ProjectionView, version: string): Promise<void> {
+  const d = recorded.data as Record<string, any>;
+  if (recorded.type === 'project.created') {
+    view.put('projects', d.projectId, { projectId: d.projectId, locales: [...d.contentLocales.locales], defaultLocale: d.contentLocales.defaultLocale } satisfies PublicProjectDoc);
+    return;
+  }
+  // project.content-locales-changed: every live entry and every master of the project is re-shaped.
+  const previous = await view.get<Doc<PublicProjectDoc>>('projects', d.projectId);
+  const next: PublicProjectDoc = { projectId: d.projectId, locales: [...d.locales], defaultLocale: d.defaultLocale };
+  view.put('projects', next.projectId, { ...next });
+  const dropped = (previous?.locales ?? []).filter((locale) => !next.locales.includes(locale));
+  for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { projectId: d.projectId })) {
+    if (entry.live === null) continue;
+    for (const locale of dropped) view.delete('entry_views', entryViewId(entry.entryId, locale));
+    await reshapeEntry(view, entry, version);
+  }
+  for (const master of await view.find<Doc<MasterSourceDoc>>('masters', { projectId: d.projectId })) {
+    for (const locale of dropped) view.delete('master_views', masterViewId(master.masterId, locale));
+    reshapeMaster(view, master, next);
+  }
+}
+
+async function applyFormSet(recorded: RecordedEvent, view: ProjectionView, version: string): Promise<void> {
+  const d = recorded.data as Record<string, any>;
+  if (recorded.type === 'form-set.deleted') {
+    view.delete('form_sets', d.formSetId);
+    for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { formSetId: d.formSetId })) await removeViews(view, entry, version);
+    view.delete('site_versions', d.formSetId);
+    view.delete('live_counts', d.formSetId);
+    view.put('site_versions', d.projectId, { scope: 'project', version } satisfies SiteVersionDoc);
+    return;
+  }
+  const definition = d.definition as FormSetDefinition;
+  const doc: PublicFormSetDoc = {
+    formSetId: definition.id,
+    projectId: d.projectId,
+    slug: definition.slug,
+    name: definition.name,
+    description: definition.description,
+    definition,
+  };
+  view.put('form_sets', doc.formSetId, { ...doc });
+  if (recorded.type === 'form-set.updated') {
+    for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { formSetId: doc.formSetId })) {
+      if (entry.live !== null) await reshapeEntry(view, entry, version, { formSet: doc });
+    }
+    // Its name heads a section of llms.txt and its slug is in site paths, with or without live entries.
+    touchSite(view, version, doc.projectId, doc.formSetId);
+  }
+}
+
+/** Writes the entry's views in every content locale and its site index row; nothing while it is not live. */
+async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version: string, known: { formSet?: PublicFormSetDoc } = {}): Promise<void> {
+  if (entry.live === null || entry.firstPublishedAt === null) return;
+  const formSet = known.formSet ?? (await view.get<Doc<PublicFormSetDoc>>('form_sets', entry.formSetId));
+  const project = await view.get<Doc<PublicProjectDoc>>('projects', entry.projectId);
+  if (!formSet || !project) return;
+  const views: EntryView[] = [];
+  for (const locale of project.locales) {
+    const shaped = shapeEntryView({
+      projectId: entry.projectId,
+      formSet: { formSetId: formSet.formSetId, slug: formSet.slug, name: formSet.name, definition: formSet.definition },
+      entry: { entryId: entry.entryId, slug: entry.slug, createdAt: entry.createdAt, publishedAt: entry.firstPublishedAt, importPath: entry.importPath, external: entry.external },
+      revision: entry.live,
+      locale,
+      defaultLocale: project.defaultLocale,
+    });
+    views.push(shaped);
+    view.put('entry_views', entryViewId(entry.entryId, locale), { ...shaped });
+  }
+  touchSite(view, version, entry.projectId, entry.formSetId);
+  const settings = formSet.definition.sitemap;
+  if (!settings.include) {
+    view.delete('site_index', entry.entryId);
+    return;
+  }
+  const main = views.find((v) => v.locale === project.defaultLocale) ?? views[0]!;
+  const locales = patternUsesLocale(settings.urlPattern) ? project.locales : [project.defaultLocale];
+  const row: SiteIndexDoc = {
+    projectId: entry.projectId,
+    formSetId: formSet.formSetId,
+    formSetSlug: formSet.slug,
+    entryId: entry.entryId,
+    slug: entry.slug,
+    paths: locales.map((locale) => ({ locale, path: expandUrlPattern(settings.urlPattern, { slug: entry.slug, formSetSlug: formSet.slug, entryId: entry.entryId, locale }) })),
+    lastmod: entry.live.updatedAt,
+    changefreq: settings.changefreq,
+    priority: settings.priority,
+    title: main.seo.title ?? entry.slug,
+    description: main.seo.description,
+  };
+  view.put('site_index', entry.entryId, { ...row });
+}
+
+async function addLiveCount(view: ProjectionView, formSetId: string, delta: number): Promise<void> {
+  const current = await view.get<Doc<LiveCountDoc>>('live_counts', formSetId);
+  view.put('live_counts', formSetId, { formSetId, liveEntries: Math.max(0, (current?.liveEntries ?? 0) + delta) } satisfies LiveCountDoc);
+}
+
+/** Takes a live entry out of the public API: its views in every content locale and its site index row. */
+async function removeViews(view: ProjectionView, entry: PublicEntryDoc, version: string): Promise<void> {
+  if (entry.live === null) return;
+  const project = await view.get<Doc<PublicProjectDoc>>('projects', entry.projectId);
+  for (const locale of project?.locales ?? []) view.delete('entry_views', entryViewId(entry.entryId, locale));
+  view.delete('site_index', entry.entryId);
+  touchSite(view, version, entry.projectId, entry.formSetId);
+}
+
+/**
+ * Records that the project's and the form set's site outputs (sitemaps, llms.txt) changed at this event, so
+ * that the API can cache them per version and answer conditional requests without rebuilding them.
+ */
+function touchSite(view: ProjectionView, version: string, projectId: string, formSetId: string): void {
+  view.put('site_versions', projectId, { scope: 'project', version } satisfies SiteVersionDoc);
+  view.put('site_versions', formSetId, { scope: 'form-set', version } satisfies SiteVersionDoc);
+}
+
+async function applyMaster(recorded: RecordedEvent, view: ProjectionView): Promise<void> {
+  const d = recorded.data as Record<string, any>;
+  let master: MasterSourceDoc | null;
+  if (recorded.type === 'master.created') {
+    master = { masterId: d.masterId, projectId: d.projectId, key: d.key, name: d.name, records: orderedRecords(d.records), sitePublishedAt: null };
+  } else {
+    const stored = await view.get<Doc<MasterSourceDoc>>('masters', d.masterId);
+    if (!stored) return;
+    master = { ...stored };
+    switch (recorded.type) {
+      case 'master.renamed':
+        master.name = d.name;
+        break;
+      case 'master.record-added':
+        master.records = orderedRecords([...master.records.filter((r) => r.value !== d.record.value), d.record]);
+        break;
+      case 'master.record-updated':
+        master.records = orderedRecords(master.records.map((r) => (r.value === d.record.value ? d.record : r)));
+        break;
+      case 'master.record-removed':
+        master.records = orderedRecords(master.records.filter((r) => r.value !== d.value));
+        break;
+      case 'master.records-replaced':
+        master.records = orderedRecords(d.records);
+        break;
+      case 'master.published':
+        master.sitePublishedAt = d.publishedAt;
+        break;
+      case 'master.unpublished':
+        master.sitePublishedAt = null;
+        break;
+    }
+  }
+  view.put('masters', master.masterId, { ...master });
+  const project = await view.get<Doc<PublicProjectDoc>>('projects', master.projectId);
+  if (project) reshapeMaster(view, master, project);
+}
+
+function reshapeMaster(view: ProjectionView, master: MasterSourceDoc, project: PublicProjectDoc): void {
+  for (const locale of project.locales) {
+    const doc: MasterViewDoc = {
+      masterId: master.masterId,
+      projectId: master.projectId,
+      key: master.key,
+      locale,
+      published: master.sitePublishedAt !== null,
+      entity: { id: master.masterId, key: master.key, name: master.name, recordCount: master.records.length, publishedAt: master.sitePublishedAt },
+      records: master.records.map((r) => ({ value: r.value, label: recordLabel(r, locale, project.defaultLocale), parent: r.parent })),
+    };
+    view.put('master_views', masterViewId(master.masterId, locale), { ...doc });
+  }
+}

@@ -1,0 +1,47 @@
+import { Router } from '@koa/router';
+import type { RevisionDoc } from '../../../projections/content.ts';
+import { assertCan } from '../../domain/access/permissions.ts';
+import { notFound } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+type Doc<T> = T & Record<string, unknown>;
+
+/**
+ * Preview links (spec 4.1 GET /preview/revisions, section 5 rule 7): a console user asks for a token bound
+ * to one revision of the project, valid 15 minutes, and hands the link to whoever should see the draft.
+ */
+export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
+  const router = new Router();
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/revisions/:revisionId/preview-token',
+      operationId: 'issuePreviewToken',
+      summary: 'Issue a preview token for one revision, whatever its status (console users; valid 15 minutes)',
+      tag: 'Revisions',
+      responses: { 201: '{token, expiresAt, previewUrl}: previewUrl opens the revision on the project-pinned public base' },
+    },
+    async (ctx) => {
+      const principal = principalOf(ctx);
+      const project = projectOf(ctx);
+      assertCan(principal, 'preview.issue');
+      const revisionId = ctx.params.revisionId!;
+      const revision = isUuid(revisionId) ? await deps.reader.get<Doc<RevisionDoc>>('content', 'revisions', revisionId) : null;
+      if (!revision || revision.projectId !== project.projectId) throw notFound(`No revision ${JSON.stringify(revisionId.slice(0, 64))} in this project.`);
+      // assertCan refuses agent keys: only a console user gets this far.
+      const userId = principal.kind === 'user' ? principal.userId : principal.keyId;
+      const { token, claims } = await deps.sessions.issuePreview({ projectId: project.projectId, revisionId, userId });
+      ctx.status = 201;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        token,
+        expiresAt: claims.expiresAt.toISOString(),
+        previewUrl: `${ctx.protocol}://${ctx.host}/public/p/${project.projectId}/v1/preview/revisions?token=${encodeURIComponent(token)}`,
+      };
+    },
+  );
+  return router;
+}

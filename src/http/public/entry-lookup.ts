@@ -1,0 +1,67 @@
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import { VersionedCache } from '../../read-models/versioned-cache.ts';
+import type { EntryView } from '../../public-content/entry-view.ts';
+import { entryViewId, slugRedirectId, type PublicEntryDoc, type PublicFormSetDoc, type SlugRedirectDoc } from '../../../projections/public-content.ts';
+import { notFound, validationError } from '../errors/error-factory.ts';
+import type { PublicProject } from './public-context.ts';
+import type { QueryParams } from './query-params.ts';
+
+export const PUBLIC_CONTENT = 'public-content';
+type Doc<T> = T & Record<string, unknown>;
+
+/** The requested locale (query parameter `locale`), checked against the project's content locales; the default locale when absent. */
+export function requestedLocale(params: QueryParams, target: PublicProject): string {
+  const { locales, defaultLocale } = target.project.contentLocales;
+  const locale = params.string('locale', { maxLength: 35 });
+  if (locale === undefined) return defaultLocale;
+  const match = locales.find((l) => l.toLowerCase() === locale.toLowerCase());
+  if (match === undefined) {
+    throw validationError(`locale: ${JSON.stringify(locale)} is not a content locale of this project.`, { hint: `Use one of: ${locales.join(', ')}.` });
+  }
+  return match;
+}
+
+/** Form sets by slug, cached while the public-content read model does not change. */
+export class FormSetLookup {
+  readonly #cache: VersionedCache<Doc<PublicFormSetDoc> | null>;
+
+  constructor(
+    private readonly reader: ReadModelReader,
+    versions: ReadModelVersions,
+  ) {
+    this.#cache = new VersionedCache(() => versions.of(PUBLIC_CONTENT));
+  }
+
+  /** The project's form set with this slug; 404 NOT_FOUND when there is none. */
+  async bySlug(projectId: string, slug: string): Promise<Doc<PublicFormSetDoc>> {
+    const formSet = await this.#cache.get(`${projectId}\n${slug}`, async () => {
+      const [found] = await this.reader.find<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', { filter: { projectId, slug }, limit: 1 });
+      return found ?? null;
+    });
+    if (!formSet) throw notFound(`No form set with slug ${JSON.stringify(slug.slice(0, 200))}.`);
+    return formSet;
+  }
+}
+
+export type EntryLookup = { kind: 'found'; view: Doc<EntryView> } | { kind: 'moved'; slug: string } | { kind: 'missing' };
+
+/**
+ * A live entry of the form set by slug, in a locale; or, when the slug is a former slug of a live entry,
+ * the entry's current slug (the caller answers 301), however many renames ago it was.
+ */
+export async function entryBySlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string): Promise<EntryLookup> {
+  const [view] = await reader.find<Doc<EntryView>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId, locale, slug }, limit: 1 });
+  if (view) return { kind: 'found', view };
+  const redirect = await reader.get<Doc<SlugRedirectDoc>>(PUBLIC_CONTENT, 'slug_redirects', slugRedirectId(formSetId, slug));
+  if (!redirect) return { kind: 'missing' };
+  const entry = await reader.get<Doc<PublicEntryDoc>>(PUBLIC_CONTENT, 'entries', redirect.entryId);
+  if (!entry || entry.live === null || entry.slug === slug) return { kind: 'missing' };
+  // Only point at a URL that answers: the entry must still be live in this locale.
+  const current = await reader.get<Doc<EntryView>>(PUBLIC_CONTENT, 'entry_views', entryViewId(entry.entryId, locale));
+  return current ? { kind: 'moved', slug: current.slug } : { kind: 'missing' };
+}
+
+export function entryNotFound(formSetSlug: string, slug: string): Error {
+  return notFound(`No published entry ${JSON.stringify(slug.slice(0, 200))} in form set ${JSON.stringify(formSetSlug.slice(0, 200))}.`);
+}

@@ -1,0 +1,47 @@
+import type { Context } from 'koa';
+import { mediaUrls, type EntryView } from '../../public-content/entry-view.ts';
+import { entryBySlug, entryNotFound, requestedLocale } from './entry-lookup.ts';
+import type { PublicContentDeps } from './public-content-deps.ts';
+import type { PublicProject } from './public-context.ts';
+import { QueryParams } from './query-params.ts';
+
+type Doc<T> = T & Record<string, unknown>;
+
+/** The single-entry shape of spec section 4.1 (also by-path, by-slug, by-external-id and preview). */
+export function singleEntryBody(view: EntryView, baseUrl: string): Record<string, unknown> {
+  return {
+    formSet: view.formSet,
+    entry: { id: view.entryId, slug: view.slug },
+    revision: view.revision,
+    data: view.data,
+    mediaUrls: mediaUrls(view.media, baseUrl),
+    widgetRoles: view.widgetRoles,
+  };
+}
+
+/**
+ * The live entry a /form-sets/{formSetSlug}/entries/{entrySlug}[suffix] request names, or undefined after
+ * answering 301 to its current slug (query string kept).
+ */
+export async function entryOrRedirect(ctx: Context, deps: PublicContentDeps, target: PublicProject, suffix: string): Promise<Doc<EntryView> | undefined> {
+  const locale = requestedLocale(new QueryParams(ctx), target);
+  const formSetSlug = ctx.params.formSetSlug!;
+  const slug = ctx.params.entrySlug!;
+  const formSet = await deps.formSets.bySlug(target.projectId, formSetSlug);
+  const found = await entryBySlug(deps.reader, formSet.formSetId, slug, locale);
+  if (found.kind === 'missing') throw entryNotFound(formSetSlug, slug);
+  if (found.kind === 'moved') {
+    const search = ctx.querystring ? `?${ctx.querystring}` : '';
+    movedPermanently(ctx, `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}/entries/${encodeURIComponent(found.slug)}${suffix}${search}`);
+    return undefined;
+  }
+  return found.view;
+}
+
+
+export function movedPermanently(ctx: Context, location: string): void {
+  ctx.status = 301;
+  ctx.set('Location', location);
+  ctx.set('Cache-Control', 'public, max-age=300');
+  ctx.body = { moved: location };
+}

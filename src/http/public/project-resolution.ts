@@ -1,0 +1,102 @@
+import type { Context, Middleware } from 'koa';
+import type { DomainDoc, ProjectDoc, PublicKeyDoc } from '../../../projections/access.ts';
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import { VersionedCache } from '../../read-models/versioned-cache.ts';
+import { hashApiKey, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
+import { isUuid } from '../../event-store/position.ts';
+import { notFound } from '../errors/error-factory.ts';
+import { setPublicProject } from './public-context.ts';
+
+export const PINNED_BASE = '/public/p/:projectId/v1';
+export const HOST_BASE = '/public/v1';
+export const PUBLIC_KEY_HEADER = 'X-Service-Public-Api-Key';
+export const PUBLIC_KEY_QUERY = 'api_key';
+
+type Doc<T> = T & Record<string, unknown>;
+
+/**
+ * Resolves the project of a request on the project-pinned base (the path names it) or on the host-resolved
+ * base: a public key first (header X-Service-Public-Api-Key, `Authorization: Bearer`, or the query parameter
+ * api_key), then the Host header against the projects' custom domains. Host and scheme come from
+ * X-Forwarded-Host / X-Forwarded-Proto only when the app trusts its proxy (TRUST_PROXY), through Koa's
+ * ctx.host and ctx.protocol. Anything unresolved is 404 NOT_FOUND, with a message that says what was tried.
+ */
+/** Reads of the access read model, cached while it does not change. */
+export class AccessLookups {
+  readonly #cache: VersionedCache<Doc<ProjectDoc> | Doc<PublicKeyDoc> | Doc<DomainDoc> | null>;
+
+  constructor(
+    private readonly reader: ReadModelReader,
+    versions: ReadModelVersions,
+  ) {
+    this.#cache = new VersionedCache(() => versions.of('access'));
+  }
+
+  project(projectId: string): Promise<Doc<ProjectDoc> | null> {
+    return this.#cache.get(`p:${projectId}`, () => this.reader.get<Doc<ProjectDoc>>('access', 'projects', projectId)) as Promise<Doc<ProjectDoc> | null>;
+  }
+
+  publicKey(hash: string): Promise<Doc<PublicKeyDoc> | null> {
+    return this.#cache.get(`k:${hash}`, () => this.reader.get<Doc<PublicKeyDoc>>('access', 'public_keys', hash)) as Promise<Doc<PublicKeyDoc> | null>;
+  }
+
+  domain(host: string): Promise<Doc<DomainDoc> | null> {
+    return this.#cache.get(`d:${host}`, () => this.reader.get<Doc<DomainDoc>>('access', 'domains', host)) as Promise<Doc<DomainDoc> | null>;
+  }
+}
+
+export function resolvePinnedProject(access: AccessLookups): Middleware {
+  return async function resolvePinned(ctx, next) {
+    const projectId = String(ctx.params?.projectId ?? '');
+    const project = isUuid(projectId) ? await access.project(projectId) : null;
+    if (!project) throw notFound(`No project with id ${JSON.stringify(projectId.slice(0, 64))}.`, { hint: 'Check the projectId in the path: /public/p/{projectId}/v1.' });
+    setPublicProject(ctx, { projectId, project, baseUrl: `${origin(ctx)}/public/p/${projectId}/v1`, resolvedBy: 'path' });
+    await next();
+  };
+}
+
+export function resolveHostProject(access: AccessLookups): Middleware {
+  return async function resolveByHost(ctx, next) {
+    const key = publicKeyOf(ctx);
+    let project: Doc<ProjectDoc> | null = null;
+    if (key !== undefined) {
+      const record = key.startsWith(PUBLIC_KEY_PREFIX) ? await access.publicKey(hashApiKey(key)) : null;
+      if (!record || record.revokedAt !== null) {
+        throw notFound('No project for this request: the public API key is unknown or revoked.', {
+          hint: `Send a valid ${PUBLIC_KEY_PREFIX} key, or use the project-pinned base /public/p/{projectId}/v1.`,
+        });
+      }
+      project = await access.project(record.projectId);
+    } else {
+      const host = ctx.hostname.toLowerCase();
+      const domain = host ? await access.domain(host) : null;
+      const candidate = domain ? await access.project(domain.projectId) : null;
+      // The domains document can outlive a change on MongoDB (see projections/access.ts): trust the project's list.
+      if (candidate?.customDomains.includes(host)) project = candidate;
+    }
+    if (!project) {
+      throw notFound('No project for this request: the host is not a custom domain of any project and no public API key was sent.', {
+        hint: `Send a public key (${PUBLIC_KEY_HEADER} header, Authorization: Bearer, or the ${PUBLIC_KEY_QUERY} query parameter), or use /public/p/{projectId}/v1.`,
+      });
+    }
+    setPublicProject(ctx, { projectId: project.projectId, project, baseUrl: `${origin(ctx)}/public/v1`, resolvedBy: key === undefined ? 'host' : 'public-key' });
+    await next();
+  };
+}
+
+/** The public key a request carries, if any: header, then bearer token, then query parameter. */
+function publicKeyOf(ctx: Context): string | undefined {
+  const header = ctx.get(PUBLIC_KEY_HEADER).trim();
+  if (header) return header;
+  const authorization = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+  if (authorization) return authorization[1];
+  const query = ctx.query[PUBLIC_KEY_QUERY];
+  const value = Array.isArray(query) ? query[0] : query;
+  return value ? value : undefined;
+}
+
+/** scheme://host[:port] as the client addressed it (forwarded headers only behind a trusted proxy). */
+function origin(ctx: Context): string {
+  return `${ctx.protocol}://${ctx.host}`;
+}

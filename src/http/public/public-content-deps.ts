@@ -1,0 +1,23 @@
+import type { Config } from '../../config/config.ts';
+import type { Clock } from '../../clock.ts';
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { SessionTokens } from '../../security/session-tokens.ts';
+import type { AdminDeps } from '../admin/admin-context.ts';
+import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import { FormSetLookup } from './entry-lookup.ts';
+
+/** What the public content routes need. */
+export interface PublicContentDeps {
+  reader: ReadModelReader;
+  sessions: SessionTokens;
+  clock: Clock;
+  sitemapUrlsPerFile: number;
+  /** Versions of the read models, which key the caches of form set lookups. */
+  versions: ReadModelVersions;
+  formSets: FormSetLookup;
+}
+
+export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'sessions' | 'clock'>, versions: ReadModelVersions): PublicContentDeps {
+  return { reader: admin.reader, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(admin.reader, versions) };
+}
+

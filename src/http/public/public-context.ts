@@ -1,0 +1,32 @@
+import type { Context } from 'koa';
+import type { ProjectDoc } from '../../../projections/access.ts';
+
+/** The project a public request addresses, and the base it came in on. */
+export interface PublicProject {
+  projectId: string;
+  /** The access read model's project document. */
+  project: ProjectDoc;
+  /**
+   * Absolute URL of the base the request used, without trailing slash: `https://example.com/public/v1` on the
+   * host-resolved base, `http://127.0.0.1:8080/public/p/<projectId>/v1` on the project-pinned one. Every URL a
+   * response carries (mediaUrls, Location, llms.txt links) is built on it, so clients stay on the base they use.
+   */
+  baseUrl: string;
+  /** How the project was found. */
+  resolvedBy: 'path' | 'public-key' | 'host';
+}
+
+interface PublicState {
+  publicProject?: PublicProject;
+}
+
+export function setPublicProject(ctx: Context, project: PublicProject): void {
+  (ctx.state as PublicState).publicProject = project;
+}
+
+/** The request's project; only routes mounted by publicRouter have one. */
+export function publicProjectOf(ctx: Context): PublicProject {
+  const project = (ctx.state as PublicState).publicProject;
+  if (!project) throw new Error('publicProjectOf: the route is not mounted on a public base');
+  return project;
+}

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+
+/** Request headers a browser may send cross-origin to the public API. */
+const ALLOWED_HEADERS = 'Authorization, Content-Type, If-None-Match, X-Service-Public-Api-Key';
+/** Response headers scripts on other origins may read. */
+const EXPOSED_HEADERS = 'ETag, Location, Retry-After, Content-Range, Content-Length, Accept-Ranges';
+
+/**
+ * CORS for everything under /public/ (spec section 1: every origin), on every response: successes, errors
+ * (the error envelope keeps Access-Control-* headers) and the 404 of unknown paths. Preflight requests are
+ * answered here with 204. Mount it before the routers and after the error envelope.
+ */
+export function publicCors(prefix = '/public/'): Middleware {
+  return async function cors(ctx, next) {
+    if (!ctx.path.startsWith(prefix)) return next();
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+      ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
+      ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      ctx.set('Access-Control-Max-Age', '86400');
+      ctx.status = 204;
+      return;
+    }
+    await next();
+  };
+}
+
+export interface ConditionalOptions {
+  /** Seconds shared caches and browsers may reuse a response without asking; 0: always revalidate (with the ETag). */
+  maxAgeSeconds: number;
+}
+
+/**
+ * ETag and Cache-Control for the public API's JSON, XML and text responses. A GET/HEAD answered 200 with a
+ * body that is not a stream gets a strong ETag over the exact bytes sent, and 304 when If-None-Match names it.
+ * Responses that already carry an ETag (media, sitemaps cached by content version) keep theirs, and only the
+ * 304 check applies. Content changes on publish, so by default caches must revalidate on every use
+ * (`public, no-cache`): a published change shows at once, and an unchanged one costs a 304.
+ */
+export function publicConditional(options: ConditionalOptions): Middleware {
+  const cacheControl = options.maxAgeSeconds > 0 ? `public, max-age=${options.maxAgeSeconds}, stale-while-revalidate=${options.maxAgeSeconds}` : 'public, no-cache';
+  return async function conditional(ctx, next) {
+    await next();
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', cacheControl);
+    if (!ctx.response.get('ETag')) {
+      const body: unknown = ctx.body;
+      let bytes: Buffer | undefined;
+      if (Buffer.isBuffer(body)) bytes = body;
+      else if (typeof body === 'string' || (body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe !== 'function')) {
+        // The exact bytes sent, so that the ETag (and any cache of the response) is over them.
+        bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+        const type = ctx.response.get('Content-Type');
+        ctx.body = bytes;
+        ctx.set('Content-Type', type || 'application/json; charset=utf-8');
+      }
+      if (bytes === undefined) return;
+      // The response cache may answer the same URL gzipped (see public-response-cache.ts): caches must know.
+      if (bytes.length >= 1024) ctx.vary('Accept-Encoding');
+      ctx.set('ETag', `"${createHash('sha1').update(bytes).digest('base64url')}"`);
+    }
+    if (ctx.fresh) {
+      ctx.status = 304;
+      ctx.body = null;
+    }
+  };
+}

@@ -1,0 +1,249 @@
+import type { PublicRoutes } from './public-router.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_LENGTH } from './content-routes.ts';
+import { ENTITY_TYPE_MAX, EXTERNAL_ID_MAX, IMPORT_PATH_MAX, SOURCE_TYPE_MAX } from '../../domain/content/entry/import-metadata.ts';
+
+type Schema = Record<string, unknown>;
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
+const error = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
+const query = (name: string, schema: Schema, description: string, required = false) => ({ name, in: 'query', required, schema, description });
+const path = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+
+const locale = { $ref: '#/components/parameters/locale' };
+const common = { '304': { description: 'Not modified: the If-None-Match ETag still matches.' }, '404': error('Unknown project, form set, entry or master; a deleted entry.') };
+const entryResponses = {
+  '200': json(ref('SingleEntry'), 'The entry in the requested locale.'),
+  '301': { description: 'The slug changed: Location names the current URL (the query string kept). Clients follow redirects.', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+  '400': error('VALIDATION_ERROR naming the parameter (unknown locale, missing or too long value).'),
+  ...common,
+};
+
+/** The public API's OpenAPI 3.1 document (served at /public/v1/openapi.json). */
+export function publicOpenApiDocument(): Schema {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'annals public read API',
+      version: '1.0.0',
+      description: [
+        'Read-only access to published content (spec section 4.1). Only entries with a published revision are served.',
+        'Two bases: `/public/p/{projectId}/v1` names the project; `/public/v1` resolves it from a public key (header `X-Service-Public-Api-Key`, `Authorization: Bearer`, or query parameter `api_key`) or from the Host header (a custom domain of the project). No project resolved: 404.',
+        'Every response carries `Access-Control-Allow-Origin: *`. JSON, XML and text responses carry a strong ETag and answer 304 to a matching If-None-Match; `Cache-Control: public, no-cache` by default (PUBLIC_CACHE_MAX_AGE), so a publish shows at once.',
+        'Errors use the envelope `{error: {code, message, hint?, retryable?}}`.',
+      ].join('\n\n'),
+    },
+    servers: [
+      { url: '/public/p/{projectId}/v1', description: 'Project named by its id (UUID) in the path.', variables: { projectId: { default: '00000000-0000-4000-8000-000000000000' } } },
+      { url: '/public/v1', description: 'Project resolved from a public key or the Host header.' },
+    ],
+    security: [{}, { publicKeyHeader: [] }, { publicKeyBearer: [] }, { publicKeyQuery: [] }],
+    paths: {
+      '/form-sets/{slug}': {
+        get: {
+          operationId: 'getFormSetPrimaryEntry',
+          summary: 'A form set with its primary entry: slug main, else _legacy, else the oldest published entry',
+          parameters: [path('slug', 'Form set slug'), locale],
+          responses: { '200': json(ref('FormSetPrimaryEntry'), 'The form set and its primary entry.'), '400': error('Unknown locale.'), ...common },
+        },
+      },
+      '/form-sets/{formSetSlug}/entries': {
+        get: {
+          operationId: 'listEntries',
+          summary: 'Published entries of a form set, paged',
+          description: `Paging: \`page\` (1-based) or \`offset\`; when both are sent, **offset wins** and page is ignored; the response's offset is the one applied. Offsets beyond ${MAX_OFFSET} are refused. Order: \`sort\`, else newest first by published_at, or by relevance when \`q\` is sent.`,
+          parameters: [
+            path('formSetSlug', 'Form set slug'),
+            query('page', { type: 'integer', minimum: 1, default: 1 }, '1-based page; ignored when offset is sent.'),
+            query('limit', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }, `Items per page, at most ${MAX_LIMIT}.`),
+            query('offset', { type: 'integer', minimum: 0, maximum: MAX_OFFSET }, 'Items to skip; wins over page.'),
+            locale,
+            query('q', { type: 'string', maxLength: MAX_QUERY_LENGTH }, 'Full-text search over the text, textarea and rich-text values in the locale (words in Japanese and Chinese text are found too); every word must match; most relevant first unless sort is sent. Business plan or above, otherwise 403 PLAN_REQUIRED.'),
+            query('sort', { type: 'string', pattern: '^[a-z][a-z0-9_]*:(asc|desc)$' }, '<key>:<asc|desc>. Keys: created_at, updated_at (when the live revision was published), published_at (when the entry first went live), published_date (the date-role field) and any scalar field of the form set (text, url, textarea, number, boolean, date, select, radio, video_embed, entry_ref). Entries without a value sort first ascending, last descending.'),
+            query('include_snapshot', { type: 'boolean', default: false }, 'Add snapshot (the values in the locale) and mediaUrls to each item.'),
+          ],
+          responses: {
+            '200': json(ref('EntryList'), 'One page of entries.'),
+            '400': error('VALIDATION_ERROR naming the parameter: limit above 100, page below 1, malformed or unknown sort, unknown locale, q too long.'),
+            '403': error('PLAN_REQUIRED: q below the Business plan.'),
+            ...common,
+          },
+        },
+      },
+      '/form-sets/{formSetSlug}/entries/{entrySlug}': {
+        get: { operationId: 'getEntry', summary: 'One published entry', parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug (a former slug answers 301)'), locale], responses: entryResponses },
+      },
+      '/form-sets/{formSetSlug}/entries/{entrySlug}/schema.json': {
+        get: {
+          operationId: 'getEntryJsonLd',
+          summary: 'schema.org Article JSON-LD of an entry, from the SEO role mapping or common field names',
+          parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
+          responses: { '200': { description: 'JSON-LD', content: { 'application/ld+json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], ...common },
+        },
+      },
+      '/form-sets/{formSetSlug}/entries/{entrySlug}/ogp.json': {
+        get: {
+          operationId: 'getEntryOpenGraph',
+          summary: 'Open Graph and Twitter card values of an entry',
+          parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
+          responses: { '200': json(ref('OpenGraph'), 'Every key present; null when unknown.'), '301': entryResponses['301'], ...common },
+        },
+      },
+      '/content/by-path': {
+        get: { operationId: 'getEntryByPath', summary: 'A published entry by its import path', parameters: [query('path', { type: 'string', maxLength: IMPORT_PATH_MAX }, 'The import path.', true), locale], responses: entryResponses },
+      },
+      '/content/by-slug': {
+        get: {
+          operationId: 'getEntryBySlug',
+          summary: 'A published entry by form set slug and entry slug',
+          parameters: [query('formSetSlug', { type: 'string', maxLength: 200 }, 'Form set slug.', true), query('slug', { type: 'string', maxLength: 200 }, 'Entry slug (a former slug answers 301).', true), locale],
+          responses: entryResponses,
+        },
+      },
+      '/content/by-external-id': {
+        get: {
+          operationId: 'getEntryByExternalId',
+          summary: 'A published entry by its external identity',
+          description: 'sourceType and entityType are optional: when sent they must match; when omitted any identity with the externalId matches (the oldest entry first).',
+          parameters: [
+            query('sourceType', { type: 'string', maxLength: SOURCE_TYPE_MAX }, 'External system name.'),
+            query('entityType', { type: 'string', maxLength: ENTITY_TYPE_MAX }, 'Entity kind.'),
+            query('externalId', { type: 'string', maxLength: EXTERNAL_ID_MAX }, 'External id.', true),
+            locale,
+          ],
+          responses: entryResponses,
+        },
+      },
+      '/preview/revisions': {
+        get: {
+          operationId: 'previewRevision',
+          summary: 'Any revision (draft included) in the single-entry shape, with a preview token',
+          description: 'The token comes from POST /admin/v1/revisions/{revisionId}/preview-token (console users), is valid 15 minutes and opens one revision of one project. Never cached.',
+          security: [{}],
+          parameters: [query('token', { type: 'string', maxLength: 4096 }, 'The preview token (JWT).', true), locale],
+          responses: { '200': json(ref('SingleEntry'), 'The revision; revision.status is its workflow status.'), '400': error('token missing, or unknown locale.'), '401': error('UNAUTHORIZED: expired, tampered or another project\'s token.'), '404': error('The revision no longer exists.') },
+        },
+      },
+      '/master-entities': {
+        get: { operationId: 'listMasterEntities', summary: 'Master entities published to the site', parameters: [locale], responses: { '200': json(ref('MasterEntityList'), 'Published masters by key.'), ...common } },
+      },
+      '/master-entities/{key}/records': {
+        get: {
+          operationId: 'listMasterRecords',
+          summary: 'Records of a published master, labels in the requested locale (default locale, then any, as fallback)',
+          parameters: [path('key', 'Master key'), locale],
+          responses: { '200': json(ref('MasterRecordList'), 'Records in display order.'), ...common },
+        },
+      },
+      '/sitemap.xml': { get: { operationId: 'getSitemap', summary: 'Sitemap (protocol 0.9) of every published entry of every listed form set; a sitemap index of /sitemap-{n}.xml parts beyond 50,000 URLs', responses: xml() } },
+      '/sitemap-{part}.xml': { get: { operationId: 'getSitemapPart', summary: 'Part n of a sitemap too large for one file', parameters: [path('part', 'Part number, from 1')], responses: xml() } },
+      '/form-sets/{slug}/sitemap.xml': { get: { operationId: 'getFormSetSitemap', summary: "Sitemap of one form set's published entries (an index beyond 50,000 URLs)", parameters: [path('slug', 'Form set slug')], responses: xml() } },
+      '/form-sets/{slug}/sitemap-{part}.xml': { get: { operationId: 'getFormSetSitemapPart', summary: "Part n of a form set's sitemap", parameters: [path('slug', 'Form set slug'), path('part', 'Part number, from 1')], responses: xml() } },
+      '/llms.txt': {
+        get: {
+          operationId: 'getLlmsTxt',
+          summary: 'llms.txt: H1 site name, a blockquote summary, one H2 section per form set listing its published entries as links',
+          responses: { '200': { description: 'Markdown', content: { 'text/markdown': { schema: { type: 'string' } } } }, '304': common['304'], '404': common['404'] },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        publicKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Service-Public-Api-Key', description: 'A public key (service_pub_...) resolving the project on /public/v1.' },
+        publicKeyBearer: { type: 'http', scheme: 'bearer', description: 'The same public key as a bearer token.' },
+        publicKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The same public key as a query parameter.' },
+      },
+      parameters: {
+        locale: { name: 'locale', in: 'query', required: false, schema: { type: 'string' }, description: "A content locale of the project; values fall back to the default locale. Absent: the default locale. Unknown: 400." },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' }, retryable: { type: 'boolean' } } } },
+        },
+        FormSet: { type: 'object', required: ['id', 'slug', 'name'], properties: { id: { type: 'string', format: 'uuid' }, slug: { type: 'string' }, name: { type: 'string' }, description: { type: ['string', 'null'] } } },
+        EntryRef: { type: 'object', required: ['id', 'slug'], properties: { id: { type: 'string', format: 'uuid' }, slug: { type: 'string' } } },
+        Revision: { type: 'object', required: ['id', 'revision', 'updatedAt'], properties: { id: { type: 'string', format: 'uuid' }, revision: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, status: { type: 'string', description: 'Preview only.' } } },
+        Data: { type: 'object', additionalProperties: true, description: 'Field values by field key, in the requested locale (spec section 2).' },
+        MediaUrls: { type: 'object', additionalProperties: { oneOf: [{ type: 'string', format: 'uri' }, { type: 'array', items: { type: 'string', format: 'uri' } }] }, description: 'image and file fields: the full media URL on the base of the request; image_gallery: a list.' },
+        SingleEntry: {
+          type: 'object',
+          required: ['formSet', 'entry', 'revision', 'data', 'mediaUrls', 'widgetRoles'],
+          properties: { formSet: ref('FormSet'), entry: ref('EntryRef'), revision: ref('Revision'), data: ref('Data'), mediaUrls: ref('MediaUrls'), widgetRoles: { type: 'object', additionalProperties: { enum: ['title', 'thumbnail', 'description', 'date', 'category'] } } },
+        },
+        FormSetPrimaryEntry: { type: 'object', required: ['formSet', 'entry', 'revision', 'data', 'mediaUrls'], properties: { formSet: ref('FormSet'), entry: ref('EntryRef'), revision: ref('Revision'), data: ref('Data'), mediaUrls: ref('MediaUrls') } },
+        EntryList: {
+          type: 'object',
+          required: ['formSet', 'total', 'limit', 'offset', 'items'],
+          properties: {
+            formSet: ref('FormSet'),
+            total: { type: 'integer' },
+            limit: { type: 'integer' },
+            offset: { type: 'integer' },
+            items: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['entry', 'published'],
+                properties: {
+                  entry: ref('EntryRef'),
+                  published: { type: 'object', required: ['revisionId', 'revision', 'updatedAt'], properties: { revisionId: { type: 'string', format: 'uuid' }, revision: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, snapshot: ref('Data'), mediaUrls: ref('MediaUrls') } },
+                },
+              },
+            },
+          },
+        },
+        MasterEntity: { type: 'object', required: ['id', 'key', 'name', 'recordCount'], properties: { id: { type: 'string', format: 'uuid' }, key: { type: 'string' }, name: { type: 'string' }, recordCount: { type: 'integer' }, publishedAt: { type: ['string', 'null'], format: 'date-time' } } },
+        MasterEntityList: { type: 'object', required: ['total', 'items'], properties: { total: { type: 'integer' }, items: { type: 'array', items: ref('MasterEntity') } } },
+        MasterRecordList: {
+          type: 'object',
+          required: ['masterEntity', 'locale', 'total', 'items'],
+          properties: {
+            masterEntity: ref('MasterEntity'),
+            locale: { type: 'string' },
+            total: { type: 'integer' },
+            items: { type: 'array', items: { type: 'object', required: ['value', 'label', 'parent'], properties: { value: { type: 'string' }, label: { type: 'string' }, parent: { type: ['string', 'null'] } } } },
+          },
+        },
+        OpenGraph: {
+          type: 'object',
+          required: ['og:title', 'og:description', 'og:image', 'og:url', 'og:type', 'og:site_name', 'twitter:card'],
+          properties: Object.fromEntries(['og:title', 'og:description', 'og:image', 'og:url', 'og:type', 'og:site_name', 'twitter:card'].map((k) => [k, { type: ['string', 'null'] }])),
+        },
+        ArticleJsonLd: {
+          type: 'object',
+          required: ['@context', '@type', 'headline', 'datePublished', 'dateModified', 'author'],
+          properties: {
+            '@context': { const: 'https://schema.org' },
+            '@type': { const: 'Article' },
+            headline: { type: 'string' },
+            description: { type: 'string' },
+            image: { type: 'string', format: 'uri' },
+            datePublished: { type: 'string' },
+            dateModified: { type: 'string' },
+            author: { type: 'object', properties: { '@type': { type: 'string' }, name: { type: 'string' } } },
+            publisher: { type: 'object' },
+          },
+        },
+      },
+    },
+  };
+}
+
+function xml() {
+  return {
+    '200': { description: 'application/xml: a urlset, or a sitemapindex of numbered parts', content: { 'application/xml': { schema: { type: 'string' } } } },
+    '304': common['304'],
+    '404': error('Unknown project or form set, or no such part.'),
+  };
+}
+
+/** GET /public/v1/openapi.json, without a project. */
+export function publicOpenApiRoutes(): PublicRoutes {
+  const document = publicOpenApiDocument();
+  return (router) => {
+    router.get('/openapi.json', (ctx) => {
+      ctx.body = document;
+    });
+  };
+}

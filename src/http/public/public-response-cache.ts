@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../logging/logger.ts';
+import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import { loggablePath, QUERY_PARAMS_NOT_LOGGED, REQUEST_ID_HEADER } from '../middleware/request-logger.ts';
+
+interface CachedResponse {
+  version: string;
+  body: Buffer;
+  etag: string;
+  /** Every header of the response as first sent, but the per-request ones (X-Request-Id, Date, ...). */
+  headers: Array<[string, string]>;
+  /** The same as a flat [name, value, ...] list with Content-Length, for one writeHead call. */
+  rawHeaders: string[];
+  /** The same without Content-Type and Content-Length, for a 304. */
+  rawHeaders304: string[];
+  /** Compressible bodies: the gzip representation, made on the first request that accepts it. */
+  gzip?: { body: Buffer; etag: string; rawHeaders: string[]; rawHeaders304: string[] } | undefined;
+  compressible: boolean;
+}
+
+/** Bodies worth compressing: text of at least this many bytes. */
+const COMPRESS_MIN_BYTES = 1024;
+const COMPRESSIBLE_TYPE = /json|xml|text|markdown/i;
+
+export interface PublicResponseCacheOptions {
+  /** The read models public responses are made of; a change of any of them empties the cache in effect. */
+  versions: ReadModelVersions;
+  /** PUBLIC_RESPONSE_CACHE_MB in bytes; 0 turns the cache off. */
+  maxBytes: number;
+  /** TRUST_PROXY: whether X-Forwarded-Host/-Proto choose the base URL (and so the cache key). */
+  trustProxy: boolean;
+  logger: Logger;
+  prefix?: string;
+}
+
+/** Headers that select the project or the variant of a public response, besides the URL. */
+const VARYING_HEADERS = ['x-service-public-api-key', 'authorization', 'accept'] as const;
+/** Response headers that belong to one request and are never replayed. */
+const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Whole public GET responses kept in memory, keyed by what selects them (scheme, host, URL and the headers
+ * that can change the answer) and valid for one version of the read models they were read from, so a
+ * publish is visible on the next request. Only 200s with a buffered body, an ETag and a public
+ * Cache-Control are kept: never preview responses (private), never streamed media, never errors.
+ * Least recently used entries go first once `maxBytes` is reached.
+ *
+ * Two ways in: `middleware()` fills the cache (and serves it) inside Koa; `serveRaw()` answers a hit straight
+ * from the HTTP server, before Koa builds a context, with the same headers, a fresh X-Request-Id, a 304 for
+ * a matching If-None-Match and the same request log line. Public reads are the service's hot path: a hit
+ * costs a map lookup instead of routing, project resolution and reads.
+ */
+export class PublicResponseCache {
+  readonly #entries = new Map<string, CachedResponse>();
+  readonly #omitted = new Set(QUERY_PARAMS_NOT_LOGGED);
+  readonly #prefix: string;
+  #bytes = 0;
+
+  constructor(private readonly options: PublicResponseCacheOptions) {
+    this.#prefix = options.prefix ?? '/public/';
+  }
+
+  get enabled(): boolean {
+    return this.options.maxBytes > 0;
+  }
+
+  middleware(): Middleware {
+    return async (ctx, next) => {
+      if (!this.enabled || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith(this.#prefix)) return next();
+      const version = this.options.versions.current();
+      const key = this.#key(ctx.protocol, ctx.host, ctx.url, (name) => ctx.get(name));
+      const hit = this.#lookup(key, version);
+      if (hit) {
+        for (const [name, value] of hit.headers) ctx.set(name, value);
+        if (ctx.fresh) {
+          ctx.status = 304;
+          return;
+        }
+        ctx.body = hit.body;
+        return;
+      }
+      await next();
+      const body: unknown = ctx.body;
+      const etag = ctx.response.get('ETag');
+      if (ctx.status !== 200 || !etag || !ctx.response.get('Cache-Control').startsWith('public') || !Buffer.isBuffer(body)) return;
+      const headers: Array<[string, string]> = [];
+      for (const [name, value] of Object.entries(ctx.response.headers)) {
+        if (!PER_REQUEST_HEADERS.has(name) && value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+      }
+      const rawHeaders304 = headers.filter(([name]) => name !== 'content-type').flat();
+      const compressible = body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
+      this.#store(key, { version, body, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304, compressible });
+    };
+  }
+
+  /** Answers a GET that the cache holds, before Koa; false leaves the request to Koa. */
+  serveRaw(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return false;
+    const started = process.hrtime.bigint();
+    const forwarded = (name: string) => (this.options.trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
+    const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
+    const host = forwarded('x-forwarded-host') || req.headers.host || '';
+    const key = this.#key(protocol, host, req.url, (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : (value ?? '');
+    });
+    const hit = this.#lookup(key, this.options.versions.current());
+    if (!hit) return false;
+    const offered = req.headers['x-request-id'];
+    const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
+    // gzip when the client takes it and the body is worth it (a sitemap of 10,000 URLs shrinks ~20x).
+    const variant = hit.compressible && /\bgzip\b/i.test(String(req.headers['accept-encoding'] ?? '')) ? this.#gzip(hit) : hit;
+    const notModified = matches(req.headers['if-none-match'], variant.etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''));
+    // One writeHead with a flat list: the cheapest way to send a known set of headers.
+    if (notModified) {
+      res.writeHead(304, [...variant.rawHeaders304, REQUEST_ID_HEADER, requestId]);
+      res.end();
+    } else {
+      res.writeHead(200, [...variant.rawHeaders, REQUEST_ID_HEADER, requestId]);
+      res.end(variant.body);
+    }
+    const logger = this.options.logger;
+    if (logger.isLevelEnabled('info')) {
+      const [path, query = ''] = req.url.split('?', 2) as [string, string?];
+      logger.info(
+        { reqId: requestId, method: 'GET', path: loggablePath({ path, querystring: query }, this.#omitted), status: res.statusCode, durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100, cache: 'hit' },
+        'request',
+      );
+    }
+    return true;
+  }
+
+  #gzip(hit: CachedResponse): NonNullable<CachedResponse['gzip']> {
+    if (!hit.gzip) {
+      const body = gzipSync(hit.body);
+      const etag = hit.etag.replace(/"$/, '-gzip"');
+      const headers = hit.headers.map(([name, value]): [string, string] => [name, name === 'etag' ? etag : value]);
+      headers.push(['content-encoding', 'gzip']);
+      hit.gzip = { body, etag, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304: headers.filter(([name]) => name !== 'content-type' && name !== 'content-encoding').flat() };
+    }
+    return hit.gzip;
+  }
+
+  #key(protocol: string, host: string, url: string, header: (name: string) => string): string {
+    let key = `${protocol}://${host}${url}`;
+    for (const name of VARYING_HEADERS) {
+      const value = header(name);
+      if (value) key += `\n${name}:${value}`;
+    }
+    return key;
+  }
+
+  #lookup(key: string, version: string): CachedResponse | undefined {
+    const hit = this.#entries.get(key);
+    if (!hit || hit.version !== version) return undefined;
+    // Most recently used last.
+    this.#entries.delete(key);
+    this.#entries.set(key, hit);
+    return hit;
+  }
+
+  #store(key: string, entry: CachedResponse): void {
+    const previous = this.#entries.get(key);
+    if (previous) {
+      this.#bytes -= previous.body.length;
+      this.#entries.delete(key);
+    }
+    if (entry.body.length > this.options.maxBytes) return;
+    this.#entries.set(key, entry);
+    this.#bytes += entry.body.length;
+    for (const [oldest, value] of this.#entries) {
+      if (this.#bytes <= this.options.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= value.body.length;
+    }
+  }
+}
+
+/** If-None-Match against one strong ETag: a list, weak forms and `*` included (weak comparison, as for GET). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  const strip = (tag: string) => tag.trim().replace(/^W\//, '');
+  const wanted = strip(etag);
+  return ifNoneMatch.split(',').some((tag) => strip(tag) === wanted);
+}

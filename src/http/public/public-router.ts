@@ -1,0 +1,43 @@
+import { Router } from '@koa/router';
+import type { Middleware } from 'koa';
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import { AccessLookups, HOST_BASE, PINNED_BASE, resolveHostProject, resolvePinnedProject } from './project-resolution.ts';
+import { publicConditional } from './public-http-manners.ts';
+
+/** A group of public routes, registered with paths relative to the base (e.g. `/media/:assetId`). */
+export type PublicRoutes = (router: Router) => void;
+
+export interface PublicRouterDeps {
+  reader: ReadModelReader;
+  /** Versions of the read models, which key the caches of project lookups. */
+  versions: ReadModelVersions;
+  /** PUBLIC_CACHE_MAX_AGE. */
+  cacheMaxAgeSeconds: number;
+}
+
+/**
+ * The public read API on both bases (spec section 4.1): every group is mounted on the project-pinned base
+ * `/public/p/{projectId}/v1` and on the host-resolved base `/public/v1`, behind the middleware that resolves
+ * the project. `open` routes (the OpenAPI document) answer on `/public/v1` without a project.
+ */
+export function publicRouter(deps: PublicRouterDeps, groups: readonly PublicRoutes[], open: readonly PublicRoutes[] = []): Router {
+  const root = new Router();
+  const conditional = publicConditional({ maxAgeSeconds: deps.cacheMaxAgeSeconds });
+  const access = new AccessLookups(deps.reader, deps.versions);
+  const unresolved = new Router({ prefix: HOST_BASE });
+  unresolved.use(conditional);
+  for (const group of open) group(unresolved);
+  root.use(unresolved.routes(), unresolved.allowedMethods());
+  for (const [prefix, resolve] of [
+    [PINNED_BASE, resolvePinnedProject(access)],
+    [HOST_BASE, resolveHostProject(access)],
+  ] as Array<[string, Middleware]>) {
+    const base = new Router({ prefix });
+    base.use(conditional);
+    base.use(resolve);
+    for (const group of groups) group(base);
+    root.use(base.routes(), base.allowedMethods());
+  }
+  return root;
+}

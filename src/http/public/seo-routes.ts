@@ -1,0 +1,150 @@
+import type { Context } from 'koa';
+import type { Router } from '@koa/router';
+import type { PublicFormSetDoc, SiteIndexDoc, SiteVersionDoc } from '../../../projections/public-content.ts';
+import { articleJsonLd, openGraph, type SeoContext } from '../../public-content/seo-documents.ts';
+import { sitemapIndexXml, urlsetXml, type SitemapUrl } from '../../public-content/sitemap-xml.ts';
+import { llmsTxt } from '../../public-content/llms-txt.ts';
+import { expandUrlPattern } from '../../public-content/url-pattern.ts';
+import type { EntryView } from '../../public-content/entry-view.ts';
+import { notFound } from '../errors/error-factory.ts';
+import { PUBLIC_CONTENT } from './entry-lookup.ts';
+import { entryOrRedirect } from './entry-responses.ts';
+import type { PublicContentDeps } from './public-content-deps.ts';
+import { publicProjectOf, type PublicProject } from './public-context.ts';
+import { SiteOutputCache } from './site-output-cache.ts';
+
+type Doc<T> = T & Record<string, unknown>;
+
+/**
+ * SEO outputs (spec 4.1): sitemaps (sitemaps.org 0.9; an index of numbered parts beyond the per-file limit),
+ * schema.org JSON-LD and Open Graph per entry, and llms.txt. Sitemaps and llms.txt are built from the small
+ * `site_index` rows and cached per project/form-set version (the position of the last change), so a repeat
+ * request costs one lookup and a conditional one a 304. No robots.txt and no llms-full.txt: those paths 404.
+ */
+export function seoRoutes(router: Router, deps: PublicContentDeps): void {
+  const cache = new SiteOutputCache();
+  const { reader } = deps;
+
+  const sitemap = (scope: 'project' | 'form-set') => async (ctx: Context) => {
+    const target = publicProjectOf(ctx);
+    const formSet = scope === 'form-set' ? await deps.formSets.bySlug(target.projectId, ctx.params.slug!) : undefined;
+    const part = ctx.params.part === undefined ? undefined : partNumber(ctx.params.part);
+    const versionId = formSet?.formSetId ?? target.projectId;
+    const version = (await reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', versionId))?.version ?? 'empty';
+    const site = siteOf(target);
+    const key = JSON.stringify(['sitemap', versionId, version, part ?? 0, target.baseUrl, site.url, deps.sitemapUrlsPerFile]);
+    const output = await cache.get(key, async () => {
+      const rows = await reader.find<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', {
+        filter: formSet ? { formSetId: formSet.formSetId } : { projectId: target.projectId },
+        sort: formSet ? [['slug', 'asc']] : [['formSetSlug', 'asc'], ['slug', 'asc']],
+      });
+      const urls: SitemapUrl[] = [];
+      for (const row of rows) {
+        for (const { path } of row.paths) urls.push({ loc: `${site.url}${path}`, lastmod: row.lastmod, changefreq: row.changefreq, priority: row.priority });
+      }
+      const perFile = deps.sitemapUrlsPerFile;
+      const parts = Math.max(1, Math.ceil(urls.length / perFile));
+      if (part === undefined) {
+        if (parts === 1) return urlsetXml(urls);
+        const prefix = formSet ? `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}` : target.baseUrl;
+        return sitemapIndexXml(
+          Array.from({ length: parts }, (_, i) => ({ loc: `${prefix}/sitemap-${i + 1}.xml`, lastmod: latest(urls.slice(i * perFile, (i + 1) * perFile)) })),
+        );
+      }
+      if (part > parts || (parts === 1 && part !== 1)) return undefined;
+      return urlsetXml(urls.slice((part - 1) * perFile, part * perFile));
+    });
+    if (output === undefined) throw notFound(`No sitemap part ${part}.`);
+    ctx.type = 'application/xml; charset=utf-8';
+    ctx.set('ETag', `"${output.etag}"`);
+    ctx.body = output.body;
+  };
+
+  router.get('/sitemap.xml', sitemap('project'));
+  router.get('/sitemap-:part.xml', sitemap('project'));
+  router.get('/form-sets/:slug/sitemap.xml', sitemap('form-set'));
+  router.get('/form-sets/:slug/sitemap-:part.xml', sitemap('form-set'));
+
+  for (const kind of ['schema.json', 'ogp.json'] as const) {
+    router.get(`/form-sets/:formSetSlug/entries/:entrySlug/${kind}`, async (ctx) => {
+      const target = publicProjectOf(ctx);
+      const view = await entryOrRedirect(ctx, deps, target, `/${kind}`);
+      if (!view) return;
+      const formSet = await deps.formSets.bySlug(target.projectId, view.formSetSlug);
+      const context = seoContext(target, formSet, view);
+      if (kind === 'schema.json') {
+        ctx.type = 'application/ld+json; charset=utf-8';
+        ctx.body = articleJsonLd(view.seo, context);
+      } else {
+        ctx.body = openGraph(view.seo, context);
+      }
+    });
+  }
+
+  router.get('/llms.txt', async (ctx) => {
+    const target = publicProjectOf(ctx);
+    const version = (await reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', target.projectId))?.version ?? 'empty';
+    const site = siteOf(target);
+    const { siteSettings } = target.project;
+    const key = JSON.stringify(['llms', target.projectId, version, target.baseUrl, site.url, site.name, siteSettings.description]);
+    const output = await cache.get(key, async () => {
+      const [formSets, rows] = await Promise.all([
+        reader.find<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', { filter: { projectId: target.projectId }, sort: [['slug', 'asc']] }),
+        reader.find<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', { filter: { projectId: target.projectId }, sort: [['formSetSlug', 'asc'], ['slug', 'asc']] }),
+      ]);
+      const byFormSet = new Map<string, Array<Doc<SiteIndexDoc>>>();
+      for (const row of rows) {
+        const list = byFormSet.get(row.formSetId);
+        if (list) list.push(row);
+        else byFormSet.set(row.formSetId, [row]);
+      }
+      return llmsTxt({
+        name: site.name,
+        summary: siteSettings.description ?? `Published content of ${site.name}, from its content API.`,
+        sections: formSets.map((formSet) => ({
+          name: formSet.name,
+          links: (byFormSet.get(formSet.formSetId) ?? []).map((row) => ({
+            title: row.title,
+            // The page on the site when the project has a site URL; the entry in this API otherwise.
+            url: site.configured ? `${site.url}${row.paths[0]!.path}` : `${target.baseUrl}/form-sets/${encodeURIComponent(row.formSetSlug)}/entries/${encodeURIComponent(row.slug)}`,
+            description: row.description,
+          })),
+        })),
+      });
+    });
+    ctx.type = 'text/markdown; charset=utf-8';
+    ctx.set('ETag', `"${output!.etag}"`);
+    ctx.body = output!.body;
+  });
+}
+
+/** The project's site: its configured URL and name, else the request's origin and the project's name. */
+function siteOf(target: PublicProject): { url: string; name: string; configured: boolean } {
+  const { siteUrl, siteName } = target.project.siteSettings;
+  return { url: siteUrl ?? new URL(target.baseUrl).origin, name: siteName ?? target.project.name, configured: siteUrl !== null };
+}
+
+function seoContext(target: PublicProject, formSet: PublicFormSetDoc, view: EntryView): SeoContext {
+  const site = siteOf(target);
+  const path = expandUrlPattern(formSet.definition.sitemap.urlPattern, { slug: view.slug, formSetSlug: view.formSetSlug, entryId: view.entryId, locale: view.locale });
+  return {
+    siteName: site.name,
+    pageUrl: site.configured ? `${site.url}${path}` : `${target.baseUrl}/form-sets/${encodeURIComponent(view.formSetSlug)}/entries/${encodeURIComponent(view.slug)}`,
+    imageUrl: view.seo.imageAssetId === null ? null : `${target.baseUrl}/media/${view.seo.imageAssetId}`,
+    logoUrl: target.project.loginBranding.logoUrl,
+    locale: view.locale,
+    slug: view.slug,
+  };
+}
+
+function partNumber(raw: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(raw)) throw notFound(`No sitemap part ${JSON.stringify(raw.slice(0, 20))}.`);
+  return Number(raw);
+}
+
+function latest(urls: readonly SitemapUrl[]): string | null {
+  let max: string | null = null;
+  for (const url of urls) if (max === null || url.lastmod > max) max = url.lastmod;
+  return max;
+}
+

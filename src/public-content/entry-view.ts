@@ -1,0 +1,213 @@
+import type { Snapshot, ExternalIdentity } from '../domain/content/entry/entry-events.ts';
+import { isLocalizedField, type FieldType } from '../domain/content/form-set/field-types.ts';
+import type { FieldDefinition, FormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
+import { SEO_ROLE_FIELD_TYPES, SEO_ROLE_INFERENCE, widgetRolesByField, type SeoRole, type WidgetRole } from '../domain/content/form-set/roles.ts';
+import { indexTokens } from '../search/search-tokens.ts';
+import { excerpt, plainText } from './rich-text.ts';
+
+/**
+ * One published entry shaped for the public API in one locale, at projection time: a request for an entry,
+ * a list page or an SEO document is a lookup of this document plus string formatting. Pure.
+ */
+export interface EntryView {
+  projectId: string;
+  formSetId: string;
+  formSetSlug: string;
+  entryId: string;
+  slug: string;
+  locale: string;
+  importPath: string | null;
+  /** Flattened so each part can be indexed; sourceType/entityType null when the identity has none. */
+  external: { sourceType: string | null; entityType: string | null; externalId: string } | null;
+  /** When the entry was created. */
+  createdAt: string;
+  /** When the entry first went live. */
+  publishedAt: string;
+  /** When the live revision went live. */
+  updatedAt: string;
+  /** The value of the form set's date field (widget or SEO date role), as an ISO string; null without one. */
+  publishedDate: string | null;
+  /** Values of scalar fields in this locale, the sort keys beyond the four built-in ones. */
+  sortValues: Record<string, string | number | boolean | null>;
+  formSet: { id: string; slug: string; name: string };
+  revision: { id: string; revision: number; updatedAt: string };
+  /** Field values in this locale (default locale's where this one has none). */
+  data: Record<string, unknown>;
+  widgetRoles: Record<string, WidgetRole>;
+  /** image and file fields: field key → asset id; image_gallery: field key → asset ids. */
+  media: Record<string, string | string[]>;
+  seo: SeoValues;
+  /** Search tokens of the text, textarea and tiptap values in this locale (src/search/search-tokens.ts). */
+  search: string;
+}
+
+export interface SeoValues {
+  title: string | null;
+  description: string | null;
+  imageAssetId: string | null;
+  /** The date role's value, else when the entry first went live. */
+  datePublished: string;
+  dateModified: string;
+  author: string | null;
+}
+
+export interface EntryViewInput {
+  projectId: string;
+  formSet: { formSetId: string; slug: string; name: string; definition: FormSetDefinition };
+  entry: { entryId: string; slug: string; createdAt: string; publishedAt: string; importPath: string | null; external: ExternalIdentity | null };
+  revision: { revisionId: string; revision: number; updatedAt: string; snapshot: Snapshot };
+  locale: string;
+  defaultLocale: string;
+}
+
+/** Field types whose values can be sort keys (one scalar per entry). */
+const SCALAR_TYPES: ReadonlySet<FieldType> = new Set(['text', 'url', 'textarea', 'number', 'boolean', 'date', 'select', 'radio', 'video_embed', 'entry_ref']);
+const TEXT_TYPES: ReadonlySet<FieldType> = new Set(['text', 'textarea', 'tiptap']);
+const DESCRIPTION_MAX = 160;
+
+export function shapeEntryView(input: EntryViewInput): EntryView {
+  const { definition } = input.formSet;
+  const data = localizedData(definition.fields, input.revision.snapshot, input.locale, input.defaultLocale);
+  const byKey = new Map(definition.fields.map((f) => [f.key, f]));
+  const text = (key: string): string | null => {
+    const field = byKey.get(key);
+    const value = data[key];
+    if (field === undefined || value === undefined || value === null) return null;
+    const plain = field.type === 'tiptap' ? plainText(value) : typeof value === 'string' ? value : String(value);
+    return plain.trim() === '' ? null : plain;
+  };
+  const media = mediaIds(definition.fields, data);
+  const firstImage = (key: string): string | null => {
+    const ids = media[key];
+    return (Array.isArray(ids) ? ids[0] : ids) ?? null;
+  };
+  // A mapped SEO role reads its field; an unmapped one the first field named as usual that has a value here.
+  const seoCandidates = (role: SeoRole, extra: Array<string | undefined> = []): string[] => {
+    const mapped = definition.seoRoles[role];
+    if (mapped !== undefined) return [mapped];
+    const inferred = SEO_ROLE_INFERENCE[role].filter((key) => {
+      const field = byKey.get(key);
+      return field !== undefined && SEO_ROLE_FIELD_TYPES[role].includes(field.type);
+    });
+    return [...new Set([...extra.filter((k): k is string => k !== undefined), ...inferred])];
+  };
+  const firstOf = <T>(keys: readonly string[], read: (key: string) => T | null): T | null => {
+    for (const key of keys) {
+      const value = read(key);
+      if (value !== null) return value;
+    }
+    return null;
+  };
+  const dateKey = definition.widgetRoles.date ?? seoCandidates('date')[0];
+  const publishedDate = dateKey === undefined ? null : dateValue(data[dateKey]);
+  const description = firstOf(seoCandidates('description', [definition.widgetRoles.description]), text);
+
+  const searchable: string[] = [];
+  for (const field of definition.fields) {
+    if (!TEXT_TYPES.has(field.type)) continue;
+    const value = data[field.key];
+    if (value === undefined || value === null) continue;
+    searchable.push(field.type === 'tiptap' ? plainText(value) : String(value));
+  }
+
+  return {
+    projectId: input.projectId,
+    formSetId: input.formSet.formSetId,
+    formSetSlug: input.formSet.slug,
+    entryId: input.entry.entryId,
+    slug: input.entry.slug,
+    locale: input.locale,
+    importPath: input.entry.importPath,
+    external: input.entry.external
+      ? { sourceType: input.entry.external.sourceType ?? null, entityType: input.entry.external.entityType ?? null, externalId: input.entry.external.externalId }
+      : null,
+    createdAt: input.entry.createdAt,
+    publishedAt: input.entry.publishedAt,
+    updatedAt: input.revision.updatedAt,
+    publishedDate,
+    sortValues: sortValues(definition.fields, data),
+    formSet: { id: input.formSet.formSetId, slug: input.formSet.slug, name: input.formSet.name },
+    revision: { id: input.revision.revisionId, revision: input.revision.revision, updatedAt: input.revision.updatedAt },
+    data,
+    widgetRoles: widgetRolesByField(definition.widgetRoles),
+    media,
+    seo: {
+      title: firstOf(seoCandidates('title', [definition.widgetRoles.title]), text),
+      description: description === null ? null : excerpt(description, DESCRIPTION_MAX),
+      imageAssetId: firstOf(seoCandidates('image', [definition.widgetRoles.thumbnail]), firstImage),
+      datePublished: publishedDate ?? input.entry.publishedAt,
+      dateModified: input.revision.updatedAt,
+      author: firstOf(seoCandidates('author'), text),
+    },
+    search: indexTokens(searchable.join('\n')).join(' '),
+  };
+}
+
+/**
+ * The snapshot's values in `locale`: a localized field's value in that locale, else in the default locale;
+ * every other field as stored. Fields the definition no longer has are left out; so are missing values.
+ */
+export function localizedData(fields: readonly FieldDefinition[], snapshot: Snapshot, locale: string, defaultLocale: string): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const field of fields) {
+    const stored = snapshot[field.key];
+    if (stored === undefined) continue;
+    const value = isLocalizedField(field) ? inLocale(stored, locale, defaultLocale, field.type) : stored;
+    if (value !== undefined) data[field.key] = value;
+  }
+  return data;
+}
+
+function inLocale(stored: unknown, locale: string, defaultLocale: string, type: FieldType): unknown {
+  if (!isLocaleMap(stored, type)) return stored;
+  const own = stored[locale];
+  if (own !== undefined && own !== null && own !== '') return own;
+  return stored[defaultLocale] ?? undefined;
+}
+
+/** A {locale: value} map, as snapshots store localized fields (a tiptap document has a `type` key instead). */
+function isLocaleMap(value: unknown, type: FieldType): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return !(type === 'tiptap' && 'type' in value);
+}
+
+function dateValue(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object' && typeof (value as { from?: unknown }).from === 'string') return (value as { from: string }).from;
+  return null;
+}
+
+function sortValues(fields: readonly FieldDefinition[], data: Record<string, unknown>): Record<string, string | number | boolean | null> {
+  const values: Record<string, string | number | boolean | null> = {};
+  for (const field of fields) {
+    if (!SCALAR_TYPES.has(field.type)) continue;
+    const value = field.type === 'date' ? dateValue(data[field.key]) : data[field.key];
+    values[field.key] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : null;
+  }
+  return values;
+}
+
+/** Whether `key` names a field the entries list may sort by. */
+export function isSortableField(definition: Pick<FormSetDefinition, 'fields'>, key: string): boolean {
+  const field = definition.fields.find((f) => f.key === key);
+  return field !== undefined && SCALAR_TYPES.has(field.type);
+}
+
+function mediaIds(fields: readonly FieldDefinition[], data: Record<string, unknown>): Record<string, string | string[]> {
+  const media: Record<string, string | string[]> = {};
+  for (const field of fields) {
+    const value = data[field.key];
+    if ((field.type === 'image' || field.type === 'file') && typeof value === 'string') media[field.key] = value;
+    if (field.type === 'image_gallery' && Array.isArray(value)) {
+      media[field.key] = value.map((item) => (typeof item === 'string' ? item : (item as { assetId?: unknown })?.assetId)).filter((id): id is string => typeof id === 'string');
+    }
+  }
+  return media;
+}
+
+/** mediaUrls of a response: every asset id as a full URL on the request's base. */
+export function mediaUrls(media: Record<string, string | string[]>, baseUrl: string): Record<string, string | string[]> {
+  const urls: Record<string, string | string[]> = {};
+  for (const [key, ids] of Object.entries(media)) urls[key] = Array.isArray(ids) ? ids.map((id) => `${baseUrl}/media/${id}`) : `${baseUrl}/media/${ids}`;
+  return urls;
+}

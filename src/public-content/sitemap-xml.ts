@@ -1,0 +1,44 @@
+import { create } from 'xmlbuilder2';
+
+/** The sitemaps.org 0.9 namespace (https://www.sitemaps.org/protocol.html). */
+export const SITEMAP_NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+/** The protocol's limit of URLs per sitemap file. */
+export const SITEMAP_MAX_URLS = 50_000;
+
+export interface SitemapUrl {
+  loc: string;
+  /** ISO 8601. */
+  lastmod: string;
+  changefreq: string;
+  priority: number;
+}
+
+/** A `<urlset>` document. xmlbuilder2 escapes every value. */
+export function urlsetXml(urls: readonly SitemapUrl[]): string {
+  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(SITEMAP_NAMESPACE, 'urlset');
+  for (const url of urls) {
+    const node = root.ele('url');
+    node.ele('loc').txt(url.loc);
+    node.ele('lastmod').txt(w3cDatetime(url.lastmod));
+    node.ele('changefreq').txt(url.changefreq);
+    node.ele('priority').txt(url.priority.toFixed(1));
+  }
+  return root.end({ prettyPrint: false });
+}
+
+/** A `<sitemapindex>` document listing the parts of a sitemap too large for one file. */
+export function sitemapIndexXml(parts: ReadonlyArray<{ loc: string; lastmod: string | null }>): string {
+  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(SITEMAP_NAMESPACE, 'sitemapindex');
+  for (const part of parts) {
+    const node = root.ele('sitemap');
+    node.ele('loc').txt(part.loc);
+    if (part.lastmod !== null) node.ele('lastmod').txt(w3cDatetime(part.lastmod));
+  }
+  return root.end({ prettyPrint: false });
+}
+
+/** W3C Datetime to the second, in UTC (2026-11-22T10:15:30Z), the form every sitemap reader accepts. */
+function w3cDatetime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { projectionHarness } from '../support/projection-harness.ts';
+import { entryStream } from '../../src/domain/content/entry/entry-events.ts';
+import { formSetStreamId } from '../../src/domain/content/form-set/form-set-events.ts';
+import { projectStream } from '../../src/domain/access/access-streams.ts';
+import { startRebuild } from '../../src/projection-engine/rebuild.ts';
+import { publicContent } from '../../projections/public-content.ts';
+import { silentLogger } from '../support/engine-fixture.ts';
+import { dumpReadModels } from '../support/dump-read-models.ts';
+
+const id = (n: number): string => `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;
+const PROJECT = id(900);
+const TENANT = id(901);
+const BLOG = id(800);
+const ENTRY = id(1);
+const DRAFT_ONLY = id(2);
+const R1 = id(101);
+const R2 = id(102);
+const R3 = id(103);
+const T0 = '2026-11-22T12:00:00.000Z';
+const actor = { actor: { type: 'operator' as const, id: 'test' } };
+
+function definition(slug = 'blog', urlPattern = '/{formSetSlug}/{slug}') {
+  return {
+    id: BLOG,
+    slug,
+    name: 'Blog',
+    description: null,
+    blocks: [],
+    fields: [
+      { key: 'title', type: 'text', label: 'Title', required: true, locale_shared: false },
+      { key: 'summary', type: 'textarea', label: 'Summary', required: false, locale_shared: false },
+    ],
+    seoRoles: {},
+    widgetRoles: { title: 'title' },
+    sitemap: { include: true, urlPattern, changefreq: 'weekly', priority: 0.5 },
+  };
+}
+
+describe('public-content projection: given these events, expect these documents', () => {
+  it('shapes a published entry per locale, re-shapes on locale and form set changes, and forgets it on delete', async () => {
+    const h = projectionHarness(publicContent);
+    try {
+      const { log } = h;
+      await log.append(projectStream(PROJECT), [{ type: 'project.created', data: { projectId: PROJECT, tenantId: TENANT, name: 'P', slug: 'p', plan: 'business', contentLocales: { locales: ['en', 'ja'], defaultLocale: 'en' } } }], 'any', actor);
+      await log.append(formSetStreamId(BLOG), [{ type: 'form-set.created', data: { projectId: PROJECT, version: 1, definition: definition() } }], 'no_stream', actor);
+      const scope = { projectId: PROJECT, formSetId: BLOG };
+      await log.append(
+        entryStream(ENTRY),
+        [
+          { type: 'entry.created', data: { ...scope, entryId: ENTRY, slug: 'hello' } },
+          { type: 'entry.revision-saved', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1, snapshot: { title: { en: 'Hello', ja: 'こんにちは' }, summary: { en: 'English only' } }, savedAt: T0 } },
+          { type: 'entry.revision-submitted', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1 } },
+          { type: 'entry.revision-published', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1, publishedAt: T0, trigger: 'publish' } },
+          // A later draft is not public; its snapshot waits in drafts.
+          { type: 'entry.revision-saved', data: { ...scope, entryId: ENTRY, revisionId: R2, revision: 2, snapshot: { title: { en: 'Draft title' } }, savedAt: T0 } },
+        ],
+        'no_stream',
+        actor,
+      );
+      await log.append(entryStream(DRAFT_ONLY), [{ type: 'entry.created', data: { ...scope, entryId: DRAFT_ONLY, slug: 'unpublished' } }, { type: 'entry.revision-saved', data: { ...scope, entryId: DRAFT_ONLY, revisionId: R3, revision: 1, snapshot: { title: { en: 'x' } }, savedAt: T0 } }], 'no_stream', actor);
+      await h.project();
+
+      const ja = await h.doc('entry_views', `${ENTRY}:ja`);
+      expect(ja).to.deep.include({ slug: 'hello', locale: 'ja', formSetSlug: 'blog', publishedAt: T0, updatedAt: T0 });
+      expect(ja!['data']).to.deep.equal({ title: 'こんにちは', summary: 'English only' });
+      expect(ja!['revision']).to.deep.equal({ id: R1, revision: 1, updatedAt: T0 });
+      expect((await h.find('entry_views')).map((v) => v['entryId'])).to.deep.equal([ENTRY, ENTRY]);
+      expect(await h.doc('site_index', ENTRY)).to.deep.include({ paths: [{ locale: 'en', path: '/blog/hello' }], title: 'Hello' });
+      expect(await h.doc('live_counts', BLOG)).to.deep.include({ liveEntries: 1 });
+      expect(await h.doc('drafts', R2)).to.deep.include({ entryId: ENTRY, revision: 2 });
+
+      // Locales change: fr joins (its values fall back to en), ja leaves.
+      await log.append(projectStream(PROJECT), [{ type: 'project.content-locales-changed', data: { projectId: PROJECT, locales: ['en', 'fr'], defaultLocale: 'en' } }], 'any', actor);
+      await h.project();
+      expect((await h.find('entry_views', { sort: [['locale', 'asc']] })).map((v) => v['locale'])).to.deep.equal(['en', 'fr']);
+      expect((await h.doc('entry_views', `${ENTRY}:fr`))!['data']).to.deep.equal({ title: 'Hello', summary: 'English only' });
+
+      // The form set is renamed and its URL pattern uses the locale: views and site paths follow.
+      await log.append(formSetStreamId(BLOG), [{ type: 'form-set.updated', data: { projectId: PROJECT, version: 2, definition: definition('news', '/{locale}/news/{slug}'), removedFieldKeys: [], removedBlockIds: [] } }], 'stream_exists', actor);
+      await h.project();
+      expect((await h.doc('entry_views', `${ENTRY}:en`))!['formSetSlug']).to.equal('news');
+      expect((await h.doc('site_index', ENTRY))!['paths']).to.deep.equal([
+        { locale: 'en', path: '/en/news/hello' },
+        { locale: 'fr', path: '/fr/news/hello' },
+      ]);
+
+      // Rename, then delete: every view, row, redirect and draft of the entry goes.
+      await log.append(entryStream(ENTRY), [{ type: 'entry.slug-changed', data: { ...scope, entryId: ENTRY, from: 'hello', to: 'hello-world' } }], 'stream_exists', actor);
+      await h.project();
+      expect(await h.doc('slug_redirects', `${BLOG}:hello`)).to.deep.include({ entryId: ENTRY });
+      await log.append(entryStream(ENTRY), [{ type: 'entry.deleted', data: { ...scope, entryId: ENTRY, slug: 'hello-world', previousSlugs: ['hello'] } }], 'stream_exists', actor);
+      await h.project();
+      expect(await h.find('entry_views')).to.deep.equal([]);
+      expect(await h.find('site_index')).to.deep.equal([]);
+      expect(await h.find('slug_redirects')).to.deep.equal([]);
+      expect(await h.doc('drafts', R2)).to.equal(null);
+      expect(await h.doc('live_counts', BLOG)).to.deep.include({ liveEntries: 0 });
+      // The never-published entry was never public and still is not.
+      expect(await h.doc('entries', DRAFT_ONLY)).to.deep.include({ live: null });
+
+      // A rebuild of the whole history from the log arrives at the same documents.
+      const before = await dumpReadModels(h.store, [publicContent]);
+      const rebuild = startRebuild({ projection: publicContent, log, store: h.store, clock: h.clock, logger: silentLogger });
+      await rebuild.result;
+      expect(await dumpReadModels(h.store, [publicContent])).to.deep.equal(before);
+    } finally {
+      await h.close();
+    }
+  });
+});
