@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { constants } from 'node:fs';
+import path from 'node:path';
+import { assertBlobKey, assertByteRange, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
+
+/**
+ * Blobs as files under one folder (the embedded default: DATA_DIR/media), one file per key. A write goes
+ * to a temporary file beside its target, is flushed to disk, then renamed over the target, so readers
+ * see whole files only and a crash leaves at worst a temporary file (named `.incoming-*`, which no key can
+ * name). Reads stream from an open file handle, so a blob deleted mid-read is still read whole.
+ */
+export class LocalFolderBlobStore implements BlobStore {
+  readonly kind = 'local-folder';
+
+  constructor(readonly root: string) {}
+
+  async put(key: string, source: BlobSource, _options: { contentType: string }): Promise<void> {
+    const target = this.#pathOf(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const temporary = path.join(path.dirname(target), `.incoming-${randomUUID()}`);
+    try {
+      if ('path' in source) await fs.copyFile(source.path, temporary);
+      else await fs.writeFile(temporary, source.bytes);
+      const handle = await fs.open(temporary, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temporary, target);
+    } catch (error) {
+      await fs.rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<BlobRead | null> {
+    const file = this.#pathOf(key);
+    if (range) assertByteRange(range);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      if (!range) return { body: handle.createReadStream({ autoClose: true }), size, length: size };
+      if (range.start >= size) throw new BlobStoreError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
+      const end = Math.min(range.end, size - 1);
+      return { body: handle.createReadStream({ start: range.start, end, autoClose: true }), size, length: end - range.start + 1 };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async stat(key: string): Promise<{ size: number } | null> {
+    try {
+      const stats = await fs.stat(this.#pathOf(key));
+      return { size: stats.size };
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.#pathOf(key), { force: true });
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await fs.mkdir(this.root, { recursive: true });
+      await fs.access(this.root, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      throw new BlobStoreUnavailableError(`media folder ${this.root} is not writable`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  #pathOf(key: string): string {
+    assertBlobKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}

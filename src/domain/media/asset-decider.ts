@@ -1,0 +1,121 @@
+import type { Decider } from '../decider.ts';
+import { invalid, notFound } from '../domain-error.ts';
+import { assertCan } from '../access/permissions.ts';
+import type { Principal } from '../principal.ts';
+import { ALT_TEXT_MAX, CAPTION_MAX, FILE_NAME_MAX, type AssetEvent } from './media-events.ts';
+
+export interface Asset {
+  assetId: string;
+  projectId: string;
+  fileName: string;
+  mimeType: string;
+  byteSize: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  animated: boolean;
+  altText: string;
+  caption: string;
+  blobKey: string;
+}
+
+export type AssetState = { status: 'absent' } | ({ status: 'active' } & Asset) | ({ status: 'deleted' } & Asset);
+
+/** What an upload learned about the bytes, which are in blob storage under blobKey before the command runs. */
+export interface UploadedFile {
+  fileName: string;
+  mimeType: string;
+  byteSize: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  animated: boolean;
+  blobKey: string;
+  source: 'multipart' | 'base64' | 'source-url';
+}
+
+export type AssetCommand =
+  | ({ type: 'register_upload'; assetId: string; projectId: string; altText: string; caption: string } & UploadedFile)
+  /** Replaces the given parts; an absent one is kept. */
+  | { type: 'update_details'; projectId: string; altText?: string | undefined; caption?: string | undefined }
+  | { type: 'delete_asset'; projectId: string; blobKeys: string[] };
+
+export interface AssetContext {
+  principal: Principal;
+  /** ISO 8601 UTC. */
+  now: string;
+}
+
+/**
+ * One media asset (stream `media-asset-${assetId}`). Permissions (spec section 5): uploading and editing
+ * alt text or caption need `media.upload` (console users; agent keys of scope full or schema, not content,
+ * which may only list media), deleting needs `media.delete` (tenant_admin; full or schema keys). An asset
+ * of another project, or a deleted one, is NOT_FOUND.
+ */
+export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetContext> = {
+  initialState: () => ({ status: 'absent' }),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'media.asset-uploaded': {
+        const { uploadedAt: _at, source: _source, ...asset } = event.data;
+        return { status: 'active', ...asset };
+      }
+      case 'media.asset-details-changed':
+        return state.status === 'active' ? { ...state, altText: event.data.altText, caption: event.data.caption } : state;
+      case 'media.asset-deleted':
+        return state.status === 'active' ? { ...state, status: 'deleted' } : state;
+      default:
+        return state;
+    }
+  },
+
+  decide(command, state, { principal, now }) {
+    if (principal.kind === 'agent' && principal.projectId !== command.projectId) throw notFound('No such asset in this project.');
+    switch (command.type) {
+      case 'register_upload': {
+        assertCan(principal, 'media.upload');
+        if (state.status !== 'absent') {
+          // A retry of the same upload (idempotency key, crash recovery) finds its own work done.
+          if (state.projectId === command.projectId && state.sha256 === command.sha256) return [];
+          throw invalid(`Asset ${command.assetId} already exists.`);
+        }
+        assertText('fileName', command.fileName, FILE_NAME_MAX, { required: true });
+        assertText('altText', command.altText, ALT_TEXT_MAX);
+        assertText('caption', command.caption, CAPTION_MAX);
+        if (!Number.isSafeInteger(command.byteSize) || command.byteSize < 1) throw invalid('The file is empty.');
+        const { type: _type, ...data } = command;
+        return [{ type: 'media.asset-uploaded', data: { ...data, uploadedAt: now } }];
+      }
+      case 'update_details': {
+        // Editing alt text and captions is part of uploading media (console users, full or schema keys).
+        assertCan(principal, 'media.upload');
+        const asset = requireActive(state, command.projectId);
+        if (command.altText !== undefined) assertText('altText', command.altText, ALT_TEXT_MAX);
+        if (command.caption !== undefined) assertText('caption', command.caption, CAPTION_MAX);
+        const altText = command.altText ?? asset.altText;
+        const caption = command.caption ?? asset.caption;
+        if (altText === asset.altText && caption === asset.caption) return [];
+        return [{ type: 'media.asset-details-changed', data: { projectId: asset.projectId, assetId: asset.assetId, altText, caption, changedAt: now } }];
+      }
+      case 'delete_asset': {
+        assertCan(principal, 'media.delete');
+        const asset = requireActive(state, command.projectId);
+        return [{ type: 'media.asset-deleted', data: { projectId: asset.projectId, assetId: asset.assetId, blobKeys: command.blobKeys, deletedAt: now } }];
+      }
+    }
+  },
+};
+
+function requireActive(state: AssetState, projectId: string): Asset {
+  if (state.status !== 'active' || state.projectId !== projectId) throw notFound('No such asset in this project.');
+  return state;
+}
+
+/** Lengths in characters; no control characters (line breaks are allowed in captions and alt text). */
+function assertText(field: string, value: string, max: number, options: { required?: boolean } = {}): void {
+  if (options.required && value.trim().length === 0) throw invalid(`${field}: must not be empty.`);
+  if ([...value].length > max) throw invalid(`${field}: at most ${max} characters.`);
+  const allowed = field === 'fileName' ? /[\u0000-\u001f\u007f]/ : /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+  if (allowed.test(value)) throw invalid(`${field}: must not contain control characters.`);
+}

@@ -1,0 +1,212 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { OutboundPolicy } from '../../security/ssrf-guard.ts';
+import type { MediaService, AssetView } from '../../media/media-service.ts';
+import { MEDIA_KINDS } from '../../domain/media/media-kind.ts';
+import { ALT_TEXT_MAX, CAPTION_MAX } from '../../domain/media/media-events.ts';
+import { receiveMultipart, FILE_FIELD } from '../../media/multipart-upload.ts';
+import { discard, receiveBytes, type ReceivedFile } from '../../media/received-file.ts';
+import { fetchSource } from '../../media/source-fetch.ts';
+import { asHttp, mediaHttpError } from '../../media/media-http-errors.ts';
+import { MediaRejectedError, MediaTooLargeError } from '../../media/media-errors.ts';
+import { notFound, unsupportedMediaType, validationError } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+/** What the media routes need beyond the admin API's collaborators. */
+export interface MediaAdminDeps {
+  service: MediaService;
+  /** MEDIA_MAX_BYTES. */
+  maxBytes: number;
+  /** MEDIA_SOURCE_TIMEOUT_MS. */
+  sourceTimeoutMs: number;
+  /** OUTBOUND_ALLOWLIST, parsed. */
+  outbound: OutboundPolicy;
+  /** Where uploads wait between arriving and being stored. */
+  tempDir: string;
+}
+
+const MAX_PAGE_SIZE = 100;
+/** Room for a multipart body's boundaries and text fields beside the file. */
+const MULTIPART_OVERHEAD_BYTES = 128 * 1024;
+const JSON_OVERHEAD_BYTES = 64 * 1024;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const DATA_URL_PREFIX = /^data:[^,]{0,200};base64,/i;
+
+const mediaType = z
+  .string()
+  .max(255)
+  .refine((value) => (MEDIA_KINDS as readonly string[]).includes(value) || /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9!#$&^_.+-]*$/i.test(value), {
+    message: `must be ${MEDIA_KINDS.join(', ')} or a MIME type prefix such as image/png or application/`,
+  })
+  .optional();
+
+const listQuery = z.object({
+  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
+  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+  type: mediaType,
+  name: z.string().min(1, 'must not be empty').max(255, 'at most 255 characters').optional(),
+});
+
+const details = {
+  fileName: z.string().max(1000, 'at most 1000 characters').optional(),
+  altText: z.string().max(ALT_TEXT_MAX, `at most ${ALT_TEXT_MAX} characters`).optional(),
+  caption: z.string().max(CAPTION_MAX, `at most ${CAPTION_MAX} characters`).optional(),
+};
+
+const jsonUploadBody = z
+  .object({
+    base64: z.string().optional(),
+    sourceUrl: z.string().max(8192, 'at most 8192 characters').optional(),
+    ...details,
+    idempotencyKey: z.string().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.base64 === undefined) === (body.sourceUrl === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['base64'], message: 'send exactly one of base64 and sourceUrl (or a multipart/form-data body with the field "file")' });
+    }
+  });
+
+const patchBody = z.object({
+  altText: details.altText,
+  caption: details.caption,
+});
+
+/**
+ * Media (spec: list_media and upload_media): upload by multipart/form-data, base64 in JSON, or a source URL
+ * the service fetches; list with filters; read; edit alt text and caption; delete. Uploads check the
+ * caller's permission before reading the body and enforce MEDIA_MAX_BYTES while reading it.
+ */
+export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdminDeps): Router {
+  const router = new Router();
+  const { service } = media;
+  const assetId = (ctx: Context): string => {
+    const value = ctx.params['assetId'];
+    if (!isUuid(value)) throw notFound(`No asset ${value}.`);
+    return value;
+  };
+  const withUrl = (ctx: Context, projectId: string, view: AssetView) => ({ ...view, url: `${ctx.protocol}://${ctx.host}/public/p/${projectId}/v1/media/${view.id}` });
+
+  // Multipart uploads are handled here; JSON ones fall through to the documented route below.
+  router.post('/media', async (ctx, next) => {
+    const principal = principalOf(ctx);
+    service.assertMayUpload(principal);
+    const project = projectOf(ctx);
+    if (!ctx.is('multipart')) {
+      if (hasBody(ctx) && !ctx.is(['application/json', '+json'])) {
+        throw unsupportedMediaType('Upload media as multipart/form-data or as JSON.', { hint: `Send multipart/form-data with the file in the field "${FILE_FIELD}", or JSON {base64 | sourceUrl, fileName?, altText?, caption?}.` });
+      }
+      return next();
+    }
+    const declared = ctx.request.length;
+    if (declared !== undefined && declared > media.maxBytes + MULTIPART_OVERHEAD_BYTES) throw mediaHttpError(new MediaTooLargeError(media.maxBytes))!;
+    const upload = await asHttp(() => receiveMultipart(ctx, { dir: media.tempDir, maxBytes: media.maxBytes }));
+    try {
+      if (!upload.file) throw validationError(`${FILE_FIELD}: required, the file to upload (a multipart part with a file name and Content-Type).`);
+      const fields = parseFields(upload.fields);
+      const result = await asHttp(() =>
+        service.upload(
+          principal,
+          project,
+          upload.file!,
+          { fileName: fields.fileName ?? upload.file!.originalFilename, altText: fields.altText, caption: fields.caption, source: 'multipart' },
+          idempotencyKeyOf(ctx, upload.fields),
+        ),
+      );
+      ctx.status = result.status;
+      ctx.body = withUrl(ctx, project.projectId, result.body as AssetView);
+    } finally {
+      await discard(upload.file ?? undefined);
+    }
+  });
+
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/media',
+      operationId: 'uploadMedia',
+      summary: `Upload a media file (upload_media): multipart/form-data with the file in the field "${FILE_FIELD}" (and text fields fileName, altText, caption), or JSON with base64 (a data: URL prefix is allowed) or sourceUrl (fetched by the service; http(s) only, private and metadata addresses refused unless OUTBOUND_ALLOWLIST names them, redirects within the same host only). The MIME type is sniffed from the bytes. 413 PAYLOAD_TOO_LARGE above MEDIA_MAX_BYTES; 400 for an empty or unreadable file. Idempotent by key. Agent keys need scope full or schema.`,
+      tag: 'Media',
+      body: jsonUploadBody,
+      bodyLimitBytes: Math.ceil(media.maxBytes / 3) * 4 + JSON_OVERHEAD_BYTES,
+      responses: { 201: 'The asset, with its public URL on the project-pinned base' },
+    },
+    async (ctx, { body }) => {
+      const principal = principalOf(ctx);
+      const project = projectOf(ctx);
+      let file: ReceivedFile | undefined;
+      try {
+        let fileName = body.fileName;
+        let source: 'base64' | 'source-url';
+        if (body.base64 !== undefined) {
+          file = await asHttp(() => receiveBytes(decodeBase64(body.base64!, media.maxBytes), { dir: media.tempDir, maxBytes: media.maxBytes }));
+          source = 'base64';
+        } else {
+          const fetched = await asHttp(() => fetchSource(body.sourceUrl!, { policy: media.outbound, maxBytes: media.maxBytes, timeoutMs: media.sourceTimeoutMs, dir: media.tempDir }));
+          file = fetched;
+          fileName ??= fetched.fileName;
+          source = 'source-url';
+        }
+        const received = file;
+        const result = await asHttp(() => service.upload(principal, project, received, { fileName, altText: body.altText, caption: body.caption, source }, idempotencyKeyOf(ctx, body)));
+        ctx.status = result.status;
+        ctx.body = withUrl(ctx, project.projectId, result.body as AssetView);
+      } finally {
+        await discard(file);
+      }
+    },
+  );
+
+  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); page and limit (max ${MAX_PAGE_SIZE}) as the entries list`, tag: 'Media', query: listQuery, responses: { 200: 'A page of assets' } }, async (ctx, { query }) => {
+    const project = projectOf(ctx);
+    const result = await service.list(principalOf(ctx), project, query);
+    ctx.body = { ...result, items: result.items.map((item) => withUrl(ctx, project.projectId, item)) };
+  });
+
+  api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', summary: 'Read an asset', tag: 'Media', responses: { 200: 'The asset' } }, async (ctx) => {
+    const project = projectOf(ctx);
+    ctx.body = withUrl(ctx, project.projectId, await service.get(principalOf(ctx), project, assetId(ctx)));
+  });
+
+  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters) and caption (at most ${CAPTION_MAX}); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: 'The asset' } }, async (ctx, { body }) => {
+    const project = projectOf(ctx);
+    ctx.body = withUrl(ctx, project.projectId, await service.updateDetails(principalOf(ctx), project, assetId(ctx), body));
+  });
+
+  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: 'Deleted' } }, async (ctx) => {
+    await service.delete(principalOf(ctx), projectOf(ctx), assetId(ctx));
+    ctx.status = 204;
+  });
+
+  return router;
+}
+
+/** The multipart text fields, checked as the JSON body's are. */
+function parseFields(fields: Record<string, string>): { fileName?: string | undefined; altText?: string | undefined; caption?: string | undefined } {
+  const result = z.object(details).safeParse(fields);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw validationError(`${issue.path.map(String).join('.')}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** Standard or URL-safe base64, optionally as a data: URL, whitespace ignored; refused when malformed or decoding to more than maxBytes. */
+function decodeBase64(value: string, maxBytes: number): Buffer {
+  const text = value.replace(DATA_URL_PREFIX, '').replace(/\s+/g, '');
+  if (!BASE64.test(text) || text.replace(/=+$/, '').length % 4 === 1) throw new MediaRejectedError('base64: not valid base64.');
+  const decodedLength = Math.floor((text.replace(/=+$/, '').length * 3) / 4);
+  if (decodedLength > maxBytes) throw new MediaTooLargeError(maxBytes);
+  if (decodedLength === 0) throw new MediaRejectedError('The file is empty.', 'Upload a file with content.');
+  return Buffer.from(text, 'base64');
+}
+
+/** RFC 9112: a request has a body when it has Transfer-Encoding or a non-zero Content-Length. */
+function hasBody(ctx: Context): boolean {
+  if (ctx.get('Transfer-Encoding') !== '') return true;
+  const length = ctx.request.length;
+  return length !== undefined && length > 0;
+}

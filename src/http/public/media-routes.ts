@@ -1,0 +1,112 @@
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { BlobStore } from '../../blobs/blob-store.ts';
+import type { AssetDoc } from '../../../projections/media.ts';
+import { acceptsWebp } from '../../media/accepts-webp.ts';
+import { contentRange, parseRange, rangeNotSatisfiable } from '../../media/byte-range.ts';
+import { isWebpConvertible } from '../../media/image-metadata.ts';
+import { asHttp } from '../../media/media-http-errors.ts';
+import type { WebpVariants } from '../../media/webp-variants.ts';
+import { internal, notFound } from '../errors/error-factory.ts';
+import { isUuid } from '../../event-store/position.ts';
+import { publicProjectOf } from './public-context.ts';
+import type { PublicRoutes } from './public-router.ts';
+
+export interface PublicMediaDeps {
+  reader: ReadModelReader;
+  blobs: BlobStore;
+  variants: WebpVariants;
+  logger: Logger;
+}
+
+/** Spec section 8: media may be cached for a year; an asset's bytes never change (a new upload is a new id). */
+export const MEDIA_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** Media from a content API's origin must not run as a page there (SVG, HTML uploaded as text). */
+const MEDIA_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+/** One stored form of an asset: the original, or its WebP variant. */
+interface Representation {
+  key: string;
+  contentType: string;
+  size: number;
+  etag: string;
+}
+
+/**
+ * GET (and HEAD) /media/{assetId} on both public bases (spec section 4.1): the bytes streamed from blob
+ * storage, never held whole in memory. Strong ETag from the content hash (304 for a matching If-None-Match),
+ * a year's immutable Cache-Control, single byte ranges (206; 416 beyond the end; If-Range honoured), and
+ * WebP for raster images when the Accept header names image/webp, with `Vary: Accept` on every image
+ * response. An id that is malformed, unknown, of another project or deleted is 404 NOT_FOUND.
+ */
+export function publicMediaRoutes(deps: PublicMediaDeps): PublicRoutes {
+  return (router) => {
+    router.get('/media/:assetId', async (ctx) => {
+      const { projectId } = publicProjectOf(ctx);
+      const id = String(ctx.params['assetId'] ?? '');
+      if (!isUuid(id)) throw notFound(`No asset ${JSON.stringify(String(id).slice(0, 64))}.`, { hint: 'Asset ids are UUIDs.' });
+      const asset = await deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', id.toLowerCase());
+      if (!asset || asset.projectId !== projectId) throw notFound(`No asset ${id}.`);
+
+      const isImage = asset.kind === 'image';
+      if (isImage) ctx.vary('Accept');
+      const representation = await asHttp(() => choose(asset, ctx, deps.variants));
+      ctx.set('Cache-Control', MEDIA_CACHE_CONTROL);
+      ctx.set('ETag', representation.etag);
+      if (noneMatch(ctx.get('If-None-Match'), representation.etag)) {
+        ctx.status = 304;
+        return;
+      }
+      const range = rangeApplies(ctx.get('If-Range'), representation.etag) ? parseRange(ctx.get('Range'), representation.size) : ({ kind: 'whole' } as const);
+      if (range.kind === 'unsatisfiable') throw rangeNotSatisfiable(representation.size);
+
+      ctx.set('Accept-Ranges', 'bytes');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Content-Security-Policy', MEDIA_CSP);
+      ctx.attachment(representation.contentType === 'image/webp' && asset.mimeType !== 'image/webp' ? withExtension(asset.fileName, '.webp') : asset.fileName, { type: 'inline' });
+      ctx.type = representation.contentType === 'text/plain' ? 'text/plain; charset=utf-8' : representation.contentType;
+      const partial = range.kind === 'partial' ? { start: range.start, end: range.end } : undefined;
+      if (partial) ctx.set('Content-Range', contentRange(partial.start, partial.end, representation.size));
+      const length = partial ? partial.end - partial.start + 1 : representation.size;
+      ctx.status = partial ? 206 : 200;
+      if (ctx.method === 'HEAD') {
+        ctx.length = length;
+        return;
+      }
+      const read = await asHttp(() => deps.blobs.get(representation.key, partial));
+      if (!read) throw internal({ cause: new Error(`media: asset ${asset.assetId} has no blob at ${representation.key}`) });
+      ctx.body = read.body;
+      ctx.length = read.length;
+    });
+  };
+}
+
+/** The WebP variant when the client asks for it and the asset has one; the original otherwise. */
+async function choose(asset: AssetDoc, ctx: Context, variants: WebpVariants): Promise<Representation> {
+  if (isWebpConvertible(asset) && acceptsWebp(ctx.get('Accept'))) {
+    const variant = await variants.ensure(asset);
+    if (variant) return { key: variant.key, contentType: 'image/webp', size: variant.size, etag: `"${asset.sha256}-webp"` };
+  }
+  return { key: asset.blobKey, contentType: asset.mimeType, size: asset.byteSize, etag: `"${asset.sha256}"` };
+}
+
+/** If-None-Match (RFC 9110 section 13.1.2): `*`, or a list of entity tags compared weakly. */
+function noneMatch(header: string, etag: string): boolean {
+  if (header.trim() === '') return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/** If-Range (RFC 9110 section 13.1.5): ranges apply unless it names another (or a weak) entity tag, or a date. */
+function rangeApplies(header: string, etag: string): boolean {
+  const value = header.trim();
+  return value === '' || value === etag;
+}
+
+/** The file name with its extension replaced (or added), for a converted representation. */
+function withExtension(fileName: string, extension: string): string {
+  const dot = fileName.lastIndexOf('.');
+  return `${dot > 0 ? fileName.slice(0, dot) : fileName}${extension}`;
+}

@@ -1,0 +1,236 @@
+import type { Clock } from '../clock.ts';
+import type { EventLog } from '../event-store/event-log.ts';
+import type { ReadModelReader } from '../read-models/read-model-reader.ts';
+import type { FieldCondition } from '../read-models/read-model-store.ts';
+import type { Principal } from '../domain/principal.ts';
+import { notFound } from '../domain/domain-error.ts';
+import { actorOf } from '../domain/access/caller.ts';
+import { assertCan } from '../domain/access/permissions.ts';
+import { assetDecider, type AssetCommand } from '../domain/media/asset-decider.ts';
+import { assetStreamId } from '../domain/media/media-events.ts';
+import { mediaKindOf, MEDIA_KINDS, type MediaKind } from '../domain/media/media-kind.ts';
+import { handleCommand } from '../application/command-handler.ts';
+import type { Idempotency, IdempotentResult } from '../application/idempotency.ts';
+import type { ProjectionWatermark } from '../application/projection-watermark.ts';
+import { ProjectWrites } from '../application/project-writes.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import type { AssetDoc } from '../../projections/media.ts';
+import { imageMetadata } from './image-metadata.ts';
+import { MediaRejectedError } from './media-errors.ts';
+import type { ReceivedFile } from './received-file.ts';
+import { sniffMimeType } from './sniff-mime-type.ts';
+import { normaliseFileName } from './file-name.ts';
+import { WebpVariants } from './webp-variants.ts';
+
+/** An asset as the admin API and the MCP tools show it. */
+export interface AssetView {
+  id: string;
+  fileName: string;
+  mimeType: string;
+  kind: MediaKind;
+  byteSize: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  altText: string;
+  caption: string;
+  uploadedAt: string;
+  updatedAt: string;
+}
+
+export interface UploadDetails {
+  /** As the client named the file (normalised here); absent: the fallback. */
+  fileName?: string | undefined;
+  altText?: string | undefined;
+  caption?: string | undefined;
+  source: 'multipart' | 'base64' | 'source-url';
+}
+
+export interface MediaListQuery {
+  page: number;
+  limit: number;
+  /** image, video, audio, document, or a MIME type prefix (image/png, application/). */
+  type?: string | undefined;
+  /** Case-insensitive substring of the file name. */
+  name?: string | undefined;
+}
+
+/** Assets scanned at most when filtering by name or MIME prefix (the read models have no substring index). */
+const SCAN_LIMIT = 50_000;
+const SCAN_CHUNK = 500;
+
+/**
+ * Media use cases (spec: list_media and upload_media, section 4.4): upload, list, read, edit alt text and
+ * caption, delete. An upload's bytes are stored first and the event appended after, so a crash leaves at
+ * worst an unreferenced blob, never an asset without bytes. Writes return once the read models show them.
+ */
+export class MediaService {
+  readonly #writes: ProjectWrites;
+
+  constructor(
+    private readonly deps: {
+      log: EventLog;
+      reader: ReadModelReader;
+      blobs: BlobStore;
+      idempotency: Idempotency;
+      watermark: ProjectionWatermark;
+      clock: Clock;
+    },
+  ) {
+    this.#writes = new ProjectWrites(deps);
+  }
+
+  /** The permission check an upload route makes before reading any byte of the body. */
+  assertMayUpload(principal: Principal): void {
+    assertCan(principal, 'media.upload');
+  }
+
+  /**
+   * Stores an upload received into `file` (the caller removes the file afterwards) and records it. The MIME
+   * type is sniffed from the bytes; images get their size. Idempotent by key: the same key and file answer
+   * with the first upload's asset.
+   */
+  async upload(principal: Principal, project: { projectId: string }, file: ReceivedFile, details: UploadDetails, idempotencyKey?: string): Promise<IdempotentResult> {
+    assertCan(principal, 'media.upload');
+    if (file.size === 0) throw new MediaRejectedError('The file is empty.', 'Upload a file with content.');
+    const mimeType = await sniffMimeType(file.path);
+    const image = await imageMetadata(file.path, mimeType);
+    const fileName = normaliseFileName(details.fileName, details.source === 'source-url' ? 'download' : 'upload');
+    const altText = details.altText ?? '';
+    const caption = details.caption ?? '';
+    const request = { sha256: file.sha256, byteSize: file.size, fileName, altText, caption };
+    return this.#writes.idempotent(principal, project.projectId, 'upload_media', idempotencyKey, request, ['assetId'], async (ids) => {
+      const assetId = ids['assetId']!;
+      const blobKey = `${project.projectId}/${assetId}`;
+      const command: AssetCommand = {
+        type: 'register_upload',
+        assetId,
+        projectId: project.projectId,
+        fileName,
+        mimeType,
+        byteSize: file.size,
+        sha256: file.sha256,
+        width: image.width,
+        height: image.height,
+        animated: image.animated,
+        altText,
+        caption,
+        blobKey,
+        source: details.source,
+      };
+      const context = { principal, now: this.deps.clock.now().toISOString() };
+      // Decide before storing anything: bad details (an over-long caption) leave no blob behind.
+      assetDecider.decide(command, assetDecider.initialState(), context);
+      await this.deps.blobs.put(blobKey, { path: file.path }, { contentType: mimeType });
+      const result = await handleCommand(this.deps.log, assetStreamId(assetId), assetDecider, command, context, { actor: actorOf(principal) });
+      await this.#writes.settle(result.position);
+      const doc = await this.deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', assetId);
+      const at = context.now;
+      return {
+        status: 201,
+        body: doc ? assetView(doc) : { id: assetId, fileName, mimeType, kind: mediaKindOf(mimeType), byteSize: file.size, sha256: file.sha256, width: image.width, height: image.height, altText, caption, uploadedAt: at, updatedAt: at },
+      };
+    });
+  }
+
+  async list(principal: Principal, project: { projectId: string }, query: MediaListQuery): Promise<{ total: number; page: number; limit: number; items: AssetView[] }> {
+    assertCan(principal, 'media.list');
+    const type = typeFilter(query.type);
+    const filter: Record<string, FieldCondition> = { projectId: project.projectId, ...type.filter };
+    const sort = [['seq', 'desc']] as const;
+    const offset = (query.page - 1) * query.limit;
+    const page = { page: query.page, limit: query.limit };
+    const needle = query.name?.toLowerCase();
+    const predicates = [type.matches, needle ? (doc: AssetDoc) => doc.fileName.toLowerCase().includes(needle) : undefined].filter((p) => p !== undefined);
+    if (predicates.length === 0) {
+      const [docs, total] = await Promise.all([
+        this.deps.reader.find<AssetDoc & Record<string, unknown>>('media', 'assets', { filter, sort, limit: query.limit, offset }),
+        this.deps.reader.count('media', 'assets', filter),
+      ]);
+      return { total, ...page, items: docs.map(assetView) };
+    }
+    // Conditions the read models cannot express (substrings, MIME prefixes) are applied while scanning the
+    // project's assets in list order: bounded by SCAN_LIMIT documents.
+    const matches: AssetView[] = [];
+    let total = 0;
+    for (let scanned = 0; scanned < SCAN_LIMIT; scanned += SCAN_CHUNK) {
+      const chunk = await this.deps.reader.find<AssetDoc & Record<string, unknown>>('media', 'assets', { filter, sort, limit: SCAN_CHUNK, offset: scanned });
+      for (const doc of chunk) {
+        if (!predicates.every((matches) => matches(doc))) continue;
+        if (total >= offset && matches.length < query.limit) matches.push(assetView(doc));
+        total++;
+      }
+      if (chunk.length < SCAN_CHUNK) break;
+    }
+    return { total, ...page, items: matches };
+  }
+
+  async get(principal: Principal, project: { projectId: string }, assetId: string): Promise<AssetView> {
+    assertCan(principal, 'media.list');
+    return assetView(await this.#docOrFail(project.projectId, assetId));
+  }
+
+  async updateDetails(principal: Principal, project: { projectId: string }, assetId: string, details: { altText?: string | undefined; caption?: string | undefined }): Promise<AssetView> {
+    await this.#docOrFail(project.projectId, assetId);
+    const result = await handleCommand(
+      this.deps.log,
+      assetStreamId(assetId),
+      assetDecider,
+      { type: 'update_details', projectId: project.projectId, altText: details.altText, caption: details.caption },
+      { principal, now: this.deps.clock.now().toISOString() },
+      { actor: actorOf(principal) },
+    );
+    await this.#writes.settle(result.position);
+    return assetView(await this.#docOrFail(project.projectId, assetId));
+  }
+
+  /** Deletes the asset: it answers 404 at once; its bytes are removed by the media purge outbox. */
+  async delete(principal: Principal, project: { projectId: string }, assetId: string): Promise<void> {
+    const doc = await this.#docOrFail(project.projectId, assetId);
+    const result = await handleCommand(
+      this.deps.log,
+      assetStreamId(assetId),
+      assetDecider,
+      { type: 'delete_asset', projectId: project.projectId, blobKeys: [doc.blobKey, WebpVariants.keyOf(doc.blobKey)] },
+      { principal, now: this.deps.clock.now().toISOString() },
+      { actor: actorOf(principal) },
+    );
+    await this.#writes.settle(result.position);
+  }
+
+  async #docOrFail(projectId: string, assetId: string): Promise<AssetDoc> {
+    const doc = await this.deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', assetId);
+    if (!doc || doc.projectId !== projectId) throw notFound(`No asset ${assetId} in this project.`);
+    return doc;
+  }
+}
+
+export function assetView(doc: AssetDoc): AssetView {
+  return {
+    id: doc.assetId,
+    fileName: doc.fileName,
+    mimeType: doc.mimeType,
+    kind: doc.kind,
+    byteSize: doc.byteSize,
+    sha256: doc.sha256,
+    width: doc.width,
+    height: doc.height,
+    altText: doc.altText,
+    caption: doc.caption,
+    uploadedAt: doc.uploadedAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+/**
+ * `type` as a read-model filter: a kind; a top-level type (`image/`); or a MIME prefix (`image/png`,
+ * `application/vnd.`), filtered by its top-level type in the store and by the prefix while scanning.
+ */
+function typeFilter(type: string | undefined): { filter: Record<string, FieldCondition>; matches?: (doc: AssetDoc) => boolean } {
+  if (!type) return { filter: {} };
+  if ((MEDIA_KINDS as readonly string[]).includes(type)) return { filter: { kind: type } };
+  const prefix = type.toLowerCase();
+  const [top, rest] = prefix.split('/', 2) as [string, string | undefined];
+  if (!rest) return { filter: { mimeTop: top } };
+  return { filter: { mimeTop: top }, matches: (doc) => doc.mimeType.toLowerCase().startsWith(prefix) };
+}
