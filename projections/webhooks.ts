@@ -1,0 +1,442 @@
+import type { RecordedEvent } from '../src/event-store/event-store.ts';
+import { encodePosition } from '../src/event-store/position.ts';
+import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import { deliveryIdFor } from '../src/domain/webhook/delivery-id.ts';
+import type { PayloadFields } from '../src/domain/webhook/webhook-payload.ts';
+import type { DeliveryEvent, WebhookEvent, WebhookEventType } from '../src/domain/webhook/webhook-events.ts';
+import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
+
+/**
+ * Webhooks, their deliveries with every attempt (the delivery history), and the dispatch jobs the
+ * webhook dispatcher performs (its outbox, src/webhooks/webhook-dispatcher.ts).
+ *
+ * Deliveries come from the content events themselves: when entry.revision-published (entry.published
+ * without `supersedes`, entry.updated with it), entry.deleted or master.published is folded, each webhook
+ * of the project that is enabled and subscribed to that event at that point of the log gets one delivery,
+ * id deliveryIdFor(webhookId, event id), with the payload's fields as they were then, and a pending
+ * dispatch job. Nothing is appended to ask for them. A rebuild folds the same events in the same order and
+ * arrives at the same ids, and the completions already in the log mark their jobs done: a rebuild sends
+ * nothing again. To know slugs at event time this projection keeps its own small copies of form set and
+ * entry slugs (it reads no other projection's collections).
+ *
+ * Collections (times are event times, `seq` the encoded log position of the event that made the document):
+ * - `webhooks`, id webhookId: settings, enabled, the sealed signing secret (dropped on deletion; a deleted
+ *   webhook keeps its document with `deleted: true` so its history stays filed).
+ * - `project_webhooks`, id projectId: the ids of the project's webhooks (not deleted), for fan-out.
+ * - `deliveries`, id deliveryId: one per (event, webhook) and per Send Test: its payload fields, the payload
+ *   bytes once fixed by the first attempt, status (pending, in_progress, succeeded, failed, skipped) and
+ *   a summary of the last attempt.
+ * - `attempts`, id attemptId: every attempt: trigger (event, redelivery, test), timestamp, URL, the payload
+ *   sent, then HTTP status, duration, truncated response body and error; `interrupted` when the dispatcher
+ *   died before recording the outcome (the receiver may have got it; the job is attempted again).
+ * - `jobs`, id jobId (the deliveryId for the automatic one): the outbox: status pending until its
+ *   completion (attempt finished, or abandoned) is folded.
+ * - `queues`, id webhookId: how many jobs of the webhook are pending, so the dispatcher polls only webhooks
+ *   with work (per-webhook concurrency).
+ * - `form_sets`, id formSetId, and `entries`, id entryId: slugs and the live revision, for payloads.
+ */
+
+export interface WebhookDoc {
+  webhookId: string;
+  projectId: string;
+  name: string;
+  url: string;
+  description: string | null;
+  events: WebhookEventType[];
+  enabled: boolean;
+  deleted: boolean;
+  sealedSecret: string | null;
+  createdAt: string;
+  updatedAt: string;
+  seq: string;
+}
+
+export type DeliveryStatus = 'pending' | 'in_progress' | 'succeeded' | 'failed' | 'skipped';
+
+export interface DeliveryDoc {
+  deliveryId: string;
+  projectId: string;
+  webhookId: string;
+  trigger: 'event' | 'test';
+  event: WebhookEventType;
+  /** The log event that caused it (null for Send Test). */
+  sourceEventId: string | null;
+  payloadFields: PayloadFields;
+  /** The exact bytes sent, fixed by the first attempt; null before it. */
+  payload: string | null;
+  status: DeliveryStatus;
+  attemptCount: number;
+  lastAttempt: { attemptId: string; startedAt: string; httpStatus: number | null; error: string | null } | null;
+  /** Why nothing was sent, when the job was abandoned. */
+  abandoned: { reason: string; detail: string } | null;
+  createdAt: string;
+  seq: string;
+}
+
+export type AttemptState = 'in_progress' | 'succeeded' | 'failed' | 'interrupted';
+
+export interface AttemptDoc {
+  attemptId: string;
+  deliveryId: string;
+  webhookId: string;
+  projectId: string;
+  jobId: string;
+  trigger: 'event' | 'redelivery' | 'test';
+  number: number;
+  event: WebhookEventType;
+  url: string;
+  payload: string;
+  startedAt: string;
+  state: AttemptState;
+  httpStatus: number | null;
+  durationMs: number | null;
+  responseBody: string | null;
+  responseTruncated: boolean;
+  error: string | null;
+  finishedAt: string | null;
+  seq: string;
+}
+
+export interface JobDoc {
+  jobId: string;
+  deliveryId: string;
+  webhookId: string;
+  projectId: string;
+  trigger: 'event' | 'redelivery' | 'test';
+  event: WebhookEventType;
+  payloadFields: PayloadFields;
+  status: 'pending' | 'done';
+  currentAttemptId: string | null;
+  seq: string;
+}
+
+interface EntrySlugDoc {
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  slug: string;
+  liveRevisionId: string | null;
+}
+
+type Doc<T> = T & Record<string, unknown>;
+
+export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped before the outcome was recorded; the receiver may have got this request';
+
+export const webhooks = defineProjection({
+  name: 'webhooks',
+  version: 1,
+  description: 'Webhooks, their deliveries and attempts (delivery history), and the dispatch outbox.',
+  collections: {
+    webhooks: { indexes: [{ name: 'by_project_created', fields: [['projectId', 1], ['seq', 1]] }] },
+    project_webhooks: {},
+    deliveries: { indexes: [{ name: 'by_webhook_seq', fields: [['webhookId', 1], ['seq', -1]] }] },
+    attempts: { indexes: [{ name: 'by_delivery_seq', fields: [['deliveryId', 1], ['seq', 1]] }] },
+    jobs: {
+      indexes: [
+        { name: 'by_status_seq', fields: [['status', 1], ['seq', 1]] },
+        { name: 'by_webhook_status_seq', fields: [['webhookId', 1], ['status', 1], ['seq', 1]] },
+      ],
+    },
+    queues: { indexes: [{ name: 'by_pending', fields: [['pending', 1]] }] },
+    form_sets: {},
+    entries: {},
+  },
+  filter: {
+    eventTypes: [
+      'form-set.created',
+      'form-set.updated',
+      'form-set.deleted',
+      'entry.created',
+      'entry.slug-changed',
+      'entry.revision-published',
+      'entry.deleted',
+      'master.published',
+      'webhook.created',
+      'webhook.updated',
+      'webhook.enabled',
+      'webhook.disabled',
+      'webhook.deleted',
+      'webhook.redelivery-requested',
+      'webhook.test-requested',
+      'webhook.delivery-attempt-started',
+      'webhook.delivery-attempt-finished',
+      'webhook.delivery-abandoned',
+    ],
+  },
+  async apply(event, view) {
+    const seq = encodePosition(event.position);
+    const at = event.metadata.occurredAt;
+    switch (event.type) {
+      case 'form-set.created':
+      case 'form-set.updated': {
+        const { projectId, definition } = event.data as { projectId: string; definition: { id: string; slug: string } };
+        view.put('form_sets', definition.id, { formSetId: definition.id, projectId, slug: definition.slug });
+        return;
+      }
+      case 'form-set.deleted':
+        view.delete('form_sets', (event.data as { formSetId: string }).formSetId);
+        return;
+      case 'entry.created': {
+        const { entryId, projectId, formSetId, slug } = (event as unknown as EntryEventOf<'entry.created'>).data;
+        view.put('entries', entryId, { entryId, projectId, formSetId, slug, liveRevisionId: null } satisfies EntrySlugDoc);
+        return;
+      }
+      case 'entry.slug-changed': {
+        const { entryId, to } = (event as unknown as EntryEventOf<'entry.slug-changed'>).data;
+        const entry = await view.get<Doc<EntrySlugDoc>>('entries', entryId);
+        if (entry) view.put('entries', entryId, { ...entry, slug: to });
+        return;
+      }
+      case 'entry.revision-published': {
+        const data = (event as unknown as EntryEventOf<'entry.revision-published'>).data;
+        const entry = await view.get<Doc<EntrySlugDoc>>('entries', data.entryId);
+        if (entry) view.put('entries', data.entryId, { ...entry, liveRevisionId: data.revisionId });
+        const formSet = await view.get<{ slug: string }>('form_sets', data.formSetId);
+        const type = data.supersedes === undefined ? 'entry.published' : 'entry.updated';
+        await fanOut(view, event, data.projectId, type, {
+          event: type,
+          project_id: data.projectId,
+          form_set_slug: formSet?.slug ?? '',
+          entry_slug: entry?.slug ?? '',
+          entry_id: data.entryId,
+          revision_id: data.revisionId,
+        });
+        return;
+      }
+      case 'entry.deleted': {
+        const data = (event as unknown as EntryEventOf<'entry.deleted'>).data;
+        const entry = await view.get<Doc<EntrySlugDoc>>('entries', data.entryId);
+        const formSet = await view.get<{ slug: string }>('form_sets', data.formSetId);
+        view.delete('entries', data.entryId);
+        await fanOut(view, event, data.projectId, 'entry.deleted', {
+          event: 'entry.deleted',
+          project_id: data.projectId,
+          form_set_slug: formSet?.slug ?? '',
+          entry_slug: data.slug,
+          entry_id: data.entryId,
+          ...(entry?.liveRevisionId ? { revision_id: entry.liveRevisionId } : {}),
+        });
+        return;
+      }
+      case 'master.published': {
+        const data = event.data as { projectId: string; masterId: string; key: string; recordCount: number };
+        await fanOut(view, event, data.projectId, 'master.published', {
+          event: 'master.published',
+          project_id: data.projectId,
+          master_entity_id: data.masterId,
+          master_entity_key: data.key,
+          record_count: data.recordCount,
+        });
+        return;
+      }
+    }
+    if (event.type.startsWith('webhook.delivery-') || event.type === 'webhook.redelivery-requested' || event.type === 'webhook.test-requested') {
+      await applyDeliveryEvent({ type: event.type, data: event.data } as DeliveryEvent, view, seq, at);
+    } else if (event.type.startsWith('webhook.')) {
+      await applyWebhookEvent({ type: event.type, data: event.data } as WebhookEvent, view, seq, at);
+    }
+  },
+});
+
+async function applyWebhookEvent(event: WebhookEvent, view: ProjectionView, seq: string, at: string): Promise<void> {
+  const { webhookId, projectId } = event.data;
+  if (event.type === 'webhook.created') {
+    const { name, url, description, events, enabled, sealedSecret } = event.data;
+    const doc: WebhookDoc = { webhookId, projectId, name, url, description, events, enabled, deleted: false, sealedSecret, createdAt: at, updatedAt: at, seq };
+    view.put('webhooks', webhookId, { ...doc });
+    const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
+    const ids = list?.webhookIds ?? [];
+    if (!ids.includes(webhookId)) view.put('project_webhooks', projectId, { projectId, webhookIds: [...ids, webhookId] });
+    return;
+  }
+  const current = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
+  if (!current) return;
+  switch (event.type) {
+    case 'webhook.updated': {
+      const { name, url, description, events } = event.data;
+      view.put('webhooks', webhookId, { ...current, name, url, description, events, updatedAt: at });
+      return;
+    }
+    case 'webhook.enabled':
+    case 'webhook.disabled':
+      view.put('webhooks', webhookId, { ...current, enabled: event.type === 'webhook.enabled', updatedAt: at });
+      return;
+    case 'webhook.deleted': {
+      view.put('webhooks', webhookId, { ...current, deleted: true, enabled: false, sealedSecret: null, updatedAt: at });
+      const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
+      if (list) view.put('project_webhooks', projectId, { projectId, webhookIds: list.webhookIds.filter((id) => id !== webhookId) });
+      return;
+    }
+  }
+}
+
+/** One delivery and one pending job per enabled webhook of the project subscribed to `type`. */
+async function fanOut(view: ProjectionView, event: RecordedEvent, projectId: string, type: WebhookEventType, payloadFields: PayloadFields): Promise<void> {
+  const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
+  if (!list) return;
+  const seq = encodePosition(event.position);
+  for (const webhookId of list.webhookIds) {
+    const webhook = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
+    if (!webhook || webhook.deleted || !webhook.enabled || !webhook.events.includes(type)) continue;
+    const deliveryId = deliveryIdFor(webhookId, event.id);
+    const delivery: DeliveryDoc = {
+      deliveryId,
+      projectId,
+      webhookId,
+      trigger: 'event',
+      event: type,
+      sourceEventId: event.id,
+      payloadFields,
+      payload: null,
+      status: 'pending',
+      attemptCount: 0,
+      lastAttempt: null,
+      abandoned: null,
+      createdAt: event.metadata.occurredAt,
+      seq,
+    };
+    view.put('deliveries', deliveryId, { ...delivery });
+    await addJob(view, { jobId: deliveryId, deliveryId, webhookId, projectId, trigger: 'event', event: type, payloadFields, status: 'pending', currentAttemptId: null, seq });
+  }
+}
+
+async function addJob(view: ProjectionView, job: JobDoc): Promise<void> {
+  if (await view.get('jobs', job.jobId)) return;
+  view.put('jobs', job.jobId, { ...job });
+  await countPending(view, job.webhookId, +1);
+}
+
+async function countPending(view: ProjectionView, webhookId: string, change: 1 | -1): Promise<void> {
+  const queue = await view.get<{ pending: number }>('queues', webhookId);
+  const pending = Math.max(0, (queue?.pending ?? 0) + change);
+  view.put('queues', webhookId, { webhookId, pending });
+}
+
+async function finishJob(view: ProjectionView, jobId: string): Promise<Doc<JobDoc> | null> {
+  const job = await view.get<Doc<JobDoc>>('jobs', jobId);
+  if (!job || job.status === 'done') return null;
+  view.put('jobs', jobId, { ...job, status: 'done' });
+  await countPending(view, job.webhookId, -1);
+  return job;
+}
+
+async function applyDeliveryEvent(event: DeliveryEvent, view: ProjectionView, seq: string, at: string): Promise<void> {
+  const { deliveryId, webhookId, projectId } = event.data;
+  const delivery = await view.get<Doc<DeliveryDoc>>('deliveries', deliveryId);
+  switch (event.type) {
+    case 'webhook.test-requested': {
+      const { jobId, payloadFields } = event.data;
+      const fields = payloadFields as unknown as PayloadFields;
+      const doc: DeliveryDoc = {
+        deliveryId,
+        projectId,
+        webhookId,
+        trigger: 'test',
+        event: event.data.event,
+        sourceEventId: null,
+        payloadFields: fields,
+        payload: null,
+        status: 'pending',
+        attemptCount: 0,
+        lastAttempt: null,
+        abandoned: null,
+        createdAt: at,
+        seq,
+      };
+      view.put('deliveries', deliveryId, { ...doc });
+      await addJob(view, { jobId, deliveryId, webhookId, projectId, trigger: 'test', event: event.data.event, payloadFields: fields, status: 'pending', currentAttemptId: null, seq });
+      return;
+    }
+    case 'webhook.redelivery-requested': {
+      if (!delivery) return;
+      await addJob(view, {
+        jobId: event.data.jobId,
+        deliveryId,
+        webhookId,
+        projectId,
+        trigger: 'redelivery',
+        event: delivery.event,
+        payloadFields: delivery.payloadFields,
+        status: 'pending',
+        currentAttemptId: null,
+        seq,
+      });
+      return;
+    }
+    case 'webhook.delivery-attempt-started': {
+      const { jobId, attemptId, trigger, url, payload, startedAt } = event.data;
+      const job = await view.get<Doc<JobDoc>>('jobs', jobId);
+      if (job?.currentAttemptId) {
+        const previous = await view.get<Doc<AttemptDoc>>('attempts', job.currentAttemptId);
+        if (previous && previous.state === 'in_progress') view.put('attempts', previous.attemptId, { ...previous, state: 'interrupted', error: INTERRUPTED_ERROR });
+      }
+      if (job) view.put('jobs', jobId, { ...job, currentAttemptId: attemptId });
+      const number = (delivery?.attemptCount ?? 0) + 1;
+      const attempt: AttemptDoc = {
+        attemptId,
+        deliveryId,
+        webhookId,
+        projectId,
+        jobId,
+        trigger,
+        number,
+        event: event.data.event,
+        url,
+        payload,
+        startedAt,
+        state: 'in_progress',
+        httpStatus: null,
+        durationMs: null,
+        responseBody: null,
+        responseTruncated: false,
+        error: null,
+        finishedAt: null,
+        seq,
+      };
+      view.put('attempts', attemptId, { ...attempt });
+      if (delivery) {
+        view.put('deliveries', deliveryId, {
+          ...delivery,
+          payload: delivery.payload ?? payload,
+          status: 'in_progress',
+          attemptCount: number,
+          lastAttempt: { attemptId, startedAt, httpStatus: null, error: null },
+        });
+      }
+      return;
+    }
+    case 'webhook.delivery-attempt-finished': {
+      const { jobId, attemptId, ok, status, durationMs, responseBody, responseTruncated, error, finishedAt } = event.data;
+      await finishJob(view, jobId);
+      const attempt = await view.get<Doc<AttemptDoc>>('attempts', attemptId);
+      if (attempt) {
+        view.put('attempts', attemptId, { ...attempt, state: ok ? 'succeeded' : 'failed', httpStatus: status, durationMs, responseBody, responseTruncated, error, finishedAt });
+      }
+      if (delivery) {
+        view.put('deliveries', deliveryId, {
+          ...delivery,
+          status: ok ? 'succeeded' : 'failed',
+          lastAttempt: { attemptId, startedAt: attempt?.startedAt ?? delivery.lastAttempt?.startedAt ?? finishedAt, httpStatus: status, error },
+        });
+      }
+      return;
+    }
+    case 'webhook.delivery-abandoned': {
+      const { jobId, reason, detail } = event.data;
+      const job = await finishJob(view, jobId);
+      if (job?.currentAttemptId) {
+        const previous = await view.get<Doc<AttemptDoc>>('attempts', job.currentAttemptId);
+        if (previous && previous.state === 'in_progress') view.put('attempts', previous.attemptId, { ...previous, state: 'interrupted', error: INTERRUPTED_ERROR });
+      }
+      if (delivery) {
+        const neverSent = delivery.attemptCount === 0;
+        view.put('deliveries', deliveryId, {
+          ...delivery,
+          status: neverSent ? (reason === 'error' ? 'failed' : 'skipped') : delivery.status === 'in_progress' ? 'failed' : delivery.status,
+          abandoned: { reason, detail },
+        });
+      }
+      return;
+    }
+  }
+}

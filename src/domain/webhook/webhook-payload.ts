@@ -1,0 +1,54 @@
+import type { WebhookEventType } from './webhook-events.ts';
+
+/**
+ * The bodies of spec section 6, without field values. The fields are fixed when the content event is
+ * folded (the slugs as they were then); the timestamp is the delivery time, added when the first attempt
+ * is made, and those bytes are what every later attempt of the delivery sends again.
+ */
+export interface EntryPayloadFields {
+  event: 'entry.published' | 'entry.updated' | 'entry.deleted';
+  project_id: string;
+  form_set_slug: string;
+  entry_slug: string;
+  entry_id: string;
+  /** Present only when there is a published revision (for entry.deleted: the one that was live). */
+  revision_id?: string;
+}
+
+export interface MasterPayloadFields {
+  event: 'master.published';
+  project_id: string;
+  master_entity_id: string;
+  master_entity_key: string;
+  record_count: number;
+}
+
+export type PayloadFields = EntryPayloadFields | MasterPayloadFields;
+
+/** The exact body: the spec's fields in the spec's order, then the timestamp (ISO 8601 UTC, milliseconds). */
+export function serializePayload(fields: PayloadFields, timestamp: Date): string {
+  const time = timestamp.toISOString();
+  if (fields.event === 'master.published') {
+    const { event, project_id, master_entity_id, master_entity_key, record_count } = fields;
+    return JSON.stringify({ event, project_id, master_entity_id, master_entity_key, record_count, timestamp: time });
+  }
+  const { event, project_id, form_set_slug, entry_slug, entry_id, revision_id } = fields;
+  return JSON.stringify({ event, project_id, form_set_slug, entry_slug, entry_id, ...(revision_id === undefined ? {} : { revision_id }), timestamp: time });
+}
+
+const NIL = '00000000-0000-0000-0000-000000000000';
+
+/** Send Test's dummy payload fields for an event type: the right shape, the project's id, nil ids and test slugs. */
+export function testPayloadFields(event: WebhookEventType, projectId: string): PayloadFields {
+  if (event === 'master.published') {
+    return { event, project_id: projectId, master_entity_id: NIL, master_entity_key: 'test-master', record_count: 0 };
+  }
+  return {
+    event,
+    project_id: projectId,
+    form_set_slug: 'test-form-set',
+    entry_slug: 'test-entry',
+    entry_id: NIL,
+    ...(event === 'entry.deleted' ? {} : { revision_id: NIL }),
+  };
+}

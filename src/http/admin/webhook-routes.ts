@@ -1,0 +1,156 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_EVENT_TYPES, WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from '../../domain/webhook/webhook-events.ts';
+import type { WebhookService } from '../../webhooks/webhook-service.ts';
+import { notFound, unavailable } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+const MAX_PAGE_SIZE = 100;
+
+const eventsField = z
+  .array(z.string(), { error: `an array of event names: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  .min(1, `subscribe to at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)
+  .max(WEBHOOK_EVENT_TYPES.length, `at most ${WEBHOOK_EVENT_TYPES.length} events`);
+
+const createBody = z.object({
+  name: z.string({ error: 'required, a string' }).max(WEBHOOK_NAME_MAX, `at most ${WEBHOOK_NAME_MAX} characters`),
+  url: z.string({ error: 'required, an https:// URL' }).max(WEBHOOK_URL_MAX, `at most ${WEBHOOK_URL_MAX} characters`),
+  description: z.string().max(WEBHOOK_DESCRIPTION_MAX, `at most ${WEBHOOK_DESCRIPTION_MAX} characters`).nullable().optional(),
+  events: eventsField,
+  enabled: z.boolean().optional(),
+});
+
+const updateBody = z.object({
+  name: z.string().max(WEBHOOK_NAME_MAX, `at most ${WEBHOOK_NAME_MAX} characters`).optional(),
+  url: z.string().max(WEBHOOK_URL_MAX, `at most ${WEBHOOK_URL_MAX} characters`).optional(),
+  description: z.string().max(WEBHOOK_DESCRIPTION_MAX, `at most ${WEBHOOK_DESCRIPTION_MAX} characters`).nullable().optional(),
+  events: eventsField.optional(),
+  enabled: z.boolean().optional(),
+});
+
+const testBody = z.object({
+  event: z.enum(WEBHOOK_EVENT_TYPES, { error: `one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }).optional(),
+});
+
+const deliveriesQuery = z.object({
+  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
+  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+  status: z.enum(['pending', 'in_progress', 'succeeded', 'failed', 'skipped']).optional(),
+});
+
+/**
+ * Webhooks (spec sections 2 and 6): CRUD, delivery history, redelivery and Send Test. tenant_admin
+ * sessions only (webhooks are not part of any agent key scope), Standard plan and above (403
+ * PLAN_REQUIRED below). The signing secret is in the creation response only.
+ */
+export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: WebhookService | undefined): Router {
+  const router = new Router();
+  const tag = 'Webhooks';
+  const service = (): WebhookService => {
+    if (!webhooks) throw unavailable('Webhooks are not configured in this process.');
+    return webhooks;
+  };
+  const id = (ctx: Context, name: 'webhookId' | 'deliveryId'): string => {
+    const value = ctx.params[name];
+    if (!isUuid(value)) throw notFound(`No ${name === 'webhookId' ? 'webhook' : 'delivery'} ${value}.`);
+    return value;
+  };
+
+  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: 'The webhooks' } }, async (ctx) => {
+    ctx.body = { items: await service().list(principalOf(ctx), projectOf(ctx)) };
+  });
+
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks',
+      operationId: 'createWebhook',
+      summary: `Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (${WEBHOOK_EVENT_TYPES.join(', ')}), enabled (default true). The answer holds the signing secret, shown this once only`,
+      tag,
+      body: createBody,
+      responses: { 201: 'The webhook, with its signing secret (shown only here)' },
+    },
+    async (ctx, { body }) => {
+      const created = await service().create(principalOf(ctx), projectOf(ctx), body);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 201;
+      ctx.body = created;
+    },
+  );
+
+  api.add(router, { method: 'get', path: '/webhooks/:webhookId', operationId: 'getWebhook', summary: 'Read a webhook (without its secret)', tag, responses: { 200: 'The webhook' } }, async (ctx) => {
+    ctx.body = await service().get(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
+  });
+
+  api.add(
+    router,
+    { method: 'patch', path: '/webhooks/:webhookId', operationId: 'updateWebhook', summary: 'Change a webhook\'s name, url, description, events or enabled flag (fields left out are kept)', tag, body: updateBody, responses: { 200: 'The webhook' } },
+    async (ctx, { body }) => {
+      ctx.body = await service().update(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), body);
+    },
+  );
+
+  api.add(router, { method: 'delete', path: '/webhooks/:webhookId', operationId: 'deleteWebhook', summary: 'Delete a webhook; deliveries not yet sent are not sent', tag, responses: { 204: 'Deleted' } }, async (ctx) => {
+    await service().delete(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
+    ctx.status = 204;
+  });
+
+  api.add(
+    router,
+    {
+      method: 'get',
+      path: '/webhooks/:webhookId/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error)',
+      tag,
+      query: deliveriesQuery,
+      responses: { 200: 'A page of deliveries' },
+    },
+    async (ctx, { query }) => {
+      ctx.body = await service().deliveries(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), query);
+    },
+  );
+
+  api.add(router, { method: 'get', path: '/webhooks/:webhookId/deliveries/:deliveryId', operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', tag, responses: { 200: 'The delivery' } }, async (ctx) => {
+    ctx.body = await service().delivery(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), id(ctx, 'deliveryId'));
+  });
+
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+      operationId: 'redeliverWebhookDelivery',
+      summary: 'Send a recorded delivery again, with the same payload bytes, as a new attempt in its history (sent by the dispatcher shortly after)',
+      tag,
+      responses: { 202: 'The delivery; the new attempt follows in its history' },
+    },
+    async (ctx) => {
+      ctx.status = 202;
+      ctx.body = await service().redeliver(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), id(ctx, 'deliveryId'));
+    },
+  );
+
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/webhooks/:webhookId/test',
+      operationId: 'sendWebhookTest',
+      summary: 'Send Test: post a dummy payload of the right shape for an event (default: the first subscribed) with header X-Service-Test: true, as a new delivery',
+      tag,
+      body: testBody,
+      responses: { 202: 'The test delivery; its attempt follows in the history' },
+    },
+    async (ctx, { body }) => {
+      ctx.status = 202;
+      ctx.body = await service().sendTest(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), body.event);
+    },
+  );
+
+  return router;
+}
