@@ -91,6 +91,7 @@ export const ACTIONS = [
   'contact-forms.delete',
   'submissions.read',
   'submissions.update',
+  'submissions.erase',
   // blueprints and templates
   'blueprints.validate',
   'blueprints.apply',
@@ -192,6 +193,7 @@ export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
   'contact-forms.delete': { label: 'delete contact forms', userRole: 'tenant_admin', agents: never(DELETE_FORM_SETS) },
   'submissions.read': { label: 'read contact form submissions', userRole: 'tenant_user', agents: scopes(NONE) },
   'submissions.update': { label: 'mark or annotate contact form submissions', userRole: 'tenant_user', agents: scopes(NONE) },
+  'submissions.erase': { label: 'erase contact form submissions (their values become unreadable for good)', userRole: 'tenant_admin', agents: scopes(NONE) },
 
   'blueprints.validate': { label: 'validate blueprints', userRole: 'tenant_user', agents: scopes(FULL) },
   'blueprints.apply': { label: 'apply blueprints or templates', userRole: 'tenant_admin', agents: scopes(FULL) },

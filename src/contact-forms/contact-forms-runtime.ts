@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import { hkdfSync } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
+import type { EventLog } from '../event-store/event-log.ts';
+import { ReadModelReader } from '../read-models/read-model-reader.ts';
+import type { ReadModelStore } from '../read-models/read-model-store.ts';
+import type { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
+import { ProjectionWatermark } from '../application/projection-watermark.ts';
+import { Reservations } from '../application/reservations.ts';
+import { Idempotency } from '../application/idempotency.ts';
+import { OutboxWorker } from '../outbox/outbox-worker.ts';
+import { RateLimiter } from '../security/rate-limiter.ts';
+import { SecretBox } from '../security/secret-box.ts';
+import { outboundPolicy } from '../security/ssrf-guard.ts';
+import { resolveSecretsKey } from '../service/secrets-key.ts';
+import { resolveSessionSecret } from '../service/session-secret.ts';
+import { WebhookSender } from '../webhooks/webhook-sender.ts';
+import { rateLimited } from '../http/errors/error-factory.ts';
+import type { KeyStore } from '../key-store/key-store.ts';
+import { describeKeyStore, openKeyStore } from '../key-store/open-key-store.ts';
+import type { MailTransport } from '../mail/mail-transport.ts';
+import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
+import type { NoticeJobDoc } from '../../projections/contact-forms.ts';
+import { ContactFormService } from './contact-form-service.ts';
+import { SubmissionService } from './submission-service.ts';
+import { PowChallenges } from './pow-challenge.ts';
+import { noticeOutbox, type ChatPoster, type NoticeOutcome } from './notice-outbox.ts';
+import { clientIp } from './client-ip.ts';
+
+/** How long a hosted page's challenge stays valid. */
+export const CHALLENGE_TTL_MS = 2 * 60 * 60 * 1000;
+
+/** Everything contact forms need, built once per process (see src/service/service.ts). */
+export interface ContactForms {
+  forms: ContactFormService;
+  submissions: SubmissionService;
+  challenges: PowChallenges;
+  reader: ReadModelReader;
+  keyStore: KeyStore;
+  mail: MailTransport;
+  logger: Logger;
+  settings: Config['contactForms'] & { trustProxy: boolean };
+  /** Counts a submission attempt of the request's client; throws 429 RATE_LIMITED (Retry-After) beyond CONTACT_SUBMIT_RATE_LIMIT per minute. */
+  assertSubmitAllowed(ctx: Context): void;
+  /** Starts the notice sender (projector role). `serviceUrl` is the listening URL, for console links when CONSOLE_URL is unset. */
+  startWorker(serviceUrl?: string): void;
+  /** Stops the sender (waiting for notices in flight to be recorded), then closes the key store and the mail transport. */
+  stop(): Promise<void>;
+}
+
+export interface ContactFormsOverrides {
+  mail?: MailTransport;
+  keyStore?: KeyStore;
+  chat?: ChatPoster;
+}
+
+export async function openContactForms(
+  config: Config,
+  deps: { log: EventLog; readModels: ReadModelStore; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger },
+  overrides: ContactFormsOverrides = {},
+): Promise<ContactForms> {
+  const { log, clock, logger } = deps;
+  const settings = { ...config.contactForms, trustProxy: config.trustProxy };
+  const keyStore = overrides.keyStore ?? (await openKeyStore(config));
+  const mail = overrides.mail ?? openMailTransport(mailConfigFrom(settings.smtpUrl, config.dataDir));
+  const reader = new ReadModelReader(deps.readModels);
+  const watermark = new ProjectionWatermark(deps.readModels, deps.supervisor);
+  const secrets = new SecretBox(resolveSecretsKey(config));
+  const forms = new ContactFormService({ log, reader, reservations: new Reservations(log), idempotency: new Idempotency(log), watermark, clock, secrets });
+  const submissions = new SubmissionService({ log, reader, keyStore, watermark, mail, mailFrom: settings.mailFrom, clock, logger });
+  const challengeKey = Buffer.from(hkdfSync('sha256', resolveSessionSecret(config), 'annals', 'contact-form-challenge', 32));
+  const challenges = new PowChallenges({ key: challengeKey, difficulty: settings.powDifficulty, ttlMs: CHALLENGE_TTL_MS, noJsMinMs: settings.noJsMinSeconds * 1000, clock });
+  const limiter = new RateLimiter({ clock, windowMs: 60_000 });
+  logger.info({ keyStore: describeKeyStore(config), mail: mail.describe() }, 'contact forms ready');
+
+  let worker: OutboxWorker<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> | undefined;
+  let chatSender: WebhookSender | undefined;
+  let stopping: Promise<void> | undefined;
+  return {
+    forms,
+    submissions,
+    challenges,
+    reader,
+    keyStore,
+    mail,
+    logger,
+    settings,
+    assertSubmitAllowed(ctx) {
+      const decision = limiter.hit(`contact-submit:${clientIp(ctx, settings.trustProxy)}`, settings.submitRateLimit);
+      if (!decision.allowed) {
+        throw rateLimited(decision.retryAfterSeconds, { message: `Too many contact-form submissions from this address: at most ${settings.submitRateLimit} per 60 seconds.` });
+      }
+    },
+    startWorker(serviceUrl) {
+      if (worker) return;
+      const consoleBase = settings.consoleUrl ?? `${(serviceUrl ?? defaultOrigin(config)).replace(/\/+$/, '')}/admin/v1`;
+      let chat = overrides.chat;
+      if (!chat) {
+        chatSender = new WebhookSender({ policy: outboundPolicy(config.outboundAllowlist), timeoutMs: config.webhooks.timeoutMs, extraCa: readCa(config.webhooks.caFile) });
+        chat = chatSender;
+      }
+      worker = new OutboxWorker(
+        noticeOutbox({ log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }),
+        { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), logger, concurrency: 4, pollIntervalMs: 500 },
+      );
+      worker.start();
+    },
+    stop: () =>
+      (stopping ??= (async () => {
+        await worker?.stop();
+        chatSender?.close();
+        await Promise.allSettled([mail.close(), keyStore.close()]);
+      })()),
+  };
+}
+
+/** The service's own origin from HOST and PORT, when no listening URL is known (projector-only processes). */
+function defaultOrigin(config: Pick<Config, 'host' | 'port'>): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}
+
+function readCa(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

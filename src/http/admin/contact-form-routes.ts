@@ -1,0 +1,125 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import { CONTACT_FIELD_TYPES } from '../../domain/contact-form/contact-form-fields.ts';
+import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';
+import { notFound } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { isUuid } from './request-body.ts';
+
+const localized = z.union([z.string(), z.record(z.string(), z.string())]);
+const field = z.looseObject({
+  key: z.string(),
+  type: z.enum(CONTACT_FIELD_TYPES),
+  label: z.string(),
+  required: z.boolean().optional(),
+  options: z.array(z.union([z.string(), z.object({ value: z.string(), label: z.string().optional() })])).optional(),
+  limits: z.object({ minLength: z.number().optional(), maxLength: z.number().optional(), min: z.number().optional(), max: z.number().optional(), integer: z.boolean().optional(), minItems: z.number().optional(), maxItems: z.number().optional() }).optional(),
+  placeholder: z.string().optional(),
+  help: z.string().optional(),
+});
+/** Every setting of the spec's contact form table; the service checks them all together and names each problem. */
+const settings = {
+  name: z.string(),
+  slug: z.string(),
+  notification_emails: z.array(z.string()).optional(),
+  reply_to_field: z.string().nullable().optional(),
+  honeypot_enabled: z.boolean().optional(),
+  honeypot_field: z.string().optional(),
+  fields: z.array(field),
+  autoreply_enabled: z.boolean().optional(),
+  autoreply_to_field: z.string().nullable().optional(),
+  autoreply_subject: localized.optional(),
+  autoreply_body: localized.optional(),
+  email_signature: z.string().nullable().optional(),
+  hosted_page_enabled: z.boolean().optional(),
+  chat_webhook_url: z.string().nullable().optional(),
+};
+const createBody = z.looseObject({ ...settings, idempotencyKey: z.string().optional() });
+const updateBody = z.looseObject({
+  ...Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.optional()])),
+  expectedVersion: z.number().int().positive().optional(),
+});
+const listQuery = z.object({
+  read: z.enum(['true', 'false']).optional(),
+  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
+  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(100, 'must be at most 100').default(20),
+});
+const readBody = z.object({ read: z.boolean() });
+const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`) });
+
+/**
+ * Contact forms and their submissions (spec sections 2 and 4.4: create_contact_form, update_contact_form).
+ * Forms: tenant_admin sessions and full/schema agent keys; deleting is a console-admin action only (agent
+ * keys get 403). Submissions hold personal data: console sessions only (any role reads, marks and
+ * annotates; tenant_admin erases).
+ */
+export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
+  const router = new Router();
+  if (!contact) return router;
+  const { forms, submissions } = contact;
+  const id = (ctx: Context, name: string): string => {
+    const value = ctx.params[name];
+    if (!isUuid(value)) throw notFound(`No ${name === 'formId' ? 'contact form' : 'submission'} ${value}.`);
+    return value;
+  };
+  const tag = 'Contact forms';
+
+  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', summary: 'List the project\'s contact forms', tag, responses: { 200: 'The contact forms' } }, async (ctx) => {
+    ctx.body = { items: await forms.list(principalOf(ctx), projectOf(ctx)) };
+  });
+
+  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: 'The contact form' } }, async (ctx, { body }) => {
+    const { idempotencyKey: _key, ...input } = body;
+    const result = await forms.create(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  api.add(router, { method: 'get', path: '/contact-forms/:formId', operationId: 'getContactForm', summary: 'Read a contact form with every setting', tag, responses: { 200: 'The contact form' } }, async (ctx) => {
+    ctx.body = await forms.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
+  });
+
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: 'The contact form' } }, async (ctx, { body }) => {
+    const { expectedVersion, ...patch } = body as Record<string, unknown> & { expectedVersion?: number };
+    ctx.body = await forms.update(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), patch, expectedVersion);
+  });
+
+  api.add(router, { method: 'delete', path: '/contact-forms/:formId', operationId: 'deleteContactForm', summary: 'Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed', tag, responses: { 204: 'Deleted' } }, async (ctx) => {
+    await forms.delete(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
+    ctx.status = 204;
+  });
+
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones', tag, query: listQuery, responses: { 200: 'A page of submissions' } }, async (ctx, { query }) => {
+    const project = projectOf(ctx);
+    const formId = id(ctx, 'formId');
+    await forms.docOrFail(project, formId, { includeDeleted: true });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', page: query.page, limit: query.limit });
+  });
+
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: 'The submission' } }, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await submissions.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
+  });
+
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: 'The submission' } }, async (ctx, { body }) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await submissions.setRead(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.read);
+  });
+
+  api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: 'The submission with the note' } }, async (ctx, { body }) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 201;
+    ctx.body = await submissions.addNote(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.text);
+  });
+
+  api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: 'Erased' } }, async (ctx) => {
+    await submissions.erase(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
+    ctx.status = 204;
+  });
+
+  return router;
+}

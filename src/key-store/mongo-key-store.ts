@@ -1,0 +1,91 @@
+import { Binary, MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { redactUrl } from '../logging/redact-url.ts';
+import { assertKey, KeyStoreError, type KeyStore } from './key-store.ts';
+
+interface KeyDoc {
+  _id: string;
+  key: Binary | null;
+  destroyed: boolean;
+}
+
+/**
+ * The production key store: a MongoDB collection (`submission_keys` in the read models' database). A
+ * destroyed key's document keeps its id with `key: null` (a tombstone, so the id can never be given a key
+ * again). MongoDB's own copies are beyond this adapter: the oplog of a replica set holds the insert until it
+ * rolls over, and backups hold what they hold; size the oplog window and backup retention to the erasure
+ * promise you make.
+ */
+export class MongoKeyStore implements KeyStore {
+  readonly #keys: Collection<KeyDoc>;
+  readonly #client: MongoClient | undefined;
+  #closed = false;
+
+  constructor(db: Db, options: { ownsClient?: MongoClient; collection?: string } = {}) {
+    this.#keys = db.collection<KeyDoc>(options.collection ?? 'submission_keys');
+    this.#client = options.ownsClient;
+  }
+
+  /** Connects to `url` (database from the URL, else `annals`) and checks the server answers. */
+  static async connect(url: string, options: { database?: string; collection?: string } = {}): Promise<MongoKeyStore> {
+    const client = new MongoClient(url, { appName: 'annals-key-store', ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: 10_000 }) });
+    const database = options.database ?? databaseOf(url) ?? 'annals';
+    try {
+      await client.connect();
+      await client.db(database).command({ ping: 1 });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw new KeyStoreError(`cannot connect the key store to MongoDB: ${redactUrl(error instanceof Error ? error.message : String(error))}`);
+    }
+    return new MongoKeyStore(client.db(database), { ownsClient: client, ...(options.collection ? { collection: options.collection } : {}) });
+  }
+
+  async put(id: string, key: Buffer): Promise<void> {
+    assertKey(id, key);
+    try {
+      await this.#keys.insertOne({ _id: id, key: new Binary(key), destroyed: false });
+      return;
+    } catch (error) {
+      if (!(error instanceof MongoServerError && error.code === 11000)) throw error;
+    }
+    const existing = await this.#keys.findOne({ _id: id });
+    if (existing?.destroyed) throw new KeyStoreError(`the key ${id} was destroyed; it cannot be given a key again`);
+    if (!existing?.key || !Buffer.from(existing.key.buffer).equals(key)) throw new KeyStoreError(`the id ${id} already holds another key; keys are never replaced`);
+  }
+
+  async get(id: string): Promise<Buffer | null> {
+    const doc = await this.#keys.findOne({ _id: id });
+    return doc?.key ? Buffer.from(doc.key.buffer) : null;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, Buffer>> {
+    const found = new Map<string, Buffer>();
+    if (ids.length === 0) return found;
+    for await (const doc of this.#keys.find({ _id: { $in: [...new Set(ids)] } })) {
+      if (doc.key) found.set(doc._id, Buffer.from(doc.key.buffer));
+    }
+    return found;
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.#keys.updateOne({ _id: id }, { $set: { key: null, destroyed: true } }, { upsert: true });
+  }
+
+  async destroyed(id: string): Promise<boolean> {
+    return (await this.#keys.findOne({ _id: id }))?.destroyed === true;
+  }
+
+  async ping(): Promise<void> {
+    await this.#keys.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#client?.close();
+  }
+}
+
+function databaseOf(url: string): string | null {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]+)/i.exec(url.trim());
+  return match ? decodeURIComponent(match[1]!) : null;
+}

@@ -1,0 +1,85 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { KeyStoreError, type KeyStore } from '../../src/key-store/key-store.ts';
+import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
+
+async function rejection(run: () => Promise<unknown>): Promise<Error> {
+  try {
+    await run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** The key-store port's contract (src/key-store/key-store.ts): every adapter passes it. */
+export function keyStoreConformance(title: string, harness: HarnessOrPending<KeyStore>): void {
+  conformanceSuite(title, harness, ({ test, harness: h }) => {
+    test('keeps a key and gives it back; an unknown id has none', async () => {
+      const store = await h().create();
+      const id = randomUUID();
+      const key = randomBytes(32);
+      await store.put(id, key);
+      expect((await store.get(id))?.equals(key)).to.equal(true);
+      expect(await store.get(randomUUID())).to.equal(null);
+      expect(await store.destroyed(randomUUID())).to.equal(false);
+      await store.close();
+    });
+
+    test('putting the same key again is fine; another key for the same id is refused and the first stays', async () => {
+      const store = await h().create();
+      const id = randomUUID();
+      const key = randomBytes(32);
+      await store.put(id, key);
+      await store.put(id, Buffer.from(key));
+      const error = await rejection(() => store.put(id, randomBytes(32)));
+      expect(error).to.be.instanceOf(KeyStoreError);
+      expect(error.message).to.not.contain(key.toString('hex')).and.not.contain(key.toString('base64'));
+      expect((await store.get(id))?.equals(key)).to.equal(true);
+      await store.close();
+    });
+
+    test('refuses keys that are not 32 bytes', async () => {
+      const store = await h().create();
+      expect(await rejection(() => store.put(randomUUID(), randomBytes(16)))).to.be.instanceOf(KeyStoreError);
+      await store.close();
+    });
+
+    test('destroys a key for good: gone, marked destroyed, idempotent, and the id can never take a key again', async () => {
+      const store = await h().create();
+      const id = randomUUID();
+      const key = randomBytes(32);
+      await store.put(id, key);
+      await store.destroy(id);
+      await store.destroy(id);
+      expect(await store.get(id)).to.equal(null);
+      expect(await store.destroyed(id)).to.equal(true);
+      expect(await rejection(() => store.put(id, key))).to.be.instanceOf(KeyStoreError);
+      expect(await store.get(id)).to.equal(null);
+      // Destroying an id that never had a key leaves a tombstone too.
+      const never = randomUUID();
+      await store.destroy(never);
+      expect(await store.destroyed(never)).to.equal(true);
+      await store.close();
+    });
+
+    test('getMany returns the keys that exist, leaving out unknown and destroyed ids', async () => {
+      const store = await h().create();
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      const keys = ids.map(() => randomBytes(32));
+      for (let i = 0; i < ids.length; i++) await store.put(ids[i]!, keys[i]!);
+      await store.destroy(ids[1]!);
+      const found = await store.getMany([...ids, randomUUID(), ids[0]!]);
+      expect([...found.keys()].sort()).to.deep.equal([ids[0]!, ids[2]!].sort());
+      expect(found.get(ids[2]!)?.equals(keys[2]!)).to.equal(true);
+      expect((await store.getMany([])).size).to.equal(0);
+      await store.close();
+    });
+
+    test('answers ping while open', async () => {
+      const store = await h().create();
+      await store.ping();
+      await store.close();
+    });
+  });
+}
