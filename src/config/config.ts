@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { outboundPolicy } from '../security/ssrf-guard.ts';
 
 export const ROLES = ['api', 'projector'] as const;
 export type Role = (typeof ROLES)[number];
@@ -67,6 +68,135 @@ const settings = {
     allowed: 'at least 32 random characters signing console sessions and preview tokens; required with EVENTSTORE_CONNECTION_STRING (all instances share it); on the embedded default one is generated into DATA_DIR/session-secret when unset',
     secret: true,
   },
+  OUTBOUND_ALLOWLIST: {
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean))
+      .superRefine((entries, ctx) => {
+        try {
+          outboundPolicy(entries);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      })
+      .default([]),
+    allowed: 'a comma-separated list of host names and CIDR ranges that outbound requests (webhooks, media source URLs, chat notifications) may reach although they are loopback, private or link-local (default: none)',
+  },
+  SECRETS_KEY: {
+    schema: z
+      .string()
+      .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, 'not the base64 of 32 bytes')
+      .optional(),
+    allowed: 'the base64 of 32 random bytes (openssl rand -base64 32) encrypting stored secrets such as webhook signing secrets; required with EVENTSTORE_CONNECTION_STRING (all instances share it); on the embedded default one is generated into DATA_DIR/secrets-key when unset',
+    secret: true,
+  },
+  WEBHOOK_TIMEOUT_MS: {
+    schema: integer(100, 10_000).default(10_000),
+    allowed: 'milliseconds from 100 to 10000 (default 10000) a webhook receiver gets to answer before the delivery counts as failed',
+  },
+  WEBHOOK_CA_FILE: {
+    schema: z.string().min(1).optional(),
+    allowed: "a path to a PEM bundle of extra certificate authorities trusted for webhook receivers, added to Node's default roots (default: none)",
+  },
+  WEBHOOK_CONCURRENCY: {
+    schema: integer(1, 1000).default(16),
+    allowed: 'a whole number from 1 to 1000 (default 16): webhook deliveries in flight at once, over all webhooks',
+  },
+  WEBHOOK_CONCURRENCY_PER_WEBHOOK: {
+    schema: integer(1, 100).default(4),
+    allowed: 'a whole number from 1 to 100 (default 4): webhook deliveries in flight at once to one webhook',
+  },
+  TRUST_PROXY: {
+    schema: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false),
+    allowed: 'true or false (default false): honour X-Forwarded-Host, X-Forwarded-Proto and X-Forwarded-For from a reverse proxy in front of the service',
+  },
+  PUBLIC_CACHE_MAX_AGE: {
+    schema: integer(0, 86_400).default(0),
+    allowed: 'seconds from 0 to 86400 (default 0: caches revalidate every use with the ETag, so a publish shows at once) that public JSON and XML responses may be reused',
+  },
+  PUBLIC_RESPONSE_CACHE_MB: {
+    schema: integer(0, 4096).default(64),
+    allowed: 'megabytes from 0 to 4096 (default 64) of public API responses kept in memory per process, valid until the read models change; 0 turns the cache off',
+  },
+  SITEMAP_URLS_PER_FILE: {
+    schema: integer(1, 50_000).default(50_000),
+    allowed: 'URLs from 1 to 50000 (default 50000, the sitemap protocol limit) per sitemap file; beyond it the sitemap becomes an index of numbered parts',
+  },
+  MEDIA_MAX_BYTES: {
+    schema: integer(1, 5 * 1024 ** 3).default(50 * 1024 ** 2),
+    allowed: 'bytes from 1 to 5368709120 (default 52428800, 50 MiB): the largest media file accepted by upload (multipart, base64 or source URL); larger answers 413',
+  },
+  MEDIA_SOURCE_TIMEOUT_MS: {
+    schema: integer(100, 600_000).default(30_000),
+    allowed: 'milliseconds from 100 to 600000 (default 30000) that fetching a media sourceUrl may take, headers and body together',
+  },
+  S3_BUCKET: {
+    schema: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'not an S3 bucket name').optional(),
+    allowed: 'an S3 bucket name: media bytes go to S3 (or an S3-compatible store) instead of DATA_DIR/media (default: unset, the local folder)',
+  },
+  S3_REGION: {
+    schema: z.string().min(1).default('us-east-1'),
+    allowed: 'an S3 region (default us-east-1)',
+  },
+  S3_ENDPOINT: {
+    schema: url(['http', 'https']).optional(),
+    allowed: 'an http(s) URL of an S3-compatible endpoint such as MinIO (default: unset, AWS S3)',
+  },
+  S3_FORCE_PATH_STYLE: {
+    schema: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').default(false),
+    allowed: 'true or false (default false): path-style bucket addressing, which MinIO and most S3-compatible stores need',
+  },
+  S3_ACCESS_KEY_ID: {
+    schema: z.string().min(1).optional(),
+    allowed: 'the S3 access key id; set with S3_SECRET_ACCESS_KEY, or leave both unset for the AWS default credential chain',
+    secret: true,
+  },
+  S3_SECRET_ACCESS_KEY: {
+    schema: z.string().min(1).optional(),
+    allowed: 'the S3 secret access key; set with S3_ACCESS_KEY_ID, or leave both unset for the AWS default credential chain',
+    secret: true,
+  },
+  MAIL_FROM: {
+    schema: z
+      .string()
+      .trim()
+      .refine((v) => /^(?:[^<>\r\n]*<)?[^\s<>@]+@[^\s<>@]+>?$/.test(v) && !/[\r\n]/.test(v), 'not an e-mail address (address, or Name <address>)')
+      .default('annals <no-reply@localhost>'),
+    allowed: 'the sender of contact-form notices and autoreplies: an address or Name <address> (default annals <no-reply@localhost>); its domain also names the Message-IDs',
+  },
+  SMTP_URL: {
+    schema: url(['smtp', 'smtps']).optional(),
+    allowed: 'an smtp:// (STARTTLS when offered) or smtps:// (TLS) connection URL such as smtp://user:pass@mail.example.com:587; unset for .eml files in DATA_DIR/mail',
+    secret: true,
+  },
+  CONSOLE_URL: {
+    schema: url(['http', 'https']).optional(),
+    allowed: 'the base URL that contact-form notices link submissions under ({CONSOLE_URL}/contact-forms/{formId}/submissions/{submissionId}); default the service\'s own /admin/v1 (the admin API route that reads the submission)',
+  },
+  CONTACT_HOSTS: {
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'not a host name')))
+      .default([]),
+    allowed: 'a comma-separated list of host names whose requests are hosted contact pages (/{projectSlug}/{formSlug}); default none (the pages are always at /contact/{projectSlug}/{formSlug} on any host)',
+  },
+  CONTACT_POW_DIFFICULTY: {
+    schema: integer(1, 32).default(16),
+    allowed: 'leading zero bits from 1 to 32 (default 16, about 65 000 SHA-256 hashes, a second or so in a browser) that the hosted contact page\'s proof-of-work challenge asks for',
+  },
+  CONTACT_NOJS_MIN_SECONDS: {
+    schema: integer(0, 3600).default(15),
+    allowed: 'seconds from 0 to 3600 (default 15) a hosted contact page must have been open before it is accepted without the proof of work (browsers without JavaScript); 0 refuses submissions without the proof of work',
+  },
+  CONTACT_SUBMIT_RATE_LIMIT: {
+    schema: integer(1, 100_000).default(10),
+    allowed: 'contact-form submissions from 1 to 100000 (default 10) accepted per client IP address per 60 seconds (public submit and hosted pages together); more answer 429',
+  },
+  CONTACT_SUBMIT_MAX_BYTES: {
+    schema: integer(1024, 1024 * 1024).default(64 * 1024),
+    allowed: 'bytes from 1024 to 1048576 (default 65536): the largest contact-form submission body; larger answers 413',
+  },
   SHUTDOWN_GRACE_MS: {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
@@ -89,6 +219,49 @@ export interface Config {
   scheduledPublishIntervalMs: number;
   /** Unset on the embedded default: see resolveSessionSecret. */
   sessionSecret: string | undefined;
+  trustProxy: boolean;
+  publicCacheMaxAgeSeconds: number;
+  sitemapUrlsPerFile: number;
+  publicResponseCacheBytes: number;
+  /** OUTBOUND_ALLOWLIST entries (host names and CIDR ranges), parsed with outboundPolicy. */
+  outboundAllowlist: string[];
+  /** Base64 of 32 bytes; unset on the embedded default: see resolveSecretsKey. */
+  secretsKey: string | undefined;
+  webhooks: { timeoutMs: number; caFile: string | undefined; concurrency: number; concurrencyPerWebhook: number };
+  media: MediaConfig;
+  /** Contact forms: mail, hosted pages, spam protection (see src/contact-forms). */
+  contactForms: ContactFormsConfig;
+}
+
+export interface ContactFormsConfig {
+  mailFrom: string;
+  /** SMTP_URL; unset: .eml files in DATA_DIR/mail. */
+  smtpUrl: string | undefined;
+  mailDir: string;
+  /** CONSOLE_URL; unset: the service's own /admin/v1. */
+  consoleUrl: string | undefined;
+  /** CONTACT_HOSTS, lower-case. */
+  hosts: string[];
+  powDifficulty: number;
+  noJsMinSeconds: number;
+  submitRateLimit: number;
+  submitMaxBytes: number;
+}
+
+/** Media uploads and where their bytes live (S3 when S3_BUCKET is set, else DATA_DIR/media). */
+export interface MediaConfig {
+  maxBytes: number;
+  sourceTimeoutMs: number;
+  blobs:
+    | { kind: 'local-folder'; dir: string }
+    | {
+        kind: 's3';
+        bucket: string;
+        region: string;
+        endpoint: string | undefined;
+        forcePathStyle: boolean;
+        credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+      };
 }
 
 /** A bad setting: the message is one line naming the variable, the problem and what is allowed. */
@@ -114,6 +287,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length === 0 && p.EVENTSTORE_CONNECTION_STRING && !p.SESSION_SECRET) {
     problems.push(`SESSION_SECRET is unset: required with EVENTSTORE_CONNECTION_STRING; allowed: ${settings.SESSION_SECRET.allowed}`);
   }
+  if (problems.length === 0 && p.EVENTSTORE_CONNECTION_STRING && !p.SECRETS_KEY) {
+    problems.push(`SECRETS_KEY is unset: required with EVENTSTORE_CONNECTION_STRING; allowed: ${settings.SECRETS_KEY.allowed}`);
+  }
+  if (problems.length === 0 && (p.S3_ACCESS_KEY_ID === undefined) !== (p.S3_SECRET_ACCESS_KEY === undefined)) {
+    const missing = p.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
+    problems.push(`${missing} is unset: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together; allowed: ${settings[missing].allowed}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   const dataDir = path.resolve(p.DATA_DIR);
   return {
@@ -130,6 +310,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
     sessionSecret: p.SESSION_SECRET,
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
+    trustProxy: p.TRUST_PROXY,
+    publicCacheMaxAgeSeconds: p.PUBLIC_CACHE_MAX_AGE,
+    sitemapUrlsPerFile: p.SITEMAP_URLS_PER_FILE,
+    publicResponseCacheBytes: p.PUBLIC_RESPONSE_CACHE_MB * 1024 * 1024,
+    outboundAllowlist: p.OUTBOUND_ALLOWLIST,
+    secretsKey: p.SECRETS_KEY,
+    webhooks: {
+      timeoutMs: p.WEBHOOK_TIMEOUT_MS,
+      caFile: p.WEBHOOK_CA_FILE === undefined ? undefined : path.resolve(p.WEBHOOK_CA_FILE),
+      concurrency: p.WEBHOOK_CONCURRENCY,
+      concurrencyPerWebhook: p.WEBHOOK_CONCURRENCY_PER_WEBHOOK,
+    },
+    contactForms: {
+      mailFrom: p.MAIL_FROM,
+      smtpUrl: p.SMTP_URL,
+      mailDir: path.join(dataDir, 'mail'),
+      consoleUrl: p.CONSOLE_URL,
+      hosts: p.CONTACT_HOSTS,
+      powDifficulty: p.CONTACT_POW_DIFFICULTY,
+      noJsMinSeconds: p.CONTACT_NOJS_MIN_SECONDS,
+      submitRateLimit: p.CONTACT_SUBMIT_RATE_LIMIT,
+      submitMaxBytes: p.CONTACT_SUBMIT_MAX_BYTES,
+    },
+    media: {
+      maxBytes: p.MEDIA_MAX_BYTES,
+      sourceTimeoutMs: p.MEDIA_SOURCE_TIMEOUT_MS,
+      blobs: p.S3_BUCKET
+        ? {
+            kind: 's3',
+            bucket: p.S3_BUCKET,
+            region: p.S3_REGION,
+            endpoint: p.S3_ENDPOINT,
+            forcePathStyle: p.S3_FORCE_PATH_STYLE,
+            credentials: p.S3_ACCESS_KEY_ID && p.S3_SECRET_ACCESS_KEY ? { accessKeyId: p.S3_ACCESS_KEY_ID, secretAccessKey: p.S3_SECRET_ACCESS_KEY } : undefined,
+          }
+        : { kind: 'local-folder', dir: path.join(dataDir, 'media') },
+    },
   };
 }
 

@@ -5,8 +5,11 @@ import { accessEvents } from '../domain/access/access-events.ts';
 import { entryEvents } from '../domain/content/entry/entry-events.ts';
 import { formSetEvents } from '../domain/content/form-set/form-set-events.ts';
 import { masterEvents } from '../domain/content/master/master-events.ts';
+import { mediaEvents } from '../domain/media/media-events.ts';
+import { webhookEvents } from '../domain/webhook/webhook-events.ts';
+import { contactFormEvents } from '../domain/contact-form/contact-form-events.ts';
 
 /** Every event type the service writes, with its schema and upcasters. */
 export function serviceEventCatalog(): EventCatalog {
-  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, ...masterEvents]);
+  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents]);
 }

@@ -21,6 +21,13 @@ import { serviceEventCatalog } from './event-catalog.ts';
 import { openStores, type Stores } from './open-stores.ts';
 import { resolveSessionSecret } from './session-secret.ts';
 import { adminRouter } from '../http/admin/admin-router.ts';
+import { publicRouter } from '../http/public/public-router.ts';
+import { publicCors } from '../http/public/public-http-manners.ts';
+import { PublicResponseCache } from '../http/public/public-response-cache.ts';
+import { ReadModelVersions } from '../read-models/read-model-versions.ts';
+import { publicContentRoutes } from '../http/public/content-routes.ts';
+import { publicContentDeps } from '../http/public/public-content-deps.ts';
+import { publicOpenApiRoutes } from '../http/public/public-openapi.ts';
 import type { AdminDeps } from '../http/admin/admin-context.ts';
 import { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { ContentService } from '../application/content-service.ts';
@@ -31,6 +38,15 @@ import { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { SessionTokens } from '../security/session-tokens.ts';
 import { ScheduledPublisher } from '../application/scheduled-publisher.ts';
 import { RateLimiter } from '../security/rate-limiter.ts';
+import { startWebhookDispatcher, webhookServiceFor } from '../webhooks/webhook-setup.ts';
+import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { openBlobStore } from '../blobs/open-blob-store.ts';
+import { mediaFor } from '../media/media-setup.ts';
+import { startMediaPurge } from '../media/media-purge.ts';
+import { publicMediaRoutes } from '../http/public/media-routes.ts';
+import { openContactForms, type ContactForms, type ContactFormsOverrides } from '../contact-forms/contact-forms-runtime.ts';
+import { publicContactRoutes } from '../http/public/contact-routes.ts';
+import { contactPages } from '../http/contact-host/contact-pages.ts';
 
 export interface RunningService {
   url: string;
@@ -46,13 +62,21 @@ export interface RunningService {
  * Starts every role the configuration names, on the stores it names. Fails, with nothing left running,
  * when a store cannot be opened or the port cannot be bound.
  */
-export async function startService(config: Config, deps: { logger: Logger; clock: Clock }): Promise<RunningService> {
+export async function startService(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
   const { logger, clock } = deps;
   const stores = await openStores(config, logger);
   const log = new EventLog(stores.events, serviceEventCatalog(), clock);
   let supervisor: ProjectionSupervisor | undefined;
   let publisher: ScheduledPublisher | undefined;
+  let dispatcher: WebhookDispatcher | undefined;
+  // Media bytes: DATA_DIR/media, or S3 when S3_BUCKET is set.
+  const blobs = openBlobStore(config.media.blobs);
+  let mediaPurge: { stop(): Promise<void> } | undefined;
+  let mediaClose: (() => Promise<void>) | undefined;
   let http: RunningHttpServer | undefined;
+  let versions: ReadModelVersions | undefined;
+  let responseCache: PublicResponseCache | undefined;
+  let contactForms: ContactForms | undefined;
   try {
     if (config.roles.has('projector')) {
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
@@ -60,13 +84,22 @@ export async function startService(config: Config, deps: { logger: Logger; clock
       // One active scheduler, beside the projectors (ROLES splits API replicas from this process).
       publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels), clock, logger, intervalMs: config.scheduledPublishIntervalMs });
       publisher.start();
+      // The webhook dispatcher performs the deliveries the webhooks projection lists.
+      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels), clock, logger });
+      // Removes deleted assets' bytes from blob storage.
+      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels), logger });
     }
+    // Contact forms: the key store of submission keys, the mail transport, the hosted pages' challenges.
+    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, clock, logger }, deps.contactForms);
+    const contact = contactForms;
     const drain = new DrainState();
     if (config.roles.has('api')) {
-      const app = new Koa({ proxy: false });
+      const app = new Koa({ proxy: config.trustProxy });
       const checks: Record<string, ReadinessCheck> = {
         'event-store': () => stores.events.ping().then(ok),
         'read-models': () => stores.readModels.ping().then(ok),
+        'media-storage': () => blobs.ping().then(ok),
+        'key-store': () => contact.keyStore.ping().then(ok),
       };
       if (supervisor) {
         const s = supervisor;
@@ -74,17 +107,44 @@ export async function startService(config: Config, deps: { logger: Logger; clock
       }
       app.use(requestLogger({ logger }));
       app.use(errorEnvelope({ logger, translate: translateErrors }));
+      app.use(publicCors());
+      versions = new ReadModelVersions(stores.readModels, ['public-content', 'access'], { supervisor });
+      await versions.start();
+      responseCache = new PublicResponseCache({ versions, maxBytes: config.publicResponseCacheBytes, trustProxy: config.trustProxy, logger });
+      app.use(responseCache.middleware());
       const health = healthRoutes({ drain, readiness: readinessFromChecks(checks), logger });
       app.use(health.routes());
       app.use(health.allowedMethods());
-      const admin = adminRouter(adminDeps(config, { log, stores, supervisor, clock, logger }));
+      const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger });
+      const media = await mediaFor(config, adminDepsValue, blobs);
+      mediaClose = media.close;
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
+      const publicApi = publicRouter(
+        { reader: adminDepsValue.reader, versions, cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds },
+        // Route groups of the public API, each mounted on both bases.
+        [publicContentRoutes(publicContentDeps(config, adminDepsValue, versions)), publicMediaRoutes(media.public), publicContactRoutes(contact)],
+        [publicOpenApiRoutes()],
+      );
+      app.use(publicApi.routes());
+      app.use(publicApi.allowedMethods());
+      // Hosted contact pages: CONTACT_HOSTS and /contact/{projectSlug}/{formSlug}.
+      app.use(contactPages(contact));
       app.use(notFound());
-      http = await startHttpServer({ app, port: config.port, host: config.host, logger, drain });
+      const cache = responseCache;
+      http = await startHttpServer({ app, port: config.port, host: config.host, logger, drain, fastLane: (req, res) => cache.serveRaw(req, res) });
       logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
     }
+    // The contact-form notice sender runs beside the projectors (console links use the listening URL).
+    if (config.roles.has('projector')) contact.startWorker(http?.url);
   } catch (error) {
+    versions?.stop();
+    await contactForms?.stop();
+    await mediaClose?.();
+    await mediaPurge?.stop();
+    await blobs.close();
+    await dispatcher?.stop();
     await publisher?.stop();
     await supervisor?.stop();
     await stores.close();
@@ -101,6 +161,12 @@ export async function startService(config: Config, deps: { logger: Logger; clock
     stop: () =>
       (stopping ??= (async () => {
         await http?.close(config.shutdownGraceMs);
+        versions?.stop();
+        await dispatcher?.stop();
+        await contactForms?.stop();
+        await mediaClose?.();
+        await mediaPurge?.stop();
+        await blobs.close();
         await publisher?.stop();
         await supervisor?.stop();
         await stores.close();

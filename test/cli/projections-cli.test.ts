@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
+import { projections } from '../../projections/index.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -21,7 +22,8 @@ describe('operator CLI: npm run cli -- projections ...', function () {
     const before = await cli(dataDir, 'projections', 'status', '--json');
     expect(before.code, before.stderr).to.equal(0);
     const initial = JSON.parse(before.stdout) as Array<{ name: string; state: string; head: string }>;
-    expect(initial.map((p) => [p.name, p.state])).to.deep.equal([['audit-trail', 'not-started'], ['stream-activity', 'not-started'], ['access', 'not-started'], ['content', 'not-started']]);
+    expect(initial.map((p) => [p.name, p.state])).to.deep.equal(projections.map((p) => [p.name, 'not-started']));
+    expect(initial.map((p) => p.name)).to.include.members(['audit-trail', 'stream-activity', 'access', 'content', 'public-content']);
     expect(initial[0]!.head).to.equal('00000000000000003000');
 
     const rebuilt = await cli(dataDir, 'projections', 'rebuild', 'stream-activity');

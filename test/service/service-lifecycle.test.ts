@@ -64,6 +64,7 @@ describe('service: start, health and shutdown (npm start)', function () {
       DATA_DIR: tempDir(), PORT: '0',
       EVENTSTORE_CONNECTION_STRING: `esdb://admin:hunter2@127.0.0.1:${port}?tls=false`,
       SESSION_SECRET: 'a-session-secret-of-at-least-32-characters',
+      SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
     });
     expect(result.code).to.equal(1);
     expect(result.stderr).to.match(/cannot start: event store \(EventStoreDB esdb:\/\/\*\*\*@127\.0\.0\.1:\d+\?tls=false\) unavailable/);

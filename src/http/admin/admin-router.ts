@@ -7,9 +7,15 @@ import { ApiRegistry, openApiDocument } from './api-registry.ts';
 import { entryRoutes } from './entry-routes.ts';
 import { schemaRoutes } from './schema-routes.ts';
 import { projectRoutes } from './project-routes.ts';
+import { previewRoutes } from './preview-routes.ts';
+import { webhookRoutes } from './webhook-routes.ts';
+import type { WebhookService } from '../../webhooks/webhook-service.ts';
+import { mediaRoutes, type MediaAdminDeps } from './media-routes.ts';
+import { contactFormRoutes } from './contact-form-routes.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
-export function adminRouter(deps: AdminDeps): Router {
+export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms } = {}): Router {
   const router = new Router({ prefix: '/admin/v1' });
   const api = new ApiRegistry();
   const open = authRoutes(deps, api);
@@ -17,6 +23,10 @@ export function adminRouter(deps: AdminDeps): Router {
   const entries = entryRoutes(deps, api);
   const schema = schemaRoutes(deps, api);
   const project = projectRoutes(deps, api);
+  const preview = previewRoutes(deps, api);
+  const hooks = webhookRoutes(deps, api, services.webhooks);
+  const media = services.media ? [mediaRoutes(deps, api, services.media)] : [];
+  const contact = contactFormRoutes(deps, api, services.contactForms);
   // Built once all routes are registered; served without credentials.
   const document = openApiDocument(api, { version: '1.0.0' });
   open.get('/openapi.json', (ctx) => {
@@ -26,6 +36,6 @@ export function adminRouter(deps: AdminDeps): Router {
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [content, entries, schema, project]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [content, entries, schema, project, preview, hooks, ...media, contact]) router.use(group.routes(), group.allowedMethods());
   return router;
 }
