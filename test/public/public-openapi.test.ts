@@ -35,6 +35,8 @@ describe('public API: the OpenAPI document', function () {
     ]) {
       expect(document.paths[path]?.['get']?.operationId, path).to.be.a('string');
     }
+    expect(document.paths['/contact-forms/{slug}/submit']?.['post']?.operationId).to.equal('submitContactForm');
+    expect(document.paths['/media/{assetId}']?.['get']?.operationId).to.equal('getMedia');
     // What happens when page and offset are both sent is written down.
     expect(document.paths['/form-sets/{formSetSlug}/entries']!['get'].description).to.match(/offset wins/);
   });

@@ -134,6 +134,40 @@ export function publicOpenApiDocument(): Schema {
           responses: { '200': json(ref('MasterRecordList'), 'Records in display order.'), ...common },
         },
       },
+      '/contact-forms/{slug}/submit': {
+        post: {
+          operationId: 'submitContactForm',
+          summary: 'Submit a contact form (no authentication; the one public write)',
+          description:
+            'The body is a JSON object whose keys are the form\'s field keys (spec section 4.2); unknown keys are refused. When the form\'s honeypot field is filled, the answer is the same 200 and nothing is kept or sent. The autoreply\'s language is the `locale` query parameter, else the body field `_locale`, else the project\'s default locale. Each client address may submit CONTACT_SUBMIT_RATE_LIMIT times a minute.',
+          security: [{}, { publicKeyHeader: [] }, { publicKeyBearer: [] }, { publicKeyQuery: [] }],
+          parameters: [path('slug', 'Contact form slug'), query('locale', { type: 'string' }, 'A content locale of the project, for the autoreply.')],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: true, properties: { _locale: { type: 'string' } } } } } },
+          responses: {
+            '200': json({ type: 'object', required: ['ok', 'submissionId'], properties: { ok: { const: true }, submissionId: { type: 'string', format: 'uuid' } } }, 'Received.'),
+            '400': error('VALIDATION_ERROR naming each field and its problem (missing required field, wrong type or format, unknown key, too long).'),
+            '404': error('Unknown contact form.'),
+            '413': error('PAYLOAD_TOO_LARGE: the body is over CONTACT_SUBMIT_MAX_BYTES.'),
+            '415': error('UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.'),
+            '429': { ...error('RATE_LIMITED: too many submissions from this address; retry after Retry-After seconds.'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+          },
+        },
+      },
+      '/media/{assetId}': {
+        get: {
+          operationId: 'getMedia',
+          summary: 'The file of a media asset, streamed',
+          description: 'Cache-Control: public, max-age=31536000, immutable; a strong ETag from the content hash (304 on If-None-Match); single byte ranges (206, 416); HEAD. With Accept: image/webp, raster images are served as WebP, and every image response carries Vary: Accept.',
+          parameters: [path('assetId', 'Asset id (UUID)'), { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=start-end (one range).' }],
+          responses: {
+            '200': { description: 'The bytes, with the asset\'s MIME type.', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+            '206': { description: 'The requested byte range.', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+            '304': common['304'],
+            '404': error('Unknown, malformed or deleted asset id.'),
+            '416': error('RANGE_NOT_SATISFIABLE.'),
+          },
+        },
+      },
       '/sitemap.xml': { get: { operationId: 'getSitemap', summary: 'Sitemap (protocol 0.9) of every published entry of every listed form set; a sitemap index of /sitemap-{n}.xml parts beyond 50,000 URLs', responses: xml() } },
       '/sitemap-{part}.xml': { get: { operationId: 'getSitemapPart', summary: 'Part n of a sitemap too large for one file', parameters: [path('part', 'Part number, from 1')], responses: xml() } },
       '/form-sets/{slug}/sitemap.xml': { get: { operationId: 'getFormSetSitemap', summary: "Sitemap of one form set's published entries (an index beyond 50,000 URLs)", parameters: [path('slug', 'Form set slug')], responses: xml() } },
