@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { generate } from 'selfsigned';
+import { testCertificate } from '../../test/webhooks/support.ts';
 import { systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startService } from '../../src/service/service.ts';
@@ -64,25 +64,17 @@ const rate = Number(values.rate);
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
 // ---- the receiver ---------------------------------------------------------------------------------
-const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-  keySize: 2048,
-  algorithm: 'sha256',
-  extensions: [
-    { name: 'basicConstraints', cA: true },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
-    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
-  ],
-});
+// A certificate made now, trusted by the dispatcher through WEBHOOK_CA_FILE (as in the tests).
+const pems = await testCertificate();
+const { caFile } = pems;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-bench-webhooks-'));
-const caFile = path.join(dir, 'ca.pem');
-fs.writeFileSync(caFile, pems.cert);
 const { verify } = await import('@octokit/webhooks-methods');
 const secrets = new Map<string, string>();
 /** `${path} ${entry_id}` -> receipt time (performance.now()). */
 const receipts = new Map<string, number>();
 let badSignatures = 0;
 let baselineReceived = 0;
-const server = https.createServer({ key: pems.private, cert: pems.cert, keepAliveTimeout: 30_000 }, (req, res) => {
+const server = https.createServer({ key: pems.key, cert: pems.cert, keepAliveTimeout: 30_000 }, (req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', async () => {

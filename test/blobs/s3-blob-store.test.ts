@@ -4,7 +4,6 @@
  * reason where neither exists), plus failure handling that needs no server.
  */
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { expect } from 'chai';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { StartedTestContainer } from 'testcontainers';
@@ -13,6 +12,7 @@ import { BlobStoreUnavailableError } from '../../src/blobs/blob-store.ts';
 import { resolveServerTarget } from '../support/container-runtime.ts';
 import { blobStoreConformance } from './blob-store.conformance.ts';
 import { startS3rver, type LocalS3 } from './s3rver.ts';
+import { freePort } from '../support/ports.ts';
 
 const BUCKET = 'annals-media';
 
@@ -112,13 +112,3 @@ describe('S3BlobStore failures', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}

@@ -5,7 +5,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { collect } from '../../src/event-store/event-store.ts';
@@ -14,6 +13,7 @@ import { file, redirect, startSourceServer, type SourceServer } from './source-s
 import { PASSWORD, png, pinnedUrl, startMediaFixture, uploadMultipart } from './support.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { uploadTempRoot } from '../../src/media/received-file.ts';
+import { freePort } from '../support/ports.ts';
 
 const MAX = 200_000;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -316,16 +316,6 @@ describe('media upload: SSRF refusals without an allowlist', function () {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** Every file (not folder) under a folder, recursively. */
 function filesUnder(dir: string): string[] {

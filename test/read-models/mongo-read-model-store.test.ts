@@ -4,7 +4,6 @@
  * connection-failure and URL handling that need no server.
  */
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
 import type { StartedTestContainer } from 'testcontainers';
@@ -23,6 +22,7 @@ import { conformanceSuite, type HarnessOrPending } from '../support/conformance.
 import { resolveServerTarget } from '../support/container-runtime.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
+import { freePort as closedPort } from '../support/ports.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const target = await resolveServerTarget('MONGODB_URL');
@@ -230,14 +230,6 @@ function withDatabase(url: string, database: string): string {
   return `${match[1]}/${database}${search ? `?${search}` : ''}`;
 }
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('read models: MongoDB adapter without a server', () => {
   it('fails to connect with ReadModelUnavailableError naming the host, never the credentials', async () => {

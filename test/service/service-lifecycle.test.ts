@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { tempDir } from '../support/temp-dir.ts';
 import { runEntry, startServiceProcess } from '../support/child-process.ts';
+import { freePort as closedPort } from '../support/ports.ts';
 
 describe('service: start, health and shutdown (npm start)', function () {
   this.timeout(60_000);
@@ -97,11 +98,3 @@ describe('service: start, health and shutdown (npm start)', function () {
   });
 });
 
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}

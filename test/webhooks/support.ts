@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import path from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -150,14 +149,7 @@ export class Receiver {
   }
 }
 
-/** A port nothing listens on (bound then released). */
-export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort as closedPort } from '../support/ports.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
