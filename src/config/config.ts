@@ -197,6 +197,19 @@ const settings = {
     schema: integer(1024, 1024 * 1024).default(64 * 1024),
     allowed: 'bytes from 1024 to 1048576 (default 65536): the largest contact-form submission body; larger answers 413',
   },
+  TRANSLATION_API_URL: {
+    schema: url(['http', 'https']).optional(),
+    allowed: 'an http(s) URL of a DeepL-compatible translation endpoint (POST {text: [...], source_lang, target_lang} answering {translations: [{text}]}), e.g. https://api-free.deepl.com/v2/translate; unset: translate_entry_locales answers that no provider is configured',
+  },
+  TRANSLATION_API_KEY: {
+    schema: z.string().min(1).optional(),
+    allowed: 'the translation provider\'s API key, sent as Authorization: DeepL-Auth-Key <key> (default: unset, no Authorization header)',
+    secret: true,
+  },
+  TRANSLATION_TIMEOUT_MS: {
+    schema: integer(100, 600_000).default(30_000),
+    allowed: 'milliseconds from 100 to 600000 (default 30000) that one request to the translation provider may take',
+  },
   SHUTDOWN_GRACE_MS: {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
@@ -231,6 +244,16 @@ export interface Config {
   media: MediaConfig;
   /** Contact forms: mail, hosted pages, spam protection (see src/contact-forms). */
   contactForms: ContactFormsConfig;
+  /** translate_entry_locales: the DeepL-compatible provider (see src/translation). */
+  translation: TranslationConfig;
+}
+
+export interface TranslationConfig {
+  /** TRANSLATION_API_URL; unset: no provider (translation answers what to configure). */
+  apiUrl: string | undefined;
+  /** TRANSLATION_API_KEY; never logged or shown. */
+  apiKey: string | undefined;
+  timeoutMs: number;
 }
 
 export interface ContactFormsConfig {
@@ -333,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       submitRateLimit: p.CONTACT_SUBMIT_RATE_LIMIT,
       submitMaxBytes: p.CONTACT_SUBMIT_MAX_BYTES,
     },
+    translation: { apiUrl: p.TRANSLATION_API_URL, apiKey: p.TRANSLATION_API_KEY, timeoutMs: p.TRANSLATION_TIMEOUT_MS },
     media: {
       maxBytes: p.MEDIA_MAX_BYTES,
       sourceTimeoutMs: p.MEDIA_SOURCE_TIMEOUT_MS,

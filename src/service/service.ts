@@ -47,6 +47,7 @@ import { publicMediaRoutes } from '../http/public/media-routes.ts';
 import { openContactForms, type ContactForms, type ContactFormsOverrides } from '../contact-forms/contact-forms-runtime.ts';
 import { publicContactRoutes } from '../http/public/contact-routes.ts';
 import { contactPages } from '../http/contact-host/contact-pages.ts';
+import { translationProviderFor } from '../translation/translation-setup.ts';
 
 export interface RunningService {
   url: string;
@@ -118,7 +119,7 @@ export async function startService(config: Config, deps: { logger: Logger; clock
       const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger });
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact });
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config) });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const publicApi = publicRouter(

@@ -97,6 +97,14 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ CONTACT_POW_DIFFICULTY: '40' })).to.throw(ConfigError, /^CONTACT_POW_DIFFICULTY="40": above 32/);
   });
 
+  it('reads the translation provider settings: unset by default, the key never shown', () => {
+    expect(loadConfig({}).translation).to.deep.equal({ apiUrl: undefined, apiKey: undefined, timeoutMs: 30_000 });
+    const set = loadConfig({ TRANSLATION_API_URL: 'https://api-free.deepl.com/v2/translate', TRANSLATION_API_KEY: 'k3y:fx', TRANSLATION_TIMEOUT_MS: '5000' });
+    expect(set.translation).to.deep.equal({ apiUrl: 'https://api-free.deepl.com/v2/translate', apiKey: 'k3y:fx', timeoutMs: 5000 });
+    expect(() => loadConfig({ TRANSLATION_API_URL: 'deepl.com' })).to.throw(ConfigError, /^TRANSLATION_API_URL="deepl.com": not a http or https URL/);
+    expect(() => loadConfig({ TRANSLATION_API_KEY: 'k3y:fx', TRANSLATION_TIMEOUT_MS: '1' })).to.throw(ConfigError, /^TRANSLATION_TIMEOUT_MS="1": below 100/).with.property('message').that.does.not.include('k3y');
+  });
+
   it('reports every bad setting at once, one per line', () => {
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).to.throw(ConfigError).with.property('message').that.matches(/^PORT=.*\nLOG_LEVEL=/);
   });

@@ -13,9 +13,12 @@ import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { mediaRoutes, type MediaAdminDeps } from './media-routes.ts';
 import { contactFormRoutes } from './contact-form-routes.ts';
 import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import { translationRoutes } from './translation-routes.ts';
+import type { TranslationProvider } from '../../translation/translation-provider.ts';
+import { mcpRoute } from './mcp-route.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
-export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms } = {}): Router {
+export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider } = {}): Router {
   const router = new Router({ prefix: '/admin/v1' });
   const api = new ApiRegistry();
   const open = authRoutes(deps, api);
@@ -27,6 +30,8 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const hooks = webhookRoutes(deps, api, services.webhooks);
   const media = services.media ? [mediaRoutes(deps, api, services.media)] : [];
   const contact = contactFormRoutes(deps, api, services.contactForms);
+  const translation = translationRoutes(deps, api, services.translation);
+  const mcp = mcpRoute(deps, api, { mediaMaxBytes: services.media?.maxBytes });
   // Built once all routes are registered; served without credentials.
   const document = openApiDocument(api, { version: '1.0.0' });
   open.get('/openapi.json', (ctx) => {
@@ -36,6 +41,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [content, entries, schema, project, preview, hooks, ...media, contact]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [content, entries, schema, project, preview, hooks, ...media, contact, translation, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -5,6 +5,7 @@ import { agentRateLimit } from '../../domain/access/agent-key-limits.ts';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
 import type { Principal, UserRole } from '../../domain/principal.ts';
 import { notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
+import { isInternalCall } from './internal-call.ts';
 import type { AdminDeps, AdminState, ProjectDoc } from './admin-context.ts';
 
 interface AgentKeyDoc {
@@ -41,12 +42,15 @@ export function authenticate(deps: AdminDeps): Middleware {
       if (!key || key.revokedAt) throw unauthorized('The agent key is invalid or revoked.');
       const project = await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', key.projectId);
       if (!project) throw unauthorized('The agent key is invalid or revoked.');
-      const limit = agentRateLimit(project.plan);
-      const decision = deps.rateLimiter.hit(`agent:${key.keyId}`, limit.limit);
-      ctx.set('X-RateLimit-Limit', String(decision.limit));
-      ctx.set('X-RateLimit-Remaining', String(decision.remaining));
-      if (!decision.allowed) {
-        throw rateLimited(decision.retryAfterSeconds, { message: `Rate limit of ${limit.limit} requests per ${limit.windowSeconds} s for this agent key exceeded.` });
+      // A call the service makes to itself for a request already counted (the remote MCP endpoint) is not counted again.
+      if (!isInternalCall(ctx)) {
+        const limit = agentRateLimit(project.plan);
+        const decision = deps.rateLimiter.hit(`agent:${key.keyId}`, limit.limit);
+        ctx.set('X-RateLimit-Limit', String(decision.limit));
+        ctx.set('X-RateLimit-Remaining', String(decision.remaining));
+        if (!decision.allowed) {
+          throw rateLimited(decision.retryAfterSeconds, { message: `Rate limit of ${limit.limit} requests per ${limit.windowSeconds} s for this agent key exceeded.` });
+        }
       }
       state.principal = { kind: 'agent', keyId: key.keyId, tenantId: key.tenantId, projectId: key.projectId, scope: key.scope } satisfies Principal;
       state.project = project;

@@ -1,0 +1,123 @@
+import { Readable } from 'node:stream';
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { sharedHelpCorpus } from '../../help/load-help-corpus.ts';
+import type { HelpCorpus } from '../../help/help-corpus.ts';
+import { AdminApiClient } from '../../mcp/admin-api-client.ts';
+import { createAnnalsMcpServer } from '../../mcp/annals-mcp-server.ts';
+import { loopbackSender } from '../../mcp/loopback-sender.ts';
+import { forbidden, methodNotAllowed } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, principalOf } from './admin-context.ts';
+
+export interface McpRouteOptions {
+  /** MEDIA_MAX_BYTES: an upload_media call carries the file in base64, so a message may be that big and a third more. */
+  mediaMaxBytes?: number | undefined;
+  /** Default: the package's docs/help. */
+  help?: HelpCorpus;
+  /** Per admin call made by a tool; default 120 000 ms. */
+  callTimeoutMs?: number;
+}
+
+/** Room for the JSON-RPC envelope and the other arguments beside a base64 file. */
+const MESSAGE_OVERHEAD_BYTES = 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The MCP tool server over Streamable HTTP at /admin/v1/mcp (spec 4.4, issue 8 item 6), so an agent can
+ * use the tools without running a local process. Stateless: every POST carries JSON-RPC messages and is
+ * answered with JSON (no session id, no server-sent stream); GET and DELETE answer 405, which MCP
+ * clients take as "no stream, no session to end".
+ *
+ * Authentication is the admin API's own, run before this route: an agent key as `Authorization: Bearer`
+ * (a console session is refused here: the session-only tools need the stdio server). Each tool call is
+ * then made to the admin API of this same service over HTTP, on the socket address the MCP request
+ * arrived on, with the caller's key: the same authentication, permissions, plan gates, validation and
+ * rate limit as a direct call (so one tool call counts as one admin request more than the MCP message
+ * itself against the key's rate limit).
+ */
+export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOptions = {}): Router {
+  const router = new Router();
+  const maxRequestBodySize = options.mediaMaxBytes === undefined ? DEFAULT_MAX_MESSAGE_BYTES : Math.ceil(options.mediaMaxBytes / 3) * 4 + MESSAGE_OVERHEAD_BYTES;
+  const tag = 'MCP';
+
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/mcp',
+      operationId: 'mcp',
+      summary:
+        'The MCP tool server over Streamable HTTP (stateless, JSON responses): JSON-RPC messages of the Model Context Protocol (initialize, tools/list, tools/call) with the tools of spec 4.4, authenticated with an agent key. Each tool calls this admin API with the caller\'s key',
+      tag,
+      responses: { 200: 'The JSON-RPC response', 202: 'Accepted (notifications and responses carry no answer)', 406: 'The Accept header does not list application/json and text/event-stream' },
+    },
+    async (ctx) => {
+      const principal = principalOf(ctx);
+      if (principal.kind !== 'agent') {
+        throw forbidden('The MCP endpoint takes an agent key (Authorization: Bearer sk-agent-...), not a console session.', {
+          hint: 'For the tools that need a user session, run the stdio MCP server (npm run mcp) with ANNALS_SESSION_TOKEN and ANNALS_PROJECT_ID.',
+        });
+      }
+      const key = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'))![1]!;
+      const socket = ctx.req.socket;
+      // The service's URL as the agent called it (Koa's ctx.origin is the Origin header).
+      const serviceUrl = `${ctx.protocol}://${ctx.host}`;
+      const client = new AdminApiClient({
+        adminBase: `${serviceUrl}/admin`,
+        agentKey: key,
+        send: loopbackSender({ address: socket.localAddress!, port: socket.localPort! }, { host: ctx.host, protocol: ctx.protocol }, options.callTimeoutMs ?? 120_000),
+      });
+      const server = createAnnalsMcpServer({ api: client, help: options.help ?? sharedHelpCorpus(), transport: 'http', serviceUrl });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize });
+      await server.connect(transport);
+      try {
+        const response = await transport.handleRequest(toWebRequest(ctx));
+        ctx.status = response.status;
+        response.headers.forEach((value, name) => {
+          if (name !== 'content-length') ctx.set(name, value);
+        });
+        ctx.set('Cache-Control', 'no-store');
+        const body = Buffer.from(await response.arrayBuffer());
+        ctx.body = body.length > 0 ? body : '';
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  for (const method of ['get', 'delete'] as const) {
+    api.add(
+      router,
+      {
+        method,
+        path: '/mcp',
+        operationId: method === 'get' ? 'mcpStream' : 'mcpEndSession',
+        summary: method === 'get' ? 'No server-sent event stream: the endpoint is stateless (405)' : 'No session to end: the endpoint is stateless (405)',
+        tag,
+        responses: { 405: 'Method not allowed; Allow: POST' },
+      },
+      async () => {
+        throw methodNotAllowed(['POST'], { hint: 'The MCP endpoint is stateless: send every message with POST.' });
+      },
+    );
+  }
+  void deps;
+  return router;
+}
+
+/** The Koa request as a web Request, its body streamed (the transport reads and bounds it). */
+function toWebRequest(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new Request(`${ctx.protocol}://${ctx.host}${ctx.originalUrl}`, {
+    method: ctx.method,
+    headers,
+    body: Readable.toWeb(ctx.req) as ReadableStream<Uint8Array>,
+    duplex: 'half',
+  } as RequestInit);
+}

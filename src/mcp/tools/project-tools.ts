@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { defineTool, DESTRUCTIVE, READ_ONLY, requireSession, type ToolDefinition } from '../tool-kit.ts';
+
+const localeCode = z.string().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, { error: 'must be a language tag such as en, ja or pt-BR' });
+
+/** The project: overview, public API base, content locales. */
+export const projectTools: ToolDefinition[] = [
+  defineTool({
+    name: 'get_project_overview',
+    title: 'Project overview',
+    description:
+      'Start here. Returns the project this MCP server acts in: id, name, slug, plan (free, solo, standard, business or enterprise: some tools need a plan), content locales and default locale, custom domains, site settings, and the public API base. Then call get_tenant_schema (every form set with its fields) before writing content. Any agent key scope.',
+    input: {},
+    annotations: READ_ONLY,
+    run: async (_args, { api, serviceUrl }) => {
+      const overview = await api.get<Record<string, unknown> & { publicApi?: { publicBase?: string } }>('/project');
+      const base = overview.publicApi?.publicBase;
+      return base ? { ...overview, publicApi: { ...overview.publicApi, publicBaseUrl: `${serviceUrl}${base}` } } : overview;
+    },
+  }),
+
+  defineTool({
+    name: 'get_public_api_info',
+    title: 'Public API base',
+    description:
+      'Returns the projectId and the public read API base of the project: publicBase (path, /public/p/{projectId}/v1) and publicBaseUrl (absolute), with example URLs. Websites read published content there without credentials: GET {publicBaseUrl}/form-sets/{formSetSlug}/entries (list), /form-sets/{formSetSlug}/entries/{entrySlug} (one entry), /sitemap.xml, /llms.txt, /media/{assetId}. Only entries with a published revision appear (publish with save_revision → submit_entry_for_review → publish_revision). Any agent key scope.',
+    input: {},
+    annotations: READ_ONLY,
+    run: async (_args, { api, serviceUrl }) => {
+      const info = await api.get<{ projectId: string; publicBase: string; publicKeyHeader?: string }>('/project/public-api-info');
+      const publicBaseUrl = `${serviceUrl}${info.publicBase}`;
+      return {
+        ...info,
+        publicBaseUrl,
+        examples: {
+          listEntries: `${publicBaseUrl}/form-sets/{formSetSlug}/entries?limit=20&locale=en`,
+          entry: `${publicBaseUrl}/form-sets/{formSetSlug}/entries/{entrySlug}`,
+          sitemap: `${publicBaseUrl}/sitemap.xml`,
+          llmsTxt: `${publicBaseUrl}/llms.txt`,
+          media: `${publicBaseUrl}/media/{assetId}`,
+        },
+        note: 'The public API serves published revisions only; it is read-only except contact form submission (POST /contact-forms/{slug}/submit).',
+      };
+    },
+  }),
+
+  defineTool({
+    name: 'get_project_content_locales',
+    title: 'Content locales',
+    description:
+      'Returns the project\'s content locales ({locales: ["en", "ja"], defaultLocale: "en"}). With more than one locale, text, textarea and tiptap fields hold one value per locale ({"en": "...", "ja": "..."}) unless the field is locale_shared; a plain value is taken as the default locale\'s. Any agent key scope.',
+    input: {},
+    annotations: READ_ONLY,
+    run: async (_args, { api }) => api.get('/project/content-locales'),
+  }),
+
+  defineTool({
+    name: 'patch_project_content_locales',
+    title: 'Change content locales',
+    description:
+      'Changes the project\'s content locales and/or default locale. Needs a tenant_admin console session: agent keys are refused whatever their scope (spec 4.4), so this tool works only when the MCP server runs with ANNALS_SESSION_TOKEN and ANNALS_PROJECT_ID; otherwise it explains what to configure. Returns {locales, defaultLocale} after the change. The default locale must be one of the locales.',
+    input: {
+      locales: z.array(localeCode).min(1).max(30).optional().describe('The full list of content locales, e.g. ["en", "ja"]; left out: unchanged.'),
+      defaultLocale: localeCode.optional().describe('The default locale (one of the locales); left out: unchanged.'),
+    },
+    annotations: DESTRUCTIVE,
+    run: async (args, context) => {
+      requireSession(context, 'patch_project_content_locales', 'tenant_admin');
+      return context.api.request('PATCH', '/project/content-locales', { body: args, as: 'session' });
+    },
+  }),
+];
