@@ -15,6 +15,9 @@ import { masterStreamId } from '../domain/content/master/master-events.ts';
 import { builtInTemplate } from '../domain/content/blueprint/built-in-templates.ts';
 import { blueprintCommands, planBlueprint } from '../domain/content/blueprint/plan-blueprint.ts';
 import { AccessService } from './access-service.ts';
+import { contactFormDecider } from '../domain/contact-form/contact-form-decider.ts';
+import { contactFormStream } from '../domain/contact-form/contact-form-events.ts';
+import { parseContactFormSettings } from '../domain/contact-form/contact-form-settings.ts';
 import { handleCommand } from './command-handler.ts';
 import { Reservations } from './reservations.ts';
 
@@ -25,11 +28,36 @@ export interface DemoResult {
   adminEmail: string;
   adminPassword: string;
   formSets: string[];
+  contactForms: string[];
   publicBase: string;
   position: bigint;
 }
 
 const LOCALES = { locales: ['en', 'ja'], defaultLocale: 'en' };
+
+/** The demo's contact form: notification, reply-to, honeypot, an autoreply in both languages, a hosted page. */
+const DEMO_CONTACT_FORM = {
+  name: 'Contact us',
+  slug: 'contact',
+  notification_emails: ['team@demo.annals.example'],
+  reply_to_field: 'email',
+  fields: [
+    { key: 'name', type: 'text', label: 'Name', required: true },
+    { key: 'email', type: 'email', label: 'E-mail', required: true },
+    { key: 'company', type: 'text', label: 'Company' },
+    { key: 'inquiry_type', type: 'select', label: 'Inquiry type', options: [{ value: 'sales', label: 'Sales' }, { value: 'support', label: 'Support' }, { value: 'other', label: 'Other' }] },
+    { key: 'message', type: 'textarea', label: 'Message', required: true, limits: { maxLength: 5000 } },
+  ],
+  autoreply_enabled: true,
+  autoreply_to_field: 'email',
+  autoreply_subject: { en: 'Thank you, {{name}}', ja: '{{name}} 様、お問い合わせありがとうございます' },
+  autoreply_body: {
+    en: 'Dear {{name}},\n\nthank you for your message. We will answer within two working days.',
+    ja: '{{name}} 様\n\nお問い合わせありがとうございます。2営業日以内にご連絡いたします。',
+  },
+  email_signature: 'The annals demo team',
+  hosted_page_enabled: true,
+};
 
 const TOPICS = [
   ['Event sourcing for editors', 'エディターのためのイベントソーシング'],
@@ -45,7 +73,7 @@ const TOPICS = [
 /**
  * `npm run cli -- demo`: a demo project on the Business plan with content locales en (default) and ja:
  * a published blog_category master and a `blog` form set with 24 published entries in both languages,
- * and a `news` form set with an entry in every workflow status. Written through the same deciders,
+ * a `news` form set with an entry in every workflow status, and a `contact` form with a hosted page. Written through the same deciders,
  * reservations and event log as the API, so the read models are built from it like from any history.
  */
 export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPrincipal): Promise<DemoResult> {
@@ -141,6 +169,13 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
   await run(updated.entryId, { type: 'submitForReview', entryId: updated.entryId, revisionId: second });
   const last = await run(updated.entryId, { type: 'approve', entryId: updated.entryId, revisionId: second });
 
+  // A contact form with a hosted page, as a site's "contact us" would have.
+  const contactFormId = randomUUID();
+  const { chat_webhook_url: _noChat, ...contactSettings } = parseContactFormSettings(DEMO_CONTACT_FORM, { contentLocales: LOCALES });
+  const createContact = { type: 'create_contact_form' as const, projectId: project.projectId, formId: contactFormId, settings: { ...contactSettings, chat_webhook: null } };
+  await reservations.claim(`contact-form-slug:${project.projectId}`, contactSettings.slug, contactFormId, actor, 'contact form slug');
+  const contact = await handleCommand(log, contactFormStream(contactFormId), contactFormDecider, createContact, { principal: admin }, { actor });
+
   return {
     projectId: project.projectId,
     agentKey: project.agentKey.key,
@@ -148,8 +183,9 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
     adminEmail: project.adminEmail,
     adminPassword,
     formSets: [...formSets.keys()],
+    contactForms: [contactSettings.slug],
     publicBase: `/public/p/${project.projectId}/v1`,
-    position: last.position!,
+    position: contact.position!,
   };
 }
 

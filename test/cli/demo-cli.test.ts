@@ -10,11 +10,12 @@ describe('operator CLI: npm run cli -- demo', function () {
     const dataDir = path.join(tempDir(), 'data');
     const run = await runEntry('src/cli/main.ts', ['demo'], { DATA_DIR: dataDir });
     expect(run.code, run.stderr).to.equal(0);
-    const demo = JSON.parse(run.stdout) as { projectId: string; agentKey: string; publicApiKey: string; adminEmail: string; adminPassword: string; formSets: string[]; publicBase: string };
-    expect(Object.keys(demo).sort()).to.deep.equal(['adminEmail', 'adminPassword', 'agentKey', 'formSets', 'projectId', 'publicApiKey', 'publicBase']);
+    const demo = JSON.parse(run.stdout) as { projectId: string; agentKey: string; publicApiKey: string; adminEmail: string; adminPassword: string; formSets: string[]; contactForms: string[]; publicBase: string };
+    expect(Object.keys(demo).sort()).to.deep.equal(['adminEmail', 'adminPassword', 'agentKey', 'contactForms', 'formSets', 'projectId', 'publicApiKey', 'publicBase']);
     expect(demo.agentKey).to.match(/^sk-agent-/);
     expect(demo.publicApiKey).to.match(/^service_pub_/);
     expect(demo.formSets).to.deep.equal(['blog', 'news']);
+    expect(demo.contactForms).to.deep.equal(['contact']);
     expect(demo.publicBase).to.equal(`/public/p/${demo.projectId}/v1`);
 
     const service = await startServiceProcess({ DATA_DIR: dataDir });
@@ -51,6 +52,14 @@ describe('operator CLI: npm run cli -- demo', function () {
       expect(sitemap.match(/<loc>https:\/\/demo-[0-9a-f]+\.annals\.example\//g)).to.have.length(24);
       const llms = await (await fetch(`${service.url}/public/v1/llms.txt`, { headers: { 'X-Service-Public-Api-Key': demo.publicApiKey } })).text();
       expect(llms).to.match(/^# Annals demo\n\n> /);
+      // The contact form takes a submission on the public API.
+      const submitted = await fetch(`${service.url}${demo.publicBase}/contact-forms/contact/submit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Ada', email: 'ada@example.com', inquiry_type: 'support', message: 'Hello from the demo test.' }),
+      });
+      expect(submitted.status, await submitted.clone().text()).to.equal(200);
+      expect(((await submitted.json()) as { ok: boolean }).ok).to.equal(true);
       const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }) });
       expect(login.status).to.equal(200);
     } finally {
