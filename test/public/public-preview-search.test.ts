@@ -94,7 +94,7 @@ describe('public API: full-text search (q)', function () {
     await f.publish(id, 'towers', { title: { en: 'Tower, tower, tower' }, meta_description: { en: 'All about the tower.' } });
     await f.publish(id, 'bridges', { title: { en: 'Bridges of the world' }, meta_description: { en: 'One tower appears here too, among many bridges and rivers and roads.' } });
     await f.publish(id, 'rich', { title: { en: 'Formatted' }, body: { en: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Lighthouses at dusk' }] }] } } });
-    free = await startPublicFixture({ plan: 'free' });
+    free = await startPublicFixture({ plan: 'free', env: { TRUST_PROXY: 'true' } });
     const freeSet = await free.call('POST', '/form-sets', { body: blogFormSet() });
     await free.publish(freeSet.body.id, 'post', { title: { en: 'Anything' } });
   });
@@ -126,6 +126,20 @@ describe('public API: full-text search (q)', function () {
     expect((await slugs('q=tower%20rivers')).slugs).to.deep.equal(['bridges']);
     expect((await slugs('q=tower&sort=created_at:desc')).slugs).to.deep.equal(['bridges', 'towers']);
     expect((await slugs('q=zebra')).total).to.equal(0);
+  });
+
+  it('behind a trusted proxy (TRUST_PROXY=true), resolves the project and builds URLs from X-Forwarded-Host and -Proto', async () => {
+    const session = await free.sessionToken();
+    const domains = await free.call('PUT', '/project/custom-domains', { token: session, headers: { 'X-Project-Id': free.project.projectId }, body: { domains: ['news.example.test'] } });
+    expect(domains.status, JSON.stringify(domains.body)).to.equal(200);
+    await free.settle();
+    const { getWithHost } = await import('./support.ts');
+    const url = `${free.service.url}/public/v1/form-sets/blog/entries/post`;
+    const forwarded = await getWithHost(url, '127.0.0.1', { 'x-forwarded-host': 'news.example.test', 'x-forwarded-proto': 'https' });
+    expect(forwarded.status).to.equal(200);
+    const sitemap = await getWithHost(`${free.service.url}/public/v1/sitemap.xml`, '127.0.0.1', { 'x-forwarded-host': 'news.example.test', 'x-forwarded-proto': 'https' });
+    expect(sitemap.body).to.include('<loc>https://news.example.test/blog/post</loc>');
+    expect((await getWithHost(url, '127.0.0.1')).status).to.equal(404);
   });
 
   it('answers 403 PLAN_REQUIRED below the Business plan, and 400 for an over-long query', async () => {
