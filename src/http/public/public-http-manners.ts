@@ -45,21 +45,21 @@ export function publicConditional(options: ConditionalOptions): Middleware {
     await next();
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', cacheControl);
-    if (!ctx.response.get('ETag')) {
-      const body: unknown = ctx.body;
-      let bytes: Buffer | undefined;
-      if (Buffer.isBuffer(body)) bytes = body;
-      else if (typeof body === 'string' || (body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe !== 'function')) {
-        // The exact bytes sent, so that the ETag (and any cache of the response) is over them.
-        bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-        const type = ctx.response.get('Content-Type');
-        ctx.body = bytes;
-        ctx.set('Content-Type', type || 'application/json; charset=utf-8');
-      }
-      if (bytes === undefined) return;
+    const body: unknown = ctx.body;
+    let bytes: Buffer | undefined;
+    if (Buffer.isBuffer(body)) bytes = body;
+    else if (typeof body === 'string' || (body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe !== 'function')) {
+      // The exact bytes sent, so that the ETag (and the response cache, which keeps buffers) is over them.
+      bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const type = ctx.response.get('Content-Type');
+      ctx.body = bytes;
+      ctx.set('Content-Type', type || 'application/json; charset=utf-8');
+    }
+    if (bytes !== undefined) {
+      // Routes that know their content version (sitemaps, llms.txt, media) set their own ETag.
+      if (!ctx.response.get('ETag')) ctx.set('ETag', `"${createHash('sha1').update(bytes).digest('base64url')}"`);
       // The response cache may answer the same URL gzipped (see public-response-cache.ts): caches must know.
       if (bytes.length >= 1024) ctx.vary('Accept-Encoding');
-      ctx.set('ETag', `"${createHash('sha1').update(bytes).digest('base64url')}"`);
     }
     if (ctx.fresh) {
       ctx.status = 304;
