@@ -65,7 +65,13 @@ export class SqliteEventStore implements EventStore {
   readonly #pollIntervalMs: number;
   readonly #pageSize: number;
   readonly #subscriptions = new Set<SqliteSubscription>();
-  readonly #appendTx: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
+  /** Appends one stream's events inside the current transaction, under a savepoint of its own. */
+  readonly #appendOne: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
+  /** Commits a batch of appends as one transaction: one durable write (fsync) for all of them. */
+  readonly #commitBatch: (appends: PendingAppend[]) => void;
+  /** Appends waiting for the next group commit (see append). */
+  #pending: PendingAppend[] = [];
+  #flushScheduled = false;
   readonly #statements;
   #closed = false;
 
@@ -103,7 +109,7 @@ export class SqliteEventStore implements EventStore {
     };
     this.#statements = s;
 
-    this.#appendTx = db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+    this.#appendOne = db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
       const row = s.stream.get(streamId);
       const current = currentRevision(row);
       checkExpectation(streamId, expected, current);
@@ -116,15 +122,59 @@ export class SqliteEventStore implements EventStore {
       }
       s.upsertStream.run(streamId, revision - 1n);
       return { nextExpectedRevision: revision - 1n, position };
+    }) as never;
+    // Called inside the outer transaction, #appendOne runs under a savepoint: a refused expectation (or any
+    // failure of one append) undoes that append alone, and the others of the batch still commit.
+    this.#commitBatch = db.transaction((appends: PendingAppend[]) => {
+      for (const append of appends) {
+        try {
+          append.result = this.#appendOne(append.streamId, append.events, append.expected);
+        } catch (error) {
+          append.error = error;
+        }
+      }
     }).immediate as never;
   }
 
-  async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    this.#assertOpen();
-    validateAppend(streamId, events);
-    const result = this.#appendTx(streamId, events, expectedRevision);
-    this.#notifier.notify();
-    return result;
+  /**
+   * Group commit: appends made in the same turn of the event loop (concurrent requests, an outbox worker
+   * recording several deliveries) are committed together in one IMMEDIATE transaction, so they share one
+   * durable write instead of paying an fsync each. Each append keeps its own expectation check and its
+   * own outcome; each resolves only once the transaction holding it is committed (synchronous=FULL).
+   */
+  append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    try {
+      this.#assertOpen();
+      validateAppend(streamId, events);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.#pending.push({ streamId, events, expected: expectedRevision, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    try {
+      this.#commitBatch(batch);
+    } catch (error) {
+      // The transaction itself failed (disk full, I/O error, locked too long): nothing of it was written.
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    if (batch.some((append) => append.result !== undefined)) this.#notifier.notify();
+    for (const append of batch) {
+      if (append.result !== undefined) append.resolve(append.result);
+      else append.reject(append.error);
+    }
   }
 
   async *readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -217,6 +267,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // Appends already accepted are committed (or refused) before the database closes.
+    this.#flush();
     this.#closed = true;
     await Promise.all([...this.#subscriptions].map((s) => s.stop()));
     this.#db.close();
@@ -225,6 +277,17 @@ export class SqliteEventStore implements EventStore {
   #assertOpen(): void {
     if (this.#closed) throw new UnavailableError('the event store is closed');
   }
+}
+
+/** An append waiting for the group commit, and how it ended. */
+interface PendingAppend {
+  streamId: string;
+  events: readonly NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+  result?: AppendResult;
+  error?: unknown;
 }
 
 /** Catch-up-then-live subscription over the events table. */

@@ -24,6 +24,37 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     await second.close();
   });
 
+  it('commits appends made together in one transaction, each with its own expectation and outcome', async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    const store = SqliteEventStore.open(file);
+    await store.append('existing', [event('x')], 'no_stream');
+    // Made in one turn of the event loop: one group commit. The second and third claim a stream the first
+    // creates; only the first may, and their refusal undoes nothing else of the batch.
+    const outcomes = await Promise.allSettled([
+      store.append('claim', [event('first')], 'no_stream'),
+      store.append('claim', [event('second')], 'no_stream'),
+      store.append('other', [event('o1'), event('o2')], 'no_stream'),
+      store.append('claim', [event('third')], 0n),
+      store.append('existing', [event('stale')], 5n),
+    ]);
+    expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.name).to.equal('WrongExpectedVersionError');
+    expect((outcomes[4] as PromiseRejectedResult).reason.name).to.equal('WrongExpectedVersionError');
+    expect((await collect(store.readStream('claim'))).map((e) => e.type)).to.deep.equal(['first', 'third']);
+    expect((await collect(store.readStream('other'))).map((e) => e.type)).to.deep.equal(['o1', 'o2']);
+    expect((await collect(store.readStream('existing'))).map((e) => e.type)).to.deep.equal(['x']);
+    // Positions follow the order the appends were made in.
+    const positions = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ position: bigint }>).value.position);
+    expect(positions).to.deep.equal([...positions].sort((a, b) => (a < b ? -1 : 1)));
+    // Appends accepted before close are committed by it.
+    const pending = store.append('late', [event('late')], 'no_stream');
+    await store.close();
+    expect((await pending).nextExpectedRevision).to.equal(0n);
+    const reopened = SqliteEventStore.open(file);
+    expect((await collect(reopened.readStream('late'))).map((e) => e.type)).to.deep.equal(['late']);
+    await reopened.close();
+  });
+
   it('two processes appending to one stream with the same expectation: exactly one wins', async function () {
     this.timeout(60_000);
     const file = path.join(tempDir(), 'events.sqlite');
