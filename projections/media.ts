@@ -1,3 +1,4 @@
+import type { Asset, UploadSource } from '../src/domain/media/asset-decider.ts';
 import { mediaEvents, type MediaEvent } from '../src/domain/media/media-events.ts';
 import { mediaKindOf, type MediaKind } from '../src/domain/media/media-kind.ts';
 import { defineProjection } from '../src/projection-engine/projection.ts';
@@ -12,23 +13,11 @@ import { defineProjection } from '../src/projection-engine/projection.ts';
  * - `purges`, id assetId: one item per deleted asset, `status` pending until the media purge outbox
  *   (src/media/media-purge.ts) has removed its blobs, then done or failed (with the error).
  */
-export interface AssetDoc {
-  assetId: string;
-  projectId: string;
-  fileName: string;
-  mimeType: string;
+export interface AssetDoc extends Asset {
   /** The top-level type (image, application, ...), for MIME prefix filters. */
   mimeTop: string;
   kind: MediaKind;
-  byteSize: number;
-  sha256: string;
-  width: number | null;
-  height: number | null;
-  animated: boolean;
-  altText: string;
-  caption: string;
-  blobKey: string;
-  source: 'multipart' | 'base64' | 'source-url';
+  source: UploadSource;
   uploadedBy: { type: string; id: string };
   uploadedAt: string;
   /** The upload's global log position, zero-padded to 20 digits: the list's newest-first order. */

@@ -21,18 +21,10 @@ export interface Asset {
 
 export type AssetState = { status: 'absent' } | ({ status: 'active' } & Asset) | ({ status: 'deleted' } & Asset);
 
+export type UploadSource = 'multipart' | 'base64' | 'source-url';
+
 /** What an upload learned about the bytes, which are in blob storage under blobKey before the command runs. */
-export interface UploadedFile {
-  fileName: string;
-  mimeType: string;
-  byteSize: number;
-  sha256: string;
-  width: number | null;
-  height: number | null;
-  animated: boolean;
-  blobKey: string;
-  source: 'multipart' | 'base64' | 'source-url';
-}
+export type UploadedFile = Omit<Asset, 'assetId' | 'projectId' | 'altText' | 'caption'> & { source: UploadSource };
 
 export type AssetCommand =
   | ({ type: 'register_upload'; assetId: string; projectId: string; altText: string; caption: string } & UploadedFile)
