@@ -6,7 +6,7 @@ import type { Principal } from '../domain/principal.ts';
 import { notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { assetDecider, type AssetCommand } from '../domain/media/asset-decider.ts';
+import { assetDecider, type AssetCommand, type UploadSource } from '../domain/media/asset-decider.ts';
 import { assetStreamId } from '../domain/media/media-events.ts';
 import { mediaKindOf, MEDIA_KINDS, type MediaKind } from '../domain/media/media-kind.ts';
 import { handleCommand } from '../application/command-handler.ts';
@@ -43,7 +43,7 @@ export interface UploadDetails {
   fileName?: string | undefined;
   altText?: string | undefined;
   caption?: string | undefined;
-  source: 'multipart' | 'base64' | 'source-url';
+  source: UploadSource;
 }
 
 export interface MediaListQuery {
