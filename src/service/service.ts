@@ -95,7 +95,9 @@ export async function startService(config: Config, deps: { logger: Logger; clock
     const contact = contactForms;
     const drain = new DrainState();
     if (config.roles.has('api')) {
-      const app = new Koa({ proxy: config.trustProxy });
+      // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
+      // entries before it come from the client and prove nothing (the console IP allowlist relies on this).
+      const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
       const checks: Record<string, ReadinessCheck> = {
         'event-store': () => stores.events.ping().then(ok),
         'read-models': () => stores.readModels.ping().then(ok),

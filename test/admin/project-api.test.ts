@@ -282,3 +282,22 @@ describe('admin API: project settings, console login, keys and members over HTTP
     expect((await asAdmin('PUT', '/project/custom-domains', { domains: ['not a host'] })).status).to.equal(400);
   });
 });
+
+describe('admin API: the console IP allowlist behind a trusted proxy (TRUST_PROXY=true)', function () {
+  this.timeout(60_000);
+  let f: AdminFixture;
+  before(async () => {
+    f = await startAdminFixture({ env: { TRUST_PROXY: 'true' } });
+  });
+  after(() => f.stop());
+
+  it('checks the address the proxy saw (the last X-Forwarded-For entry), not the ones the client wrote before it', async () => {
+    const added = await f.call('POST', '/project/ip-allowlist', { body: { cidr: '203.0.113.0/24', label: 'office' } });
+    expect(added.status, JSON.stringify(added.body)).to.equal(201);
+    const login = (forwardedFor: string) =>
+      f.call('POST', '/auth/login', { body: { email: f.project.adminEmail, password: PASSWORD, projectId: f.project.projectId }, headers: { 'x-forwarded-for': forwardedFor } });
+    // A client outside the office claiming an office address first is refused.
+    expect((await login('203.0.113.5, 198.51.100.7')).status).to.equal(403);
+    expect((await login('198.51.100.7, 203.0.113.5')).status).to.equal(200);
+  });
+});
