@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { encodePosition } from '../src/event-store/position.ts';
 import type { ExternalIdentity, Snapshot } from '../src/domain/content/entry/entry-events.ts';
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
+import type { FormSetDoc } from './content.ts';
 import { orderedRecords, recordLabel, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
@@ -41,14 +42,8 @@ export interface PublicProjectDoc {
   defaultLocale: string;
 }
 
-export interface PublicFormSetDoc {
-  formSetId: string;
-  projectId: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  definition: FormSetDefinition;
-}
+/** What the admin read model keeps of a form set, less its version and times. */
+export type PublicFormSetDoc = Pick<FormSetDoc, 'formSetId' | 'projectId' | 'slug' | 'name' | 'description' | 'definition'>;
 
 export interface PublicEntryDoc {
   entryId: string;
