@@ -1,22 +1,14 @@
 import type { Context } from 'koa';
 
 /**
- * The address a request came from, for per-client limits. Behind a trusted reverse proxy (TRUST_PROXY) it
- * is the last X-Forwarded-For entry: the address the proxy itself saw, appended by it. The entries before it
- * were sent by the client and prove nothing (taking the first, as Koa's ctx.ip does, would let a client
- * pick a new address per request and never be limited). Without a trusted proxy: the socket's address.
+ * The address a request came from, for per-client limits: Koa's ctx.ip. Behind a trusted reverse proxy
+ * (TRUST_PROXY) the service's Koa app takes the last X-Forwarded-For entry (maxIpsCount 1), the address the
+ * proxy itself saw; the entries before it were written by the client and prove nothing. Without a trusted
+ * proxy it is the socket's address. IPv4-mapped IPv6 (::ffff:1.2.3.4) counts as plain IPv4, so one client
+ * has one key.
  */
-export function clientIp(ctx: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = ctx.get('X-Forwarded-For');
-    const last = forwarded.split(',').map((s) => s.trim()).filter(Boolean).pop();
-    if (last) return normalise(last);
-  }
-  return normalise(ctx.req.socket.remoteAddress ?? 'unknown');
-}
-
-/** IPv4-mapped IPv6 (::ffff:1.2.3.4) as plain IPv4, so one client has one key. */
-function normalise(address: string): string {
+export function clientIp(ctx: Pick<Context, 'ip'>): string {
+  const address = ctx.ip || 'unknown';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return (mapped ? mapped[1]! : address).toLowerCase();
 }

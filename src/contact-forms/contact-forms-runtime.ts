@@ -42,7 +42,7 @@ export interface ContactForms {
   keyStore: KeyStore;
   mail: MailTransport;
   logger: Logger;
-  settings: Config['contactForms'] & { trustProxy: boolean };
+  settings: Config['contactForms'];
   /** Counts a submission attempt of the request's client; throws 429 RATE_LIMITED (Retry-After) beyond CONTACT_SUBMIT_RATE_LIMIT per minute. */
   assertSubmitAllowed(ctx: Context): void;
   /** Starts the notice sender (projector role). `serviceUrl` is the listening URL, for console links when CONSOLE_URL is unset. */
@@ -63,7 +63,7 @@ export async function openContactForms(
   overrides: ContactFormsOverrides = {},
 ): Promise<ContactForms> {
   const { log, clock, logger } = deps;
-  const settings = { ...config.contactForms, trustProxy: config.trustProxy };
+  const settings = config.contactForms;
   const keyStore = overrides.keyStore ?? (await openKeyStore(config));
   const mail = overrides.mail ?? openMailTransport(mailConfigFrom(settings.smtpUrl, config.dataDir));
   const reader = new ReadModelReader(deps.readModels);
@@ -89,7 +89,7 @@ export async function openContactForms(
     logger,
     settings,
     assertSubmitAllowed(ctx) {
-      const decision = limiter.hit(`contact-submit:${clientIp(ctx, settings.trustProxy)}`, settings.submitRateLimit);
+      const decision = limiter.hit(`contact-submit:${clientIp(ctx)}`, settings.submitRateLimit);
       if (!decision.allowed) {
         throw rateLimited(decision.retryAfterSeconds, { message: `Too many contact-form submissions from this address: at most ${settings.submitRateLimit} per 60 seconds.` });
       }
