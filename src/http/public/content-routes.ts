@@ -100,8 +100,8 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
 
     router.get('/form-sets/:formSetSlug/entries/:entrySlug', async (ctx) => {
       const target = publicProjectOf(ctx);
-      const view = await entryOrRedirect(ctx, deps, target, '');
-      if (view) ctx.body = singleEntryBody(view, target.baseUrl);
+      const found = await entryOrRedirect(ctx, deps, target, '');
+      if (found) ctx.body = singleEntryBody(found.view, target.baseUrl);
     });
 
     router.get('/content/by-path', async (ctx) => {

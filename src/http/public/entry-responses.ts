@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { mediaUrls, type EntryView } from '../../public-content/entry-view.ts';
+import type { PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { entryBySlug, entryNotFound, requestedLocale } from './entry-lookup.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import type { PublicProject } from './public-context.ts';
@@ -20,10 +21,15 @@ export function singleEntryBody(view: EntryView, baseUrl: string): Record<string
 }
 
 /**
- * The live entry a /form-sets/{formSetSlug}/entries/{entrySlug}[suffix] request names, or undefined after
- * answering 301 to its current slug (query string kept).
+ * The live entry a /form-sets/{formSetSlug}/entries/{entrySlug}[suffix] request names, with its form set,
+ * or undefined after answering 301 to its current slug (query string kept).
  */
-export async function entryOrRedirect(ctx: Context, deps: PublicContentDeps, target: PublicProject, suffix: string): Promise<Doc<EntryView> | undefined> {
+export async function entryOrRedirect(
+  ctx: Context,
+  deps: PublicContentDeps,
+  target: PublicProject,
+  suffix: string,
+): Promise<{ view: Doc<EntryView>; formSet: Doc<PublicFormSetDoc> } | undefined> {
   const locale = requestedLocale(new QueryParams(ctx), target);
   const formSetSlug = ctx.params.formSetSlug!;
   const slug = ctx.params.entrySlug!;
@@ -35,7 +41,7 @@ export async function entryOrRedirect(ctx: Context, deps: PublicContentDeps, tar
     movedPermanently(ctx, `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}/entries/${encodeURIComponent(found.slug)}${suffix}${search}`);
     return undefined;
   }
-  return found.view;
+  return { view: found.view, formSet };
 }
 
 

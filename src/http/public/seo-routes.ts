@@ -68,9 +68,9 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
   for (const kind of ['schema.json', 'ogp.json'] as const) {
     router.get(`/form-sets/:formSetSlug/entries/:entrySlug/${kind}`, async (ctx) => {
       const target = publicProjectOf(ctx);
-      const view = await entryOrRedirect(ctx, deps, target, `/${kind}`);
-      if (!view) return;
-      const formSet = await deps.formSets.bySlug(target.projectId, view.formSetSlug);
+      const found = await entryOrRedirect(ctx, deps, target, `/${kind}`);
+      if (!found) return;
+      const { view, formSet } = found;
       const context = seoContext(target, formSet, view);
       if (kind === 'schema.json') {
         ctx.type = 'application/ld+json; charset=utf-8';
