@@ -1,6 +1,3 @@
-import type { Clock } from '../clock.ts';
-import type { EventLog } from '../event-store/event-log.ts';
-import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { Plan } from '../domain/plans.ts';
 import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
@@ -19,9 +16,8 @@ import { assertValidEntryFields } from '../domain/content/form-set/field-validat
 import type { VersionedFormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
 import { handleCommand, loadAggregate } from './command-handler.ts';
-import type { Idempotency, IdempotentResult } from './idempotency.ts';
-import type { ProjectionWatermark } from './projection-watermark.ts';
-import { ProjectWrites } from './project-writes.ts';
+import type { IdempotentResult } from './idempotency.ts';
+import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { Reservations } from './reservations.ts';
 
 /** The project a request acts in, as the access read model holds it. */
@@ -113,14 +109,7 @@ export function eventKind(type: string): string {
  */
 export class ContentService {
   constructor(
-    private readonly deps: {
-      log: EventLog;
-      reader: ReadModelReader;
-      reservations: Reservations;
-      idempotency: Idempotency;
-      watermark: ProjectionWatermark;
-      clock: Clock;
-    },
+    private readonly deps: ProjectServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
   }

@@ -3,6 +3,20 @@ import type { Principal } from '../domain/principal.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import type { Idempotency, IdempotentResult } from './idempotency.ts';
 import type { ProjectionWatermark } from './projection-watermark.ts';
+import type { Clock } from '../clock.ts';
+import type { EventLog } from '../event-store/event-log.ts';
+import type { ReadModelReader } from '../read-models/read-model-reader.ts';
+import type { Reservations } from './reservations.ts';
+
+/** What the write use cases of a project (content, schema, contact forms) are built from. */
+export interface ProjectServiceDeps {
+  log: EventLog;
+  reader: ReadModelReader;
+  reservations: Reservations;
+  idempotency: Idempotency;
+  watermark: ProjectionWatermark;
+  clock: Clock;
+}
 
 /** How long a write waits for the read models to show it (read your writes). */
 export const READ_YOUR_WRITES_MS = 3000;

@@ -1,7 +1,4 @@
-import type { Clock } from '../clock.ts';
-import type { EventLog } from '../event-store/event-log.ts';
 import type { Actor } from '../event-store/event-store.ts';
-import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { Principal } from '../domain/principal.ts';
 import { invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
@@ -22,10 +19,8 @@ import {
 } from '../domain/content/blueprint/plan-blueprint.ts';
 import { builtInTemplate } from '../domain/content/blueprint/built-in-templates.ts';
 import { handleCommand, loadAggregate } from './command-handler.ts';
-import type { Idempotency, IdempotentResult } from './idempotency.ts';
-import type { ProjectionWatermark } from './projection-watermark.ts';
-import { ProjectWrites } from './project-writes.ts';
-import type { Reservations } from './reservations.ts';
+import type { IdempotentResult } from './idempotency.ts';
+import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { ProjectView } from './content-service.ts';
 
 /** A master as the content read model holds it (records in display order). */
@@ -63,14 +58,7 @@ const masterScope = (projectId: string) => `master-key:${projectId}`;
  */
 export class SchemaService {
   constructor(
-    private readonly deps: {
-      log: EventLog;
-      reader: ReadModelReader;
-      reservations: Reservations;
-      idempotency: Idempotency;
-      watermark: ProjectionWatermark;
-      clock: Clock;
-    },
+    private readonly deps: ProjectServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
   }

@@ -1,13 +1,8 @@
-import type { Clock } from '../clock.ts';
-import type { EventLog } from '../event-store/event-log.ts';
-import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ProjectView } from '../application/content-service.ts';
 import { handleCommand } from '../application/command-handler.ts';
-import type { Idempotency, IdempotentResult } from '../application/idempotency.ts';
-import type { ProjectionWatermark } from '../application/projection-watermark.ts';
-import { ProjectWrites } from '../application/project-writes.ts';
-import type { Reservations } from '../application/reservations.ts';
+import type { IdempotentResult } from '../application/idempotency.ts';
+import { ProjectWrites, type ProjectServiceDeps } from '../application/project-writes.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
 import { notFound } from '../domain/domain-error.ts';
@@ -68,13 +63,7 @@ export class ContactFormService {
   readonly #writes: ProjectWrites;
 
   constructor(
-    private readonly deps: {
-      log: EventLog;
-      reader: ReadModelReader;
-      reservations: Reservations;
-      idempotency: Idempotency;
-      watermark: ProjectionWatermark;
-      clock: Clock;
+    private readonly deps: ProjectServiceDeps & {
       /** Seals chat webhook URLs (SECRETS_KEY). */
       secrets: SecretBox;
     },
