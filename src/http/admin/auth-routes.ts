@@ -1,13 +1,13 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { decideSignIn } from '../../domain/access/sign-in.ts';
-import type { UserRole } from '../../domain/principal.ts';
 import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/password-hashing.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import type { AdminDeps, ProjectDoc } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { LoginAppearance } from '../../domain/access/project-decider.ts';
+import type { UserDoc } from '../../../projections/access.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
@@ -15,15 +15,6 @@ const loginBody = z.object({
   /** The project whose console login page was used: its IP allowlist applies. */
   projectId: z.string().optional(),
 });
-
-interface UserDoc {
-  userId: string;
-  tenantId: string;
-  email: string;
-  role: UserRole;
-  passwordHash: string;
-  disabled: boolean;
-}
 
 /** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {

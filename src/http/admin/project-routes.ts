@@ -3,27 +3,16 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
 import type { Caller } from '../../domain/access/caller.ts';
-import type { ContentLocales, IpAllowlistEntry, LoginAppearance, SiteSettings } from '../../domain/access/project-decider.ts';
-import { planAtLeast, type Plan } from '../../domain/plans.ts';
+import { planAtLeast } from '../../domain/plans.ts';
 import type { AgentScope, UserRole } from '../../domain/principal.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
+import type { ProjectDoc } from '../../../projections/access.ts';
 
 /** The access read model's project document, with every setting these routes show. */
-interface ProjectRecord {
-  projectId: string;
-  tenantId: string;
-  name: string;
-  slug: string;
-  plan: Plan;
-  contentLocales: ContentLocales;
-  customDomains: string[];
-  siteSettings: SiteSettings;
-  loginBranding: LoginAppearance;
-  ipAllowlist: IpAllowlistEntry[];
-}
+type ProjectRecord = ProjectDoc;
 
 interface KeyRecord {
   keyId: string;
