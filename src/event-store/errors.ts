@@ -45,3 +45,23 @@ export class UnavailableError extends EventStoreError {
 export class InvalidEventError extends EventStoreError {
   override name = 'InvalidEventError';
 }
+
+/**
+ * One append is larger than the store takes (MAX_APPEND_BYTES: its events' data and metadata, as stored).
+ * Refused before anything is written, on every adapter.
+ */
+export class EventTooLargeError extends InvalidEventError {
+  override name = 'EventTooLargeError';
+  constructor(
+    readonly streamId: string,
+    /** The append's size as measured; null when the server refused it without saying. */
+    readonly bytes: number | null,
+    readonly limitBytes: number,
+  ) {
+    super(
+      bytes === null
+        ? `The append to stream "${streamId}" is over the store's limit of ${limitBytes} bytes per append`
+        : `The append to stream "${streamId}" takes ${bytes} bytes of event data and metadata; the limit is ${limitBytes} bytes per append`,
+    );
+  }
+}

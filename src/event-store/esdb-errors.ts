@@ -1,14 +1,18 @@
 /**
- * Maps what @eventstore/db-client 6.x throws (its CommandError classes, raw gRPC ServiceErrors, Node socket
- * errors, the client's own plain Errors) to the event store port's errors (./errors.ts).
+ * Maps what @kurrent/kurrentdb-client 1.x throws (its CommandError classes, raw gRPC ServiceErrors, errors of
+ * its native read bridge, Node socket errors, the client's own plain Errors) to the event store port's errors
+ * (./errors.ts).
  *
  * The client's error classes are recognised by their `type` tag (ErrorType) rather than by `instanceof`, so
- * that an error from a second copy of the client package is still recognised.
+ * that an error from a second copy of the client package is still recognised. The fields read from each are
+ * listed in ESDB_ERROR_FIELDS and read only through it: a test builds every listed error with the installed
+ * client and fails when a field is missing (a client upgrade renamed it), instead of the mapping quietly
+ * reading `undefined`.
  */
-import { ErrorType } from '@eventstore/db-client';
+import { ErrorType } from '@kurrent/kurrentdb-client';
 import {
   EventStoreError,
-  InvalidEventError,
+  EventTooLargeError,
   NotLeaderError,
   StreamNotFoundError,
   UnavailableError,
@@ -66,11 +70,23 @@ type Tagged = Error & {
   type?: unknown;
   code?: unknown;
   details?: unknown;
-  streamName?: unknown;
-  expectedVersion?: unknown;
-  actualVersion?: unknown;
-  leader?: { address?: unknown; port?: unknown };
 };
+
+/** The fields of the client's errors that the mapping reads, by error type. */
+export const ESDB_ERROR_FIELDS = {
+  [ErrorType.WRONG_EXPECTED_VERSION]: ['streamName', 'expectedState', 'actualState'],
+  [ErrorType.NOT_LEADER]: ['leader'],
+  [ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED]: ['maxAppendSize'],
+  [ErrorType.APPEND_RECORD_SIZE_EXCEEDED]: ['stream', 'size', 'maxSize'],
+  [ErrorType.STREAM_NOT_FOUND]: ['streamName'],
+} as const;
+
+type FieldsOf<T extends keyof typeof ESDB_ERROR_FIELDS> = (typeof ESDB_ERROR_FIELDS)[T][number];
+
+/** A field of a client error, read only if listed in ESDB_ERROR_FIELDS for its type. */
+function field<T extends keyof typeof ESDB_ERROR_FIELDS>(error: Tagged, _type: T, name: FieldsOf<T>): unknown {
+  return (error as unknown as Record<string, unknown>)[name];
+}
 
 function messageOf(error: unknown): string {
   if (error instanceof Error && error.message) return error.message;
@@ -98,9 +114,9 @@ function expectedRevision(value: unknown): ExpectedRevision {
   return 'any';
 }
 
-function streamNameOf(error: Tagged, context: EsdbErrorContext): string {
+function streamNameOf(error: Tagged, context: EsdbErrorContext, fromError: unknown): string {
   if (context.streamId !== undefined) return context.streamId;
-  return typeof error.streamName === 'string' ? error.streamName : '';
+  return typeof fromError === 'string' ? fromError : '';
 }
 
 /** True when `error` means the store could not be reached or the call may succeed when retried. */
@@ -121,7 +137,8 @@ export function isInvalidPositionError(error: unknown): boolean {
     if (typeof current !== 'object') return false;
     const tagged = current as Tagged;
     const text = `${typeof tagged.details === 'string' ? tagged.details : ''} ${tagged.message ?? ''}`;
-    if ((tagged.code === GrpcStatus.INVALID_ARGUMENT || /INVALID_ARGUMENT/.test(text)) && /invalid position/i.test(text)) {
+    // gRPC errors carry the status; the client's native read bridge only the server's message.
+    if (/invalid position/i.test(text) && (tagged.code === GrpcStatus.INVALID_ARGUMENT || tagged.code === undefined || /INVALID_ARGUMENT/.test(text))) {
       return true;
     }
     current = (current as { cause?: unknown }).cause;
@@ -153,21 +170,24 @@ export function isPermanentEsdbError(error: unknown): boolean {
 export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Error {
   if (error instanceof EventStoreError) return error;
   if (typeof error !== 'object' || error === null) {
-    return new EventStoreError(`EventStoreDB error: ${String(error)}`, { cause: error });
+    return new EventStoreError(`KurrentDB error: ${String(error)}`, { cause: error });
   }
   const e = error as Tagged;
   const message = messageOf(error);
 
   switch (e.type) {
-    case ErrorType.WRONG_EXPECTED_VERSION:
+    case ErrorType.WRONG_EXPECTED_VERSION: {
+      const type = ErrorType.WRONG_EXPECTED_VERSION;
       return new WrongExpectedVersionError(
-        streamNameOf(e, context),
-        context.expected ?? expectedRevision(e.expectedVersion),
-        actualRevision(e.actualVersion),
+        streamNameOf(e, context, field(e, type, 'streamName')),
+        context.expected ?? expectedRevision(field(e, type, 'expectedState')),
+        actualRevision(field(e, type, 'actualState')),
       );
+    }
     case ErrorType.STREAM_NOT_FOUND:
+      return new StreamNotFoundError(streamNameOf(e, context, field(e, ErrorType.STREAM_NOT_FOUND, 'streamName')));
     case ErrorType.NO_STREAM:
-      return new StreamNotFoundError(streamNameOf(e, context));
+      return new StreamNotFoundError(streamNameOf(e, context, undefined));
     case ErrorType.STREAM_DELETED:
       // Soft-deleted streams read as "not found"; only a tombstoned (hard-deleted) stream, which this adapter
       // never creates, answers reads with StreamDeleted. On append, EventStoreDB answers "stream exists" on a
@@ -175,16 +195,19 @@ export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Er
       // wrong expectation with actual "no stream".
       if (context.operation === 'append' || context.operation === 'delete') {
         if (context.expected === 'stream_exists') {
-          return new WrongExpectedVersionError(streamNameOf(e, context), 'stream_exists', 'no_stream');
+          return new WrongExpectedVersionError(streamNameOf(e, context, undefined), 'stream_exists', 'no_stream');
         }
-        return new EventStoreError(`Stream "${streamNameOf(e, context)}" was permanently deleted (tombstoned)`, {
+        return new EventStoreError(`Stream "${streamNameOf(e, context, undefined)}" was permanently deleted (tombstoned)`, {
           cause: error,
         });
       }
-      return new StreamNotFoundError(streamNameOf(e, context));
+      return new StreamNotFoundError(streamNameOf(e, context, undefined));
+    case ErrorType.STREAM_TOMBSTONED:
+      return new EventStoreError(`Stream "${streamNameOf(e, context, undefined)}" was permanently deleted (tombstoned)`, { cause: error });
     case ErrorType.NOT_LEADER: {
-      const host = e.leader?.address;
-      const port = e.leader?.port;
+      const leaderField = field(e, ErrorType.NOT_LEADER, 'leader') as { address?: unknown; port?: unknown } | undefined;
+      const host = leaderField?.address;
+      const port = leaderField?.port;
       const leader =
         typeof host === 'string' && typeof port === 'number' && Number.isFinite(port) ? { host, port } : undefined;
       return new NotLeaderError(
@@ -196,11 +219,23 @@ export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Er
     case ErrorType.DEADLINE_EXCEEDED:
     case ErrorType.TIMEOUT:
     case ErrorType.CANCELLED:
-      return new UnavailableError(`EventStoreDB unavailable: ${message}`, { cause: error });
-    case ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED:
-      return new InvalidEventError(`Append too large for EventStoreDB: ${message}`, { cause: error });
+      return new UnavailableError(`KurrentDB unavailable: ${message}`, { cause: error });
+    case ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED: {
+      // The server's MaxAppendSize is configured below the port's own limit.
+      const limit = Number(field(e, ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED, 'maxAppendSize'));
+      return Object.assign(new EventTooLargeError(streamNameOf(e, context, undefined), null, Number.isFinite(limit) ? limit : 0), { cause: error });
+    }
+    case ErrorType.APPEND_RECORD_SIZE_EXCEEDED: {
+      const type = ErrorType.APPEND_RECORD_SIZE_EXCEEDED;
+      const size = Number(field(e, type, 'size'));
+      const limit = Number(field(e, type, 'maxSize'));
+      return Object.assign(
+        new EventTooLargeError(streamNameOf(e, context, field(e, type, 'stream')), Number.isFinite(size) ? size : null, Number.isFinite(limit) ? limit : 0),
+        { cause: error },
+      );
+    }
     case ErrorType.ACCESS_DENIED:
-      return new EventStoreError(`EventStoreDB denied access: ${message}`, { cause: error });
+      return new EventStoreError(`KurrentDB denied access: ${message}`, { cause: error });
     case ErrorType.UNKNOWN:
       // The client wraps anything it does not recognise, connection failures included, as UnknownError; the
       // gRPC code, when present, still tells a transient failure apart.
@@ -210,14 +245,14 @@ export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Er
   }
 
   if (typeof e.code === 'number' && TRANSIENT_GRPC_CODES.has(e.code)) {
-    return new UnavailableError(`EventStoreDB unavailable: ${message}`, { cause: error });
+    return new UnavailableError(`KurrentDB unavailable: ${message}`, { cause: error });
   }
   if (typeof e.code === 'string' && NETWORK_ERROR_CODES.has(e.code)) {
-    return new UnavailableError(`EventStoreDB unreachable: ${message}`, { cause: error });
+    return new UnavailableError(`KurrentDB unreachable: ${message}`, { cause: error });
   }
   // The client's discovery gives up with a plain Error; grpc-js reports a refused channel in the message.
   if (/Failed to discover after \d+ attempts|ECONNREFUSED|No connection established|connect ETIMEDOUT/i.test(message)) {
-    return new UnavailableError(`EventStoreDB unreachable: ${message}`, { cause: error });
+    return new UnavailableError(`KurrentDB unreachable: ${message}`, { cause: error });
   }
-  return new EventStoreError(`EventStoreDB error: ${message}`, { cause: error });
+  return new EventStoreError(`KurrentDB error: ${message}`, { cause: error });
 }

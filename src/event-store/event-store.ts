@@ -1,3 +1,5 @@
+import { EventTooLargeError } from './errors.ts';
+
 /**
  * The event store port. Every adapter (SQLite, EventStoreDB) implements it and passes
  * test/event-store/event-store.conformance.ts.
@@ -49,6 +51,19 @@ export interface RecordedEvent<Data = unknown> {
 }
 
 /**
+ * The largest append every adapter takes: the UTF-8 bytes of its events' data and metadata, serialised as
+ * JSON as the adapter stores them, summed over the append. Below KurrentDB's default MaxAppendSize (1 MiB),
+ * with room for what the server counts beyond data and metadata, so an append the port accepts is one the
+ * server accepts. An append over it fails with EventTooLargeError before anything is written.
+ */
+export const MAX_APPEND_BYTES = 1_000_000;
+
+/** Throws EventTooLargeError when an append of `bytes` is over MAX_APPEND_BYTES. */
+export function assertAppendSize(streamId: string, bytes: number): void {
+  if (bytes > MAX_APPEND_BYTES) throw new EventTooLargeError(streamId, bytes, MAX_APPEND_BYTES);
+}
+
+/**
  * What the appender expects of the stream:
  * - 'any': no check;
  * - 'no_stream': the stream has no events (never written, or deleted);
@@ -96,11 +111,22 @@ export interface SubscribeToAllOptions {
  * - 'checkpoint': every event up to and including `position` has been considered
  *   (used to advance past long runs of filtered-out events);
  * - 'caught-up': the subscription has delivered everything written so far and now waits for new events.
+ *
+ * Progress past events the filter does not match (read your writes depends on it): once live, a
+ * subscription reports a position at or past an appended event that its filter does not match (a
+ * 'checkpoint' or a 'caught-up' with that position) within SUBSCRIPTION_PROGRESS_BOUND_MS of the append,
+ * whether or not any matching event follows. Without it, a caller waiting for every projection to pass
+ * its write would wait for projections that will never see it. Adapters whose server reports filtered
+ * progress only every so many events (KurrentDB: a checkpoint per 32 considered events) look for it
+ * themselves.
  */
 export type SubscriptionMessage =
   | { kind: 'event'; event: RecordedEvent }
   | { kind: 'checkpoint'; position: bigint }
   | { kind: 'caught-up'; position: bigint | null };
+
+/** See SubscriptionMessage: how soon a live subscription reports progress past an event it does not match. */
+export const SUBSCRIPTION_PROGRESS_BOUND_MS = 500;
 
 export interface Subscription extends AsyncIterable<SubscriptionMessage> {
   /** Ends the subscription; a pending iteration finishes without a value. Idempotent. */
@@ -108,6 +134,11 @@ export interface Subscription extends AsyncIterable<SubscriptionMessage> {
 }
 
 export interface EventStore {
+  /**
+   * Appends atomically, checking the expectation. Refuses, writing nothing: a wrong expectation
+   * (WrongExpectedVersionError), an event that is not valid for the store (InvalidEventError), an append over
+   * MAX_APPEND_BYTES (EventTooLargeError).
+   */
   append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
   /** Throws StreamNotFoundError when the stream has no events (never written, or deleted). */
   readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;

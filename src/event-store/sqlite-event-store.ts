@@ -1,18 +1,19 @@
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
-import type {
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-  SubscribeToAllOptions,
-  Subscription,
-  SubscriptionFilter,
-  SubscriptionMessage,
+import {
+  assertAppendSize,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeToAllOptions,
+  type Subscription,
+  type SubscriptionFilter,
+  type SubscriptionMessage,
 } from './event-store.ts';
 import { InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
 import { isUuid } from './position.ts';
@@ -66,7 +67,7 @@ export class SqliteEventStore implements EventStore {
   readonly #pageSize: number;
   readonly #subscriptions = new Set<SqliteSubscription>();
   /** Appends one stream's events inside the current transaction, under a savepoint of its own. */
-  readonly #appendOne: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => AppendResult;
+  readonly #appendOne: (streamId: string, events: readonly SerialisedEvent[], expected: ExpectedRevision) => AppendResult;
   /** Commits a batch of appends as one transaction: one durable write (fsync) for all of them. */
   readonly #commitBatch: (appends: PendingAppend[]) => void;
   /** Appends waiting for the next group commit (see append). */
@@ -109,14 +110,14 @@ export class SqliteEventStore implements EventStore {
     };
     this.#statements = s;
 
-    this.#appendOne = db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+    this.#appendOne = db.transaction((streamId: string, events: readonly SerialisedEvent[], expected: ExpectedRevision) => {
       const row = s.stream.get(streamId);
       const current = currentRevision(row);
       checkExpectation(streamId, expected, current);
       let revision = row ? row.last_revision + 1n : 0n;
       let position = 0n;
       for (const event of events) {
-        const info = s.insert.run(streamId, revision, event.id, event.type, serialise(event, 'data'), serialise(event, 'metadata'));
+        const info = s.insert.run(streamId, revision, event.id, event.type, event.data, event.metadata);
         position = BigInt(info.lastInsertRowid);
         revision += 1n;
       }
@@ -143,14 +144,16 @@ export class SqliteEventStore implements EventStore {
    * own outcome; each resolves only once the transaction holding it is committed (synchronous=FULL).
    */
   append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    let serialised: SerialisedEvent[];
     try {
       this.#assertOpen();
       validateAppend(streamId, events);
+      serialised = serialiseAppend(streamId, events);
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.#pending.push({ streamId, events, expected: expectedRevision, resolve, reject });
+      this.#pending.push({ streamId, events: serialised, expected: expectedRevision, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -282,7 +285,7 @@ export class SqliteEventStore implements EventStore {
 /** An append waiting for the group commit, and how it ended. */
 interface PendingAppend {
   streamId: string;
-  events: readonly NewEvent[];
+  events: readonly SerialisedEvent[];
   expected: ExpectedRevision;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
@@ -400,6 +403,27 @@ function validateAppend(streamId: string, events: readonly NewEvent[]): void {
     if (!isUuid(event.id)) throw new InvalidEventError(`event id ${JSON.stringify(event.id)} is not a UUID`);
     if (!event.type || event.type.startsWith('$')) throw new InvalidEventError(`invalid event type ${JSON.stringify(event.type)}`);
   }
+}
+
+/** An event with its data and metadata as the JSON text stored. */
+interface SerialisedEvent {
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+/** The append's events as stored, within MAX_APPEND_BYTES. */
+function serialiseAppend(streamId: string, events: readonly NewEvent[]): SerialisedEvent[] {
+  let bytes = 0;
+  const serialised = events.map((event) => {
+    const data = serialise(event, 'data');
+    const metadata = serialise(event, 'metadata');
+    bytes += Buffer.byteLength(data) + Buffer.byteLength(metadata);
+    return { id: event.id, type: event.type, data, metadata };
+  });
+  assertAppendSize(streamId, bytes);
+  return serialised;
 }
 
 function serialise(event: NewEvent, part: 'data' | 'metadata'): string {

@@ -3,6 +3,10 @@ import { defineProjection } from '../../src/projection-engine/projection.ts';
 import { ProjectionSupervisor } from '../../src/projection-engine/projection-supervisor.ts';
 import { ProjectionWatermark } from '../../src/application/projection-watermark.ts';
 import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
+import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { SUBSCRIPTION_PROGRESS_BOUND_MS } from '../../src/event-store/event-store.ts';
+import { READ_YOUR_WRITES_MS } from '../../src/application/project-writes.ts';
+import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
 
 const seen = defineProjection({
   name: 'test-seen',
@@ -25,6 +29,25 @@ describe('read your writes: waiting for projections to reach a write', () => {
         expect(await watermark.waitFor(position, 3000)).to.equal(true);
         const generation = (await f.store.activeGeneration('test-seen'))!;
         expect((await f.store.getGeneration('test-seen', generation))!.checkpoint! >= position).to.equal(true);
+      }
+    } finally {
+      await supervisor.stop();
+      await f.close();
+    }
+  });
+
+  it('on the EventStoreDB stand-in, a write that a filtered projection ignores settles within the bound, not after 3 s', async () => {
+    const f = engineFixture(undefined, { events: new EventStoreDbEventStore(new EventStoreDbStandIn().asClient()) });
+    const ignoring = defineProjection({ ...seen, name: 'test-ignoring', filter: { eventTypes: ['test.never-appended'] } });
+    const supervisor = new ProjectionSupervisor({ projections: [seen, ignoring], log: f.log, store: f.store, clock: f.clock, logger: silentLogger });
+    await supervisor.start();
+    try {
+      await f.count('warm-up', 1);
+      for (const watermark of [new ProjectionWatermark(f.store, supervisor), new ProjectionWatermark(f.store, undefined)]) {
+        const { position } = await f.count(`s-${Math.random()}`, 1);
+        const started = Date.now();
+        expect(await watermark.waitFor(position, READ_YOUR_WRITES_MS)).to.equal(true);
+        expect(Date.now() - started).to.be.below(SUBSCRIPTION_PROGRESS_BOUND_MS + 250);
       }
     } finally {
       await supervisor.stop();

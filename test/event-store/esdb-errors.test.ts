@@ -1,14 +1,15 @@
 import { expect } from 'chai';
-import * as client from '@eventstore/db-client';
+import * as client from '@kurrent/kurrentdb-client';
 import {
   EventStoreError,
-  InvalidEventError,
+  EventTooLargeError,
   NotLeaderError,
   StreamNotFoundError,
   UnavailableError,
   WrongExpectedVersionError,
 } from '../../src/event-store/errors.ts';
 import {
+  ESDB_ERROR_FIELDS,
   GrpcStatus,
   isInvalidPositionError,
   isPermanentEsdbError,
@@ -21,11 +22,33 @@ function serviceError(code: number, details: string, metadata: Record<string, st
   return Object.assign(new Error(`${code} ${details}`), {
     code,
     details,
-    metadata: { getMap: () => metadata },
+    metadata: { getMap: () => metadata, get: (key: string) => (key in metadata ? [metadata[key]] : []) },
   }) as never;
 }
 
 describe('EventStoreDB error mapping', () => {
+  it('reads only fields that the installed client\'s errors have (a renamed field fails here, not as a quiet "unknown")', () => {
+    const samples: Record<keyof typeof ESDB_ERROR_FIELDS, object> = {
+      [client.ErrorType.WRONG_EXPECTED_VERSION]: new client.WrongExpectedVersionError(undefined, { streamName: 's', expected: 1n, current: 2n }),
+      [client.ErrorType.NOT_LEADER]: new client.NotLeaderError(
+        serviceError(GrpcStatus.NOT_FOUND, 'Leader info available', { exception: 'not-leader', 'leader-endpoint-host': 'h', 'leader-endpoint-port': '1' }),
+      ),
+      [client.ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED]: client.MaxAppendSizeExceededError.fromMaxAppendSize(1024),
+      [client.ErrorType.APPEND_RECORD_SIZE_EXCEEDED]: new client.AppendRecordSizeExceededError(serviceError(GrpcStatus.INVALID_ARGUMENT, 'too big'), {
+        stream: 's',
+        recordId: 'r',
+        size: 2048,
+        maxSize: 1024,
+      }),
+      [client.ErrorType.STREAM_NOT_FOUND]: new client.StreamNotFoundError(undefined, 's'),
+    };
+    for (const [type, fields] of Object.entries(ESDB_ERROR_FIELDS)) {
+      const sample = samples[type as keyof typeof ESDB_ERROR_FIELDS] as Record<string, unknown>;
+      expect(sample.type, type).to.equal(type);
+      for (const name of fields) expect(sample[name], `${type}.${name}`).to.not.equal(undefined);
+    }
+  });
+
   it('maps the client WrongExpectedVersionError with the actual revision it reports', () => {
     const error = new client.WrongExpectedVersionError(undefined, { streamName: 'entry-1', expected: 3n, current: 5n });
     const mapped = mapEsdbError(error, { operation: 'append', streamId: 'entry-1', expected: 3n });
@@ -120,8 +143,11 @@ describe('EventStoreDB error mapping', () => {
     expect(mapEsdbError(client.convertToCommandError(serviceError(GrpcStatus.UNAVAILABLE, 'down') as Error))).to.be.instanceOf(UnavailableError);
   });
 
-  it('maps an append too large to InvalidEventError, and anything unknown to a plain EventStoreError with the cause', () => {
-    expect(mapEsdbError(client.MaxAppendSizeExceededError.fromMaxAppendSize(1024))).to.be.instanceOf(InvalidEventError);
+  it('maps an append too large to EventTooLargeError naming the server\'s limit, and anything unknown to a plain EventStoreError with the cause', () => {
+    const tooLarge = mapEsdbError(client.MaxAppendSizeExceededError.fromMaxAppendSize(1024), { operation: 'append', streamId: 'big-1' });
+    expect(tooLarge).to.be.instanceOf(EventTooLargeError);
+    expect((tooLarge as EventTooLargeError).limitBytes).to.equal(1024);
+    expect((tooLarge as EventTooLargeError).streamId).to.equal('big-1');
     const odd = new Error('something odd');
     const mapped = mapEsdbError(odd);
     expect(mapped).to.be.instanceOf(EventStoreError);

@@ -1,36 +1,27 @@
 /**
- * The EventStoreDB adapter.
+ * The KurrentDB / EventStoreDB adapter.
  *
  * 1. The shared conformance suite against a real server: EVENTSTORE_CONNECTION_STRING when set, otherwise a
  *    container started with testcontainers, otherwise reported pending with the reason in its title.
- * 2. Unit tests that need no server: the adapter over a scripted stand-in of the gRPC client. The stand-in
- *    feeds protobuf ReadResp messages through the client's own Subscription and ReadStream transforms, so the
- *    adapter meets the client's real event ordering (checkpoints and caught-up reported out of band), and it
- *    mimics the server rules the adapter depends on (exclusive subscription starts, inclusive readAll starts,
- *    positions that are byte offsets, soft deletes). It is a model of the server, not the server: it proves
- *    the adapter's plumbing, never EventStoreDB compatibility: the conformance suite runs only against a real
- *    server, so that a pass there always means the real thing.
+ * 2. The same suite over the stand-in server (test/support/esdb-stand-in.ts), under a title that says so.
+ * 3. Unit tests of the adapter's plumbing over the stand-in. The stand-in is a model of the server, not the
+ *    server: it proves the adapter against the rules it models, never KurrentDB compatibility, which only
+ *    suite 1 shows.
  */
 import { randomUUID } from 'node:crypto';
-import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import * as esdb from '@eventstore/db-client';
-import type { EventStoreDBClient } from '@eventstore/db-client';
-import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
-import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
-import { Subscription as ClientSubscription } from '@eventstore/db-client/dist/streams/utils/Subscription.js';
-import { ReadStream as ClientReadStream } from '@eventstore/db-client/dist/streams/utils/ReadStream.js';
-import { convertGrpcEvent } from '@eventstore/db-client/dist/utils/convertGrpcEvent.js';
+import type * as esdb from '@kurrent/kurrentdb-client';
 import type { StartedTestContainer } from 'testcontainers';
-import { EventStoreDbEventStore, OrderedSubscriptionReader, planSubscriptionFilter } from '../../src/event-store/esdb-event-store.ts';
+import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { OrderedSubscriptionReader, planSubscriptionFilter } from '../../src/event-store/esdb-subscription.ts';
+import { EventStoreDbStandIn, grpcError } from '../support/esdb-stand-in.ts';
 import { EventStoreError, InvalidEventError, UnavailableError } from '../../src/event-store/errors.ts';
-import { collect, type EventStore, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { collect, SUBSCRIPTION_PROGRESS_BOUND_MS, type EventStore, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { clientConnectionString } from '../../src/event-store/esdb-mapping.ts';
 import { resolveServerTarget, type ServerTarget } from '../support/container-runtime.ts';
 import type { HarnessOrPending } from '../support/conformance.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
-const { ReadResp } = streamsPb;
-type ReadRespMessage = InstanceType<typeof ReadResp>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Conformance against a real server
@@ -93,270 +84,15 @@ function serverHarness(serverTarget: ServerTarget): HarnessOrPending<EventStore>
 eventStoreConformance('event store: EventStoreDB adapter', serverHarness(target));
 
 // ---------------------------------------------------------------------------------------------------------------
-// 2. A scripted stand-in of the client
+// 2. The conformance suite over the stand-in (test/support/esdb-stand-in.ts): the adapter's logic against the
+//    server rules the stand-in follows, never a claim of compatibility with a real server (that is suite 1).
 
-type Grpc = PassThrough & { cancel(): void };
+eventStoreConformance('event store: EventStoreDB adapter over the stand-in server (not a real server)', {
+  create: async () => new EventStoreDbEventStore(new EventStoreDbStandIn().asClient(), { resubscribe: { delay: async () => undefined } }),
+});
 
-function grpcStream(): Grpc {
-  const stream = new PassThrough({ objectMode: true }) as Grpc;
-  stream.cancel = () => {
-    const cancelled = Object.assign(new Error('1 CANCELLED: Cancelled on client'), { code: 1, details: 'Cancelled on client' });
-    stream.destroy(cancelled);
-  };
-  return stream;
-}
-
-function grpcError(code: number, details: string): Error {
-  return Object.assign(new Error(`${code} ${details}`), { code, details });
-}
-
-interface FakeRecord {
-  id: string;
-  streamId: string;
-  revision: bigint;
-  type: string;
-  data: unknown;
-  metadata: unknown;
-  position: bigint;
-}
-
-interface FakeStream {
-  last: bigint; // -1n: none
-  truncateBefore: bigint; // events below are hidden (soft delete)
-  softDeleted: boolean;
-}
-
-interface LiveSubscription {
-  grpc: Grpc;
-  matches(record: FakeRecord): boolean;
-  considered: number;
-  checkpointEvery: number;
-}
-
-/**
- * Mimics the EventStoreDB rules the adapter relies on. Positions are byte offsets: every record takes 137
- * bytes, the log opens with a non-event record at 0 and an `$epoch-information` event, so positions are sparse
- * and `p - 1` is never a valid start.
- */
-class FakeEventStoreDb {
-  readonly records: FakeRecord[] = [];
-  readonly streams = new Map<string, FakeStream>();
-  readonly live = new Set<LiveSubscription>();
-  readonly subscribeStarts: Array<esdb.ReadPosition> = [];
-  nextPosition = 137n;
-  /** Servers before 23.10 do not report caught-up. */
-  reportsCaughtUp = true;
-  /** When set, readAll fails with this gRPC error. */
-  readAllFailure: Error | undefined;
-  disposed = false;
-  checkpointWindow = 4;
-
-  constructor() {
-    this.#write('$epochs', '$epoch-information', {}, undefined);
-  }
-
-  asClient(): EventStoreDBClient {
-    return this as unknown as EventStoreDBClient;
-  }
-
-  #write(streamId: string, type: string, data: unknown, metadata: unknown, id: string = randomUUID()): FakeRecord {
-    const stream = this.streams.get(streamId) ?? { last: -1n, truncateBefore: 0n, softDeleted: false };
-    this.streams.set(streamId, stream);
-    stream.last += 1n;
-    const record: FakeRecord = { id, streamId, revision: stream.last, type, data, metadata, position: this.nextPosition };
-    this.nextPosition += 137n;
-    this.records.push(record);
-    return record;
-  }
-
-  #isBoundary(position: esdb.Position): boolean {
-    return position.commit === 0n || position.commit === this.nextPosition || this.records.some((r) => r.position === position.commit);
-  }
-
-  #publish(record: FakeRecord): void {
-    for (const subscription of this.live) {
-      subscription.considered += 1;
-      if (subscription.matches(record)) subscription.grpc.write(eventResp(record));
-      if (subscription.considered % subscription.checkpointEvery === 0) subscription.grpc.write(checkpointResp(record.position));
-    }
-  }
-
-  /** Every live subscription loses its connection. */
-  dropConnections(): void {
-    for (const subscription of this.live) subscription.grpc.destroy(grpcError(14, 'Connection dropped'));
-    this.live.clear();
-  }
-
-  async appendToStream(streamName: string, events: esdb.EventData[], options: { expectedRevision?: esdb.AppendExpectedRevision } = {}) {
-    const expected = options.expectedRevision ?? 'any';
-    const stream = this.streams.get(streamName);
-    const last = stream?.last ?? -1n;
-    const wrong = () =>
-      new esdb.WrongExpectedVersionError(undefined, { streamName, expected, current: last < 0n ? 'no_stream' : last });
-    if (expected === 'stream_exists') {
-      if (stream?.softDeleted) throw esdb.StreamDeletedError.fromStreamName(streamName);
-      if (last < 0n) throw wrong();
-    } else if (expected === 'no_stream') {
-      if (last >= 0n && !stream?.softDeleted) throw wrong();
-    } else if (typeof expected === 'bigint' && expected !== last) {
-      throw wrong();
-    }
-    if (stream?.softDeleted) {
-      stream.softDeleted = false;
-      stream.truncateBefore = stream.last + 1n;
-    }
-    let record: FakeRecord | undefined;
-    for (const e of events) {
-      record = this.#write(streamName, e.type, JSON.parse(JSON.stringify(e.data)), JSON.parse(JSON.stringify(e.metadata)), e.id);
-      this.#publish(record);
-    }
-    return { success: true, nextExpectedRevision: record!.revision, position: { commit: record!.position, prepare: record!.position } };
-  }
-
-  async deleteStream(streamName: string, options: { expectedRevision?: esdb.ExpectedRevision } = {}) {
-    const expected = options.expectedRevision ?? 'any';
-    const stream = this.streams.get(streamName);
-    const last = stream?.last ?? -1n;
-    if ((expected === 'no_stream' && last >= 0n) || (typeof expected === 'bigint' && expected !== last)) {
-      throw new esdb.WrongExpectedVersionError(undefined, { streamName, expected, current: last < 0n ? 'no_stream' : last });
-    }
-    if (stream) stream.softDeleted = true;
-    this.#publish(this.#write(`$$${streamName}`, '$metadata', { $tb: 'deleted' }, undefined));
-    return {};
-  }
-
-  readStream(streamName: string, options: { direction?: string; fromRevision?: esdb.ReadRevision; maxCount?: number | bigint } = {}) {
-    const grpc = grpcStream();
-    const direction = options.direction ?? 'forwards';
-    const from = options.fromRevision ?? 'start';
-    const maxCount = Number(options.maxCount ?? Number.MAX_SAFE_INTEGER);
-    setImmediate(() => {
-      const stream = this.streams.get(streamName);
-      if (!stream || stream.softDeleted || stream.last < stream.truncateBefore) {
-        const notFound = new ReadResp.StreamNotFound();
-        const identifier = new sharedPb.StreamIdentifier();
-        identifier.setStreamName(Buffer.from(streamName));
-        notFound.setStreamIdentifier(identifier);
-        const resp = new ReadResp();
-        resp.setStreamNotFound(notFound);
-        grpc.write(resp);
-        return;
-      }
-      let visible = this.records.filter((r) => r.streamId === streamName && r.revision >= stream.truncateBefore);
-      if (direction === 'forwards') {
-        if (from === 'end') visible = [];
-        else if (from !== 'start') visible = visible.filter((r) => r.revision >= from);
-      } else {
-        visible.reverse();
-        if (from === 'start') visible = visible.filter((r) => r.revision === 0n);
-        else if (from !== 'end') visible = visible.filter((r) => r.revision <= from);
-      }
-      for (const record of visible.slice(0, maxCount)) grpc.write(eventResp(record));
-      grpc.end();
-    });
-    return new ClientReadStream(async () => grpc as never, convertGrpcEvent, {});
-  }
-
-  readAll(options: { direction?: string; fromPosition?: esdb.ReadPosition; maxCount?: number | bigint } = {}) {
-    const grpc = grpcStream();
-    const direction = options.direction ?? 'forwards';
-    const from = options.fromPosition ?? 'start';
-    const maxCount = Number(options.maxCount ?? Number.MAX_SAFE_INTEGER);
-    setImmediate(() => {
-      if (this.readAllFailure) return grpc.destroy(this.readAllFailure);
-      if (typeof from === 'object' && !this.#isBoundary(from)) {
-        return grpc.destroy(grpcError(3, 'Trying to read from an invalid position.'));
-      }
-      let selected: FakeRecord[];
-      if (direction === 'forwards') {
-        selected = from === 'start' ? [...this.records] : from === 'end' ? [] : this.records.filter((r) => r.position >= from.commit);
-      } else {
-        selected = (from === 'end' ? [...this.records] : from === 'start' ? [] : this.records.filter((r) => r.position < from.commit)).reverse();
-      }
-      for (const record of selected.slice(0, maxCount)) grpc.write(eventResp(record));
-      grpc.end();
-    });
-    return new ClientReadStream(async () => grpc as never, convertGrpcEvent, {});
-  }
-
-  subscribeToAll(options: { fromPosition?: esdb.ReadPosition; filter?: esdb.Filter } = {}) {
-    const from = options.fromPosition ?? 'start';
-    this.subscribeStarts.push(from);
-    const filter = options.filter;
-    const matches = (record: FakeRecord): boolean => {
-      if (!filter) return true;
-      const subject = filter.filterOn === 'eventType' ? record.type : record.streamId;
-      if ('regex' in filter) return new RegExp(filter.regex).test(subject);
-      return filter.prefixes.some((prefix) => subject.startsWith(prefix));
-    };
-    const grpc = grpcStream();
-    const subscription: LiveSubscription = { grpc, matches, considered: 0, checkpointEvery: this.checkpointWindow };
-    setImmediate(() => {
-      if (typeof from === 'object' && !this.#isBoundary(from)) {
-        return grpc.destroy(grpcError(3, 'Trying to read from an invalid position.'));
-      }
-      // The server starts strictly after the first event at or after the given position.
-      let backlog: FakeRecord[] = [];
-      if (from === 'start') backlog = [...this.records];
-      else if (typeof from === 'object') {
-        const first = this.records.findIndex((r) => r.position >= from.commit);
-        backlog = first < 0 ? [] : this.records.slice(first + 1);
-      }
-      // Everything is written at once, as a fast network would: the client buffers while the adapter reads.
-      for (const record of backlog) {
-        subscription.considered += 1;
-        if (matches(record)) grpc.write(eventResp(record));
-        if (subscription.considered % subscription.checkpointEvery === 0) grpc.write(checkpointResp(record.position));
-      }
-      if (this.reportsCaughtUp) {
-        const resp = new ReadResp();
-        resp.setCaughtUp(new ReadResp.CaughtUp());
-        grpc.write(resp);
-      }
-      this.live.add(subscription);
-      grpc.on('close', () => this.live.delete(subscription));
-    });
-    return new ClientSubscription(async () => grpc as never, convertGrpcEvent, {}, filter?.checkpointReached);
-  }
-
-  async dispose() {
-    this.disposed = true;
-  }
-}
-
-function eventResp(record: FakeRecord): ReadRespMessage {
-  const recorded = new ReadResp.ReadEvent.RecordedEvent();
-  const id = new sharedPb.UUID();
-  id.setString(record.id);
-  recorded.setId(id);
-  const identifier = new sharedPb.StreamIdentifier();
-  identifier.setStreamName(Buffer.from(record.streamId));
-  recorded.setStreamIdentifier(identifier);
-  recorded.setStreamRevision(record.revision.toString());
-  recorded.setCommitPosition(record.position.toString());
-  recorded.setPreparePosition(record.position.toString());
-  const metadata = recorded.getMetadataMap();
-  metadata.set('type', record.type);
-  metadata.set('content-type', 'application/json');
-  metadata.set('created', (BigInt(Date.UTC(2026, 0, 1)) * 10_000n + 621_355_968_000_000_000n).toString());
-  recorded.setData(Buffer.from(JSON.stringify(record.data)));
-  if (record.metadata !== undefined) recorded.setCustomMetadata(Buffer.from(JSON.stringify(record.metadata)));
-  const readEvent = new ReadResp.ReadEvent();
-  readEvent.setEvent(recorded);
-  readEvent.setCommitPosition(record.position.toString());
-  const resp = new ReadResp();
-  resp.setEvent(readEvent);
-  return resp;
-}
-
-function checkpointResp(position: bigint): ReadRespMessage {
-  const checkpoint = new ReadResp.Checkpoint();
-  checkpoint.setCommitPosition(position.toString());
-  checkpoint.setPreparePosition(position.toString());
-  const resp = new ReadResp();
-  resp.setCheckpoint(checkpoint);
-  return resp;
-}
+// ---------------------------------------------------------------------------------------------------------------
+// 3. The adapter's plumbing over the stand-in
 
 /** Collects messages until `done` says so (or fails after a bound). */
 async function read(
@@ -389,10 +125,10 @@ function summarise(messages: SubscriptionMessage[]): string[] {
 const noWait = { resubscribe: { delay: async () => undefined } };
 
 describe('event store: EventStoreDB adapter, without a server', () => {
-  let fake: FakeEventStoreDb;
+  let fake: EventStoreDbStandIn;
   let store: EventStoreDbEventStore;
   beforeEach(() => {
-    fake = new FakeEventStoreDb();
+    fake = new EventStoreDbStandIn();
     store = new EventStoreDbEventStore(fake.asClient(), { ...noWait, checkpointEvery: 3 });
   });
   afterEach(async () => {
@@ -448,7 +184,7 @@ describe('event store: EventStoreDB adapter, without a server', () => {
     expect(summarise(seen).filter((d) => !d.startsWith('checkpoint'))).to.deep.equal([`a@${head! - 137n}`, `b@${head}`, `caught-up@${head}`]);
     await subscription.stop();
 
-    const empty = new EventStoreDbEventStore(new FakeEventStoreDb().asClient());
+    const empty = new EventStoreDbEventStore(new EventStoreDbStandIn().asClient());
     const onEmpty = empty.subscribeToAll();
     expect(await read(onEmpty[Symbol.asyncIterator](), (s) => s.length === 1)).to.deep.equal([{ kind: 'caught-up', position: null }]);
     await empty.close();
@@ -466,6 +202,72 @@ describe('event store: EventStoreDB adapter, without a server', () => {
     expect(seen.some((m) => m.kind === 'checkpoint')).to.equal(true);
     expect(seen.at(-1)).to.deep.equal({ kind: 'caught-up', position: head });
     await subscription.stop();
+  });
+
+  it('stores the correlation and causation ids under the server\'s $correlationId and $causationId, and reads them back', async () => {
+    const caused = event('x', {}, { correlationId: 'corr-1', causationId: 'cause-1' });
+    const uncaused = event('y', {}, { correlationId: 'corr-2', causationId: null });
+    await store.append('meta-1', [caused, uncaused], 'no_stream');
+    const stored = fake.records.filter((r) => r.streamId === 'meta-1').map((r) => r.metadata as Record<string, unknown>);
+    expect(stored[0]).to.include({ $correlationId: 'corr-1', $causationId: 'cause-1' });
+    expect(stored[0]).to.not.have.any.keys('correlationId', 'causationId');
+    expect(stored[1]).to.include({ $correlationId: 'corr-2' }).and.not.have.any.keys('$causationId', 'causationId');
+    const read = await collect(store.readStream('meta-1'));
+    expect(read.map((e) => e.metadata)).to.deep.equal([caused.metadata, uncaused.metadata]);
+    // events written before, under the old names, read back as they were written
+    await fake.asClient().appendToStream('meta-old', [{ id: randomUUID(), type: 'z', contentType: 'application/json', data: {}, metadata: { ...caused.metadata } } as never]);
+    expect((await collect(store.readStream('meta-old')))[0]!.metadata).to.deep.equal(caused.metadata);
+  });
+
+  it('passes an unmatched append of another process (no server checkpoint for 32 events) after a quiet spell, within the bound', async () => {
+    const other = new EventStoreDbEventStore(fake.asClient(), { ownsClient: false });
+    const subscription = store.subscribeToAll({ filter: { eventTypes: ['wanted'] } });
+    const iterator = subscription[Symbol.asyncIterator]();
+    await read(iterator, (s) => s.some((m) => m.kind === 'caught-up'));
+    const { position } = await other.append('elsewhere-1', [event('unwanted'), event('unwanted')], 'no_stream');
+    const started = Date.now();
+    const seen = await read(iterator, (s) => s.some((m) => m.kind !== 'event' && m.position !== null && m.position >= position), SUBSCRIPTION_PROGRESS_BOUND_MS);
+    expect(Date.now() - started).to.be.at.most(SUBSCRIPTION_PROGRESS_BOUND_MS);
+    expect(seen.filter((m) => m.kind === 'event')).to.have.length(0);
+    await subscription.stop();
+    await other.close();
+  });
+
+  it('never reports progress past a matching event before delivering it', async () => {
+    const subscription = store.subscribeToAll({ filter: { eventTypes: ['wanted'], streamPrefixes: ['keep-'] } });
+    const iterator = subscription[Symbol.asyncIterator]();
+    await read(iterator, (s) => s.some((m) => m.kind === 'caught-up'));
+    for (let round = 0; round < 5; round++) {
+      await store.append(`skip-${round}`, [event('unwanted'), event('wanted')], 'no_stream'); // wanted, but not by prefix
+      const { position } = await store.append(`keep-${round}`, [event('unwanted'), event('wanted')], 'no_stream');
+      const seen = await read(iterator, (s) => s.some((m) => m.kind === 'event'));
+      const delivered = seen.find((m) => m.kind === 'event') as { event: { position: bigint; streamId: string } };
+      expect(delivered.event.streamId).to.equal(`keep-${round}`);
+      expect(delivered.event.position).to.equal(position);
+      for (const m of seen) if (m.kind !== 'event' && m.position !== null) expect(m.position < position, summarise(seen).join(' ')).to.equal(true);
+    }
+    await subscription.stop();
+  });
+
+  it('takes the position a newer server names with caught-up', async () => {
+    fake.caughtUpPosition = true;
+    await store.append('cu-1', [event('a')], 'no_stream');
+    await store.deleteStream('cu-1'); // a system event last: beyond the head the adapter reads
+    const last = fake.records.at(-1)!.position;
+    const subscription = store.subscribeToAll({ filter: { eventTypes: ['nothing-matches'] } });
+    const seen = await read(subscription[Symbol.asyncIterator](), (s) => s.some((m) => m.kind === 'caught-up'));
+    expect(seen.at(-1)).to.deep.equal({ kind: 'caught-up', position: last });
+    await subscription.stop();
+  });
+
+  it('hands kurrentdb:// strings to the client as they are and esdb:// ones as kurrentdb://, keeping the rest', () => {
+    expect(clientConnectionString('esdb://admin:changeit@db.local:2113?tls=false')).to.equal('kurrentdb://admin:changeit@db.local:2113?tls=false');
+    expect(clientConnectionString('esdb+discover://a,b:2113?tls=true')).to.equal('kurrentdb+discover://a,b:2113?tls=true');
+    expect(clientConnectionString('kurrentdb://localhost:2113?tls=false')).to.equal('kurrentdb://localhost:2113?tls=false');
+    for (const accepted of ['kurrentdb://localhost:2113?tls=false', 'kurrentdb+discover://localhost:2113?tls=false', 'esdb://localhost:2113?tls=false']) {
+      const connected = EventStoreDbEventStore.connect(accepted);
+      void connected.close();
+    }
   });
 
   it('plans the server-side filter: an exact, anchored, escaped type regex; prefixes; or just no system events', () => {
@@ -544,16 +346,16 @@ describe('event store: EventStoreDB adapter, without a server', () => {
     const pending = iterator.next();
     await store.close();
     expect((await pending).done).to.equal(true);
-    expect(fake.disposed).to.equal(true);
+    expect(fake.disposed).to.equal(1);
     expect(() => store.subscribeToAll()).to.throw(EventStoreError);
     await store.close(); // idempotent
   });
 
   it('does not dispose a client it does not own', async () => {
-    const other = new FakeEventStoreDb();
+    const other = new EventStoreDbStandIn();
     const shared = new EventStoreDbEventStore(other.asClient(), { ownsClient: false });
     await shared.close();
-    expect(other.disposed).to.equal(false);
+    expect(other.disposed).to.equal(0);
   });
 
   it('connect() rejects a malformed connection string without echoing credentials', () => {

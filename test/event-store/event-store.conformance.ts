@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { EventMetadata, EventStore, NewEvent, RecordedEvent, Subscription, SubscriptionMessage } from '../../src/event-store/event-store.ts';
-import { collect } from '../../src/event-store/event-store.ts';
-import { InvalidEventError, StreamNotFoundError, WrongExpectedVersionError } from '../../src/event-store/errors.ts';
+import { collect, MAX_APPEND_BYTES, SUBSCRIPTION_PROGRESS_BOUND_MS } from '../../src/event-store/event-store.ts';
+import { EventTooLargeError, InvalidEventError, StreamNotFoundError, WrongExpectedVersionError } from '../../src/event-store/errors.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
 
 export function eventStoreConformance(title: string, harness: HarnessOrPending<EventStore>): void {
@@ -212,6 +212,44 @@ export function eventStoreConformance(title: string, harness: HarnessOrPending<E
       const bad = { ...event('x'), id: 'not-a-uuid' };
       await expectError(store.append(s, [event('ok'), bad], 'any'), InvalidEventError);
       await expectError(collect(store.readStream(s)), StreamNotFoundError);
+    });
+
+    test('a live subscription with an event-type filter reports its position past an unmatched append within the bound', async () => {
+      const subscription = store.subscribeToAll({ after: (await store.headPosition()) ?? 'start', filter: { eventTypes: [`wanted-${run}`] } });
+      try {
+        const iterator = subscription[Symbol.asyncIterator]();
+        await pump(iterator, (m) => m.kind === 'caught-up');
+        const { position } = await store.append(stream('unmatched'), [event(`unwanted-${run}`)], 'no_stream');
+        const started = Date.now();
+        await pump(
+          iterator,
+          (m) => {
+            if (m.kind === 'event') throw new Error(`delivered ${m.event.type}, which the filter does not match`);
+            return m.position !== null && m.position >= position;
+          },
+          SUBSCRIPTION_PROGRESS_BOUND_MS,
+        );
+        expect(Date.now() - started).to.be.at.most(SUBSCRIPTION_PROGRESS_BOUND_MS);
+        // and a matching event after it is still delivered
+        await store.append(stream('matched'), [event(`wanted-${run}`)], 'no_stream');
+        await pump(iterator, (m) => m.kind === 'event' && m.event.type === `wanted-${run}`);
+      } finally {
+        await subscription.stop();
+      }
+    });
+
+    test('refuses an append over MAX_APPEND_BYTES with EventTooLargeError naming the limit, writing nothing', async () => {
+      const s = stream('size');
+      const text = (bytes: number) => 'x'.repeat(bytes);
+      const error = await store.append(s, [event('small'), event('big', { text: text(MAX_APPEND_BYTES) })], 'no_stream').then(() => null, (e: unknown) => e);
+      expect(error).to.be.instanceOf(EventTooLargeError);
+      expect((error as EventTooLargeError).limitBytes).to.equal(MAX_APPEND_BYTES);
+      expect((error as EventTooLargeError).message).to.include(String(MAX_APPEND_BYTES));
+      await expectError(collect(store.readStream(s)), StreamNotFoundError);
+      // Two events that together are over the limit are refused too; just under it is accepted.
+      await expectError(store.append(s, [event('half', { text: text(MAX_APPEND_BYTES / 2) }), event('half', { text: text(MAX_APPEND_BYTES / 2) })], 'any'), EventTooLargeError);
+      const accepted = await store.append(s, [event('fits', { text: text(MAX_APPEND_BYTES - 2000) })], 'no_stream');
+      expect(accepted.nextExpectedRevision).to.equal(0n);
     });
 
     test('ping answers while open', async () => {

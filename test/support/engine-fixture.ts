@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { EventCatalog, defineEvent } from '../../src/event-store/event-catalog.ts';
 import { EventLog } from '../../src/event-store/event-log.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import type { EventStore } from '../../src/event-store/event-store.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { tempDir } from './temp-dir.ts';
 
@@ -17,9 +18,9 @@ export const counted = defineEvent({
 
 export const silentLogger = pino({ level: 'silent' });
 
-/** A real event log and read-model store on SQLite files in a fresh folder. */
-export function engineFixture(dir = tempDir()) {
-  const events = SqliteEventStore.open(path.join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
+/** A real event log and read-model store on SQLite files in a fresh folder (or the event store given). */
+export function engineFixture(dir = tempDir(), options: { events?: EventStore } = {}) {
+  const events = options.events ?? SqliteEventStore.open(path.join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
   const store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
   const clock = new ManualClock('2026-11-22T12:00:00.000Z');
   const log = new EventLog(events, new EventCatalog([counted]), clock);
