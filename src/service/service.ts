@@ -10,10 +10,10 @@ import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../h
 import { errorEnvelope } from '../http/middleware/error-envelope.ts';
 import { notFound } from '../http/middleware/not-found.ts';
 import { requestLogger } from '../http/middleware/request-logger.ts';
-import { unavailable } from '../http/errors/error-factory.ts';
+import { ErrorCode, unavailable } from '../http/errors/error-factory.ts';
 import { domainErrorToHttp } from '../http/errors/domain-error-to-http.ts';
-import type { HttpError } from '../http/errors/http-error.ts';
-import { NotLeaderError, UnavailableError } from '../event-store/errors.ts';
+import { HttpError } from '../http/errors/http-error.ts';
+import { EventTooLargeError, NotLeaderError, UnavailableError } from '../event-store/errors.ts';
 import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
 import { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
 import { projections } from '../../projections/index.ts';
@@ -184,6 +184,16 @@ export async function startService(config: Config, deps: { logger: Logger; clock
 function translateErrors(error: unknown): HttpError | undefined {
   const domain = domainErrorToHttp(error);
   if (domain) return domain;
+  if (error instanceof EventTooLargeError) {
+    return new HttpError({
+      status: 413,
+      code: ErrorCode.PAYLOAD_TOO_LARGE,
+      message: `What this request would store is over the limit of ${error.limitBytes} bytes per write (the data and metadata of its events).`,
+      hint: 'Store less in one request: shorter text, or files as media.',
+      retryable: false,
+      cause: error,
+    });
+  }
   if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
     return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
   }
