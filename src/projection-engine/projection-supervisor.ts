@@ -16,7 +16,7 @@ export interface SupervisorOptions {
   readinessMaxLagMs?: number;
   /** How often the supervisor samples the log head and looks for swapped-in generations. */
   watchIntervalMs?: number;
-  projector?: Pick<ProjectorOptions, 'batchSize' | 'flushIntervalMs' | 'pausePollMs' | 'retryDelayMs'>;
+  projector?: Pick<ProjectorOptions, 'batchSize' | 'flushIntervalMs' | 'commitIntervalMs' | 'pausePollMs' | 'retryDelayMs'>;
 }
 
 /** Told after every commit of a live projector, and when a projection's live generation changes. */

@@ -21,6 +21,12 @@ export interface ProjectorOptions {
   batchSize?: number;
   /** While events trickle in, the longest an event waits before its batch commits. */
   flushIntervalMs?: number;
+  /**
+   * While catching up, a batch commits when it holds batchSize events or documents, or when this long has
+   * passed since the last commit: progress through long runs of events the projection does not handle
+   * (reported by checkpoints) is stored now and then, not at every checkpoint.
+   */
+  commitIntervalMs?: number;
   /** How often a paused projector looks for an operator's retry or skip. */
   pausePollMs?: number;
   /** Stop once caught up with the log (rebuilds). */
@@ -49,12 +55,14 @@ export class Projector {
   #subscription: Subscription | undefined;
   readonly #delay = new InterruptibleDelay();
   #waiters: Array<{ position: bigint; resolve: () => void }> = [];
+  #lastCommitAt = 0;
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
 
   constructor(options: ProjectorOptions) {
     this.#o = {
       batchSize: 1000,
       flushIntervalMs: 25,
+      commitIntervalMs: 1000,
       pausePollMs: 500,
       stopWhenCaughtUp: false,
       retryDelayMs: 500,
@@ -142,6 +150,7 @@ export class Projector {
     if (this.#stopped) await subscription.stop();
     const iterator = subscription[Symbol.asyncIterator]();
     let batch = new WriteBatch(this.#o.store, this.target, from);
+    this.#lastCommitAt = Date.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
     let flushDue: Promise<typeof FLUSH_DUE> | undefined;
     try {
@@ -190,14 +199,20 @@ export class Projector {
             batch = await this.#commit(batch);
             flushDue = undefined;
           }
+        } else if (message.kind === 'checkpoint') {
+          // Progress past events this projection does not handle. Live, the flush timer commits it soon;
+          // catching up, it rides with the batch, committed by size or elapsed time.
+          batch.advance(message.position);
+          if (this.#state !== 'live' && Date.now() - this.#lastCommitAt >= this.#o.commitIntervalMs) {
+            batch = await this.#commit(batch);
+            flushDue = undefined;
+          }
         } else {
           if (message.position !== null) batch.advance(message.position);
           batch = await this.#commit(batch);
           flushDue = undefined;
-          if (message.kind === 'caught-up') {
-            this.#state = 'live';
-            if (this.#o.stopWhenCaughtUp) return 'caught-up';
-          }
+          this.#state = 'live';
+          if (this.#o.stopWhenCaughtUp) return 'caught-up';
         }
       }
     } finally {
@@ -208,6 +223,7 @@ export class Projector {
 
   /** Commits the batch if it holds anything new, and returns a fresh one. */
   async #commit(batch: WriteBatch): Promise<WriteBatch> {
+    this.#lastCommitAt = Date.now();
     const checkpoint = batch.checkpoint;
     if (checkpoint !== null && checkpoint !== this.#checkpoint) {
       await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString());

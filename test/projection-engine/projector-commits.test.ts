@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { defineProjection } from '../../src/projection-engine/projection.ts';
+import { Projector } from '../../src/projection-engine/projector.ts';
+import { schemaOf } from '../../src/projection-engine/projection.ts';
+import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
+import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
+import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+const rare = defineProjection({
+  name: 'test-rare',
+  version: 1,
+  description: 'folds one event type that is rare in the log',
+  collections: { seen: {} },
+  filter: { eventTypes: ['test.rare'] },
+  apply(event, view) {
+    view.put('seen', event.streamId, { type: event.type });
+  },
+});
+
+/** A read-model store that counts commits. */
+function counting(store: ReadModelStore): { store: ReadModelStore; commits: () => number } {
+  let commits = 0;
+  const wrapped = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (property === 'commit') {
+        return (...args: Parameters<ReadModelStore['commit']>) => {
+          commits += 1;
+          return target.commit(...args);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: wrapped, commits: () => commits };
+}
+
+describe('projector: when it commits', () => {
+  it('catching up through a long run of events it does not handle, commits by batch or time, not at every server checkpoint', async function () {
+    this.timeout(60_000);
+    // The stand-in checkpoints a filtered subscription every 32 considered events, as the server does.
+    const server = new EventStoreDbStandIn();
+    const f = engineFixture(tempDir(), { events: new EventStoreDbEventStore(server.asClient()) });
+    const readModels = SqliteReadModelStore.open(path.join(f.dir, 'counted.sqlite'));
+    const { store, commits } = counting(readModels);
+    try {
+      for (let i = 0; i < 40; i++) {
+        await f.log.store.append(`noise-${i}`, Array.from({ length: 50 }, () => ({ id: crypto.randomUUID(), type: 'test.counted', data: { by: 1 }, metadata: { actor: { type: 'user', id: 'u' }, correlationId: 'c', causationId: null, occurredAt: '2026-11-22T12:00:00.000Z', schemaVersion: 1 } })), 'no_stream');
+      }
+      await f.log.store.append('rare-1', [{ id: crypto.randomUUID(), type: 'test.rare', data: {}, metadata: { actor: { type: 'user', id: 'u' }, correlationId: 'c', causationId: null, occurredAt: '2026-11-22T12:00:00.000Z', schemaVersion: 1 } }], 'no_stream');
+      await store.createGeneration(schemaOf(rare), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: rare, generation: 1, log: f.log, store, clock: f.clock, logger: silentLogger, stopWhenCaughtUp: true });
+      expect(await projector.run()).to.equal('live');
+      // 2,001 events: 62 server checkpoints. One commit at caught-up (and one per elapsed second at most).
+      expect(commits()).to.be.at.most(3);
+      expect((await store.getGeneration('test-rare', 1))!.checkpoint).to.equal(await f.log.headPosition());
+      expect(await store.get({ projection: 'test-rare', generation: 1 }, 'seen', 'rare-1')).to.deep.equal({ type: 'test.rare' });
+    } finally {
+      await readModels.close();
+      await f.close();
+    }
+  });
+});
