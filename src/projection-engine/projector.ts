@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
-import type { ModelTarget, ProjectionFailure, ReadModelStore } from '../read-models/read-model-store.ts';
+import { UniqueConstraintError, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Projection } from './projection.ts';
 import { ReadModelAccessError, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
@@ -55,6 +55,8 @@ export class Projector {
   #subscription: Subscription | undefined;
   readonly #delay = new InterruptibleDelay();
   #waiters: Array<{ position: bigint; resolve: () => void }> = [];
+  /** After a batch broke a unique index: fold one event per commit until past this position. */
+  #isolateUntil: bigint | null = null;
   #lastCommitAt = 0;
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
 
@@ -108,6 +110,7 @@ export class Projector {
         this.#state = 'catching-up';
         const outcome = await this.#consume(record.checkpoint, skips);
         retryDelay = this.#o.retryDelayMs;
+        if (outcome === 'isolate') continue; // fold again from the checkpoint, one event per commit
         if (outcome === 'caught-up') {
           this.#state = 'stopped';
           return 'live';
@@ -143,8 +146,8 @@ export class Projector {
     });
   }
 
-  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up'> {
-    const { projection, log, batchSize, flushIntervalMs } = this.#o;
+  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up' | 'isolate'> {
+    const { projection, log, flushIntervalMs } = this.#o;
     const subscription = log.store.subscribeToAll({ after: from ?? 'start', filter: projection.filter });
     this.#subscription = subscription;
     if (this.#stopped) await subscription.stop();
@@ -183,7 +186,7 @@ export class Projector {
             batch.advance(event.position);
             continue;
           }
-          batch.begin(event.position);
+          batch.begin(event.position, event);
           try {
             const folding = projection.apply(log.catalog.upcast(event), batch.view);
             if (folding) await folding;
@@ -195,6 +198,8 @@ export class Projector {
             await this.#pause(event, error);
             return 'paused';
           }
+          // After a batch broke a unique index, its events are folded again one per commit, to find the one to blame.
+          const batchSize = this.#isolateUntil !== null && event.position <= this.#isolateUntil ? 1 : this.#o.batchSize;
           if (batch.events >= batchSize || batch.size >= batchSize) {
             batch = await this.#commit(batch);
             flushDue = undefined;
@@ -215,6 +220,9 @@ export class Projector {
           if (this.#o.stopWhenCaughtUp) return 'caught-up';
         }
       }
+    } catch (error) {
+      if (error instanceof ConsumeEnded) return error.outcome;
+      throw error;
     } finally {
       await subscription.stop();
       this.#subscription = undefined;
@@ -226,7 +234,21 @@ export class Projector {
     this.#lastCommitAt = Date.now();
     const checkpoint = batch.checkpoint;
     if (checkpoint !== null && checkpoint !== this.#checkpoint) {
-      await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString());
+      try {
+        await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString());
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintError)) throw error;
+        // Retrying the same writes would fail forever. Find the event to blame: fold the batch's events
+        // again one per commit; the one whose own commit breaks the index pauses the projector.
+        const culprit = batch.events === 1 ? batch.lastEvent : null;
+        if (culprit === null) {
+          this.#isolateUntil = checkpoint;
+          this.#o.logger.warn({ projection: this.target.projection, err: error }, 'a batch broke a unique index; folding its events one by one to find the event');
+          throw new ConsumeEnded('isolate');
+        }
+        await this.#pause(culprit, new Error(`${error.message}. The projection put two documents with one unique value: fix the projection (or the data it folds) and retry, or skip this event`));
+        throw new ConsumeEnded('paused');
+      }
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded });
@@ -271,6 +293,13 @@ export function describeFailure(failure: ProjectionFailure): Record<string, stri
     message: failure.message,
     failedAt: failure.failedAt,
   };
+}
+
+/** Ends a consume loop from inside a commit, with the outcome run() acts on. */
+class ConsumeEnded extends Error {
+  constructor(readonly outcome: 'paused' | 'isolate') {
+    super(outcome);
+  }
 }
 
 function delay(ms: number): Promise<void> {

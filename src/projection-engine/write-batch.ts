@@ -12,6 +12,7 @@ import {
   type Scalar,
 } from '../read-models/read-model-store.ts';
 import type { ProjectionView } from './projection.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
 
 /** Documents are plain JSON: a copy needs no prototype or cycle handling (~8x faster than structuredClone). */
 const copyDocument = rfdc({ proto: false, circles: false });
@@ -44,6 +45,8 @@ export class WriteBatch {
   #position = 0n;
   #checkpoint: bigint | null;
   #events = 0;
+  #folding: RecordedEvent | null = null;
+  #lastEvent: RecordedEvent | null = null;
   readonly view: ProjectionView;
 
   constructor(
@@ -69,8 +72,9 @@ export class WriteBatch {
   }
 
   /** Starts folding the event at `position`. */
-  begin(position: bigint): void {
+  begin(position: bigint, event?: RecordedEvent): void {
     this.#position = position;
+    this.#folding = event ?? null;
     this.#journal.length = 0;
   }
 
@@ -79,6 +83,12 @@ export class WriteBatch {
     this.#journal.length = 0;
     this.#checkpoint = this.#position;
     this.#events += 1;
+    this.#lastEvent = this.#folding;
+  }
+
+  /** The last event folded into this batch (when begin() was given it). */
+  get lastEvent(): RecordedEvent | null {
+    return this.#lastEvent;
   }
 
   /** The event failed: its writes are undone. */

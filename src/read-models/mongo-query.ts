@@ -214,11 +214,53 @@ export function toMongoPaging(query?: Pick<Query, 'limit' | 'offset'>): { skip: 
 }
 
 /**
- * An index of the schema as a MongoDB index on `doc.<field>`. A unique index is partial, over the
- * documents that have every indexed field: as in SQL, documents lacking the field do not collide with
- * each other (a plain MongoDB unique index would index them all as null and allow only one).
+ * The types a JSON document field holds other than null. A unique index is partial over the documents
+ * whose indexed fields are each of one of them: as in SQL (and SQLite's json_extract indexes), documents
+ * lacking the field or holding null do not collide with each other. `$exists: true` would index an
+ * explicit null, so two documents with `slug: null` collided; a plain unique index would index every
+ * missing field as null.
  */
-export function toMongoIndex(spec: IndexSpec): MongoIndex {
+export const NON_NULL_JSON_TYPES = ['string', 'number', 'bool', 'object', 'array'] as const;
+
+/**
+ * A batch's final writes to one collection, in the order they are applied (ReadModelStore.commit): the
+ * deletes (which only free unique values), then the puts by position.
+ */
+export function planCollectionWrites<W extends { doc: unknown; position: bigint }>(writes: readonly W[]): { deletes: W[]; puts: W[] } {
+  const deletes = writes.filter((w) => w.doc === null);
+  const puts = writes.filter((w) => w.doc !== null).sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+  return { deletes, puts };
+}
+
+/** Suffix of the index that enforces a unique IndexSpec (see toMongoIndexes). */
+export const UNIQUE_INDEX_SUFFIX = '__unique';
+
+/**
+ * The MongoDB indexes of an IndexSpec, on `doc.<field>`:
+ * - under the spec's name, the index queries use: the fields in the declared order, then the id (the
+ *   tie-break of sorted queries, Query.sort), so the index serves the whole sort;
+ * - for a unique spec, also `<name>__unique`, unique over the same fields and partial over the documents
+ *   whose indexed fields are all non-null (NON_NULL_JSON_TYPES), which enforces uniqueness with SQL's null
+ *   semantics. The planner picks a partial index only for queries that imply its filter, which an equality
+ *   lookup does not state for a type list: lookups use the first index, so they never fall back to a scan.
+ */
+export function toMongoIndexes(spec: IndexSpec): MongoIndex[] {
+  const lookup = toMongoIndex({ ...spec, unique: false });
+  if (!spec.unique) return [lookup];
+  const key = Object.fromEntries(Object.entries(lookup.key).filter(([path]) => path !== '_id'));
+  return [
+    lookup,
+    {
+      name: `${spec.name}${UNIQUE_INDEX_SUFFIX}`,
+      key,
+      unique: true,
+      partialFilterExpression: Object.fromEntries(Object.keys(key).map((path) => [path, { $type: [...NON_NULL_JSON_TYPES] }])),
+    },
+  ];
+}
+
+/** The query index of an IndexSpec (see toMongoIndexes). */
+function toMongoIndex(spec: IndexSpec): MongoIndex {
   if (typeof spec.name !== 'string' || !INDEX_NAME.test(spec.name)) {
     throw new ReadModelError(`invalid index name ${JSON.stringify(spec.name)}: use [a-z0-9_]`);
   }
@@ -235,11 +277,7 @@ export function toMongoIndex(spec: IndexSpec): MongoIndex {
     key[path] = direction;
   }
   // The id tie-break of sorted queries (Query.sort), so that the index serves the whole sort.
-  if (!spec.unique) key['_id'] = spec.fields[spec.fields.length - 1]![1];
-  const index: MongoIndex = { name: spec.name, key };
-  if (spec.unique) {
-    index.unique = true;
-    index.partialFilterExpression = Object.fromEntries(Object.keys(key).map((path) => [path, { $exists: true }]));
-  }
-  return index;
+  key['_id'] = spec.fields[spec.fields.length - 1]![1];
+  if (spec.unique) throw new ReadModelError(`index ${spec.name}: a unique index is made by toMongoIndexes`);
+  return { name: spec.name, key };
 }

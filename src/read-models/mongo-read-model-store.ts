@@ -40,9 +40,11 @@ import {
 } from 'mongodb';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import {
+  planCollectionWrites,
   physicalCollectionName,
   toMongoFilter,
-  toMongoIndex,
+  toMongoIndexes,
+  UNIQUE_INDEX_SUFFIX,
   toMongoPaging,
   toMongoSort,
   toMongoText,
@@ -60,6 +62,7 @@ import {
   GenerationConflictError,
   ReadModelError,
   ReadModelUnavailableError,
+  UniqueConstraintError,
   type Document,
   type DocumentEntry,
   type DocumentWrite,
@@ -258,7 +261,7 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async #createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     for (const [collection, spec] of Object.entries(schema.collections)) {
-      const indexes = [...(spec.indexes ?? []).map(toMongoIndex), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField)])];
+      const indexes = [...(spec.indexes ?? []).flatMap(toMongoIndexes), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField)])];
       // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
       if (indexes.length > 0) await this.#db.collection(physicalCollectionName(schema.projection, collection, generation)).createIndexes(indexes);
     }
@@ -449,17 +452,17 @@ export class MongoReadModelStore implements ReadModelStore {
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
     assertTarget(target);
     const encodedCheckpoint = encodePosition(checkpoint);
-    const batches = new Map<string, Map<string, DocumentWrite>>();
+    const batches = new Map<string, { collection: string; writes: Map<string, DocumentWrite> }>();
     for (const write of writes) {
       assertWrite(write);
       const name = physicalCollectionName(target.projection, write.collection, target.generation);
       let batch = batches.get(name);
-      if (!batch) batches.set(name, (batch = new Map()));
-      const previous = batch.get(write.id);
-      if (!previous || previous.position <= write.position) batch.set(write.id, write);
+      if (!batch) batches.set(name, (batch = { collection: write.collection, writes: new Map() }));
+      const previous = batch.writes.get(write.id);
+      if (!previous || previous.position <= write.position) batch.writes.set(write.id, write);
     }
     await this.#guard('commit', async () => {
-      const outcomes = await Promise.allSettled([...batches].map(([name, batch]) => this.#applyWrites(name, [...batch.values()])));
+      const outcomes = await Promise.allSettled([...batches].map(([name, batch]) => this.#applyWrites(name, batch.collection, [...batch.writes.values()])));
       const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failed) throw failed.reason;
       const id = generationId(target.projection, target.generation);
@@ -473,30 +476,47 @@ export class MongoReadModelStore implements ReadModelStore {
     });
   }
 
-  async #applyWrites(collectionName: string, writes: readonly DocumentWrite[]): Promise<void> {
-    const operations: AnyBulkWriteOperation<StoredDocument>[] = writes.map((write) => {
-      const position = encodePosition(write.position);
-      const filter = { _id: write.id, _pos: { $lt: position } };
-      return write.doc === null
-        ? { deleteOne: { filter } }
-        : { replaceOne: { filter, replacement: { _pos: position, doc: write.doc }, upsert: true } };
-    });
+  /**
+   * The writes of one collection, as if applied one by one in position order (see ReadModelStore.commit):
+   * the deletes first (they can only free unique values), unordered; then the puts in position order, in
+   * an ordered bulk write. An unordered bulk write runs its updates before its deletes, so a batch that
+   * deletes A and gives A's unique value to B hit E11000 and was retried forever. A put that finds a newer
+   * version stored collides on `_id` (the stale write of a replay): it is passed over and the rest of the
+   * puts are sent again. A collision on any other index is UniqueConstraintError.
+   */
+  async #applyWrites(collectionName: string, collection: string, writes: readonly DocumentWrite[]): Promise<void> {
+    const { deletes, puts } = planCollectionWrites(writes);
+    const target = this.#db.collection<StoredDocument>(collectionName);
+    if (deletes.length > 0) await this.#bulk(target, deletes, false, collectionName, collection);
+    let rest = puts;
+    while (rest.length > 0) {
+      const failedAt = await this.#bulk(target, rest, true, collectionName, collection);
+      if (failedAt === null) return;
+      rest = rest.slice(failedAt + 1);
+    }
+  }
+
+  /**
+   * One bulk write. Returns null when done, or (ordered) the index of a stale put the server stopped at.
+   * Unordered, stale puts are simply passed over.
+   */
+  async #bulk(target: Collection<StoredDocument>, writes: readonly DocumentWrite[], ordered: boolean, collectionName: string, collection: string): Promise<number | null> {
     try {
-      await this.#db.collection<StoredDocument>(collectionName).bulkWrite(operations, { ordered: false, ignoreUndefined: true });
+      await target.bulkWrite(writes.map(toBulkOperation), { ordered, ignoreUndefined: true });
+      return null;
     } catch (error) {
-      if (isOnlyStaleWrites(error)) return;
-      if (error instanceof MongoBulkWriteError) {
-        const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-        const first = writeErrors.find((e) => !isStaleWriteError(e.code, e.errmsg));
-        if (first) {
-          const id = writes[first.index]?.id;
-          throw new ReadModelError(
-            `write of ${JSON.stringify(id)} in ${collectionName} failed: ${first.errmsg ?? `code ${first.code}`}`,
-            { cause: error },
-          );
+      if (!(error instanceof MongoBulkWriteError) || error.errorResponse instanceof Error || error.result?.getWriteConcernError()) throw error;
+      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      const other = writeErrors.find((e) => !isStaleWriteError(e.code, e.errmsg));
+      if (other) {
+        const id = writes[other.index]?.id ?? null;
+        if (other.code === DUPLICATE_KEY) {
+          const index = (/index: (\S+)/.exec(other.errmsg ?? '')?.[1] ?? '?').replace(UNIQUE_INDEX_SUFFIX, '');
+          throw new UniqueConstraintError(collection, index, id, other.errmsg ?? 'duplicate key');
         }
+        throw new ReadModelError(`write of ${JSON.stringify(id)} in ${collectionName} failed: ${other.errmsg ?? `code ${other.code}`}`, { cause: error });
       }
-      throw error;
+      return ordered ? Math.max(...writeErrors.map((e) => e.index)) : null;
     }
   }
 
@@ -664,15 +684,6 @@ function isStaleWriteError(code: number, errmsg: string | undefined): boolean {
   return code === DUPLICATE_KEY && (errmsg === undefined || / index: _id_ /.test(errmsg));
 }
 
-/** A bulk write whose only errors are stale puts, without a write concern error: a success. */
-function isOnlyStaleWrites(error: unknown): boolean {
-  if (!(error instanceof MongoBulkWriteError)) return false;
-  if (error.errorResponse instanceof Error) return false;
-  if (error.result?.getWriteConcernError()) return false;
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-  return writeErrors.length > 0 && writeErrors.every((e) => isStaleWriteError(e.code, e.errmsg));
-}
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message.split('\n')[0]! : String(error);
 }
@@ -751,6 +762,13 @@ export function redactUrlSecrets(text: string, url: string): string {
     result = result.split(secret).join('***');
   }
   return result.replace(/(mongodb(?:\+srv)?:\/\/)[^@/\s]*@/gi, '$1***@');
+}
+
+/** A write as a bulk operation, guarded by position (see commit). */
+function toBulkOperation(write: DocumentWrite): AnyBulkWriteOperation<StoredDocument> {
+  const position = encodePosition(write.position);
+  const filter = { _id: write.id, _pos: { $lt: position } };
+  return write.doc === null ? { deleteOne: { filter } } : { replaceOne: { filter, replacement: { _pos: position, doc: write.doc }, upsert: true } };
 }
 
 function assertTarget(target: ModelTarget): void {

@@ -154,7 +154,13 @@ export interface ReadModelStore {
   addSkip(skip: SkipRecord): Promise<void>;
   listSkips(projection: string): Promise<SkipRecord[]>;
 
-  /** Applies the writes and stores the checkpoint: all or nothing (SQLite), or replay-safe (MongoDB). */
+  /**
+   * Applies the writes and stores the checkpoint: all or nothing (SQLite), or replay-safe (MongoDB). Writes
+   * are applied as if one after another in position order, so a batch that deletes a document (or moves its
+   * unique value away) and gives the freed value to another commits. A write that breaks a unique index fails
+   * the commit with UniqueConstraintError, before the checkpoint moves. Unique indexes ignore documents
+   * whose indexed field is missing or null, as SQL does.
+   */
   commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void>;
 
   get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
@@ -171,6 +177,23 @@ export interface ReadModelStore {
 
 export class ReadModelError extends Error {
   override name = 'ReadModelError';
+}
+
+/**
+ * A commit's write would break a unique index. Not a store failure: retrying the same writes fails the same
+ * way, so a projector treats it as the fault of the event that made the write (a poison event).
+ */
+export class UniqueConstraintError extends ReadModelError {
+  override name = 'UniqueConstraintError';
+  constructor(
+    readonly collection: string,
+    readonly index: string,
+    /** The document whose write collided, when the store says. */
+    readonly id: string | null,
+    detail: string,
+  ) {
+    super(`unique index ${index} of collection ${collection} refused the write of ${id === null ? 'a document' : JSON.stringify(id)}: ${detail}`);
+  }
 }
 
 export class GenerationConflictError extends ReadModelError {

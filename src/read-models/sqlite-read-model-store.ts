@@ -6,6 +6,7 @@ import {
   MAX_QUERY_LIMIT,
   ReadModelError,
   ReadModelUnavailableError,
+  UniqueConstraintError,
   assertCollectionName,
   assertFieldPath,
   assertProjectionName,
@@ -222,9 +223,20 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
     this.#assertOpen();
+    try {
+      this.#commit(target, writes, checkpoint, now);
+    } catch (error) {
+      throw asUniqueConstraintError(error, target, writes) ?? error;
+    }
+  }
+
+  #commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): void {
+    // Deletes first, then puts in position order: a batch that frees a unique value and gives it to
+    // another document commits, as applying its events one by one would.
+    const ordered = [...writes].sort((a, b) => (a.doc === null) !== (b.doc === null) ? (a.doc === null ? -1 : 1) : a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
     this.#db.transaction(() => {
       const writers = new Map<string, { upsert: Database.Statement; remove: Database.Statement }>();
-      for (const write of writes) {
+      for (const write of ordered) {
         let writer = writers.get(write.collection);
         if (!writer) {
           const table = tableName(target, write.collection);
@@ -396,6 +408,22 @@ export class SqliteReadModelStore implements ReadModelStore {
   #assertOpen(): void {
     if (this.#closed) throw new ReadModelUnavailableError('the read-model store is closed');
   }
+}
+
+/**
+ * SQLite's "UNIQUE constraint failed: index '<table>__<index>'" as the port's UniqueConstraintError (the
+ * document is the last write to the collection that failed: SQLite stops at the first violation).
+ */
+function asUniqueConstraintError(error: unknown, target: ModelTarget, writes: readonly DocumentWrite[]): UniqueConstraintError | null {
+  const code = (error as { code?: unknown })?.code;
+  if (code !== 'SQLITE_CONSTRAINT_UNIQUE') return null;
+  const message = (error as Error).message;
+  const match = /index '([^']+)'/.exec(message);
+  for (const collection of new Set(writes.map((w) => w.collection))) {
+    const prefix = `${tableName(target, collection)}__`;
+    if (match?.[1]?.startsWith(prefix)) return new UniqueConstraintError(collection, match[1].slice(prefix.length), null, message);
+  }
+  return new UniqueConstraintError(writes[0]?.collection ?? '?', match?.[1] ?? '?', null, message);
 }
 
 /** Table of one collection of one generation. Projection names hold no '_', so the name is unambiguous. */

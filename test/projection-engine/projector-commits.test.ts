@@ -39,7 +39,41 @@ function counting(store: ReadModelStore): { store: ReadModelStore; commits: () =
   return { store: wrapped, commits: () => commits };
 }
 
+/** Keeps one document per stream with a unique `name`: a test event that names an existing name collides. */
+const named = defineProjection({
+  name: 'test-named',
+  version: 1,
+  description: 'a unique name per stream',
+  collections: { names: { indexes: [{ name: 'by_name', fields: [['name', 1]], unique: true }] } },
+  filter: { eventTypes: ['test.counted'] },
+  apply(event, view) {
+    const by = (event.data as { by: number }).by;
+    view.put('names', event.streamId, { name: `name-${by}` });
+  },
+});
+
 describe('projector: when it commits', () => {
+  it('pauses on the event whose write breaks a unique index (found within its batch), instead of retrying the batch forever', async () => {
+    const f = engineFixture();
+    try {
+      for (let i = 1; i <= 5; i++) await f.count(`s-${i}`, i);
+      const { position: clash } = await f.count('s-clash', 3); // name-3 is s-3's
+      await f.count('s-after', 9);
+      await f.store.createGeneration(schemaOf(named), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: named, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, stopWhenCaughtUp: true, batchSize: 100, retryDelayMs: 10 });
+      expect(await projector.run()).to.equal('paused');
+      const generation = (await f.store.getGeneration('test-named', 1))!;
+      expect(generation.failure?.streamId).to.equal('s-clash');
+      expect(generation.failure?.position).to.equal(clash);
+      expect(generation.failure?.message).to.match(/unique index by_name of collection names/);
+      // the events before it are committed
+      expect(generation.checkpoint).to.equal(clash - 1n);
+      expect(await f.store.get({ projection: 'test-named', generation: 1 }, 'names', 's-5')).to.deep.equal({ name: 'name-5' });
+    } finally {
+      await f.close();
+    }
+  });
+
   it('catching up through a long run of events it does not handle, commits by batch or time, not at every server checkpoint', async function () {
     this.timeout(60_000);
     // The stand-in checkpoints a filtered subscription every 32 considered events, as the server does.

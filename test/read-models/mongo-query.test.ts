@@ -4,7 +4,8 @@ import {
   physicalCollectionName,
   toMongoCondition,
   toMongoFilter,
-  toMongoIndex,
+  planCollectionWrites,
+  toMongoIndexes,
   toMongoPaging,
   toMongoSort,
   toMongoText,
@@ -166,7 +167,7 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
 
   describe('indexes', () => {
     it('indexes doc.<field> under the schema\'s name, in the declared order, ending with the id like sorts do', () => {
-      const index = toMongoIndex({
+      const [index] = toMongoIndexes({
         name: 'by_state_date',
         fields: [
           ['state', 1],
@@ -174,12 +175,12 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
         ],
       });
       expect(index).to.deep.equal({ name: 'by_state_date', key: { 'doc.state': 1, 'doc.meta.publishedAt': -1, _id: -1 } });
-      expect(Object.keys(index.key)).to.deep.equal(['doc.state', 'doc.meta.publishedAt', '_id']);
+      expect(Object.keys(index!.key)).to.deep.equal(['doc.state', 'doc.meta.publishedAt', '_id']);
     });
 
-    it('makes a unique index partial over the documents that have every field', () => {
+    it('enforces a unique index with a second index, partial over non-null values (explicit nulls do not collide, as in SQL); lookups keep a full index', () => {
       expect(
-        toMongoIndex({
+        toMongoIndexes({
           name: 'slug',
           fields: [
             ['locale', 1],
@@ -187,19 +188,32 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
           ],
           unique: true,
         }),
-      ).to.deep.equal({
-        name: 'slug',
-        key: { 'doc.locale': 1, 'doc.slug': 1 },
-        unique: true,
-        partialFilterExpression: { 'doc.locale': { $exists: true }, 'doc.slug': { $exists: true } },
-      });
+      ).to.deep.equal([
+        { name: 'slug', key: { 'doc.locale': 1, 'doc.slug': 1, _id: 1 } },
+        {
+          name: 'slug__unique',
+          key: { 'doc.locale': 1, 'doc.slug': 1 },
+          unique: true,
+          partialFilterExpression: {
+            'doc.locale': { $type: ['string', 'number', 'bool', 'object', 'array'] },
+            'doc.slug': { $type: ['string', 'number', 'bool', 'object', 'array'] },
+          },
+        },
+      ]);
+    });
+
+    it('plans a batch\'s writes to a collection as deletes first, then puts in position order', () => {
+      const w = (id: string, position: bigint, doc: object | null) => ({ id, position, doc });
+      const plan = planCollectionWrites([w('b', 6n, { slug: 'x' }), w('a', 5n, null), w('c', 2n, { slug: 'y' }), w('d', 9n, null)]);
+      expect(plan.deletes.map((x) => x.id)).to.deep.equal(['a', 'd']);
+      expect(plan.puts.map((x) => x.id)).to.deep.equal(['c', 'b']);
     });
 
     it('rejects bad names, no fields, repeated fields and bad directions', () => {
-      expect(() => toMongoIndex({ name: 'Bad-Name', fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
-      expect(() => toMongoIndex({ name: 'empty', fields: [] })).to.throw(ReadModelError, /names no field/);
+      expect(() => toMongoIndexes({ name: 'Bad-Name', fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
+      expect(() => toMongoIndexes({ name: 'empty', fields: [] })).to.throw(ReadModelError, /names no field/);
       expect(() =>
-        toMongoIndex({
+        toMongoIndexes({
           name: 'twice',
           fields: [
             ['a', 1],
@@ -207,8 +221,8 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
           ],
         }),
       ).to.throw(ReadModelError, /twice/);
-      expect(() => toMongoIndex({ name: 'dir', fields: [['a', 2 as 1]] })).to.throw(ReadModelError, /invalid direction/);
-      expect(() => toMongoIndex({ name: 'path', fields: [['$a', 1]] })).to.throw(ReadModelError, /invalid field path/);
+      expect(() => toMongoIndexes({ name: 'dir', fields: [['a', 2 as 1]] })).to.throw(ReadModelError, /invalid direction/);
+      expect(() => toMongoIndexes({ name: 'path', fields: [['$a', 1]] })).to.throw(ReadModelError, /invalid field path/);
     });
   });
 
@@ -220,7 +234,7 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
         default_language: 'none',
         language_override: TEXT_LANGUAGE_OVERRIDE,
       });
-      expect(() => toMongoIndex({ name: TEXT_INDEX_NAME, fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
+      expect(() => toMongoIndexes({ name: TEXT_INDEX_NAME, fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
       expect(() => toMongoTextIndex('$where')).to.throw(ReadModelError, /invalid field path/);
     });
 

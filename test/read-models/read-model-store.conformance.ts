@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import {
   GenerationConflictError,
   ReadModelError,
+  UniqueConstraintError,
   type DocumentWrite,
   type ModelTarget,
   type ReadModelSchema,
@@ -130,11 +131,33 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await slugs({ filter: { rank: 1 } })).to.deep.equal(['t1', 't2', 't3']);
     });
 
-    test('a write that breaks a unique index fails the commit', async () => {
+    test('a write that breaks a unique index fails the commit with UniqueConstraintError naming the collection and index', async () => {
       await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'same' })], 1n, NOW);
       const error = await store.commit(gen1, [put('articles', 'a2', 2n, { slug: 'same' })], 2n, NOW).then(() => null, (e: unknown) => e);
-      expect(error).to.be.instanceOf(Error);
+      expect(error).to.be.instanceOf(UniqueConstraintError);
+      expect((error as UniqueConstraintError).collection).to.equal('articles');
+      expect((error as UniqueConstraintError).index).to.equal('by_slug');
       expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal(1n);
+    });
+
+    test('applies a batch in its own order: deleting a document and giving its unique value to another commits', async () => {
+      await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'taken' }), put('articles', 'b1', 1n, { slug: 'first' })], 1n, NOW);
+      // a1 is deleted, then a2 takes its slug; b1 moves away from "first", then b2 takes it.
+      await store.commit(
+        gen1,
+        [put('articles', 'a2', 3n, { slug: 'taken' }), del('articles', 'a1', 2n), put('articles', 'b2', 5n, { slug: 'first' }), put('articles', 'b1', 4n, { slug: 'second' })],
+        5n,
+        NOW,
+      );
+      expect(await store.get(gen1, 'articles', 'a1')).to.equal(null);
+      expect(await store.find(gen1, 'articles', { filter: { slug: 'taken' } })).to.deep.equal([{ slug: 'taken' }]);
+      expect((await store.findWithIds(gen1, 'articles', { filter: { slug: 'first' } })).map((e) => e.id)).to.deep.equal(['b2']);
+      expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal(5n);
+    });
+
+    test('a unique index ignores documents whose field is missing or null, as SQL does', async () => {
+      await store.commit(gen1, [put('articles', 'n1', 1n, { slug: null }), put('articles', 'n2', 2n, { slug: null }), put('articles', 'm1', 3n, {}), put('articles', 'm2', 4n, {})], 4n, NOW);
+      expect(await store.count(gen1, 'articles')).to.equal(4);
     });
 
     test('with deferred indexes, loads first and enforces unique indexes once they are created', async () => {
