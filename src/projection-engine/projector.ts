@@ -1,14 +1,17 @@
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { UniqueConstraintError, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
+import { LeaseLostError, UniqueConstraintError, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Projection } from './projection.ts';
 import { ReadModelAccessError, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
-export type ProjectorState = 'starting' | 'catching-up' | 'live' | 'paused' | 'retrying' | 'stopped';
+/** 'standby': another projector (this process or another) holds the generation's lease; this one waits to take over. */
+export type ProjectorState = 'starting' | 'standby' | 'catching-up' | 'live' | 'paused' | 'retrying' | 'stopped';
 
 export interface ProjectorOptions {
   projection: Projection;
@@ -35,9 +38,18 @@ export interface ProjectorOptions {
   onCommit?: (progress: { checkpoint: bigint | null; events: number }) => void;
   /** Delay before reconnecting after a store failure; grows up to 30 s. */
   retryDelayMs?: number;
+  /**
+   * The projector lease (ReadModelStore.acquireLease): how long it lasts without renewal. The holder renews
+   * it at a third of that; a projector that finds it held waits in 'standby' and takes it over once it
+   * expires (its holder stopped or died). Default 30 s.
+   */
+  leaseTtlMs?: number;
+  /** This projector's name as a lease holder. Default: host, process id and a random suffix. */
+  holder?: string;
 }
 
 const FLUSH_DUE = Symbol('flush-due');
+const RENEW_DUE = Symbol('renew-due');
 
 /**
  * Folds the event log into one generation of one projection: subscribes from the generation's stored
@@ -59,6 +71,8 @@ export class Projector {
   #isolateUntil: bigint | null = null;
   #lastCommitAt = 0;
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
+  /** When the lease must be renewed (clock milliseconds); null while not held. */
+  #leaseRenewAt: number | null = null;
 
   constructor(options: ProjectorOptions) {
     this.#o = {
@@ -68,6 +82,8 @@ export class Projector {
       pausePollMs: 500,
       stopWhenCaughtUp: false,
       retryDelayMs: 500,
+      leaseTtlMs: 30_000,
+      holder: leaseHolderName(),
       ...options,
     };
     this.target = { projection: options.projection.name, generation: options.generation };
@@ -102,17 +118,29 @@ export class Projector {
             logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');
           }
           this.#state = 'paused';
-          if (this.#o.stopWhenCaughtUp) return this.#state;
+          if (this.#o.stopWhenCaughtUp) {
+            await this.releaseLease();
+            return this.#state;
+          }
           await this.#sleep(this.#o.pausePollMs);
+          continue;
+        }
+        if (!(await this.#holdLease())) {
+          // Another projector folds this generation: follow its checkpoint (waiters here still get answers).
+          if (this.#state !== 'standby') logger.info({ projection: this.target.projection, generation: this.target.generation }, 'projector on standby: another holds the lease');
+          this.#state = 'standby';
+          if (record.checkpoint !== null) this.#release(record.checkpoint);
+          await this.#sleep(Math.min(this.#o.pausePollMs, Math.ceil(this.#o.leaseTtlMs / 3)));
           continue;
         }
         const skips = new Set((await store.listSkips(this.target.projection)).map((s) => s.eventId));
         this.#state = 'catching-up';
         const outcome = await this.#consume(record.checkpoint, skips);
         retryDelay = this.#o.retryDelayMs;
-        if (outcome === 'isolate') continue; // fold again from the checkpoint, one event per commit
+        if (outcome === 'isolate' || outcome === 'standby') continue; // fold again from the stored checkpoint
         if (outcome === 'caught-up') {
           this.#state = 'stopped';
+          await this.releaseLease();
           return 'live';
         }
       } catch (error) {
@@ -124,6 +152,7 @@ export class Projector {
       }
     }
     this.#state = 'stopped';
+    await this.releaseLease();
     return this.#state;
   }
 
@@ -131,6 +160,37 @@ export class Projector {
     this.#stopped = true;
     this.#delay.interrupt();
     await this.#subscription?.stop();
+  }
+
+  /** Gives up the lease (after run() ended), so another projector takes over at once. */
+  async releaseLease(): Promise<void> {
+    if (this.#leaseRenewAt === null) return;
+    this.#leaseRenewAt = null;
+    await this.#o.store.releaseLease(this.target, this.#o.holder).catch(() => undefined);
+  }
+
+  /** Takes or renews the lease; false when another holds it. A holder that was a process of this host that is gone is taken over at once. */
+  async #holdLease(): Promise<boolean> {
+    const now = this.#o.clock.now();
+    let held = await this.#o.store.acquireLease(this.target, this.#o.holder, now.toISOString(), this.#o.leaseTtlMs);
+    if (!held) {
+      const current = await this.#o.store.getLease(this.target);
+      if (current && isDeadLocalHolder(current.holder, this.#o.holder)) {
+        held = await this.#o.store.acquireLease(this.target, this.#o.holder, now.toISOString(), this.#o.leaseTtlMs, { takeOverFrom: current.holder });
+        if (held) this.#o.logger.info({ projection: this.target.projection, previous: current.holder }, 'took over the lease of a projector process that is gone');
+      }
+    }
+    this.#leaseRenewAt = held ? now.getTime() + Math.floor(this.#o.leaseTtlMs / 3) : null;
+    return held;
+  }
+
+  /** Renews the lease when due; ends the consume loop (standby) when it was taken over. */
+  async #keepLease(): Promise<void> {
+    if (this.#leaseRenewAt !== null && this.#o.clock.now().getTime() < this.#leaseRenewAt) return;
+    if (!(await this.#holdLease())) {
+      this.#o.logger.warn({ projection: this.target.projection, generation: this.target.generation }, 'projector lost its lease; on standby');
+      throw new ConsumeEnded('standby');
+    }
   }
 
   /** Resolves once everything up to `position` is folded, or rejects after `timeoutMs`. */
@@ -146,7 +206,7 @@ export class Projector {
     });
   }
 
-  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up' | 'isolate'> {
+  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up' | 'isolate' | 'standby'> {
     const { projection, log, flushIntervalMs } = this.#o;
     const subscription = log.store.subscribeToAll({ after: from ?? 'start', filter: projection.filter });
     this.#subscription = subscription;
@@ -159,14 +219,23 @@ export class Projector {
     try {
       for (;;) {
         pending ??= iterator.next();
-        let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE;
+        let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE | typeof RENEW_DUE;
         // While catching up the source is never idle and batches commit by size; once live, an event
         // waits at most flushIntervalMs for its batch to commit.
         if (this.#state === 'live' && batch.checkpoint !== this.#checkpoint) {
           flushDue ??= delay(flushIntervalMs).then(() => FLUSH_DUE);
           next = await Promise.race([pending, flushDue]);
+        } else if (this.#state === 'live') {
+          // Idle: wake to renew the lease in time.
+          const renewIn = Math.max(1, (this.#leaseRenewAt ?? 0) - this.#o.clock.now().getTime());
+          const renew = delay(Math.min(renewIn, this.#o.leaseTtlMs)).then((): typeof RENEW_DUE => RENEW_DUE);
+          next = await Promise.race([pending, renew]);
         } else {
           next = await pending;
+        }
+        if (next === RENEW_DUE) {
+          await this.#keepLease();
+          continue;
         }
         if (next === FLUSH_DUE) {
           batch = await this.#commit(batch);
@@ -234,9 +303,15 @@ export class Projector {
     this.#lastCommitAt = Date.now();
     const checkpoint = batch.checkpoint;
     if (checkpoint !== null && checkpoint !== this.#checkpoint) {
+      await this.#keepLease();
       try {
-        await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString());
+        await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder });
       } catch (error) {
+        if (error instanceof LeaseLostError) {
+          this.#leaseRenewAt = null;
+          this.#o.logger.warn({ projection: this.target.projection, generation: this.target.generation }, 'projector lost its lease; on standby');
+          throw new ConsumeEnded('standby');
+        }
         if (!(error instanceof UniqueConstraintError)) throw error;
         // Retrying the same writes would fail forever. Find the event to blame: fold the batch's events
         // again one per commit; the one whose own commit breaks the index pauses the projector.
@@ -295,9 +370,37 @@ export function describeFailure(failure: ProjectionFailure): Record<string, stri
   };
 }
 
+/** Tells this process apart from an earlier one with the same pid (a restarted container's pid 1). */
+const INCARNATION = randomUUID().slice(0, 8);
+let projectorsMade = 0;
+
+/** A lease holder name: host, pid, this process's incarnation, and a number per projector. */
+export function leaseHolderName(): string {
+  projectorsMade += 1;
+  return `${os.hostname()}:${process.pid}:${INCARNATION}:${projectorsMade}`;
+}
+
+/**
+ * A holder (named by leaseHolderName) that was a process on this host that no longer runs: the same host and
+ * a pid that is not alive, or this very pid in another incarnation (as in a container whose process is
+ * always pid 1).
+ */
+export function isDeadLocalHolder(holder: string, self: string): boolean {
+  const [host, pidText, incarnation] = holder.split(':');
+  const [selfHost, selfPid, selfIncarnation] = self.split(':');
+  if (host !== selfHost || !pidText || !/^\d+$/.test(pidText) || incarnation === undefined) return false;
+  if (pidText === selfPid) return incarnation !== selfIncarnation;
+  try {
+    process.kill(Number(pidText), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** Ends a consume loop from inside a commit, with the outcome run() acts on. */
 class ConsumeEnded extends Error {
-  constructor(readonly outcome: 'paused' | 'isolate') {
+  constructor(readonly outcome: 'paused' | 'isolate' | 'standby') {
     super(outcome);
   }
 }

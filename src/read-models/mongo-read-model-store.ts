@@ -63,6 +63,9 @@ import {
   ReadModelError,
   ReadModelUnavailableError,
   UniqueConstraintError,
+  LeaseLostError,
+  type CommitOptions,
+  type LeaseRecord,
   type Document,
   type DocumentEntry,
   type DocumentWrite,
@@ -79,6 +82,7 @@ import {
 export const DEFAULT_DATABASE = 'annals';
 export const GENERATIONS_COLLECTION = 'projection_generations';
 export const SKIPS_COLLECTION = 'projection_skips';
+export const LEASES_COLLECTION = 'projection_leases';
 
 export interface MongoConnectOptions {
   /** Database to use; defaults to the one named in the URL, else 'annals'. */
@@ -109,6 +113,12 @@ interface StoredGeneration {
   updatedAt: string;
   /** On a retired record: the generation whose activation retired it (lets an interrupted swap resume). */
   retiredBy?: number;
+}
+
+interface StoredLease {
+  _id: string;
+  holder: string;
+  expiresAt: string;
 }
 
 interface StoredSkip {
@@ -150,6 +160,7 @@ export class MongoReadModelStore implements ReadModelStore {
   readonly #client: MongoClient | undefined;
   readonly #generations: Collection<StoredGeneration>;
   readonly #skips: Collection<StoredSkip>;
+  readonly #leases: Collection<StoredLease>;
   #systemIndexes: Promise<void> | undefined;
   /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
   readonly #textPaths = new Map<string, string>();
@@ -203,6 +214,7 @@ export class MongoReadModelStore implements ReadModelStore {
     this.#client = options.ownsClient;
     this.#generations = db.collection<StoredGeneration>(GENERATIONS_COLLECTION);
     this.#skips = db.collection<StoredSkip>(SKIPS_COLLECTION);
+    this.#leases = db.collection<StoredLease>(LEASES_COLLECTION);
   }
 
   get databaseName(): string {
@@ -349,6 +361,7 @@ export class MongoReadModelStore implements ReadModelStore {
         await this.#db.dropCollection(name); // false, not an error, when absent (its text index goes with it)
       }
       await this.#generations.deleteOne({ _id: generationId(schema.projection, generation) });
+      await this.#leases.deleteOne({ _id: generationId(schema.projection, generation) });
     });
   }
 
@@ -449,7 +462,7 @@ export class MongoReadModelStore implements ReadModelStore {
    * commit before the checkpoint moves. Then the checkpoint is stored, only if it is ahead of the stored
    * one. Several writes to one document in a batch are reduced to the one with the highest position.
    */
-  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
+  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     assertTarget(target);
     const encodedCheckpoint = encodePosition(checkpoint);
     const batches = new Map<string, { collection: string; writes: Map<string, DocumentWrite> }>();
@@ -462,6 +475,13 @@ export class MongoReadModelStore implements ReadModelStore {
       if (!previous || previous.position <= write.position) batch.writes.set(write.id, write);
     }
     await this.#guard('commit', async () => {
+      // Without a transaction the check is just before the writes: it narrows, not closes, the window in
+      // which a projector that stalled past its TTL writes after a takeover (the position guards bound
+      // what such a write can do: it never replaces a newer version of a document).
+      if (options.leaseHolder !== undefined) {
+        const lease = await this.#leases.findOne({ _id: generationId(target.projection, target.generation) });
+        if (lease?.holder !== options.leaseHolder) throw new LeaseLostError(target, options.leaseHolder, lease?.holder ?? null);
+      }
       const outcomes = await Promise.allSettled([...batches].map(([name, batch]) => this.#applyWrites(name, batch.collection, [...batch.writes.values()])));
       const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failed) throw failed.reason;
@@ -518,6 +538,40 @@ export class MongoReadModelStore implements ReadModelStore {
       }
       return ordered ? Math.max(...writeErrors.map((e) => e.index)) : null;
     }
+  }
+
+  /** One conditional upsert: a lease held by another, unexpired, makes the upsert collide on `_id` (false). */
+  async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
+    assertTarget(target);
+    const expiresAt = new Date(Date.parse(now) + ttlMs).toISOString();
+    return this.#guard('take the projector lease', async () => {
+      try {
+        await this.#leases.updateOne(
+          { _id: generationId(target.projection, target.generation), $or: [{ holder: { $in: [holder, options.takeOverFrom ?? holder] } }, { expiresAt: { $lte: now } }] },
+          { $set: { holder, expiresAt } },
+          { upsert: true },
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+        throw error;
+      }
+    });
+  }
+
+  async releaseLease(target: ModelTarget, holder: string): Promise<void> {
+    assertTarget(target);
+    await this.#guard('release the projector lease', async () => {
+      await this.#leases.deleteOne({ _id: generationId(target.projection, target.generation), holder });
+    });
+  }
+
+  async getLease(target: ModelTarget): Promise<LeaseRecord | null> {
+    assertTarget(target);
+    return this.#guard('read the projector lease', async () => {
+      const lease = await this.#leases.findOne({ _id: generationId(target.projection, target.generation) });
+      return lease ? { holder: lease.holder, expiresAt: lease.expiresAt } : null;
+    });
   }
 
   async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {

@@ -86,6 +86,19 @@ export interface Query {
   text?: readonly string[];
 }
 
+export interface CommitOptions {
+  /**
+   * The lease the committing projector holds: the commit fails with LeaseLostError, before any write, when
+   * another holder has it (SQLite checks it in the commit's transaction; MongoDB just before its writes).
+   */
+  leaseHolder?: string;
+}
+
+export interface LeaseRecord {
+  holder: string;
+  expiresAt: string;
+}
+
 /** A document with its id. */
 export interface DocumentEntry {
   id: string;
@@ -161,7 +174,21 @@ export interface ReadModelStore {
    * the commit with UniqueConstraintError, before the checkpoint moves. Unique indexes ignore documents
    * whose indexed field is missing or null, as SQL does.
    */
-  commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void>;
+  commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options?: CommitOptions): Promise<void>;
+
+  /**
+   * The projector lease: one active projector per generation, in any number of processes. Takes the lease
+   * of `target` for `holder` until `now + ttlMs`, or renews it, when it is free, expired (at or before `now`)
+   * or already `holder`'s. Resolves to whether `holder` holds it. Atomic across processes sharing the store.
+   * Times are the callers' clocks (ISO 8601 UTC): processes sharing a store need clocks within a small part
+   * of the TTL of each other. `takeOverFrom` also takes it from that holder, expired or not (a holder known
+   * to be dead: a process of this host that no longer runs).
+   */
+  acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options?: { takeOverFrom?: string }): Promise<boolean>;
+  /** Gives the lease up if `holder` holds it, so another projector may take it at once. */
+  releaseLease(target: ModelTarget, holder: string): Promise<void>;
+  /** Who holds the lease of `target` and until when; null when nobody ever took it. */
+  getLease(target: ModelTarget): Promise<LeaseRecord | null>;
 
   get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
   find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
@@ -193,6 +220,14 @@ export class UniqueConstraintError extends ReadModelError {
     detail: string,
   ) {
     super(`unique index ${index} of collection ${collection} refused the write of ${id === null ? 'a document' : JSON.stringify(id)}: ${detail}`);
+  }
+}
+
+/** A commit by a projector whose lease another holder now has (it stalled past the TTL and was taken over). */
+export class LeaseLostError extends ReadModelError {
+  override name = 'LeaseLostError';
+  constructor(readonly target: ModelTarget, readonly holder: string, readonly current: string | null) {
+    super(`projector ${holder} no longer holds the lease of ${target.projection} generation ${target.generation}${current === null ? '' : ` (${current} does)`}`);
   }
 }
 

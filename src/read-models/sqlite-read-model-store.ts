@@ -7,12 +7,15 @@ import {
   ReadModelError,
   ReadModelUnavailableError,
   UniqueConstraintError,
+  LeaseLostError,
   assertCollectionName,
   assertFieldPath,
   assertProjectionName,
   assertTextField,
   assertTextTokens,
   type CollectionSpec,
+  type CommitOptions,
+  type LeaseRecord,
   type Document,
   type DocumentEntry,
   type DocumentWrite,
@@ -40,6 +43,13 @@ CREATE TABLE IF NOT EXISTS projection_generations (
   PRIMARY KEY (projection, generation)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS one_active_generation ON projection_generations (projection) WHERE state = 'active';
+CREATE TABLE IF NOT EXISTS projection_leases (
+  projection TEXT    NOT NULL,
+  generation INTEGER NOT NULL,
+  holder     TEXT    NOT NULL,
+  expires_at TEXT    NOT NULL,
+  PRIMARY KEY (projection, generation)
+);
 CREATE TABLE IF NOT EXISTS projection_skips (
   projection TEXT NOT NULL,
   event_id   TEXT NOT NULL,
@@ -183,6 +193,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.#db.exec(`DROP TABLE IF EXISTS "${searchTableName(target, collection)}"`);
       }
       this.#stmt('DELETE FROM projection_generations WHERE projection = ? AND generation = ?').run(schema.projection, generation);
+      this.#stmt('DELETE FROM projection_leases WHERE projection = ? AND generation = ?').run(schema.projection, generation);
     }).immediate();
     this.#statements.clear();
   }
@@ -221,20 +232,24 @@ export class SqliteReadModelStore implements ReadModelStore {
     return rows.map((r) => ({ projection: r.projection, eventId: r.event_id, position: decodePosition(r.position), reason: r.reason, actor: r.actor, skippedAt: r.skipped_at }));
   }
 
-  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): Promise<void> {
+  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     this.#assertOpen();
     try {
-      this.#commit(target, writes, checkpoint, now);
+      this.#commit(target, writes, checkpoint, now, options.leaseHolder);
     } catch (error) {
       throw asUniqueConstraintError(error, target, writes) ?? error;
     }
   }
 
-  #commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string): void {
+  #commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, leaseHolder: string | undefined): void {
     // Deletes first, then puts in position order: a batch that frees a unique value and gives it to
     // another document commits, as applying its events one by one would.
     const ordered = [...writes].sort((a, b) => (a.doc === null) !== (b.doc === null) ? (a.doc === null ? -1 : 1) : a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
     this.#db.transaction(() => {
+      if (leaseHolder !== undefined) {
+        const lease = this.#stmt('SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?').get(target.projection, target.generation) as { holder: string } | undefined;
+        if (lease?.holder !== leaseHolder) throw new LeaseLostError(target, leaseHolder, lease?.holder ?? null);
+      }
       const writers = new Map<string, { upsert: Database.Statement; remove: Database.Statement }>();
       for (const write of ordered) {
         let writer = writers.get(write.collection);
@@ -258,6 +273,28 @@ export class SqliteReadModelStore implements ReadModelStore {
          WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
       ).run(encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint));
     }).immediate();
+  }
+
+  async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
+    const expiresAt = new Date(Date.parse(now) + ttlMs).toISOString();
+    // One statement: the write lock makes it atomic across processes.
+    const info = this.#stmt(
+      `INSERT INTO projection_leases (projection, generation, holder, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (projection, generation) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE projection_leases.holder IN (excluded.holder, ?) OR projection_leases.expires_at <= ?`,
+    ).run(target.projection, target.generation, holder, expiresAt, options.takeOverFrom ?? holder, now);
+    return info.changes > 0;
+  }
+
+  async releaseLease(target: ModelTarget, holder: string): Promise<void> {
+    this.#stmt('DELETE FROM projection_leases WHERE projection = ? AND generation = ? AND holder = ?').run(target.projection, target.generation, holder);
+  }
+
+  async getLease(target: ModelTarget): Promise<LeaseRecord | null> {
+    const row = this.#stmt('SELECT holder, expires_at FROM projection_leases WHERE projection = ? AND generation = ?').get(target.projection, target.generation) as
+      | { holder: string; expires_at: string }
+      | undefined;
+    return row ? { holder: row.holder, expiresAt: row.expires_at } : null;
   }
 
   async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {

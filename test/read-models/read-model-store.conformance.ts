@@ -6,6 +6,7 @@ import {
   GenerationConflictError,
   ReadModelError,
   UniqueConstraintError,
+  LeaseLostError,
   type DocumentWrite,
   type ModelTarget,
   type ReadModelSchema,
@@ -197,6 +198,40 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await store.getGeneration('test-articles', 1)).to.equal(null);
       expect(await store.get(gen1, 'articles', 'a1')).to.equal(null);
       expect(await store.get(gen2, 'articles', 'a1')).to.deep.equal({ slug: 'two' });
+    });
+
+    test('the projector lease: one holder at a time, renewed by its holder, taken over once expired, released', async () => {
+      const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
+      expect(await store.getLease(gen1)).to.equal(null);
+      expect(await store.acquireLease(gen1, 'p-1', at(0), 30_000)).to.equal(true);
+      expect(await store.acquireLease(gen1, 'p-2', at(10), 30_000)).to.equal(false);
+      expect(await store.acquireLease(gen1, 'p-1', at(20), 30_000)).to.equal(true); // renewed until 50 s
+      expect(await store.acquireLease(gen1, 'p-2', at(40), 30_000)).to.equal(false);
+      expect(await store.getLease(gen1)).to.deep.equal({ holder: 'p-1', expiresAt: at(50) });
+      expect(await store.acquireLease(gen1, 'p-2', at(50), 30_000)).to.equal(true); // expired: taken over
+      expect(await store.acquireLease(gen1, 'p-1', at(51), 30_000)).to.equal(false);
+      // Another generation has its own lease.
+      expect(await store.acquireLease({ projection: 'test-articles', generation: 2 }, 'p-1', at(51), 30_000)).to.equal(true);
+      await store.releaseLease(gen1, 'p-1'); // not the holder: nothing
+      expect((await store.getLease(gen1))?.holder).to.equal('p-2');
+      await store.releaseLease(gen1, 'p-2');
+      expect(await store.acquireLease(gen1, 'p-3', at(52), 30_000)).to.equal(true);
+      // Two takers at once: exactly one gets it.
+      const racers = await Promise.all(['r-1', 'r-2', 'r-3'].map((holder) => store.acquireLease({ projection: 'test-race', generation: 1 }, holder, at(0), 30_000)));
+      expect(racers.filter(Boolean)).to.have.length(1);
+    });
+
+    test('a commit by a projector that lost its lease fails with LeaseLostError and writes nothing', async () => {
+      expect(await store.acquireLease(gen1, 'p-1', NOW, 30_000)).to.equal(true);
+      await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'one' })], 1n, NOW, { leaseHolder: 'p-1' });
+      const later = new Date(Date.parse(NOW) + 60_000).toISOString();
+      expect(await store.acquireLease(gen1, 'p-2', later, 30_000)).to.equal(true);
+      await store.commit(gen1, [del('articles', 'a1', 2n)], 2n, later, { leaseHolder: 'p-2' });
+      // p-1 stalled past its TTL and comes back with an older write: refused, the deleted document stays deleted.
+      const error = await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'one' })], 1n, later, { leaseHolder: 'p-1' }).then(() => null, (e: unknown) => e);
+      expect(error).to.be.instanceOf(LeaseLostError);
+      expect(await store.get(gen1, 'articles', 'a1')).to.equal(null);
+      expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal(2n);
     });
 
     test('records and clears the failure that paused a generation', async () => {
