@@ -186,6 +186,8 @@ export const publicContent = defineProjection({
         { name: 'by_external_id', fields: [['projectId', 1], ['locale', 1], ['external.externalId', 1]] },
       ],
       textField: 'search',
+      // Every search is within one form set and locale: on MongoDB the text index is compound with them.
+      textPrefix: ['formSetId', 'locale'],
     },
     site_index: {
       indexes: [

@@ -48,14 +48,44 @@ export const TEXT_LANGUAGE_OVERRIDE = 'annalsTextIndexLanguageOverride';
 /** A text index description in the shape `Collection.createIndexes` takes. */
 export interface MongoTextIndex {
   name: string;
-  key: Record<string, 'text'>;
+  key: Record<string, 1 | 'text'>;
   default_language: string;
   language_override: string;
 }
 
-/** The text index over a collection's textField (`doc.<path>`). */
-export function toMongoTextIndex(textField: string): MongoTextIndex {
-  return { name: TEXT_INDEX_NAME, key: { [docPath(textField)]: 'text' }, default_language: 'none', language_override: TEXT_LANGUAGE_OVERRIDE };
+/**
+ * The text index over a collection's textField (`doc.<path>`), compound with its textPrefix fields (equality
+ * prefixes: the index then holds one text index per combination of their values).
+ */
+export function toMongoTextIndex(textField: string, textPrefix: readonly string[] = []): MongoTextIndex {
+  const key: Record<string, 1 | 'text'> = {};
+  for (const field of textPrefix) key[docPath(field)] = 1;
+  key[docPath(textField)] = 'text';
+  return { name: TEXT_INDEX_NAME, key, default_language: 'none', language_override: TEXT_LANGUAGE_OVERRIDE };
+}
+
+/**
+ * The prefix fields (`doc.<path>`) of a text index as listIndexes describes it: the keys before the text
+ * part (`_fts`).
+ */
+export function textIndexPrefix(key: Record<string, unknown>): string[] {
+  const prefix: string[] = [];
+  for (const path of Object.keys(key)) {
+    if (path === '_fts') break;
+    prefix.push(path);
+  }
+  return prefix;
+}
+
+/** Throws ReadModelError unless the filter names every prefix field of the text index with an equality. */
+export function assertTextPrefix(filter: MongoFilter, prefix: readonly string[], collection: string): void {
+  const missing = prefix.filter((path) => {
+    const condition = filter[path] as { $eq?: unknown } | undefined;
+    return condition === undefined || typeof condition !== 'object' || condition === null || !('$eq' in condition);
+  });
+  if (missing.length > 0) {
+    throw new ReadModelError(`a text query on ${collection} must filter ${missing.map((p) => p.slice(DOC_FIELD.length + 1)).join(', ')} by equality (its search is per ${missing.join(', ')})`);
+  }
 }
 
 /**

@@ -49,6 +49,8 @@ import {
   toMongoSort,
   toMongoText,
   toMongoTextIndex,
+  textIndexPrefix,
+  assertTextPrefix,
   assertGenerationNumber,
   DOC_FIELD,
   TEXT_INDEX_NAME,
@@ -163,7 +165,7 @@ export class MongoReadModelStore implements ReadModelStore {
   readonly #leases: Collection<StoredLease>;
   #systemIndexes: Promise<void> | undefined;
   /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
-  readonly #textPaths = new Map<string, string>();
+  readonly #textPaths = new Map<string, { path: string; prefix: string[] }>();
   #closed = false;
 
   /**
@@ -273,7 +275,7 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async #createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     for (const [collection, spec] of Object.entries(schema.collections)) {
-      const indexes = [...(spec.indexes ?? []).flatMap(toMongoIndexes), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField)])];
+      const indexes = [...(spec.indexes ?? []).flatMap(toMongoIndexes), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField, spec.textPrefix)])];
       // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
       if (indexes.length > 0) await this.#db.collection(physicalCollectionName(schema.projection, collection, generation)).createIndexes(indexes);
     }
@@ -629,30 +631,33 @@ export class MongoReadModelStore implements ReadModelStore {
    */
   async #withText(name: string, target: ModelTarget, collection: string, filter: MongoFilter, text: Query['text']): Promise<MongoFilter | null> {
     if (text === undefined) return filter;
-    const path = await this.#textPath(name, target, collection);
-    if (path === null || text.length === 0) return null;
-    return { ...filter, ...toMongoText(path, text) };
+    const index = await this.#textPath(name, target, collection);
+    if (index === null || text.length === 0) return null;
+    assertTextPrefix(filter, index.prefix, collection);
+    return { ...filter, ...toMongoText(index.path, text) };
   }
 
-  /** The field the collection's text index covers; null when the collection does not exist. */
-  async #textPath(name: string, target: ModelTarget, collection: string): Promise<string | null> {
+  /** The field the collection's text index covers, and its prefix fields; null when the collection does not exist. */
+  async #textPath(name: string, target: ModelTarget, collection: string): Promise<{ path: string; prefix: string[] } | null> {
     const cached = this.#textPaths.get(name);
     if (cached !== undefined) return cached;
-    let indexes: Array<{ name?: string; weights?: Record<string, unknown> }>;
+    let indexes: Array<{ name?: string; weights?: Record<string, unknown>; key?: Record<string, unknown> }>;
     try {
       indexes = await this.#db.collection(name).listIndexes().toArray();
     } catch (error) {
       if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return null;
       throw error;
     }
-    const paths = Object.keys(indexes.find((index) => index.name === TEXT_INDEX_NAME)?.weights ?? {});
+    const textIndex = indexes.find((index) => index.name === TEXT_INDEX_NAME);
+    const paths = Object.keys(textIndex?.weights ?? {});
     if (paths.length !== 1) {
       throw new ReadModelError(
         `collection ${collection} of ${target.projection} (generation ${target.generation}) has no text index: it declares no textField, or its indexes are not created yet`,
       );
     }
-    this.#textPaths.set(name, paths[0]!);
-    return paths[0]!;
+    const found = { path: paths[0]!, prefix: textIndexPrefix(textIndex?.key ?? {}) };
+    this.#textPaths.set(name, found);
+    return found;
   }
 
   async ping(): Promise<void> {

@@ -30,6 +30,13 @@ export interface CollectionSpec {
    * collection. A document whose field is missing or not a string is found by no text query.
    */
   textField?: string;
+  /**
+   * Fields every text query on this collection names with an equality condition (say, the form set and
+   * locale). On MongoDB the text index is compound with them, so a search reads the matches of one form set
+   * rather than of every tenant; a text query without them fails with ReadModelError there. Ignored on SQLite,
+   * whose search table is joined to the filtered documents.
+   */
+  textPrefix?: readonly string[];
 }
 
 export interface ReadModelSchema {
@@ -263,6 +270,7 @@ export function assertTextField(collection: string, spec: CollectionSpec): void 
   if (spec.textField === undefined) return;
   if (typeof spec.textField !== 'string') throw new ReadModelError(`collection ${collection}: textField must be a field path`);
   assertFieldPath(spec.textField);
+  for (const field of spec.textPrefix ?? []) assertFieldPath(field);
 }
 
 const TOKEN_BREAK = /[\s"\p{Cc}]/u;

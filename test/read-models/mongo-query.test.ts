@@ -5,6 +5,8 @@ import {
   toMongoCondition,
   toMongoFilter,
   planCollectionWrites,
+  textIndexPrefix,
+  assertTextPrefix,
   toMongoIndexes,
   toMongoPaging,
   toMongoSort,
@@ -227,6 +229,18 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
   });
 
   describe('text search', () => {
+    it('makes the text index compound with the textPrefix fields, and requires equality on them in text queries', () => {
+      expect(toMongoTextIndex('search', ['formSetId', 'locale']).key).to.deep.equal({ 'doc.formSetId': 1, 'doc.locale': 1, 'doc.search': 'text' });
+      expect(Object.keys(toMongoTextIndex('search', ['formSetId', 'locale']).key)).to.deep.equal(['doc.formSetId', 'doc.locale', 'doc.search']);
+      // as listIndexes describes a compound text index
+      expect(textIndexPrefix({ 'doc.formSetId': 1, 'doc.locale': 1, _fts: 'text', _ftsx: 1 })).to.deep.equal(['doc.formSetId', 'doc.locale']);
+      expect(textIndexPrefix({ _fts: 'text', _ftsx: 1 })).to.deep.equal([]);
+      const prefix = ['doc.formSetId', 'doc.locale'];
+      assertTextPrefix(toMongoFilter({ formSetId: 'f1', locale: 'en', status: 'x' }), prefix, 'entry_views');
+      expect(() => assertTextPrefix(toMongoFilter({ formSetId: 'f1' }), prefix, 'entry_views')).to.throw(ReadModelError, /must filter locale by equality/);
+      expect(() => assertTextPrefix(toMongoFilter({ formSetId: { $in: ['f1'] }, locale: 'en' }), prefix, 'entry_views')).to.throw(ReadModelError, /formSetId/);
+    });
+
     it('indexes the textField under doc. with no language, and a name no IndexSpec can take', () => {
       expect(toMongoTextIndex('search')).to.deep.equal({
         name: TEXT_INDEX_NAME,

@@ -21,6 +21,7 @@ import {
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
 import { resolveServerTarget } from '../support/container-runtime.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
+import { toMongoFilter, toMongoSort, toMongoText } from '../../src/read-models/mongo-query.ts';
 import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 import { freePort as closedPort } from '../support/ports.ts';
 
@@ -112,12 +113,13 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
     expect(await store.find(gen1, 'articles', { filter: { _id: 'user id' } })).to.deep.equal([doc]);
   });
 
-  test('creates the schema\'s indexes on doc.<field>, idempotently; unique ones ignore documents without the field', async () => {
+  test('creates the schema\'s indexes on doc.<field>, idempotently; unique ones ignore documents without the field or with null', async () => {
     await store.createGeneration(articlesSchema, 1, 1, NOW);
     const indexes = await raw().collection('rm.test-articles.articles.g1').indexes();
     const byName = Object.fromEntries(indexes.map((i) => [i.name, i]));
-    expect(byName['by_slug']).to.deep.include({ key: { 'doc.slug': 1 }, unique: true });
-    expect(byName['by_status_date']?.key).to.deep.equal({ 'doc.status': 1, 'doc.meta.publishedAt': -1 });
+    expect(byName['by_slug']?.key).to.deep.equal({ 'doc.slug': 1, _id: 1 });
+    expect(byName['by_slug__unique']).to.deep.include({ key: { 'doc.slug': 1 }, unique: true });
+    expect(byName['by_status_date']?.key).to.deep.equal({ 'doc.status': 1, 'doc.meta.publishedAt': -1, _id: -1 });
     await store.commit(
       gen1,
       [
@@ -148,6 +150,45 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
     expect(await replica.count(target, 'pages', undefined, ['タワ'])).to.equal(1);
     expect(await replica.count(target, 'pages', undefined, ['ワタ'])).to.equal(0);
     expect((await replica.find(target, 'pages', { text: queryTokens('タワー') })).length).to.equal(1);
+  });
+
+  test('search and deep pages stay within one form set: the query plans (explain) read only its index entries', async () => {
+    const schema = {
+      projection: 'test-plans',
+      collections: {
+        views: {
+          indexes: [{ name: 'by_rank', fields: [['formSetId', 1], ['locale', 1], ['rank', 1]] as Array<[string, 1]> }],
+          textField: 'search',
+          textPrefix: ['formSetId', 'locale'],
+        },
+      },
+    };
+    const target = { projection: 'test-plans', generation: 1 };
+    await store.createGeneration(schema, 1, 1, NOW);
+    const writes = [];
+    for (const formSetId of ['fs-a', 'fs-b', 'fs-c', 'fs-d']) {
+      for (let i = 0; i < 300; i++) {
+        writes.push({ collection: 'views', id: `${formSetId}-${i}`, position: 1n, doc: { formSetId, locale: 'en', rank: i, search: indexText(`common words entry ${i % 10 === 0 ? 'rare' : 'plain'}`) } });
+      }
+    }
+    await store.commit(target, writes, 1n, NOW);
+    const collection = raw().collection('rm.test-plans.views.g1');
+    const filter = toMongoFilter({ formSetId: 'fs-a', locale: 'en' });
+
+    // Search: the compound text index narrows to fs-a's entries before the text match.
+    const search = await collection.find({ ...filter, ...toMongoText('doc.search', queryTokens('rare')) }).explain('executionStats');
+    expect(JSON.stringify(search.queryPlanner.winningPlan)).to.include('"stage":"TEXT');
+    expect(JSON.stringify(search.queryPlanner.winningPlan)).to.include('fs-a');
+    expect(search.executionStats.totalDocsExamined).to.be.at.most(300);
+    expect((await store.findWithIds(target, 'views', { filter: { formSetId: 'fs-a', locale: 'en' }, text: queryTokens('rare') })).length).to.equal(30);
+    const unscoped = await store.find(target, 'views', { text: queryTokens('rare') }).then(() => null, (e: unknown) => e);
+    expect(unscoped).to.be.instanceOf(ReadModelError);
+
+    // A deep page: the index of the sort, within fs-a; skipped entries cost index keys, not other tenants' documents.
+    const page = await collection.find(filter).sort(toMongoSort([['rank', 'asc']])).skip(250).limit(20).explain('executionStats');
+    expect(JSON.stringify(page.queryPlanner.winningPlan)).to.include('by_rank');
+    expect(page.executionStats.totalKeysExamined).to.be.at.most(271);
+    expect(page.executionStats.nReturned).to.equal(20);
   });
 
   test('records generations and skips with encoded positions, never raw numbers', async () => {
