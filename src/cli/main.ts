@@ -26,8 +26,9 @@ import { usersCommands } from './commands/users.ts';
 import { keysCommands } from './commands/keys.ts';
 import { projectsCommands } from './commands/projects.ts';
 import { demoCommand } from './commands/demo.ts';
+import { logCommands } from './commands/log.ts';
 
-const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand];
+const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands];
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 

@@ -20,13 +20,13 @@ import { collect, SUBSCRIPTION_PROGRESS_BOUND_MS, type EventStore, type Subscrip
 import { clientConnectionString } from '../../src/event-store/esdb-mapping.ts';
 import { resolveServerTarget, type ServerTarget } from '../support/container-runtime.ts';
 import type { HarnessOrPending } from '../support/conformance.ts';
+import { startEventStoreDbContainer } from '../support/esdb-server.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Conformance against a real server
 
-const IMAGE = process.env.EVENTSTORE_IMAGE ?? 'eventstore/eventstore:24.10';
 const target = await resolveServerTarget('EVENTSTORE_CONNECTION_STRING');
 
 function serverHarness(serverTarget: ServerTarget): HarnessOrPending<EventStore> {
@@ -36,21 +36,7 @@ function serverHarness(serverTarget: ServerTarget): HarnessOrPending<EventStore>
   const opened = new Set<EventStoreDbEventStore>();
   return {
     async setup() {
-      if (serverTarget.kind === 'container') {
-        const { GenericContainer, Wait } = await import('testcontainers');
-        container = await new GenericContainer(IMAGE)
-          .withEnvironment({
-            EVENTSTORE_INSECURE: 'true',
-            EVENTSTORE_RUN_PROJECTIONS: 'None',
-            EVENTSTORE_MEM_DB: 'true',
-            EVENTSTORE_CLUSTER_SIZE: '1',
-          })
-          .withExposedPorts(2113)
-          .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCode(204))
-          .withStartupTimeout(150_000)
-          .start();
-        connectionString = `esdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`;
-      }
+      if (serverTarget.kind === 'container') ({ connectionString, container } = await startEventStoreDbContainer());
       // "Live" comes before the single node has elected itself leader: wait until it takes a write.
       const probe = EventStoreDbEventStore.connect(connectionString);
       try {

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { systemClock } from '../../clock.ts';
+import { digestStore, exportLog, ImportTargetError, importLog, outlineSummary } from '../../event-store/log-transfer.ts';
+import { LogFileError } from '../../event-store/log-file.ts';
+import { EventTooLargeError } from '../../event-store/errors.ts';
+import { OperationError } from '../../projection-engine/projection-operations.ts';
+import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
+import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+
+const USAGE = `  npm run cli -- log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
+  npm run cli -- log import FILE.ndjson [--json]        append a file's log into an empty event store (rerun to resume), then verify
+  npm run cli -- log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)`;
+
+/**
+ *   log export --to FILE   every event in global order (ids, revisions, types, versions, data, metadata; personal
+ *                          data stays encrypted) and every stream deletion, with a digest of the whole log
+ *   log import FILE        into the configured event store (EVENTSTORE_CONNECTION_STRING, or DATA_DIR's SQLite),
+ *                          which must be empty or hold the file's first events (an interrupted import: it resumes);
+ *                          then reads the store back and compares event and stream counts and the digest
+ *   log verify FILE        the comparison alone
+ *
+ * Progress (events, events/s, ETA) on stderr; the result as one JSON object on stdout. Exit 1 when the
+ * verification finds a difference. The read models are not part of the log: the service builds them on its
+ * new stores when it starts (or run `projections rebuild`).
+ */
+export const logCommands: CommandGroup = {
+  name: 'log',
+  usage: USAGE,
+  async run(args) {
+    try {
+      return await run(args);
+    } catch (error) {
+      // A damaged file or a store holding another log: one line and exit 1, like other refused operations.
+      if (error instanceof LogFileError || error instanceof ImportTargetError || error instanceof EventTooLargeError) throw new OperationError(`log: ${error.message}`);
+      throw error;
+    }
+  },
+};
+
+async function run(args: string[]): Promise<number> {
+  {
+    const { values, positionals } = parseCommandArgs(args, { to: { type: 'string' }, json: { type: 'boolean', default: false } }, USAGE);
+    const [command, file] = positionals;
+    if (!command) throw new UsageError('log needs a command: export, import or verify', USAGE);
+    if (command === 'export') {
+      if (!values.to) throw new UsageError('export needs --to FILE.ndjson', USAGE);
+      const target = path.resolve(values.to);
+      if (fs.existsSync(target)) throw new UsageError(`${values.to} exists already: export to a new file`, USAGE);
+      return withStores(async ({ stores }) => {
+        const started = Date.now();
+        const bar = values.json ? undefined : new RebuildProgressBar('export', process.stderr);
+        try {
+          const summary = await exportLog(stores.events, target, { now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+          bar?.finish(summary.events);
+          bar?.stop();
+          const durationMs = Date.now() - started;
+          note(`log export: ${summary.events} events of ${summary.streams} streams written to ${values.to}`);
+          printResult({ file: target, ...summary, durationMs, eventsPerSecond: rate(summary.events, durationMs) });
+          return 0;
+        } finally {
+          bar?.stop();
+        }
+      });
+    }
+    if (command === 'import' || command === 'verify') {
+      if (!file) throw new UsageError(`${command} needs the file to read`, USAGE);
+      if (!fs.existsSync(file)) throw new UsageError(`no file ${file}`, USAGE);
+      return withStores(async ({ stores }) => {
+        const started = Date.now();
+        if (command === 'verify') {
+          const [source, target] = await Promise.all([outlineSummary(file), digestStore(stores.events)]);
+          const verified = source.digest === target.digest && source.events === target.events && source.streams === target.streams;
+          printResult({ file: path.resolve(file), verified, source, target });
+          if (!verified) note('log verify: the event store and the file differ');
+          return verified ? 0 : 1;
+        }
+        const bar = values.json ? undefined : new RebuildProgressBar('import', process.stderr);
+        let result;
+        try {
+          result = await importLog(stores.events, file, { onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+          bar?.finish(result.events);
+        } finally {
+          bar?.stop();
+        }
+        const durationMs = Date.now() - started;
+        if (result.alreadyPresent > 0) note(`log import: ${result.alreadyPresent} events were already imported (an earlier run); continued after them`);
+        note(
+          result.verified
+            ? `log import: verified: ${result.target.events} events of ${result.target.streams} streams, digest ${result.target.digest}. Start the service on these stores to build the read models (or run: projections rebuild).`
+            : `log import: the event store and the file differ after the import (file: ${result.source.events} events, ${result.source.digest}; store: ${result.target.events} events, ${result.target.digest})`,
+        );
+        printResult({ file: path.resolve(file), ...result, durationMs, eventsPerSecond: rate(result.appended, durationMs) });
+        return result.verified ? 0 : 1;
+      });
+    }
+    throw new UsageError(`unknown log command: ${command}`, USAGE);
+  }
+}
+
+function rate(events: number, ms: number): number {
+  return ms > 0 ? Math.round((events * 1000) / ms) : events;
+}

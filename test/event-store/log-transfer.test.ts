@@ -1,0 +1,219 @@
+/**
+ * Moving a log between event stores (src/event-store/log-transfer.ts): SQLite to SQLite, SQLite to the
+ * EventStoreDB stand-in (test/support/esdb-stand-in.ts: the adapter's logic against a model of the server,
+ * not the server), and the operator commands `log export` / `log import` / `log verify` as real processes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { collect, type EventStore } from '../../src/event-store/event-store.ts';
+import { StreamNotFoundError } from '../../src/event-store/errors.ts';
+import { digestStore, exportLog, ImportTargetError, importLog } from '../../src/event-store/log-transfer.ts';
+import { LogFileError } from '../../src/event-store/log-file.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { writeHistory } from '../support/synthetic-history.ts';
+import { runEntry } from '../support/child-process.ts';
+import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { startEventStoreDbContainer } from '../support/esdb-server.ts';
+import { pendingTitle, resolveServerTarget } from '../support/container-runtime.ts';
+import { event } from './event-store.conformance.ts';
+
+const now = () => new Date('2026-11-23T10:00:00.000Z');
+
+/** A source log with interleaved streams, unicode, a deleted stream and a deleted-then-recreated one. */
+async function sourceLog(store: EventStore): Promise<void> {
+  await writeHistory(store, 400, { entries: 17, batch: 3 });
+  await store.append('gone-1', [event('thing.created', { text: 'héllo 漢字 😀' }), event('thing.renamed', { n: 2 })], 'no_stream');
+  await store.deleteStream('gone-1');
+  await store.append('again-1', [event('a'), event('b')], 'no_stream');
+  await store.deleteStream('again-1');
+  await store.append('again-1', [event('c', { nested: { list: [1, null, 'x'] } })], 'any');
+  await store.append('submission-1', [event('contact-form.submission-received', { ciphertext: 'b64:AAECAw==', keyId: 'k-1' }, { causationId: 'cause-1' })], 'no_stream');
+}
+
+describe('moving a log between event stores', () => {
+  it('SQLite to SQLite: the same events, ids, revisions, order, metadata and deletions; verified by digest', async () => {
+    const dir = tempDir();
+    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
+    const target = SqliteEventStore.open(path.join(dir, 'target.sqlite'));
+    try {
+      await sourceLog(source);
+      const file = path.join(dir, 'log.ndjson');
+      const progress: number[] = [];
+      const exported = await exportLog(source, file, { now, onProgress: (p) => progress.push(p.fraction) });
+      expect(exported.events).to.equal(406);
+      expect(progress.at(-1)).to.equal(1);
+      const result = await importLog(target, file);
+      expect(result).to.include({ events: 406, alreadyPresent: 0, appended: 406, verified: true });
+      expect(result.target).to.deep.equal(await digestStore(source));
+      const [from, to] = [await collect(source.readAll()), await collect(target.readAll())];
+      expect(to.map((e) => [e.id, e.streamId, e.revision, e.type, e.data, e.metadata])).to.deep.equal(from.map((e) => [e.id, e.streamId, e.revision, e.type, e.data, e.metadata]));
+      const missing = await collect(target.readStream('gone-1')).then(() => null, (e: unknown) => e);
+      expect(missing).to.be.instanceOf(StreamNotFoundError);
+      expect((await collect(target.readStream('again-1'))).map((e) => [e.revision, e.type])).to.deep.equal([[2n, 'c']]);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  it('an interrupted import resumes where it stopped, without duplicates; a store holding another log is refused', async () => {
+    const dir = tempDir();
+    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
+    const target = SqliteEventStore.open(path.join(dir, 'target.sqlite'));
+    try {
+      await sourceLog(source);
+      const file = path.join(dir, 'log.ndjson');
+      await exportLog(source, file, { now });
+      const first = await importLog(target, file, { stopAfter: 150 });
+      expect(first).to.include({ appended: 150, verified: false });
+      const second = await importLog(target, file);
+      expect(second).to.include({ alreadyPresent: 150, appended: 256, verified: true });
+      const third = await importLog(target, file);
+      expect(third).to.include({ alreadyPresent: 406, appended: 0, verified: true });
+      expect(await collect(target.readAll())).to.have.length(406);
+
+      const other = SqliteEventStore.open(path.join(dir, 'other.sqlite'));
+      await other.append('elsewhere', [event('x')], 'no_stream');
+      const refused = await importLog(other, file).then(() => null, (e: unknown) => e);
+      expect(refused).to.be.instanceOf(ImportTargetError);
+      expect(await collect(other.readAll())).to.have.length(1);
+      await other.close();
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  it('refuses a file that was cut or changed, before writing anything', async () => {
+    const dir = tempDir();
+    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
+    const target = SqliteEventStore.open(path.join(dir, 'target.sqlite'));
+    try {
+      await sourceLog(source);
+      const file = path.join(dir, 'log.ndjson');
+      await exportLog(source, file, { now });
+      const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+      fs.writeFileSync(path.join(dir, 'cut.ndjson'), `${lines.slice(0, 100).join('\n')}\n`);
+      fs.writeFileSync(path.join(dir, 'changed.ndjson'), `${lines.map((l, i) => (i === 5 ? l.replace('"revision.saved"', '"revision.forged"') : l)).join('\n')}\n`);
+      for (const bad of ['cut.ndjson', 'changed.ndjson']) {
+        const error = await importLog(target, path.join(dir, bad)).then(() => null, (e: unknown) => e);
+        expect(error, bad).to.be.instanceOf(LogFileError);
+      }
+      expect(await target.headPosition()).to.equal(null);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  it('SQLite to the EventStoreDB stand-in: the same log, verified by digest', async () => {
+    const dir = tempDir();
+    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
+    const server = new EventStoreDbStandIn();
+    const target = new EventStoreDbEventStore(server.asClient());
+    try {
+      await sourceLog(source);
+      const file = path.join(dir, 'log.ndjson');
+      await exportLog(source, file, { now });
+      const result = await importLog(target, file, { stopAfter: 99 });
+      expect(result.appended).to.equal(99);
+      const resumed = await importLog(target, file);
+      expect(resumed).to.include({ alreadyPresent: 99, appended: 307, verified: true });
+      expect(resumed.target.digest).to.equal((await digestStore(source)).digest);
+      // and back: the stand-in's log exported is the same file content, event for event
+      const back = path.join(dir, 'back.ndjson');
+      expect((await exportLog(target, back, { now })).digest).to.equal(resumed.source.digest);
+      // the server holds the metadata under its own names
+      const submission = server.records.find((r) => r.streamId === 'submission-1')!;
+      expect(submission.metadata).to.include({ $causationId: 'cause-1' });
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  it('the operator commands: log export, log import (then again: nothing twice) and log verify, as processes', async function () {
+    this.timeout(120_000);
+    const from = tempDir();
+    const to = tempDir();
+    const source = SqliteEventStore.open(path.join(from, 'events.sqlite'));
+    await sourceLog(source);
+    await source.close();
+    const file = path.join(tempDir(), 'moved.ndjson');
+    const cli = (dataDir: string, ...args: string[]) => runEntry('src/cli/main.ts', args, { DATA_DIR: dataDir });
+
+    const exported = await cli(from, 'log', 'export', '--to', file);
+    expect(exported.code, exported.stderr).to.equal(0);
+    expect(exported.stderr).to.match(/export .*\| 406 events \| \d+ events\/s/);
+    const summary = JSON.parse(exported.stdout) as { events: number; streams: number; digest: string; eventsPerSecond: number };
+    expect(summary).to.include({ events: 406, streams: 20 });
+
+    const imported = await cli(to, 'log', 'import', file);
+    expect(imported.code, imported.stderr).to.equal(0);
+    expect(imported.stderr).to.match(/import .*\| 406 events/);
+    expect(imported.stderr).to.include('verified: 406 events of 20 streams');
+    const result = JSON.parse(imported.stdout) as { verified: boolean; appended: number; target: { digest: string } };
+    expect(result).to.include({ verified: true, appended: 406 });
+    expect(result.target.digest).to.equal(summary.digest);
+
+    const rerun = JSON.parse((await cli(to, 'log', 'import', file, '--json')).stdout) as { alreadyPresent: number; appended: number; verified: boolean };
+    expect(rerun).to.include({ alreadyPresent: 406, appended: 0, verified: true });
+    const verify = await cli(to, 'log', 'verify', file);
+    expect(verify.code, verify.stderr).to.equal(0);
+    expect(JSON.parse(verify.stdout)).to.include({ verified: true });
+
+    const refused = await cli(from, 'log', 'export', '--to', file);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.include('exists already');
+    const elsewhere = await cli(tempDir(), 'log', 'verify', file);
+    expect(elsewhere.code).to.equal(1);
+  });
+});
+
+const server = await resolveServerTarget('EVENTSTORE_CONNECTION_STRING');
+
+describe(pendingTitle('moving a log: SQLite to a real EventStoreDB / KurrentDB server', server), function () {
+  this.timeout(240_000);
+  if (server.kind === 'pending') {
+    it('exports from SQLite, imports into an empty server (resuming after an interruption), verifies by digest');
+    return;
+  }
+  let started: Awaited<ReturnType<typeof startEventStoreDbContainer>> | undefined;
+  after(async () => {
+    await started?.container.stop();
+  });
+
+  it('exports from SQLite, imports into an empty server (resuming after an interruption), verifies by digest', async function () {
+    if (server.kind === 'container') started = await startEventStoreDbContainer();
+    const connectionString = started?.connectionString ?? (server as { url: string }).url;
+    const target = EventStoreDbEventStore.connect(connectionString);
+    const dir = tempDir();
+    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
+    try {
+      if (server.kind === 'existing' && (await target.headPosition()) !== null) this.skip(); // an import needs an empty server: this one holds events
+      await sourceLog(source);
+      const file = path.join(dir, 'log.ndjson');
+      await exportLog(source, file, { now });
+      // A fresh node takes writes once it has elected itself leader: an interrupted import simply resumes.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        try {
+          await importLog(target, file, { stopAfter: 120 });
+          break;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+      const result = await importLog(target, file);
+      expect(result).to.include({ alreadyPresent: 120, verified: true });
+      expect(result.target.digest).to.equal((await digestStore(source)).digest);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+});
