@@ -155,6 +155,12 @@ async function outline(file: string): Promise<FileOutline> {
   return { header, events: digest.events, deletedBefore, end };
 }
 
+/** The events of a file, in order (after checking the file matches its end line). */
+export async function* fileEvents(file: string): AsyncGenerator<LogFileEvent> {
+  await outline(file);
+  for await (const { line } of lines(file)) if (line.kind === 'event') yield line;
+}
+
 /** A file's summary (its end line), after checking the file matches it. */
 export async function outlineSummary(file: string): Promise<LogSummary> {
   const { end } = await outline(file);

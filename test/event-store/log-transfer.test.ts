@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { SqliteKeyStore } from '../../src/key-store/sqlite-key-store.ts';
 import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
 import { collect, type EventStore } from '../../src/event-store/event-store.ts';
 import { StreamNotFoundError } from '../../src/event-store/errors.ts';
@@ -21,6 +22,7 @@ import { pendingTitle, resolveServerTarget } from '../support/container-runtime.
 import { event } from './event-store.conformance.ts';
 
 const now = () => new Date('2026-11-23T10:00:00.000Z');
+const SUBMISSIONS = ['7d9e5d9a-3f3a-4c47-9a55-0a4f2f1d0001', '7d9e5d9a-3f3a-4c47-9a55-0a4f2f1d0002'];
 
 /** A source log with interleaved streams, unicode, a deleted stream and a deleted-then-recreated one. */
 async function sourceLog(store: EventStore): Promise<void> {
@@ -30,7 +32,8 @@ async function sourceLog(store: EventStore): Promise<void> {
   await store.append('again-1', [event('a'), event('b')], 'no_stream');
   await store.deleteStream('again-1');
   await store.append('again-1', [event('c', { nested: { list: [1, null, 'x'] } })], 'any');
-  await store.append('submission-1', [event('contact-form.submission-received', { ciphertext: 'b64:AAECAw==', keyId: 'k-1' }, { causationId: 'cause-1' })], 'no_stream');
+  await store.append('submission-1', [event('contact-submission.received', { submissionId: SUBMISSIONS[0], sealedValues: 'b64:AAECAw==' }, { causationId: 'cause-1' })], 'no_stream');
+  await store.append('submission-2', [event('contact-submission.received', { submissionId: SUBMISSIONS[1], sealedValues: 'b64:BAUGBw==' })], 'no_stream');
 }
 
 describe('moving a log between event stores', () => {
@@ -43,10 +46,10 @@ describe('moving a log between event stores', () => {
       const file = path.join(dir, 'log.ndjson');
       const progress: number[] = [];
       const exported = await exportLog(source, file, { now, onProgress: (p) => progress.push(p.fraction) });
-      expect(exported.events).to.equal(406);
+      expect(exported.events).to.equal(407);
       expect(progress.at(-1)).to.equal(1);
       const result = await importLog(target, file);
-      expect(result).to.include({ events: 406, alreadyPresent: 0, appended: 406, verified: true });
+      expect(result).to.include({ events: 407, alreadyPresent: 0, appended: 407, verified: true });
       expect(result.target).to.deep.equal(await digestStore(source));
       const [from, to] = [await collect(source.readAll()), await collect(target.readAll())];
       expect(to.map((e) => [e.id, e.streamId, e.revision, e.type, e.data, e.metadata])).to.deep.equal(from.map((e) => [e.id, e.streamId, e.revision, e.type, e.data, e.metadata]));
@@ -70,10 +73,10 @@ describe('moving a log between event stores', () => {
       const first = await importLog(target, file, { stopAfter: 150 });
       expect(first).to.include({ appended: 150, verified: false });
       const second = await importLog(target, file);
-      expect(second).to.include({ alreadyPresent: 150, appended: 256, verified: true });
+      expect(second).to.include({ alreadyPresent: 150, appended: 257, verified: true });
       const third = await importLog(target, file);
-      expect(third).to.include({ alreadyPresent: 406, appended: 0, verified: true });
-      expect(await collect(target.readAll())).to.have.length(406);
+      expect(third).to.include({ alreadyPresent: 407, appended: 0, verified: true });
+      expect(await collect(target.readAll())).to.have.length(407);
 
       const other = SqliteEventStore.open(path.join(dir, 'other.sqlite'));
       await other.append('elsewhere', [event('x')], 'no_stream');
@@ -121,7 +124,7 @@ describe('moving a log between event stores', () => {
       const result = await importLog(target, file, { stopAfter: 99 });
       expect(result.appended).to.equal(99);
       const resumed = await importLog(target, file);
-      expect(resumed).to.include({ alreadyPresent: 99, appended: 307, verified: true });
+      expect(resumed).to.include({ alreadyPresent: 99, appended: 308, verified: true });
       expect(resumed.target.digest).to.equal((await digestStore(source)).digest);
       // and back: the stand-in's log exported is the same file content, event for event
       const back = path.join(dir, 'back.ndjson');
@@ -142,25 +145,36 @@ describe('moving a log between event stores', () => {
     const source = SqliteEventStore.open(path.join(from, 'events.sqlite'));
     await sourceLog(source);
     await source.close();
+    const keys = SqliteKeyStore.open(path.join(from, 'keys.sqlite'));
+    const key = Buffer.alloc(32, 7);
+    await keys.put(SUBMISSIONS[0]!, key);
+    await keys.put(SUBMISSIONS[1]!, Buffer.alloc(32, 9));
+    await keys.destroy(SUBMISSIONS[1]!); // erased before the move: stays erased after it
+    await keys.close();
     const file = path.join(tempDir(), 'moved.ndjson');
     const cli = (dataDir: string, ...args: string[]) => runEntry('src/cli/main.ts', args, { DATA_DIR: dataDir });
 
     const exported = await cli(from, 'log', 'export', '--to', file);
     expect(exported.code, exported.stderr).to.equal(0);
-    expect(exported.stderr).to.match(/export .*\| 406 events \| \d+ events\/s/);
+    expect(exported.stderr).to.match(/export .*\| 407 events \| \d+ events\/s/);
     const summary = JSON.parse(exported.stdout) as { events: number; streams: number; digest: string; eventsPerSecond: number };
-    expect(summary).to.include({ events: 406, streams: 20 });
+    expect(summary).to.include({ events: 407, streams: 21 });
 
-    const imported = await cli(to, 'log', 'import', file);
+    const imported = await cli(to, 'log', 'import', file, '--keys-from', path.join(from, 'keys.sqlite'));
     expect(imported.code, imported.stderr).to.equal(0);
-    expect(imported.stderr).to.match(/import .*\| 406 events/);
-    expect(imported.stderr).to.include('verified: 406 events of 20 streams');
-    const result = JSON.parse(imported.stdout) as { verified: boolean; appended: number; target: { digest: string } };
-    expect(result).to.include({ verified: true, appended: 406 });
+    expect(imported.stderr).to.match(/import .*\| 407 events/);
+    expect(imported.stderr).to.include('verified: 407 events of 21 streams');
+    const result = JSON.parse(imported.stdout) as { verified: boolean; appended: number; target: { digest: string }; keys: unknown };
+    expect(result).to.include({ verified: true, appended: 407 });
+    expect(result.keys).to.deep.equal({ copied: 1, erased: 1, missing: 0 });
+    const moved = SqliteKeyStore.open(path.join(to, 'keys.sqlite'));
+    expect((await moved.get(SUBMISSIONS[0]!))?.equals(key)).to.equal(true);
+    expect(await moved.destroyed(SUBMISSIONS[1]!)).to.equal(true);
+    await moved.close();
     expect(result.target.digest).to.equal(summary.digest);
 
     const rerun = JSON.parse((await cli(to, 'log', 'import', file, '--json')).stdout) as { alreadyPresent: number; appended: number; verified: boolean };
-    expect(rerun).to.include({ alreadyPresent: 406, appended: 0, verified: true });
+    expect(rerun).to.include({ alreadyPresent: 407, appended: 0, verified: true });
     const verify = await cli(to, 'log', 'verify', file);
     expect(verify.code, verify.stderr).to.equal(0);
     expect(JSON.parse(verify.stdout)).to.include({ verified: true });

@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { systemClock } from '../../clock.ts';
-import { digestStore, exportLog, ImportTargetError, importLog, outlineSummary } from '../../event-store/log-transfer.ts';
+import { digestStore, exportLog, fileEvents, ImportTargetError, importLog, outlineSummary } from '../../event-store/log-transfer.ts';
+import { copySubmissionKeys, submissionIdOf, type KeyCopyResult } from '../../key-store/copy-submission-keys.ts';
+import { SqliteKeyStore } from '../../key-store/sqlite-key-store.ts';
+import { openKeyStore } from '../../key-store/open-key-store.ts';
+import type { Config } from '../../config/config.ts';
 import { LogFileError } from '../../event-store/log-file.ts';
 import { EventTooLargeError } from '../../event-store/errors.ts';
 import { OperationError } from '../../projection-engine/projection-operations.ts';
@@ -9,7 +13,9 @@ import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
 const USAGE = `  npm run cli -- log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
-  npm run cli -- log import FILE.ndjson [--json]        append a file's log into an empty event store (rerun to resume), then verify
+  npm run cli -- log import FILE.ndjson [--keys-from KEYS.sqlite] [--json]
+                                                        append a file's log into an empty event store (rerun to resume), then verify;
+                                                        --keys-from also copies its submissions' keys into this key store
   npm run cli -- log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)`;
 
 /**
@@ -40,7 +46,7 @@ export const logCommands: CommandGroup = {
 
 async function run(args: string[]): Promise<number> {
   {
-    const { values, positionals } = parseCommandArgs(args, { to: { type: 'string' }, json: { type: 'boolean', default: false } }, USAGE);
+    const { values, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' }, json: { type: 'boolean', default: false } }, USAGE);
     const [command, file] = positionals;
     if (!command) throw new UsageError('log needs a command: export, import or verify', USAGE);
     if (command === 'export') {
@@ -66,7 +72,9 @@ async function run(args: string[]): Promise<number> {
     if (command === 'import' || command === 'verify') {
       if (!file) throw new UsageError(`${command} needs the file to read`, USAGE);
       if (!fs.existsSync(file)) throw new UsageError(`no file ${file}`, USAGE);
-      return withStores(async ({ stores }) => {
+      const keysFrom = values['keys-from'];
+      if (keysFrom !== undefined && (command !== 'import' || !fs.existsSync(keysFrom))) throw new UsageError(command !== 'import' ? '--keys-from goes with import' : `no key store file ${keysFrom}`, USAGE);
+      return withStores(async ({ stores, config }) => {
         const started = Date.now();
         if (command === 'verify') {
           const [source, target] = await Promise.all([outlineSummary(file), digestStore(stores.events)]);
@@ -83,18 +91,37 @@ async function run(args: string[]): Promise<number> {
         } finally {
           bar?.stop();
         }
+        const keys = keysFrom === undefined ? undefined : await copyKeys(file, keysFrom, config);
         const durationMs = Date.now() - started;
+        if (keys) note(`log import: submission keys: ${keys.copied} copied, ${keys.erased} erased, ${keys.missing} missing from ${keysFrom}`);
         if (result.alreadyPresent > 0) note(`log import: ${result.alreadyPresent} events were already imported (an earlier run); continued after them`);
         note(
           result.verified
             ? `log import: verified: ${result.target.events} events of ${result.target.streams} streams, digest ${result.target.digest}. Start the service on these stores to build the read models (or run: projections rebuild).`
             : `log import: the event store and the file differ after the import (file: ${result.source.events} events, ${result.source.digest}; store: ${result.target.events} events, ${result.target.digest})`,
         );
-        printResult({ file: path.resolve(file), ...result, durationMs, eventsPerSecond: rate(result.appended, durationMs) });
+        printResult({ file: path.resolve(file), ...result, ...(keys ? { keys } : {}), durationMs, eventsPerSecond: rate(result.appended, durationMs) });
         return result.verified ? 0 : 1;
       });
     }
     throw new UsageError(`unknown log command: ${command}`, USAGE);
+  }
+}
+
+/** Copies the keys of the file's submissions from a key store file into the configured key store. */
+async function copyKeys(file: string, keysFrom: string, config: Config): Promise<KeyCopyResult> {
+  const ids: string[] = [];
+  for await (const event of fileEvents(file)) {
+    const id = submissionIdOf(event);
+    if (id !== null) ids.push(id);
+  }
+  const from = SqliteKeyStore.open(keysFrom);
+  const to = await openKeyStore(config);
+  try {
+    return await copySubmissionKeys(ids, from, to);
+  } finally {
+    await from.close();
+    await to.close();
   }
 }
 
