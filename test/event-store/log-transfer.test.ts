@@ -36,18 +36,32 @@ async function sourceLog(store: EventStore): Promise<void> {
   await store.append('submission-2', [event('contact-submission.received', { submissionId: SUBMISSIONS[1], sealedValues: 'b64:BAUGBw==' })], 'no_stream');
 }
 
+/** A source SQLite log (sourceLog) exported to a file, and a target store; both closed after `body`. */
+async function withExport(target: (dir: string) => EventStore, body: (t: { dir: string; source: EventStore; target: EventStore; file: string }) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
+  const into = target(dir);
+  try {
+    await sourceLog(source);
+    const file = path.join(dir, 'log.ndjson');
+    await exportLog(source, file, { now });
+    await body({ dir, source, target: into, file });
+  } finally {
+    await source.close();
+    await into.close();
+  }
+}
+
+const sqliteTarget = (dir: string) => SqliteEventStore.open(path.join(dir, 'target.sqlite'));
+
 describe('moving a log between event stores', () => {
   it('SQLite to SQLite: the same events, ids, revisions, order, metadata and deletions; verified by digest', async () => {
-    const dir = tempDir();
-    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
-    const target = SqliteEventStore.open(path.join(dir, 'target.sqlite'));
-    try {
-      await sourceLog(source);
-      const file = path.join(dir, 'log.ndjson');
+    await withExport(sqliteTarget, async ({ dir, source, target, file }) => {
       const progress: number[] = [];
-      const exported = await exportLog(source, file, { now, onProgress: (p) => progress.push(p.fraction) });
+      const exported = await exportLog(source, path.join(dir, 'again.ndjson'), { now, onProgress: (p) => progress.push(p.fraction) });
       expect(exported.events).to.equal(407);
       expect(progress.at(-1)).to.equal(1);
+      expect(fs.readFileSync(path.join(dir, 'again.ndjson'), 'utf8')).to.equal(fs.readFileSync(file, 'utf8'));
       const result = await importLog(target, file);
       expect(result).to.include({ events: 407, alreadyPresent: 0, appended: 407, verified: true });
       expect(result.target).to.deep.equal(await digestStore(source));
@@ -56,20 +70,11 @@ describe('moving a log between event stores', () => {
       const missing = await collect(target.readStream('gone-1')).then(() => null, (e: unknown) => e);
       expect(missing).to.be.instanceOf(StreamNotFoundError);
       expect((await collect(target.readStream('again-1'))).map((e) => [e.revision, e.type])).to.deep.equal([[2n, 'c']]);
-    } finally {
-      await source.close();
-      await target.close();
-    }
+    });
   });
 
   it('an interrupted import resumes where it stopped, without duplicates; a store holding another log is refused', async () => {
-    const dir = tempDir();
-    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
-    const target = SqliteEventStore.open(path.join(dir, 'target.sqlite'));
-    try {
-      await sourceLog(source);
-      const file = path.join(dir, 'log.ndjson');
-      await exportLog(source, file, { now });
+    await withExport(sqliteTarget, async ({ dir, target, file }) => {
       const first = await importLog(target, file, { stopAfter: 150 });
       expect(first).to.include({ appended: 150, verified: false });
       const second = await importLog(target, file);
@@ -84,20 +89,11 @@ describe('moving a log between event stores', () => {
       expect(refused).to.be.instanceOf(ImportTargetError);
       expect(await collect(other.readAll())).to.have.length(1);
       await other.close();
-    } finally {
-      await source.close();
-      await target.close();
-    }
+    });
   });
 
   it('refuses a file that was cut or changed, before writing anything', async () => {
-    const dir = tempDir();
-    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
-    const target = SqliteEventStore.open(path.join(dir, 'target.sqlite'));
-    try {
-      await sourceLog(source);
-      const file = path.join(dir, 'log.ndjson');
-      await exportLog(source, file, { now });
+    await withExport(sqliteTarget, async ({ dir, target, file }) => {
       const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
       fs.writeFileSync(path.join(dir, 'cut.ndjson'), `${lines.slice(0, 100).join('\n')}\n`);
       fs.writeFileSync(path.join(dir, 'changed.ndjson'), `${lines.map((l, i) => (i === 5 ? l.replace('"revision.saved"', '"revision.forged"') : l)).join('\n')}\n`);
@@ -106,36 +102,24 @@ describe('moving a log between event stores', () => {
         expect(error, bad).to.be.instanceOf(LogFileError);
       }
       expect(await target.headPosition()).to.equal(null);
-    } finally {
-      await source.close();
-      await target.close();
-    }
+    });
   });
 
   it('SQLite to the EventStoreDB stand-in: the same log, verified by digest', async () => {
-    const dir = tempDir();
-    const source = SqliteEventStore.open(path.join(dir, 'source.sqlite'));
     const server = new EventStoreDbStandIn();
-    const target = new EventStoreDbEventStore(server.asClient());
-    try {
-      await sourceLog(source);
-      const file = path.join(dir, 'log.ndjson');
-      await exportLog(source, file, { now });
+    await withExport(() => new EventStoreDbEventStore(server.asClient()), async ({ dir, source, target, file }) => {
       const result = await importLog(target, file, { stopAfter: 99 });
       expect(result.appended).to.equal(99);
       const resumed = await importLog(target, file);
       expect(resumed).to.include({ alreadyPresent: 99, appended: 308, verified: true });
       expect(resumed.target.digest).to.equal((await digestStore(source)).digest);
-      // and back: the stand-in's log exported is the same file content, event for event
+      // and back: the stand-in's log exported is the same log
       const back = path.join(dir, 'back.ndjson');
       expect((await exportLog(target, back, { now })).digest).to.equal(resumed.source.digest);
       // the server holds the metadata under its own names
       const submission = server.records.find((r) => r.streamId === 'submission-1')!;
       expect(submission.metadata).to.include({ $causationId: 'cause-1' });
-    } finally {
-      await source.close();
-      await target.close();
-    }
+    });
   });
 
   it('the operator commands: log export, log import (then again: nothing twice) and log verify, as processes', async function () {
