@@ -89,7 +89,10 @@ export class ProjectionSupervisor {
     }));
   }
 
-  /** Resolves true once every projection has folded the log up to `position`, false after the timeout. */
+  /**
+   * Resolves true once every projection has folded the log up to `position`, false after the timeout. A
+   * projection paused on a poison event is not waited for (it answers false at once).
+   */
   async waitFor(position: bigint, timeoutMs: number, names?: readonly string[]): Promise<boolean> {
     const runs = [...this.#runs.values()].filter((r) => !names || names.includes(r.projection.name));
     const results = await Promise.all(runs.map((r) => r.projector.waitFor(position, timeoutMs)));

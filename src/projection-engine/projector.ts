@@ -66,7 +66,7 @@ export class Projector {
   #stopped = false;
   #subscription: Subscription | undefined;
   readonly #delay = new InterruptibleDelay();
-  #waiters: Array<{ position: bigint; resolve: () => void }> = [];
+  #waiters: Array<{ position: bigint; resolve: (reached?: boolean) => void }> = [];
   /** After a batch broke a unique index: fold one event per commit until past this position. */
   #isolateUntil: bigint | null = null;
   #lastCommitAt = 0;
@@ -118,6 +118,7 @@ export class Projector {
             logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');
           }
           this.#state = 'paused';
+          this.#abandonWaiters();
           if (this.#o.stopWhenCaughtUp) {
             await this.releaseLease();
             return this.#state;
@@ -193,11 +194,15 @@ export class Projector {
     }
   }
 
-  /** Resolves once everything up to `position` is folded, or rejects after `timeoutMs`. */
+  /**
+   * Resolves true once everything up to `position` is folded; false after `timeoutMs`, or at once when the
+   * projector is paused on a poison event (it will not get there until an operator acts).
+   */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
     if (this.#checkpoint !== null && this.#checkpoint >= position) return Promise.resolve(true);
+    if (this.#state === 'paused') return Promise.resolve(false);
     return new Promise((resolve) => {
-      const waiter = { position, resolve: () => { clearTimeout(timer); resolve(true); } };
+      const waiter = { position, resolve: (reached = true) => { clearTimeout(timer); resolve(reached); } };
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
         resolve(false);
@@ -345,6 +350,14 @@ export class Projector {
     this.#failure = failure;
     this.#state = 'paused';
     this.#o.logger.error({ projection: this.target.projection, failure: describeFailure(failure), err: error }, 'projector paused on an event it cannot fold');
+    this.#abandonWaiters();
+  }
+
+  /** Paused: nobody waits for it (read your writes must not stall on a projection an operator has to fix). */
+  #abandonWaiters(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) waiter.resolve(false);
   }
 
   #release(checkpoint: bigint): void {

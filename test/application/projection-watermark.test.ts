@@ -55,6 +55,32 @@ describe('read your writes: waiting for projections to reach a write', () => {
     }
   });
 
+  it('does not keep a write waiting for a projection paused on a poison event', async () => {
+    const f = engineFixture();
+    const refusing = defineProjection({
+      ...seen,
+      name: 'test-refusing',
+      apply(event) {
+        if (event.streamId.startsWith('poison')) throw new Error('cannot fold this');
+      },
+    });
+    const supervisor = new ProjectionSupervisor({ projections: [seen, refusing], log: f.log, store: f.store, clock: f.clock, logger: silentLogger, projector: { pausePollMs: 20 } });
+    await supervisor.start();
+    try {
+      const { position: poisoned } = await f.count('poison-1', 1);
+      await supervisor.waitFor(poisoned, 1000, ['test-seen']);
+      for (const watermark of [new ProjectionWatermark(f.store, supervisor), new ProjectionWatermark(f.store, undefined)]) {
+        const { position } = await f.count(`s-${Math.random()}`, 1);
+        const started = Date.now();
+        await watermark.waitFor(position, READ_YOUR_WRITES_MS);
+        expect(Date.now() - started, 'waited for the paused projection').to.be.below(1000);
+      }
+    } finally {
+      await supervisor.stop();
+      await f.close();
+    }
+  });
+
   it('answers false after the bound when nothing folds the position', async () => {
     const f = engineFixture();
     await f.store.createGeneration({ projection: 'test-seen', collections: { last: {} } }, 1, 1, f.clock.now().toISOString());
