@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { eventually } from '../support/engine-fixture.ts';
+import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { adminSession, contactForm } from './support.ts';
 
 /** A request with any Host header (fetch does not let one choose it). */
@@ -19,7 +20,7 @@ function get(url: string, host: string): Promise<{ status: number; headers: http
   });
 }
 
-describe('contact forms: the hosted page and its iframe embed, in headless Chromium', function () {
+describe(needing(chromiumProgram, 'contact forms: the hosted page and its iframe embed, in headless Chromium'), function () {
   this.timeout(120_000);
   let f: AdminFixture;
   let browser: Browser;
@@ -28,7 +29,8 @@ describe('contact forms: the hosted page and its iframe embed, in headless Chrom
   let pageUrl: string;
   const submissions = async () => (await f.call('GET', `/contact-forms/${formId}/submissions?limit=100`, session)).body;
 
-  before(async () => {
+  before(async function () {
+    const executablePath = requireProgram(this, chromiumProgram);
     f = await startAdminFixture({ env: { CONTACT_POW_DIFFICULTY: '12', CONTACT_NOJS_MIN_SECONDS: '2', CONTACT_HOSTS: 'contact.example.test', CONTACT_SUBMIT_RATE_LIMIT: '1000' } });
     session = await adminSession(f);
     const fields = [
@@ -40,11 +42,11 @@ describe('contact forms: the hosted page and its iframe embed, in headless Chrom
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     formId = created.body.id;
     pageUrl = `${f.service.url}${created.body.hostedPagePath}`;
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   });
   after(async () => {
     await browser?.close();
-    await f.stop();
+    await f?.stop();
   });
 
   it('with JavaScript: fill in, solve the challenge, submit, see the thank-you; the submission is saved; no CSP violation', async () => {

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Programs from the operating system that some tests use as real peers (xmllint for sitemaps, Chromium for
+ * the hosted contact page). The README lists them first among the prerequisites. A test that needs one that
+ * is missing is reported pending, with the command that installs it in its title, so that `npm test` on a
+ * machine without them says what to do instead of failing. Under CI (CI=true) a missing program fails the
+ * test: CI installs them (.ci/run), so there a missing one is a broken machine, not a choice.
+ */
+export interface SystemProgram {
+  /** What it is, for messages. */
+  name: string;
+  /** The executable looked up on PATH, or an absolute path. */
+  executable: string;
+  /** The exact command that installs it on Debian. */
+  install: string;
+}
+
+export const xmllint: SystemProgram = { name: 'xmllint', executable: 'xmllint', install: 'sudo apt-get install -y libxml2-utils' };
+
+/** Debian's chromium, driven by playwright-core; CHROMIUM_PATH names another build. */
+export const chromium: SystemProgram = { name: 'Chromium', executable: process.env['CHROMIUM_PATH'] || 'chromium', install: 'sudo apt-get install -y chromium' };
+
+/** The program's absolute path, or undefined when it is not installed. */
+export function locate(program: SystemProgram): string | undefined {
+  const candidates = path.isAbsolute(program.executable)
+    ? [program.executable]
+    : (process.env['PATH'] ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program.executable));
+  return candidates.find((file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+const inCi = (): boolean => /^(1|true)$/i.test(process.env['CI'] ?? '');
+
+function missingReason(program: SystemProgram): string {
+  return `${program.name} is not installed; install it with: ${program.install}`;
+}
+
+/** The test's or suite's title, with the pending reason added when the program is missing (outside CI). */
+export function needing(program: SystemProgram, title: string): string {
+  return locate(program) || inCi() ? title : `${title} [pending: ${missingReason(program)}]`;
+}
+
+/**
+ * Call first in a test or a `before` hook (with mocha's `this`): the program's path when installed;
+ * otherwise the test (or the whole suite, from a hook) is skipped, or, under CI=true, fails.
+ */
+export function requireProgram(context: Mocha.Context, program: SystemProgram): string {
+  const found = locate(program);
+  if (found) return found;
+  if (inCi()) throw new Error(`${missingReason(program)} (CI=true: a missing test peer fails the run)`);
+  context.skip();
+}
