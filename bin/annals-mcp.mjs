@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-// The annals MCP tool server on stdio (package bin `annals-mcp`, `npm run mcp`): registers tsx so that
-// Node runs the TypeScript sources as they are, then starts src/mcp/main.ts. Settings: ANNALS_ADMIN_BASE,
-// ANNALS_AGENT_KEY, optional ANNALS_SESSION_TOKEN with ANNALS_PROJECT_ID (see README).
-import { register } from 'tsx/esm/api';
+// The annals MCP tool server on stdio (package bin `annals-mcp`, `npm run mcp`): runs the compiled
+// src/mcp/main.ts. Settings: ANNALS_ADMIN_BASE, ANNALS_AGENT_KEY, optional ANNALS_SESSION_TOKEN with
+// ANNALS_PROJECT_ID (see README).
+import { runCompiled } from './run-compiled.mjs';
 
-register();
-await import(new URL('../src/mcp/main.ts', import.meta.url).href);
+await runCompiled('annals-mcp', 'src/mcp/main.js');

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { parseHelpArticle } from './help-article.ts';
 import { HelpCorpus } from './help-corpus.ts';
 
-/** docs/help/ of this package: the articles ship with the code that serves them. */
-export const HELP_DIR = path.resolve(import.meta.dirname, '../../docs/help');
+/** docs/help/ of this package: the articles ship with the code that serves them (sources and compiled alike). */
+export const HELP_DIR = path.join(PACKAGE_ROOT, 'docs', 'help');
 
 /** Reads every `*.md` of the folder as an article (id: the file name without .md). */
 export function loadHelpCorpus(dir: string = HELP_DIR): HelpCorpus {

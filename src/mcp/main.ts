@@ -3,10 +3,9 @@
  * process. It talks to the service only through the admin API over HTTP (ANNALS_ADMIN_BASE), so it may
  * run on another machine. Settings: see mcp-settings.ts. Messages go to stderr (stdout is the protocol).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { sharedHelpCorpus } from '../help/load-help-corpus.ts';
+import { packageVersion } from '../package-root.ts';
 import { AdminApiClient } from './admin-api-client.ts';
 import { createAnnalsMcpServer } from './annals-mcp-server.ts';
 import { loadMcpSettings, McpSettingsError } from './mcp-settings.ts';
@@ -20,7 +19,7 @@ try {
   process.exit(2);
 }
 
-const version = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+const version = packageVersion();
 const api = new AdminApiClient({ adminBase: settings.adminBase, agentKey: settings.agentKey, session: settings.session });
 const server = createAnnalsMcpServer({ api, help: sharedHelpCorpus(), transport: 'stdio', serviceUrl: settings.adminBase.replace(/\/admin$/, '') }, { version });
 await server.connect(new StdioServerTransport());

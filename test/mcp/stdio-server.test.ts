@@ -5,13 +5,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SPEC_TOOL_NAMES } from '../../src/mcp/annals-mcp-server.ts';
 import { OPERATOR, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { compiledBuild } from '../support/compiled-build.ts';
 import { startFakeDeepL, type FakeDeepL } from '../translation/fake-deepl.ts';
 import { adminSession, callTool, failure, issueAgentKey, ok, PASSWORD, PNG_BASE64, spawnStdioClient } from './support.ts';
 
 /**
- * The stdio MCP server as an agent runs it: spawned as a process (the package bin, or `node --import tsx
- * src/mcp/main.ts`) against a service started here, driven by the official SDK client. One service for
- * the whole file; one server process per credential set.
+ * The stdio MCP server as an agent runs it: spawned as a process (the package bin, which runs the compiled
+ * build, or `node --import tsx src/mcp/main.ts`) against a service started here, driven by the official SDK
+ * client. One service for the whole file; one server process per credential set. The help tools run through
+ * the bin, so the compiled build is shown to find docs/help.
  */
 describe('MCP stdio server', function () {
   this.timeout(60_000);
@@ -24,6 +26,8 @@ describe('MCP stdio server', function () {
   let fullStderr: () => string;
 
   before(async () => {
+    // The package bin runs the compiled build.
+    await compiledBuild();
     fake = await startFakeDeepL({ key: 'k-123' });
     // Business plan, content locales en (default) and ja; a translation provider on loopback.
     f = await startAdminFixture({ env: { TRANSLATION_API_URL: fake.url, TRANSLATION_API_KEY: 'k-123', OUTBOUND_ALLOWLIST: '127.0.0.1' } });
