@@ -71,7 +71,7 @@ const TOPICS = [
 ] as const;
 
 /**
- * `npm run cli -- demo`: a demo project on the Business plan with content locales en (default) and ja:
+ * `annals demo`: a demo project on the Business plan with content locales en (default) and ja:
  * a published blog_category master and a `blog` form set with 24 published entries in both languages,
  * a `news` form set with an entry in every workflow status, and a `contact` form with a hosted page. Written through the same deciders,
  * reservations and event log as the API, so the read models are built from it like from any history.

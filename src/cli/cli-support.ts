@@ -16,10 +16,16 @@ import type { OperatorPrincipal } from '../domain/access/caller.ts';
  */
 export interface CommandGroup {
   name: string;
-  /** Usage lines of the group, each starting with `npm run cli -- <group>`. */
+  /** Usage lines of the group, each starting with `annals <group>`. */
   usage: string;
-  /** Runs the group with the arguments after its name; resolves to the exit code. */
-  run(args: string[]): Promise<number>;
+  /** Runs the group with the arguments after its name (--json taken out); resolves to the exit code. */
+  run(args: string[], options: CommandOptions): Promise<number>;
+}
+
+/** Options every command understands. */
+export interface CommandOptions {
+  /** --json: the result as exactly one JSON document on stdout (the account commands print JSON anyway). */
+  json: boolean;
 }
 
 /** Wrong or missing arguments: exit code 2, the message, then the usage of the group. */
@@ -81,7 +87,7 @@ export function operatorCaller(): OperatorPrincipal {
   return { kind: 'operator', operatorId: name || process.env['USER'] || 'unknown' };
 }
 
-/** Writes one JSON object (one line) to stdout: the command's result, for people and for `jq`. */
+/** Writes one JSON document (one line) to stdout: the command's result, for people and for `jq`. */
 export function printResult(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }

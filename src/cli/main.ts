@@ -1,15 +1,18 @@
 /**
- * Operator commands: `npm run cli -- <group> [command] [options]`. One module per group in ./commands:
+ * Operator commands: `annals <group> [command] [options]` (the package bin; `npm run cli --` is an alias).
+ * One module per group in ./commands:
  *
  *   projections status | rebuild | retry | skip   read models: status, rebuild with swap, poison events
  *   bootstrap                                     a tenant, project, first tenant_admin, agent and public key
  *   users create                                  a console user in a tenant
  *   keys create | revoke                          agent and public API keys
  *   projects set-plan                             a project's plan
+ *   demo                                          a demo project to look at
  *
- * Results go to stdout (one JSON object for the account commands), logs and progress to stderr. Commands
- * run as the 'operator' caller, against the stores the service's configuration names (DATA_DIR, or
- * EVENTSTORE_CONNECTION_STRING and MONGODB_URL), beside a running service.
+ * stdout carries the result only: with --json (accepted by every command) exactly one JSON document, also
+ * when the command fails ({"error": {code, message, hint?}}); logs, progress and notes go to stderr.
+ * Commands run as the 'operator' caller, against the stores the service's configuration names (DATA_DIR,
+ * or EVENTSTORE_CONNECTION_STRING and MONGODB_URL), beside a running service.
  *
  * Exit codes: 0 done; 1 failed (a name already taken, not found, a plan limit, a store problem);
  * 2 usage or configuration error, or an invalid value (VALIDATION_ERROR).
@@ -19,7 +22,7 @@ import { DomainError } from '../domain/domain-error.ts';
 import { StoreStartupError } from '../service/open-stores.ts';
 import { OperationError } from '../projection-engine/projection-operations.ts';
 import { RebuildPausedError } from '../projection-engine/rebuild.ts';
-import { UsageError, type CommandGroup } from './cli-support.ts';
+import { printResult, UsageError, type CommandGroup, type CommandOptions } from './cli-support.ts';
 import { projectionsCommands } from './commands/projections.ts';
 import { bootstrapCommand } from './commands/bootstrap.ts';
 import { usersCommands } from './commands/users.ts';
@@ -32,13 +35,14 @@ const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, 
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], options: CommandOptions): Promise<number> {
   // The group is the first word that is not an option; everything else goes to the group's own parser.
   const at = argv.findIndex((arg) => !arg.startsWith('-'));
   const help = argv.some((arg) => arg === '--help' || arg === '-h');
   if (at === -1) {
+    if (!help) throw new UsageError('a command is needed', USAGE);
     process.stdout.write(`usage:\n${USAGE}\n`);
-    return help ? 0 : 2;
+    return 0;
   }
   const group = GROUPS.find((g) => g.name === argv[at]);
   if (!group) throw new UsageError(`unknown command: ${argv.filter((a) => !a.startsWith('-')).join(' ')}`, USAGE);
@@ -46,32 +50,58 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`usage:\n${group.usage}\n`);
     return 0;
   }
-  return group.run([...argv.slice(0, at), ...argv.slice(at + 1)]);
+  return group.run([...argv.slice(0, at), ...argv.slice(at + 1)], options);
 }
 
-/** One line on stderr for the error, and the exit code it means. */
-function report(error: unknown): number {
+/** What went wrong, for stderr (one line, then the usage where it helps) and for --json. */
+interface Failure {
+  exitCode: number;
+  code: string;
+  message: string;
+  hint?: string;
+  /** The text for stderr. */
+  text: string;
+}
+
+function failureOf(error: unknown): Failure {
   if (error instanceof UsageError) {
-    process.stderr.write(`${error.message}\n${error.usage ? `usage:\n${error.usage}\n` : ''}`);
-    return 2;
+    return { exitCode: 2, code: 'USAGE_ERROR', message: error.message, text: `${error.message}\n${error.usage ? `usage:\n${error.usage}\n` : ''}` };
   }
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    return 2;
-  }
+  if (error instanceof ConfigError) return { exitCode: 2, code: 'CONFIGURATION_ERROR', message: error.message, text: `${error.message}\n` };
   if (error instanceof DomainError) {
-    process.stderr.write(`${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ''}\n`);
-    return error.code === 'VALIDATION_ERROR' ? 2 : 1;
+    return {
+      exitCode: error.code === 'VALIDATION_ERROR' ? 2 : 1,
+      code: error.code,
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+      text: `${error.code}: ${error.message}${error.hint ? ` ${error.hint}` : ''}\n`,
+    };
   }
-  if (error instanceof StoreStartupError || error instanceof OperationError || error instanceof RebuildPausedError) {
-    process.stderr.write(`${error.message}\n`);
-    return 1;
-  }
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return 1;
+  if (error instanceof StoreStartupError) return { exitCode: 1, code: 'STORE_UNAVAILABLE', message: error.message, text: `${error.message}\n` };
+  if (error instanceof OperationError) return { exitCode: 1, code: 'OPERATION_FAILED', message: error.message, text: `${error.message}\n` };
+  if (error instanceof RebuildPausedError) return { exitCode: 1, code: 'REBUILD_PAUSED', message: error.message, text: `${error.message}\n` };
+  const message = error instanceof Error ? error.message : String(error);
+  return { exitCode: 1, code: 'INTERNAL_ERROR', message, text: `${error instanceof Error ? (error.stack ?? message) : message}\n` };
 }
 
-main(process.argv.slice(2)).then(
+/** The error on stderr and, with --json, as the one JSON document on stdout; resolves to the exit code. */
+function report(error: unknown, options: CommandOptions): number {
+  const failure = failureOf(error);
+  process.stderr.write(failure.text);
+  if (options.json) printResult({ error: { code: failure.code, message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}) } });
+  return failure.exitCode;
+}
+
+// stdout is for results: anything a library prints with console.log goes to stderr instead.
+console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+
+const argv = process.argv.slice(2);
+// --json is understood by every command; a command that prints JSON anyway just keeps doing so.
+const options: CommandOptions = { json: argv.includes('--json') };
+main(
+  argv.filter((arg) => arg !== '--json'),
+  options,
+).then(
   (code) => process.exit(code),
-  (error: unknown) => process.exit(report(error)),
+  (error: unknown) => process.exit(report(error, options)),
 );

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { tempDir } from '../support/temp-dir.ts';
 import { runEntry, startServiceProcess } from '../support/child-process.ts';
 
-describe('operator CLI: npm run cli -- demo', function () {
+describe('operator CLI: annals demo', function () {
   this.timeout(120_000);
 
   it('creates a Business demo project with bilingual published blog entries and news in every workflow status', async () => {

@@ -10,7 +10,7 @@ import { runEntry, startServiceProcess } from '../support/child-process.ts';
 
 const cli = (dataDir: string, ...args: string[]) => runEntry('src/cli/main.ts', args, { DATA_DIR: dataDir });
 
-describe('operator CLI: npm run cli -- projections ...', function () {
+describe('operator CLI: annals projections ...', function () {
   this.timeout(120_000);
 
   it('status --json lists every projection with checkpoint and lag; rebuild swaps in a new generation with progress', async () => {

@@ -12,17 +12,31 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Runs a TypeScript entry point of the project (src/main.ts, src/cli/main.ts) in a child process. */
 export function runEntry(entry: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
+  return finished(spawnEntry(entry, args, env), `${entry} ${args.join(' ')}`, timeoutMs);
+}
+
+/**
+ * Runs a program (`npm`, `npx`, node with a package bin) in the project folder, with the test's environment
+ * minus the production store settings, as an operator's shell would.
+ */
+export function runProgram(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
+  const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
+  const child = spawn(command, args, { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return finished(child, `${command} ${args.join(' ')}`, timeoutMs);
+}
+
+function finished(child: ChildProcess, what: string, timeoutMs: number): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawnEntry(entry, args, env);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${entry} ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(new Error(`${what} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the output is complete only once the streams have closed.
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });

@@ -3,7 +3,7 @@ import { systemClock } from '../../clock.ts';
 import { PLANS } from '../../domain/plans.ts';
 import { localesFrom, note, operatorCaller, parseCommandArgs, passwordFrom, PASSWORD_ENV, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- bootstrap --project <name> --plan <${PLANS.join('|')}> --admin-email <email> --admin-password <password>
+const USAGE = `  annals bootstrap --project <name> --plan <${PLANS.join('|')}> --admin-email <email> --admin-password <password>
                           [--project-slug <slug>] [--locales en,ja] [--tenant-name <name>]
       (the password may come from ${PASSWORD_ENV} instead of --admin-password; the first locale is the default)`;
 

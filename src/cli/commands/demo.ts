@@ -2,7 +2,7 @@ import { seedDemo } from '../../application/demo-content.ts';
 import { systemClock } from '../../clock.ts';
 import { note, operatorCaller, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- demo      a demo project (Business plan, en + ja) with blog and news content`;
+const USAGE = `  annals demo      a demo project (Business plan, en + ja) with blog and news content`;
 
 /**
  * demo: a project to look at on first run. Prints one JSON object: {projectId, agentKey, publicApiKey,

@@ -2,8 +2,8 @@ import { AccessService } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
 import { note, operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
-  npm run cli -- keys revoke --project <projectId> --key-id <keyId>
+const USAGE = `  annals keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
+  annals keys revoke --project <projectId> --key-id <keyId>
       (an agent key's scope defaults to full; the key is printed once and stored only as a hash)`;
 
 /**

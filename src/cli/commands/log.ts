@@ -10,13 +10,13 @@ import { LogFileError } from '../../event-store/log-file.ts';
 import { EventTooLargeError } from '../../event-store/errors.ts';
 import { OperationError } from '../../projection-engine/projection-operations.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
-import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
-  npm run cli -- log import FILE.ndjson [--keys-from KEYS.sqlite] [--json]
+const USAGE = `  annals log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
+  annals log import FILE.ndjson [--keys-from KEYS.sqlite] [--json]
                                                         append a file's log into an empty event store (rerun to resume), then verify;
                                                         --keys-from also copies its submissions' keys into this key store
-  npm run cli -- log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)`;
+  annals log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)`;
 
 /**
  *   log export --to FILE   every event in global order (ids, revisions, types, versions, data, metadata; personal
@@ -33,9 +33,9 @@ const USAGE = `  npm run cli -- log export --to FILE.ndjson [--json]   the whole
 export const logCommands: CommandGroup = {
   name: 'log',
   usage: USAGE,
-  async run(args) {
+  async run(args, options) {
     try {
-      return await run(args);
+      return await run(args, options);
     } catch (error) {
       // A damaged file or a store holding another log: one line and exit 1, like other refused operations.
       if (error instanceof LogFileError || error instanceof ImportTargetError || error instanceof EventTooLargeError) throw new OperationError(`log: ${error.message}`);
@@ -44,9 +44,10 @@ export const logCommands: CommandGroup = {
   },
 };
 
-async function run(args: string[]): Promise<number> {
+async function run(args: string[], options: CommandOptions): Promise<number> {
   {
-    const { values, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' }, json: { type: 'boolean', default: false } }, USAGE);
+    const { values: parsed, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' } }, USAGE);
+    const values = { ...parsed, json: options.json };
     const [command, file] = positionals;
     if (!command) throw new UsageError('log needs a command: export, import or verify', USAGE);
     if (command === 'export') {

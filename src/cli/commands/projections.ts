@@ -6,10 +6,10 @@ import { ProjectionOperations } from '../../projection-engine/projection-operati
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { operatorCaller, parseCommandArgs, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- projections status [--json]
-  npm run cli -- projections rebuild [name] [--json]
-  npm run cli -- projections retry <name>
-  npm run cli -- projections skip <name> --reason TEXT [--json]`;
+const USAGE = `  annals projections status [--json]
+  annals projections rebuild [name] [--json]
+  annals projections retry <name>
+  annals projections skip <name> --reason TEXT [--json]`;
 
 /**
  *   projections status [--json]                     checkpoint, lag and failures of every projection
@@ -23,8 +23,9 @@ const USAGE = `  npm run cli -- projections status [--json]
 export const projectionsCommands: CommandGroup = {
   name: 'projections',
   usage: USAGE,
-  async run(args) {
-    const { values, positionals } = parseCommandArgs(args, { json: { type: 'boolean', default: false }, reason: { type: 'string' } }, USAGE);
+  async run(args, options) {
+    const { values: parsed, positionals } = parseCommandArgs(args, { reason: { type: 'string' } }, USAGE);
+    const values = { ...parsed, json: options.json };
     const [command, name] = positionals;
     if (!command) throw new UsageError('projections needs a command', USAGE);
     if (!['status', 'rebuild', 'retry', 'skip'].includes(command)) throw new UsageError(`unknown projections command: ${command}`, USAGE);

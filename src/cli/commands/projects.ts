@@ -3,7 +3,7 @@ import { systemClock } from '../../clock.ts';
 import { PLANS } from '../../domain/plans.ts';
 import { operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- projects set-plan --project <projectId> --plan <${PLANS.join('|')}>`;
+const USAGE = `  annals projects set-plan --project <projectId> --plan <${PLANS.join('|')}>`;
 
 /** projects set-plan: prints {projectId, plan, previousPlan}; setting the current plan changes nothing. */
 export const projectsCommands: CommandGroup = {

@@ -2,7 +2,7 @@ import { AccessService } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
 import { operatorCaller, parseCommandArgs, passwordFrom, PASSWORD_ENV, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
-const USAGE = `  npm run cli -- users create --tenant <tenantId> --email <email> --password <password> --role <tenant_admin|tenant_user|editor|reviewer>
+const USAGE = `  annals users create --tenant <tenantId> --email <email> --password <password> --role <tenant_admin|tenant_user|editor|reviewer>
       (the password may come from ${PASSWORD_ENV} instead of --password; editor and reviewer are tenant_user)`;
 
 /** users create: a console user in a tenant. Prints {userId, email, role} (e-mail and role normalised). */
