@@ -28,7 +28,7 @@ export class EmlFileTransport implements MailTransport {
     const file = path.join(this.dir, emlFileName(message.messageId));
     const receipt = { messageId: message.messageId, accepted: [...message.to], rejected: [] };
     try {
-      fs.mkdirSync(this.dir, { recursive: true });
+      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const temporary = path.join(this.dir, `.tmp-${randomUUID()}`);
       const fd = fs.openSync(temporary, 'wx', 0o600);
       try {
@@ -58,7 +58,7 @@ export class EmlFileTransport implements MailTransport {
 
   async verify(): Promise<void> {
     try {
-      fs.mkdirSync(this.dir, { recursive: true });
+      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       fs.accessSync(this.dir, fs.constants.W_OK);
     } catch (error) {
       throw new MailDeliveryError(`the mail folder ${this.dir} is not writable: ${(error as Error).message}`);

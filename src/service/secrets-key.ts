@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
+import { ensurePrivateDir } from '../data-dir/private-files.ts';
 
 const FILE = 'secrets-key';
 
@@ -17,7 +18,7 @@ export function resolveSecretsKey(config: Pick<Config, 'secretsKey' | 'dataDir'>
   const file = path.join(config.dataDir, FILE);
   const existing = readKey(file);
   if (existing) return existing;
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   const key = randomBytes(32);
   try {
     fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });

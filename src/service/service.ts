@@ -48,6 +48,9 @@ import { openContactForms, type ContactForms, type ContactFormsOverrides } from 
 import { publicContactRoutes } from '../http/public/contact-routes.ts';
 import { contactPages } from '../http/contact-host/contact-pages.ts';
 import { translationProviderFor } from '../translation/translation-setup.ts';
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
+import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
+import { permissionWarnings } from '../data-dir/private-files.ts';
 
 export interface RunningService {
   url: string;
@@ -61,9 +64,52 @@ export interface RunningService {
 
 /**
  * Starts every role the configuration names, on the stores it names. Fails, with nothing left running,
- * when a store cannot be opened or the port cannot be bound.
+ * when a store cannot be opened or the port cannot be bound; a DATA_DIR that was empty is then left empty.
+ * A process with the projector role holds the DATA_DIR's writer lock while it runs (see DataDirLock):
+ * a second one on the same folder is refused, API-only processes (ROLES=api) may run beside it.
  */
 export async function startService(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
+  const before = dataDirState(config.dataDir);
+  const lock = config.roles.has('projector') ? lockDataDir(config) : undefined;
+  try {
+    for (const warning of permissionWarnings(config.dataDir)) deps.logger.warn(warning);
+    const running = await startRoles(config, deps);
+    return {
+      ...running,
+      stop: async () => {
+        try {
+          await running.stop();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    if (before !== 'in-use') {
+      try {
+        undoFreshDataDir(config.dataDir, before, lock);
+      } catch (cleanup) {
+        deps.logger.warn({ err: cleanup }, `could not remove what the failed start created in ${config.dataDir}`);
+      }
+    }
+    lock?.release();
+    throw error;
+  }
+}
+
+/** The DATA_DIR's writer lock for this service, or a refusal that says what to do instead. */
+function lockDataDir(config: Config): DataDirLock {
+  try {
+    return acquireDataDirLock(config.dataDir, `service with roles ${[...config.roles].join(',')}`);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      error.message += '. Stop that process first, or run this one with ROLES=api to serve the API beside it (the projector role runs once per data folder).';
+    }
+    throw error;
+  }
+}
+
+async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
   const { logger, clock } = deps;
   const stores = await openStores(config, logger);
   const log = new EventLog(stores.events, serviceEventCatalog(), clock);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
+import { ensurePrivateDir } from '../data-dir/private-files.ts';
 
 /**
  * The secret that signs console sessions and preview tokens. Configured (SESSION_SECRET) in production,
@@ -17,7 +18,7 @@ export function resolveSessionSecret(config: Config): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   const secret = randomBytes(48).toString('base64url');
   fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { createPrivateFile, ensurePrivateDir } from '../data-dir/private-files.ts';
 
 /** Raised when a SQLite file cannot be opened for use; the message says which file and why. */
 export class SqliteOpenError extends Error {
@@ -26,7 +27,7 @@ export interface OpenOptions {
 }
 
 /**
- * Opens (creating if needed) a SQLite database in WAL mode, with durable commits by default
+ * Opens (creating if needed, as 0600 in a 0700 folder) a SQLite database in WAL mode, with durable commits by default
  * (synchronous=FULL: a transaction is on disk when commit returns). Fails with one clear message when the folder is not
  * writable or the file is not a SQLite database, before anything is written.
  */
@@ -34,7 +35,7 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
   const { purpose } = options;
   const dir = path.dirname(file);
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    ensurePrivateDir(dir);
   } catch (error) {
     throw new SqliteOpenError(`cannot create the data folder ${dir} for the ${purpose}: ${reason(error)}`, { cause: error });
   }
@@ -52,6 +53,8 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
   }
   let db: Database.Database;
   try {
+    // A new database file is created 0600 (its -wal and -shm files take its mode): it is nobody else's to read.
+    createPrivateFile(file);
     db = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
   } catch (error) {
     throw new SqliteOpenError(`cannot open the ${purpose} file ${file}: ${reason(error)}`, { cause: error });

@@ -56,7 +56,7 @@ describe('service: start, health and shutdown (npm start)', function () {
     fs.writeFileSync(blocker, '');
     const result = await runEntry('src/main.ts', [], { DATA_DIR: path.join(blocker, 'data'), PORT: '0' });
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.match(/cannot start: event store .* unavailable: cannot create the data folder/);
+    expect(result.stderr).to.match(/cannot start: cannot create the data folder .*\/not-a-folder\/data: ENOTDIR/);
   });
 
   it('exits 1 when EventStoreDB is unreachable, naming it without credentials', async () => {
