@@ -8,6 +8,8 @@
  *   keys create | revoke                          agent and public API keys
  *   projects set-plan                             a project's plan
  *   demo                                          a demo project to look at
+ *   log export | import | verify                  move an event log between event stores
+ *   backup <dir> | restore <dir>                  a consistent copy of DATA_DIR, and putting it back
  *
  * stdout carries the result only: with --json (accepted by every command) exactly one JSON document, also
  * when the command fails ({"error": {code, message, hint?}}); logs, progress and notes go to stderr.
@@ -30,8 +32,11 @@ import { keysCommands } from './commands/keys.ts';
 import { projectsCommands } from './commands/projects.ts';
 import { demoCommand } from './commands/demo.ts';
 import { logCommands } from './commands/log.ts';
+import { backupCommand, restoreCommand } from './commands/backup.ts';
+import { BackupError } from '../backup/backup-manifest.ts';
+import { DataDirLockedError, DataDirUnusableError } from '../data-dir/data-dir-lock.ts';
 
-const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands];
+const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, backupCommand, restoreCommand];
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 
@@ -79,6 +84,9 @@ function failureOf(error: unknown): Failure {
   }
   if (error instanceof StoreStartupError) return { exitCode: 1, code: 'STORE_UNAVAILABLE', message: error.message, text: `${error.message}\n` };
   if (error instanceof OperationError) return { exitCode: 1, code: 'OPERATION_FAILED', message: error.message, text: `${error.message}\n` };
+  if (error instanceof BackupError) return { exitCode: error.exitCode, code: error.code, message: error.message, text: `${error.message}\n` };
+  if (error instanceof DataDirLockedError) return { exitCode: 1, code: 'DATA_DIR_LOCKED', message: error.message, text: `${error.message}\n` };
+  if (error instanceof DataDirUnusableError) return { exitCode: 1, code: 'DATA_DIR_UNUSABLE', message: error.message, text: `${error.message}\n` };
   if (error instanceof RebuildPausedError) return { exitCode: 1, code: 'REBUILD_PAUSED', message: error.message, text: `${error.message}\n` };
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: 1, code: 'INTERNAL_ERROR', message, text: `${error instanceof Error ? (error.stack ?? message) : message}\n` };
