@@ -3,6 +3,7 @@
  * the same run.
  *
  *   npm run bench:public -- [--entries 10000] [--seconds 10] [--connections 10] [--json] [--cpu-prof DIR]
+ *   npm run bench:public -- --metrics-ab [--rounds 3]
  *
  * Seeds a project with `--entries` published entries (en and ja values each), waits for the projections,
  * then serves them from `npm start` in a child process and drives it with autocannon from this process:
@@ -15,6 +16,11 @@
  * not distort. PUBLIC_RESPONSE_CACHE_MB=0 in the environment measures every request without the cache.
  * Prints req/s, p50 and p99 for each, and ratios to the baseline. On 2 cores the load generator competes
  * with the server, which is why only same-run ratios mean anything.
+ *
+ * --metrics-ab measures what the metrics cost: two services on copies of the same data, one with METRICS=off
+ * (A) and one with METRICS=on (B), measured in turn (A, B, A, B, ... for `--rounds`) on the hot single entry,
+ * random entries and list page 1; prints B/A for req/s and server CPU per request. BENCH_B_METRICS=off makes
+ * B like A: an A/A control run that shows how far apart two identical services measure on this machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +49,9 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** Write a V8 CPU profile of the service child into this folder (for finding hot spots). */
     'cpu-prof': { type: 'string' },
+    /** Compare METRICS=off and METRICS=on instead of the scenarios against the baseline. */
+    'metrics-ab': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const ENTRIES = Number(values.entries);
@@ -199,11 +208,65 @@ async function measure(name: string, url: string, paths?: () => string, pid = se
   return r;
 }
 
+/**
+ * METRICS=off (A) against METRICS=on (B), each a service on its own copy of the seeded data, measured in
+ * turn scenario by scenario so that both see the same machine.
+ */
+async function metricsAb(dataDir: string, projectId: string, slugs: string[]): Promise<void> {
+  const copy = `${dataDir}-b`;
+  fs.cpSync(dataDir, copy, { recursive: true });
+  const port = 18_000 + Math.floor(Math.random() * 1000);
+  const env = { HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const off = child(['--import', 'tsx', 'src/main.ts'], { ...env, DATA_DIR: dataDir, PORT: String(port), METRICS: 'off' });
+  const on = child(['--import', 'tsx', 'src/main.ts'], { ...env, DATA_DIR: copy, PORT: String(port + 1), METRICS: process.env['BENCH_B_METRICS'] ?? 'on' });
+  children.push(off, on);
+  try {
+    await untilUp(`http://127.0.0.1:${port}/readyz`);
+    await untilUp(`http://127.0.0.1:${port + 1}/readyz`);
+    const bases = [`http://127.0.0.1:${port}/public/p/${projectId}/v1`, `http://127.0.0.1:${port + 1}/public/p/${projectId}/v1`] as const;
+    const pids = [off.pid!, on.pid!] as const;
+    const basePath = new URL(bases[0]).pathname;
+    const scenarios: Array<{ name: string; path: (base: string) => string; paths?: () => string }> = [
+      { name: 'single entry, one hot slug', path: (base) => `${base}/form-sets/articles/entries/${slugs[0]}` },
+      { name: 'single entry, random slug', path: (base) => base, paths: () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * slugs.length)]}` },
+      { name: 'list page 1', path: (base) => `${base}/form-sets/articles/entries?limit=20&sort=published_date:desc` },
+    ];
+    for (const [i, base] of bases.entries()) await measure(`warm-up ${i === 0 ? 'A' : 'B'}`, `${base}/form-sets/articles/entries?limit=20&sort=published_date:desc`, undefined, pids[i]);
+    const rows = [];
+    for (const scenario of scenarios) {
+      const results: [Result[], Result[]] = [[], []];
+      for (let round = 0; round < Number(values.rounds); round++) {
+        for (const i of [0, 1] as const) results[i].push(await measure(`${scenario.name} ${i === 0 ? 'A off' : 'B on'}`, scenario.path(bases[i]), scenario.paths, pids[i]));
+      }
+      const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+      const [a, b] = results.map((r) => ({ rps: median(r.map((x) => x.requestsPerSecond)), cpu: median(r.map((x) => x.serverCpuMicrosPerRequest)) })) as [{ rps: number; cpu: number }, { rps: number; cpu: number }];
+      rows.push({ scenario: scenario.name, off: a, on: b, requestsRatio: Math.round((b.rps / a.rps) * 1000) / 1000, cpuPerRequestRatio: Math.round((b.cpu / Math.max(1, a.cpu)) * 1000) / 1000 });
+    }
+    say('');
+    for (const row of rows) say(`${row.scenario.padEnd(28)} metrics on/off: req/s ${row.requestsRatio.toFixed(3)}, server CPU per request ${row.cpuPerRequestRatio.toFixed(3)} (medians of ${values.rounds})`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ rounds: Number(values.rounds), secondsPerMeasurement: SECONDS, responseCacheMb: process.env['PUBLIC_RESPONSE_CACHE_MB'] ?? '64', rows }, null, 2)}\n`);
+  } finally {
+    await Promise.all([off, on].map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : (c.once('exit', resolve), c.kill('SIGTERM'))))));
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-bench-public-'));
 const children: ChildProcess[] = [];
 try {
   const { projectId, slugs, projectionMs } = await seed(dataDir);
   say(`appended and projected ${ENTRIES} published entries (x2 locales) in ${Math.round(projectionMs)} ms`);
+  if (values['metrics-ab']) await metricsAb(dataDir, projectId, slugs);
+  else await againstBaseline(projectId, slugs, projectionMs);
+} finally {
+  // SIGTERM lets the service drain and write its CPU profile before the data folder goes.
+  await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : (c.once('exit', resolve), c.kill('SIGTERM'))))));
+  if (values.keep) say(`data kept in ${dataDir}`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The scenarios against the bare node:http baseline (the default). */
+async function againstBaseline(projectId: string, slugs: string[], projectionMs: number): Promise<void> {
   const servicePort = 18_000 + Math.floor(Math.random() * 1000);
   const baselinePort = servicePort + 1000;
   const profile = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'])] : [];
@@ -254,9 +317,4 @@ try {
     say(`page 250 / page 1 latency: p50 ${summary.page250ToPage1Latency.p50}x, p99 ${summary.page250ToPage1Latency.p99}x`);
     say(`targets: ${JSON.stringify(summary.targets)}`);
   }
-} finally {
-  // SIGTERM lets the service drain and write its CPU profile before the data folder goes.
-  await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : (c.once('exit', resolve), c.kill('SIGTERM'))))));
-  if (values.keep) say(`data kept in ${dataDir}`);
-  else fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -210,6 +210,15 @@ const settings = {
     schema: integer(100, 600_000).default(30_000),
     allowed: 'milliseconds from 100 to 600000 (default 30000) that one request to the translation provider may take',
   },
+  METRICS: {
+    schema: z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((v) => v === 'on' || v === 'true' || v === '1').default(true),
+    allowed: 'on or off (default on): GET /metrics answers in the Prometheus text format; off answers 404',
+  },
+  METRICS_TOKEN: {
+    schema: z.string().min(16, 'shorter than 16 characters').optional(),
+    allowed: 'at least 16 characters: GET /metrics then answers only requests with Authorization: Bearer <token> (default: unset, answered to anyone who can reach the port)',
+    secret: true,
+  },
   SHUTDOWN_GRACE_MS: {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
@@ -246,6 +255,8 @@ export interface Config {
   contactForms: ContactFormsConfig;
   /** translate_entry_locales: the DeepL-compatible provider (see src/translation). */
   translation: TranslationConfig;
+  /** GET /metrics: METRICS and METRICS_TOKEN. */
+  metrics: { enabled: boolean; token: string | undefined };
 }
 
 export interface TranslationConfig {
@@ -357,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       submitMaxBytes: p.CONTACT_SUBMIT_MAX_BYTES,
     },
     translation: { apiUrl: p.TRANSLATION_API_URL, apiKey: p.TRANSLATION_API_KEY, timeoutMs: p.TRANSLATION_TIMEOUT_MS },
+    metrics: { enabled: p.METRICS, token: p.METRICS_TOKEN },
     media: {
       maxBytes: p.MEDIA_MAX_BYTES,
       sourceTimeoutMs: p.MEDIA_SOURCE_TIMEOUT_MS,

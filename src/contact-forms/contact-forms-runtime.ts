@@ -11,7 +11,7 @@ import type { ProjectionSupervisor } from '../projection-engine/projection-super
 import { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { Reservations } from '../application/reservations.ts';
 import { Idempotency } from '../application/idempotency.ts';
-import { OutboxWorker } from '../outbox/outbox-worker.ts';
+import { OutboxWorker, type OutboxObserver } from '../outbox/outbox-worker.ts';
 import { RateLimiter } from '../security/rate-limiter.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
@@ -59,7 +59,7 @@ export interface ContactFormsOverrides {
 
 export async function openContactForms(
   config: Config,
-  deps: { log: EventLog; readModels: ReadModelStore; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger },
+  deps: { log: EventLog; readModels: ReadModelStore; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger; outboxObserver?: OutboxObserver },
   overrides: ContactFormsOverrides = {},
 ): Promise<ContactForms> {
   const { log, clock, logger } = deps;
@@ -104,7 +104,7 @@ export async function openContactForms(
       }
       worker = new OutboxWorker(
         noticeOutbox({ log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }),
-        { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), logger, concurrency: 4, pollIntervalMs: 500 },
+        { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}) },
       );
       worker.start();
     },

@@ -66,6 +66,7 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
     projection: 'contact-forms',
     collection: 'jobs',
     idOf: (job) => job.jobId,
+    outcomeLabel: (outcome) => outcome.outcome,
     order: [['receivedAt', 'asc']],
     retryLater: (error) =>
       error instanceof AttemptClaimedElsewhere ||

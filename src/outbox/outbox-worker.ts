@@ -51,7 +51,15 @@ export interface OutboxDefinition<Item extends Document, Outcome> {
   order?: Query['sort'];
   /** True for an error `perform` threw that should leave the item pending for a later try (no completion recorded). */
   retryLater?(error: unknown): boolean;
+  /** A word for how a performed item ended, for metrics (a webhook "delivered" or "failed"); default "done". */
+  outcomeLabel?(outcome: Outcome): string;
 }
+
+/**
+ * Told how each item ended (metrics): the definition's outcome label, "error" when `perform` threw, or
+ * "deferred" when the item was left pending for a later try; with the time `perform` took.
+ */
+export type OutboxObserver = (report: { outbox: string; outcome: string; seconds: number }) => void;
 
 export interface OutboxWorkerOptions {
   log: EventLog;
@@ -61,6 +69,7 @@ export interface OutboxWorkerOptions {
   concurrency?: number;
   /** How often to look for pending items when idle. */
   pollIntervalMs?: number;
+  observer?: OutboxObserver;
 }
 
 export class OutboxWorker<Item extends Document, Outcome> {
@@ -199,15 +208,19 @@ export class OutboxWorker<Item extends Document, Outcome> {
   async #performOne(id: string, item: Item): Promise<boolean> {
     const { definition, options } = this;
     let result: { ok: true; outcome: Outcome } | { ok: false; error: string };
+    const started = performance.now();
+    const observe = (outcome: string) => options.observer?.({ outbox: definition.name, outcome, seconds: (performance.now() - started) / 1000 });
     try {
       result = { ok: true, outcome: await definition.perform(item, this.#abort.signal) };
     } catch (error) {
       if (definition.retryLater?.(error)) {
+        observe('deferred');
         options.logger.warn({ err: error, outbox: definition.name, item: id }, 'outbox: not performed now; it will be tried again');
         return false;
       }
       result = { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
+    observe(result.ok ? (definition.outcomeLabel?.(result.outcome) ?? 'done') : 'error');
     try {
       await options.log.append(`outbox-${definition.name}-${id}`, [definition.completion(item, result)], 'no_stream', {
         actor: { type: 'system', id: `outbox:${definition.name}` },

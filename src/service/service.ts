@@ -51,6 +51,11 @@ import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
 import { permissionWarnings } from '../data-dir/private-files.ts';
+import { ServiceMetrics } from '../metrics/service-metrics.ts';
+import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts';
+import { metricsRoutes } from '../http/metrics-route.ts';
+import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
+import type { OutboxObserver } from '../outbox/outbox-worker.ts';
 
 export interface RunningService {
   url: string;
@@ -112,7 +117,10 @@ function lockDataDir(config: Config): DataDirLock {
 async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
   const { logger, clock } = deps;
   const stores = await openStores(config, logger);
-  const log = new EventLog(stores.events, serviceEventCatalog(), clock);
+  // METRICS=off: no metrics object, so nothing is counted anywhere.
+  const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
+  const outboxObserver: OutboxObserver | undefined = metrics && ((r) => metrics.outboxOutcome(r.outbox, r.outcome, r.seconds));
+  const log = new EventLog(metrics ? countingAppends(stores.events, metrics) : stores.events, serviceEventCatalog(), clock);
   let supervisor: ProjectionSupervisor | undefined;
   let publisher: ScheduledPublisher | undefined;
   let dispatcher: WebhookDispatcher | undefined;
@@ -132,12 +140,16 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels), clock, logger, intervalMs: config.scheduledPublishIntervalMs });
       publisher.start();
       // The webhook dispatcher performs the deliveries the webhooks projection lists.
-      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels), clock, logger });
+      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
       // Removes deleted assets' bytes from blob storage.
-      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels), logger });
+      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
     }
     // Contact forms: the key store of submission keys, the mail transport, the hosted pages' challenges.
-    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, clock, logger }, deps.contactForms);
+    const contactOverrides = metrics
+      ? { ...deps.contactForms, mail: countingMail(deps.contactForms?.mail ?? openMailTransport(mailConfigFrom(config.contactForms.smtpUrl, config.dataDir)), config.contactForms.smtpUrl ? 'smtp' : 'eml-files', metrics) }
+      : deps.contactForms;
+    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
+    metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
     const drain = new DrainState();
     if (config.roles.has('api')) {
@@ -154,16 +166,28 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         const s = supervisor;
         for (const projection of projections) checks[`projection:${projection.name}`] = () => s.readiness().checks[`projection:${projection.name}`] ?? { ok: false, detail: 'not started' };
       }
+      if (metrics) app.use(metrics.http.middleware());
       app.use(requestLogger({ logger }));
       app.use(errorEnvelope({ logger, translate: translateErrors }));
       app.use(publicCors());
       versions = new ReadModelVersions(stores.readModels, ['public-content', 'access'], { supervisor });
       await versions.start();
-      responseCache = new PublicResponseCache({ versions, maxBytes: config.publicResponseCacheBytes, trustProxy: config.trustProxy, logger });
+      responseCache = new PublicResponseCache({
+        versions,
+        maxBytes: config.publicResponseCacheBytes,
+        trustProxy: config.trustProxy,
+        logger,
+        ...(metrics ? { onHit: (hit: { route: string | undefined; status: number; seconds: number }) => metrics.http.cacheHit(hit.route, hit.status, hit.seconds) } : {}),
+      });
       app.use(responseCache.middleware());
       const health = healthRoutes({ drain, readiness: readinessFromChecks(checks), logger });
       app.use(health.routes());
       app.use(health.allowedMethods());
+      if (metrics) {
+        const scrape = metricsRoutes(metrics, { token: config.metrics.token });
+        app.use(scrape.routes());
+        app.use(scrape.allowedMethods());
+      }
       const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger });
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;

@@ -5,7 +5,7 @@ import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { NotLeaderError, StreamNotFoundError, UnavailableError } from '../event-store/errors.ts';
 import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import { OutboxWorker, type OutboxDefinition } from '../outbox/outbox-worker.ts';
+import { OutboxWorker, type OutboxDefinition, type OutboxObserver } from '../outbox/outbox-worker.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { deliveryStream } from '../domain/webhook/webhook-events.ts';
 import { serializePayload } from '../domain/webhook/webhook-payload.ts';
@@ -34,6 +34,8 @@ export interface DispatcherDeps {
   concurrencyPerWebhook: number;
   /** How often the outbox is looked at when idle; default 100 ms. */
   pollIntervalMs?: number;
+  /** Told how each delivery ended (metrics). */
+  observer?: OutboxObserver;
 }
 
 /** The secret's sealing context: a sealed secret opens only for the webhook it was sealed for. */
@@ -86,6 +88,7 @@ export function webhookOutbox(deps: DispatcherDeps): OutboxDefinition<JobDoc & R
         (await reader.find<{ webhookId: string }>(WEBHOOKS_PROJECTION, 'queues', { filter: { pending: { $gt: 0 } }, limit: 10_000 })).map((q) => q.webhookId),
     },
     retryLater: (error) => error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError,
+    outcomeLabel: (outcome) => (outcome.kind === 'abandoned' ? 'abandoned' : outcome.result.ok ? 'delivered' : 'failed'),
 
     async perform(job, signal): Promise<DispatchOutcome> {
       const webhook = await reader.get<WebhookDoc & Record<string, unknown>>(WEBHOOKS_PROJECTION, 'webhooks', job.webhookId);
@@ -180,6 +183,7 @@ export class WebhookDispatcher {
       logger: deps.logger,
       concurrency: deps.concurrency,
       pollIntervalMs: deps.pollIntervalMs ?? 100,
+      ...(deps.observer ? { observer: deps.observer } : {}),
     });
   }
 

@@ -20,6 +20,8 @@ interface CachedResponse {
   /** Compressible bodies: the gzip representation, made on the first request that accepts it. */
   gzip?: { body: Buffer; etag: string; rawHeaders: string[]; rawHeaders304: string[] } | undefined;
   compressible: boolean;
+  /** The router's path pattern of the request that filled the entry, for metrics. */
+  route: string | undefined;
 }
 
 /** Bodies worth compressing: text of at least this many bytes. */
@@ -35,6 +37,8 @@ export interface PublicResponseCacheOptions {
   trustProxy: boolean;
   logger: Logger;
   prefix?: string;
+  /** Told about every hit `serveRaw` answers (metrics): the entry's route pattern, the status sent, the time taken. */
+  onHit?: (hit: { route: string | undefined; status: number; seconds: number }) => void;
 }
 
 /** Headers that select the project or the variant of a public response, besides the URL. */
@@ -96,7 +100,9 @@ export class PublicResponseCache {
       }
       const rawHeaders304 = headers.filter(([name]) => name !== 'content-type').flat();
       const compressible = body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
-      this.#store(key, { version, body, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304, compressible });
+      const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+      const route = typeof matched === 'string' ? matched : undefined;
+      this.#store(key, { version, body, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304, compressible, route });
     };
   }
 
@@ -126,6 +132,7 @@ export class PublicResponseCache {
       res.writeHead(200, [...variant.rawHeaders, REQUEST_ID_HEADER, requestId]);
       res.end(variant.body);
     }
+    this.options.onHit?.({ route: hit.route, status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
     const logger = this.options.logger;
     if (logger.isLevelEnabled('info')) {
       const [path, query = ''] = req.url.split('?', 2) as [string, string?];
