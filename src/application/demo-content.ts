@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { Actor } from '../event-store/event-store.ts';
@@ -20,6 +20,10 @@ import { contactFormStream } from '../domain/contact-form/contact-form-events.ts
 import { parseContactFormSettings } from '../domain/contact-form/contact-form-settings.ts';
 import { handleCommand } from './command-handler.ts';
 import { Reservations } from './reservations.ts';
+import { assetDecider } from '../domain/media/asset-decider.ts';
+import { assetStreamId } from '../domain/media/media-events.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import { demoImage, DEMO_IMAGE_HEIGHT, DEMO_IMAGE_WIDTH } from './demo-images.ts';
 
 export interface DemoResult {
   projectId: string;
@@ -29,8 +33,26 @@ export interface DemoResult {
   adminPassword: string;
   formSets: string[];
   contactForms: string[];
+  /** Media assets uploaded (the blog's Open Graph images). */
+  mediaAssets: number;
+  /** The service's base URL the others are made from. */
+  serviceUrl: string;
+  /** The project-pinned public API base. */
   publicBase: string;
+  /** The admin/agent API base. */
+  adminApi: string;
+  /** The contact form's hosted page. */
+  hostedContactPage: string;
+  /** One published blog entry on the public API: data, mediaUrls with its Open Graph image. */
+  sampleEntry: string;
   position: bigint;
+}
+
+export interface DemoOptions {
+  /** Where the demo's images go (the service's blob store: DATA_DIR/media or S3). */
+  blobs: BlobStore;
+  /** The service's public base URL (scheme, host, port), without a trailing slash. */
+  serviceUrl: string;
 }
 
 const LOCALES = { locales: ['en', 'ja'], defaultLocale: 'en' };
@@ -73,10 +95,11 @@ const TOPICS = [
 /**
  * `annals demo`: a demo project on the Business plan with content locales en (default) and ja:
  * a published blog_category master and a `blog` form set with 24 published entries in both languages,
+ * each with an Open Graph image (made here with sharp and uploaded as a media asset),
  * a `news` form set with an entry in every workflow status, and a `contact` form with a hosted page. Written through the same deciders,
  * reservations and event log as the API, so the read models are built from it like from any history.
  */
-export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPrincipal): Promise<DemoResult> {
+export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPrincipal, options: DemoOptions): Promise<DemoResult> {
   const suffix = randomBytes(3).toString('hex');
   const adminPassword = randomBytes(12).toString('base64url');
   const access = new AccessService({ log, clock });
@@ -131,14 +154,51 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
     return { entryId, revisionId };
   };
 
+  // One Open Graph image per topic, stored like an upload: bytes first, then the event.
+  const images: string[] = [];
+  for (const [i, [en]] of TOPICS.entries()) {
+    const bytes = await demoImage(i);
+    const assetId = randomUUID();
+    const blobKey = `${project.projectId}/${assetId}`;
+    await options.blobs.put(blobKey, { bytes }, { contentType: 'image/jpeg' });
+    await handleCommand(
+      log,
+      assetStreamId(assetId),
+      assetDecider,
+      {
+        type: 'register_upload',
+        assetId,
+        projectId: project.projectId,
+        fileName: `${slugify(en)}.jpg`,
+        mimeType: 'image/jpeg',
+        byteSize: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        width: DEMO_IMAGE_WIDTH,
+        height: DEMO_IMAGE_HEIGHT,
+        animated: false,
+        altText: en,
+        caption: '',
+        blobKey,
+        source: 'generated',
+      },
+      { principal: admin, now: at().toISOString() },
+      { actor },
+    );
+    images.push(assetId);
+  }
+
   const blogCategories = [...masterValues.get('blog_category')!];
+  let sampleSlug = '';
   for (let i = 0; i < 24; i++) {
     const [en, ja] = TOPICS[i % TOPICS.length]!;
     const part = Math.floor(i / TOPICS.length) + 1;
-    const { entryId, revisionId } = await createEntry(blog, `${slugify(en)}-${part}`, {
+    const slug = `${slugify(en)}-${part}`;
+    sampleSlug ||= slug;
+    const { entryId, revisionId } = await createEntry(blog, slug, {
       title: { en: `${en} (part ${part})`, ja: `${ja}（第${part}回）` },
       body: { en: richText(`${en}. Part ${part} of a series on running content from an event log.`), ja: richText(`${ja}。イベントログでコンテンツを運用する連載の第${part}回です。`) },
       meta_description: { en: `${en}: part ${part} of the annals demo series.`, ja: `${ja}：annalsデモ連載の第${part}回。` },
+      og_image: images[i % images.length],
       published_date: new Date(Date.UTC(2026, 0, 1 + i * 7)).toISOString().slice(0, 10),
       category: blogCategories[i % blogCategories.length],
     });
@@ -184,7 +244,12 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
     adminPassword,
     formSets: [...formSets.keys()],
     contactForms: [contactSettings.slug],
-    publicBase: `/public/p/${project.projectId}/v1`,
+    mediaAssets: images.length,
+    serviceUrl: options.serviceUrl,
+    publicBase: `${options.serviceUrl}/public/p/${project.projectId}/v1`,
+    adminApi: `${options.serviceUrl}/admin/v1`,
+    hostedContactPage: `${options.serviceUrl}/contact/${project.projectSlug}/${contactSettings.slug}`,
+    sampleEntry: `${options.serviceUrl}/public/p/${project.projectId}/v1/form-sets/blog/entries/${sampleSlug}`,
     position: contact.position!,
   };
 }

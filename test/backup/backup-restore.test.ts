@@ -142,8 +142,12 @@ describe('annals backup and restore', function () {
     const backup = await cli(source, ['backup', backupDir]);
     expect(backup.code, backup.stderr).to.equal(0);
     expect(fs.statSync(backupDir).mode & 0o777).to.equal(0o700);
-    for (const name of fs.readdirSync(backupDir)) expect(fs.statSync(path.join(backupDir, name)).mode & 0o777, name).to.equal(0o600);
-    expect(fs.readdirSync(backupDir).sort()).to.deep.equal(['annals-backup.json', 'events.sqlite', 'keys.sqlite', 'read-models.sqlite', 'secrets-key', 'session-secret']);
+    for (const entry of fs.readdirSync(backupDir, { withFileTypes: true, recursive: true })) {
+      expect(fs.statSync(path.join(entry.parentPath, entry.name)).mode & 0o777, entry.name).to.equal(entry.isDirectory() ? 0o700 : 0o600);
+    }
+    // The demo's Open Graph images are media: the backup has them too.
+    expect(fs.readdirSync(backupDir).sort()).to.deep.equal(['annals-backup.json', 'events.sqlite', 'keys.sqlite', 'media', 'read-models.sqlite', 'secrets-key', 'session-secret']);
+    expect(fs.readdirSync(path.join(backupDir, 'media'), { recursive: true }).filter((name) => String(name).includes('/'))).to.have.length(8);
 
     const again = await cli(source, ['backup', backupDir, '--json']);
     expect(again.code).to.equal(2);

@@ -21,7 +21,7 @@ export interface Asset {
 
 export type AssetState = { status: 'absent' } | ({ status: 'active' } & Asset) | ({ status: 'deleted' } & Asset);
 
-export type UploadSource = 'multipart' | 'base64' | 'source-url';
+export type UploadSource = 'multipart' | 'base64' | 'source-url' | 'generated';
 
 /** What an upload learned about the bytes, which are in blob storage under blobKey before the command runs. */
 export type UploadedFile = Omit<Asset, 'assetId' | 'projectId' | 'altText' | 'caption'> & { source: UploadSource };

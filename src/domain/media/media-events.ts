@@ -38,8 +38,8 @@ export const assetUploaded = defineEvent({
     caption: z.string().max(CAPTION_MAX),
     blobKey,
     uploadedAt: instant,
-    /** Where the bytes came from: a multipart file, base64 in JSON, or a source URL the service fetched. */
-    source: z.enum(['multipart', 'base64', 'source-url']),
+    /** Where the bytes came from: a multipart file, base64 in JSON, a source URL the service fetched, or made by annals itself (the demo's images). */
+    source: z.enum(['multipart', 'base64', 'source-url', 'generated']),
   }),
 });
 
