@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -15,6 +16,8 @@ export interface SystemProgram {
   executable: string;
   /** The exact command that installs it on Debian. */
   install: string;
+  /** Finds it another way than by `executable` on PATH; returns what to run, or undefined. */
+  find?: () => string | undefined;
 }
 
 export const xmllint: SystemProgram = { name: 'xmllint', executable: 'xmllint', install: 'sudo apt-get install -y libxml2-utils' };
@@ -22,11 +25,29 @@ export const xmllint: SystemProgram = { name: 'xmllint', executable: 'xmllint', 
 /** Debian's chromium, driven by playwright-core; CHROMIUM_PATH names another build. */
 export const chromium: SystemProgram = { name: 'Chromium', executable: process.env['CHROMIUM_PATH'] || 'chromium', install: 'sudo apt-get install -y chromium' };
 
-/** The program's absolute path, or undefined when it is not installed. */
+/**
+ * Docker Compose, to validate docker-compose.yml (no Docker engine needed): the v2 plugin (`docker compose`)
+ * when it answers, else Debian's docker-compose (v1). `locate` gives the command line, space-separated.
+ */
+export const dockerCompose: SystemProgram = {
+  name: 'Docker Compose',
+  executable: 'docker-compose',
+  install: 'sudo apt-get install -y --no-install-recommends docker-compose',
+  find: () => {
+    if (onPath('docker') && spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0) return 'docker compose';
+    return onPath('docker-compose');
+  },
+};
+
+/** The program's absolute path (or command line), or undefined when it is not installed. */
 export function locate(program: SystemProgram): string | undefined {
-  const candidates = path.isAbsolute(program.executable)
-    ? [program.executable]
-    : (process.env['PATH'] ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program.executable));
+  return program.find ? program.find() : onPath(program.executable);
+}
+
+function onPath(executable: string): string | undefined {
+  const candidates = path.isAbsolute(executable)
+    ? [executable]
+    : (process.env['PATH'] ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, executable));
   return candidates.find((file) => {
     try {
       fs.accessSync(file, fs.constants.X_OK);
