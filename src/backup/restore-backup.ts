@@ -6,6 +6,7 @@ import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { acquireDataDirLock, LOCK_FILE } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data-dir/private-files.ts';
+import { syncFile, syncFolder } from '../fs/durable-files.ts';
 import { assertEmbeddedStores, BackupError, MANIFEST_FILE, sha256OfFile, type BackupManifest } from './backup-manifest.ts';
 
 export interface RestoreResult {
@@ -50,14 +51,10 @@ export async function restoreBackup(config: Config, source: string, progress: (l
       const temporary = `${target}.restoring`;
       await fs.copyFile(path.join(from, ...file.path.split('/')), temporary);
       await fs.chmod(temporary, PRIVATE_FILE_MODE);
-      const handle = await fs.open(temporary, 'r+');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await syncFile(temporary);
       await fs.rename(temporary, target);
     }
+    for (const dir of new Set(manifest.files.map((file) => path.dirname(path.join(dataDir, ...file.path.split('/')))))) await syncFolder(dir);
     const head = await restoredHead(config);
     if (head !== manifest.eventLogHead) throw new BackupError('BAD_BACKUP', `the restored event log ends at ${head ?? 'nothing'}, the manifest says ${manifest.eventLogHead ?? 'nothing'}`, 1);
   } catch (error) {

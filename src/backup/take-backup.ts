@@ -7,6 +7,7 @@ import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { createPrivateFile, ensurePrivateDir, PRIVATE_FILE_MODE } from '../data-dir/private-files.ts';
 import { dataDirState } from '../data-dir/fresh-data-dir.ts';
 import { packageVersion } from '../package-root.ts';
+import { syncFile, syncFolder } from '../fs/durable-files.ts';
 import { assertEmbeddedStores, BackupError, filesUnder, MANIFEST_FILE, sha256OfFile, sizeText, type BackupManifest } from './backup-manifest.ts';
 
 /** The secrets generated into DATA_DIR when SESSION_SECRET / SECRETS_KEY are unset. */
@@ -129,18 +130,8 @@ async function headOf(eventLogCopy: string): Promise<bigint | null> {
 
 async function writeDurably(file: string, text: string): Promise<void> {
   const temporary = `${file}.tmp`;
-  const handle = await fs.open(temporary, 'w', PRIVATE_FILE_MODE);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await fs.writeFile(temporary, text, { mode: PRIVATE_FILE_MODE });
+  await syncFile(temporary);
   await fs.rename(temporary, file);
-  const dir = await fs.open(path.dirname(file), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+  await syncFolder(path.dirname(file));
 }

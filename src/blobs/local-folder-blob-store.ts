@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { constants } from 'node:fs';
 import path from 'node:path';
+import { syncFile } from '../fs/durable-files.ts';
 import { assertBlobKey, assertByteRange, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 /**
@@ -22,12 +23,7 @@ export class LocalFolderBlobStore implements BlobStore {
     try {
       if ('path' in source) await fs.copyFile(source.path, temporary);
       else await fs.writeFile(temporary, source.bytes);
-      const handle = await fs.open(temporary, 'r+');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await syncFile(temporary);
       await fs.rename(temporary, target);
     } catch (error) {
       await fs.rm(temporary, { force: true });
