@@ -70,12 +70,13 @@ export interface RunningService {
 /**
  * Starts every role the configuration names, on the stores it names. Fails, with nothing left running,
  * when a store cannot be opened or the port cannot be bound; a DATA_DIR that was empty is then left empty.
- * A process with the projector role holds the DATA_DIR's writer lock while it runs (see DataDirLock):
- * a second one on the same folder is refused, API-only processes (ROLES=api) may run beside it.
+ * A process with the projector role on an embedded store holds the DATA_DIR's writer lock while it runs
+ * (see DataDirLock): a second one on the same folder is refused; API-only processes (ROLES=api) may run
+ * beside it.
  */
 export async function startService(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
   const before = dataDirState(config.dataDir);
-  const lock = config.roles.has('projector') ? lockDataDir(config) : undefined;
+  const lock = takesDataDirLock(config) ? lockDataDir(config) : undefined;
   try {
     for (const warning of permissionWarnings(config.dataDir)) deps.logger.warn(warning);
     const running = await startRoles(config, deps);
@@ -100,6 +101,16 @@ export async function startService(config: Config, deps: { logger: Logger; clock
     lock?.release();
     throw error;
   }
+}
+
+/**
+ * Whether this process takes the DATA_DIR's writer lock: when it runs the projector role (projectors,
+ * outboxes, scheduler) and an embedded SQLite store lives in DATA_DIR. With the log on EventStoreDB and the
+ * read models on MongoDB, DATA_DIR holds no store, and the projectors' leases in the read-model store let
+ * several projector processes run (one folds, the others stand by).
+ */
+export function takesDataDirLock(config: Pick<Config, 'roles' | 'eventStore' | 'readModels'>): boolean {
+  return config.roles.has('projector') && (config.eventStore.kind === 'sqlite' || config.readModels.kind === 'sqlite');
 }
 
 /** The DATA_DIR's writer lock for this service, or a refusal that says what to do instead. */

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { acquireDataDirLock, DataDirLockedError, LOCK_FILE } from '../../src/data-dir/data-dir-lock.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { takesDataDirLock } from '../../src/service/service.ts';
 
 describe('DATA_DIR writer lock', () => {
   it('is exclusive within one process too, names its holder, and is taken again once released', () => {
@@ -23,5 +25,18 @@ describe('DATA_DIR writer lock', () => {
     lock.release();
     const again = acquireDataDirLock(dataDir, 'restore');
     again.release();
+  });
+
+  it('is taken by the projector role wherever an embedded store lives in DATA_DIR, not with EventStoreDB and MongoDB', () => {
+    const production = { EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false', SESSION_SECRET: 's'.repeat(40), SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const cases: Array<[Record<string, string>, boolean]> = [
+      [{}, true],
+      [{ ROLES: 'projector' }, true],
+      [{ ROLES: 'api' }, false],
+      [{ MONGODB_URL: 'mongodb://localhost/annals' }, true],
+      [production, true],
+      [{ ...production, MONGODB_URL: 'mongodb://localhost/annals' }, false],
+    ];
+    for (const [env, expected] of cases) expect(takesDataDirLock(loadConfig(env)), JSON.stringify(env)).to.equal(expected);
   });
 });
