@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { entryEvents, type EntryEvent, type ExternalIdentity, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
 import type { RevisionStatus } from '../src/domain/content/entry/entry-workflow.ts';
+import { entryListing } from '../src/domain/content/entry/entry-listing.ts';
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { orderedRecords, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
@@ -15,19 +16,24 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  * its metadata.occurredAt otherwise):
  * - `form_sets`, id formSetId: the full definition as the last event carried it, and its version.
  *   Deleted form sets are removed (their entries are not touched here).
- * - `entries`, id entryId: what lists and lookups need, without snapshots. `latestRevision` is the
- *   newest revision (whatever its status), `liveRevision` the published one the public API serves.
- *   `revisionIds` lists every revision in order. A deleted entry is removed with all its revisions and
- *   redirects.
+ * - `entries`, id entryId: what lists and lookups need, without snapshots and of a size that does not grow
+ *   with the history (a save rewrites this small document and adds one revision document; nothing holds
+ *   every revision). `latestRevision` is the newest revision (whatever its status), `liveRevision` the
+ *   published one the public API serves, `revisionCount` how many there are. `title`, `titleSort` and
+ *   `search` (tokens of the title and text fields in every locale) come from the latest revision, with the
+ *   form set and default locale as they were when it was saved. `updatedBy` is the actor of the last change,
+ *   `updatedAtMs` the same time as updatedAt as a number (a range query bounds both sides). A deleted entry
+ *   is removed with all its revisions (found through by_entry_revision) and redirects.
  * - `revisions`, id revisionId: one per save, with the full snapshot and its workflow status (draft,
  *   pending_review, scheduled, published, rejected, superseded). The scheduler finds due revisions with
  *   due_for_publishing: {status: 'scheduled', publishAt <= now} across projects (by_status_publish_at within one).
  * - `slug_redirects`, id `${formSetId}:${oldSlug}`: a former slug and the entry it now names (read the
  *   entry for its current slug). Removed when the entry is deleted or a live entry takes the slug again.
  * - `masters`, id masterId: records in display order (depth first from the roots, siblings by order).
+ * - `projects`, id projectId: the default content locale titles are read in.
  *
- * entry.deleted finds the revisions to remove in the entry document's revisionIds (the event names only
- * the slugs). On MongoDB, a commit interrupted between collections and replayed can leave a deleted
+ * Version 2: entries no longer list every revision id; they carry the listing fields and indexes for the
+ * admin lists' filters and sorts. On MongoDB, a commit interrupted between collections and replayed can leave a deleted
  * entry's revision documents behind; a handler reading a revision by id should check its entry exists.
  *
  * Fields beyond the API contract: entries.liveRevision/latestRevision as documented, revisions.updatedAt,
@@ -58,10 +64,15 @@ export interface EntryDoc {
   assignee: string | null;
   createdAt: string;
   updatedAt: string;
+  updatedAtMs: number;
+  /** Who made the last change: the actor's type and id. */
+  updatedBy: { type: string; id: string };
   latestRevision: { revisionId: string; revision: number; status: RevisionStatus } | null;
   liveRevision: { revisionId: string; revision: number; publishedAt: string } | null;
-  /** Every revision, oldest first. */
-  revisionIds: string[];
+  revisionCount: number;
+  title: string;
+  titleSort: string;
+  search: string;
   duplicatedFrom: { entryId: string; revisionId?: string; revision?: number } | null;
 }
 
@@ -73,6 +84,8 @@ export interface RevisionDoc {
   revision: number;
   status: RevisionStatus;
   snapshot: Snapshot;
+  /** Who saved it. */
+  savedBy: { type: string; id: string };
   savedAt: string;
   /** When the status last changed (or the save). */
   updatedAt: string;
@@ -118,12 +131,25 @@ type Doc<T> = T & Record<string, unknown>;
 
 export const redirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
 
+export interface ContentProjectDoc {
+  projectId: string;
+  defaultLocale: string;
+}
+
 const ENTRY_TYPES = new Set<string>(entryEvents.map((d) => d.type));
 const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
+const PROJECT_TYPES = ['project.created', 'project.content-locales-changed'];
+
+/** The entry list's sorts: API name to the entries field, each served by an index per form set. */
+export const ENTRY_LIST_SORTS = {
+  updated_at: 'updatedAt',
+  title: 'titleSort',
+  published_at: 'liveRevision.publishedAt',
+} as const;
 
 export const content = defineProjection({
   name: 'content',
-  version: 1,
+  version: 2,
   description: 'Form sets, entries, revisions with their workflow status, slug redirects and masters.',
   collections: {
     form_sets: {
@@ -132,13 +158,19 @@ export const content = defineProjection({
     entries: {
       indexes: [
         { name: 'by_form_set_slug', fields: [['formSetId', 1], ['slug', 1]] },
-        { name: 'by_project_form_set_updated', fields: [['projectId', 1], ['formSetId', 1], ['updatedAt', -1]] },
+        { name: 'by_form_set_updated', fields: [['formSetId', 1], ['updatedAt', -1]] },
+        { name: 'by_form_set_title', fields: [['formSetId', 1], ['titleSort', 1]] },
+        { name: 'by_form_set_published', fields: [['formSetId', 1], ['liveRevision.publishedAt', -1]] },
+        { name: 'by_form_set_status_updated', fields: [['formSetId', 1], ['latestRevision.status', 1], ['updatedAt', -1]] },
+        { name: 'by_form_set_assignee_updated', fields: [['formSetId', 1], ['assignee', 1], ['updatedAt', -1]] },
+        { name: 'by_form_set_updated_by', fields: [['formSetId', 1], ['updatedBy.id', 1], ['updatedAt', -1]] },
         { name: 'by_project_import_path', fields: [['projectId', 1], ['importPath', 1]] },
         {
           name: 'by_project_external',
           fields: [['projectId', 1], ['external.sourceType', 1], ['external.entityType', 1], ['external.externalId', 1]],
         },
       ],
+      textField: 'search',
     },
     revisions: {
       indexes: [
@@ -154,10 +186,17 @@ export const content = defineProjection({
     masters: {
       indexes: [{ name: 'by_project_key', fields: [['projectId', 1], ['key', 1]], unique: true }],
     },
+    projects: {},
   },
-  filter: { eventTypes: [...formSetEvents, ...entryEvents, ...masterEvents].map((definition) => definition.type) },
+  filter: { eventTypes: [...PROJECT_TYPES, ...[...formSetEvents, ...entryEvents, ...masterEvents].map((definition) => definition.type)] },
 
   async apply(recorded, view) {
+    if (PROJECT_TYPES.includes(recorded.type)) {
+      const d = recorded.data as { projectId: string; defaultLocale?: string; contentLocales?: { defaultLocale: string } };
+      const defaultLocale = d.contentLocales?.defaultLocale ?? d.defaultLocale;
+      if (defaultLocale !== undefined) view.put('projects', d.projectId, { projectId: d.projectId, defaultLocale } satisfies ContentProjectDoc);
+      return;
+    }
     if (FORM_SET_TYPES.has(recorded.type)) return applyFormSet({ type: recorded.type, data: recorded.data } as FormSetEvent, recorded, view);
     if (ENTRY_TYPES.has(recorded.type)) return applyEntry({ type: recorded.type, data: recorded.data } as EntryEvent, recorded, view);
     return applyMaster({ type: recorded.type, data: recorded.data } as MasterEvent, recorded, view);
@@ -212,6 +251,10 @@ async function applyFormSet(event: FormSetEvent, recorded: RecordedEvent, view: 
 
 async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: ProjectionView): Promise<void> {
   const at = recorded.metadata.occurredAt;
+  const by = { type: recorded.metadata.actor.type, id: recorded.metadata.actor.id };
+  const updateEntry = (entryId: string, patch: (entry: EntryDoc) => Partial<EntryDoc>) => updateEntryDoc(view, entryId, at, by, patch);
+  const setLatestStatus = (entryId: string, revisionId: string, status: RevisionStatus) =>
+    updateEntry(entryId, (entry) => ({ latestRevision: entry.latestRevision?.revisionId === revisionId ? { ...entry.latestRevision, status } : entry.latestRevision }));
   switch (event.type) {
     case 'entry.created': {
       const d = event.data;
@@ -226,9 +269,14 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         assignee: null,
         createdAt: at,
         updatedAt: at,
+        updatedAtMs: Date.parse(at),
+        updatedBy: by,
         latestRevision: null,
         liveRevision: null,
-        revisionIds: [],
+        revisionCount: 0,
+        title: '',
+        titleSort: '',
+        search: '',
         duplicatedFrom: d.duplicatedFrom ?? null,
       };
       view.put('entries', doc.entryId, { ...doc });
@@ -247,6 +295,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         revision: d.revision,
         status: 'draft',
         snapshot: d.snapshot,
+        savedBy: by,
         savedAt: d.savedAt,
         updatedAt: d.savedAt,
         publishAt: null,
@@ -254,21 +303,25 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         ...(d.restoredFrom === undefined ? {} : { restoredFrom: { revisionId: d.restoredFrom.revisionId, revision: d.restoredFrom.revision } }),
       };
       view.put('revisions', doc.revisionId, { ...doc });
-      await updateEntry(view, d.entryId, at, (entry) => ({
+      const formSet = await view.get<Doc<FormSetDoc>>('form_sets', d.formSetId);
+      const project = await view.get<Doc<ContentProjectDoc>>('projects', d.projectId);
+      const listing = entryListing(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null);
+      await updateEntry(d.entryId, () => ({
         latestRevision: { revisionId: d.revisionId, revision: d.revision, status: 'draft' },
-        revisionIds: entry.revisionIds.includes(d.revisionId) ? entry.revisionIds : [...entry.revisionIds, d.revisionId],
+        revisionCount: d.revision,
+        ...listing,
       }));
       return;
     }
 
     case 'entry.revision-submitted':
       await updateRevision(view, event.data.revisionId, at, () => ({ status: 'pending_review', submittedAt: at }));
-      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'pending_review', at);
+      await setLatestStatus(event.data.entryId, event.data.revisionId, 'pending_review');
       return;
 
     case 'entry.revision-approved':
       await updateRevision(view, event.data.revisionId, at, () => ({ status: 'scheduled', publishAt: event.data.publishAt }));
-      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'scheduled', at);
+      await setLatestStatus(event.data.entryId, event.data.revisionId, 'scheduled');
       return;
 
     case 'entry.revision-published': {
@@ -282,7 +335,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
       if (d.supersedes !== undefined) {
         await updateRevision(view, d.supersedes, at, () => ({ status: 'superseded', supersededAt: d.publishedAt, supersededBy: d.revisionId }));
       }
-      await updateEntry(view, d.entryId, at, (entry) => ({
+      await updateEntry(d.entryId, (entry) => ({
         liveRevision: { revisionId: d.revisionId, revision: d.revision, publishedAt: d.publishedAt },
         latestRevision: entry.latestRevision?.revisionId === d.revisionId ? { ...entry.latestRevision, status: 'published' } : entry.latestRevision,
       }));
@@ -295,13 +348,13 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         const { rejectedReason: _previous, ...rest } = revision;
         return { ...rest, status: 'rejected', publishAt: null, rejectedAt: at, ...(reason === undefined ? {} : { rejectedReason: reason }) };
       }, { replace: true });
-      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'rejected', at);
+      await setLatestStatus(event.data.entryId, event.data.revisionId, 'rejected');
       return;
     }
 
     case 'entry.revision-withdrawn':
       await updateRevision(view, event.data.revisionId, at, () => ({ status: 'draft', publishAt: null }));
-      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'draft', at);
+      await setLatestStatus(event.data.entryId, event.data.revisionId, 'draft');
       return;
 
     case 'entry.revision-reopened':
@@ -309,12 +362,12 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         const { rejectedReason: _reason, rejectedAt: _at, ...rest } = revision;
         return { ...rest, status: 'draft' };
       }, { replace: true });
-      await setLatestStatus(view, event.data.entryId, event.data.revisionId, 'draft', at);
+      await setLatestStatus(event.data.entryId, event.data.revisionId, 'draft');
       return;
 
     case 'entry.slug-changed': {
       const { entryId, projectId, formSetId, from, to } = event.data;
-      await updateEntry(view, entryId, at, (entry) => ({
+      await updateEntry(entryId, (entry) => ({
         slug: to,
         previousSlugs: [...entry.previousSlugs.filter((s) => s !== to && s !== from), from],
       }));
@@ -325,17 +378,17 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
     }
 
     case 'entry.import-metadata-set':
-      await updateEntry(view, event.data.entryId, at, () => ({ importPath: event.data.importPath, external: event.data.external }));
+      await updateEntry(event.data.entryId, () => ({ importPath: event.data.importPath, external: event.data.external }));
       return;
 
     case 'entry.assigned':
-      await updateEntry(view, event.data.entryId, at, () => ({ assignee: event.data.userId }));
+      await updateEntry(event.data.entryId, () => ({ assignee: event.data.userId }));
       return;
 
     case 'entry.deleted': {
       const { entryId, formSetId, previousSlugs } = event.data;
       const entry = await view.get<Doc<EntryDoc>>('entries', entryId);
-      for (const revisionId of entry?.revisionIds ?? []) view.delete('revisions', revisionId);
+      for (const revision of await view.find<Doc<RevisionDoc>>('revisions', { entryId })) view.delete('revisions', revision.revisionId);
       for (const slug of new Set([...previousSlugs, ...(entry?.previousSlugs ?? [])])) {
         const redirect = await view.get<Doc<SlugRedirectDoc>>('slug_redirects', redirectId(formSetId, slug));
         if (redirect?.entryId === entryId) view.delete('slug_redirects', redirectId(formSetId, slug));
@@ -346,17 +399,10 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
   }
 }
 
-async function updateEntry(view: ProjectionView, entryId: string, at: string, patch: (entry: EntryDoc) => Partial<EntryDoc>): Promise<void> {
+async function updateEntryDoc(view: ProjectionView, entryId: string, at: string, by: EntryDoc['updatedBy'], patch: (entry: EntryDoc) => Partial<EntryDoc>): Promise<void> {
   const entry = await view.get<Doc<EntryDoc>>('entries', entryId);
   if (!entry) return;
-  view.put('entries', entryId, { ...entry, ...patch(entry), updatedAt: at });
-}
-
-/** The entry's latestRevision follows its status, when the event is about the latest revision. */
-async function setLatestStatus(view: ProjectionView, entryId: string, revisionId: string, status: RevisionStatus, at: string): Promise<void> {
-  await updateEntry(view, entryId, at, (entry) => ({
-    latestRevision: entry.latestRevision?.revisionId === revisionId ? { ...entry.latestRevision, status } : entry.latestRevision,
-  }));
+  view.put('entries', entryId, { ...entry, ...patch(entry), updatedAt: at, updatedAtMs: Date.parse(at), updatedBy: by });
 }
 
 /**

@@ -18,8 +18,11 @@ import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-p
  * - `form_sets`, id formSetId: the definition (fields, roles, sitemap settings) entries are shaped with.
  * - `entries`, id entryId: every entry's identity (slug, import metadata, creation) and its live revision
  *   with the raw snapshot, from which the views are re-shaped when locales or the form set change.
- * - `drafts`, id revisionId: snapshots of revisions not (yet) live; a revision's snapshot moves to its
- *   entry when it is published. Preview reads the admin `content` projection instead.
+ * - `drafts`, id entryId: the snapshot of the entry's latest revision while it is not live (only the latest
+ *   revision can be published); it moves to the entry when published. One document per entry, so a save
+ *   writes one document of the snapshot's size however many revisions came before (version 2; version 1
+ *   kept every draft and rewrote the entry's list of them on each save). Preview reads the admin `content`
+ *   projection instead.
  * - `entry_views`, id `${entryId}:${locale}`: EntryView, one per live entry and content locale. Searchable
  *   through its `search` tokens.
  * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
@@ -56,8 +59,6 @@ export interface PublicEntryDoc {
   /** When a revision of the entry first went live; null while it never has. */
   firstPublishedAt: string | null;
   live: { revisionId: string; revision: number; updatedAt: string; snapshot: Snapshot } | null;
-  /** Revisions saved and not published (their snapshots are in `drafts`), so deleting needs no search. */
-  draftRevisionIds: string[];
   /** Former slugs (each may have a redirect), oldest first. */
   previousSlugs: string[];
 }
@@ -163,7 +164,7 @@ const HANDLED = new Set([
 
 export const publicContent = defineProjection({
   name: 'public-content',
-  version: 1,
+  version: 2,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -229,7 +230,6 @@ export const publicContent = defineProjection({
           external: d.external ?? null,
           firstPublishedAt: null,
           live: null,
-          draftRevisionIds: [],
           previousSlugs: [],
         };
         view.put('entries', entry.entryId, { ...entry });
@@ -237,21 +237,18 @@ export const publicContent = defineProjection({
         return;
       }
       case 'entry.revision-saved': {
-        const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
-        if (!entry) return;
-        view.put('drafts', d.revisionId, { revisionId: d.revisionId, entryId: d.entryId, revision: d.revision, snapshot: d.snapshot } satisfies DraftDoc);
-        if (!entry.draftRevisionIds.includes(d.revisionId)) view.put('entries', entry.entryId, { ...entry, draftRevisionIds: [...entry.draftRevisionIds, d.revisionId] });
+        if (!(await view.get<Doc<PublicEntryDoc>>('entries', d.entryId))) return;
+        view.put('drafts', d.entryId, { revisionId: d.revisionId, entryId: d.entryId, revision: d.revision, snapshot: d.snapshot } satisfies DraftDoc);
         return;
       }
       case 'entry.revision-published': {
         const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
-        const draft = await view.get<Doc<DraftDoc>>('drafts', d.revisionId);
-        if (!entry || !draft) return;
-        view.delete('drafts', d.revisionId);
+        const draft = await view.get<Doc<DraftDoc>>('drafts', d.entryId);
+        if (!entry || !draft || draft.revisionId !== d.revisionId) return;
+        view.delete('drafts', d.entryId);
         if (entry.firstPublishedAt === null) await addLiveCount(view, entry.formSetId, 1);
         const next: PublicEntryDoc = {
           ...entry,
-          draftRevisionIds: entry.draftRevisionIds.filter((id) => id !== d.revisionId),
           firstPublishedAt: entry.firstPublishedAt ?? d.publishedAt,
           live: { revisionId: d.revisionId, revision: d.revision, updatedAt: d.publishedAt, snapshot: draft.snapshot },
         };
@@ -283,7 +280,7 @@ export const publicContent = defineProjection({
         view.delete('entries', d.entryId);
         if (entry.live !== null) await addLiveCount(view, entry.formSetId, -1);
         await removeViews(view, entry, version);
-        for (const revisionId of entry.draftRevisionIds) view.delete('drafts', revisionId);
+        view.delete('drafts', d.entryId);
         for (const slug of new Set([...entry.previousSlugs, ...(d.previousSlugs as string[])])) {
           const redirect = await view.get<Doc<SlugRedirectDoc>>('slug_redirects', slugRedirectId(d.formSetId, slug));
           if (redirect?.entryId === d.entryId) view.delete('slug_redirects', slugRedirectId(d.formSetId, slug));

@@ -2,6 +2,7 @@ import type { AppendContext, EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { StreamNotFoundError, WrongExpectedVersionError } from '../event-store/errors.ts';
 import type { Decider, DomainEvent } from '../domain/decider.ts';
+import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 
 export interface CommandResult<State, Event extends DomainEvent> {
   /** Events appended by this command (none when the decision was a no-op). */
@@ -14,12 +15,17 @@ export interface CommandResult<State, Event extends DomainEvent> {
   streamRevision: bigint | null;
 }
 
-/** Loads an aggregate's state from its stream. */
+/**
+ * Loads an aggregate's state from its stream: through `snapshots` when given (a verified cached state or
+ * stored snapshot, then only the events after it), else by folding the whole stream.
+ */
 export async function loadAggregate<State, Event extends DomainEvent>(
   log: EventLog,
   streamId: string,
   decider: Pick<Decider<State, unknown, Event, unknown>, 'initialState' | 'evolve'>,
+  snapshots?: AggregateSnapshots<State>,
 ): Promise<{ state: State; revision: bigint | null; position: bigint | null }> {
+  if (snapshots) return snapshots.load(log, streamId, decider);
   let state = decider.initialState();
   let revision: bigint | null = null;
   let position: bigint | null = null;
@@ -48,16 +54,17 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
   command: Command,
   context: Context,
   appendContext: AppendContext,
-  options: { attempts?: number } = {},
+  options: { attempts?: number; snapshots?: AggregateSnapshots<State> } = {},
 ): Promise<CommandResult<State, Event>> {
   const attempts = options.attempts ?? 5;
   for (let attempt = 1; ; attempt++) {
-    const loaded = await loadAggregate(log, streamId, decider);
+    const loaded = await loadAggregate(log, streamId, decider, options.snapshots);
     const events = decider.decide(command, loaded.state, context);
     if (events.length === 0) return { events, state: loaded.state, position: loaded.position, streamRevision: loaded.revision };
     try {
       const result = await log.append(streamId, events, loaded.revision ?? 'no_stream', appendContext);
       const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
+      options.snapshots?.remember(streamId, { state, revision: result.nextExpectedRevision, position: result.position });
       return { events, state, position: result.position, streamRevision: result.nextExpectedRevision };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;

@@ -3,9 +3,10 @@ import type { Plan } from '../domain/plans.ts';
 import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { duplicateEntry, entryDecider, publishOutcome, type EntryCommand, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
-import { entryStream, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
-import { diffRevisions, type FieldChange } from '../domain/content/entry/entry-history.ts';
+import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
+import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
+import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-history.ts';
+import type { RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
 import { isLocalizedField } from '../domain/content/form-set/field-types.ts';
 import { validateSlug } from '../domain/content/entry/slug.ts';
@@ -15,7 +16,13 @@ import { formSetStreamId } from '../domain/content/form-set/form-set-events.ts';
 import { assertValidEntryFields } from '../domain/content/form-set/field-validation.ts';
 import type { VersionedFormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
-import { handleCommand, loadAggregate } from './command-handler.ts';
+import type { AppendContext } from '../event-store/event-log.ts';
+import { queryTokens } from '../search/search-tokens.ts';
+import type { FieldCondition } from '../read-models/read-model-store.ts';
+import { ENTRY_LIST_SORTS } from '../../projections/content.ts';
+import type { AggregateSnapshots } from './aggregate-snapshots.ts';
+import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
+import { keysetPage, type Page, type PageRequest } from './keyset-page.ts';
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { Reservations } from './reservations.ts';
@@ -71,16 +78,36 @@ export interface HistoryItem {
   revision: number | null;
 }
 
-export interface AuditLogQuery {
+export interface AuditLogQuery extends PageRequest {
   actor?: string | undefined;
   entryId?: string | undefined;
   /** Inclusive lower bound, UTC ISO. */
   from?: string | undefined;
   /** Exclusive upper bound, UTC ISO. */
   to?: string | undefined;
-  page: number;
-  limit: number;
 }
+
+/** The entry list's filters and sort (all optional): see listEntries. */
+export interface EntryListQuery extends PageRequest {
+  status?: RevisionStatus | undefined;
+  assignee?: string | undefined;
+  updatedBy?: string | undefined;
+  /** Inclusive lower bound, UTC ISO. */
+  updatedFrom?: string | undefined;
+  /** Exclusive upper bound, UTC ISO. */
+  updatedTo?: string | undefined;
+  q?: string | undefined;
+  sort: `${keyof typeof ENTRY_LIST_SORTS}:${'asc' | 'desc'}`;
+}
+
+export interface ReviewQueueQuery extends PageRequest {
+  assignee?: string | undefined;
+  formSetId?: string | undefined;
+  status?: 'pending_review' | 'scheduled' | undefined;
+}
+
+/** What the entry services are built from: a project's write deps, and the entry aggregates' snapshots. */
+export type ContentServiceDeps = ProjectServiceDeps & { entrySnapshots?: AggregateSnapshots<EntryState> | undefined };
 
 /** Audit-trail record kinds, by event type; other events show their type. */
 const EVENT_KINDS: Record<string, string> = {
@@ -109,7 +136,7 @@ export function eventKind(type: string): string {
  */
 export class ContentService {
   constructor(
-    private readonly deps: ProjectServiceDeps,
+    private readonly deps: ContentServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
   }
@@ -194,7 +221,7 @@ export class ContentService {
       entryDecider.decide(command, existing.state, context);
       await this.deps.reservations.claim(scope, slug, entryId, actorOf(principal), 'slug');
       try {
-        const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
+        const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
         await this.#writes.settle(result.position);
       } catch (error) {
         await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
@@ -220,8 +247,8 @@ export class ContentService {
         ...(input.expectedRevision === undefined ? {} : { expectedRevision: input.expectedRevision }),
       };
       const existing = await this.#entryState(entryId);
-      if (!(existing.state.exists && existing.state.revisions.some((r) => r.revisionId === revisionId))) {
-        const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
+      if (!(await this.#hasRevision(existing.state, entryId, revisionId))) {
+        const result = await this.#entryCommand(entryId, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
         await this.#writes.settle(result.position);
       }
       return { status: 201, body: await this.#revisionResponse(revisionId) };
@@ -231,7 +258,9 @@ export class ContentService {
 
   async revisionAction(principal: Principal, project: ProjectView, revisionId: string, action: RevisionAction, body: { revision?: number; publishAt?: unknown; reason?: string }): Promise<Record<string, unknown>> {
     const revision = await this.revisionOrFail(project, revisionId);
-    const common = { entryId: revision.entryId, revisionId, ...(body.revision === undefined ? {} : { revision: body.revision }) };
+    // The revision as recorded: the aggregate keeps only the latest and live revisions (see RecordedRevision).
+    const recorded = { revisionId, revision: revision.revision, status: revision.status as RevisionStatus };
+    const common = { entryId: revision.entryId, revisionId, recorded, ...(body.revision === undefined ? {} : { revision: body.revision }) };
     const command: EntryCommand =
       action === 'submit' ? { type: 'submitForReview', ...common }
       : action === 'approve' ? { type: 'approve', ...common, ...(body.publishAt === undefined ? {} : { publishAt: typeof body.publishAt === 'string' ? { at: body.publishAt } : (body.publishAt as TimeInput) }) }
@@ -239,7 +268,7 @@ export class ContentService {
       : action === 'withdraw' ? { type: 'withdraw', ...common }
       : action === 'reopen' ? { type: 'reopen', ...common }
       : { type: 'publish', ...common, revision: body.revision ?? revision.revision };
-    const result = await handleCommand(this.deps.log, entryStream(revision.entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal) });
+    const result = await this.#entryCommand(revision.entryId, command, this.#context(principal, project), { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
     const after = await this.revisionOrFail(project, revisionId);
     const response: Record<string, unknown> = { id: revisionId, revisionId, entryId: revision.entryId, revision: after.revision, status: after.status, publishAt: after.publishAt, publishedAt: after.publishedAt };
@@ -269,7 +298,7 @@ export class ContentService {
       const scope = `entry-slug:${command.formSetId}`;
       await this.deps.reservations.claim(scope, command.slug, entryId, actorOf(principal), 'slug');
       try {
-        const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
+        const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
         await this.#writes.settle(result.position);
       } catch (error) {
         await this.deps.reservations.release(scope, command.slug, entryId, actorOf(principal));
@@ -287,7 +316,7 @@ export class ContentService {
   async deleteEntry(principal: Principal, project: ProjectView, entryId: string): Promise<void> {
     assertCan(principal, 'entries.delete');
     await this.#entryDoc(project, entryId);
-    const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, { type: 'delete', entryId }, this.#context(principal, project), { actor: actorOf(principal) });
+    const result = await this.#entryCommand(entryId, { type: 'delete', entryId }, this.#context(principal, project), { actor: actorOf(principal) });
     const deleted = result.state as ExistingEntry;
     const scope = `entry-slug:${deleted.formSetId}`;
     for (const slug of new Set([deleted.slug, ...deleted.previousSlugs])) await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
@@ -313,7 +342,7 @@ export class ContentService {
       await this.deps.reservations.claim(scope, slug, entryId, actorOf(principal), 'slug');
       const previous = current.state.exists ? current.state.previousSlugs : [];
       try {
-        const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal) });
+        const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal) });
         await this.#writes.settle(result.position);
       } catch (error) {
         // Only a slug this entry never had is given back.
@@ -334,7 +363,7 @@ export class ContentService {
       ...(input.importPath === undefined ? {} : { importPath: input.importPath }),
       ...(input.external === undefined ? {} : { external: input.external }),
     };
-    const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal) });
+    const result = await this.#entryCommand(entryId, command, this.#context(principal, project), { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
     return this.#entryDocument(entryId);
   }
@@ -351,7 +380,7 @@ export class ContentService {
       const user = await this.deps.reader.get<{ tenantId: string; disabled: boolean }>('access', 'users', userId);
       if (!user || user.tenantId !== project.tenantId || user.disabled) throw invalid(`userId: no active console user ${userId} in this tenant.`, 'Assign to a member of the project\'s tenant.');
     }
-    const result = await handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, { actor: actorOf(principal) });
+    const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
     return this.#entryDocument(entryId);
   }
@@ -383,27 +412,88 @@ export class ContentService {
     return { publishAt: at, succeeded, failed: results.length - succeeded, results };
   }
 
-  /** Every event of an entry, oldest first, from the audit trail: actor, time and kind. */
-  async entryHistory(principal: Principal, project: ProjectView, entryId: string): Promise<HistoryItem[]> {
+  /** Every event of an entry, oldest first, from the audit trail: actor, time and kind; a page at a time. */
+  async entryHistory(principal: Principal, project: ProjectView, entryId: string, page: PageRequest): Promise<Page<HistoryItem>> {
     assertCan(principal, 'entries.history.read');
     await this.#entryDoc(project, entryId);
-    const records = await this.deps.reader.find<Record<string, unknown>>('audit-trail', 'records', { filter: { streamId: entryStream(entryId) }, sort: [['position', 'asc']], limit: 10_000 });
-    return records.map(historyItem);
+    const filter = { streamId: entryStream(entryId) };
+    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records' }, { filter, sort: [['position', 'asc']] }, page, ['history', entryId], (r) => historyItem(r));
   }
 
-  /** Field-level diff between two revisions of one entry (NOT_FOUND when either is not the entry's). */
+  /** An entry's revisions (without snapshots), oldest first or newest first; a page at a time. */
+  async listRevisions(principal: Principal, project: ProjectView, entryId: string, page: PageRequest & { order: 'asc' | 'desc' }): Promise<Page<Record<string, unknown>>> {
+    assertCan(principal, 'revisions.read');
+    await this.#entryDoc(project, entryId);
+    return keysetPage(this.deps.reader, { projection: 'content', collection: 'revisions' }, { filter: { entryId }, sort: [['revision', page.order]] }, page, ['revisions', entryId], (doc) => doc);
+  }
+
+  /**
+   * A form set's entries, filtered and sorted for a desk: status of the latest revision, assignee, who made
+   * the last change, updated-time range [updatedFrom, updatedTo), and `q` (every word in the titles or text
+   * fields of the latest revision, any plan: the plan gate of search is the public API's). Sorted by updated
+   * time (default, newest first), title or publish time (never-published entries last when descending).
+   */
+  async listEntries(principal: Principal, project: ProjectView, formSetId: string, query: EntryListQuery): Promise<Page<Record<string, unknown>>> {
+    assertCan(principal, 'entries.read');
+    const formSet = await this.formSetOrFail(project, formSetId);
+    const filter: Record<string, FieldCondition> = { formSetId: formSet.formSetId };
+    if (query.status !== undefined) filter['latestRevision.status'] = query.status;
+    if (query.assignee !== undefined) filter['assignee'] = query.assignee;
+    if (query.updatedBy !== undefined) filter['updatedBy.id'] = query.updatedBy;
+    if (query.updatedFrom !== undefined) filter['updatedAt'] = { $gte: query.updatedFrom };
+    // A second field holds the same time as a number, so both bounds apply in one query.
+    if (query.updatedTo !== undefined) filter['updatedAtMs'] = { $lt: Date.parse(query.updatedTo) };
+    const [key, direction] = query.sort.split(':') as [keyof typeof ENTRY_LIST_SORTS, 'asc' | 'desc'];
+    const text = query.q === undefined ? undefined : queryTokens(query.q);
+    const { cursor: _cursor, limit: _limit, ...list } = query;
+    return keysetPage(
+      this.deps.reader,
+      { projection: 'content', collection: 'entries' },
+      { filter, sort: [[ENTRY_LIST_SORTS[key], direction]], ...(text === undefined ? {} : { text }) },
+      query,
+      ['entries', formSetId, list],
+      (doc) => doc,
+    );
+  }
+
+  /** One entry with its latest and live revisions and how many revisions it has (never the whole list). */
+  async getEntry(principal: Principal, project: ProjectView, entryId: string): Promise<Record<string, unknown>> {
+    assertCan(principal, 'entries.read');
+    await this.#entryDoc(project, entryId);
+    return this.#entryDocument(entryId);
+  }
+
+  /**
+   * The review desk: every revision in pending_review or scheduled across the project's form sets, oldest
+   * submission first, filtered by assignee, form set and status; a page at a time.
+   */
+  async reviewQueue(principal: Principal, project: ProjectView, query: ReviewQueueQuery): Promise<Page<Record<string, unknown>>> {
+    assertCan(principal, 'entries.read');
+    const filter: Record<string, FieldCondition> = { projectId: project.projectId };
+    if (query.assignee !== undefined) filter['assignee'] = query.assignee;
+    if (query.formSetId !== undefined) filter['formSetId'] = query.formSetId;
+    if (query.status !== undefined) filter['status'] = query.status;
+    const { cursor: _cursor, limit: _limit, ...list } = query;
+    return keysetPage(this.deps.reader, { projection: 'review-queue', collection: 'items' }, { filter, sort: [['submittedAt', 'asc']] }, query, ['review-queue', project.projectId, list], (doc) => doc);
+  }
+
+  /**
+   * Field-level diff between two revisions of one entry (NOT_FOUND when either is not the entry's): two
+   * revision documents read by id, so it costs the same at 10 and at 10,000 revisions.
+   */
   async diffRevisions(principal: Principal, project: ProjectView, entryId: string, fromRevisionId: string, toRevisionId: string): Promise<{ from: Record<string, unknown>; to: Record<string, unknown>; changes: FieldChange[] }> {
     assertCan(principal, 'entries.history.read');
     const entry = await this.#entryDoc(project, entryId);
     const formSet = await this.formSetOrFail(project, entry.formSetId);
-    const { state } = await this.#entryState(entryId);
+    const [from, to] = await Promise.all([fromRevisionId, toRevisionId].map((id) => this.deps.reader.get<RevisionView & Record<string, unknown>>('content', 'revisions', id)));
+    for (const [revision, id] of [[from, fromRevisionId], [to, toRevisionId]] as const) {
+      if (!revision || revision.entryId !== entryId) throw notFound(`Revision ${id} does not belong to this entry.`);
+    }
     const localizedFields = project.contentLocales.locales.length > 1 ? formSet.definition.fields.filter((f) => isLocalizedField(f)).map((f) => f.key) : [];
-    const changes = diffRevisions(state, fromRevisionId, toRevisionId, { localizedFields });
-    const ref = (revisionId: string) => {
-      const r = state.exists ? state.revisions.find((x) => x.revisionId === revisionId)! : null;
-      return { revisionId, revision: r?.revision ?? null, status: r?.status ?? null };
-    };
-    return { from: ref(fromRevisionId), to: ref(toRevisionId), changes };
+    const richTextFields = formSet.definition.fields.filter((f) => f.type === 'tiptap').map((f) => f.key);
+    const changes = diffSnapshots(from!.snapshot, to!.snapshot, { localizedFields, richTextFields });
+    const ref = (r: RevisionView) => ({ revisionId: r.revisionId, revision: r.revision, status: r.status });
+    return { from: ref(from!), to: ref(to!), changes };
   }
 
   /**
@@ -419,15 +509,16 @@ export class ContentService {
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const revisionId = ids['revisionId']!;
       const existing = await this.#entryState(source.entryId);
-      if (!(existing.state.exists && existing.state.revisions.some((r) => r.revisionId === revisionId))) {
+      if (!(await this.#hasRevision(existing.state, source.entryId, revisionId))) {
         const command: EntryCommand = {
           type: 'restoreRevision',
           entryId: source.entryId,
           revisionId,
           fromRevisionId,
+          source: { revision: source.revision, snapshot: source.snapshot },
           ...(input.expectedRevision === undefined ? {} : { expectedRevision: input.expectedRevision }),
         };
-        const result = await handleCommand(this.deps.log, entryStream(source.entryId), entryDecider, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
+        const result = await this.#entryCommand(source.entryId, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
         await this.#writes.settle(result.position);
       }
       return { status: 201, body: { ...(await this.#revisionResponse(revisionId)), restoredFrom: { revisionId: fromRevisionId, revision: source.revision } } };
@@ -435,8 +526,8 @@ export class ContentService {
     return this.#writes.idempotent(principal, project.projectId, 'restore_revision', idempotencyKey, { fromRevisionId, ...input }, ['revisionId'], run);
   }
 
-  /** The project's audit log, newest first: tenant_admin sessions only. */
-  async auditLog(principal: Principal, project: ProjectView, query: AuditLogQuery): Promise<{ total: number; page: number; limit: number; items: Array<HistoryItem & { streamId: string; entryId: string | null }> }> {
+  /** The project's audit log, newest first: tenant_admin sessions only; a page at a time. */
+  async auditLog(principal: Principal, project: ProjectView, query: AuditLogQuery): Promise<Page<HistoryItem & { streamId: string; entryId: string | null }>> {
     assertCan(principal, 'audit.read');
     const filter: Record<string, string | { $gte: string } | { $lt: number }> = { projectId: project.projectId };
     if (query.actor !== undefined) filter['actor.id'] = query.actor;
@@ -444,20 +535,12 @@ export class ContentService {
     if (query.from !== undefined) filter['occurredAt'] = { $gte: query.from };
     // A second field holds the same time as a number, so both bounds apply in one query.
     if (query.to !== undefined) filter['occurredAtMs'] = { $lt: Date.parse(query.to) };
-    const { page, limit } = query;
-    const [records, total] = await Promise.all([
-      this.deps.reader.find<Record<string, unknown>>('audit-trail', 'records', { filter, sort: [['occurredAt', 'desc'], ['position', 'desc']], limit, offset: (page - 1) * limit }),
-      this.deps.reader.count('audit-trail', 'records', filter),
-    ]);
-    return {
-      total,
-      page,
-      limit,
-      items: records.map((r) => {
-        const streamId = String(r['streamId']);
-        return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
-      }),
-    };
+    const { cursor: _cursor, limit: _limit, ...list } = query;
+    // Record ids are log positions: ties in time come newest first too.
+    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records' }, { filter, sort: [['occurredAt', 'desc']] }, query, ['audit', project.projectId, list], (r) => {
+      const streamId = String(r['streamId']);
+      return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
+    });
   }
 
   async formSetOrFail(project: ProjectView, formSetId: string): Promise<FormSetView> {
@@ -480,17 +563,32 @@ export class ContentService {
     return entry;
   }
 
-  /** The entry document as the read model holds it, without internal bookkeeping. */
+  /** The entry document as the read model holds it, without its search tokens. */
   async #entryDocument(entryId: string): Promise<Record<string, unknown>> {
     const entry = await this.deps.reader.get<Record<string, unknown>>('content', 'entries', entryId);
     if (!entry) throw notFound(`No entry ${entryId}.`);
-    const { revisionIds: _ids, ...rest } = entry;
+    const { search: _search, ...rest } = entry;
     return rest;
   }
 
   async #entryState(entryId: string): Promise<{ state: EntryState; created: boolean }> {
-    const loaded = await loadAggregate(this.deps.log, entryStream(entryId), entryDecider);
+    const loaded = await loadAggregate(this.deps.log, entryStream(entryId), entryDecider, this.deps.entrySnapshots);
     return { state: loaded.state, created: loaded.revision !== null };
+  }
+
+  /** A command on an entry's stream, loaded through the entry snapshots. */
+  #entryCommand(entryId: string, command: EntryCommand, context: EntryContext, append: AppendContext): Promise<CommandResult<EntryState, EntryEvent>> {
+    return handleCommand(this.deps.log, entryStream(entryId), entryDecider, command, context, append, { snapshots: this.deps.entrySnapshots });
+  }
+
+  /**
+   * Whether the entry has the revision already (an idempotent request run again after its append): the
+   * aggregate knows its latest and live revisions; an older one is in the read model.
+   */
+  async #hasRevision(state: EntryState, entryId: string, revisionId: string): Promise<boolean> {
+    if (knowsRevision(state, revisionId)) return true;
+    const recorded = await this.deps.reader.get<{ entryId: string }>('content', 'revisions', revisionId);
+    return recorded?.entryId === entryId;
   }
 
   async #entryResponse(entryId: string): Promise<Record<string, unknown>> {

@@ -4,7 +4,8 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { Plan } from '../domain/plans.ts';
 import { DomainError } from '../domain/domain-error.ts';
-import { entryDecider } from '../domain/content/entry/entry-decider.ts';
+import { entryDecider, type EntryState } from '../domain/content/entry/entry-decider.ts';
+import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { entryStream } from '../domain/content/entry/entry-events.ts';
 import { SCHEDULER } from '../domain/content/entry/entry-workflow.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
@@ -29,7 +30,7 @@ export class ScheduledPublisher {
   #stopped = false;
 
   constructor(
-    private readonly deps: { log: EventLog; reader: ReadModelReader; clock: Clock; logger: Logger; intervalMs: number },
+    private readonly deps: { log: EventLog; reader: ReadModelReader; clock: Clock; logger: Logger; intervalMs: number; entrySnapshots?: AggregateSnapshots<EntryState> },
   ) {}
 
   start(): void {
@@ -68,6 +69,7 @@ export class ScheduledPublisher {
             { type: 'publishScheduled', entryId: revision.entryId, revisionId: revision.revisionId },
             { principal: SCHEDULER, plan: project?.plan ?? 'free', now },
             { actor: { type: 'system', id: 'scheduler' } },
+            { snapshots: this.deps.entrySnapshots },
           );
           if (result.events.length > 0) {
             published++;

@@ -63,6 +63,10 @@ const settings = {
     schema: integer(1000, 86_400_000).default(300_000),
     allowed: 'milliseconds from 1000 to 86400000 (default 300000, 5 minutes) between runs of the scheduled-publishing job',
   },
+  AGGREGATE_CACHE_ENTRIES: {
+    schema: integer(0, 1_000_000).default(1000),
+    allowed: 'a number of aggregates from 0 to 1000000 (default 1000) whose recent state each process keeps in memory, verified against the log before use; 0 turns the cache off (stored snapshots still apply)',
+  },
   SESSION_SECRET: {
     schema: z.string().min(32, 'shorter than 32 characters').optional(),
     allowed: 'at least 32 random characters signing console sessions and preview tokens; required with EVENTSTORE_CONNECTION_STRING (all instances share it); on the embedded default one is generated into DATA_DIR/session-secret when unset',
@@ -239,6 +243,8 @@ export interface Config {
   readinessMaxLagMs: number;
   shutdownGraceMs: number;
   scheduledPublishIntervalMs: number;
+  /** AGGREGATE_CACHE_ENTRIES: aggregates kept in memory by each process (0: none). */
+  aggregateCacheEntries: number;
   /** Unset on the embedded default: see resolveSessionSecret. */
   sessionSecret: string | undefined;
   trustProxy: boolean;
@@ -344,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
     sessionSecret: p.SESSION_SECRET,
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
+    aggregateCacheEntries: p.AGGREGATE_CACHE_ENTRIES,
     trustProxy: p.TRUST_PROXY,
     publicCacheMaxAgeSeconds: p.PUBLIC_CACHE_MAX_AGE,
     sitemapUrlsPerFile: p.SITEMAP_URLS_PER_FILE,

@@ -14,6 +14,7 @@ import { submissionStream, type NoticeKind } from '../domain/contact-form/contac
 import { submissionDecider } from '../domain/contact-form/submission-decider.ts';
 import { submissionProblems, validateSubmission, type SubmissionProblem, type SubmittedValues } from '../domain/contact-form/submission-values.ts';
 import { handleCommand } from '../application/command-handler.ts';
+import { keysetPage, type Page, type PageRequest } from '../application/keyset-page.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { READ_YOUR_WRITES_MS } from '../application/project-writes.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
@@ -54,10 +55,8 @@ export interface SubmissionView {
   deliveries: Partial<Record<NoticeKind, NoticeState>>;
 }
 
-export interface SubmissionQuery {
+export interface SubmissionQuery extends PageRequest {
   read?: boolean | undefined;
-  page: number;
-  limit: number;
 }
 
 export const NOTE_MAX_LENGTH = 5000;
@@ -141,17 +140,17 @@ export class SubmissionService {
     return { submissionId: outcome.submissionId };
   }
 
-  async list(principal: Principal, project: { projectId: string }, formId: string, query: SubmissionQuery): Promise<{ total: number; page: number; limit: number; unread: number; items: SubmissionView[] }> {
+  /** A form's submissions, newest first, a page at a time (keyset: see keyset-page.ts), and how many are unread. */
+  async list(principal: Principal, project: { projectId: string }, formId: string, query: SubmissionQuery): Promise<Page<SubmissionView> & { unread: number }> {
     assertCan(principal, 'submissions.read');
     const filter: Record<string, string | boolean> = { formId, projectId: project.projectId };
     if (query.read !== undefined) filter['read'] = query.read;
-    const [docs, total, unread] = await Promise.all([
-      this.deps.reader.find<SubmissionDoc & Record<string, unknown>>('contact-forms', 'submissions', { filter, sort: [['receivedAt', 'desc'], ['submissionId', 'asc']], limit: query.limit, offset: (query.page - 1) * query.limit }),
-      this.deps.reader.count('contact-forms', 'submissions', filter),
+    const [page, unread] = await Promise.all([
+      keysetPage(this.deps.reader, { projection: 'contact-forms', collection: 'submissions' }, { filter, sort: [['receivedAt', 'desc']] }, query, ['submissions', formId, query.read ?? null], (doc) => doc as unknown as SubmissionDoc),
       this.deps.reader.count('contact-forms', 'submissions', { formId, projectId: project.projectId, read: false }),
     ]);
-    const keys = await this.deps.keyStore.getMany(docs.filter((d) => !d.erased).map((d) => d.submissionId));
-    return { total, page: query.page, limit: query.limit, unread, items: docs.map((d) => this.#view(d, keys.get(d.submissionId) ?? null)) };
+    const keys = await this.deps.keyStore.getMany(page.items.filter((d) => !d.erased).map((d) => d.submissionId));
+    return { unread, items: page.items.map((d) => this.#view(d, keys.get(d.submissionId) ?? null)), nextCursor: page.nextCursor };
   }
 
   async get(principal: Principal, project: { projectId: string }, formId: string, submissionId: string): Promise<SubmissionView> {

@@ -10,6 +10,7 @@ import { assetDecider, type AssetCommand, type UploadSource } from '../domain/me
 import { assetStreamId } from '../domain/media/media-events.ts';
 import { mediaKindOf, MEDIA_KINDS, type MediaKind } from '../domain/media/media-kind.ts';
 import { handleCommand } from '../application/command-handler.ts';
+import { keysetPage, type Page, type PageRequest } from '../application/keyset-page.ts';
 import type { Idempotency, IdempotentResult } from '../application/idempotency.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { ProjectWrites } from '../application/project-writes.ts';
@@ -46,9 +47,7 @@ export interface UploadDetails {
   source: UploadSource;
 }
 
-export interface MediaListQuery {
-  page: number;
-  limit: number;
+export interface MediaListQuery extends PageRequest {
   /** image, video, audio, document, or a MIME type prefix (image/png, application/). */
   type?: string | undefined;
   /** Case-insensitive substring of the file name. */
@@ -56,9 +55,6 @@ export interface MediaListQuery {
 }
 
 /** Assets scanned at most when filtering by name or MIME prefix (the read models have no substring index). */
-const SCAN_LIMIT = 50_000;
-const SCAN_CHUNK = 500;
-
 /**
  * Media use cases (spec: list_media and upload_media, section 4.4): upload, list, read, edit alt text and
  * caption, delete. An upload's bytes are stored first and the event appended after, so a crash leaves at
@@ -133,36 +129,20 @@ export class MediaService {
     });
   }
 
-  async list(principal: Principal, project: { projectId: string }, query: MediaListQuery): Promise<{ total: number; page: number; limit: number; items: AssetView[] }> {
+  /**
+   * The project's assets, newest first, a page at a time (keyset: see keyset-page.ts). Conditions the read
+   * models cannot express (name substrings, MIME prefixes) are applied while reading the project's assets in
+   * list order, at most a bounded number per page: such a page may be short, or empty, with a nextCursor.
+   */
+  async list(principal: Principal, project: { projectId: string }, query: MediaListQuery): Promise<Page<AssetView>> {
     assertCan(principal, 'media.list');
     const type = typeFilter(query.type);
     const filter: Record<string, FieldCondition> = { projectId: project.projectId, ...type.filter };
-    const sort = [['seq', 'desc']] as const;
-    const offset = (query.page - 1) * query.limit;
-    const page = { page: query.page, limit: query.limit };
     const needle = query.name?.toLowerCase();
     const predicates = [type.matches, needle ? (doc: AssetDoc) => doc.fileName.toLowerCase().includes(needle) : undefined].filter((p) => p !== undefined);
-    if (predicates.length === 0) {
-      const [docs, total] = await Promise.all([
-        this.deps.reader.find<AssetDoc & Record<string, unknown>>('media', 'assets', { filter, sort, limit: query.limit, offset }),
-        this.deps.reader.count('media', 'assets', filter),
-      ]);
-      return { total, ...page, items: docs.map(assetView) };
-    }
-    // Conditions the read models cannot express (substrings, MIME prefixes) are applied while scanning the
-    // project's assets in list order: bounded by SCAN_LIMIT documents.
-    const matches: AssetView[] = [];
-    let total = 0;
-    for (let scanned = 0; scanned < SCAN_LIMIT; scanned += SCAN_CHUNK) {
-      const chunk = await this.deps.reader.find<AssetDoc & Record<string, unknown>>('media', 'assets', { filter, sort, limit: SCAN_CHUNK, offset: scanned });
-      for (const doc of chunk) {
-        if (!predicates.every((matches) => matches(doc))) continue;
-        if (total >= offset && matches.length < query.limit) matches.push(assetView(doc));
-        total++;
-      }
-      if (chunk.length < SCAN_CHUNK) break;
-    }
-    return { total, ...page, items: matches };
+    const keep = predicates.length === 0 ? undefined : (doc: Record<string, unknown>) => predicates.every((matches) => matches(doc as unknown as AssetDoc));
+    const { cursor: _cursor, limit: _limit, ...list } = query;
+    return keysetPage(this.deps.reader, { projection: 'media', collection: 'assets' }, { filter, sort: [['seq', 'desc']] }, query, ['media', project.projectId, list], (doc) => assetView(doc as unknown as AssetDoc), keep);
   }
 
   async get(principal: Principal, project: { projectId: string }, assetId: string): Promise<AssetView> {

@@ -202,6 +202,32 @@ export function toMongoFilter(filter?: Query['filter']): MongoFilter {
 }
 
 /**
+ * A keyset condition (Query.after) as a MongoDB filter, to AND with the query's filter: the documents after
+ * the given sort values and id, key by key. null and missing fields order first ascending and last
+ * descending, as MongoDB sorts them; `{field: null}` matches both.
+ */
+export function toMongoAfter(sort: Query['sort'], after: NonNullable<Query['after']>): MongoFilter {
+  const keys = (sort ?? []).map(([field, direction]) => [docPath(field), direction] as const);
+  const descending = keys.at(-1)?.[1] === 'desc';
+  const or: MongoFilter[] = [];
+  for (let i = 0; i <= keys.length; i++) {
+    const clause: MongoFilter[] = [];
+    for (let j = 0; j < i; j++) clause.push({ [keys[j]![0]]: after.values[j] === null ? null : { $eq: after.values[j] } });
+    if (i === keys.length) {
+      clause.push({ _id: { [descending ? '$lt' : '$gt']: after.id } });
+    } else {
+      const [path, direction] = keys[i]!;
+      const value = after.values[i];
+      if (direction === 'asc') clause.push(value === null ? { [path]: { $ne: null } } : { [path]: { $gt: value } });
+      else if (value === null) continue;
+      else clause.push({ $or: [{ [path]: { $lt: value } }, { [path]: null }] });
+    }
+    or.push(clause.length === 1 ? clause[0]! : { $and: clause });
+  }
+  return or.length === 1 ? or[0]! : { $or: or };
+}
+
+/**
  * The port's sort as a MongoDB sort. The stored `_id` (the document id) always comes last as a tie-breaker,
  * so that equal sort keys, and queries without a sort, come back in one stable order (by id) and offsets
  * page through them without gaps or repeats. A field named twice counts where it is first named.

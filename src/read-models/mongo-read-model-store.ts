@@ -41,6 +41,7 @@ import {
   UNIQUE_INDEX_SUFFIX,
   toMongoPaging,
   toMongoSort,
+  toMongoAfter,
   toMongoText,
   toMongoTextIndex,
   textIndexPrefix,
@@ -55,6 +56,7 @@ import {
   assertProjectionName,
   assertTextField,
   assertTextTokens,
+  assertAfter,
   GenerationConflictError,
   ReadModelError,
   ReadModelUnavailableError,
@@ -575,7 +577,9 @@ export class MongoReadModelStore implements ReadModelStore {
    */
   async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
     const name = physicalCollectionName(target.projection, collection, target.generation);
-    const filter = toMongoFilter(query.filter);
+    assertAfter(query);
+    // The keyset condition goes under $or (one clause): the text condition (toMongoText) uses $and.
+    const filter = query.after === undefined ? toMongoFilter(query.filter) : { ...toMongoFilter(query.filter), $or: [toMongoAfter(query.sort, query.after)] };
     const { skip, limit } = toMongoPaging(query);
     if (query.text !== undefined) assertTextTokens(query.text);
     const sort: Sort =

@@ -1,4 +1,4 @@
-import type { Document, Query, ReadModelStore } from './read-model-store.ts';
+import type { Document, DocumentEntry, Query, ReadModelStore } from './read-model-store.ts';
 
 /**
  * How the rest of the service reads read models: by projection name, from whichever generation is
@@ -22,6 +22,12 @@ export class ReadModelReader {
   async find<T extends Document = Document>(projection: string, collection: string, query?: Query): Promise<T[]> {
     const generation = await this.activeGeneration(projection);
     return generation === null ? [] : ((await this.store.find({ projection, generation }, collection, query)) as T[]);
+  }
+
+  /** As find, each document with its id (what keyset pages continue from). */
+  async findWithIds(projection: string, collection: string, query?: Query): Promise<DocumentEntry[]> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? [] : this.store.findWithIds({ projection, generation }, collection, query);
   }
 
   /** With `text`, counts only the documents that match it too (see Query.text). */

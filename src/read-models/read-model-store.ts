@@ -84,6 +84,16 @@ export interface Query {
   limit?: number;
   offset?: number;
   /**
+   * Keyset paging: only the documents after the one given, in the query's order (the sort keys, then the
+   * id tie-break described above). Give the sort values of the last document of the previous page (one per
+   * sort key, null for a field that is null or missing) and its id. A document whose sort field is null or
+   * missing orders before every value ascending and after every value descending (both stores' order).
+   * Sort fields used with `after` hold strings or numbers (one type per field) or nothing. Unlike an
+   * offset, the page does not shift when documents are added or removed before it. Not with offset, nor
+   * with a text condition that has no sort (relevance order); ReadModelError otherwise.
+   */
+  after?: { values: readonly (string | number | null)[]; id: string };
+  /**
    * Search tokens (src/search/search-tokens.ts: queryTokens): every one must occur in the collection's
    * textField, as a whole token. Results come most relevant first (ties by id) unless `sort` is given.
    * An empty list matches no document. Only on collections with a textField: otherwise the adapter
@@ -264,6 +274,24 @@ export function assertFieldPath(path: string): void {
 }
 
 export const MAX_QUERY_LIMIT = 10_000;
+
+/** Checks a keyset condition (Query.after) against the query it belongs to. */
+export function assertAfter(query: Query): void {
+  const after = query.after;
+  if (after === undefined) return;
+  if (after === null || typeof after !== 'object' || typeof after.id !== 'string' || !Array.isArray(after.values)) {
+    throw new ReadModelError('invalid after: expected {values, id}');
+  }
+  if ((query.offset ?? 0) > 0) throw new ReadModelError('after and offset cannot be combined');
+  if (query.text !== undefined && query.sort === undefined) throw new ReadModelError('after needs a sort with a text condition (relevance order has no keyset)');
+  const keys = query.sort?.length ?? 0;
+  if (after.values.length !== keys) throw new ReadModelError(`invalid after: ${after.values.length} values for ${keys} sort keys`);
+  for (const value of after.values) {
+    if (!(value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) {
+      throw new ReadModelError(`invalid after value ${JSON.stringify(value)}: a string, a finite number or null`);
+    }
+  }
+}
 
 /** Checks a collection's textField. */
 export function assertTextField(collection: string, spec: CollectionSpec): void {

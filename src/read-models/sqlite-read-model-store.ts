@@ -13,6 +13,7 @@ import {
   assertProjectionName,
   assertTextField,
   assertTextTokens,
+  assertAfter,
   type CollectionSpec,
   type CommitOptions,
   type LeaseRecord,
@@ -308,6 +309,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
+    assertAfter(query);
+    if (query.after !== undefined) return this.#findAfter(target, collection, query);
     const from = this.#from(target, collection, query.filter, query.text);
     if (!from) return [];
     const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
@@ -321,6 +324,82 @@ export class SqliteReadModelStore implements ReadModelStore {
     const sql = `SELECT d.id AS id, json(d.doc) AS doc FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
     const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as Array<{ id: string; doc: string }>;
     return rows.map((r) => ({ id: r.id, doc: JSON.parse(r.doc) as Document }));
+  }
+
+  /**
+   * A keyset page (Query.after): the documents after the given one, read as consecutive segments that each
+   * walk an index range. One sort key: ascending, null values come first, so after a null value the rest of
+   * the nulls and then every value; descending, values first and then the nulls. More keys: one condition
+   * spelling out the order key by key.
+   */
+  #findAfter(target: ModelTarget, collection: string, query: Query): DocumentEntry[] {
+    const sort = query.sort ?? [];
+    const { values, id } = query.after!;
+    const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
+    const descending = sort.at(-1)?.[1] === 'desc';
+    const idAfter: [string, unknown[]] = [`d.id ${descending ? '<' : '>'} ?`, [id]];
+    let segments: Array<[string, unknown[]]>;
+    if (sort.length === 0) {
+      segments = [idAfter];
+    } else if (sort.length === 1) {
+      const key = fieldExpression(sort[0]![0]);
+      const value = values[0]!;
+      if (value === null) {
+        segments = descending ? [[`${key} IS NULL AND ${idAfter[0]}`, [id]]] : [[`${key} IS NULL AND ${idAfter[0]}`, [id]], [`${key} IS NOT NULL`, []]];
+      } else {
+        // The redundant bound on the key alone lets SQLite walk the index range (it does not for the row value).
+        const rows: [string, unknown[]] = [`${key} ${descending ? '<=' : '>='} ? AND (${key}, d.id) ${descending ? '<' : '>'} (?, ?)`, [value, value, id]];
+        segments = descending ? [rows, [`${key} IS NULL`, []]] : [rows];
+      }
+    } else {
+      const clauses: string[] = [];
+      const params: unknown[] = [];
+      for (let i = 0; i <= sort.length; i++) {
+        const parts: string[] = [];
+        const partParams: unknown[] = [];
+        for (let j = 0; j < i; j++) {
+          const key = fieldExpression(sort[j]![0]);
+          if (values[j] === null) parts.push(`${key} IS NULL`);
+          else {
+            parts.push(`${key} = ?`);
+            partParams.push(values[j]);
+          }
+        }
+        if (i === sort.length) {
+          parts.push(idAfter[0]);
+          partParams.push(id);
+        } else {
+          const key = fieldExpression(sort[i]![0]);
+          const value = values[i];
+          if (sort[i]![1] === 'asc') {
+            if (value === null) parts.push(`${key} IS NOT NULL`);
+            else {
+              parts.push(`${key} > ?`);
+              partParams.push(value);
+            }
+          } else {
+            if (value === null) continue;
+            parts.push(`(${key} < ? OR ${key} IS NULL)`);
+            partParams.push(value);
+          }
+        }
+        clauses.push(`(${parts.join(' AND ')})`);
+        params.push(...partParams);
+      }
+      segments = [[`(${clauses.join(' OR ')})`, params]];
+    }
+    const order = [...sort.map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), `d.id ${descending ? 'DESC' : 'ASC'}`];
+    const found: DocumentEntry[] = [];
+    for (const [condition, params] of segments) {
+      if (found.length >= limit) break;
+      const from = this.#from(target, collection, query.filter, query.text);
+      if (!from) return [];
+      const where = from.sql.includes(' WHERE ') ? ` AND ${condition}` : ` WHERE ${condition}`;
+      const sql = `SELECT d.id AS id, json(d.doc) AS doc FROM ${from.sql}${where} ORDER BY ${order.join(', ')} LIMIT ?`;
+      const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, ...params, limit - found.length) ?? []) as Array<{ id: string; doc: string }>;
+      for (const row of rows) found.push({ id: row.id, doc: JSON.parse(row.doc) as Document });
+    }
+    return found;
   }
 
   /**

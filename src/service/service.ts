@@ -56,6 +56,10 @@ import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts'
 import { metricsRoutes } from '../http/metrics-route.ts';
 import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
 import type { OutboxObserver } from '../outbox/outbox-worker.ts';
+import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
+import type { EntryState } from '../domain/content/entry/entry-decider.ts';
+import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
+import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 
 export interface RunningService {
   url: string;
@@ -143,12 +147,16 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let versions: ReadModelVersions | undefined;
   let responseCache: PublicResponseCache | undefined;
   let contactForms: ContactForms | undefined;
+  let snapshotStore: SnapshotStore | undefined;
   try {
+    // Entry aggregates load from a verified snapshot or cached state, then the events after it.
+    snapshotStore = await openSnapshotStore(config);
+    const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_SNAPSHOT_VERSION, store: snapshotStore, cacheEntries: config.aggregateCacheEntries, clock, logger });
     if (config.roles.has('projector')) {
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();
       // One active scheduler, beside the projectors (ROLES splits API replicas from this process).
-      publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels), clock, logger, intervalMs: config.scheduledPublishIntervalMs });
+      publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels), clock, logger, intervalMs: config.scheduledPublishIntervalMs, entrySnapshots });
       publisher.start();
       // The webhook dispatcher performs the deliveries the webhooks projection lists.
       dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
@@ -199,7 +207,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.routes());
         app.use(scrape.allowedMethods());
       }
-      const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger });
+      const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
       const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config) });
@@ -231,6 +239,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     await dispatcher?.stop();
     await publisher?.stop();
     await supervisor?.stop();
+    await snapshotStore?.close();
     await stores.close();
     throw error;
   }
@@ -253,6 +262,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await blobs.close();
         await publisher?.stop();
         await supervisor?.stop();
+        await snapshotStore?.close();
         await stores.close();
       })()),
   };
@@ -282,7 +292,7 @@ function translateErrors(error: unknown): HttpError | undefined {
 }
 
 /** The admin API's collaborators, built once per process. */
-function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger }): AdminDeps {
+function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
   const reader = new ReadModelReader(d.stores.readModels);
   const watermark = new ProjectionWatermark(d.stores.readModels, d.supervisor);
   const content = new ContentService({
@@ -292,6 +302,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     idempotency: new Idempotency(d.log),
     watermark,
     clock: d.clock,
+    entrySnapshots: d.entrySnapshots,
   });
   return {
     reader,
@@ -305,6 +316,9 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     logger: d.logger,
   };
 }
+
+/** Version of the entry aggregate's state shape in stored snapshots: raise it when EntryState or evolve changes. */
+const ENTRY_SNAPSHOT_VERSION = 1;
 
 function ok(): CheckResult {
   return { ok: true };

@@ -4,6 +4,7 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { handleCommand } from '../application/command-handler.ts';
+import { keysetPage, type Page, type PageRequest } from '../application/keyset-page.ts';
 import { assertCan } from '../domain/access/permissions.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -163,26 +164,24 @@ export class WebhookService {
     await this.#settle(result.position);
   }
 
-  /** The webhook's deliveries, newest first, each with every attempt. */
+  /** The webhook's deliveries, newest first, each with every attempt; a page at a time (keyset: see keyset-page.ts). */
   async deliveries(
     principal: Principal,
     project: WebhookProject,
     webhookId: string,
-    query: { page: number; limit: number; status?: DeliveryStatus | undefined },
-  ): Promise<{ webhookId: string; total: number; page: number; limit: number; items: DeliveryView[] }> {
+    query: PageRequest & { status?: DeliveryStatus | undefined },
+  ): Promise<Page<DeliveryView> & { webhookId: string }> {
     this.#gate(principal, project, 'webhooks.read');
     await this.#webhookOrFail(project, webhookId);
     const filter = { webhookId, ...(query.status === undefined ? {} : { status: query.status }) };
-    const [total, docs] = await Promise.all([
-      this.deps.reader.count(WEBHOOKS_PROJECTION, 'deliveries', filter),
-      this.deps.reader.find<Doc<DeliveryDoc>>(WEBHOOKS_PROJECTION, 'deliveries', { filter, sort: [['seq', 'desc']], offset: (query.page - 1) * query.limit, limit: query.limit }),
-    ]);
+    const page = await keysetPage(this.deps.reader, { projection: WEBHOOKS_PROJECTION, collection: 'deliveries' }, { filter, sort: [['seq', 'desc']] }, query, ['deliveries', webhookId, query.status ?? null], (doc) => doc as Doc<DeliveryDoc>);
+    const docs = page.items;
     const attempts = docs.length === 0 ? [] : await this.deps.reader.find<Doc<AttemptDoc>>(WEBHOOKS_PROJECTION, 'attempts', {
       filter: { deliveryId: { $in: docs.map((d) => d.deliveryId) } },
       sort: [['seq', 'asc']],
       limit: 10_000,
     });
-    return { webhookId, total, page: query.page, limit: query.limit, items: docs.map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.deliveryId))) };
+    return { webhookId, items: docs.map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.deliveryId))), nextCursor: page.nextCursor };
   }
 
   async delivery(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {

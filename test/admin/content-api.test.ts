@@ -31,7 +31,10 @@ describe('admin API: form sets, entries and the revision workflow over HTTP', fu
     expect(created.body.revision).to.include({ revision: 1, status: 'draft' });
     const read = await f.call('GET', `/entries/${created.body.entry.id}`);
     expect(read.status).to.equal(200);
-    expect(read.body.revisions).to.have.length(1);
+    // The entry carries its latest and live revisions and the count, with a link to the paged list.
+    expect(read.body).to.include({ revisionCount: 1, title: 'Hello' });
+    expect(read.body.revisions).to.equal(undefined);
+    expect(read.body.links.revisions).to.equal(`/admin/v1/entries/${created.body.entry.id}/revisions`);
 
     const clash = await f.call('POST', `/form-sets/${formSetId}/entries`, { body: { slug: 'hello-world', fields: { title: 'Again' } } });
     expect(clash.status).to.equal(409);
@@ -86,7 +89,7 @@ describe('admin API: form sets, entries and the revision workflow over HTTP', fu
     const s2 = await f.call('POST', `/entries/${first.body.entry.id}/revisions`, { body: save });
     expect(s2.body.id).to.equal(s1.body.id);
     const entry = await f.call('GET', `/entries/${first.body.entry.id}`);
-    expect(entry.body.revisions).to.have.length(2);
+    expect(entry.body.revisionCount).to.equal(2);
   });
 
   it('answers 401 without or with a bad key, 404 for unknown or malformed ids, 400 for malformed JSON', async () => {

@@ -296,7 +296,7 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
       const all = await f.call('GET', `/audit-log?entryId=${entry.entry.id}`, session);
       expect(all.status, JSON.stringify(all.body)).to.equal(200);
       expect(all.body.items.map((i: { type: string }) => i.type)).to.deep.equal(['entry.revision-submitted', 'entry.slug-changed', 'entry.revision-saved', 'entry.created']);
-      expect(all.body.total).to.equal(4);
+      expect(all.body.nextCursor).to.equal(null);
       expect(all.body.items[0]).to.include({ entryId: entry.entry.id, kind: 'submitted for review' });
 
       const byUser = await f.call('GET', `/audit-log?actor=${f.project.userId}&from=${encodeURIComponent(since)}`, session);
@@ -307,10 +307,12 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
 
       const before = await f.call('GET', `/audit-log?entryId=${entry.entry.id}&to=${encodeURIComponent(since)}`, session);
       expect(before.body.items).to.deep.equal([]);
-      const window = await f.call('GET', `/audit-log?from=${encodeURIComponent(since)}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&limit=2&page=1`, session);
-      expect(window.body).to.include({ page: 1, limit: 2 });
+      const window = await f.call('GET', `/audit-log?from=${encodeURIComponent(since)}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&limit=2`, session);
       expect(window.body.items).to.have.length(2);
-      expect(window.body.total).to.be.at.least(4);
+      expect(window.body.nextCursor).to.be.a('string');
+      const unknown = await f.call('GET', '/audit-log?page=1', session);
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.message).to.match(/unknown parameter "page"/);
 
       const badTime = await f.call('GET', '/audit-log?from=yesterday', session);
       expect(badTime.status).to.equal(400);

@@ -44,13 +44,14 @@ describe('operator CLI: annals demo', function () {
       const formSets = (await call('/form-sets')).items as Array<{ id: string; slug: string }>;
       expect(formSets.map((f) => f.slug)).to.deep.equal(['blog', 'news']);
       const blog = await call(`/form-sets/${formSets[0]!.id}/entries?limit=100`);
-      expect(blog.total).to.equal(24);
+      expect(blog.items).to.have.length(24);
+      expect(blog.nextCursor).to.equal(null);
       expect(blog.items.every((e: { liveRevision: unknown }) => e.liveRevision !== null)).to.equal(true);
       const sample = await call(`/revisions/${blog.items[0].liveRevision.revisionId}`);
       expect(Object.keys(sample.snapshot.title).sort()).to.deep.equal(['en', 'ja']);
       const news = await call(`/form-sets/${formSets[1]!.id}/entries?limit=100`);
       const statuses = new Set<string>();
-      for (const entry of news.items) for (const revision of (await call(`/entries/${entry.id}`)).revisions) statuses.add(revision.status);
+      for (const entry of news.items) for (const revision of (await call(`/entries/${entry.id}/revisions?limit=100`)).items) statuses.add(revision.status);
       expect([...statuses].sort()).to.deep.equal(['draft', 'pending_review', 'published', 'rejected', 'scheduled', 'superseded']);
       // The public API serves the published entries in both languages, with sitemaps on the demo's site URL.
       let publicList: any;
@@ -86,8 +87,9 @@ describe('operator CLI: annals demo', function () {
       const hosted = await fetch(demo.hostedContactPage);
       expect(hosted.status).to.equal(200);
       expect(await hosted.text()).to.include('<form');
-      const media = (await call('/media?limit=100')) as { total: number; items: Array<{ mimeType: string; width: number }> };
-      expect(media.total).to.equal(8);
+      const media = (await call('/media?limit=100')) as { nextCursor: string | null; items: Array<{ mimeType: string; width: number }> };
+      expect(media.items).to.have.length(8);
+      expect(media.nextCursor).to.equal(null);
       expect(media.items.every((a) => a.mimeType === 'image/jpeg' && a.width === 1200)).to.equal(true);
       const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }) });
       expect(login.status).to.equal(200);

@@ -131,7 +131,7 @@ describe('contact forms: public submit POST /contact-forms/{slug}/submit', funct
   it('answers a filled honeypot exactly like a success, with a fresh id, and saves nothing', async () => {
     const session = await adminSession(f);
     const formId = ((await f.call('GET', '/contact-forms')).body.items as Array<{ id: string; slug: string }>).find((x) => x.slug === 'contact')!.id;
-    const before = (await f.call('GET', `/contact-forms/${formId}/submissions`, session)).body.total;
+    const before = (await f.call('GET', `/contact-forms/${formId}/submissions?limit=100`, session)).body.items.length as number;
     const headers = fromNewIp();
     // Even with invalid values: a bot learns nothing from the answer.
     const bot = await submit(base, 'contact', { name: '', email: 'nope', message: 'buy now', website: 'https://spam.example' }, { headers });
@@ -141,8 +141,8 @@ describe('contact forms: public submit POST /contact-forms/{slug}/submit', funct
     expect(bot.body.ok).to.equal(true);
     expect(bot.body.submissionId).to.match(/^[0-9a-f-]{36}$/).and.not.equal(human.body.submissionId);
     expect([...bot.headers.keys()].filter((h) => !['date', 'content-length', 'x-request-id'].includes(h)).sort()).to.deep.equal([...human.headers.keys()].filter((h) => !['date', 'content-length', 'x-request-id'].includes(h)).sort());
-    const after = await f.call('GET', `/contact-forms/${formId}/submissions`, session);
-    expect(after.body.total).to.equal(before + 1);
+    const after = await f.call('GET', `/contact-forms/${formId}/submissions?limit=100`, session);
+    expect(after.body.items).to.have.length(before + 1);
     expect(after.body.items.map((s: { id: string }) => s.id)).to.not.include(bot.body.submissionId);
   });
 

@@ -137,7 +137,8 @@ describe('MCP stdio server', function () {
     const renamed = await ok(full, 'update_entry', { entryId, slug: 'agent-post-renamed' });
     expect(renamed.slug).to.equal('agent-post-renamed');
     const listed = await ok(full, 'list_entries', { formSetSlug: 'blog' });
-    expect(listed.total).to.equal(1);
+    expect(listed.items).to.have.length(1);
+    expect(listed.nextCursor).to.equal(null);
   });
 
   it('rejects bad arguments with a clear message, and passes on the service\'s validation errors', async () => {

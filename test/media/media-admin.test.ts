@@ -39,34 +39,39 @@ describe('media admin API: list, read, edit, delete', function () {
 
   const names = (body: { items: Array<{ fileName: string }> }) => body.items.map((i) => i.fileName);
 
-  it('lists the project\'s media newest first, with total, page and limit', async () => {
+  it('lists the project\'s media newest first, one page when they fit', async () => {
     const all = await f.call('GET', '/media');
     expect(all.status).to.equal(200);
-    expect(all.body).to.include({ total: 5, page: 1, limit: 20 });
+    expect(all.body.nextCursor).to.equal(null);
     expect(names(all.body)).to.deep.equal(['clip.wav', 'notes.txt', 'report-2026.pdf', 'holiday-mountain.jpg', 'Holiday-Beach.png']);
     expect(all.body.items[4]).to.include({ id: ids['Holiday-Beach.png'], mimeType: 'image/png', kind: 'image', width: 8, height: 8 });
     expect(all.body.items[4].url).to.equal(`${f.service.url}/public/p/${f.project.projectId}/v1/media/${ids['Holiday-Beach.png']}`);
   });
 
-  it('pages with page and limit (max 100)', async () => {
-    const second = await f.call('GET', '/media?page=2&limit=2');
-    expect(second.body).to.include({ total: 5, page: 2, limit: 2 });
+  it('pages with limit (max 100) and cursor; page is not a parameter', async () => {
+    const first = await f.call('GET', '/media?limit=2');
+    const second = await f.call('GET', `/media?limit=2&cursor=${first.body.nextCursor}`);
     expect(names(second.body)).to.deep.equal(['report-2026.pdf', 'holiday-mountain.jpg']);
-    expect(names((await f.call('GET', '/media?page=3&limit=2')).body)).to.deep.equal(['Holiday-Beach.png']);
-    expect((await f.call('GET', '/media?page=4&limit=2')).body.items).to.deep.equal([]);
+    const third = await f.call('GET', `/media?limit=2&cursor=${second.body.nextCursor}`);
+    expect(names(third.body)).to.deep.equal(['Holiday-Beach.png']);
+    expect(third.body.nextCursor).to.equal(null);
     const tooMany = await f.call('GET', '/media?limit=101');
     expect(tooMany.status).to.equal(400);
     expect(tooMany.body.error.message).to.equal('limit: must be at most 100');
-    expect((await f.call('GET', '/media?page=0')).status).to.equal(400);
+    expect((await f.call('GET', '/media?page=2')).status).to.equal(400);
+    // A cursor of another list (here: another filter) is refused, naming the cursor.
+    const otherList = await f.call('GET', `/media?limit=2&type=image&cursor=${first.body.nextCursor}`);
+    expect(otherList.status).to.equal(400);
+    expect(otherList.body.error.message).to.match(/^cursor: /);
   });
 
   it('filters by kind (image, video, audio, document) and by MIME type prefix', async () => {
     expect(names((await f.call('GET', '/media?type=image')).body)).to.deep.equal(['holiday-mountain.jpg', 'Holiday-Beach.png']);
     expect(names((await f.call('GET', '/media?type=audio')).body)).to.deep.equal(['clip.wav']);
-    expect((await f.call('GET', '/media?type=video')).body.total).to.equal(0);
+    expect((await f.call('GET', '/media?type=video')).body.items).to.have.length(0);
     expect(names((await f.call('GET', '/media?type=document')).body)).to.deep.equal(['notes.txt', 'report-2026.pdf']);
     const png = await f.call('GET', '/media?type=image/png');
-    expect(png.body.total).to.equal(1);
+    expect(png.body.items).to.have.length(1);
     expect(names(png.body)).to.deep.equal(['Holiday-Beach.png']);
     expect(names((await f.call('GET', '/media?type=image/')).body)).to.deep.equal(['holiday-mountain.jpg', 'Holiday-Beach.png']);
     expect(names((await f.call('GET', '/media?type=application/')).body)).to.deep.equal(['report-2026.pdf']);
@@ -77,13 +82,15 @@ describe('media admin API: list, read, edit, delete', function () {
 
   it('filters by a case-insensitive name substring, combined with type and pages', async () => {
     const holiday = await f.call('GET', '/media?name=HOLIDAY');
-    expect(holiday.body.total).to.equal(2);
+    expect(holiday.body.items).to.have.length(2);
     expect(names(holiday.body)).to.deep.equal(['holiday-mountain.jpg', 'Holiday-Beach.png']);
-    const paged = await f.call('GET', '/media?name=holiday&limit=1&page=2');
-    expect(paged.body).to.include({ total: 2, page: 2, limit: 1 });
+    const first = await f.call('GET', '/media?name=holiday&limit=1');
+    expect(names(first.body)).to.deep.equal(['holiday-mountain.jpg']);
+    const paged = await f.call('GET', `/media?name=holiday&limit=1&cursor=${first.body.nextCursor}`);
     expect(names(paged.body)).to.deep.equal(['Holiday-Beach.png']);
+    expect(paged.body.nextCursor).to.equal(null);
     expect(names((await f.call('GET', '/media?name=holiday&type=image/png')).body)).to.deep.equal(['Holiday-Beach.png']);
-    expect((await f.call('GET', '/media?name=nothing-like-it')).body.total).to.equal(0);
+    expect((await f.call('GET', '/media?name=nothing-like-it')).body.items).to.have.length(0);
   });
 
   it('PATCH changes alt text and caption (an absent one kept) as an event; over-long text is 400', async () => {
@@ -114,7 +121,7 @@ describe('media admin API: list, read, edit, delete', function () {
     expect(publicRead.status).to.equal(404);
     expect(((await publicRead.json()) as any).error.code).to.equal('NOT_FOUND');
     expect((await f.call('DELETE', `/media/${id}`)).status).to.equal(404);
-    expect((await f.call('GET', '/media')).body.total).to.equal(4);
+    expect((await f.call('GET', '/media')).body.items).to.have.length(4);
     const deadline = Date.now() + 10_000;
     while (fs.existsSync(blob) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fs.existsSync(blob), 'blob purged').to.equal(false);

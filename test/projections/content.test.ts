@@ -142,9 +142,15 @@ describe('content projection', () => {
         assignee: null,
         createdAt,
         updatedAt: createdAt,
+        updatedAtMs: Date.parse(createdAt),
+        updatedBy: { type: 'user', id: 'u-editor' },
         latestRevision: { revisionId: R1, revision: 1, status: 'draft' },
         liveRevision: null,
-        revisionIds: [R1],
+        revisionCount: 1,
+        // The title field (SEO title role) of the latest revision in the default locale, and its search tokens.
+        title: 'Hello',
+        titleSort: 'hello',
+        search: 'hello hello',
         duplicatedFrom: null,
       });
       expect(await revision(R1)).to.deep.equal({
@@ -155,6 +161,7 @@ describe('content projection', () => {
         revision: 1,
         status: 'draft',
         snapshot: { title: { en: 'Hello' } },
+        savedBy: { type: 'user', id: 'u-editor' },
         savedAt: createdAt,
         updatedAt: createdAt,
         publishAt: null,
@@ -214,7 +221,8 @@ describe('content projection', () => {
       expect(await entryDoc(ENTRY)).to.deep.include({
         latestRevision: { revisionId: R2, revision: 2, status: 'draft' },
         liveRevision: { revisionId: R1, revision: 1, publishedAt: firstPublishedAt },
-        revisionIds: [R1, R2],
+        revisionCount: 2,
+        title: 'Hello again',
       });
 
       // The scheduled job publishes R2 once its date has passed, superseding R1.
@@ -235,7 +243,7 @@ describe('content projection', () => {
       await entry(ENTRY, { type: 'submitForReview', entryId: ENTRY, revisionId: R3 }, editor);
       const publishedAt = await entry(ENTRY, { type: 'publish', entryId: ENTRY, revisionId: R3, revision: 3 });
       // Restoring R1 as a new draft.
-      const restoredAt = await entry(ENTRY, { type: 'restoreRevision', entryId: ENTRY, revisionId: R4, fromRevisionId: R1 }, editor);
+      const restoredAt = await entry(ENTRY, { type: 'restoreRevision', entryId: ENTRY, revisionId: R4, fromRevisionId: R1, source: { revision: 1, snapshot: { title: { en: 'Hello' } } } }, editor);
       await h.project();
       expect(await revision(R3)).to.include({ status: 'published', publishedAt, publishTrigger: 'publish' });
       expect(await revision(R2)).to.include({ status: 'superseded', supersededBy: R3 });
@@ -244,7 +252,7 @@ describe('content projection', () => {
       expect(await entryDoc(ENTRY)).to.deep.include({
         latestRevision: { revisionId: R4, revision: 4, status: 'draft' },
         liveRevision: { revisionId: R3, revision: 3, publishedAt },
-        revisionIds: [R1, R2, R3, R4],
+        revisionCount: 4,
         updatedAt: restoredAt,
       });
       const history = await h.find('revisions', { filter: { entryId: ENTRY }, sort: [['revision', 'asc']] });

@@ -68,7 +68,7 @@ describe('public-content projection: given these events, expect these documents'
       expect((await h.find('entry_views')).map((v) => v['entryId'])).to.deep.equal([ENTRY, ENTRY]);
       expect(await h.doc('site_index', ENTRY)).to.deep.include({ paths: [{ locale: 'en', path: '/blog/hello' }], title: 'Hello' });
       expect(await h.doc('live_counts', BLOG)).to.deep.include({ liveEntries: 1 });
-      expect(await h.doc('drafts', R2)).to.deep.include({ entryId: ENTRY, revision: 2 });
+      expect(await h.doc('drafts', ENTRY)).to.deep.include({ entryId: ENTRY, revision: 2 });
 
       // Locales change: fr joins (its values fall back to en), ja leaves.
       await log.append(projectStream(PROJECT), [{ type: 'project.content-locales-changed', data: { projectId: PROJECT, locales: ['en', 'fr'], defaultLocale: 'en' } }], 'any', actor);
@@ -94,7 +94,7 @@ describe('public-content projection: given these events, expect these documents'
       expect(await h.find('entry_views')).to.deep.equal([]);
       expect(await h.find('site_index')).to.deep.equal([]);
       expect(await h.find('slug_redirects')).to.deep.equal([]);
-      expect(await h.doc('drafts', R2)).to.equal(null);
+      expect(await h.doc('drafts', ENTRY)).to.equal(null);
       expect(await h.doc('live_counts', BLOG)).to.deep.include({ liveEntries: 0 });
       // The never-published entry was never public and still is not.
       expect(await h.doc('entries', DRAFT_ONLY)).to.deep.include({ live: null });

@@ -132,6 +132,67 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await slugs({ filter: { rank: 1 } })).to.deep.equal(['t1', 't2', 't3']);
     });
 
+    describe('keyset paging (Query.after)', () => {
+      /** Walks every page of `query` by keyset, `size` at a time, calling `between` after each page. */
+      async function walk(query: Parameters<ReadModelStore['find']>[2], size: number, between?: (page: number) => Promise<void>): Promise<string[]> {
+        const seen: string[] = [];
+        let after: { values: Array<string | number | null>; id: string } | undefined;
+        for (let page = 0; page < 100; page++) {
+          const entries = await store.findWithIds(gen1, 'articles', { ...query, limit: size, ...(after ? { after } : {}) });
+          seen.push(...entries.map((e) => e.id));
+          if (entries.length < size) return seen;
+          const last = entries.at(-1)!;
+          after = { values: (query?.sort ?? []).map(([field]) => (field.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], last.doc) ?? null) as string | number | null), id: last.id };
+          await between?.(page);
+        }
+        throw new Error('no end');
+      }
+      const docs = (): DocumentWrite[] =>
+        ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id, i) =>
+          put('articles', id, BigInt(i + 1), { slug: id, status: i % 2 ? 'draft' : 'published', rank: [3, 1, 2, 2, 5, 1, 2][i]!, ...(i === 2 || i === 5 ? {} : { meta: { publishedAt: `2026-01-0${7 - i}` } }) }),
+        );
+
+      test('pages through every document once, in the query order, for one sort key either way, with nulls and ties', async () => {
+        await store.commit(gen1, docs(), 7n, NOW);
+        for (const [field, direction] of [['rank', 'asc'], ['rank', 'desc'], ['meta.publishedAt', 'asc'], ['meta.publishedAt', 'desc'], ['slug', 'desc']] as const) {
+          const query = { sort: [[field, direction]] as Array<[string, 'asc' | 'desc']> };
+          const expected = (await store.findWithIds(gen1, 'articles', query)).map((e) => e.id);
+          for (const size of [1, 2, 3]) expect(await walk(query, size), `${field} ${direction} by ${size}`).to.deep.equal(expected);
+        }
+        // Nulls first ascending, last descending; without a sort, by id.
+        expect(await walk({ sort: [['meta.publishedAt', 'asc']] }, 2)).to.deep.equal(['c', 'f', 'g', 'e', 'd', 'b', 'a']);
+        expect(await walk({ sort: [['meta.publishedAt', 'desc']] }, 2)).to.deep.equal(['a', 'b', 'd', 'e', 'g', 'f', 'c']);
+        expect(await walk({}, 3)).to.deep.equal(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+      });
+
+      test('with several sort keys, with a filter, and stable while documents are added and removed between pages', async () => {
+        await store.commit(gen1, docs(), 7n, NOW);
+        const query = { filter: { status: 'published' }, sort: [['rank', 'desc'], ['meta.publishedAt', 'asc']] as Array<[string, 'asc' | 'desc']> };
+        const expected = (await store.findWithIds(gen1, 'articles', query)).map((e) => e.id);
+        expect(expected).to.deep.equal(['e', 'a', 'c', 'g']);
+        expect(await walk(query, 1)).to.deep.equal(expected);
+        expect(await walk({ sort: [['status', 'asc'], ['rank', 'desc']] }, 2)).to.deep.equal((await store.findWithIds(gen1, 'articles', { sort: [['status', 'asc'], ['rank', 'desc']] })).map((e) => e.id));
+        // Between pages: a new first document and the removal of a seen one shift nothing.
+        let position = 8n;
+        const walked = await walk({ sort: [['rank', 'asc']] }, 2, async () => {
+          position++;
+          await store.commit(gen1, [put('articles', `new${position}`, position, { slug: `new${position}`, rank: 0 }), del('articles', 'b', position)], position, NOW);
+        });
+        expect(walked).to.deep.equal(['b', 'f', 'c', 'd', 'g', 'a', 'e']);
+      });
+
+      test('refuses after with an offset, with the wrong number of values, or with a value that is not a string, number or null', async () => {
+        for (const query of [
+          { sort: [['rank', 'asc']], after: { values: [1], id: 'a' }, offset: 1 },
+          { sort: [['rank', 'asc']], after: { values: [], id: 'a' } },
+          { sort: [['rank', 'asc']], after: { values: [true], id: 'a' } },
+        ]) {
+          const error = await store.find(gen1, 'articles', query as never).then(() => null, (e: unknown) => e);
+          expect(error, JSON.stringify(query)).to.be.instanceOf(ReadModelError);
+        }
+      });
+    });
+
     test('a write that breaks a unique index fails the commit with UniqueConstraintError naming the collection and index', async () => {
       await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'same' })], 1n, NOW);
       const error = await store.commit(gen1, [put('articles', 'a2', 2n, { slug: 'same' })], 2n, NOW).then(() => null, (e: unknown) => e);

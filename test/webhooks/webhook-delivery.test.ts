@@ -38,12 +38,12 @@ describe('webhooks: deliveries to a real HTTPS receiver', function () {
   async function history(name: string) {
     const response = await call('GET', `/webhooks/${hooks[name]!.id}/deliveries?limit=100`);
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
-    return response.body as { total: number; items: any[] };
+    return response.body as { items: any[]; nextCursor: string | null };
   }
 
   /** Waits until every delivery of the webhook has finished (no pending or in-progress one). */
   const settled = (name: string, count: number) =>
-    until(() => history(name), (h) => h.total === count && h.items.every((d) => d.status !== 'pending' && d.status !== 'in_progress'), 15_000, `${count} settled deliveries of ${name}`);
+    until(() => history(name), (h) => h.items.length === count && h.items.every((d) => d.status !== 'pending' && d.status !== 'in_progress'), 15_000, `${count} settled deliveries of ${name}`);
 
   async function createEntry(slug: string) {
     const created = await call('POST', `/form-sets/${formSetId}/entries`, { slug, fields: { title: { en: `Title ${slug}` } } });
@@ -205,7 +205,7 @@ describe('webhooks: deliveries to a real HTTPS receiver', function () {
       await settled('masters-only', 1);
       expect(receiver.received('/masters').map((r) => r.json.event)).to.deep.equal(['master.published']);
       expect(receiver.received('/disabled')).to.have.length(0);
-      expect((await history('disabled')).total).to.equal(0);
+      expect((await history('disabled')).items).to.have.length(0);
       // Enabled again, it gets what happens from then on only.
       expect((await call('PATCH', `/webhooks/${hooks['disabled']!.id}`, { enabled: true })).body.enabled).to.equal(true);
       const entry = await createEntry('after-enabling');
@@ -326,15 +326,15 @@ describe('webhooks: deliveries to a real HTTPS receiver', function () {
 
     it('lists the history newest first with pagination', async () => {
       const all = await history('all');
-      const page1 = await call('GET', `/webhooks/${hooks['all']!.id}/deliveries?limit=3&page=1`);
-      const page2 = await call('GET', `/webhooks/${hooks['all']!.id}/deliveries?limit=3&page=2`);
-      expect(page1.body).to.include({ total: all.total, page: 1, limit: 3 });
+      const page1 = await call('GET', `/webhooks/${hooks['all']!.id}/deliveries?limit=3`);
+      const page2 = await call('GET', `/webhooks/${hooks['all']!.id}/deliveries?limit=3&cursor=${page1.body.nextCursor}`);
+      expect(page1.body.nextCursor).to.be.a('string');
       expect(page1.body.items.map((d: any) => d.id)).to.deep.equal(all.items.slice(0, 3).map((d) => d.id));
       expect(page2.body.items.map((d: any) => d.id)).to.deep.equal(all.items.slice(3, 6).map((d) => d.id));
       const created = all.items.map((d) => d.createdAt);
       expect([...created].sort().reverse()).to.deep.equal(created);
       const failed = await call('GET', `/webhooks/${hooks['slow']!.id}/deliveries?status=failed`);
-      expect(failed.body.total).to.equal(1);
+      expect(failed.body.items).to.have.length(1);
       expect((await call('GET', `/webhooks/${hooks['all']!.id}/deliveries?limit=101`)).status).to.equal(400);
     });
 

@@ -18,8 +18,11 @@ export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query 
   auth?: 'none' | 'credentials';
   body?: Body;
   query?: Query;
-  /** Status code to description; the error envelope is documented for every route. */
-  responses: Record<number, string>;
+  /**
+   * Status code to description, or to a description and the schema of the JSON answer; the error envelope
+   * is documented for every route.
+   */
+  responses: Record<number, string | { description: string; schema: z.ZodType }>;
   /** JSON body limit, default 1 MiB. */
   bodyLimitBytes?: number;
   /** Path parameters that are not UUIDs (template ids, record values), documented as plain strings. */
@@ -94,8 +97,9 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       }
     }
     const responses: Record<string, unknown> = {};
-    for (const [status, description] of Object.entries(route.responses)) {
-      responses[status] = Number(status) === 204 ? { description } : { description, content: { 'application/json': { schema: { type: 'object' } } } };
+    for (const [status, response] of Object.entries(route.responses)) {
+      const { description, schema } = typeof response === 'string' ? { description: response, schema: undefined } : response;
+      responses[status] = Number(status) === 204 ? { description } : { description, content: { 'application/json': { schema: schema ? toSchema(schema, 'output') : { type: 'object' } } } };
     }
     responses['default'] = { description: 'Error, in the envelope of spec section 7', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     paths[path] ??= {};
@@ -124,7 +128,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
   };
 }
 
-function toSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+function toSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
   return json;
 }

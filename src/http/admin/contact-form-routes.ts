@@ -6,6 +6,7 @@ import { CONTACT_FIELD_TYPES } from '../../domain/contact-form/contact-form-fiel
 import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { listQuery } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -42,10 +43,8 @@ const updateBody = z.looseObject({
   ...Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.optional()])),
   expectedVersion: z.number().int().positive().optional(),
 });
-const listQuery = z.object({
-  read: z.enum(['true', 'false']).optional(),
-  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
-  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(100, 'must be at most 100').default(20),
+const submissionsQuery = listQuery({
+  read: z.enum(['true', 'false']).optional().describe('true: only read submissions; false: only unread ones.'),
 });
 const readBody = z.object({ read: z.boolean() });
 const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`) });
@@ -92,12 +91,12 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones', tag, query: listQuery, responses: { 200: 'A page of submissions' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: 'A page of submissions: items, nextCursor, and unread (how many of the form\'s submissions are unread)' } }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', page: query.page, limit: query.limit });
+    ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
   });
 
   api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: 'The submission' } }, async (ctx) => {

@@ -6,11 +6,12 @@ import type { FormSetView, ProjectView, RevisionAction } from '../../application
 import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-validation.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { entrySummary, formSetDetail, formSetSummary, revisionSummary } from './content-views.ts';
+import { entryDetail, entryDetailSchema, entrySummary, entrySummarySchema, formSetDetail, formSetSummary, revisionSummary, revisionSummarySchema } from './content-views.ts';
+import { listQuery, pageSchema } from './list-query.ts';
+import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
+import { ENTRY_LIST_SORTS } from '../../../projections/content.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
-
-const MAX_PAGE_SIZE = 100;
 
 const formSetBody = z.looseObject({
   slug: z.string(),
@@ -45,9 +46,23 @@ const revisionActionBody = z.object({
   reason: z.string().max(2000).optional(),
 });
 
-const pageQuery = z.object({
-  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
-  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+/** An ISO 8601 date-time with an offset, normalised to UTC. */
+const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (Z or +09:00)' }).transform((value) => new Date(value).toISOString());
+
+const ENTRY_SORTS = Object.keys(ENTRY_LIST_SORTS).flatMap((key) => [`${key}:desc`, `${key}:asc`]) as Array<`${keyof typeof ENTRY_LIST_SORTS}:${'asc' | 'desc'}`>;
+
+const entryListQuery = listQuery({
+  status: z.enum(REVISION_STATUSES).optional().describe('Only entries whose latest revision has this status.'),
+  assignee: z.string().min(1, 'must not be empty').max(200).optional().describe('Only entries assigned to this user id.'),
+  updatedBy: z.string().min(1, 'must not be empty').max(200).optional().describe('Only entries whose last change was made by this user or agent key id.'),
+  updatedFrom: instant.optional().describe('Only entries changed at or after this time (ISO 8601 with an offset).'),
+  updatedTo: instant.optional().describe('Only entries changed before this time (ISO 8601 with an offset).'),
+  q: z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters').optional().describe('Words that must all occur in the title or text fields of the latest revision (any locale). On every plan.'),
+  sort: z.enum(ENTRY_SORTS).default('updated_at:desc').describe('updated_at, title or published_at, then :asc or :desc (default updated_at:desc). Entries never published come last by published_at:desc, first by :asc.'),
+});
+
+const revisionListQuery = listQuery({
+  order: z.enum(['asc', 'desc']).default('asc').describe('asc: oldest first (default); desc: newest first.'),
 });
 
 /**
@@ -99,36 +114,43 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/form-sets/:formSetId/entries', operationId: 'listEntries', summary: 'List a form set\'s entries, newest change first', tag: 'Entries', query: pageQuery, responses: { 200: 'A page of entries' } }, async (ctx, { query }) => {
-    assertCan(principalOf(ctx), 'entries.read');
-    const project = projectOf(ctx);
-    const formSet = await content.formSetOrFail(project, id(ctx, 'formSetId'));
-    const { page, limit } = query;
-    const filter = { formSetId: formSet.formSetId };
-    const [items, total] = await Promise.all([
-      reader.find('content', 'entries', { filter, sort: [['updatedAt', 'desc']], limit, offset: (page - 1) * limit }),
-      reader.count('content', 'entries', filter),
-    ]);
-    ctx.body = { total, page, limit, items: items.map(entrySummary) };
+  api.add(
+    router,
+    {
+      method: 'get',
+      path: '/form-sets/:formSetId/entries',
+      operationId: 'listEntries',
+      summary: 'List a form set\'s entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time',
+      tag: 'Entries',
+      query: entryListQuery,
+      responses: { 200: { description: 'A page of entries', schema: pageSchema(entrySummarySchema) } },
+    },
+    async (ctx, { query }) => {
+      const page = await content.listEntries(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), query);
+      ctx.body = { items: page.items.map(entrySummary), nextCursor: page.nextCursor };
+    },
+  );
+
+  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', summary: 'Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history', tag: 'Entries', responses: { 200: { description: 'The entry', schema: entryDetailSchema } } }, async (ctx) => {
+    ctx.body = entryDetail(await content.getEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId')));
   });
 
-  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', summary: 'Read an entry with all its revisions', tag: 'Entries', responses: { 200: 'The entry' } }, async (ctx) => {
-    assertCan(principalOf(ctx), 'entries.read');
-    const project = projectOf(ctx);
-    const entry = await reader.get('content', 'entries', id(ctx, 'entryId'));
-    if (!entry || entry['projectId'] !== project.projectId) throw notFound(`No entry ${ctx.params['entryId']}.`);
-    const revisions = await reader.find('content', 'revisions', { filter: { entryId: entry['entryId'] as string }, sort: [['revision', 'asc']], limit: 10_000 });
-    ctx.body = { ...entrySummary(entry), revisions: revisions.map(revisionSummary) };
-  });
-
-  api.add(router, { method: 'get', path: '/entries/:entryId/revisions', operationId: 'listRevisions', summary: 'List an entry\'s revisions, oldest first (list_revisions)', tag: 'Revisions', responses: { 200: 'The revisions' } }, async (ctx) => {
-    assertCan(principalOf(ctx), 'revisions.read');
-    const project = projectOf(ctx);
-    const entry = await reader.get('content', 'entries', id(ctx, 'entryId'));
-    if (!entry || entry['projectId'] !== project.projectId) throw notFound(`No entry ${ctx.params['entryId']}.`);
-    const revisions = await reader.find('content', 'revisions', { filter: { entryId: entry['entryId'] as string }, sort: [['revision', 'asc']], limit: 10_000 });
-    ctx.body = { items: revisions.map(revisionSummary) };
-  });
+  api.add(
+    router,
+    {
+      method: 'get',
+      path: '/entries/:entryId/revisions',
+      operationId: 'listRevisions',
+      summary: 'List an entry\'s revisions without their values, oldest first (order=desc: newest first), a page at a time (list_revisions)',
+      tag: 'Revisions',
+      query: revisionListQuery,
+      responses: { 200: { description: 'A page of revisions', schema: pageSchema(revisionSummarySchema) } },
+    },
+    async (ctx, { query }) => {
+      const page = await content.listRevisions(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), query);
+      ctx.body = { items: page.items.map(revisionSummary), nextCursor: page.nextCursor };
+    },
+  );
 
   api.add(router, { method: 'get', path: '/form-sets/:formSetId/schema', operationId: 'getFormSetSchema', summary: 'A form set\'s fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)', tag: 'Form sets', responses: { 200: 'The schema' } }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');

@@ -3,11 +3,11 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { entrySummary } from './content-views.ts';
+import { auditItemSchema, entrySummary, historyItemSchema, reviewItem, reviewItemSchema } from './content-views.ts';
+import { listQuery, pageSchema } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
-const MAX_PAGE_SIZE = 100;
 const MAX_BULK_REVISIONS = 100;
 
 const idempotentBody = z.object({
@@ -54,13 +54,19 @@ const diffQuery = z.object({
 /** An ISO 8601 date-time with an offset, normalised to UTC. */
 const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (Z or +09:00)' }).transform((value) => new Date(value).toISOString());
 
-const auditQuery = z.object({
-  actor: z.string().min(1).max(200).optional(),
-  entryId: z.uuid({ error: 'must be an entry id (UUID)' }).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
-  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
-  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+const auditQuery = listQuery({
+  actor: z.string().min(1).max(200).optional().describe('Only events of this user, agent key or system actor id.'),
+  entryId: z.uuid({ error: 'must be an entry id (UUID)' }).optional().describe('Only events of this entry.'),
+  from: instant.optional().describe('Only events at or after this time (ISO 8601 with an offset).'),
+  to: instant.optional().describe('Only events before this time (ISO 8601 with an offset).'),
+});
+
+const historyQuery = listQuery({});
+
+const reviewQueueQuery = listQuery({
+  assignee: z.string().min(1, 'must not be empty').max(200).optional().describe('Only revisions of entries assigned to this user id.'),
+  formSetId: z.uuid({ error: 'must be a form set id (UUID)' }).optional().describe('Only revisions of this form set\'s entries.'),
+  status: z.enum(['pending_review', 'scheduled']).optional().describe('Only revisions waiting for review (pending_review) or for their publish time (scheduled).'),
 });
 
 /**
@@ -104,10 +110,27 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt);
   });
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind', tag: 'History', responses: { 200: 'The entry\'s events' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } } }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
-    ctx.body = { entryId, items: await content.entryHistory(principalOf(ctx), projectOf(ctx), entryId) };
+    ctx.body = { entryId, ...(await content.entryHistory(principalOf(ctx), projectOf(ctx), entryId, query)) };
   });
+
+  api.add(
+    router,
+    {
+      method: 'get',
+      path: '/review-queue',
+      operationId: 'getReviewQueue',
+      summary: 'The review desk: every revision in pending_review or scheduled across the project\'s form sets, oldest submission first, with entry title, form set, submitter, submission time, assignee and publish time; filter by assignee, form set and status',
+      tag: 'Revisions',
+      query: reviewQueueQuery,
+      responses: { 200: { description: 'A page of the queue', schema: pageSchema(reviewItemSchema) } },
+    },
+    async (ctx, { query }) => {
+      const page = await content.reviewQueue(principalOf(ctx), projectOf(ctx), query);
+      ctx.body = { items: page.items.map(reviewItem), nextCursor: page.nextCursor };
+    },
+  );
 
   api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: 'The changes, one per field (per locale for localized fields)' } }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
@@ -121,7 +144,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: 'A page of audit records' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } } }, async (ctx, { query }) => {
     ctx.body = await content.auditLog(principalOf(ctx), projectOf(ctx), query);
   });
 

@@ -12,6 +12,7 @@ import { asHttp, mediaHttpError } from '../../media/media-http-errors.ts';
 import { MediaRejectedError, MediaTooLargeError } from '../../media/media-errors.ts';
 import { notFound, unsupportedMediaType, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { listQuery } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -28,7 +29,6 @@ export interface MediaAdminDeps {
   tempDir: string;
 }
 
-const MAX_PAGE_SIZE = 100;
 /** Room for a multipart body's boundaries and text fields beside the file. */
 const MULTIPART_OVERHEAD_BYTES = 128 * 1024;
 const JSON_OVERHEAD_BYTES = 64 * 1024;
@@ -43,9 +43,7 @@ const mediaType = z
   })
   .optional();
 
-const listQuery = z.object({
-  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
-  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
+const mediaListQuery = listQuery({
   type: mediaType,
   name: z.string().min(1, 'must not be empty').max(255, 'at most 255 characters').optional(),
 });
@@ -160,10 +158,10 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     },
   );
 
-  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); page and limit (max ${MAX_PAGE_SIZE}) as the entries list`, tag: 'Media', query: listQuery, responses: { 200: 'A page of assets' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: 'A page of assets: items and nextCursor' } }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const result = await service.list(principalOf(ctx), project, query);
-    ctx.body = { ...result, items: result.items.map((item) => withUrl(ctx, project.projectId, item)) };
+    ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };
   });
 
   api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', summary: 'Read an asset', tag: 'Media', responses: { 200: 'The asset' } }, async (ctx) => {

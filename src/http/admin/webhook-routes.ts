@@ -5,10 +5,10 @@ import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_EVENT_TYPES, WEBHOOK_NAME_MAX, WEBHOOK
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { notFound, unavailable } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { listQuery } from './list-query.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
-const MAX_PAGE_SIZE = 100;
 
 const eventsField = z
   .array(z.string(), { error: `an array of event names: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
@@ -35,10 +35,8 @@ const testBody = z.object({
   event: z.enum(WEBHOOK_EVENT_TYPES, { error: `one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }).optional(),
 });
 
-const deliveriesQuery = z.object({
-  page: z.coerce.number().int().min(1, 'must be 1 or more').default(1),
-  limit: z.coerce.number().int().min(1, 'must be 1 or more').max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(20),
-  status: z.enum(['pending', 'in_progress', 'succeeded', 'failed', 'skipped']).optional(),
+const deliveriesQuery = listQuery({
+  status: z.enum(['pending', 'in_progress', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this state.'),
 });
 
 /**
@@ -108,7 +106,7 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       summary: 'Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error)',
       tag,
       query: deliveriesQuery,
-      responses: { 200: 'A page of deliveries' },
+      responses: { 200: 'A page of deliveries: webhookId, items and nextCursor' },
     },
     async (ctx, { query }) => {
       ctx.body = await service().deliveries(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), query);

@@ -30,21 +30,25 @@ export const entryTools: ToolDefinition[] = [
     name: 'list_entries',
     title: 'List entries',
     description:
-      'Lists a form set\'s entries, most recently changed first, a page at a time: {total, page, limit, items: [{id, slug, latestRevision {revisionId, revision, status}, liveRevision (the published one, or null), ...}]}. Field values are not included: use get_entry. Any agent key scope.',
+      'Lists a form set\'s entries, most recently changed first, a page at a time: {items: [{id, slug, title, latestRevision {revisionId, revision, status}, liveRevision (the published one, or null), revisionCount, ...}], nextCursor}. Pass nextCursor as cursor for the next page (null: the last page). Filter by status (of the latest revision), assignee or q (words in titles and text fields). Field values are not included: use get_entry. Any agent key scope.',
     input: {
       ...formSetRef,
-      page: z.number().int().min(1).optional().describe('1-based page, default 1.'),
+      status: z.enum(['draft', 'pending_review', 'scheduled', 'published', 'rejected', 'superseded']).optional().describe('Only entries whose latest revision has this status.'),
+      assignee: z.string().min(1).max(200).optional().describe('Only entries assigned to this user id.'),
+      q: z.string().min(1).max(200).optional().describe('Words that must all occur in the title or text fields.'),
+      cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),
       limit: z.number().int().min(1).max(100).optional().describe('Entries per page, default 20, at most 100.'),
     },
     annotations: READ_ONLY,
-    run: async (args, context) => context.api.get(`/form-sets/${await resolveFormSetId(context, args)}/entries`, { query: { page: args.page, limit: args.limit } }),
+    run: async (args, context) =>
+      context.api.get(`/form-sets/${await resolveFormSetId(context, args)}/entries`, { query: { status: args.status, assignee: args.assignee, q: args.q, cursor: args.cursor, limit: args.limit } }),
   }),
 
   defineTool({
     name: 'get_entry',
     title: 'Read an entry',
     description:
-      'Reads an entry: id, slug, form set, import metadata, every revision (id, revision number, status: draft, pending_review, scheduled, published, rejected or superseded), latestRevision and liveRevision, plus `values`: the field values of the latest revision (or of revisionId when given). Use the values as the starting point of save_revision, which replaces all values. Any agent key scope.',
+      'Reads an entry: id, slug, title, form set, import metadata, latestRevision and liveRevision (id, revision number, status: draft, pending_review, scheduled, published, rejected or superseded), revisionCount (list_revisions pages through them), plus `values`: the field values of the latest revision (or of revisionId when given). Use the values as the starting point of save_revision, which replaces all values. Any agent key scope.',
     input: {
       entryId: uuid('an entry id').describe('The entry\'s id (from create_entry or list_entries).'),
       revisionId: uuid('a revision id').optional().describe('Read this revision\'s values instead of the latest one\'s.'),
@@ -113,10 +117,15 @@ export const entryTools: ToolDefinition[] = [
     name: 'list_revisions',
     title: 'List revisions',
     description:
-      'Lists an entry\'s revisions, oldest first: {items: [{id, revision, status, updatedAt, publishAt, publishedAt}]}. Only the latest revision can be submitted or published; a published one stays live until a newer revision is published (it then becomes superseded). Any agent key scope.',
-    input: { entryId: uuid('an entry id').describe('The entry\'s id.') },
+      'Lists an entry\'s revisions, oldest first (order desc: newest first), a page at a time: {items: [{id, revision, status, updatedAt, publishAt, publishedAt}], nextCursor}. Pass nextCursor as cursor for the next page. Only the latest revision can be submitted or published; a published one stays live until a newer revision is published (it then becomes superseded). Any agent key scope.',
+    input: {
+      entryId: uuid('an entry id').describe('The entry\'s id.'),
+      order: z.enum(['asc', 'desc']).optional().describe('asc: oldest first (default); desc: newest first.'),
+      cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),
+      limit: z.number().int().min(1).max(100).optional().describe('Revisions per page, default 20, at most 100.'),
+    },
     annotations: READ_ONLY,
-    run: async (args, { api }) => api.get(`/entries/${args.entryId}/revisions`),
+    run: async (args, { api }) => api.get(`/entries/${args.entryId}/revisions`, { query: { order: args.order, cursor: args.cursor, limit: args.limit } }),
   }),
 
   defineTool({

@@ -12,11 +12,11 @@ export const mediaTools: ToolDefinition[] = [
     name: 'list_media',
     title: 'List media',
     description:
-      'Lists the project\'s media assets, newest first: {total, page, limit, items: [{id, fileName, mimeType, kind, byteSize, width, height, altText, caption, url, uploadedAt}]}. Filter by type (image, video, audio, document, or a MIME type prefix such as image/png) and by a file name substring. An asset id goes into image, file and image_gallery fields. Any agent key scope.',
+      'Lists the project\'s media assets, newest first, a page at a time: {items: [{id, fileName, mimeType, kind, byteSize, width, height, altText, caption, url, uploadedAt}], nextCursor}; pass nextCursor as cursor for the next page. Filter by type (image, video, audio, document, or a MIME type prefix such as image/png) and by a file name substring. An asset id goes into image, file and image_gallery fields. Any agent key scope.',
     input: {
       type: z.string().min(1).max(255).optional().describe(`${MEDIA_TYPES.join(', ')}, or a MIME type prefix such as image/png or application/.`),
       name: z.string().min(1).max(255).optional().describe('A substring of the file name (case-insensitive).'),
-      page: z.number().int().min(1).optional().describe('1-based page, default 1.'),
+      cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),
       limit: z.number().int().min(1).max(100).optional().describe('Assets per page, default 20, at most 100.'),
     },
     annotations: READ_ONLY,

@@ -2,6 +2,13 @@
  * The entry aggregate: an entry, its revisions (each a full snapshot) and the approval workflow of spec
  * section 3. Pure: ids arrive in commands, time in the context.
  *
+ * The state is bounded, whatever the length of the history: it holds the entry's identity, its latest
+ * revision in full (every workflow trigger acts on it: only the latest revision moves) and a reference to
+ * the live one. An older revision a command names is described by the command itself (`recorded`, from
+ * the admin read model): the decision needs it only to tell "stale" (REVISION_CONFLICT) from "not this
+ * entry's" (NOT_FOUND), and a restore takes the old snapshot from it. So folding, snapshotting and
+ * caching an entry cost the same at 10 and at 10,000 revisions.
+ *
  * Error codes:
  * - NOT_FOUND: the entry does not exist, was deleted (every command, for every caller), belongs to
  *   another project than the agent key's, or the revision id is not one of its revisions;
@@ -70,10 +77,24 @@ export interface ExistingEntry {
   external: ExternalIdentity | null;
   duplicatedFrom: { entryId: string; revisionId?: string | undefined; revision?: number | undefined } | null;
   assignee: string | null;
-  /** Every revision, in order: revisions[i].revision === i + 1. */
-  revisions: RevisionState[];
+  /** How many revisions the entry has: the latest revision's number (0 before the first save). */
+  revisionCount: number;
+  /** The newest revision, whatever its status, with its snapshot. */
+  latest: RevisionState | null;
   /** The revision in status published (what the public API serves), if any. */
-  liveRevisionId: string | null;
+  live: LiveRevision | null;
+}
+
+export interface LiveRevision extends RevisionRef {
+  publishedAt: string;
+}
+
+/**
+ * A revision that is neither the entry's latest nor its live one, as the caller read it (the admin read
+ * model's revision document, checked to belong to the entry). The aggregate keeps no older revisions.
+ */
+export interface RecordedRevision extends RevisionRef {
+  status: RevisionStatus;
 }
 
 export type EntryState = { exists: false } | ExistingEntry;
@@ -119,6 +140,8 @@ export interface RestoreRevision {
   revisionId: string;
   /** The old revision whose snapshot becomes the new draft. */
   fromRevisionId: string;
+  /** That revision as recorded, when it is not the latest (the aggregate holds only the latest snapshot). */
+  source?: { revision: number; snapshot: Snapshot };
   expectedRevision?: number;
 }
 
@@ -127,6 +150,8 @@ interface RevisionCommand {
   entryId: string;
   revisionId: string;
   revision?: number;
+  /** The named revision as recorded, when it may be an older one (see RecordedRevision). */
+  recorded?: RecordedRevision;
 }
 
 export interface SubmitForReview extends RevisionCommand {
@@ -220,8 +245,9 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
       external: d.external ?? null,
       duplicatedFrom: d.duplicatedFrom ?? null,
       assignee: null,
-      revisions: [],
-      liveRevisionId: null,
+      revisionCount: 0,
+      latest: null,
+      live: null,
     };
   }
   if (!state.exists) return state;
@@ -239,7 +265,7 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
         restoredFrom: d.restoredFrom ?? null,
         rejectionReason: null,
       };
-      return { ...state, revisions: [...state.revisions, revision] };
+      return { ...state, revisionCount: d.revision, latest: revision };
     }
     case 'entry.revision-submitted':
       return updateRevision(state, event.data.revisionId, { status: 'pending_review' });
@@ -247,9 +273,8 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
       return updateRevision(state, event.data.revisionId, { status: 'scheduled', publishAt: event.data.publishAt });
     case 'entry.revision-published': {
       const d = event.data;
-      let next = updateRevision(state, d.revisionId, { status: 'published', publishedAt: d.publishedAt });
-      if (d.supersedes !== undefined) next = updateRevision(next, d.supersedes, { status: 'superseded' });
-      return { ...next, liveRevisionId: d.revisionId };
+      const next = updateRevision(state, d.revisionId, { status: 'published', publishedAt: d.publishedAt });
+      return { ...next, live: { revisionId: d.revisionId, revision: d.revision, publishedAt: d.publishedAt } };
     }
     case 'entry.revision-rejected':
       return updateRevision(state, event.data.revisionId, { status: 'rejected', publishAt: null, rejectionReason: event.data.reason ?? null });
@@ -270,29 +295,31 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
   }
 }
 
+/** Workflow events only ever name the latest revision (the decider refuses the others). */
 function updateRevision(state: ExistingEntry, revisionId: string, patch: Partial<RevisionState>): ExistingEntry {
-  return { ...state, revisions: state.revisions.map((r) => (r.revisionId === revisionId ? { ...r, ...patch } : r)) };
+  return state.latest?.revisionId === revisionId ? { ...state, latest: { ...state.latest, ...patch } } : state;
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Queries on state
 
-export function findRevision(state: EntryState, revisionId: string): RevisionState | undefined {
-  return state.exists ? state.revisions.find((r) => r.revisionId === revisionId) : undefined;
-}
-
 export function latestRevision(state: EntryState): RevisionState | undefined {
-  return state.exists ? state.revisions.at(-1) : undefined;
+  return state.exists ? (state.latest ?? undefined) : undefined;
 }
 
 /** The published revision (what the public API serves), if any. */
-export function liveRevision(state: EntryState): RevisionState | undefined {
-  return state.exists && state.liveRevisionId !== null ? findRevision(state, state.liveRevisionId) : undefined;
+export function liveRevision(state: EntryState): LiveRevision | undefined {
+  return state.exists ? (state.live ?? undefined) : undefined;
+}
+
+/** Whether the revision id is the entry's latest or live revision (the ones the aggregate knows). */
+export function knowsRevision(state: EntryState, revisionId: string): boolean {
+  return state.exists && (state.latest?.revisionId === revisionId || state.live?.revisionId === revisionId);
 }
 
 /** The revision waiting for the scheduled job, if any (at most one: only the latest revision can be scheduled). */
 export function scheduledRevision(state: EntryState): RevisionState | undefined {
-  return state.exists && !state.deleted ? state.revisions.find((r) => r.status === 'scheduled') : undefined;
+  return state.exists && !state.deleted && state.latest?.status === 'scheduled' ? state.latest : undefined;
 }
 
 export type PublishOutcome = {
@@ -331,7 +358,7 @@ export function publishOutcome(state: EntryState, revisionId: string, appended: 
  */
 export function duplicateEntry(source: EntryState, input: { entryId: string; revisionId: string; slug?: string }): CreateEntry {
   if (!source.exists || source.deleted) throw notFound('The entry to duplicate does not exist.');
-  const latest = source.revisions.at(-1);
+  const latest = source.latest;
   return {
     type: 'create',
     entryId: input.entryId,
@@ -348,7 +375,7 @@ export function duplicateEntry(source: EntryState, input: { entryId: string; rev
 
 type Scope = { entryId: string; projectId: string; formSetId: string };
 const scopeOf = (entry: ExistingEntry): Scope => ({ entryId: entry.entryId, projectId: entry.projectId, formSetId: entry.formSetId });
-const refOf = (r: RevisionState): RevisionRef => ({ revisionId: r.revisionId, revision: r.revision });
+const refOf = (r: RevisionRef): RevisionRef => ({ revisionId: r.revisionId, revision: r.revision });
 
 function authorize(principal: EntryPrincipal, action: EntryAction): void {
   if (!mayPerform(principal, action)) throw forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
@@ -386,8 +413,14 @@ function decide(command: EntryCommand, state: EntryState, context: EntryContext)
       return saveRevision(entry, command.revisionId, structuredClone(command.snapshot), command.expectedRevision, context, undefined);
     case 'restoreRevision': {
       authorize(context.principal, 'restore_revision');
-      const source = findRevision(entry, command.fromRevisionId);
+      const source =
+        entry.latest?.revisionId === command.fromRevisionId
+          ? entry.latest
+          : command.source === undefined
+            ? undefined
+            : { revisionId: command.fromRevisionId, revision: command.source.revision, snapshot: command.source.snapshot };
       if (!source) throw notFound(`Revision ${command.fromRevisionId} does not belong to entry ${entry.slug}.`);
+      requireSnapshot(source.snapshot);
       return saveRevision(entry, command.revisionId, structuredClone(source.snapshot), command.expectedRevision, context, refOf(source));
     }
     case 'submitForReview':
@@ -496,12 +529,13 @@ function saveRevision(
   context: EntryContext,
   restoredFrom: RevisionRef | undefined,
 ): EntryEvent[] {
-  const latest = entry.revisions.at(-1);
-  const latestNumber = latest?.revision ?? 0;
+  const latest = entry.latest;
+  const latestNumber = entry.revisionCount;
   if (expectedRevision !== undefined && expectedRevision !== latestNumber) {
     throw revisionConflict(`The edit is based on revision ${expectedRevision}, but the latest revision of entry ${entry.slug} is ${latestNumber}.`, RELOAD);
   }
-  if (entry.revisions.some((r) => r.revisionId === revisionId)) throw conflict(`Revision id ${revisionId} is already used by revision ${findRevision(entry, revisionId)!.revision}.`);
+  const used = latest?.revisionId === revisionId ? latest : entry.live?.revisionId === revisionId ? entry.live : undefined;
+  if (used) throw conflict(`Revision id ${revisionId} is already used by revision ${used.revision}.`);
   if (latest && (latest.status === 'pending_review' || latest.status === 'scheduled')) {
     throw conflict(
       `Revision ${latest.revision} is ${latest.status}: saving a new revision is not allowed while the latest revision is ${latest.status}.`,
@@ -539,23 +573,32 @@ function transition(
   then: (target: RevisionState) => EntryEvent[],
   validateInput?: () => void,
 ): EntryEvent[] {
-  const target = findRevision(entry, command.revisionId);
-  if (!target) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
+  const named = namedRevision(entry, command);
+  if (!named) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
   authorize(context.principal, trigger);
   validateInput?.();
-  if (command.revision !== undefined && command.revision !== target.revision) {
-    throw revisionConflict(`Revision id ${command.revisionId} is revision ${target.revision}, not ${command.revision}.`, RELOAD);
+  if (command.revision !== undefined && command.revision !== named.revision) {
+    throw revisionConflict(`Revision id ${command.revisionId} is revision ${named.revision}, not ${command.revision}.`, RELOAD);
   }
-  if (trigger === 'publish' && entry.liveRevisionId === target.revisionId) return [];
-  const latest = entry.revisions.at(-1)!;
-  if (latest.revisionId !== target.revisionId) {
+  if (trigger === 'publish' && entry.live?.revisionId === named.revisionId) return [];
+  const latest = entry.latest!;
+  if (latest.revisionId !== named.revisionId) {
     throw revisionConflict(
-      `Revision ${target.revision} (${target.status}) is not the latest revision of entry ${entry.slug}; the latest is revision ${latest.revision} (${latest.status}).`,
+      `Revision ${named.revision} (${named.status}) is not the latest revision of entry ${entry.slug}; the latest is revision ${latest.revision} (${latest.status}).`,
       RELOAD,
     );
   }
-  if (!isTransitionAllowed(target.status, trigger)) throw statusConflict(target, trigger);
-  return then(target);
+  if (!isTransitionAllowed(latest.status, trigger)) throw statusConflict(latest, trigger);
+  return then(latest);
+}
+
+/** The revision a command names: the latest, the live one, or an older one as the command recorded it. */
+function namedRevision(entry: ExistingEntry, command: RevisionCommand): RecordedRevision | undefined {
+  if (entry.latest?.revisionId === command.revisionId) return entry.latest;
+  if (entry.live?.revisionId === command.revisionId) return { ...entry.live, status: 'published' };
+  const recorded = command.recorded;
+  if (recorded?.revisionId === command.revisionId && recorded.revision < entry.revisionCount) return recorded;
+  return undefined;
 }
 
 function statusConflict(target: RevisionState, trigger: WorkflowTrigger): Error {
@@ -614,7 +657,7 @@ function decidePublishScheduled(entry: ExistingEntry, command: PublishScheduled,
 }
 
 function published(entry: ExistingEntry, target: RevisionState, trigger: PublishTrigger, context: EntryContext): EntryEvent {
-  const supersedes = entry.liveRevisionId !== null && entry.liveRevisionId !== target.revisionId ? entry.liveRevisionId : undefined;
+  const supersedes = entry.live !== null && entry.live.revisionId !== target.revisionId ? entry.live.revisionId : undefined;
   return event('entry.revision-published', {
     ...scopeOf(entry),
     ...refOf(target),

@@ -1,20 +1,22 @@
-import { notFound } from '../../domain-error.ts';
 import type { Snapshot } from './entry-events.ts';
-import { findRevision, type EntryState } from './entry-decider.ts';
+import { diffRichText, isRichTextDocument, type BlockChange } from './rich-text-diff.ts';
 
 /**
  * Field-level differences between two snapshots, for the audit history (diff between any two revisions).
- * Pure; values are compared as JSON (object key order does not matter, array order does).
+ * Pure; values are compared as JSON (object key order does not matter, array order does). Rich text
+ * (tiptap documents) is compared block by block by its text and structure (see rich-text-diff.ts).
  */
 export interface FieldChange {
   field: string;
   /** Set when the field holds one value per locale and this change is that locale's value. */
   locale?: string;
   kind: 'added' | 'removed' | 'changed';
-  /** Absent for added. */
+  /** Absent for added, and for rich text (see blocks). */
   before?: unknown;
-  /** Absent for removed. */
+  /** Absent for removed, and for rich text (see blocks). */
   after?: unknown;
+  /** Rich text: the changed blocks (added, removed, changed by text, type or format), instead of before and after. */
+  blocks?: BlockChange[];
 }
 
 export interface DiffOptions {
@@ -25,6 +27,11 @@ export interface DiffOptions {
    * tags (en, ja, en-US, zh-Hant-TW, ...).
    */
   localizedFields?: Iterable<string>;
+  /**
+   * Fields of type tiptap. A value of such a field (or of any field, when both sides are tiptap documents)
+   * that is a tiptap document is compared block by block; an HTML string is compared as a string.
+   */
+  richTextFields?: Iterable<string>;
 }
 
 /** A BCP 47 language tag of the shapes content locales take: language, optional script, optional region. */
@@ -37,6 +44,8 @@ const LOCALE_TAG = /^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?$/;
  */
 export function diffSnapshots(before: Snapshot, after: Snapshot, options: DiffOptions = {}): FieldChange[] {
   const localized = options.localizedFields === undefined ? null : new Set(options.localizedFields);
+  const richText = new Set(options.richTextFields ?? []);
+  const compare = (field: string, a: Slot, b: Slot, locale: string | undefined) => compareValues(field, a, b, locale, richText.has(field));
   const changes: FieldChange[] = [];
   for (const field of unionKeys(before, after)) {
     const a = own(before, field);
@@ -58,25 +67,23 @@ export function diffSnapshots(before: Snapshot, after: Snapshot, options: DiffOp
   return changes;
 }
 
-/** Diff between two revisions of an entry; NOT_FOUND when either does not belong to it. */
-export function diffRevisions(state: EntryState, fromRevisionId: string, toRevisionId: string, options: DiffOptions = {}): FieldChange[] {
-  const from = findRevision(state, fromRevisionId);
-  const to = findRevision(state, toRevisionId);
-  if (!state.exists || state.deleted || !from || !to) {
-    throw notFound(`Revision ${!from ? fromRevisionId : toRevisionId} does not belong to this entry.`);
-  }
-  return diffSnapshots(from.snapshot, to.snapshot, options);
-}
-
 type Slot = { present: true; value: unknown } | { present: false };
 
 function own(record: Record<string, unknown>, key: string): Slot {
   return Object.hasOwn(record, key) && record[key] !== undefined ? { present: true, value: record[key] } : { present: false };
 }
 
-function compare(field: string, a: Slot, b: Slot, locale: string | undefined): FieldChange | null {
+function compareValues(field: string, a: Slot, b: Slot, locale: string | undefined, richTextField: boolean): FieldChange | null {
   const where = locale === undefined ? { field } : { field, locale };
   if (!a.present && !b.present) return null;
+  const docA = a.present && isRichTextDocument(a.value);
+  const docB = b.present && isRichTextDocument(b.value);
+  // A tiptap field's documents, or documents on both sides of any field: block by block.
+  if ((richTextField && (docA || docB) && (!a.present || docA) && (!b.present || docB)) || (docA && docB)) {
+    if (a.present && b.present && jsonEqual(a.value, b.value)) return null;
+    const kind = !a.present ? 'added' : !b.present ? 'removed' : 'changed';
+    return { ...where, kind, blocks: diffRichText(a.present ? a.value : null, b.present ? b.value : null) };
+  }
   if (!a.present) return { ...where, kind: 'added', after: (b as { value: unknown }).value };
   if (!b.present) return { ...where, kind: 'removed', before: a.value };
   if (jsonEqual(a.value, b.value)) return null;

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import {
   duplicateEntry,
   entryDecider,
-  findRevision,
   latestRevision,
   liveRevision,
   publishOutcome,
@@ -120,18 +119,15 @@ describe('entry decider', () => {
     it('editing a published entry saves a new draft and leaves the live revision as it is', () => {
       const events = given(live1).when(save(R2, 1)).then([ev.saved(R2, 2, { title: 'Edited' }, NOW.toISOString())]);
       const state = stateOf([...live1, ...events]);
-      expect(liveRevision(state)?.revisionId).to.equal(R1);
-      expect(liveRevision(state)?.snapshot).to.deep.equal({ title: 'Hello' });
-      expect(findRevision(state, R1)?.status).to.equal('published');
+      expect(liveRevision(state)).to.deep.equal({ revisionId: R1, revision: 1, publishedAt: '2026-05-02T00:00:00.000Z' });
       expect(latestRevision(state)).to.include({ revisionId: R2, revision: 2, status: 'draft' });
     });
 
     it('over a rejected revision: a new draft; the rejected one stays rejected', () => {
       const history = [...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review', 'too short')];
       const events = given(history).when(save(R2, 1)).events();
-      const state = stateOf([...history, ...events]);
-      expect(findRevision(state, R1)).to.include({ status: 'rejected', rejectionReason: 'too short' });
-      expect(findRevision(state, R2)?.status).to.equal('draft');
+      expect(latestRevision(stateOf(history))).to.include({ status: 'rejected', rejectionReason: 'too short' });
+      expect(latestRevision(stateOf([...history, ...events]))).to.include({ revisionId: R2, status: 'draft' });
     });
 
     it('refuses while the latest revision is pending_review or scheduled (CONFLICT, hint: withdraw)', () => {
@@ -159,8 +155,7 @@ describe('entry decider', () => {
       const history = [...live1, ev.saved(R2, 2), ev.submitted(R2, 2)];
       const events = given(history).when(publish(R2, 2)).then([ev.published(R2, 2, 'publish', { supersedes: R1 })]);
       const state = stateOf([...history, ...events]);
-      expect(findRevision(state, R1)?.status).to.equal('superseded');
-      expect(findRevision(state, R2)?.status).to.equal('published');
+      expect(latestRevision(state)).to.include({ revisionId: R2, status: 'published' });
       expect(liveRevision(state)?.revisionId).to.equal(R2);
       expect(publishOutcome(state, R2, events)).to.deep.equal({ outcome: 'published', revisionId: R2, revision: 2, publishedAt: NOW.toISOString(), supersedes: R1 });
     });
@@ -185,10 +180,18 @@ describe('entry decider', () => {
       expect(publishOutcome(stateOf([...live1, ev.saved(R2, 2)]), R2)).to.equal(null);
     });
 
-    it('a stale revision (not the latest) is REVISION_CONFLICT with a hint to reload', () => {
+    it('a stale revision (not the latest), as the read model records it, is REVISION_CONFLICT with a hint to reload', () => {
       const history = [...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2), ev.submitted(R2, 2)];
-      const error = given(history).when(publish(R1, 1)).thenThrows('REVISION_CONFLICT', /not the latest revision.*latest is revision 2/);
+      const recorded = { revisionId: R1, revision: 1, status: 'rejected' as const };
+      const error = given(history).when({ ...publish(R1, 1), recorded } as EntryCommand).thenThrows('REVISION_CONFLICT', /1 \(rejected\) is not the latest revision.*latest is revision 2/);
       expect(error.hint).to.match(/reload/i);
+    });
+
+    it('an older revision the command does not describe is NOT_FOUND: the aggregate keeps only the latest and live ones', () => {
+      const history = [...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2), ev.submitted(R2, 2)];
+      given(history).when(publish(R1, 1)).thenThrows('NOT_FOUND');
+      // A recorded revision must be older than the latest one to count.
+      given(history).when({ ...publish(id(77), 2), recorded: { revisionId: id(77), revision: 2, status: 'draft' } } as EntryCommand).thenThrows('NOT_FOUND');
     });
 
     it('a revision number that does not match the id is REVISION_CONFLICT', () => {
@@ -261,7 +264,7 @@ describe('entry decider', () => {
       const history = [...live1, ev.saved(R2, 2), ev.submitted(R2, 2), ev.approved(R2, 2, PUBLISH_AT)];
       const { command, ctx } = job('2026-06-01T12:04:30.000Z');
       const events = given(history).when(command, ctx).then([ev.published(R2, 2, 'schedule', { publishAt: PUBLISH_AT, publishedAt: '2026-06-01T12:04:30.000Z', supersedes: R1 })]);
-      expect(findRevision(stateOf([...history, ...events]), R1)?.status).to.equal('superseded');
+      expect(liveRevision(stateOf([...history, ...events]))?.revisionId).to.equal(R2);
     });
 
     it('run again after publishing: nothing (no duplicate publish)', () => {
@@ -303,10 +306,12 @@ describe('entry decider', () => {
 
   describe('stale workflow commands', () => {
     it('submitting an earlier draft when a newer one exists is REVISION_CONFLICT', () => {
-      given([...created, ev.saved(R2, 2)]).when({ type: 'submitForReview', entryId: ENTRY, revisionId: R1 }).thenThrows('REVISION_CONFLICT');
+      given([...created, ev.saved(R2, 2)]).when({ type: 'submitForReview', entryId: ENTRY, revisionId: R1, recorded: { revisionId: R1, revision: 1, status: 'draft' } }).thenThrows('REVISION_CONFLICT');
     });
     it('reopening an earlier rejected revision after a newer save is REVISION_CONFLICT', () => {
-      given([...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2)]).when({ type: 'reopen', entryId: ENTRY, revisionId: R1 }).thenThrows('REVISION_CONFLICT');
+      given([...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2)])
+        .when({ type: 'reopen', entryId: ENTRY, revisionId: R1, recorded: { revisionId: R1, revision: 1, status: 'rejected' } })
+        .thenThrows('REVISION_CONFLICT');
     });
     it('withdrawing the live revision while a newer draft exists is REVISION_CONFLICT', () => {
       given([...live1, ev.saved(R2, 2)]).when({ type: 'withdraw', entryId: ENTRY, revisionId: R1 }).thenThrows('REVISION_CONFLICT');
@@ -464,9 +469,9 @@ describe('entry decider', () => {
   describe('restoreRevision', () => {
     const history = [...live1, ev.saved(R2, 2, { title: 'Second' })];
 
-    it('saves an old revision snapshot as a new draft, recording where it came from', () => {
+    it('saves an old revision snapshot (as recorded) as a new draft, recording where it came from', () => {
       const events = given(history)
-        .when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R1, expectedRevision: 2 }, context('tenant_user'))
+        .when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R1, source: { revision: 1, snapshot: { title: 'Hello' } }, expectedRevision: 2 }, context('tenant_user'))
         .then([ev.saved(R3, 3, { title: 'Hello' }, NOW.toISOString(), { restoredFrom: { revisionId: R1, revision: 1 } })]);
       const state = stateOf([...history, ...events]);
       expect(latestRevision(state)).to.include({ revisionId: R3, status: 'draft' });
@@ -476,8 +481,14 @@ describe('entry decider', () => {
 
     it('an unknown source revision is NOT_FOUND; a stale expectedRevision REVISION_CONFLICT; pending_review CONFLICT', () => {
       given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: id(555) }).thenThrows('NOT_FOUND');
-      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R1, expectedRevision: 1 }).thenThrows('REVISION_CONFLICT');
-      given([...history, ev.submitted(R2, 2)]).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R1 }).thenThrows('CONFLICT');
+      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2, expectedRevision: 1 }).thenThrows('REVISION_CONFLICT');
+      given([...history, ev.submitted(R2, 2)]).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2 }).thenThrows('CONFLICT');
+    });
+
+    it('restoring the latest revision needs no recorded source: the aggregate holds its snapshot', () => {
+      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2 }).then([
+        ev.saved(R3, 3, { title: 'Second' }, NOW.toISOString(), { restoredFrom: { revisionId: R2, revision: 2 } }),
+      ]);
     });
   });
 
@@ -535,9 +546,14 @@ describe('entry decider', () => {
       const state = stateOf(created);
       expect(entryDecider.evolve(state, { type: 'entry.something-new', data: {} } as unknown as EntryEvent)).to.equal(state);
     });
-    it('revision numbers equal their positions', () => {
-      const state = stateOf([...live1, ev.saved(R2, 2), ev.saved(R3, 3)]);
-      expect(state.exists && state.revisions.map((r) => r.revision)).to.deep.equal([1, 2, 3]);
+    it('the state stays bounded: the count, the latest revision and the live reference, whatever the history length', () => {
+      const history = [...live1];
+      for (let n = 2; n <= 2000; n++) history.push(ev.saved(id(10_000 + n), n, { title: `v${n}` }));
+      const state = stateOf(history);
+      expect(state).to.include({ revisionCount: 2000 });
+      expect(latestRevision(state)).to.include({ revisionId: id(12_000), revision: 2000 });
+      expect(liveRevision(state)).to.include({ revisionId: R1 });
+      expect(JSON.stringify(state).length).to.be.below(1000);
     });
   });
 });

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { diffRevisions, diffSnapshots } from '../../../../src/domain/content/entry/entry-history.ts';
-import { DomainError } from '../../../../src/domain/domain-error.ts';
-import { R1, R2, ev, id, stateOf } from './support.ts';
+import { diffSnapshots } from '../../../../src/domain/content/entry/entry-history.ts';
 
 describe('entry history: field-level diff between snapshots', () => {
   it('identical snapshots: no changes (object key order does not matter)', () => {
@@ -41,10 +39,27 @@ describe('entry history: field-level diff between snapshots', () => {
     ]);
   });
 
-  it('objects that are not locale maps (rich text, date ranges) are whole values', () => {
+  it('objects that are not locale maps (rich text, date ranges) are not split per locale', () => {
     const doc = (text: string) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text }] }] });
     expect(diffSnapshots({ body: doc('a'), when: { from: '2026-01-01', to: '2026-01-02' } }, { body: doc('b'), when: { from: '2026-01-01', to: '2026-01-03' } })).to.deep.equal([
-      { field: 'body', kind: 'changed', before: doc('a'), after: doc('b') },
+      {
+        field: 'body',
+        kind: 'changed',
+        blocks: [
+          {
+            kind: 'changed',
+            beforeIndex: 0,
+            afterIndex: 0,
+            before: { type: 'paragraph', text: 'a' },
+            after: { type: 'paragraph', text: 'b' },
+            differences: ['text'],
+            words: [
+              { op: '-', text: 'a' },
+              { op: '+', text: 'b' },
+            ],
+          },
+        ],
+      },
       { field: 'when', kind: 'changed', before: { from: '2026-01-01', to: '2026-01-02' }, after: { from: '2026-01-01', to: '2026-01-03' } },
     ]);
   });
@@ -56,7 +71,7 @@ describe('entry history: field-level diff between snapshots', () => {
   it('per-locale rich text compares each locale document', () => {
     const before = { body: { en: { type: 'doc', content: [] }, ja: { type: 'doc', content: [] } } };
     const after = { body: { en: { type: 'doc', content: [] }, ja: { type: 'doc', content: [{ type: 'paragraph' }] } } };
-    expect(diffSnapshots(before, after)).to.deep.equal([{ field: 'body', locale: 'ja', kind: 'changed', before: { type: 'doc', content: [] }, after: { type: 'doc', content: [{ type: 'paragraph' }] } }]);
+    expect(diffSnapshots(before, after)).to.deep.equal([{ field: 'body', locale: 'ja', kind: 'changed', blocks: [{ kind: 'added', afterIndex: 0, after: { type: 'paragraph', text: '' } }] }]);
   });
 
   it('localizedFields overrides the guess', () => {
@@ -67,10 +82,55 @@ describe('entry history: field-level diff between snapshots', () => {
     ]);
   });
 
-  it('diffRevisions reads two revisions of an entry; NOT_FOUND for a revision of another entry', () => {
-    const state = stateOf([ev.created(), ev.saved(R1, 1, { title: 'a' }), ev.saved(R2, 2, { title: 'b' })]);
-    expect(diffRevisions(state, R1, R2)).to.deep.equal([{ field: 'title', kind: 'changed', before: 'a', after: 'b' }]);
-    expect(diffRevisions(state, R2, R1)).to.deep.equal([{ field: 'title', kind: 'changed', before: 'b', after: 'a' }]);
-    expect(() => diffRevisions(state, R1, id(777))).to.throw(DomainError, /does not belong/);
+  describe('rich text (tiptap documents): block by block, by text and structure', () => {
+    const p = (text: string, marks?: unknown[]) => ({ type: 'paragraph', content: [{ type: 'text', text, ...(marks ? { marks } : {}) }] });
+    const h = (level: number, text: string) => ({ type: 'heading', attrs: { level }, content: [{ type: 'text', text }] });
+    const doc = (...content: unknown[]) => ({ type: 'doc', content });
+
+    it('an inserted paragraph is one added block, not every later block changed', () => {
+      const before = { body: doc(h(1, 'Title'), p('First'), p('Last')) };
+      const after = { body: doc(h(1, 'Title'), p('First'), p('Inserted'), p('Last')) };
+      expect(diffSnapshots(before, after, { richTextFields: ['body'] })).to.deep.equal([
+        { field: 'body', kind: 'changed', blocks: [{ kind: 'added', afterIndex: 2, after: { type: 'paragraph', text: 'Inserted' } }] },
+      ]);
+    });
+
+    it('a changed block says what changed: text (with a word diff), type or format', () => {
+      const before = { body: { en: doc(p('The quick fox'), p('Plain'), p('Become a heading')) } };
+      const after = { body: { en: doc(p('The slow fox'), p('Plain', [{ type: 'bold' }]), h(2, 'Become a heading')) } };
+      const [change] = diffSnapshots(before, after, { richTextFields: ['body'], localizedFields: ['body'] });
+      expect(change).to.include({ field: 'body', locale: 'en', kind: 'changed' });
+      expect(change!.before).to.equal(undefined);
+      const blocks = change!.blocks!;
+      expect(blocks.map((b) => [b.kind, b.beforeIndex, b.afterIndex, b.differences])).to.deep.equal([
+        ['changed', 0, 0, ['text']],
+        ['changed', 1, 1, ['format']],
+        ['changed', 2, 2, ['type']],
+      ]);
+      expect(blocks[0]!.words).to.deep.equal([
+        { op: '=', text: 'The ' },
+        { op: '-', text: 'quick' },
+        { op: '+', text: 'slow' },
+        { op: '=', text: ' fox' },
+      ]);
+      expect(blocks[2]).to.deep.include({ before: { type: 'paragraph', text: 'Become a heading' }, after: { type: 'heading:2', text: 'Become a heading' } });
+    });
+
+    it('a removed block, an added document, and equal documents whatever their key order', () => {
+      expect(diffSnapshots({ body: doc(p('a'), p('b')) }, { body: doc(p('b')) })).to.deep.equal([
+        { field: 'body', kind: 'changed', blocks: [{ kind: 'removed', beforeIndex: 0, before: { type: 'paragraph', text: 'a' } }] },
+      ]);
+      expect(diffSnapshots({}, { body: doc(p('new')) }, { richTextFields: ['body'] })).to.deep.equal([
+        { field: 'body', kind: 'added', blocks: [{ kind: 'added', afterIndex: 0, after: { type: 'paragraph', text: 'new' } }] },
+      ]);
+      const reordered = { content: [{ content: [{ text: 'x', type: 'text' }], type: 'paragraph' }], type: 'doc' };
+      expect(diffSnapshots({ body: doc(p('x')) }, { body: reordered }, { richTextFields: ['body'] })).to.deep.equal([]);
+    });
+
+    it('HTML strings in a tiptap field are compared as strings', () => {
+      expect(diffSnapshots({ body: '<p>a</p>' }, { body: '<p>b</p>' }, { richTextFields: ['body'] })).to.deep.equal([
+        { field: 'body', kind: 'changed', before: '<p>a</p>', after: '<p>b</p>' },
+      ]);
+    });
   });
 });

@@ -1,0 +1,53 @@
+import { plainText } from '../../../public-content/rich-text.ts';
+import { indexText } from '../../../search/search-tokens.ts';
+import type { FormSetDefinition } from '../form-set/form-set-definition.ts';
+import { resolveSeoRoles } from '../form-set/roles.ts';
+import type { Snapshot } from './entry-events.ts';
+
+/** What lists of entries show and search of a revision: its title and the tokens of its text. */
+export interface EntryListing {
+  /** The title field's value in the default locale (else its first one), as plain text; '' without one. */
+  title: string;
+  /** The title folded for ordering: lower case, so that "apple" and "Banana" sort as a reader expects. */
+  titleSort: string;
+  /** Search tokens (src/search) of the title and every text, textarea and rich-text value, in every locale. */
+  search: string;
+}
+
+const TEXT_TYPES = new Set(['text', 'textarea', 'tiptap']);
+
+/**
+ * The listing of a revision's snapshot, with the form set as it is when the revision is saved: the title is
+ * the field with the widget or SEO title role (mapped, else inferred from field names such as `title`).
+ */
+export function entryListing(definition: Pick<FormSetDefinition, 'fields' | 'seoRoles' | 'widgetRoles'> | null, snapshot: Snapshot, defaultLocale: string | null): EntryListing {
+  const titleKey = definition ? (definition.widgetRoles?.title ?? resolveSeoRoles(definition).title) : snapshot['title'] !== undefined ? 'title' : undefined;
+  const title = titleKey === undefined ? '' : textIn(snapshot[titleKey], defaultLocale).slice(0, 500);
+  const texts: string[] = [];
+  const keys = definition ? definition.fields.filter((f) => TEXT_TYPES.has(f.type)).map((f) => f.key) : Object.keys(snapshot);
+  for (const key of keys) {
+    const value = snapshot[key];
+    if (value === undefined || value === null) continue;
+    if (isLocaleMap(value)) for (const localized of Object.values(value)) texts.push(textOf(localized));
+    else texts.push(textOf(value));
+  }
+  return { title, titleSort: title.toLowerCase(), search: indexText(title, ...texts) };
+}
+
+function textIn(value: unknown, locale: string | null): string {
+  if (isLocaleMap(value)) {
+    const localized = (locale !== null ? value[locale] : undefined) ?? Object.values(value)[0];
+    return textOf(localized);
+  }
+  return textOf(value);
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value.includes('<') ? plainText(value) : value;
+  if (value !== null && typeof value === 'object') return plainText(value);
+  return '';
+}
+
+function isLocaleMap(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as { type?: unknown }).type !== 'doc';
+}

@@ -1,0 +1,93 @@
+import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { decodePosition, encodePosition } from '../event-store/position.ts';
+import { redactUrl } from '../logging/redact-url.ts';
+import { assertSnapshot, SnapshotStoreError, type AggregateSnapshot, type SnapshotStore } from './snapshot-store.ts';
+
+interface SnapshotDoc {
+  _id: string;
+  kind: string;
+  version: number;
+  /** 20-digit zero-padded: string order is numeric order. */
+  revision: string;
+  position: string;
+  state: unknown;
+  takenAt: string;
+}
+
+const DUPLICATE_KEY = 11000;
+
+/** The production snapshot store: a MongoDB collection (`aggregate_snapshots` in the read models' database). */
+export class MongoSnapshotStore implements SnapshotStore {
+  readonly #snapshots: Collection<SnapshotDoc>;
+  readonly #client: MongoClient | undefined;
+  #closed = false;
+
+  constructor(db: Db, options: { ownsClient?: MongoClient; collection?: string } = {}) {
+    this.#snapshots = db.collection<SnapshotDoc>(options.collection ?? 'aggregate_snapshots');
+    this.#client = options.ownsClient;
+  }
+
+  /** Connects to `url` (database from the URL, else `annals`) and checks the server answers. */
+  static async connect(url: string, options: { database?: string } = {}): Promise<MongoSnapshotStore> {
+    const client = new MongoClient(url, { appName: 'annals-snapshots', ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: 10_000 }) });
+    const database = options.database ?? databaseOf(url) ?? 'annals';
+    try {
+      await client.connect();
+      await client.db(database).command({ ping: 1 });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw new SnapshotStoreError(`cannot connect the snapshot store to MongoDB: ${redactUrl(error instanceof Error ? error.message : String(error))}`);
+    }
+    return new MongoSnapshotStore(client.db(database), { ownsClient: client });
+  }
+
+  async get(streamId: string): Promise<AggregateSnapshot | null> {
+    const doc = await this.#snapshots.findOne({ _id: streamId });
+    if (!doc) return null;
+    return { streamId: doc._id, kind: doc.kind, version: doc.version, revision: decodePosition(doc.revision), position: decodePosition(doc.position), state: doc.state, takenAt: doc.takenAt };
+  }
+
+  async put(snapshot: AggregateSnapshot): Promise<void> {
+    assertSnapshot(snapshot);
+    const revision = encodePosition(snapshot.revision);
+    const doc = { kind: snapshot.kind, version: snapshot.version, revision, position: encodePosition(snapshot.position), state: snapshot.state, takenAt: snapshot.takenAt };
+    try {
+      // Replaces a snapshot of an older revision, or of another kind or version; never a later one.
+      await this.#snapshots.replaceOne(
+        { _id: snapshot.streamId, $or: [{ revision: { $lte: revision } }, { kind: { $ne: snapshot.kind } }, { version: { $ne: snapshot.version } }] },
+        doc,
+        { upsert: true },
+      );
+    } catch (error) {
+      // The upsert met a later snapshot of the same stream (its _id exists but the filter did not match).
+      if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+    }
+  }
+
+  async delete(streamId: string): Promise<void> {
+    await this.#snapshots.deleteOne({ _id: streamId });
+  }
+
+  async clear(): Promise<void> {
+    await this.#snapshots.deleteMany({});
+  }
+
+  async ping(): Promise<void> {
+    await this.#snapshots.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#client?.close();
+  }
+}
+
+function databaseOf(url: string): string | undefined {
+  try {
+    const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+    return name === '' ? undefined : name;
+  } catch {
+    return undefined;
+  }
+}
