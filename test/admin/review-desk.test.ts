@@ -1,0 +1,355 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { startRebuild } from '../../src/projection-engine/rebuild.ts';
+import { reviewQueue } from '../../projections/review-queue.ts';
+import { SqliteSnapshotStore } from '../../src/snapshots/sqlite-snapshot-store.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { startAdminFixture, type AdminFixture } from './support.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+const formSetDefinition = (slug: string) => ({
+  slug,
+  name: `Form ${slug}`,
+  fields: [
+    { key: 'title', type: 'text', label: 'Title', required: true },
+    { key: 'body', type: 'tiptap', label: 'Body' },
+  ],
+});
+const doc = (...paragraphs: string[]) => ({ type: 'doc', content: paragraphs.map((text) => ({ type: 'paragraph', content: [{ type: 'text', text }] })) });
+
+async function login(f: AdminFixture): Promise<{ token: string; headers: Record<string, string> }> {
+  const response = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
+  return { token: ((await response.json()) as { token: string }).token, headers: { 'X-Project-Id': f.project.projectId } };
+}
+
+/** Every page of a list, following nextCursor; `between` runs after each page (writes during the walk). */
+async function walk(f: AdminFixture, route: string, options: { limit: number; session?: { token: string; headers: Record<string, string> }; between?: (page: number) => Promise<void> }): Promise<any[]> {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 1000; page++) {
+    const separator = route.includes('?') ? '&' : '?';
+    const response = await f.call('GET', `${route}${separator}limit=${options.limit}${cursor ? `&cursor=${cursor}` : ''}`, options.session ?? {});
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    expect(response.body.items.length).to.be.at.most(options.limit);
+    items.push(...response.body.items);
+    cursor = response.body.nextCursor;
+    if (cursor === null) return items;
+    await options.between?.(page);
+  }
+  throw new Error('no last page');
+}
+
+describe('admin API: long histories and the review desk (issue 15)', function () {
+  this.timeout(120_000);
+  let f: AdminFixture;
+  let dataDir: string;
+  let formSetId: string;
+  let otherFormSetId: string;
+  let session: { token: string; headers: Record<string, string> };
+
+  before(async () => {
+    dataDir = path.join(tempDir(), 'data');
+    f = await startAdminFixture({ dataDir });
+    formSetId = (await f.call('POST', '/form-sets', { body: formSetDefinition('articles') })).body.id;
+    otherFormSetId = (await f.call('POST', '/form-sets', { body: formSetDefinition('notes') })).body.id;
+    session = await login(f);
+  });
+  after(async () => {
+    await f.stop();
+  });
+
+  async function createEntry(slug: string, title: string, formSet = formSetId, body = doc(`About ${title}`)) {
+    const created = await f.call('POST', `/form-sets/${formSet}/entries`, { body: { slug, fields: { title: { en: title }, body: { en: body } } } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body as { entry: { id: string }; revision: { id: string; revision: number } };
+  }
+  const save = async (entryId: string, title: string, body = doc(title)) => {
+    const saved = await f.call('POST', `/entries/${entryId}/revisions`, { body: { fields: { title: { en: title }, body: { en: body } } } });
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(201);
+    return saved.body as { id: string; revision: number };
+  };
+  const action = async (revisionId: string, name: string, body: Record<string, unknown> = {}, who: { token?: string; headers?: Record<string, string> } = {}) => {
+    const response = await f.call('POST', `/revisions/${revisionId}/${name}`, { body, ...who });
+    expect(response.status, `${name}: ${JSON.stringify(response.body)}`).to.equal(200);
+    return response.body;
+  };
+
+  describe('paging', () => {
+    it('revisions: every revision once, in order, while new revisions are saved between pages; order=desc newest first', async () => {
+      const entry = await createEntry('paged', 'Paged');
+      for (let i = 2; i <= 25; i++) await save(entry.entry.id, `Paged ${i}`);
+      const walked = await walk(f, `/entries/${entry.entry.id}/revisions`, { limit: 7, between: async () => void (await save(entry.entry.id, 'During the walk')) });
+      const numbers = walked.map((r) => r.revision);
+      expect(new Set(numbers).size, 'no revision twice').to.equal(numbers.length);
+      expect(numbers.slice(0, 25)).to.deep.equal(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(numbers).to.deep.equal([...numbers].sort((a, b) => a - b));
+      const newest = await f.call('GET', `/entries/${entry.entry.id}/revisions?order=desc&limit=2`);
+      expect(newest.body.items.map((r: { revision: number }) => r.revision)).to.deep.equal([numbers.at(-1), numbers.at(-1) - 1]);
+      expect(newest.body.items[0]).to.not.have.property('snapshot');
+      // The entry carries the count and a link, never the revisions.
+      const read = await f.call('GET', `/entries/${entry.entry.id}`);
+      expect(read.body).to.include({ revisionCount: numbers.length, title: 'During the walk' });
+      expect(read.body.latestRevision.revision).to.equal(numbers.length);
+    });
+
+    it('history and audit log: complete and without repeats while events are appended between pages', async () => {
+      const entry = await createEntry('historic-walk', 'History');
+      for (let i = 0; i < 9; i++) await save(entry.entry.id, `H${i}`);
+      const before = (await walk(f, `/entries/${entry.entry.id}/history`, { limit: 100 })).map((i) => i.position);
+      const walked = await walk(f, `/entries/${entry.entry.id}/history`, { limit: 3, between: async () => void (await save(entry.entry.id, 'more')) });
+      const positions = walked.map((i) => i.position);
+      expect(new Set(positions).size).to.equal(positions.length);
+      expect(positions.slice(0, before.length)).to.deep.equal(before);
+
+      // Newest first: events appended during the walk are newer than the cursor and never shift a page.
+      const auditBefore = (await walk(f, `/audit-log?entryId=${entry.entry.id}`, { limit: 100, session })).map((i) => i.position);
+      const audit = await walk(f, `/audit-log?entryId=${entry.entry.id}`, { limit: 4, session, between: async () => void (await save(entry.entry.id, 'audited')) });
+      expect(audit.map((i) => i.position)).to.deep.equal(auditBefore);
+    });
+
+    it('entry lists: each entry once while entries are created and changed between pages; a bad or foreign cursor is 400 naming it', async () => {
+      const fresh = (await f.call('POST', '/form-sets', { body: formSetDefinition('walked') })).body.id as string;
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) ids.push((await createEntry(`walk-${i}`, `Walk ${String(i).padStart(2, '0')}`, fresh)).entry.id);
+      let n = 0;
+      const walked = await walk(f, `/form-sets/${fresh}/entries?sort=title:asc`, {
+        limit: 5,
+        between: async () => {
+          await createEntry(`walk-new-${n++}`, 'AAA created during the walk', fresh);
+        },
+      });
+      const seen = walked.map((e) => e.id);
+      expect(new Set(seen).size).to.equal(seen.length);
+      expect(seen.filter((id) => ids.includes(id))).to.deep.equal(ids);
+
+      const first = await f.call('GET', `/form-sets/${fresh}/entries?limit=2&sort=title:asc`);
+      const bad = await f.call('GET', `/form-sets/${fresh}/entries?cursor=not-a-cursor!`);
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error.message).to.match(/^cursor: /);
+      const foreign = await f.call('GET', `/form-sets/${fresh}/entries?limit=2&sort=updated_at:desc&cursor=${first.body.nextCursor}`);
+      expect(foreign.status).to.equal(400);
+      expect(foreign.body.error.message).to.match(/^cursor: it belongs to another list/);
+    });
+  });
+
+  describe('entry list filters and sorts', () => {
+    let listFormSet: string;
+    const entries: Record<string, string> = {};
+    before(async () => {
+      listFormSet = (await f.call('POST', '/form-sets', { body: formSetDefinition('desk') })).body.id;
+      const draft = await createEntry('draft-one', 'Banana bread', listFormSet, doc('A recipe with walnuts'));
+      const pending = await createEntry('pending-one', 'apple pie', listFormSet, doc('Cinnamon and butter'));
+      const live = await createEntry('live-one', 'Cherry tart', listFormSet, doc('Pastry'));
+      entries['draft'] = draft.entry.id;
+      entries['pending'] = pending.entry.id;
+      entries['live'] = live.entry.id;
+      await action(pending.revision.id, 'submit', {}, session);
+      await action(live.revision.id, 'submit');
+      await action(live.revision.id, 'publish', { revision: 1 });
+      await f.call('PUT', `/entries/${pending.entry.id}/assignee`, { body: { userId: f.project.userId } });
+    });
+    const ids = async (query: string) => {
+      const response = await f.call('GET', `/form-sets/${listFormSet}/entries${query}`);
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      return response.body.items.map((e: { id: string }) => e.id);
+    };
+
+    it('status (of the latest revision), assignee, updatedBy and the updated-time range', async () => {
+      expect(await ids('?status=draft')).to.deep.equal([entries['draft']]);
+      expect(await ids('?status=pending_review')).to.deep.equal([entries['pending']]);
+      expect(await ids('?status=published')).to.deep.equal([entries['live']]);
+      expect(await ids(`?assignee=${f.project.userId}`)).to.deep.equal([entries['pending']]);
+      // The last change to "pending" was the agent's assignment; to the others the agent's save and publish.
+      expect(await ids(`?updatedBy=${f.project.userId}`)).to.deep.equal([]);
+      expect((await ids(`?updatedBy=${f.project.agentKey.keyId}`)).sort()).to.deep.equal(Object.values(entries).sort());
+      const all = await f.call('GET', `/form-sets/${listFormSet}/entries`);
+      const times = all.body.items.map((e: { updatedAt: string }) => e.updatedAt) as string[];
+      const newest = times[0]!;
+      expect(await ids(`?updatedFrom=${encodeURIComponent(newest)}`)).to.deep.equal([all.body.items[0].id]);
+      expect(await ids(`?updatedTo=${encodeURIComponent(newest)}`)).to.not.include(all.body.items[0].id);
+      expect(await ids(`?updatedFrom=2000-01-01T00:00:00Z&updatedTo=2000-01-02T00:00:00Z`)).to.deep.equal([]);
+    });
+
+    it('q searches titles and text fields of the latest revision, on every plan', async () => {
+      expect(await ids('?q=walnuts')).to.deep.equal([entries['draft']]);
+      expect(await ids('?q=APPLE')).to.deep.equal([entries['pending']]);
+      expect(await ids('?q=apple%20butter')).to.deep.equal([entries['pending']]);
+      expect(await ids('?q=nothing-here')).to.deep.equal([]);
+      const free = await startAdminFixture({ plan: 'free' });
+      try {
+        const fs1 = (await free.call('POST', '/form-sets', { body: formSetDefinition('free') })).body.id;
+        await free.call('POST', `/form-sets/${fs1}/entries`, { body: { slug: 'x', fields: { title: { en: 'Searchable on free' } } } });
+        const found = await free.call('GET', `/form-sets/${fs1}/entries?q=searchable`);
+        expect(found.status, JSON.stringify(found.body)).to.equal(200);
+        expect(found.body.items).to.have.length(1);
+      } finally {
+        await free.stop();
+      }
+    });
+
+    it('sorts by updated time, title (case-insensitive) and publish time, either way', async () => {
+      expect(await ids('?sort=title:asc')).to.deep.equal([entries['pending'], entries['draft'], entries['live']]);
+      expect(await ids('?sort=title:desc')).to.deep.equal([entries['live'], entries['draft'], entries['pending']]);
+      expect((await ids('?sort=published_at:desc'))[0]).to.equal(entries['live']);
+      expect((await ids('?sort=published_at:asc')).at(-1)).to.equal(entries['live']);
+      const updated = await f.call('GET', `/form-sets/${listFormSet}/entries?sort=updated_at:asc`);
+      const times = updated.body.items.map((e: { updatedAt: string }) => e.updatedAt);
+      expect(times).to.deep.equal([...times].sort());
+    });
+
+    it('an unknown parameter or value is a 400 naming it, never ignored', async () => {
+      for (const [query, pattern] of [
+        ['?state=draft', /unknown parameter "state"/],
+        ['?page=2', /unknown parameter "page"/],
+        ['?status=waiting', /^status: /],
+        ['?sort=slug:asc', /^sort: /],
+        ['?updatedFrom=yesterday', /^updatedFrom: /],
+        ['?limit=0', /^limit: /],
+        ['?limit=101', /^limit: /],
+      ] as const) {
+        const response = await f.call('GET', `/form-sets/${listFormSet}/entries${query}`);
+        expect(response.status, query).to.equal(400);
+        expect(response.body.error.code).to.equal('VALIDATION_ERROR');
+        expect(response.body.error.message, query).to.match(pattern);
+      }
+    });
+  });
+
+  describe('review queue', () => {
+    const queue = async (query = '') => {
+      const response = await f.call('GET', `/review-queue${query}`);
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      return response.body.items as any[];
+    };
+    const entriesInQueue = async (query = '') => (await queue(query)).map((i) => i.entry.id);
+
+    it('follows submit, approve, reject, withdraw, schedule and scheduled publish, oldest submission first, with filters; a rebuild gives the same queue', async () => {
+      const start = (await queue()).map((i) => i.entry.id);
+      const a = await createEntry('queue-a', 'Queue A');
+      const b = await createEntry('queue-b', 'Queue B', otherFormSetId);
+      const c = await createEntry('queue-c', 'Queue C');
+      const d = await createEntry('queue-d', 'Queue D');
+      await action(a.revision.id, 'submit', {}, session);
+      await action(b.revision.id, 'submit');
+      await action(c.revision.id, 'submit');
+      await action(d.revision.id, 'submit');
+      let items = (await queue()).filter((i) => !start.includes(i.entry.id));
+      expect(items.map((i) => i.entry.id)).to.deep.equal([a.entry.id, b.entry.id, c.entry.id, d.entry.id]);
+      expect(items[0]).to.deep.include({ revisionId: a.revision.id, revision: 1, status: 'pending_review', assignee: null, publishAt: null });
+      expect(items[0].entry).to.deep.equal({ id: a.entry.id, slug: 'queue-a', title: 'Queue A' });
+      expect(items[0].formSet).to.deep.equal({ id: formSetId, name: 'Form articles' });
+      expect(items[0].submittedBy).to.deep.equal({ type: 'user', id: f.project.userId });
+      expect(items[1].submittedBy).to.deep.equal({ type: 'agent', id: f.project.agentKey.keyId });
+
+      // Filters: form set, assignee, status.
+      expect(await entriesInQueue(`?formSetId=${otherFormSetId}`)).to.deep.equal([b.entry.id]);
+      await f.call('PUT', `/entries/${c.entry.id}/assignee`, { body: { userId: f.project.userId } });
+      expect((await entriesInQueue(`?assignee=${f.project.userId}`)).filter((id) => !start.includes(id))).to.deep.equal([c.entry.id]);
+
+      // approve with a date: scheduled, with its publish time; approve now: gone (published).
+      const publishAt = new Date(Date.now() + 2_000).toISOString();
+      await action(a.revision.id, 'approve', { publishAt });
+      await action(b.revision.id, 'approve');
+      // reject: gone; withdraw: gone (back to draft).
+      await action(c.revision.id, 'reject', { reason: 'needs work' }, session);
+      await action(d.revision.id, 'withdraw');
+      items = (await queue()).filter((i) => !start.includes(i.entry.id));
+      expect(items.map((i) => [i.entry.id, i.status, i.publishAt])).to.deep.equal([[a.entry.id, 'scheduled', publishAt]]);
+      expect(await entriesInQueue('?status=scheduled')).to.include(a.entry.id);
+      expect(await entriesInQueue('?status=pending_review')).to.not.include(a.entry.id);
+
+      // d is submitted again: back in the queue, after a (its new submission is later).
+      await action(d.revision.id, 'submit');
+      expect((await entriesInQueue()).filter((id) => !start.includes(id))).to.deep.equal([a.entry.id, d.entry.id]);
+
+      // The scheduled publish: once publishAt has passed, the job publishes a and it leaves the queue.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(publishAt) - Date.now() + 50)));
+      const { ScheduledPublisher } = await import('../../src/application/scheduled-publisher.ts');
+      const { ReadModelReader } = await import('../../src/read-models/read-model-reader.ts');
+      const publisher = new ScheduledPublisher({ log: f.service.log, reader: new ReadModelReader(f.service.stores.readModels, { cacheMs: 0 }), clock: { now: () => new Date() }, logger: pino({ level: 'silent' }), intervalMs: 1000 });
+      expect(await publisher.runOnce()).to.equal(1);
+      await f.service.supervisor!.waitFor((await f.service.log.headPosition())!, 5000);
+      let remaining = (await entriesInQueue()).filter((id) => !start.includes(id));
+      for (let i = 0; i < 100 && remaining.length !== 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        remaining = (await entriesInQueue()).filter((id) => !start.includes(id));
+      }
+      expect(remaining).to.deep.equal([d.entry.id]);
+      expect((await f.call('GET', `/entries/${a.entry.id}`)).body.liveRevision.revisionId).to.equal(a.revision.id);
+      // A rebuild of the read model from the log gives the same queue.
+      const live = await f.call('GET', '/review-queue?limit=100');
+      const result = await startRebuild({ projection: reviewQueue, log: f.service.log, store: f.service.stores.readModels, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }), dropGraceMs: 0 }).result;
+      expect(result.previousGeneration).to.be.a('number');
+      let rebuilt = await f.call('GET', '/review-queue?limit=100');
+      for (let i = 0; i < 50 && JSON.stringify(rebuilt.body) !== JSON.stringify(live.body); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        rebuilt = await f.call('GET', '/review-queue?limit=100');
+      }
+      expect(rebuilt.body).to.deep.equal(live.body);
+
+    });
+
+    it('refuses unknown parameters and bad values with 400 naming them', async () => {
+      expect((await f.call('GET', '/review-queue?assigned=x')).body.error.message).to.match(/unknown parameter "assigned"/);
+      expect((await f.call('GET', '/review-queue?status=draft')).body.error.message).to.match(/^status: /);
+      expect((await f.call('GET', '/review-queue?formSetId=nope')).body.error.message).to.match(/^formSetId: /);
+    });
+  });
+
+  describe('diff', () => {
+    it('a field-level diff between any two revisions; rich text block by block', async () => {
+      const entry = await createEntry('diff-rich', 'Before', formSetId, doc('Intro', 'The quick fox', 'Outro'));
+      for (let i = 0; i < 5; i++) await save(entry.entry.id, `Middle ${i}`, doc('Intro'));
+      const last = await save(entry.entry.id, 'After', doc('Intro', 'The slow fox', 'New paragraph', 'Outro'));
+      const diff = await f.call('GET', `/entries/${entry.entry.id}/diff?from=${entry.revision.id}&to=${last.id}`);
+      expect(diff.status, JSON.stringify(diff.body)).to.equal(200);
+      expect(diff.body.from).to.include({ revision: 1 });
+      expect(diff.body.to).to.include({ revision: 7 });
+      const [title, body] = diff.body.changes;
+      expect(title).to.deep.equal({ field: 'title', locale: 'en', kind: 'changed', before: 'Before', after: 'After' });
+      expect(body).to.include({ field: 'body', locale: 'en', kind: 'changed' });
+      expect(body.before).to.equal(undefined);
+      expect(body.blocks.map((b: any) => [b.kind, b.before?.text ?? null, b.after?.text ?? null])).to.deep.equal([
+        ['changed', 'The quick fox', 'The slow fox'],
+        ['added', null, 'New paragraph'],
+      ]);
+    });
+  });
+
+  describe('snapshots', () => {
+    it('deleting every snapshot (and restarting without the cache) changes no answer', async () => {
+      const entry = await createEntry('snapshotted', 'Snap');
+      for (let i = 2; i <= 40; i++) await save(entry.entry.id, `Snap ${i}`);
+      const latest = await save(entry.entry.id, 'Snap last');
+      const token = f.project.agentKey.key;
+      const answers = async () => ({
+        entry: (await f.call('GET', `/entries/${entry.entry.id}`, { token })).body,
+        revisions: await walk(f, `/entries/${entry.entry.id}/revisions`, { limit: 100, session: { token, headers: {} } }),
+        // Decisions against the aggregate: a stale revision number and an older revision are refused the same way.
+        stale: (await f.call('POST', `/revisions/${latest.id}/submit`, { body: { revision: 3 }, token })).body,
+        old: (await f.call('POST', `/revisions/${entry.revision.id}/submit`, { body: {}, token })).body,
+      });
+      const before = await answers();
+      expect(before.stale.error.code).to.equal('REVISION_CONFLICT');
+      expect(before.old.error.code).to.equal('REVISION_CONFLICT');
+      const file = path.join(dataDir, 'snapshots.sqlite');
+      expect(fs.existsSync(file)).to.equal(true);
+      await f.stop();
+      const store = SqliteSnapshotStore.open(file);
+      expect(await store.get(`entry-${entry.entry.id}`), 'a snapshot was stored').to.not.equal(null);
+      await store.clear();
+      await store.close();
+      f = await startAdminFixture({ dataDir, env: { AGGREGATE_CACHE_ENTRIES: '0' } });
+      const after = await answers();
+      expect(after).to.deep.equal(before);
+      // And the next command decides the same as before: submit the latest revision.
+      const submitted = await f.call('POST', `/revisions/${latest.id}/submit`, { body: { revision: latest.revision }, token });
+      expect(submitted.status, JSON.stringify(submitted.body)).to.equal(200);
+      expect(submitted.body).to.include({ status: 'pending_review', revision: 41 });
+      session = await login(f);
+    });
+  });
+});
