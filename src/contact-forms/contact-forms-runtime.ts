@@ -66,7 +66,7 @@ export async function openContactForms(
   const settings = config.contactForms;
   const keyStore = overrides.keyStore ?? (await openKeyStore(config));
   const mail = overrides.mail ?? openMailTransport(mailConfigFrom(settings.smtpUrl, config.dataDir));
-  const reader = new ReadModelReader(deps.readModels);
+  const reader = new ReadModelReader(deps.readModels, { generations: deps.supervisor });
   const watermark = new ProjectionWatermark(deps.readModels, deps.supervisor);
   const secrets = new SecretBox(resolveSecretsKey(config));
   const forms = new ContactFormService({ log, reader, reservations: new Reservations(log), idempotency: new Idempotency(log), watermark, clock, secrets });
@@ -103,8 +103,8 @@ export async function openContactForms(
         chat = chatSender;
       }
       worker = new OutboxWorker(
-        noticeOutbox({ log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }),
-        { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250 }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}) },
+        noticeOutbox({ log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }),
+        { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}) },
       );
       worker.start();
     },

@@ -26,7 +26,16 @@ interface LiveRun {
   projection: Projection;
   projector: Projector;
   done: Promise<unknown>;
+  /** Resolves once another run (a swapped-in generation) has taken this one's place. */
+  replaced: Promise<void>;
+  markReplaced: () => void;
 }
+
+/**
+ * How long following a swapped-in generation waits for its projector to fold what the replaced one had
+ * folded before reads and waits move to it (well within a rebuild's drop grace, 3 s by default).
+ */
+const FOLLOW_CATCH_UP_MS = 2000;
 
 export interface ReadinessCheck {
   ok: boolean;
@@ -36,8 +45,15 @@ export interface ReadinessCheck {
 /**
  * Runs one live projector per projection on its active generation. At start it creates the first
  * generation of a new projection, and rebuilds in the background a projection whose code version
- * changed (the old generation serves until the new one is swapped in). It follows swaps made by
- * rebuilds, in this process or another (the CLI), and reports readiness.
+ * changed (the old generation serves until the new one is swapped in; it first gets the collections and
+ * indexes of the new code, which folds into it meanwhile). It follows swaps made by rebuilds, in this
+ * process or another (the CLI), and reports readiness.
+ *
+ * The supervisor decides which generation this process reads (liveGeneration, which ReadModelReader
+ * follows when given the supervisor): the one its live projector folds into. So a write's wait (waitFor)
+ * and the reads after it always meet the same generation. A swap is followed by starting a projector on
+ * the new generation beside the old one; reads and waits move to it once it has folded everything the old
+ * one had, and a wait that was pending on the old one carries on with the new one.
  */
 export class ProjectionSupervisor {
   readonly #runs = new Map<string, LiveRun>();
@@ -94,12 +110,24 @@ export class ProjectionSupervisor {
    * projection paused on a poison event is not waited for (it answers false at once).
    */
   async waitFor(position: bigint, timeoutMs: number, names?: readonly string[]): Promise<boolean> {
-    const runs = [...this.#runs.values()].filter((r) => !names || names.includes(r.projection.name));
-    const results = await Promise.all(runs.map((r) => r.projector.waitFor(position, timeoutMs)));
+    const deadline = Date.now() + timeoutMs;
+    const projections = [...this.#runs.keys()].filter((name) => !names || names.includes(name));
+    const results = await Promise.all(projections.map((name) => this.#waitForProjection(name, position, deadline)));
     return results.every(Boolean);
   }
 
-  /** The generation each projection currently serves from. */
+  /** Waits on the projection's live run; when a swapped-in generation replaces it meanwhile, on that one. */
+  async #waitForProjection(name: string, position: bigint, deadline: number): Promise<boolean> {
+    for (;;) {
+      const run = this.#runs.get(name);
+      if (!run) return true;
+      const reached = await Promise.race([run.projector.waitFor(position, Math.max(0, deadline - Date.now())), run.replaced.then(() => 'replaced' as const)]);
+      if (reached !== 'replaced') return reached;
+      if (Date.now() >= deadline) return false;
+    }
+  }
+
+  /** The generation this process reads each projection from: the one its live projector folds into. */
   liveGeneration(name: string): number | null {
     return this.#runs.get(name)?.projector.target.generation ?? null;
   }
@@ -138,12 +166,33 @@ export class ProjectionSupervisor {
       active = generation;
     } else {
       const record = await store.getGeneration(projection.name, active);
-      if (record && record.version !== projection.version) this.#rebuildInBackground(projection, record.version);
+      if (record && record.version !== projection.version) {
+        await this.#prepareServingGeneration(projection, active, record.version);
+        this.#rebuildInBackground(projection, record.version);
+      }
     }
-    this.#startLive(projection, active);
+    this.#runs.set(projection.name, this.#startLive(projection, active));
+    this.#notify(projection.name, active, null);
   }
 
-  #startLive(projection: Projection, generation: number): void {
+  /**
+   * Until the background rebuild swaps in, the new code folds into the generation the old code built:
+   * it gets the new code's collections and indexes first (createGeneration adds what is missing and
+   * leaves the generation's record as it is), so that folding does not fail on a collection the old
+   * code never had. Indexes the old documents break (a new unique index) are left to the rebuild.
+   */
+  async #prepareServingGeneration(projection: Projection, generation: number, version: number): Promise<void> {
+    const now = this.#o.clock.now().toISOString();
+    try {
+      await this.#o.store.createGeneration(schemaOf(projection), generation, version, now);
+    } catch (error) {
+      this.#o.logger.warn({ err: error, projection: projection.name, generation }, 'the serving generation cannot take every index of the new code; adding its collections only');
+      await this.#o.store.createGeneration(schemaOf(projection), generation, version, now, { deferIndexes: true });
+    }
+  }
+
+  /** Starts a live projector on the generation; the caller registers the run (reads and waits go to it). */
+  #startLive(projection: Projection, generation: number): LiveRun {
     const projector = new Projector({
       projection,
       generation,
@@ -152,11 +201,15 @@ export class ProjectionSupervisor {
       clock: this.#o.clock,
       logger: this.#o.logger,
       ...this.#o.projector,
-      onCommit: ({ checkpoint }) => this.#notify(projection.name, generation, checkpoint),
+      // Only the run this process reads from reports its commits (a follower catching up does not).
+      onCommit: ({ checkpoint }) => {
+        if (this.#runs.get(projection.name)?.projector === projector) this.#notify(projection.name, generation, checkpoint);
+      },
     });
-    this.#notify(projection.name, generation, null);
     const done = projector.run().catch((error: unknown) => this.#o.logger.error({ err: error, projection: projection.name }, 'projector stopped'));
-    this.#runs.set(projection.name, { projection, projector, done });
+    let markReplaced = () => {};
+    const replaced = new Promise<void>((resolve) => (markReplaced = resolve));
+    return { projection, projector, done, replaced, markReplaced };
   }
 
   #rebuildInBackground(projection: Projection, fromVersion: number): void {
@@ -177,15 +230,39 @@ export class ProjectionSupervisor {
       for (const [name, run] of this.#runs) {
         if (this.#stopped) return;
         const active = await this.#o.store.activeGeneration(name);
-        if (active !== null && active !== run.projector.target.generation) {
-          this.#o.logger.info({ projection: name, from: run.projector.target.generation, to: active }, 'following swapped-in generation');
-          await run.projector.stop();
-          await run.done;
-          if (!this.#stopped) this.#startLive(run.projection, active);
-        }
+        if (active !== null && active !== run.projector.target.generation) await this.#follow(run, active);
       }
     } catch (error) {
       this.#o.logger.warn({ err: error }, 'projection watch failed');
+    }
+  }
+
+  /**
+   * Moves a projection to a swapped-in generation without a moment where a write's wait and the reads after
+   * it disagree: a projector on the new generation catches up beside the old one, and the run (what this
+   * process reads and waits on) is replaced in the same turn in which the new one is found to have folded
+   * everything the old one had. After FOLLOW_CATCH_UP_MS it is replaced regardless (the old generation is
+   * about to be dropped); waits carry on with the new one.
+   */
+  async #follow(run: LiveRun, generation: number): Promise<void> {
+    const name = run.projection.name;
+    this.#o.logger.info({ projection: name, from: run.projector.target.generation, to: generation }, 'following swapped-in generation');
+    const next = this.#startLive(run.projection, generation);
+    const deadline = Date.now() + FOLLOW_CATCH_UP_MS;
+    for (;;) {
+      const folded = run.projector.checkpoint;
+      const caughtUp = folded === null || (next.projector.checkpoint !== null && next.projector.checkpoint >= folded);
+      if (caughtUp || this.#stopped || Date.now() >= deadline) break;
+      await next.projector.waitFor(folded, Math.max(1, deadline - Date.now()));
+    }
+    this.#runs.set(name, next);
+    run.markReplaced();
+    this.#notify(name, generation, next.projector.checkpoint);
+    await run.projector.stop();
+    await run.done;
+    if (this.#stopped) {
+      await next.projector.stop();
+      await next.done;
     }
   }
 

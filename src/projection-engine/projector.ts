@@ -113,6 +113,8 @@ export class Projector {
         if (!record) throw new Error(`generation ${this.target.generation} of ${this.target.projection} does not exist`);
         this.#checkpoint = record.checkpoint;
         this.#failure = record.failure;
+        // Waiters that came before the checkpoint was known (a projector just started on a generation).
+        if (record.checkpoint !== null) this.#release(record.checkpoint);
         if (record.failure) {
           if (this.#state !== 'paused') {
             logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');

@@ -1,16 +1,24 @@
 import type { Document, DocumentEntry, Query, ReadModelStore } from './read-model-store.ts';
 
+/** Which generation of a projection this process reads, where it decides that itself (ProjectionSupervisor). */
+export interface ReadGenerations {
+  liveGeneration(projection: string): number | null;
+}
+
 /**
  * How the rest of the service reads read models: by projection name, from whichever generation is
- * active. The active generation is cached for `cacheMs` (a rebuild's swap is seen within that time; the
- * replaced generation stays readable for longer than that before it is dropped).
+ * active. In a process that runs the projectors, `generations` (the supervisor) names it: the generation
+ * its live projector folds into, so reads agree with the waits of read-your-writes across a rebuild's
+ * swap. Elsewhere (and for a projection the supervisor does not run) the store's active generation is
+ * read, cached for `cacheMs` (a swap is seen within that time; the replaced generation stays readable for
+ * longer than that before it is dropped).
  */
 export class ReadModelReader {
   readonly #active = new Map<string, { generation: number | null; at: number }>();
 
   constructor(
     private readonly store: ReadModelStore,
-    private readonly options: { cacheMs?: number } = {},
+    private readonly options: { cacheMs?: number; generations?: ReadGenerations | undefined } = {},
   ) {}
 
   async get<T extends Document = Document>(projection: string, collection: string, id: string): Promise<T | null> {
@@ -37,6 +45,8 @@ export class ReadModelReader {
   }
 
   async activeGeneration(projection: string): Promise<number | null> {
+    const live = this.options.generations?.liveGeneration(projection);
+    if (live !== undefined && live !== null) return live;
     const cached = this.#active.get(projection);
     const now = Date.now();
     if (cached && now - cached.at < (this.options.cacheMs ?? 1000)) return cached.generation;

@@ -159,7 +159,10 @@ export interface SkipRecord {
 
 export interface ReadModelStore {
   /**
-   * Creates the generation's collections and indexes (idempotent) and records it as 'building'.
+   * Creates the generation's collections and indexes (idempotent) and records it as 'building'. On a
+   * generation that exists it adds the collections and indexes it lacks and leaves its record (version,
+   * state, checkpoint) and documents as they are: newer code folding into a generation an older version
+   * built gets what it declares (ProjectionSupervisor, after a version change).
    * With `deferIndexes`, only the collections: a rebuild loads documents first and calls createIndexes
    * before swapping in (building an index once is far cheaper than maintaining it through a bulk load;
    * projections only read by id while folding, so nothing needs the indexes before then).

@@ -156,12 +156,12 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();
       // One active scheduler, beside the projectors (ROLES splits API replicas from this process).
-      publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels), clock, logger, intervalMs: config.scheduledPublishIntervalMs, entrySnapshots });
+      publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, intervalMs: config.scheduledPublishIntervalMs, entrySnapshots });
       publisher.start();
       // The webhook dispatcher performs the deliveries the webhooks projection lists.
-      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
+      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
       // Removes deleted assets' bytes from blob storage.
-      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
+      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
     }
     // Contact forms: the key store of submission keys, the mail transport, the hosted pages' challenges.
     const contactOverrides = metrics
@@ -293,7 +293,8 @@ function translateErrors(error: unknown): HttpError | undefined {
 
 /** The admin API's collaborators, built once per process. */
 function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
-  const reader = new ReadModelReader(d.stores.readModels);
+  // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
+  const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
   const watermark = new ProjectionWatermark(d.stores.readModels, d.supervisor);
   const content = new ContentService({
     log: d.log,

@@ -113,4 +113,80 @@ describe('operator CLI: annals projections ...', function () {
       await service.stop();
     }
   });
+
+  it('rebuilds the review queue while the service takes writes: each write reads back at once, and the queue answers from the new generation', async () => {
+    const dataDir = tempDir();
+    const password = 'correct horse battery staple';
+    const boot = await runEntry('src/cli/main.ts', ['bootstrap', '--project', 'Desk', '--plan', 'business', '--admin-email', 'desk@example.com'], { DATA_DIR: dataDir, ANNALS_ADMIN_PASSWORD: password });
+    expect(boot.code, boot.stderr).to.equal(0);
+    const { projectId } = JSON.parse(boot.stdout) as { projectId: string };
+    const service = await startServiceProcess({ DATA_DIR: dataDir });
+    try {
+      // A console session: not rate limited, so the writer below can go as fast as it likes.
+      const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'desk@example.com', password }) });
+      const { token } = (await login.json()) as { token: string };
+      const call = async (method: string, route: string, body?: unknown) => {
+        const response = await fetch(`${service.url}/admin/v1${route}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'x-project-id': projectId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, body: (await response.json()) as any };
+      };
+      const formSetId = (await call('POST', '/form-sets', { slug: 'desk', name: 'Desk', fields: [{ key: 'title', type: 'text', label: 'Title', required: true }] })).body.id as string;
+      let n = 0;
+      const queued = async (): Promise<{ status: number; ids: string[] }> => {
+        const queue = await call('GET', `/review-queue?formSetId=${formSetId}&limit=100`);
+        return { status: queue.status, ids: queue.status === 200 ? queue.body.items.map((i: { entry: { id: string } }) => i.entry.id) : [] };
+      };
+      /**
+       * Creates an entry, submits it and withdraws it again (so the queue stays one page): the answers,
+       * and the queue right after each write, show that write.
+       */
+      const submitOne = async (options: { withdraw: boolean } = { withdraw: true }): Promise<string[]> => {
+        const problems: string[] = [];
+        const slug = `e-${n++}`;
+        const created = await call('POST', `/form-sets/${formSetId}/entries`, { slug, fields: { title: slug } });
+        if (created.status !== 201) return [`${slug}: create answered ${created.status} ${JSON.stringify(created.body)}`];
+        const entryId = created.body.entry.id as string;
+        const revisionId = created.body.revision.id as string;
+        const submitted = await call('POST', `/revisions/${revisionId}/submit`, {});
+        if (submitted.body.status !== 'pending_review') problems.push(`${slug}: submit answered ${submitted.status} ${JSON.stringify(submitted.body)}`);
+        let queue = await queued();
+        if (queue.status !== 200) problems.push(`${slug}: the queue answered ${queue.status}`);
+        else if (!queue.ids.includes(entryId)) problems.push(`${slug}: not in the queue right after its submit`);
+        if (!options.withdraw) return problems;
+        const withdrawn = await call('POST', `/revisions/${revisionId}/withdraw`, {});
+        if (withdrawn.body.status !== 'draft') problems.push(`${slug}: withdraw answered ${withdrawn.status} ${JSON.stringify(withdrawn.body)}`);
+        queue = await queued();
+        if (queue.status !== 200) problems.push(`${slug}: the queue answered ${queue.status}`);
+        else if (queue.ids.includes(entryId)) problems.push(`${slug}: still in the queue right after its withdrawal`);
+        return problems;
+      };
+      for (let i = 0; i < 3; i++) expect(await submitOne()).to.deep.equal([]);
+
+      let rebuilding = true;
+      const rebuilt = cli(dataDir, 'projections', 'rebuild', 'review-queue', '--json').finally(() => (rebuilding = false));
+      const problems: string[] = [];
+      let during = 0;
+      while (rebuilding || during < 5) {
+        problems.push(...(await submitOne()));
+        during++;
+      }
+      const result = await rebuilt;
+      expect(result.code, result.stderr).to.equal(0);
+      expect(JSON.parse(result.stdout)[0]).to.include({ projection: 'review-queue', generation: 2, previousGeneration: 1 });
+      expect(problems, JSON.stringify(service.logs().filter((l) => /generation|rebuild|projector|lease/.test(String(l['msg']))).map((l) => [l['time'], l['msg'], l['projection'], l['err'] ? String((l['err'] as { message?: string }).message) : '']))).to.deep.equal([]);
+
+      // Once followed, the service folds into and reads from generation 2: what is submitted now is there.
+      for (let i = 0; i < 50 && !service.logs().some((l) => l['msg'] === 'following swapped-in generation' && l['projection'] === 'review-queue'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await submitOne({ withdraw: false })).to.deep.equal([]);
+      const status = JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout) as Array<{ name: string; active: { generation: number } }>;
+      expect(status.find((p) => p.name === 'review-queue')!.active.generation).to.equal(2);
+      const queue = await call('GET', `/review-queue?formSetId=${formSetId}&limit=100`);
+      expect(queue.body.items.map((i: { entry: { slug: string } }) => i.entry.slug)).to.deep.equal([`e-${n - 1}`]);
+    } finally {
+      await service.stop();
+    }
+  });
 });

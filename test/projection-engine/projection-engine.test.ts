@@ -4,6 +4,7 @@ import { Projector } from '../../src/projection-engine/projector.ts';
 import { ProjectionSupervisor } from '../../src/projection-engine/projection-supervisor.ts';
 import { startRebuild, RebuildPausedError } from '../../src/projection-engine/rebuild.ts';
 import { readProjectionStatus } from '../../src/projection-engine/projection-status.ts';
+import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { engineFixture, eventually, silentLogger } from '../support/engine-fixture.ts';
 
 /** Sums `by` per stream; refuses events flagged poison. `factor` lets a test change the code (version). */
@@ -127,6 +128,74 @@ describe('projection engine', () => {
     const live = await f.count('r-0', 10);
     expect(await s.waitFor(live.position, 3000)).to.equal(true);
     expect(await doc('test-totals', 'totals', 'r-0')).to.deep.equal({ total: 20, events: 11 });
+  });
+
+  it('reads through the supervisor agree with its read-your-writes waits while it follows a swap', async () => {
+    for (let i = 0; i < 20; i++) await f.count('s-1', 1);
+    // A slow watch: the swap is seen late, as with the default interval and a rebuild in another process.
+    supervisor = new ProjectionSupervisor({ projections: [totals()], log: f.log, store: f.store, clock: f.clock, logger: silentLogger, watchIntervalMs: 400, projector: { flushIntervalMs: 5 } });
+    const s = supervisor;
+    await s.start();
+    expect(await s.waitFor((await f.log.headPosition())!, 3000)).to.equal(true);
+    const reader = new ReadModelReader(f.store, { generations: s, cacheMs: 0 });
+    const rebuild = startRebuild({ projection: totals(), log: f.log, store: f.store, clock: f.clock, logger: silentLogger, dropGraceMs: 2500 }).result;
+    // A writer that reads its own write after each wait, before, during and after the swap is followed.
+    let total = 20;
+    const stale: number[] = [];
+    const deadline = Date.now() + 8000;
+    let afterFollow = 0;
+    while (afterFollow < 20 && Date.now() < deadline) {
+      const { position } = await f.count('s-1', 1);
+      total++;
+      expect(await s.waitFor(position, 3000)).to.equal(true);
+      const read = await reader.get<{ total: number }>('test-totals', 'totals', 's-1');
+      if (read?.total !== total) stale.push(total);
+      if (s.liveGeneration('test-totals') === 2) afterFollow++;
+    }
+    expect(stale, 'writes not seen by the read after their wait').to.deep.equal([]);
+    expect(afterFollow).to.equal(20);
+    expect((await rebuild).generation).to.equal(2);
+    expect(await doc('test-totals', 'totals', 's-1')).to.deep.equal({ total, events: total });
+  });
+
+  it('after a version change the new code folds into the serving generation until the rebuild swaps in, also into a collection it adds', async () => {
+    for (let i = 0; i < 5; i++) await f.count('g-old', 1);
+    const first = await start([totals()]);
+    expect(await first.waitFor((await f.log.headPosition())!, 3000)).to.equal(true);
+    await first.stop();
+    supervisor = undefined;
+    // Version 2 keeps a second collection, read while folding; its rebuild is held on the old events.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const v2 = defineProjection({
+      name: 'test-totals',
+      version: 2,
+      description: 'sum per stream, and streams seen',
+      collections: { totals: {}, seen: {} },
+      filter: { eventTypes: ['test.counted'] },
+      async apply(event, view) {
+        if (event.streamId === 'g-old') await held;
+        const data = event.data as { by: number };
+        const previous = await view.get<{ total: number; events: number }>('totals', event.streamId);
+        view.put('totals', event.streamId, { total: (previous?.total ?? 0) + data.by, events: (previous?.events ?? 0) + 1 });
+        const seen = await view.get<{ events: number }>('seen', event.streamId);
+        view.put('seen', event.streamId, { events: (seen?.events ?? 0) + 1 });
+      },
+    });
+    try {
+      const s = await start([v2]);
+      const written = await f.count('g-new', 3);
+      expect(await s.waitFor(written.position, 3000), 'folded into the serving generation').to.equal(true);
+      expect(s.liveGeneration('test-totals')).to.equal(1);
+      expect(await f.store.get({ projection: 'test-totals', generation: 1 }, 'seen', 'g-new')).to.deep.equal({ events: 1 });
+      expect(await doc('test-totals', 'totals', 'g-new')).to.deep.equal({ total: 3, events: 1 });
+      expect(s.readiness().ready).to.equal(true);
+    } finally {
+      release();
+    }
+    await eventually(async () => supervisor!.liveGeneration('test-totals'), (g) => g === 2);
+    expect(await doc('test-totals', 'seen', 'g-old')).to.deep.equal({ events: 5 });
+    expect(await doc('test-totals', 'totals', 'g-new')).to.deep.equal({ total: 3, events: 1 });
   });
 
   it('rebuilds in the background when the projection code version changes', async () => {

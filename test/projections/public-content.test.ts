@@ -108,4 +108,33 @@ describe('public-content projection: given these events, expect these documents'
       await h.close();
     }
   });
+
+  it('publishes a draft that version 1 kept by revision id (folding into a version 1 generation until the rebuild swaps in)', async () => {
+    const h = projectionHarness(publicContent);
+    try {
+      const { log } = h;
+      await log.append(projectStream(PROJECT), [{ type: 'project.created', data: { projectId: PROJECT, tenantId: TENANT, name: 'P', slug: 'p', plan: 'business', contentLocales: { locales: ['en'], defaultLocale: 'en' } } }], 'any', actor);
+      await log.append(formSetStreamId(BLOG), [{ type: 'form-set.created', data: { projectId: PROJECT, version: 1, definition: definition() } }], 'no_stream', actor);
+      const scope = { projectId: PROJECT, formSetId: BLOG };
+      await log.append(entryStream(ENTRY), [
+        { type: 'entry.created', data: { ...scope, entryId: ENTRY, slug: 'hello' } },
+        { type: 'entry.revision-saved', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1, snapshot: { title: { en: 'Saved before the upgrade' } }, savedAt: T0 } },
+      ], 'no_stream', actor);
+      await h.project();
+      // What version 1 left: the draft under its revision id.
+      const draft = await h.doc('drafts', ENTRY);
+      const checkpoint = (await h.store.getGeneration(publicContent.name, 1))!.checkpoint!;
+      await h.store.commit(h.target, [{ collection: 'drafts', id: ENTRY, doc: null, position: checkpoint + 1n }, { collection: 'drafts', id: R1, doc: draft, position: checkpoint }], checkpoint, T0);
+      await log.append(entryStream(ENTRY), [
+        { type: 'entry.revision-submitted', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1 } },
+        { type: 'entry.revision-published', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1, publishedAt: T0, trigger: 'publish' } },
+      ], 'stream_exists', actor);
+      await h.project();
+      expect(await h.doc('entries', ENTRY)).to.deep.include({ live: { revisionId: R1, revision: 1, updatedAt: T0, snapshot: { title: { en: 'Saved before the upgrade' } } } });
+      expect(await h.doc('entry_views', `${ENTRY}:en`)).to.not.equal(null);
+      expect(await h.find('drafts')).to.deep.equal([]);
+    } finally {
+      await h.close();
+    }
+  });
 });

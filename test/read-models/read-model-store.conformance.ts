@@ -65,6 +65,18 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await store.getGeneration('test-articles', 9)).to.equal(null);
     });
 
+    test('createGeneration on an existing generation adds the collections and indexes it lacks, and keeps its record and documents', async () => {
+      await store.commit(gen1, [put('articles', 'a1', 4n, { slug: 'kept', title: 'Kept', n: 1 })], 4n, NOW);
+      await store.activateGeneration('test-articles', 1, null, NOW);
+      // The same projection, as newer code declares it: one more collection, one more index.
+      const grown = { ...articlesSchema, collections: { ...articlesSchema.collections, extra: { indexes: [{ name: 'by_kind', fields: [['kind', 1]] as Array<[string, 1 | -1]> }] } } };
+      await store.createGeneration(grown, 1, 9, LATER);
+      expect(await store.getGeneration('test-articles', 1)).to.include({ version: 3, state: 'active', checkpoint: 4n });
+      expect(await store.get(gen1, 'articles', 'a1')).to.deep.equal({ slug: 'kept', title: 'Kept', n: 1 });
+      await store.commit(gen1, [put('extra', 'x1', 5n, { kind: 'k' })], 5n, LATER);
+      expect(await store.find(gen1, 'extra', { filter: { kind: 'k' } })).to.deep.equal([{ kind: 'k' }]);
+    });
+
     test('commits document writes together with the checkpoint', async () => {
       await store.commit(gen1, [put('articles', 'a1', 5n, { slug: 'hello', title: 'Hello', n: 1 }), put('tags', 't1', 5n, { name: 'news' })], 5n, NOW);
       expect(await store.get(gen1, 'articles', 'a1')).to.deep.equal({ slug: 'hello', title: 'Hello', n: 1 });
