@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../src/event-store/event-store.ts';
+import { encodePosition } from '../src/event-store/position.ts';
 import { entryEvents, type EntryEvent, type ExternalIdentity, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
 import type { RevisionStatus } from '../src/domain/content/entry/entry-workflow.ts';
 import { entryListing } from '../src/domain/content/entry/entry-listing.ts';
@@ -21,9 +22,11 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  *   every revision). `latestRevision` is the newest revision (whatever its status), `liveRevision` the
  *   published one the public API serves, `revisionCount` how many there are. `title`, `titleSort` and
  *   `search` (tokens of the title and text fields in every locale) come from the latest revision, with the
- *   form set and default locale as they were when it was saved. `updatedBy` is the actor of the last change,
- *   `updatedAtMs` the same time as updatedAt as a number (a range query bounds both sides). A deleted entry
- *   is removed with all its revisions (found through by_entry_revision) and redirects.
+ *   form set and default locale as they were when it was saved. Every change stamps `updatedAt`,
+ *   `updatedAtMs` (the same time as a number, so a range query bounds both sides), `updatedBy` (the actor)
+ *   and `updatedPosition` (the log position of the event, 20 digits: what a pinned walk of the list,
+ *   src/application/keyset-page.ts, compares). A deleted entry is removed with all its revisions (found
+ *   through by_entry_revision) and redirects.
  * - `revisions`, id revisionId: one per save, with the full snapshot and its workflow status (draft,
  *   pending_review, scheduled, published, rejected, superseded). The scheduler finds due revisions with
  *   due_for_publishing: {status: 'scheduled', publishAt <= now} across projects (by_status_publish_at within one).
@@ -67,6 +70,8 @@ export interface EntryDoc {
   updatedAtMs: number;
   /** Who made the last change: the actor's type and id. */
   updatedBy: { type: string; id: string };
+  /** The log position of the last change (encodePosition). */
+  updatedPosition: string;
   latestRevision: { revisionId: string; revision: number; status: RevisionStatus } | null;
   liveRevision: { revisionId: string; revision: number; publishedAt: string } | null;
   revisionCount: number;
@@ -164,6 +169,8 @@ export const content = defineProjection({
         { name: 'by_form_set_status_updated', fields: [['formSetId', 1], ['latestRevision.status', 1], ['updatedAt', -1]] },
         { name: 'by_form_set_assignee_updated', fields: [['formSetId', 1], ['assignee', 1], ['updatedAt', -1]] },
         { name: 'by_form_set_updated_by', fields: [['formSetId', 1], ['updatedBy.id', 1], ['updatedAt', -1]] },
+        // The second part of a pinned walk: entries changed after its position, in the order of their changes.
+        { name: 'by_form_set_changed', fields: [['formSetId', 1], ['updatedPosition', 1]] },
         { name: 'by_project_import_path', fields: [['projectId', 1], ['importPath', 1]] },
         {
           name: 'by_project_external',
@@ -252,7 +259,8 @@ async function applyFormSet(event: FormSetEvent, recorded: RecordedEvent, view: 
 async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: ProjectionView): Promise<void> {
   const at = recorded.metadata.occurredAt;
   const by = { type: recorded.metadata.actor.type, id: recorded.metadata.actor.id };
-  const updateEntry = (entryId: string, patch: (entry: EntryDoc) => Partial<EntryDoc>) => updateEntryDoc(view, entryId, at, by, patch);
+  const stamp: ChangeStamp = { updatedAt: at, updatedAtMs: Date.parse(at), updatedBy: by, updatedPosition: encodePosition(recorded.position) };
+  const updateEntry = (entryId: string, patch: (entry: EntryDoc) => Partial<EntryDoc>) => updateEntryDoc(view, entryId, stamp, patch);
   const setLatestStatus = (entryId: string, revisionId: string, status: RevisionStatus) =>
     updateEntry(entryId, (entry) => ({ latestRevision: entry.latestRevision?.revisionId === revisionId ? { ...entry.latestRevision, status } : entry.latestRevision }));
   switch (event.type) {
@@ -268,9 +276,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         external: d.external ?? null,
         assignee: null,
         createdAt: at,
-        updatedAt: at,
-        updatedAtMs: Date.parse(at),
-        updatedBy: by,
+        ...stamp,
         latestRevision: null,
         liveRevision: null,
         revisionCount: 0,
@@ -399,10 +405,13 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
   }
 }
 
-async function updateEntryDoc(view: ProjectionView, entryId: string, at: string, by: EntryDoc['updatedBy'], patch: (entry: EntryDoc) => Partial<EntryDoc>): Promise<void> {
+/** What every change to an entry document records: when, by whom, and at which log position. */
+type ChangeStamp = Pick<EntryDoc, 'updatedAt' | 'updatedAtMs' | 'updatedBy' | 'updatedPosition'>;
+
+async function updateEntryDoc(view: ProjectionView, entryId: string, stamp: ChangeStamp, patch: (entry: EntryDoc) => Partial<EntryDoc>): Promise<void> {
   const entry = await view.get<Doc<EntryDoc>>('entries', entryId);
   if (!entry) return;
-  view.put('entries', entryId, { ...entry, ...patch(entry), updatedAt: at, updatedAtMs: Date.parse(at), updatedBy: by });
+  view.put('entries', entryId, { ...entry, ...patch(entry), ...stamp });
 }
 
 /**

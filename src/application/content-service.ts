@@ -22,7 +22,7 @@ import type { FieldCondition } from '../read-models/read-model-store.ts';
 import { ENTRY_LIST_SORTS } from '../../projections/content.ts';
 import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
-import { keysetPage, type Page, type PageRequest } from './keyset-page.ts';
+import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { Reservations } from './reservations.ts';
@@ -417,14 +417,14 @@ export class ContentService {
     assertCan(principal, 'entries.history.read');
     await this.#entryDoc(project, entryId);
     const filter = { streamId: entryStream(entryId) };
-    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records' }, { filter, sort: [['position', 'asc']] }, page, ['history', entryId], (r) => historyItem(r));
+    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records', filter, sort: [['position', 'asc']], identity: ['history', entryId], map: historyItem }, page);
   }
 
   /** An entry's revisions (without snapshots), oldest first or newest first; a page at a time. */
   async listRevisions(principal: Principal, project: ProjectView, entryId: string, page: PageRequest & { order: 'asc' | 'desc' }): Promise<Page<Record<string, unknown>>> {
     assertCan(principal, 'revisions.read');
     await this.#entryDoc(project, entryId);
-    return keysetPage(this.deps.reader, { projection: 'content', collection: 'revisions' }, { filter: { entryId }, sort: [['revision', page.order]] }, page, ['revisions', entryId], (doc) => doc);
+    return keysetPage(this.deps.reader, { projection: 'content', collection: 'revisions', filter: { entryId }, sort: [['revision', page.order]], identity: ['revisions', entryId], map: (doc) => doc }, page);
   }
 
   /**
@@ -432,8 +432,10 @@ export class ContentService {
    * the last change, updated-time range [updatedFrom, updatedTo), and `q` (every word in the titles or text
    * fields of the latest revision, any plan: the plan gate of search is the public API's). Sorted by updated
    * time (default, newest first), title or publish time (never-published entries last when descending).
+   * These change as entries do, so the walk is pinned to the position of its first page (see PinnedWalk):
+   * the entries as they were then, each once, then the ones created or changed since.
    */
-  async listEntries(principal: Principal, project: ProjectView, formSetId: string, query: EntryListQuery): Promise<Page<Record<string, unknown>>> {
+  async listEntries(principal: Principal, project: ProjectView, formSetId: string, query: EntryListQuery): Promise<PinnedPage<Record<string, unknown>>> {
     assertCan(principal, 'entries.read');
     const formSet = await this.formSetOrFail(project, formSetId);
     const filter: Record<string, FieldCondition> = { formSetId: formSet.formSetId };
@@ -446,13 +448,11 @@ export class ContentService {
     const [key, direction] = query.sort.split(':') as [keyof typeof ENTRY_LIST_SORTS, 'asc' | 'desc'];
     const text = query.q === undefined ? undefined : queryTokens(query.q);
     const { cursor: _cursor, limit: _limit, ...list } = query;
-    return keysetPage(
+    return pinnedPage(
       this.deps.reader,
-      { projection: 'content', collection: 'entries' },
-      { filter, sort: [[ENTRY_LIST_SORTS[key], direction]], ...(text === undefined ? {} : { text }) },
+      { projection: 'content', collection: 'entries', filter, sort: [[ENTRY_LIST_SORTS[key], direction]], ...(text === undefined ? {} : { text }), identity: ['entries', formSetId, list], map: (doc) => doc },
+      { field: 'updatedPosition', position: () => this.deps.reader.checkpoint('content') },
       query,
-      ['entries', formSetId, list],
-      (doc) => doc,
     );
   }
 
@@ -474,7 +474,7 @@ export class ContentService {
     if (query.formSetId !== undefined) filter['formSetId'] = query.formSetId;
     if (query.status !== undefined) filter['status'] = query.status;
     const { cursor: _cursor, limit: _limit, ...list } = query;
-    return keysetPage(this.deps.reader, { projection: 'review-queue', collection: 'items' }, { filter, sort: [['submittedAt', 'asc']] }, query, ['review-queue', project.projectId, list], (doc) => doc);
+    return keysetPage(this.deps.reader, { projection: 'review-queue', collection: 'items', filter, sort: [['submittedAt', 'asc']], identity: ['review-queue', project.projectId, list], map: (doc) => doc }, query);
   }
 
   /**
@@ -537,10 +537,11 @@ export class ContentService {
     if (query.to !== undefined) filter['occurredAtMs'] = { $lt: Date.parse(query.to) };
     const { cursor: _cursor, limit: _limit, ...list } = query;
     // Record ids are log positions: ties in time come newest first too.
-    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records' }, { filter, sort: [['occurredAt', 'desc']] }, query, ['audit', project.projectId, list], (r) => {
+    const map = (r: Record<string, unknown>) => {
       const streamId = String(r['streamId']);
       return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
-    });
+    };
+    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records', filter, sort: [['occurredAt', 'desc']], identity: ['audit', project.projectId, list], map }, query);
   }
 
   async formSetOrFail(project: ProjectView, formSetId: string): Promise<FormSetView> {

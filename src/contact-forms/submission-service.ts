@@ -146,7 +146,7 @@ export class SubmissionService {
     const filter: Record<string, string | boolean> = { formId, projectId: project.projectId };
     if (query.read !== undefined) filter['read'] = query.read;
     const [page, unread] = await Promise.all([
-      keysetPage(this.deps.reader, { projection: 'contact-forms', collection: 'submissions' }, { filter, sort: [['receivedAt', 'desc']] }, query, ['submissions', formId, query.read ?? null], (doc) => doc as unknown as SubmissionDoc),
+      keysetPage(this.deps.reader, { projection: 'contact-forms', collection: 'submissions', filter, sort: [['receivedAt', 'desc']], identity: ['submissions', formId, query.read ?? null], map: (doc) => doc as unknown as SubmissionDoc }, query),
       this.deps.reader.count('contact-forms', 'submissions', { formId, projectId: project.projectId, read: false }),
     ]);
     const keys = await this.deps.keyStore.getMany(page.items.filter((d) => !d.erased).map((d) => d.submissionId));

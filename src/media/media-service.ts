@@ -142,7 +142,7 @@ export class MediaService {
     const predicates = [type.matches, needle ? (doc: AssetDoc) => doc.fileName.toLowerCase().includes(needle) : undefined].filter((p) => p !== undefined);
     const keep = predicates.length === 0 ? undefined : (doc: Record<string, unknown>) => predicates.every((matches) => matches(doc as unknown as AssetDoc));
     const { cursor: _cursor, limit: _limit, ...list } = query;
-    return keysetPage(this.deps.reader, { projection: 'media', collection: 'assets' }, { filter, sort: [['seq', 'desc']] }, query, ['media', project.projectId, list], (doc) => assetView(doc as unknown as AssetDoc), keep);
+    return keysetPage(this.deps.reader, { projection: 'media', collection: 'assets', filter, sort: [['seq', 'desc']], identity: ['media', project.projectId, list], map: (doc) => assetView(doc as unknown as AssetDoc), ...(keep ? { keep } : {}) }, query);
   }
 
   async get(principal: Principal, project: { projectId: string }, assetId: string): Promise<AssetView> {

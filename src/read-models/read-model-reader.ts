@@ -44,6 +44,12 @@ export class ReadModelReader {
     return generation === null ? 0 : this.store.count({ projection, generation }, collection, filter, text);
   }
 
+  /** The log position the generation read from has folded (null: nothing yet, or no generation). */
+  async checkpoint(projection: string): Promise<bigint | null> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? null : ((await this.store.getGeneration(projection, generation))?.checkpoint ?? null);
+  }
+
   async activeGeneration(projection: string): Promise<number | null> {
     const live = this.options.generations?.liveGeneration(projection);
     if (live !== undefined && live !== null) return live;

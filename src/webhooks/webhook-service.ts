@@ -174,7 +174,7 @@ export class WebhookService {
     this.#gate(principal, project, 'webhooks.read');
     await this.#webhookOrFail(project, webhookId);
     const filter = { webhookId, ...(query.status === undefined ? {} : { status: query.status }) };
-    const page = await keysetPage(this.deps.reader, { projection: WEBHOOKS_PROJECTION, collection: 'deliveries' }, { filter, sort: [['seq', 'desc']] }, query, ['deliveries', webhookId, query.status ?? null], (doc) => doc as Doc<DeliveryDoc>);
+    const page = await keysetPage(this.deps.reader, { projection: WEBHOOKS_PROJECTION, collection: 'deliveries', filter, sort: [['seq', 'desc']], identity: ['deliveries', webhookId, query.status ?? null], map: (doc) => doc as Doc<DeliveryDoc> }, query);
     const docs = page.items;
     const attempts = docs.length === 0 ? [] : await this.deps.reader.find<Doc<AttemptDoc>>(WEBHOOKS_PROJECTION, 'attempts', {
       filter: { deliveryId: { $in: docs.map((d) => d.deliveryId) } },

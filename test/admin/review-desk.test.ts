@@ -114,28 +114,72 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
       expect(audit.map((i) => i.position)).to.deep.equal(auditBefore);
     });
 
-    it('entry lists: each entry once while entries are created and changed between pages; a bad or foreign cursor is 400 naming it', async () => {
+    /** Every page of an entry list, with what each says of the walk; `between` runs after each page. */
+    async function walkEntries(route: string, limit: number, between: (page: number) => Promise<void>) {
+      const pages: Array<{ items: any[]; asOf: string; changed: boolean }> = [];
+      let cursor: string | null = null;
+      do {
+        const response = await f.call('GET', `${route}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(response.status, JSON.stringify(response.body)).to.equal(200);
+        pages.push(response.body);
+        cursor = response.body.nextCursor;
+        if (cursor !== null) await between(pages.length - 1);
+      } while (cursor !== null && pages.length < 100);
+      expect(new Set(pages.map((p) => p.asOf)).size, 'one asOf for the whole walk').to.equal(1);
+      const listed = pages.filter((p) => !p.changed).flatMap((p) => p.items);
+      const changed = pages.filter((p) => p.changed).flatMap((p) => p.items);
+      expect(pages.findIndex((p) => p.changed), 'the changed part comes last').to.be.oneOf([-1, pages.filter((p) => !p.changed).length]);
+      return { listed, changed };
+    }
+
+    it('entry lists are pinned to their first page: entries renamed, saved and created between pages are never skipped, and none is listed twice as it was', async () => {
       const fresh = (await f.call('POST', '/form-sets', { body: formSetDefinition('walked') })).body.id as string;
       const ids: string[] = [];
       for (let i = 0; i < 12; i++) ids.push((await createEntry(`walk-${i}`, `Walk ${String(i).padStart(2, '0')}`, fresh)).entry.id);
-      let n = 0;
-      const walked = await walk(f, `/form-sets/${fresh}/entries?sort=title:asc`, {
-        limit: 5,
-        between: async () => {
-          await createEntry(`walk-new-${n++}`, 'AAA created during the walk', fresh);
-        },
+      let created = '';
+      const { listed, changed } = await walkEntries(`/form-sets/${fresh}/entries?sort=title:asc`, 5, async (page) => {
+        if (page === 0) {
+          // Not listed yet, and moved before the cursor: a plain keyset walk would never list it.
+          await save(ids[11]!, 'AAA moved to the front');
+          // Listed already, and moved after the cursor: a plain keyset walk would list it a second time.
+          await save(ids[1]!, 'ZZZ moved to the end');
+          created = (await createEntry('walk-new', 'AAB created during the walk', fresh)).entry.id;
+        }
+        // Listed already (page 1), saved with the same title.
+        if (page === 1) await save(ids[7]!, 'Walk 07');
       });
-      const seen = walked.map((e) => e.id);
-      expect(new Set(seen).size).to.equal(seen.length);
-      expect(seen.filter((id) => ids.includes(id))).to.deep.equal(ids);
+      // As of the first page, in title order: every entry not changed before its page was read, each once.
+      expect(listed.map((e) => e.id)).to.deep.equal(ids.filter((id) => id !== ids[11]));
+      expect(listed.map((e) => e.title)).to.deep.equal(listed.map((e) => e.title).sort());
+      expect(listed.find((e) => e.id === ids[1]).title).to.equal('Walk 01');
+      // Then what changed since, in the order of the changes, with the new values.
+      expect(changed.map((e) => [e.id, e.title])).to.deep.equal([
+        [ids[11], 'AAA moved to the front'],
+        [ids[1], 'ZZZ moved to the end'],
+        [created, 'AAB created during the walk'],
+        [ids[7], 'Walk 07'],
+      ]);
+      expect(new Set([...listed, ...changed].map((e) => e.id))).to.deep.equal(new Set([...ids, created]));
+
+      // Newest change first (the default): an entry saved mid-walk jumps to the front, yet is not skipped.
+      const byUpdate = await walkEntries(`/form-sets/${fresh}/entries?sort=updated_at:desc`, 4, async (page) => {
+        if (page === 0) await save(ids[0]!, 'Walk 00 again');
+      });
+      expect(byUpdate.listed.map((e) => e.id)).to.not.include(ids[0]);
+      expect(byUpdate.changed.map((e) => [e.id, e.title])).to.deep.equal([[ids[0], 'Walk 00 again']]);
+      expect(byUpdate.listed).to.have.length(12);
 
       const first = await f.call('GET', `/form-sets/${fresh}/entries?limit=2&sort=title:asc`);
+      expect(first.body).to.include({ changed: false });
+      expect(first.body.asOf).to.match(/^\d{20}$/);
       const bad = await f.call('GET', `/form-sets/${fresh}/entries?cursor=not-a-cursor!`);
       expect(bad.status).to.equal(400);
       expect(bad.body.error.message).to.match(/^cursor: /);
       const foreign = await f.call('GET', `/form-sets/${fresh}/entries?limit=2&sort=updated_at:desc&cursor=${first.body.nextCursor}`);
       expect(foreign.status).to.equal(400);
       expect(foreign.body.error.message).to.match(/^cursor: it belongs to another list/);
+      const otherList = await f.call('GET', `/entries/${ids[0]}/revisions?cursor=${first.body.nextCursor}`);
+      expect(otherList.status).to.equal(400);
     });
   });
 

@@ -1,3 +1,4 @@
+import { encodePosition } from '../../src/event-store/position.ts';
 import path from 'node:path';
 import { expect } from 'chai';
 import { projectionHarness } from '../support/projection-harness.ts';
@@ -144,6 +145,8 @@ describe('content projection', () => {
         updatedAt: createdAt,
         updatedAtMs: Date.parse(createdAt),
         updatedBy: { type: 'user', id: 'u-editor' },
+        // The log position of the last change: the revision saved with the entry.
+        updatedPosition: encodePosition((await h.log.headPosition())!),
         latestRevision: { revisionId: R1, revision: 1, status: 'draft' },
         liveRevision: null,
         revisionCount: 1,

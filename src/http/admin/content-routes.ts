@@ -61,6 +61,12 @@ const entryListQuery = listQuery({
   sort: z.enum(ENTRY_SORTS).default('updated_at:desc').describe('updated_at, title or published_at, then :asc or :desc (default updated_at:desc). Entries never published come last by published_at:desc, first by :asc.'),
 });
 
+/** What a page of a pinned walk (the entry list) says of the walk. */
+const walkFields = {
+  asOf: z.string().regex(/^\d{20}$/).describe('The log position the walk lists entries as of, fixed by its first page.'),
+  changed: z.boolean().describe('false: entries as they were at asOf, in the requested order; true: entries created or changed since asOf, in the order of their last change.'),
+};
+
 const revisionListQuery = listQuery({
   order: z.enum(['asc', 'desc']).default('asc').describe('asc: oldest first (default); desc: newest first.'),
 });
@@ -120,14 +126,16 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'get',
       path: '/form-sets/:formSetId/entries',
       operationId: 'listEntries',
-      summary: 'List a form set\'s entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time',
+      summary:
+        'List a form set\'s entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time. ' +
+        'The walk is pinned to the position of its first page (asOf): first every entry as it was then, each once, in the requested order (changed: false); then the entries created or changed since, in the order of their changes (changed: true). Nothing is skipped while entries change between pages; an entry changed during the walk comes again in the second part, with its new values.',
       tag: 'Entries',
       query: entryListQuery,
-      responses: { 200: { description: 'A page of entries', schema: pageSchema(entrySummarySchema) } },
+      responses: { 200: { description: 'A page of entries', schema: pageSchema(entrySummarySchema, walkFields) } },
     },
     async (ctx, { query }) => {
       const page = await content.listEntries(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), query);
-      ctx.body = { items: page.items.map(entrySummary), nextCursor: page.nextCursor };
+      ctx.body = { items: page.items.map(entrySummary), nextCursor: page.nextCursor, asOf: page.asOf, changed: page.changed };
     },
   );
 

@@ -30,7 +30,7 @@ export const entryTools: ToolDefinition[] = [
     name: 'list_entries',
     title: 'List entries',
     description:
-      'Lists a form set\'s entries, most recently changed first, a page at a time: {items: [{id, slug, title, latestRevision {revisionId, revision, status}, liveRevision (the published one, or null), revisionCount, ...}], nextCursor}. Pass nextCursor as cursor for the next page (null: the last page). Filter by status (of the latest revision), assignee or q (words in titles and text fields). Field values are not included: use get_entry. Any agent key scope.',
+      'Lists a form set\'s entries, most recently changed first, a page at a time: {items: [{id, slug, title, latestRevision {revisionId, revision, status}, liveRevision (the published one, or null), revisionCount, ...}], nextCursor, asOf, changed}. Pass nextCursor as cursor for the next page (null: the last page). The walk lists the entries as they were at its first page (changed: false), then those created or changed since (changed: true): an entry edited meanwhile can come twice, the later one is current. Filter by status (of the latest revision), assignee or q (words in titles and text fields). Field values are not included: use get_entry. Any agent key scope.',
     input: {
       ...formSetRef,
       status: z.enum(['draft', 'pending_review', 'scheduled', 'published', 'rejected', 'superseded']).optional().describe('Only entries whose latest revision has this status.'),
