@@ -1,24 +1,33 @@
 /**
- * bench:history: the cost of writing to and reading an entry whose history is long. One entry is saved
- * through the admin API until it has each of the sizes asked for (default 10, 1000, 10000 revisions);
- * at each size it measures, interleaved round by round so a busy machine weighs on every size alike:
- * - save p50/p99 (POST /entries/{id}/revisions), with the read-model bytes written per save (growth of the
- *   read-model file and its write-ahead log, divided by the saves);
- * - GET /entries/{id}: bytes and p50;
- * - submit + withdraw p50 (a workflow command on the same aggregate).
- * Each size is reported with its ratio to the smallest size's figure (the baseline of the same run).
- * Runs twice: with the aggregate cache (the default) and without (AGGREGATE_CACHE_ENTRIES=0: stored
- * snapshots only), so the uncached cost is shown beside the cached one.
+ * bench:history: the cost of writing to and reading an entry whose history is long, through the admin API
+ * of a service started in this process on the embedded default.
  *
- *   npm run bench:history -- [--sizes 10,1000,10000] [--samples 40] [--json]
+ * Entries are grown to each size asked for (default 10, 1,000 and 10,000 revisions). Measuring adds
+ * revisions, so each entry takes at most a tenth of its size in rounds before the next entry of that size
+ * is used: the sizes stay what they say. Rounds interleave the sizes, so a busy machine weighs on each
+ * alike, and each round measures per size:
+ * - save (POST /entries/{id}/revisions) p50 and p99, and the read-model bytes that save writes: the JSON of
+ *   every document the projections commit for it, summed over projections, counted at the read-model
+ *   port (the save answers once every projection has folded it, so its commits are done by then);
+ * - GET /entries/{id}: bytes and p50;
+ * - submit + withdraw (workflow commands on the same aggregate): p50.
+ * Every figure comes with its ratio to the smallest size's in the same run (the baseline).
+ *
+ * Modes: "cached" is a running service with its aggregate cache (the default, AGGREGATE_CACHE_ENTRIES)
+ * holding the entries measured (after a restart, a refused command loads each first); "uncached" restarts
+ * it on the same data with AGGREGATE_CACHE_ENTRIES=0, so every command loads the stored snapshot and the
+ * events after it. --repeat runs both modes that many times, alternating, and
+ * prints each figure's median with its range across repeats.
+ *
+ *   npm run bench:history -- [--sizes 10,1000,10000] [--samples 100] [--repeat 3] [--json]
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
 import { systemClock } from '../../src/clock.ts';
-import { startService } from '../../src/service/service.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
 import { AccessService } from '../../src/application/access-service.ts';
+import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
 import { tempDir } from '../../test/support/temp-dir.ts';
 
 const args = process.argv.slice(2);
@@ -27,112 +36,212 @@ const option = (name: string, fallback: string) => {
   return i >= 0 ? args[i + 1]! : fallback;
 };
 const sizes = option('sizes', '10,1000,10000').split(',').map(Number);
-const samples = Number(option('samples', '40'));
+const samples = Number(option('samples', '100'));
+const repeats = Number(option('repeat', '3'));
 const json = args.includes('--json');
+if (sizes.some((s) => !Number.isInteger(s) || s < 1) || !(samples >= 1) || !(repeats >= 1)) {
+  process.stderr.write('usage: npm run bench:history -- [--sizes 10,1000,10000] [--samples 100] [--repeat 3] [--json]\n');
+  process.exit(2);
+}
+
+type Mode = 'cached' | 'uncached';
+const MODES: Mode[] = ['cached', 'uncached'];
+const ADMIN = { email: 'bench@example.com', password: 'bench password 123' };
+const BODY = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(16);
 
 interface Figures {
   revisions: number;
   saveP50: number;
   saveP99: number;
   bytesPerSave: number;
+  documentsPerSave: number;
   getBytes: number;
   getP50: number;
   workflowP50: number;
 }
 
+/** Nearest-rank quantile. */
 function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-async function run(cacheEntries: number): Promise<Figures[]> {
-  const dataDir = path.join(tempDir(), 'data');
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', AGGREGATE_CACHE_ENTRIES: String(cacheEntries) });
-  const service = await startService(config, { logger: pino({ level: 'silent' }), clock: systemClock });
-  try {
-    const access = new AccessService({ log: service.log, clock: systemClock });
-    const project = await access.bootstrap({ kind: 'operator', operatorId: 'bench' }, { projectName: 'Bench', plan: 'business', adminEmail: 'bench@example.com', adminPassword: 'bench password 123', contentLocales: { locales: ['en'], defaultLocale: 'en' } });
-    await service.supervisor!.waitFor(project.position, 10_000);
-    // A console session: agent keys are rate limited (spec section 8), sessions are not.
-    const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 123' }) });
-    const { token } = (await login.json()) as { token: string };
-    const call = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${service.url}/admin/v1${route}`, { method, headers: { authorization: `Bearer ${token}`, 'x-project-id': project.projectId, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-      const text = await response.text();
-      if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-      return { text, body: JSON.parse(text) };
-    };
-    const formSet = await call('POST', '/form-sets', { slug: 'articles', name: 'Articles', fields: [{ key: 'title', type: 'text', label: 'Title' }, { key: 'body', type: 'textarea', label: 'Body' }] });
-    const body = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(16);
-    // One entry per size, grown one after the other; the rounds then interleave the sizes.
-    const entries: Array<{ id: string; revisions: number }> = [];
-    for (const size of sizes) {
-      const created = await call('POST', `/form-sets/${formSet.body.id}/entries`, { slug: `entry-${size}`, fields: { title: `Entry ${size}`, body } });
-      const entry = { id: created.body.entry.id as string, revisions: 1 };
-      const started = Date.now();
-      while (entry.revisions < size) {
-        await call('POST', `/entries/${entry.id}/revisions`, { fields: { title: `Entry ${size} v${entry.revisions + 1}`, body } });
-        entry.revisions++;
-        if (entry.revisions % 1000 === 0) process.stderr.write(`  cache ${cacheEntries}: entry of ${size}: ${entry.revisions} revisions (${Math.round((Date.now() - started) / 1000)} s)\n`);
-      }
-      entries.push(entry);
+/** Counts what the projections commit: the JSON bytes of every document written, by projection. */
+function countCommits(store: ReadModelStore): { bytes: number; documents: number } {
+  const counted = { bytes: 0, documents: 0 };
+  const commit = store.commit.bind(store);
+  store.commit = (target, writes, checkpoint, now, options) => {
+    for (const write of writes) {
+      counted.documents++;
+      if (write.doc !== null) counted.bytes += Buffer.byteLength(JSON.stringify(write.doc));
     }
-    const readModelBytes = () => ['read-models.sqlite', 'read-models.sqlite-wal'].reduce((sum, f) => sum + (fs.existsSync(path.join(dataDir, f)) ? fs.statSync(path.join(dataDir, f)).size : 0), 0);
-    const saves = sizes.map(() => [] as number[]);
-    const gets = sizes.map(() => [] as number[]);
-    const workflow = sizes.map(() => [] as number[]);
-    const written = sizes.map(() => 0);
-    const getBytes = sizes.map(() => 0);
-    for (let round = 0; round < samples; round++) {
-      for (let i = 0; i < sizes.length; i++) {
-        const entry = entries[i]!;
-        const before = readModelBytes();
-        let t = performance.now();
-        const saved = await call('POST', `/entries/${entry.id}/revisions`, { fields: { title: `Entry v${entry.revisions + 1}`, body } });
-        saves[i]!.push(performance.now() - t);
-        written[i]! += Math.max(0, readModelBytes() - before);
-        entry.revisions++;
-        t = performance.now();
-        const read = await call('GET', `/entries/${entry.id}`);
-        gets[i]!.push(performance.now() - t);
-        getBytes[i] = Buffer.byteLength(read.text);
-        t = performance.now();
-        await call('POST', `/revisions/${saved.body.id}/submit`, {});
-        await call('POST', `/revisions/${saved.body.id}/withdraw`, {});
-        workflow[i]!.push((performance.now() - t) / 2);
-      }
+    return commit(target, writes, checkpoint, now, options);
+  };
+  return counted;
+}
+
+/** An admin API client on a console session (agent keys are rate limited, spec section 8; sessions are not). */
+async function session(service: RunningService, projectId: string) {
+  const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  const { token } = (await login.json()) as { token: string };
+  return async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${service.url}/admin/v1${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'x-project-id': projectId, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+    return { text, body: JSON.parse(text) };
+  };
+}
+
+const dataDir = path.join(tempDir(), 'data');
+const start = (cacheEntries: number | undefined) =>
+  startService(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...(cacheEntries === undefined ? {} : { AGGREGATE_CACHE_ENTRIES: String(cacheEntries) }) }), { logger: pino({ level: 'silent' }), clock: systemClock });
+
+/** Rounds one entry takes before the next of its size is used: its size stays within 10 %. */
+const roundsPerEntry = (size: number) => Math.max(1, Math.floor(size / 10));
+const totalRounds = samples * repeats * MODES.length;
+
+// Grow the entries, on a service with its cache (the cached rounds then find them warm, as a running service would).
+let service = await start(undefined);
+const access = new AccessService({ log: service.log, clock: systemClock });
+const project = await access.bootstrap({ kind: 'operator', operatorId: 'bench' }, { projectName: 'Bench', plan: 'business', adminEmail: ADMIN.email, adminPassword: ADMIN.password, contentLocales: { locales: ['en'], defaultLocale: 'en' } });
+await service.supervisor!.waitFor(project.position, 10_000);
+let call = await session(service, project.projectId);
+const formSet = await call('POST', '/form-sets', { slug: 'articles', name: 'Articles', fields: [{ key: 'title', type: 'text', label: 'Title' }, { key: 'body', type: 'textarea', label: 'Body' }] });
+const entries: Array<Array<{ id: string; revisions: number }>> = [];
+for (const size of sizes) {
+  const count = Math.ceil(totalRounds / roundsPerEntry(size));
+  const started = Date.now();
+  const ofSize: Array<{ id: string; revisions: number }> = [];
+  for (let e = 0; e < count; e++) {
+    const created = await call('POST', `/form-sets/${formSet.body.id}/entries`, { slug: `entry-${size}-${e}`, fields: { title: `Entry ${size}/${e}`, body: BODY } });
+    const entry = { id: created.body.entry.id as string, revisions: 1 };
+    while (entry.revisions < size) {
+      await call('POST', `/entries/${entry.id}/revisions`, { fields: { title: `Entry ${size}/${e} v${entry.revisions + 1}`, body: BODY } });
+      entry.revisions++;
+      if (entry.revisions % 2000 === 0) process.stderr.write(`  ${size} revisions: entry ${e + 1}/${count} at ${entry.revisions} (${Math.round((Date.now() - started) / 1000)} s)\n`);
     }
-    return sizes.map((size, i) => ({
-      revisions: size,
-      saveP50: quantile(saves[i]!, 0.5),
-      saveP99: quantile(saves[i]!, 0.99),
-      bytesPerSave: Math.round(written[i]! / samples),
-      getBytes: getBytes[i]!,
-      getP50: quantile(gets[i]!, 0.5),
-      workflowP50: quantile(workflow[i]!, 0.5),
-    }));
-  } finally {
-    await service.stop();
+    ofSize.push(entry);
+  }
+  process.stderr.write(`grown ${count} ${count === 1 ? 'entry' : 'entries'} of ${size} revisions in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  entries.push(ofSize);
+}
+
+let round = 0;
+/** The entries the next `samples` rounds use, per size. */
+const upcoming = (i: number) => {
+  const per = roundsPerEntry(sizes[i]!);
+  return [...new Set(Array.from({ length: samples }, (_, r) => Math.floor((round + r) / per)))].map((e) => entries[i]![e]!);
+};
+
+/**
+ * Loads the aggregates of the entries the next rounds use into the cache of a freshly started service, as
+ * a running service has them: a command the entry refuses (withdraw a draft: 409) loads it and changes
+ * nothing.
+ */
+async function warm(): Promise<void> {
+  for (let i = 0; i < sizes.length; i++) {
+    for (const entry of upcoming(i)) {
+      const latest = (await call('GET', `/entries/${entry.id}`)).body.latestRevision.revisionId as string;
+      await call('POST', `/revisions/${latest}/withdraw`, {}).then(
+        () => { throw new Error(`withdrawing the draft of ${entry.id} was not refused`); },
+        (error: Error) => { if (!/: 409 /.test(error.message)) throw error; },
+      );
+    }
   }
 }
 
-const results: Record<string, Figures[]> = {};
-for (const [name, cache] of [['cached (default)', 1000], ['uncached (snapshots only)', 0]] as const) {
-  process.stderr.write(`bench:history ${name}: growing entries to ${sizes.join(', ')} revisions...\n`);
-  results[name] = await run(cache);
+/** samples interleaved rounds on the running service. */
+async function measure(counted: { bytes: number; documents: number }): Promise<Figures[]> {
+  const saves = sizes.map(() => [] as number[]);
+  const gets = sizes.map(() => [] as number[]);
+  const workflow = sizes.map(() => [] as number[]);
+  const bytes = sizes.map(() => 0);
+  const documents = sizes.map(() => 0);
+  const getBytes = sizes.map(() => 0);
+  const revisions = sizes.map(() => [] as number[]);
+  for (let r = 0; r < samples; r++, round++) {
+    for (let i = 0; i < sizes.length; i++) {
+      const entry = entries[i]![Math.floor(round / roundsPerEntry(sizes[i]!))]!;
+      revisions[i]!.push(entry.revisions);
+      const before = { ...counted };
+      let t = performance.now();
+      const saved = await call('POST', `/entries/${entry.id}/revisions`, { fields: { title: `Entry v${entry.revisions + 1}`, body: BODY } });
+      saves[i]!.push(performance.now() - t);
+      bytes[i]! += counted.bytes - before.bytes;
+      documents[i]! += counted.documents - before.documents;
+      entry.revisions++;
+      t = performance.now();
+      const read = await call('GET', `/entries/${entry.id}`);
+      gets[i]!.push(performance.now() - t);
+      getBytes[i] = Buffer.byteLength(read.text);
+      t = performance.now();
+      await call('POST', `/revisions/${saved.body.id}/submit`, {});
+      await call('POST', `/revisions/${saved.body.id}/withdraw`, {});
+      workflow[i]!.push((performance.now() - t) / 2);
+    }
+  }
+  return sizes.map((_, i) => ({
+    revisions: quantile(revisions[i]!, 0.5),
+    saveP50: quantile(saves[i]!, 0.5),
+    saveP99: quantile(saves[i]!, 0.99),
+    bytesPerSave: Math.round(bytes[i]! / samples),
+    documentsPerSave: documents[i]! / samples,
+    getBytes: getBytes[i]!,
+    getP50: quantile(gets[i]!, 0.5),
+    workflowP50: quantile(workflow[i]!, 0.5),
+  }));
 }
 
+const results: Record<Mode, Figures[][]> = { cached: [], uncached: [] };
+for (let repeat = 0; repeat < repeats; repeat++) {
+  for (const mode of MODES) {
+    if (repeat > 0 || mode === 'uncached') {
+      await service.stop();
+      service = await start(mode === 'cached' ? undefined : 0);
+      call = await session(service, project.projectId);
+    }
+    process.stderr.write(`repeat ${repeat + 1}/${repeats}, ${mode}: ${samples} rounds\n`);
+    if (mode === 'cached' && repeat > 0) await warm();
+    results[mode].push(await measure(countCommits(service.stores.readModels)));
+  }
+}
+await service.stop();
+
+const median = (values: number[]) => quantile(values, 0.5);
+const spread = (values: number[], digits: number) => {
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return repeats === 1 ? median(values).toFixed(digits) : `${median(values).toFixed(digits)} [${low.toFixed(digits)}–${high.toFixed(digits)}]`;
+};
+
 if (json) {
-  process.stdout.write(`${JSON.stringify({ sizes, samples, results }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ sizes, samples, repeats, results }, null, 2)}\n`);
 } else {
-  for (const [name, figures] of Object.entries(results)) {
-    const base = figures[0]!;
-    console.log(`\n${name}, ${samples} interleaved rounds; ratios against ${base.revisions} revisions in the same run`);
-    console.log('revisions | save p50 ms (ratio) | save p99 ms | read-model bytes/save | GET entry bytes | GET p50 ms (ratio) | submit/withdraw p50 ms (ratio)');
-    for (const f of figures) {
-      const r = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '-');
+  for (const mode of MODES) {
+    const runs = results[mode];
+    console.log(`\n${mode}: ${repeats} × ${samples} interleaved rounds; median [min–max] over repeats; ratios against ${sizes[0]} revisions in the same repeat`);
+    console.log('revisions | save p50 ms | ratio | save p99 ms | read-model bytes/save | documents/save | GET entry bytes | GET p50 ms | ratio | submit/withdraw p50 ms | ratio');
+    for (let i = 0; i < sizes.length; i++) {
+      const of = (pick: (f: Figures) => number) => runs.map((run) => pick(run[i]!));
+      const ratio = (pick: (f: Figures) => number) => runs.map((run) => pick(run[i]!) / pick(run[0]!));
       console.log(
-        `${f.revisions} | ${f.saveP50.toFixed(2)} (${r(f.saveP50, base.saveP50)}) | ${f.saveP99.toFixed(2)} | ${f.bytesPerSave} | ${f.getBytes} | ${f.getP50.toFixed(2)} (${r(f.getP50, base.getP50)}) | ${f.workflowP50.toFixed(2)} (${r(f.workflowP50, base.workflowP50)})`,
+        [
+          median(of((f) => f.revisions)),
+          spread(of((f) => f.saveP50), 2),
+          spread(ratio((f) => f.saveP50), 2),
+          spread(of((f) => f.saveP99), 1),
+          spread(of((f) => f.bytesPerSave), 0),
+          spread(of((f) => f.documentsPerSave), 1),
+          spread(of((f) => f.getBytes), 0),
+          spread(of((f) => f.getP50), 2),
+          spread(ratio((f) => f.getP50), 2),
+          spread(of((f) => f.workflowP50), 2),
+          spread(ratio((f) => f.workflowP50), 2),
+        ].join(' | '),
       );
     }
   }
