@@ -1,5 +1,5 @@
-import { Binary, MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
-import { redactUrl } from '../logging/redact-url.ts';
+import { Binary, MongoServerError, type Collection, type Db, type MongoClient } from 'mongodb';
+import { connectMongoDatabase } from '../read-models/mongo-side-database.ts';
 import { assertKey, KeyStoreError, type KeyStore } from './key-store.ts';
 
 interface KeyDoc {
@@ -27,16 +27,8 @@ export class MongoKeyStore implements KeyStore {
 
   /** Connects to `url` (database from the URL, else `annals`) and checks the server answers. */
   static async connect(url: string, options: { database?: string; collection?: string } = {}): Promise<MongoKeyStore> {
-    const client = new MongoClient(url, { appName: 'annals-key-store', ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: 10_000 }) });
-    const database = options.database ?? databaseOf(url) ?? 'annals';
-    try {
-      await client.connect();
-      await client.db(database).command({ ping: 1 });
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      throw new KeyStoreError(`cannot connect the key store to MongoDB: ${redactUrl(error instanceof Error ? error.message : String(error))}`);
-    }
-    return new MongoKeyStore(client.db(database), { ownsClient: client, ...(options.collection ? { collection: options.collection } : {}) });
+    const { client, db } = await connectMongoDatabase(url, { appName: 'annals-key-store', database: options.database, fail: (message) => new KeyStoreError(`key store: ${message}`) });
+    return new MongoKeyStore(db, { ownsClient: client, ...(options.collection ? { collection: options.collection } : {}) });
   }
 
   async put(id: string, key: Buffer): Promise<void> {
@@ -83,9 +75,4 @@ export class MongoKeyStore implements KeyStore {
     this.#closed = true;
     await this.#client?.close();
   }
-}
-
-function databaseOf(url: string): string | null {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]+)/i.exec(url.trim());
-  return match ? decodeURIComponent(match[1]!) : null;
 }

@@ -1,6 +1,6 @@
-import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type Collection, type Db, type MongoClient } from 'mongodb';
 import { decodePosition, encodePosition } from '../event-store/position.ts';
-import { redactUrl } from '../logging/redact-url.ts';
+import { connectMongoDatabase } from '../read-models/mongo-side-database.ts';
 import { assertSnapshot, SnapshotStoreError, type AggregateSnapshot, type SnapshotStore } from './snapshot-store.ts';
 
 interface SnapshotDoc {
@@ -29,16 +29,8 @@ export class MongoSnapshotStore implements SnapshotStore {
 
   /** Connects to `url` (database from the URL, else `annals`) and checks the server answers. */
   static async connect(url: string, options: { database?: string } = {}): Promise<MongoSnapshotStore> {
-    const client = new MongoClient(url, { appName: 'annals-snapshots', ...(/[?&]serverSelectionTimeoutMS=/i.test(url) ? {} : { serverSelectionTimeoutMS: 10_000 }) });
-    const database = options.database ?? databaseOf(url) ?? 'annals';
-    try {
-      await client.connect();
-      await client.db(database).command({ ping: 1 });
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      throw new SnapshotStoreError(`cannot connect the snapshot store to MongoDB: ${redactUrl(error instanceof Error ? error.message : String(error))}`);
-    }
-    return new MongoSnapshotStore(client.db(database), { ownsClient: client });
+    const { client, db } = await connectMongoDatabase(url, { appName: 'annals-snapshots', database: options.database, fail: (message) => new SnapshotStoreError(`snapshot store: ${message}`) });
+    return new MongoSnapshotStore(db, { ownsClient: client });
   }
 
   async get(streamId: string): Promise<AggregateSnapshot | null> {
@@ -80,14 +72,5 @@ export class MongoSnapshotStore implements SnapshotStore {
     if (this.#closed) return;
     this.#closed = true;
     await this.#client?.close();
-  }
-}
-
-function databaseOf(url: string): string | undefined {
-  try {
-    const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
-    return name === '' ? undefined : name;
-  } catch {
-    return undefined;
   }
 }
