@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { encodePosition } from '../src/event-store/position.ts';
 import { entryEvents, type EntryEvent, type ExternalIdentity, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
 import type { RevisionStatus } from '../src/domain/content/entry/entry-workflow.ts';
-import { entryListing } from '../src/domain/content/entry/entry-listing.ts';
+import { entryListing, LISTING_LOCALE_EVENTS, listingLocaleOf, type ListingLocale } from '../src/domain/content/entry/entry-listing.ts';
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { orderedRecords, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
@@ -136,14 +136,9 @@ type Doc<T> = T & Record<string, unknown>;
 
 export const redirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
 
-export interface ContentProjectDoc {
-  projectId: string;
-  defaultLocale: string;
-}
 
 const ENTRY_TYPES = new Set<string>(entryEvents.map((d) => d.type));
 const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
-const PROJECT_TYPES = ['project.created', 'project.content-locales-changed'];
 
 /** The entry list's sorts: API name to the entries field, each served by an index per form set. */
 export const ENTRY_LIST_SORTS = {
@@ -195,13 +190,12 @@ export const content = defineProjection({
     },
     projects: {},
   },
-  filter: { eventTypes: [...PROJECT_TYPES, ...[...formSetEvents, ...entryEvents, ...masterEvents].map((definition) => definition.type)] },
+  filter: { eventTypes: [...LISTING_LOCALE_EVENTS, ...[...formSetEvents, ...entryEvents, ...masterEvents].map((definition) => definition.type)] },
 
   async apply(recorded, view) {
-    if (PROJECT_TYPES.includes(recorded.type)) {
-      const d = recorded.data as { projectId: string; defaultLocale?: string; contentLocales?: { defaultLocale: string } };
-      const defaultLocale = d.contentLocales?.defaultLocale ?? d.defaultLocale;
-      if (defaultLocale !== undefined) view.put('projects', d.projectId, { projectId: d.projectId, defaultLocale } satisfies ContentProjectDoc);
+    if (LISTING_LOCALE_EVENTS.includes(recorded.type)) {
+      const locale = listingLocaleOf(recorded);
+      view.put('projects', locale.projectId, { ...locale });
       return;
     }
     if (FORM_SET_TYPES.has(recorded.type)) return applyFormSet({ type: recorded.type, data: recorded.data } as FormSetEvent, recorded, view);
@@ -310,7 +304,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
       };
       view.put('revisions', doc.revisionId, { ...doc });
       const formSet = await view.get<Doc<FormSetDoc>>('form_sets', d.formSetId);
-      const project = await view.get<Doc<ContentProjectDoc>>('projects', d.projectId);
+      const project = await view.get<Doc<ListingLocale>>('projects', d.projectId);
       const listing = entryListing(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null);
       await updateEntry(d.entryId, () => ({
         latestRevision: { revisionId: d.revisionId, revision: d.revision, status: 'draft' },

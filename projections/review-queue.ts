@@ -1,7 +1,9 @@
 import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { entryEvents, type EntryEvent } from '../src/domain/content/entry/entry-events.ts';
-import { entryListing } from '../src/domain/content/entry/entry-listing.ts';
+import { entryListing, LISTING_LOCALE_EVENTS, listingLocaleOf, type ListingLocale } from '../src/domain/content/entry/entry-listing.ts';
+import type { InReviewStatus } from '../src/domain/content/entry/entry-workflow.ts';
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
+import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 
 /**
@@ -22,7 +24,6 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  *   default locale.
  */
 
-export type ReviewStatus = 'pending_review' | 'scheduled';
 
 export interface ReviewItemDoc {
   entryId: string;
@@ -33,7 +34,7 @@ export interface ReviewItemDoc {
   title: string;
   revisionId: string;
   revision: number;
-  status: ReviewStatus;
+  status: InReviewStatus;
   submittedBy: { type: string; id: string };
   submittedAt: string;
   assignee: string | null;
@@ -59,8 +60,7 @@ interface FormSetInfo {
 
 type Doc<T> = T & Record<string, unknown>;
 
-const FORM_SET_TYPES = ['form-set.created', 'form-set.updated', 'form-set.deleted'];
-const PROJECT_TYPES = ['project.created', 'project.content-locales-changed'];
+const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
 
 export const reviewQueue = defineProjection({
   name: 'review-queue',
@@ -72,6 +72,7 @@ export const reviewQueue = defineProjection({
         { name: 'by_project_submitted', fields: [['projectId', 1], ['submittedAt', 1]] },
         { name: 'by_project_assignee_submitted', fields: [['projectId', 1], ['assignee', 1], ['submittedAt', 1]] },
         { name: 'by_project_form_set_submitted', fields: [['projectId', 1], ['formSetId', 1], ['submittedAt', 1]] },
+        { name: 'by_project_status_submitted', fields: [['projectId', 1], ['status', 1], ['submittedAt', 1]] },
         { name: 'by_form_set', fields: [['formSetId', 1]] },
       ],
     },
@@ -79,28 +80,27 @@ export const reviewQueue = defineProjection({
     form_sets: {},
     projects: {},
   },
-  filter: { eventTypes: [...PROJECT_TYPES, ...FORM_SET_TYPES, ...entryEvents.map((d) => d.type)] },
+  filter: { eventTypes: [...LISTING_LOCALE_EVENTS, ...FORM_SET_TYPES, ...entryEvents.map((d) => d.type)] },
 
   async apply(recorded, view) {
-    const d = recorded.data as Record<string, any>;
-    if (PROJECT_TYPES.includes(recorded.type)) {
-      view.put('projects', d.projectId, { projectId: d.projectId, defaultLocale: d.contentLocales?.defaultLocale ?? d.defaultLocale });
+    if (LISTING_LOCALE_EVENTS.includes(recorded.type)) {
+      const locale = listingLocaleOf(recorded);
+      view.put('projects', locale.projectId, { ...locale });
       return;
     }
-    if (FORM_SET_TYPES.includes(recorded.type)) return applyFormSet(recorded, view);
+    if (FORM_SET_TYPES.has(recorded.type)) return applyFormSet({ type: recorded.type, data: recorded.data } as FormSetEvent, view);
     return applyEntry({ type: recorded.type, data: recorded.data } as EntryEvent, recorded, view);
   },
 });
 
-async function applyFormSet(recorded: RecordedEvent, view: ProjectionView): Promise<void> {
-  const d = recorded.data as Record<string, any>;
-  if (recorded.type === 'form-set.deleted') {
-    view.delete('form_sets', d.formSetId);
+async function applyFormSet(event: FormSetEvent, view: ProjectionView): Promise<void> {
+  if (event.type === 'form-set.deleted') {
+    view.delete('form_sets', event.data.formSetId);
     return;
   }
-  const definition = d.definition as FormSetDefinition;
-  view.put('form_sets', definition.id, { formSetId: definition.id, name: definition.name, definition: { fields: definition.fields, seoRoles: definition.seoRoles, widgetRoles: definition.widgetRoles } });
-  if (recorded.type === 'form-set.updated') {
+  const { definition } = event.data;
+  view.put('form_sets', definition.id, { formSetId: definition.id, name: definition.name, definition: { fields: definition.fields, seoRoles: definition.seoRoles, widgetRoles: definition.widgetRoles } } satisfies FormSetInfo);
+  if (event.type === 'form-set.updated') {
     // Its name shows on every item of the form set.
     for (const item of await view.find<Doc<ReviewItemDoc>>('items', { formSetId: definition.id })) view.put('items', item.entryId, { ...item, formSetName: definition.name });
   }
@@ -126,7 +126,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
     case 'entry.revision-saved': {
       const d = event.data;
       const formSet = await view.get<Doc<FormSetInfo>>('form_sets', d.formSetId);
-      const project = await view.get<{ defaultLocale: string }>('projects', d.projectId);
+      const project = await view.get<Doc<ListingLocale>>('projects', d.projectId);
       await patchEntry({ title: entryListing(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null).title, latestRevisionId: d.revisionId });
       return;
     }

@@ -6,7 +6,7 @@ import { assertCan } from '../domain/access/permissions.ts';
 import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
 import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
 import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-history.ts';
-import type { RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
+import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
 import { isLocalizedField } from '../domain/content/form-set/field-types.ts';
 import { validateSlug } from '../domain/content/entry/slug.ts';
@@ -103,7 +103,7 @@ export interface EntryListQuery extends PageRequest {
 export interface ReviewQueueQuery extends PageRequest {
   assignee?: string | undefined;
   formSetId?: string | undefined;
-  status?: 'pending_review' | 'scheduled' | undefined;
+  status?: InReviewStatus | undefined;
 }
 
 /** What the entry services are built from: a project's write deps, and the entry aggregates' snapshots. */

@@ -54,7 +54,6 @@ export interface MediaListQuery extends PageRequest {
   name?: string | undefined;
 }
 
-/** Assets scanned at most when filtering by name or MIME prefix (the read models have no substring index). */
 /**
  * Media use cases (spec: list_media and upload_media, section 4.4): upload, list, read, edit alt text and
  * caption, delete. An upload's bytes are stored first and the event appended after, so a crash leaves at

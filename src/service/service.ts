@@ -57,7 +57,7 @@ import { metricsRoutes } from '../http/metrics-route.ts';
 import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
 import type { OutboxObserver } from '../outbox/outbox-worker.ts';
 import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
-import type { EntryState } from '../domain/content/entry/entry-decider.ts';
+import { ENTRY_STATE_VERSION, type EntryState } from '../domain/content/entry/entry-decider.ts';
 import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 
@@ -151,7 +151,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
-    const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_SNAPSHOT_VERSION, store: snapshotStore, cacheEntries: config.aggregateCacheEntries, clock, logger });
+    const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_STATE_VERSION, store: snapshotStore, cacheEntries: config.aggregateCacheEntries, clock, logger });
     if (config.roles.has('projector')) {
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();
@@ -317,9 +317,6 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     logger: d.logger,
   };
 }
-
-/** Version of the entry aggregate's state shape in stored snapshots: raise it when EntryState or evolve changes. */
-const ENTRY_SNAPSHOT_VERSION = 1;
 
 function ok(): CheckResult {
   return { ok: true };

@@ -7,6 +7,7 @@ import { ScheduledPublisher } from '../../src/application/scheduled-publisher.ts
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
+import { documentedResponses } from '../support/openapi-responses.ts';
 import { reviewQueue } from '../../projections/review-queue.ts';
 import { SqliteSnapshotStore } from '../../src/snapshots/sqlite-snapshot-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -357,6 +358,34 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
         ['changed', 'The quick fox', 'The slow fox'],
         ['added', null, 'New paragraph'],
       ]);
+      const unknown = await f.call('GET', `/entries/${entry.entry.id}/diff?from=${entry.revision.id}&to=${last.id}&format=html`);
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.message).to.match(/unknown parameter "format"; this route takes from, to/);
+    });
+  });
+
+  describe('the OpenAPI document', () => {
+    it('documents what the lists, the entry and the diff answer', async () => {
+      const documented = await documentedResponses(f.service.url);
+      const entry = await createEntry('documented', 'Documented', formSetId, doc('One', 'Two'));
+      const second = await save(entry.entry.id, 'Documented again', doc('One', 'Two and a half'));
+      await action(second.id, 'submit');
+      await f.call('PUT', `/entries/${entry.entry.id}/assignee`, { body: { userId: f.project.userId } });
+      const answers: Array<[string, string, { token?: string; headers?: Record<string, string> }?]> = [
+        ['listEntries', `/form-sets/${formSetId}/entries?limit=2`],
+        ['getEntry', `/entries/${entry.entry.id}`],
+        ['listRevisions', `/entries/${entry.entry.id}/revisions?limit=1`],
+        ['getEntryHistory', `/entries/${entry.entry.id}/history?limit=2`],
+        ['getAuditLog', `/audit-log?limit=2`, session],
+        ['getReviewQueue', `/review-queue?limit=2`],
+        ['diffEntryRevisions', `/entries/${entry.entry.id}/diff?from=${entry.revision.id}&to=${second.id}`],
+      ];
+      for (const [operationId, route, who] of answers) {
+        const response = await f.call('GET', route, who ?? {});
+        expect(response.status, `${route}: ${JSON.stringify(response.body)}`).to.equal(200);
+        expect(JSON.stringify(response.body), `${route} answers something`).to.not.equal('{"items":[],"nextCursor":null}');
+        documented(operationId, 200, response.body);
+      }
     });
   });
 

@@ -5,6 +5,7 @@ import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { runEntry } from '../support/child-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { eventually } from '../support/engine-fixture.ts';
+import { documentedResponses } from '../support/openapi-responses.ts';
 import { adminSession, contactForm, pinnedBase, submit } from './support.ts';
 
 describe('contact forms: submissions in the admin API (list, read, mark, notes, erasure)', function () {
@@ -42,6 +43,7 @@ describe('contact forms: submissions in the admin API (list, read, mark, notes, 
     expect(page1.body.items.map((s: { id: string }) => s.id)).to.deep.equal([ids[4], ids[3]]);
     expect(page1.body.items[0].values).to.deep.equal({ name: 'Person 5', email: 'person5@example.org', message: 'Secret message number 5' });
     expect(page1.body.items[0]).to.include({ read: false, erased: false, locale: 'en', formId });
+    (await documentedResponses(f.service.url))('listContactSubmissions', 200, page1.body);
     const page2 = await call('GET', `/contact-forms/${formId}/submissions?limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body.items.map((s: { id: string }) => s.id)).to.deep.equal([ids[2], ids[1]]);
     const page3 = await call('GET', `/contact-forms/${formId}/submissions?limit=2&cursor=${page2.body.nextCursor}`);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { collect } from '../../src/event-store/event-store.ts';
+import { documentedResponses } from '../support/openapi-responses.ts';
 import type { AdminFixture } from '../admin/support.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { jpeg, png, startMediaFixture, uploadMultipart } from './support.ts';
@@ -46,6 +47,7 @@ describe('media admin API: list, read, edit, delete', function () {
     expect(names(all.body)).to.deep.equal(['clip.wav', 'notes.txt', 'report-2026.pdf', 'holiday-mountain.jpg', 'Holiday-Beach.png']);
     expect(all.body.items[4]).to.include({ id: ids['Holiday-Beach.png'], mimeType: 'image/png', kind: 'image', width: 8, height: 8 });
     expect(all.body.items[4].url).to.equal(`${f.service.url}/public/p/${f.project.projectId}/v1/media/${ids['Holiday-Beach.png']}`);
+    (await documentedResponses(f.service.url))('listMedia', 200, all.body);
   });
 
   it('pages with limit (max 100) and cursor; page is not a parameter', async () => {

@@ -7,6 +7,7 @@ import { startRebuild } from '../../src/projection-engine/rebuild.ts';
 import { webhooks as webhooksProjection } from '../../projections/webhooks.ts';
 import { startAdminFixture, articleFormSet, type AdminFixture } from '../admin/support.ts';
 import { adminSession, closedPort, ISO_MS, Receiver, until, UUID } from './support.ts';
+import { documentedResponses } from '../support/openapi-responses.ts';
 
 const silent = pino({ level: 'silent' });
 const TIMEOUT_MS = 1000;
@@ -331,6 +332,8 @@ describe('webhooks: deliveries to a real HTTPS receiver', function () {
       expect(page1.body.nextCursor).to.be.a('string');
       expect(page1.body.items.map((d: any) => d.id)).to.deep.equal(all.items.slice(0, 3).map((d) => d.id));
       expect(page2.body.items.map((d: any) => d.id)).to.deep.equal(all.items.slice(3, 6).map((d) => d.id));
+      const documented = await documentedResponses(f.service.url);
+      for (const page of [page1, page2]) documented('listWebhookDeliveries', 200, page.body);
       const created = all.items.map((d) => d.createdAt);
       expect([...created].sort().reverse()).to.deep.equal(created);
       const failed = await call('GET', `/webhooks/${hooks['slow']!.id}/deliveries?status=failed`);

@@ -6,7 +6,7 @@ import { CONTACT_FIELD_TYPES } from '../../domain/contact-form/contact-form-fiel
 import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { listQuery } from './list-query.ts';
+import { listQuery, pageSchema } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -46,6 +46,22 @@ const updateBody = z.looseObject({
 const submissionsQuery = listQuery({
   read: z.enum(['true', 'false']).optional().describe('true: only read submissions; false: only unread ones.'),
 });
+/** A submission as the admin API answers it (SubmissionView). */
+const submissionSchema = z.object({
+  id: z.uuid(),
+  formId: z.uuid(),
+  receivedAt: z.string(),
+  locale: z.string(),
+  read: z.boolean(),
+  erased: z.boolean(),
+  erasedAt: z.string().nullable(),
+  values: z.record(z.string(), z.unknown()).nullable().describe('The submitted values, by field key; null once erased.'),
+  notes: z.array(z.object({ id: z.uuid(), text: z.string().nullable(), addedAt: z.string(), author: z.object({ type: z.string(), id: z.string() }) })),
+  deliveries: z
+    .record(z.string(), z.object({ status: z.enum(['pending', 'sent', 'failed', 'skipped']), attempts: z.number().int(), messageId: z.string().nullable(), detail: z.string().nullable(), completedAt: z.string().nullable() }))
+    .describe('The delivery status of each notice the submission asked for, by kind.'),
+});
+
 const readBody = z.object({ read: z.boolean() });
 const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`) });
 
@@ -91,7 +107,7 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: 'A page of submissions: items, nextCursor, and unread (how many of the form\'s submissions are unread)' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') }) } } }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });

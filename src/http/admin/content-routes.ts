@@ -7,7 +7,7 @@ import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { entryDetail, entryDetailSchema, entrySummary, entrySummarySchema, formSetDetail, formSetSummary, revisionSummary, revisionSummarySchema } from './content-views.ts';
-import { listQuery, pageSchema } from './list-query.ts';
+import { instant, listQuery, pageSchema } from './list-query.ts';
 import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { ENTRY_LIST_SORTS } from '../../../projections/content.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
@@ -45,9 +45,6 @@ const revisionActionBody = z.object({
   publishAt: z.union([z.string(), z.object({ local: z.string(), timeZone: z.string() })]).optional(),
   reason: z.string().max(2000).optional(),
 });
-
-/** An ISO 8601 date-time with an offset, normalised to UTC. */
-const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (Z or +09:00)' }).transform((value) => new Date(value).toISOString());
 
 const ENTRY_SORTS = Object.keys(ENTRY_LIST_SORTS).flatMap((key) => [`${key}:desc`, `${key}:asc`]) as Array<`${keyof typeof ENTRY_LIST_SORTS}:${'asc' | 'desc'}`>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
+import { IN_REVIEW_STATUSES, REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 
 /** The admin API's answers for form sets, entries and revisions, shaped from their read-model documents. */
 
@@ -97,6 +97,39 @@ export const historyItemSchema = z.object({
 
 export const auditItemSchema = historyItemSchema.extend({ streamId: z.string(), entryId: z.uuid().nullable() });
 
+const word = z.object({ op: z.enum(['=', '-', '+']), text: z.string() });
+const block = z.object({ type: z.string().describe('The node type, with the heading level: paragraph, heading:2, bulletList, ...'), text: z.string() });
+
+/** GET /entries/{id}/diff: FieldChange and BlockChange of src/domain/content/entry. */
+export const diffSchema = z.object({
+  entryId: z.uuid(),
+  from: z.object({ revisionId: z.uuid(), revision: z.number().int(), status }),
+  to: z.object({ revisionId: z.uuid(), revision: z.number().int(), status }),
+  changes: z.array(
+    z.object({
+      field: z.string(),
+      locale: z.string().optional().describe('For a field with one value per locale: the locale whose value changed.'),
+      kind: z.enum(['added', 'removed', 'changed']),
+      before: z.unknown().optional().describe('Absent for added, and for rich text (see blocks).'),
+      after: z.unknown().optional().describe('Absent for removed, and for rich text (see blocks).'),
+      blocks: z
+        .array(
+          z.object({
+            kind: z.enum(['added', 'removed', 'changed']),
+            beforeIndex: z.number().int().optional(),
+            afterIndex: z.number().int().optional(),
+            before: block.optional(),
+            after: block.optional(),
+            differences: z.array(z.enum(['text', 'type', 'format'])).optional(),
+            words: z.array(word).optional().describe('With a text difference: the block\'s words, unchanged (=), removed (-) and added (+).'),
+          }),
+        )
+        .optional()
+        .describe('Rich text (tiptap documents): the blocks added, removed or changed, instead of before and after.'),
+    }),
+  ),
+});
+
 export function reviewItem(doc: Record<string, unknown>) {
   return {
     revisionId: doc['revisionId'],
@@ -114,7 +147,7 @@ export function reviewItem(doc: Record<string, unknown>) {
 export const reviewItemSchema = z.object({
   revisionId: z.uuid(),
   revision: z.number().int(),
-  status: z.enum(['pending_review', 'scheduled']),
+  status: z.enum(IN_REVIEW_STATUSES),
   entry: z.object({ id: z.uuid(), slug: z.string(), title: z.string() }),
   formSet: z.object({ id: z.uuid(), name: z.string().nullable() }),
   submittedBy: actor,

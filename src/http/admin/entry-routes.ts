@@ -1,10 +1,11 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { IN_REVIEW_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { auditItemSchema, entrySummary, historyItemSchema, reviewItem, reviewItemSchema } from './content-views.ts';
-import { listQuery, pageSchema } from './list-query.ts';
+import { auditItemSchema, diffSchema, entrySummary, historyItemSchema, reviewItem, reviewItemSchema } from './content-views.ts';
+import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -46,13 +47,11 @@ const restoreBody = z.object({
   idempotencyKey: z.string().optional(),
 });
 
-const diffQuery = z.object({
-  from: z.string({ error: 'required, a revision id' }),
-  to: z.string({ error: 'required, a revision id' }),
+const diffQuery = strictQuery({
+  from: z.string({ error: 'required, a revision id' }).describe('The revision id to compare from.'),
+  to: z.string({ error: 'required, a revision id' }).describe('The revision id to compare to.'),
 });
 
-/** An ISO 8601 date-time with an offset, normalised to UTC. */
-const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (Z or +09:00)' }).transform((value) => new Date(value).toISOString());
 
 const auditQuery = listQuery({
   actor: z.string().min(1).max(200).optional().describe('Only events of this user, agent key or system actor id.'),
@@ -66,7 +65,7 @@ const historyQuery = listQuery({});
 const reviewQueueQuery = listQuery({
   assignee: z.string().min(1, 'must not be empty').max(200).optional().describe('Only revisions of entries assigned to this user id.'),
   formSetId: z.uuid({ error: 'must be a form set id (UUID)' }).optional().describe('Only revisions of this form set\'s entries.'),
-  status: z.enum(['pending_review', 'scheduled']).optional().describe('Only revisions waiting for review (pending_review) or for their publish time (scheduled).'),
+  status: z.enum(IN_REVIEW_STATUSES).optional().describe('Only revisions waiting for review (pending_review) or for their publish time (scheduled).'),
 });
 
 /**
@@ -132,7 +131,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: 'The changes, one per field (per locale for localized fields)' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: { description: 'The changes, one per field (per locale for localized fields)', schema: diffSchema } } }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     for (const name of ['from', 'to'] as const) if (!isUuid(query[name])) throw validationError(`${name}: must be a revision id (UUID).`);
     ctx.body = { entryId, ...(await content.diffRevisions(principalOf(ctx), projectOf(ctx), entryId, query.from, query.to)) };

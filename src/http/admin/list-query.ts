@@ -22,11 +22,19 @@ export function listQuery<Shape extends z.ZodRawShape>(shape: Shape) {
       .optional()
       .describe('The nextCursor of the previous page, as given (opaque). Absent: the first page. Only valid with the same filters and sort.'),
   };
-  const allowed = Object.keys(full).join(', ');
-  return z.strictObject(full, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; this list takes ${allowed}` : undefined),
+  return strictQuery(full);
+}
+
+/** A query that takes exactly these parameters: another one is a 400 naming it and listing those it takes. */
+export function strictQuery<Shape extends z.ZodRawShape>(shape: Shape) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown parameter ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; this route takes ${allowed}` : undefined),
   });
 }
+
+/** A query parameter holding an ISO 8601 date-time with an offset, normalised to UTC. */
+export const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (Z or +09:00)' }).transform((value) => new Date(value).toISOString());
 
 /** A page of a list, as every paged admin list answers: `items`, and `nextCursor` (null on the last page). */
 export function pageSchema(item: z.ZodType, extra: z.ZodRawShape = {}) {

@@ -12,7 +12,7 @@ import { asHttp, mediaHttpError } from '../../media/media-http-errors.ts';
 import { MediaRejectedError, MediaTooLargeError } from '../../media/media-errors.ts';
 import { notFound, unsupportedMediaType, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { listQuery } from './list-query.ts';
+import { listQuery, pageSchema } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -42,6 +42,23 @@ const mediaType = z
     message: `must be ${MEDIA_KINDS.join(', ')} or a MIME type prefix such as image/png or application/`,
   })
   .optional();
+
+/** An asset as the admin API answers it (AssetView and its media URL). */
+const assetSchema = z.object({
+  id: z.uuid(),
+  fileName: z.string(),
+  mimeType: z.string(),
+  kind: z.enum(MEDIA_KINDS),
+  byteSize: z.number().int(),
+  sha256: z.string(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  altText: z.string(),
+  caption: z.string(),
+  uploadedAt: z.string(),
+  updatedAt: z.string(),
+  url: z.string().describe('The public media URL (GET /media/{assetId} on the project-pinned public base).'),
+});
 
 const mediaListQuery = listQuery({
   type: mediaType,
@@ -158,7 +175,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     },
   );
 
-  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: 'A page of assets: items and nextCursor' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } } }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const result = await service.list(principalOf(ctx), project, query);
     ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };

@@ -3,9 +3,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_EVENT_TYPES, WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from '../../domain/webhook/webhook-events.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
+import type { DeliveryStatus } from '../../../projections/webhooks.ts';
 import { notFound, unavailable } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { listQuery } from './list-query.ts';
+import { listQuery, pageSchema } from './list-query.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -35,8 +36,40 @@ const testBody = z.object({
   event: z.enum(WEBHOOK_EVENT_TYPES, { error: `one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }).optional(),
 });
 
+const DELIVERY_STATUSES = ['pending', 'in_progress', 'succeeded', 'failed', 'skipped'] as const satisfies readonly DeliveryStatus[];
+
+/** A delivery with every attempt, as the admin API answers it (DeliveryView). */
+const deliverySchema = z.object({
+  id: z.uuid(),
+  webhookId: z.uuid(),
+  event: z.enum(WEBHOOK_EVENT_TYPES),
+  trigger: z.enum(['event', 'test']),
+  status: z.enum(DELIVERY_STATUSES),
+  createdAt: z.string(),
+  payload: z.string().nullable().describe('The exact bytes every attempt sends; null until the first attempt fixes them.'),
+  attemptCount: z.number().int(),
+  notSent: z.object({ reason: z.string(), detail: z.string() }).nullable(),
+  attempts: z.array(
+    z.object({
+      id: z.uuid(),
+      number: z.number().int(),
+      trigger: z.enum(['event', 'redelivery', 'test']),
+      state: z.enum(['in_progress', 'succeeded', 'failed', 'interrupted']),
+      timestamp: z.string(),
+      finishedAt: z.string().nullable(),
+      url: z.string(),
+      payload: z.string(),
+      httpStatus: z.number().int().nullable(),
+      durationMs: z.number().nullable(),
+      responseBody: z.string().nullable().describe('The first 4 KiB.'),
+      responseTruncated: z.boolean(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
+
 const deliveriesQuery = listQuery({
-  status: z.enum(['pending', 'in_progress', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this state.'),
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
 });
 
 /**
@@ -106,7 +139,7 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       summary: 'Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error)',
       tag,
       query: deliveriesQuery,
-      responses: { 200: 'A page of deliveries: webhookId, items and nextCursor' },
+      responses: { 200: { description: 'A page of deliveries', schema: pageSchema(deliverySchema, { webhookId: z.uuid() }) } },
     },
     async (ctx, { query }) => {
       ctx.body = await service().deliveries(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), query);

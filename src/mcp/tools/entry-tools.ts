@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { defineTool, formSetRef, idempotencyKey, READ_ONLY, resolveFormSetId, uuid, WRITES, type ToolDefinition } from '../tool-kit.ts';
 import { ToolFailure } from '../tool-result.ts';
 
@@ -33,7 +34,7 @@ export const entryTools: ToolDefinition[] = [
       'Lists a form set\'s entries, most recently changed first, a page at a time: {items: [{id, slug, title, latestRevision {revisionId, revision, status}, liveRevision (the published one, or null), revisionCount, ...}], nextCursor, asOf, changed}. Pass nextCursor as cursor for the next page (null: the last page). The walk lists the entries as they were at its first page (changed: false), then those created or changed since (changed: true): an entry edited meanwhile can come twice, the later one is current. Filter by status (of the latest revision), assignee or q (words in titles and text fields). Field values are not included: use get_entry. Any agent key scope.',
     input: {
       ...formSetRef,
-      status: z.enum(['draft', 'pending_review', 'scheduled', 'published', 'rejected', 'superseded']).optional().describe('Only entries whose latest revision has this status.'),
+      status: z.enum(REVISION_STATUSES).optional().describe('Only entries whose latest revision has this status.'),
       assignee: z.string().min(1).max(200).optional().describe('Only entries assigned to this user id.'),
       q: z.string().min(1).max(200).optional().describe('Words that must all occur in the title or text fields.'),
       cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),

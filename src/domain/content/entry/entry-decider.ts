@@ -99,6 +99,12 @@ export interface RecordedRevision extends RevisionRef {
 
 export type EntryState = { exists: false } | ExistingEntry;
 
+/**
+ * The version of EntryState's shape and of what evolve folds into it, kept with stored snapshots of it
+ * (AggregateSnapshots): raise it with any change to either, and snapshots of the old shape are ignored.
+ */
+export const ENTRY_STATE_VERSION = 1;
+
 // ---------------------------------------------------------------------------------------------------
 // Commands and context
 

@@ -16,6 +16,21 @@ export interface EntryListing {
 
 const TEXT_TYPES = new Set(['text', 'textarea', 'tiptap']);
 
+/** A project's default content locale: the one listings read titles in. */
+export interface ListingLocale {
+  projectId: string;
+  defaultLocale: string;
+}
+
+/** The project events that set the default content locale (projections that keep ListingLocale follow them). */
+export const LISTING_LOCALE_EVENTS: readonly string[] = ['project.created', 'project.content-locales-changed'];
+
+/** The default locale one of LISTING_LOCALE_EVENTS sets. */
+export function listingLocaleOf(event: { type: string; data: unknown }): ListingLocale {
+  const d = event.data as { projectId: string; defaultLocale?: string; contentLocales?: { defaultLocale: string } };
+  return { projectId: d.projectId, defaultLocale: d.contentLocales?.defaultLocale ?? d.defaultLocale! };
+}
+
 /**
  * The listing of a revision's snapshot, with the form set as it is when the revision is saved: the title is
  * the field with the widget or SEO title role (mapped, else inferred from field names such as `title`).

@@ -8,6 +8,10 @@ import type { AgentScope, Principal, UserRole } from '../../principal.ts';
 export const REVISION_STATUSES = ['draft', 'pending_review', 'scheduled', 'published', 'rejected', 'superseded'] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
+/** The statuses of a revision waiting: for a reviewer (pending_review) or for its publish time (scheduled). The review queue lists them. */
+export const IN_REVIEW_STATUSES = ['pending_review', 'scheduled'] as const satisfies readonly RevisionStatus[];
+export type InReviewStatus = (typeof IN_REVIEW_STATUSES)[number];
+
 /**
  * Triggers, named as in the spec. `publish` is POST /revisions/{id}/publish (MCP publish_revision):
  * our name for "approve without a date" reached through the publish route; it makes no transition
