@@ -13,9 +13,9 @@
  * - submit + withdraw (workflow commands on the same aggregate): p50.
  * Every figure comes with its ratio to the smallest size's in the same run (the baseline).
  *
- * Modes: "cached" is a running service with its aggregate cache (the default, AGGREGATE_CACHE_ENTRIES)
+ * Modes: "cached" is a running service with its aggregate cache (the default, AGGREGATE_CACHE_MB)
  * holding the entries measured (after a restart, a refused command loads each first); "uncached" restarts
- * it on the same data with AGGREGATE_CACHE_ENTRIES=0, so every command loads the stored snapshot and the
+ * it on the same data with AGGREGATE_CACHE_MB=0, so every command loads the stored snapshot and the
  * events after it. --repeat runs both modes that many times, alternating, and
  * prints each figure's median with its range across repeats.
  *
@@ -97,8 +97,8 @@ async function session(service: RunningService, projectId: string) {
 }
 
 const dataDir = path.join(tempDir(), 'data');
-const start = (cacheEntries: number | undefined) =>
-  startService(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...(cacheEntries === undefined ? {} : { AGGREGATE_CACHE_ENTRIES: String(cacheEntries) }) }), { logger: pino({ level: 'silent' }), clock: systemClock });
+const start = (cacheMb: number | undefined) =>
+  startService(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...(cacheMb === undefined ? {} : { AGGREGATE_CACHE_MB: String(cacheMb) }) }), { logger: pino({ level: 'silent' }), clock: systemClock });
 
 /** Rounds one entry takes before the next of its size is used: its size stays within 10 %. */
 const roundsPerEntry = (size: number) => Math.max(1, Math.floor(size / 10));

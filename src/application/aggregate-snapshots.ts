@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
@@ -20,6 +21,8 @@ interface Base<State> {
   position: bigint;
   /** Revision of the snapshot last stored for the stream (-1n: none known). */
   stored: bigint;
+  /** Size of the state's JSON (what the cache counts). */
+  bytes: number;
 }
 
 export interface AggregateSnapshotOptions {
@@ -31,8 +34,11 @@ export interface AggregateSnapshotOptions {
   store?: SnapshotStore;
   /** A snapshot is stored once this many events were folded since the last one (default 16). */
   every?: number;
-  /** Aggregates kept in memory, least recently used dropped first (default 1000; 0 turns the cache off). */
-  cacheEntries?: number;
+  /**
+   * Memory for cached states, in bytes of their JSON, least recently used dropped first (default 64 MiB;
+   * 0 turns the cache off). A state larger than a tenth of it is not cached.
+   */
+  cacheBytes?: number;
   clock: Clock;
   logger?: Logger;
 }
@@ -50,14 +56,14 @@ export interface AggregateSnapshotOptions {
  * at 10 and at 10,000 events.
  */
 export class AggregateSnapshots<State> {
-  readonly #cache = new Map<string, Base<State>>();
+  readonly #cache: LRUCache<string, Base<State>> | null;
   readonly #every: number;
-  readonly #capacity: number;
   #warned = false;
 
   constructor(private readonly options: AggregateSnapshotOptions) {
     this.#every = options.every ?? 16;
-    this.#capacity = options.cacheEntries ?? 1000;
+    const bytes = options.cacheBytes ?? 64 * 1024 * 1024;
+    this.#cache = bytes > 0 ? new LRUCache<string, Base<State>>({ maxSize: bytes, maxEntrySize: Math.max(1, Math.floor(bytes / 10)), sizeCalculation: (base) => base.bytes }) : null;
   }
 
   get kind(): string {
@@ -65,12 +71,12 @@ export class AggregateSnapshots<State> {
   }
 
   async load<Event extends DomainEvent>(log: EventLog, streamId: string, decider: Evolver<State, Event>): Promise<LoadedAggregate<State>> {
-    const cached = this.#cache.get(streamId);
+    const cached = this.#cache?.get(streamId);
     const base = cached ?? (await this.#stored(streamId));
     if (base) {
       const resumed = await this.#foldFrom(log, streamId, decider, base);
       if (resumed) return resumed;
-      this.#cache.delete(streamId);
+      this.#cache?.delete(streamId);
       await this.options.store?.delete(streamId).catch((error: unknown) => this.#warn(error));
     }
     return this.#foldFrom(log, streamId, decider, null) as Promise<LoadedAggregate<State>>;
@@ -78,15 +84,15 @@ export class AggregateSnapshots<State> {
 
   /** After an append: the state at the new revision, so the next load starts there. */
   remember(streamId: string, loaded: LoadedAggregate<State>): void {
-    if (loaded.revision === null || loaded.position === null || this.#capacity === 0) return;
-    const current = this.#cache.get(streamId);
+    if (loaded.revision === null || loaded.position === null || !this.#cache) return;
+    const current = this.#cache.peek(streamId);
     if (current && current.revision >= loaded.revision) return;
-    this.#put(streamId, { state: loaded.state, revision: loaded.revision, position: loaded.position, stored: current?.stored ?? -1n });
+    this.#cache.set(streamId, based(loaded.state, loaded.revision, loaded.position, current?.stored ?? -1n));
   }
 
   /** Forgets every cached state (stored snapshots stay). */
   clearCache(): void {
-    this.#cache.clear();
+    this.#cache?.clear();
   }
 
   /**
@@ -116,10 +122,9 @@ export class AggregateSnapshots<State> {
     }
     if (!verified) return null;
     if (revision !== null && position !== null) {
-      const stored = base?.stored ?? -1n;
-      const next: Base<State> = { state, revision, position, stored };
-      if (revision - stored >= BigInt(this.#every)) next.stored = await this.#store(streamId, next);
-      if (this.#capacity > 0) this.#put(streamId, next);
+      let stored = base?.stored ?? -1n;
+      if (revision - stored >= BigInt(this.#every)) stored = await this.#store(streamId, { state, revision, position, stored });
+      this.#cache?.set(streamId, based(state, revision, position, stored));
     }
     return { state, revision, position };
   }
@@ -130,7 +135,7 @@ export class AggregateSnapshots<State> {
     try {
       const snapshot = await store.get(streamId);
       if (!snapshot || snapshot.kind !== this.options.kind || snapshot.version !== this.options.version) return null;
-      return { state: snapshot.state as State, revision: snapshot.revision, position: snapshot.position, stored: snapshot.revision };
+      return based(snapshot.state as State, snapshot.revision, snapshot.position, snapshot.revision);
     } catch (error) {
       this.#warn(error);
       return null;
@@ -138,7 +143,7 @@ export class AggregateSnapshots<State> {
   }
 
   /** Stores a snapshot; answers the revision now stored (the previous one when storing failed). */
-  async #store(streamId: string, base: Base<State>): Promise<bigint> {
+  async #store(streamId: string, base: Omit<Base<State>, 'bytes'>): Promise<bigint> {
     const store = this.options.store;
     if (!store) return base.stored;
     try {
@@ -150,15 +155,13 @@ export class AggregateSnapshots<State> {
     }
   }
 
-  #put(streamId: string, base: Base<State>): void {
-    this.#cache.delete(streamId);
-    this.#cache.set(streamId, base);
-    if (this.#cache.size > this.#capacity) this.#cache.delete(this.#cache.keys().next().value!);
-  }
-
   #warn(error: unknown): void {
     if (this.#warned) return;
     this.#warned = true;
     this.options.logger?.warn({ err: error, kind: this.options.kind }, 'aggregate snapshots unavailable; loading from the log');
   }
+}
+
+function based<State>(state: State, revision: bigint, position: bigint, stored: bigint): Base<State> {
+  return { state, revision, position, stored, bytes: JSON.stringify(state)?.length ?? 0 };
 }

@@ -447,6 +447,7 @@ export class ContentService {
     if (query.updatedTo !== undefined) filter['updatedAtMs'] = { $lt: Date.parse(query.updatedTo) };
     const [key, direction] = query.sort.split(':') as [keyof typeof ENTRY_LIST_SORTS, 'asc' | 'desc'];
     const text = query.q === undefined ? undefined : queryTokens(query.q);
+    if (text?.length === 0) throw invalid('q: no word to search for (letters or digits).', 'Send the words to look for, or leave q out.');
     const { cursor: _cursor, limit: _limit, ...list } = query;
     return pinnedPage(
       this.deps.reader,

@@ -63,9 +63,9 @@ const settings = {
     schema: integer(1000, 86_400_000).default(300_000),
     allowed: 'milliseconds from 1000 to 86400000 (default 300000, 5 minutes) between runs of the scheduled-publishing job',
   },
-  AGGREGATE_CACHE_ENTRIES: {
-    schema: integer(0, 1_000_000).default(1000),
-    allowed: 'a number of aggregates from 0 to 1000000 (default 1000) whose recent state each process keeps in memory, verified against the log before use; 0 turns the cache off (stored snapshots still apply)',
+  AGGREGATE_CACHE_MB: {
+    schema: integer(0, 4096).default(64),
+    allowed: 'megabytes from 0 to 4096 (default 64) of recent aggregate states (entries) each process keeps in memory, verified against the log before use; 0 turns the cache off (stored snapshots still apply)',
   },
   SESSION_SECRET: {
     schema: z.string().min(32, 'shorter than 32 characters').optional(),
@@ -243,8 +243,8 @@ export interface Config {
   readinessMaxLagMs: number;
   shutdownGraceMs: number;
   scheduledPublishIntervalMs: number;
-  /** AGGREGATE_CACHE_ENTRIES: aggregates kept in memory by each process (0: none). */
-  aggregateCacheEntries: number;
+  /** AGGREGATE_CACHE_MB in bytes: memory for recent aggregate states in each process (0: no cache). */
+  aggregateCacheBytes: number;
   /** Unset on the embedded default: see resolveSessionSecret. */
   sessionSecret: string | undefined;
   trustProxy: boolean;
@@ -350,7 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
     sessionSecret: p.SESSION_SECRET,
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
-    aggregateCacheEntries: p.AGGREGATE_CACHE_ENTRIES,
+    aggregateCacheBytes: p.AGGREGATE_CACHE_MB * 1024 * 1024,
     trustProxy: p.TRUST_PROXY,
     publicCacheMaxAgeSeconds: p.PUBLIC_CACHE_MAX_AGE,
     sitemapUrlsPerFile: p.SITEMAP_URLS_PER_FILE,

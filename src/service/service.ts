@@ -151,7 +151,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
-    const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_STATE_VERSION, store: snapshotStore, cacheEntries: config.aggregateCacheEntries, clock, logger });
+    const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_STATE_VERSION, store: snapshotStore, cacheBytes: config.aggregateCacheBytes, clock, logger });
     if (config.roles.has('projector')) {
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();

@@ -258,6 +258,8 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
         ['?updatedFrom=yesterday', /^updatedFrom: /],
         ['?limit=0', /^limit: /],
         ['?limit=101', /^limit: /],
+        ['?q=%21%21%21', /^q: no word to search for/],
+        ['?cursor=not-a-cursor', /^cursor: /],
       ] as const) {
         const response = await f.call('GET', `/form-sets/${listFormSet}/entries${query}`);
         expect(response.status, query).to.equal(400);
@@ -412,7 +414,7 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
       expect(await store.get(`entry-${entry.entry.id}`), 'a snapshot was stored').to.not.equal(null);
       await store.clear();
       await store.close();
-      f = await startAdminFixture({ dataDir, env: { AGGREGATE_CACHE_ENTRIES: '0' } });
+      f = await startAdminFixture({ dataDir, env: { AGGREGATE_CACHE_MB: '0' } });
       const after = await answers();
       expect(after).to.deep.equal(before);
       // And the next command decides the same as before: submit the latest revision.

@@ -46,8 +46,8 @@ describe('aggregate snapshots: a cached state or a stored snapshot, used only as
     await store.close();
     await events.close();
   });
-  const snapshots = (options: { store?: SnapshotStore; cacheEntries?: number; version?: number } = {}) =>
-    new AggregateSnapshots<State>({ kind: 'test', version: options.version ?? 1, store: 'store' in options ? options.store : store, every: 8, cacheEntries: options.cacheEntries ?? 100, clock });
+  const snapshots = (options: { store?: SnapshotStore; cacheBytes?: number; version?: number } = {}) =>
+    new AggregateSnapshots<State>({ kind: 'test', version: options.version ?? 1, store: 'store' in options ? options.store : store, every: 8, cacheBytes: options.cacheBytes ?? 1_000_000, clock });
   const add = (n: number, through?: AggregateSnapshots<State>) => handleCommand(log, 'sum-1', summing().decider, { n }, null, { actor: { type: 'user', id: 'u' } }, through ? { snapshots: through } : {});
 
   it('folds only the events after a cached state or a stored snapshot, with the answer of folding the whole stream', async () => {
@@ -65,14 +65,14 @@ describe('aggregate snapshots: a cached state or a stored snapshot, used only as
     const stored = await store.get('sum-1');
     expect(Number(stored?.revision)).to.be.at.least(32);
     const cold = summing();
-    expect(await snapshots({ cacheEntries: 0 }).load(log, 'sum-1', cold.decider)).to.deep.equal(whole);
+    expect(await snapshots({ cacheBytes: 0 }).load(log, 'sum-1', cold.decider)).to.deep.equal(whole);
     expect(cold.folded.count).to.equal(Number(39n - stored!.revision));
   });
 
   it('reads the events another process appended after its cached state', async () => {
     const mine = snapshots();
     for (let i = 0; i < 5; i++) await add(1, mine);
-    for (let i = 0; i < 3; i++) await add(10, snapshots({ store: undefined, cacheEntries: 0 }));
+    for (let i = 0; i < 3; i++) await add(10, snapshots({ store: undefined, cacheBytes: 0 }));
     const { decider, folded } = summing();
     expect((await mine.load(log, 'sum-1', decider)).state).to.deep.equal({ sum: 35, events: 8 });
     expect(folded.count).to.equal(3);
@@ -84,7 +84,7 @@ describe('aggregate snapshots: a cached state or a stored snapshot, used only as
     // A snapshot claiming revision 15 at a position where the stream has no such event.
     await store.put({ streamId: 'sum-1', kind: 'test', version: 1, revision: 15n, position: head + 100n, state: { sum: -1, events: 99 }, takenAt: clock.now().toISOString() });
     const { decider, folded } = summing();
-    expect((await snapshots({ cacheEntries: 0 }).load(log, 'sum-1', decider)).state).to.deep.equal({ sum: 210, events: 20 });
+    expect((await snapshots({ cacheBytes: 0 }).load(log, 'sum-1', decider)).state).to.deep.equal({ sum: 210, events: 20 });
     expect(folded.count).to.equal(20);
     // It is gone, and a new one of the real stream takes its place.
     expect((await store.get('sum-1'))?.position).to.not.equal(head + 100n);
@@ -95,15 +95,38 @@ describe('aggregate snapshots: a cached state or a stored snapshot, used only as
     const stored = await store.get('sum-1');
     await store.put({ ...stored!, state: { sum: -1, events: -1 } });
     const { decider, folded } = summing();
-    expect((await snapshots({ cacheEntries: 0, version: 2 }).load(log, 'sum-1', decider)).state).to.deep.equal({ sum: 20, events: 20 });
+    expect((await snapshots({ cacheBytes: 0, version: 2 }).load(log, 'sum-1', decider)).state).to.deep.equal({ sum: 20, events: 20 });
     expect(folded.count).to.equal(20);
+  });
+
+  it('keeps cached states within their memory, least recently used out first, and none larger than a tenth of it', async () => {
+    // States of about 25 bytes of JSON in 1,000 bytes: some 40 fit.
+    const cache = snapshots({ store: undefined, cacheBytes: 1000 });
+    for (let i = 0; i < 60; i++) await handleCommand(log, `sum-${i}`, summing().decider, { n: i }, null, { actor: { type: 'user', id: 'u' } }, { snapshots: cache });
+    const foldedFor = async (streamId: string) => {
+      const { decider, folded } = summing();
+      await cache.load(log, streamId, decider);
+      return folded.count;
+    };
+    expect(await foldedFor('sum-59'), 'recent: cached').to.equal(0);
+    expect(await foldedFor('sum-0'), 'oldest: dropped').to.equal(1);
+    // A state over a tenth of the memory is never cached.
+    const big = new AggregateSnapshots<{ text: string }>({ kind: 'big', version: 1, cacheBytes: 1000, clock });
+    const text = defineEvent({ type: 'test.text', version: 1, schema: z.object({ text: z.string() }) });
+    const textLog = new EventLog(events, new EventCatalog([text]), clock);
+    let folds = 0;
+    const long = { initialState: () => ({ text: '' }), evolve: (_: { text: string }, e: { type: 'test.text'; data: { text: string } }) => (folds++, { text: e.data.text }), decide: () => [{ type: 'test.text' as const, data: { text: 'x'.repeat(500) } }] };
+    await handleCommand(textLog, 'text-1', long, null, null, { actor: { type: 'user', id: 'u' } }, { snapshots: big });
+    folds = 0;
+    await big.load(textLog, 'text-1', long);
+    expect(folds).to.equal(1);
   });
 
   it('still answers from the log when the snapshot store fails', async () => {
     // A store that fails every call: one already closed.
     const failing = SqliteSnapshotStore.open(path.join(dir, 'closed.sqlite'));
     await failing.close();
-    for (let i = 1; i <= 20; i++) await add(2, snapshots({ store: failing, cacheEntries: 0 }));
-    expect((await snapshots({ store: failing, cacheEntries: 0 }).load(log, 'sum-1', summing().decider)).state).to.deep.equal({ sum: 40, events: 20 });
+    for (let i = 1; i <= 20; i++) await add(2, snapshots({ store: failing, cacheBytes: 0 }));
+    expect((await snapshots({ store: failing, cacheBytes: 0 }).load(log, 'sum-1', summing().decider)).state).to.deep.equal({ sum: 40, events: 20 });
   });
 });
