@@ -10,6 +10,7 @@
  *   every document the projections commit for it, summed over projections, counted at the read-model
  *   port (the save answers once every projection has folded it, so its commits are done by then);
  * - GET /entries/{id}: bytes and p50;
+ * - GET /entries/{id}/diff between its first revision and the one just saved: p50;
  * - submit + withdraw (workflow commands on the same aggregate): p50.
  * Every figure comes with its ratio to the smallest size's in the same run (the baseline).
  *
@@ -57,6 +58,7 @@ interface Figures {
   documentsPerSave: number;
   getBytes: number;
   getP50: number;
+  diffP50: number;
   workflowP50: number;
 }
 
@@ -111,14 +113,14 @@ const project = await access.bootstrap({ kind: 'operator', operatorId: 'bench' }
 await service.supervisor!.waitFor(project.position, 10_000);
 let call = await session(service, project.projectId);
 const formSet = await call('POST', '/form-sets', { slug: 'articles', name: 'Articles', fields: [{ key: 'title', type: 'text', label: 'Title' }, { key: 'body', type: 'textarea', label: 'Body' }] });
-const entries: Array<Array<{ id: string; revisions: number }>> = [];
+const entries: Array<Array<{ id: string; first: string; revisions: number }>> = [];
 for (const size of sizes) {
   const count = Math.ceil(totalRounds / roundsPerEntry(size));
   const started = Date.now();
-  const ofSize: Array<{ id: string; revisions: number }> = [];
+  const ofSize: Array<{ id: string; first: string; revisions: number }> = [];
   for (let e = 0; e < count; e++) {
     const created = await call('POST', `/form-sets/${formSet.body.id}/entries`, { slug: `entry-${size}-${e}`, fields: { title: `Entry ${size}/${e}`, body: BODY } });
-    const entry = { id: created.body.entry.id as string, revisions: 1 };
+    const entry = { id: created.body.entry.id as string, first: created.body.revision.id as string, revisions: 1 };
     while (entry.revisions < size) {
       await call('POST', `/entries/${entry.id}/revisions`, { fields: { title: `Entry ${size}/${e} v${entry.revisions + 1}`, body: BODY } });
       entry.revisions++;
@@ -158,6 +160,7 @@ async function warm(): Promise<void> {
 async function measure(counted: { bytes: number; documents: number }): Promise<Figures[]> {
   const saves = sizes.map(() => [] as number[]);
   const gets = sizes.map(() => [] as number[]);
+  const diffs = sizes.map(() => [] as number[]);
   const workflow = sizes.map(() => [] as number[]);
   const bytes = sizes.map(() => 0);
   const documents = sizes.map(() => 0);
@@ -179,6 +182,9 @@ async function measure(counted: { bytes: number; documents: number }): Promise<F
       gets[i]!.push(performance.now() - t);
       getBytes[i] = Buffer.byteLength(read.text);
       t = performance.now();
+      await call('GET', `/entries/${entry.id}/diff?from=${entry.first}&to=${saved.body.id}`);
+      diffs[i]!.push(performance.now() - t);
+      t = performance.now();
       await call('POST', `/revisions/${saved.body.id}/submit`, {});
       await call('POST', `/revisions/${saved.body.id}/withdraw`, {});
       workflow[i]!.push((performance.now() - t) / 2);
@@ -192,6 +198,7 @@ async function measure(counted: { bytes: number; documents: number }): Promise<F
     documentsPerSave: documents[i]! / samples,
     getBytes: getBytes[i]!,
     getP50: quantile(gets[i]!, 0.5),
+    diffP50: quantile(diffs[i]!, 0.5),
     workflowP50: quantile(workflow[i]!, 0.5),
   }));
 }
@@ -224,7 +231,7 @@ if (json) {
   for (const mode of MODES) {
     const runs = results[mode];
     console.log(`\n${mode}: ${repeats} × ${samples} interleaved rounds; median [min–max] over repeats; ratios against ${sizes[0]} revisions in the same repeat`);
-    console.log('revisions | save p50 ms | ratio | save p99 ms | read-model bytes/save | documents/save | GET entry bytes | GET p50 ms | ratio | submit/withdraw p50 ms | ratio');
+    console.log('revisions | save p50 ms | ratio | save p99 ms | read-model bytes/save | documents/save | GET entry bytes | GET p50 ms | ratio | diff p50 ms | ratio | submit/withdraw p50 ms | ratio');
     for (let i = 0; i < sizes.length; i++) {
       const of = (pick: (f: Figures) => number) => runs.map((run) => pick(run[i]!));
       const ratio = (pick: (f: Figures) => number) => runs.map((run) => pick(run[i]!) / pick(run[0]!));
@@ -239,6 +246,8 @@ if (json) {
           spread(of((f) => f.getBytes), 0),
           spread(of((f) => f.getP50), 2),
           spread(ratio((f) => f.getP50), 2),
+          spread(of((f) => f.diffP50), 2),
+          spread(ratio((f) => f.diffP50), 2),
           spread(of((f) => f.workflowP50), 2),
           spread(ratio((f) => f.workflowP50), 2),
         ].join(' | '),

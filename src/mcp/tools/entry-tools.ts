@@ -61,7 +61,7 @@ export const entryTools: ToolDefinition[] = [
       if (!revisionId) return { ...entry, values: null };
       const revision = await api.get<{ id: string; entryId: string; revision: number; status: string; snapshot: unknown }>(`/revisions/${revisionId}`);
       if (revision.entryId !== entry.id) {
-        throw new ToolFailure('VALIDATION_ERROR', `Revision ${revisionId} is not a revision of entry ${entry.id}.`, 'Use a revisionId listed in the entry\'s revisions.');
+        throw new ToolFailure('VALIDATION_ERROR', `Revision ${revisionId} is not a revision of entry ${entry.id}.`, 'Use a revisionId that list_revisions gives for this entry.');
       }
       return { ...entry, valuesOf: { revisionId: revision.id, revision: revision.revision, status: revision.status }, values: revision.snapshot };
     },
