@@ -33,7 +33,7 @@ interface LiveRun {
 
 /**
  * How long following a swapped-in generation waits for its projector to fold what the replaced one had
- * folded before reads and waits move to it (well within a rebuild's drop grace, 3 s by default).
+ * folded before reads and waits move to it (well within a rebuild's drop grace, DROP_GRACE_MS).
  */
 const FOLLOW_CATCH_UP_MS = 2000;
 

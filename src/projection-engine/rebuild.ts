@@ -45,6 +45,13 @@ export class RebuildPausedError extends Error {
   }
 }
 
+/**
+ * How long the replaced generation stays readable after the swap. Readers move off it within their cache
+ * (1 s) or, in a process running the projectors, once the supervisor has followed the swap (its watch,
+ * 1 s, and at most FOLLOW_CATCH_UP_MS, 2 s): this leaves room for a busy machine.
+ */
+export const DROP_GRACE_MS = 6000;
+
 /** A running rebuild, so the service can stop it on shutdown. */
 export interface RebuildHandle {
   result: Promise<RebuildResult>;
@@ -94,7 +101,7 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
     await store.activateGeneration(projection.name, generation, previous, clock.now().toISOString());
     logger.info({ projection: projection.name, generation, previousGeneration: previous, events: projector.eventsFolded }, 'rebuild swapped in');
     if (previous !== null) {
-      await new Promise((resolve) => setTimeout(resolve, options.dropGraceMs ?? 3000));
+      await new Promise((resolve) => setTimeout(resolve, options.dropGraceMs ?? DROP_GRACE_MS));
       await store.dropGeneration(schemaOf(projection), previous);
     }
     return {
