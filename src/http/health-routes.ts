@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from './router.ts';
 import type { Context } from 'koa';
 import type { Logger } from '../logging/logger.ts';
 import type { DrainState } from './drain-state.ts';
@@ -28,7 +29,7 @@ export interface HealthRoutesOptions {
  */
 export function healthRoutes(options: HealthRoutesOptions): Router {
   const timeoutMs = options.timeoutMs ?? 5000;
-  const router = new Router();
+  const router = newRouter();
   let lastReady: boolean | undefined;
 
   router.get('/healthz', (ctx) => {

@@ -9,7 +9,7 @@ import type { EventLog } from '../../event-store/event-log.ts';
 import type { ProjectionWatermark } from '../../application/projection-watermark.ts';
 import type { SessionTokens } from '../../security/session-tokens.ts';
 import type { RateLimiter } from '../../security/rate-limiter.ts';
-import { validationError } from '../errors/error-factory.ts';
+import { unauthorized, validationError } from '../errors/error-factory.ts';
 import type { IpAllowlistEntry } from '../../domain/access/project-decider.ts';
 
 /** What the admin routes need, assembled once by the service. */
@@ -40,8 +40,14 @@ export interface AdminState {
   project?: ProjectDoc;
 }
 
+/**
+ * The authenticated caller. Fails closed: a request that reached a handler without passing authentication
+ * (a routing mistake) is answered 401, never served without a principal.
+ */
 export function principalOf(ctx: Context): Principal {
-  return (ctx.state as AdminState).principal;
+  const principal = (ctx.state as Partial<AdminState>).principal;
+  if (!principal) throw unauthorized('Missing credentials: send Authorization: Bearer <agent key or session token>.');
+  return principal;
 }
 
 /** The request's project, or 400 naming the header a session must send. */

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { AdminDeps } from './admin-context.ts';
 import { authRoutes } from './auth-routes.ts';
 import { authenticate } from './authenticate.ts';
@@ -19,7 +20,7 @@ import { mcpRoute } from './mcp-route.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider } = {}): Router {
-  const router = new Router({ prefix: '/admin/v1' });
+  const router = newRouter({ prefix: '/admin/v1' });
   const api = new ApiRegistry();
   const open = authRoutes(deps, api);
   const content = contentRoutes(deps, api);

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { z } from 'zod';
 import { decideSignIn } from '../../domain/access/sign-in.ts';
 import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/password-hashing.ts';
@@ -18,7 +19,7 @@ const loginBody = z.object({
 
 /** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
-  const router = new Router();
+  const router = newRouter();
   api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: 'The session token, its expiry and the user' } }, async (ctx, { body }) => {
     const [found] = await deps.reader.find<UserDoc & Record<string, unknown>>('access', 'users', { filter: { email: body.email.trim().toLowerCase() }, limit: 1 });
     // Same work whether or not the e-mail exists: no timing oracle for account discovery.

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
@@ -72,7 +73,7 @@ const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOT
  * annotates; tenant_admin erases).
  */
 export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
-  const router = new Router();
+  const router = newRouter();
   if (!contact) return router;
   const { forms, submissions } = contact;
   const id = (ctx: Context, name: string): string => {

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
@@ -73,7 +74,7 @@ const revisionListQuery = listQuery({
  * service and shape the answer; the rules live in the domain.
  */
 export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
-  const router = new Router();
+  const router = newRouter();
   const { content, reader } = deps;
   const id = (ctx: Context, name: string): string => {
     const value = ctx.params[name];

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { IN_REVIEW_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
@@ -74,7 +75,7 @@ const reviewQueueQuery = listQuery({
  * validate the request, call the content service and shape the answer; the rules live in the domain.
  */
 export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
-  const router = new Router();
+  const router = newRouter();
   const { content } = deps;
   const id = (ctx: Context, name: string): string => {
     const value = ctx.params[name];

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { sharedHelpCorpus } from '../../help/load-help-corpus.ts';
@@ -38,7 +39,7 @@ const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
  * itself against the key's rate limit).
  */
 export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOptions = {}): Router {
-  const router = new Router();
+  const router = newRouter();
   const maxRequestBodySize = options.mediaMaxBytes === undefined ? DEFAULT_MAX_MESSAGE_BYTES : Math.ceil(options.mediaMaxBytes / 3) * 4 + MESSAGE_OVERHEAD_BYTES;
   const tag = 'MCP';
 

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { OutboundPolicy } from '../../security/ssrf-guard.ts';
@@ -95,7 +96,7 @@ const patchBody = z.object({
  * caller's permission before reading the body and enforce MEDIA_MAX_BYTES while reading it.
  */
 export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdminDeps): Router {
-  const router = new Router();
+  const router = newRouter();
   const { service } = media;
   const assetId = (ctx: Context): string => {
     const value = ctx.params['assetId'];

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { RevisionDoc } from '../../../projections/content.ts';
 import { assertCan } from '../../domain/access/permissions.ts';
 import { notFound } from '../errors/error-factory.ts';
@@ -13,7 +14,7 @@ type Doc<T> = T & Record<string, unknown>;
  * to one revision of the project, valid 15 minutes, and hands the link to whoever should see the draft.
  */
 export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
-  const router = new Router();
+  const router = newRouter();
   api.add(
     router,
     {

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
@@ -85,7 +86,7 @@ const READ_YOUR_WRITES_MS = 3000;
  * it, so the caller's next request (authentication included) sees its own write.
  */
 export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
-  const router = new Router();
+  const router = newRouter();
   const { access, reader } = deps;
 
   const record = async (ctx: Context): Promise<Doc<ProjectRecord>> => {

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
@@ -65,7 +66,7 @@ const applyTemplateBody = z.object({
  * one route for each MCP tool of spec section 4.4 on them.
  */
 export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
-  const router = new Router();
+  const router = newRouter();
   const schema = new SchemaService({
     log: deps.log,
     reader: deps.reader,

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { z } from 'zod';
 import { EntryTranslator } from '../../translation/entry-translator.ts';
 import { TranslationProviderError, type TranslationProvider } from '../../translation/translation-provider.ts';
@@ -19,7 +20,7 @@ const translateBody = z.object({
  * new draft revision. Standard plan and above.
  */
 export function translationRoutes(deps: AdminDeps, api: ApiRegistry, provider: TranslationProvider | undefined): Router {
-  const router = new Router();
+  const router = newRouter();
   const translator = new EntryTranslator({ content: deps.content, reader: deps.reader, provider });
   api.add(
     router,

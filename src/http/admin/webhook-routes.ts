@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_EVENT_TYPES, WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX } from '../../domain/webhook/webhook-events.ts';
@@ -78,7 +79,7 @@ const deliveriesQuery = listQuery({
  * PLAN_REQUIRED below). The signing secret is in the creation response only.
  */
 export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: WebhookService | undefined): Router {
-  const router = new Router();
+  const router = newRouter();
   const tag = 'Webhooks';
   const service = (): WebhookService => {
     if (!webhooks) throw unavailable('Webhooks are not configured in this process.');

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { ProjectDoc } from '../../../projections/access.ts';
+import { notFound } from '../errors/error-factory.ts';
 
 /** The project a public request addresses, and the base it came in on. */
 export interface PublicProject {
@@ -24,9 +25,12 @@ export function setPublicProject(ctx: Context, project: PublicProject): void {
   (ctx.state as PublicState).publicProject = project;
 }
 
-/** The request's project; only routes mounted by publicRouter have one. */
+/**
+ * The request's project; only routes mounted by publicRouter have one. Fails closed: a request that reached a
+ * handler without its project resolved (a routing mistake) is answered 404, never served for no project.
+ */
 export function publicProjectOf(ctx: Context): PublicProject {
   const project = (ctx.state as PublicState).publicProject;
-  if (!project) throw new Error('publicProjectOf: the route is not mounted on a public base');
+  if (!project) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
   return project;
 }

@@ -30,6 +30,7 @@ export function publicOpenApiDocument(): Schema {
         'Two bases: `/public/p/{projectId}/v1` names the project; `/public/v1` resolves it from a public key (header `X-Service-Public-Api-Key`, `Authorization: Bearer`, or query parameter `api_key`) or from the Host header (a custom domain of the project). No project resolved: 404.',
         'Every response carries `Access-Control-Allow-Origin: *`. JSON, XML and text responses carry a strong ETag and answer 304 to a matching If-None-Match; `Cache-Control: public, no-cache` by default (PUBLIC_CACHE_MAX_AGE), so a publish shows at once.',
         'Errors use the envelope `{error: {code, message, hint?, retryable?}}`.',
+        'Paths match case-sensitively, as written here. A path with empty segments (`//`), dot segments (`/./`, `/../`, also percent-encoded), encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing.',
       ].join('\n\n'),
     },
     servers: [

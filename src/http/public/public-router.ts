@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Middleware } from 'koa';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
@@ -22,10 +23,10 @@ export interface PublicRouterDeps {
  * the project. `open` routes (the OpenAPI document) answer on `/public/v1` without a project.
  */
 export function publicRouter(deps: PublicRouterDeps, groups: readonly PublicRoutes[], open: readonly PublicRoutes[] = []): Router {
-  const root = new Router();
+  const root = newRouter();
   const conditional = publicConditional({ maxAgeSeconds: deps.cacheMaxAgeSeconds });
   const access = new AccessLookups(deps.reader, deps.versions);
-  const unresolved = new Router({ prefix: HOST_BASE });
+  const unresolved = newRouter({ prefix: HOST_BASE });
   unresolved.use(conditional);
   for (const group of open) group(unresolved);
   root.use(unresolved.routes(), unresolved.allowedMethods());
@@ -33,7 +34,7 @@ export function publicRouter(deps: PublicRouterDeps, groups: readonly PublicRout
     [PINNED_BASE, resolvePinnedProject(access)],
     [HOST_BASE, resolveHostProject(access)],
   ] as Array<[string, Middleware]>) {
-    const base = new Router({ prefix });
+    const base = newRouter({ prefix });
     base.use(conditional);
     base.use(resolve);
     for (const group of groups) group(base);
