@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { Router } from '@koa/router';
 import { errorEnvelope } from '../../src/http/middleware/error-envelope.ts';
@@ -126,6 +126,51 @@ describe('JSON body', () => {
     });
     expect(status).to.equal(415);
     expect(body.error.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a body that does not decode as its Content-Encoding says with 400, logged below error level (issue 12 item 5)', async () => {
+    const valid = JSON.stringify({ a: 1 });
+    const bodies: Array<[string, Uint8Array]> = [
+      ['gzip', Buffer.from(valid)], // not compressed at all
+      ['gzip', gzipSync(valid).subarray(0, 12)], // truncated
+      ['gzip', Buffer.concat([gzipSync(valid).subarray(0, 10), Buffer.from('garbage garbage garbage')])],
+      ['deflate', Buffer.from('\x78\x9c not deflate')],
+      ['br', Buffer.from('not brotli at all, not at all')],
+      ['deflate', gzipSync(valid)], // gzip bytes labelled deflate are accepted by zlib's unzip; then valid
+    ];
+    const before = log.lines().length;
+    for (const [encoding, bytes] of bodies.slice(0, 5)) {
+      const { status, body } = await send('/echo', { method: 'POST', headers: { ...json, 'Content-Encoding': encoding }, body: bytes });
+      expect(status, encoding).to.equal(400);
+      expect(body.error.code).to.equal('VALIDATION_ERROR');
+      expect(body.error.message).to.match(new RegExp(`Content-Encoding ${encoding}`));
+      expect(body.error.retryable).to.equal(false);
+    }
+    const errors = log.lines().slice(before).filter((line) => Number(line['level']) >= 50);
+    expect(errors, JSON.stringify(errors)).to.deep.equal([]);
+  });
+
+  it('decodes gzip, deflate and br bodies, whatever the case of the coding name', async () => {
+    const valid = JSON.stringify({ a: 1 });
+    for (const [encoding, bytes] of [['gzip', gzipSync(valid)], ['GZIP', gzipSync(valid)], ['deflate', deflateSync(valid)], ['br', brotliCompressSync(valid)], [' Br ', brotliCompressSync(valid)]] as const) {
+      const { status, body } = await send('/echo', { method: 'POST', headers: { ...json, 'Content-Encoding': encoding }, body: bytes });
+      expect(status, encoding).to.equal(200);
+      expect(body).to.deep.equal({ received: { a: 1 } });
+    }
+  });
+
+  it('refuses JSON nested deeper than 64 levels with 400 naming the limit (issue 12 item 8)', async () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    expect((await send('/echo', { method: 'POST', headers: json, body: nested(64) })).status).to.equal(200);
+    for (const depth of [65, 5000]) {
+      const body = depth === 5000 ? `{"a":${nested(depth)}}` : nested(depth);
+      const response = await send('/default-limit', { method: 'POST', headers: json, body });
+      expect(response.status, String(depth)).to.equal(400);
+      expect(response.body.error.code).to.equal('VALIDATION_ERROR');
+      expect(response.body.error.message).to.match(/nested more than 64 levels deep/);
+    }
+    const objects = '{"a":'.repeat(100) + '1' + '}'.repeat(100);
+    expect((await send('/default-limit', { method: 'POST', headers: json, body: objects })).status).to.equal(400);
   });
 
   it('ignores bodies of methods that take none', async () => {

@@ -15,7 +15,8 @@ import { HttpError } from './http-error.ts';
  * Any thrown value as an HttpError, for the error envelope:
  * - an HttpError as is;
  * - body-parsing errors of koa-body / co-body / raw-body / inflation: 413 PAYLOAD_TOO_LARGE, 400
- *   VALIDATION_ERROR (invalid JSON, aborted or truncated body), 415 UNSUPPORTED_MEDIA_TYPE (Content-Encoding);
+ *   VALIDATION_ERROR (invalid JSON, aborted or truncated body, a body that does not decompress as its
+ *   Content-Encoding says), 415 UNSUPPORTED_MEDIA_TYPE (an unknown Content-Encoding);
  * - http-errors (Koa's ctx.throw / ctx.assert, @koa/router's allowedMethods({throw: true})): their status, a
  *   code from the status, their message only when they say it may be exposed;
  * - anything else: 500 INTERNAL_ERROR with a generic message, the original kept as `cause` for the logs.
@@ -49,8 +50,23 @@ const RAW_BODY_TYPES = new Set([
   'stream.not.readable',
 ]);
 
+/**
+ * zlib's (Z_DATA_ERROR, Z_BUF_ERROR, ...) and brotli's (ERR__ERROR_FORMAT_...) errors: a request body that does
+ * not decode as its Content-Encoding says. The client's mistake, not ours.
+ */
+export function isContentDecodingError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (/^Z_[A-Z_]+$/.test(code) || /^ERR__ERROR_/.test(code) || code.includes('BROTLI'));
+}
+
 function fromBodyParsingError(error: Error & StatusBearing): HttpError | undefined {
   const status = error.status;
+  if (isContentDecodingError(error)) {
+    return validationError('The request body does not decode as its Content-Encoding says.', {
+      hint: 'Send the body compressed as Content-Encoding names it (gzip, deflate or br), or uncompressed without Content-Encoding.',
+      cause: error,
+    });
+  }
   if (typeof error.type === 'string' && RAW_BODY_TYPES.has(error.type)) {
     switch (error.type) {
       case 'entity.too.large':
