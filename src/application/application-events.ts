@@ -28,6 +28,23 @@ export const idempotencyStarted = defineEvent({
   }),
 });
 
+/**
+ * The running attempt ended without a result (the operation failed: a slug clash, a store outage, ...), so the
+ * key may be tried again at once. `reason` is the error's code or name, never its message.
+ */
+export const idempotencyAttemptFailed = defineEvent({
+  type: 'idempotency.attempt-failed',
+  version: 1,
+  schema: z.object({ reason: z.string().min(1).max(100) }),
+});
+
+/** Another attempt with the same reserved ids began: after a failed one, or after one that went silent (its lease ran out). */
+export const idempotencyRetried = defineEvent({
+  type: 'idempotency.retried',
+  version: 1,
+  schema: z.object({}),
+});
+
 /** The operation finished; resending its key returns this result. */
 export const idempotencyCompleted = defineEvent({
   type: 'idempotency.completed',
@@ -35,4 +52,4 @@ export const idempotencyCompleted = defineEvent({
   schema: z.object({ status: z.number().int(), body: z.unknown() }),
 });
 
-export const applicationEvents = [reservationClaimed, reservationReleased, idempotencyStarted, idempotencyCompleted];
+export const applicationEvents = [reservationClaimed, reservationReleased, idempotencyStarted, idempotencyAttemptFailed, idempotencyRetried, idempotencyCompleted];

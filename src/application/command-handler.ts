@@ -3,6 +3,8 @@ import type { RecordedEvent } from '../event-store/event-store.ts';
 import { StreamNotFoundError, WrongExpectedVersionError } from '../event-store/errors.ts';
 import type { Decider, DomainEvent } from '../domain/decider.ts';
 import type { AggregateSnapshots } from './aggregate-snapshots.ts';
+import { WriteContentionError } from './application-errors.ts';
+import { DEFAULT_WRITE_RETRY, type WriteRetryPolicy } from './write-retry.ts';
 
 export interface CommandResult<State, Event extends DomainEvent> {
   /** Events appended by this command (none when the decision was a no-op). */
@@ -44,8 +46,10 @@ export async function loadAggregate<State, Event extends DomainEvent>(
 /**
  * Runs a command against one aggregate: load its stream, decide, append with the revision that was read
  * (optimistic concurrency). When another writer got in first, the command is decided again against the
- * new state, a few times at most: a decision that depended on the old state then fails in the decider
- * (for example REVISION_CONFLICT for a stale revision number), never by overwriting.
+ * new state after a jittered, growing wait (see write-retry.ts): a decision that depended on the old state
+ * then fails in the decider (for example REVISION_CONFLICT for a stale revision number), never by
+ * overwriting. A command that loses every round is refused with WriteContentionError (retryable), having
+ * written nothing.
  */
 export async function handleCommand<State, Command, Event extends DomainEvent, Context>(
   log: EventLog,
@@ -54,9 +58,9 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
   command: Command,
   context: Context,
   appendContext: AppendContext,
-  options: { attempts?: number; snapshots?: AggregateSnapshots<State> } = {},
+  options: { retry?: WriteRetryPolicy; snapshots?: AggregateSnapshots<State> } = {},
 ): Promise<CommandResult<State, Event>> {
-  const attempts = options.attempts ?? 5;
+  const retry = options.retry ?? DEFAULT_WRITE_RETRY;
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadAggregate(log, streamId, decider, options.snapshots);
     const events = decider.decide(command, loaded.state, context);
@@ -67,7 +71,9 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
       options.snapshots?.remember(streamId, { state, revision: result.nextExpectedRevision, position: result.position });
       return { events, state, position: result.position, streamRevision: result.nextExpectedRevision };
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (attempt >= retry.attempts) throw new WriteContentionError(streamId, attempt);
+      await retry.sleep(retry.delayMs(attempt));
     }
   }
 }

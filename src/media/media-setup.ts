@@ -19,7 +19,7 @@ export async function mediaFor(
   blobs: BlobStore,
 ): Promise<{ service: MediaService; admin: MediaAdminDeps; public: PublicMediaDeps; close(): Promise<void> }> {
   const tempDir = await uploadTempDir();
-  const service = new MediaService({ log: admin.log, reader: admin.reader, blobs, idempotency: new Idempotency(admin.log), watermark: admin.watermark, clock: admin.clock });
+  const service = new MediaService({ log: admin.log, reader: admin.reader, blobs, idempotency: new Idempotency(admin.log, { clock: admin.clock }), watermark: admin.watermark, clock: admin.clock });
   return {
     service,
     admin: { service, maxBytes: config.media.maxBytes, sourceTimeoutMs: config.media.sourceTimeoutMs, outbound: outboundPolicy(config.outboundAllowlist), tempDir },

@@ -13,6 +13,7 @@ import { canonicalPath } from '../http/middleware/canonical-path.ts';
 import { requestLogger } from '../http/middleware/request-logger.ts';
 import { ErrorCode, unavailable } from '../http/errors/error-factory.ts';
 import { domainErrorToHttp } from '../http/errors/domain-error-to-http.ts';
+import { applicationErrorToHttp } from '../http/errors/application-error-to-http.ts';
 import { HttpError } from '../http/errors/http-error.ts';
 import { EventTooLargeError, NotLeaderError, UnavailableError } from '../event-store/errors.ts';
 import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
@@ -275,7 +276,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
  * temporary trouble, not the caller's: 503, retryable.
  */
 function translateErrors(error: unknown): HttpError | undefined {
-  const domain = domainErrorToHttp(error);
+  const domain = domainErrorToHttp(error) ?? applicationErrorToHttp(error);
   if (domain) return domain;
   if (error instanceof EventTooLargeError) {
     return new HttpError({
@@ -302,7 +303,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     log: d.log,
     reader,
     reservations: new Reservations(d.log),
-    idempotency: new Idempotency(d.log),
+    idempotency: new Idempotency(d.log, { clock: d.clock }),
     watermark,
     clock: d.clock,
     entrySnapshots: d.entrySnapshots,

@@ -7,6 +7,8 @@ import { EventLog } from '../../src/event-store/event-log.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { handleCommand } from '../../src/application/command-handler.ts';
+import { WriteContentionError } from '../../src/application/application-errors.ts';
+import { jitteredBackoff } from '../../src/application/write-retry.ts';
 import { revisionConflict, type DomainError } from '../../src/domain/domain-error.ts';
 import type { Decider } from '../../src/domain/decider.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -55,5 +57,35 @@ describe('command handler: decide and append with optimistic concurrency', () =>
     expect(result.state).to.deep.equal({ revision: 1 });
     expect(result.position).to.equal(await log.headPosition());
     expect(result.streamRevision).to.equal(0n);
+  });
+
+  it('20 parallel commands without an expectation all land: retries wait a jittered, growing time (issue 12 item 3)', async () => {
+    await run({ by: 'setup' });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => run({ by: `w${i}` })));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).to.deep.equal([]);
+    const events = await collect(log.readStream('counter-1'));
+    expect(events.map((e) => (e.data as { revision: number }).revision)).to.deep.equal(Array.from({ length: 21 }, (_, i) => i + 1));
+  });
+
+  it('a command that loses every round is refused with a retryable WriteContentionError and writes nothing', async () => {
+    await run({ by: 'setup' });
+    // A rival appends between every read and append of this command (same group commit, queued first).
+    const losing: typeof counter = {
+      ...counter,
+      decide: (command, state) => {
+        void log.append('counter-1', [{ type: 'test.saved', data: { revision: state.revision + 1, by: 'rival' } }], 'any', { actor: { type: 'user', id: 'rival' } });
+        return counter.decide(command, state, null);
+      },
+    };
+    const waits: number[] = [];
+    const retry = jitteredBackoff({ attempts: 4, baseMs: 10, capMs: 50, random: () => 0.5, sleep: async (ms) => void waits.push(ms) });
+    const failure = await handleCommand(log, 'counter-1', losing, { by: 'loser' }, null, { actor: { type: 'user', id: 'loser' } }, { retry }).then(() => null, (e: unknown) => e);
+    expect(failure).to.be.instanceOf(WriteContentionError);
+    expect((failure as WriteContentionError).code).to.equal('CONFLICT');
+    expect((failure as WriteContentionError).retryAfterSeconds).to.equal(1);
+    // Half of each window (random 0.5): 10, 20, then the 50 ms cap.
+    expect(waits).to.deep.equal([10, 20, 25]);
+    const events = await collect(log.readStream('counter-1'));
+    expect(events.map((e) => (e.data as { by: string }).by)).to.deep.equal(['setup', 'rival', 'rival', 'rival', 'rival']);
   });
 });

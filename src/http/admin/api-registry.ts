@@ -70,10 +70,10 @@ const errorEnvelope = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', examples: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'PLAN_REQUIRED', 'NOT_FOUND', 'CONFLICT', 'REVISION_CONFLICT', 'RATE_LIMITED'] },
+        code: { type: 'string', examples: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'PLAN_REQUIRED', 'NOT_FOUND', 'CONFLICT', 'REVISION_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS', 'RATE_LIMITED'] },
         message: { type: 'string' },
         hint: { type: 'string' },
-        retryable: { type: 'boolean', description: 'false: the input must change before retrying.' },
+        retryable: { type: 'boolean', description: 'false: the input must change before retrying; true: the same request may succeed when sent again after Retry-After.' },
       },
     },
   },
@@ -119,7 +119,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       title: 'annals admin and agent API',
       version: info.version,
       description:
-        'Admin/agent API of annals (spec section 4.3). Authenticate with `Authorization: Bearer <agent key>` (sk-agent-...) or a console session token from POST /auth/login; sessions send `X-Project-Id`. Creates accept an idempotency key as the `Idempotency-Key` header or the body field `idempotencyKey`. Paths match case-sensitively, as written here; a path with empty segments (`//`), dot segments, encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing and authentication. JSON bodies may be sent with Content-Encoding gzip, deflate or br (limits count decoded bytes); a body that does not decode is 400 VALIDATION_ERROR, an unknown coding 415 UNSUPPORTED_MEDIA_TYPE; arrays and objects nested more than 64 levels deep are 400 VALIDATION_ERROR.',
+        'Admin/agent API of annals (spec section 4.3). Authenticate with `Authorization: Bearer <agent key>` (sk-agent-...) or a console session token from POST /auth/login; sessions send `X-Project-Id`. Creates accept an idempotency key as the `Idempotency-Key` header or the body field `idempotencyKey`; requests sent at once with one key run once (on one process the later ones wait for the first; a key being processed by another process answers 409 IDEMPOTENCY_IN_PROGRESS, retryable, with Retry-After). A write that loses too many races with simultaneous writes to the same item answers 409 CONFLICT with retryable: true and Retry-After, having written nothing. Paths match case-sensitively, as written here; a path with empty segments (`//`), dot segments, encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing and authentication. JSON bodies may be sent with Content-Encoding gzip, deflate or br (limits count decoded bytes); a body that does not decode is 400 VALIDATION_ERROR, an unknown coding 415 UNSUPPORTED_MEDIA_TYPE; arrays and objects nested more than 64 levels deep are 400 VALIDATION_ERROR.',
     },
     servers: [{ url: '/admin/v1' }],
     security: [{ bearer: [] }],

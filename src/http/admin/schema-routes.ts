@@ -71,7 +71,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     log: deps.log,
     reader: deps.reader,
     reservations: new Reservations(deps.log),
-    idempotency: new Idempotency(deps.log),
+    idempotency: new Idempotency(deps.log, { clock: deps.clock }),
     watermark: deps.watermark,
     clock: deps.clock,
   });
