@@ -5,7 +5,8 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/http-server.ts';
 import { publicConditional } from '../../src/http/public/public-http-manners.ts';
-import { PublicResponseCache } from '../../src/http/public/public-response-cache.ts';
+import { MAX_KEY_LENGTH, PublicResponseCache } from '../../src/http/public/public-response-cache.ts';
+import { QueryParams } from '../../src/http/public/query-params.ts';
 import type { ReadModelVersions } from '../../src/read-models/read-model-versions.ts';
 
 /** GET with node:http (fetch would add Cache-Control: no-cache to conditional requests). */
@@ -26,9 +27,11 @@ describe('public response cache', () => {
   let version = 'v1';
   let handled = 0;
   const versions = { current: () => version, of: () => version } as unknown as ReadModelVersions;
+  const MAX_BYTES = 1024 * 1024;
+  let cache: PublicResponseCache;
 
   before(async () => {
-    const cache = new PublicResponseCache({ versions, maxBytes: 1024 * 1024, trustProxy: false, logger: pino({ level: 'silent' }) });
+    cache = new PublicResponseCache({ versions, maxBytes: MAX_BYTES, trustProxy: false, logger: pino({ level: 'silent' }) });
     const app = new Koa();
     app.use(async (ctx, next) => {
       ctx.set('Access-Control-Allow-Origin', '*');
@@ -38,6 +41,9 @@ describe('public response cache', () => {
     app.use(publicConditional({ maxAgeSeconds: 0 }));
     app.use(async (ctx) => {
       handled += 1;
+      // The parameters this app's routes know: x, page and q (read as the public routes read theirs).
+      const params = new QueryParams(ctx);
+      for (const name of ['x', 'page', 'q']) params.string(name);
       if (ctx.path === '/public/private') ctx.set('Cache-Control', 'private, no-store');
       if (ctx.path === '/public/missing') {
         ctx.status = 404;
@@ -112,5 +118,34 @@ describe('public response cache', () => {
       await get(`${server.url}${path}`);
     }
     expect(handled).to.equal(6);
+  });
+
+  it('counts every byte an entry holds, keys and headers included, so many long URLs stay within maxBytes (issue 12 item 2)', async () => {
+    version = 'v-bytes';
+    const long = 'q'.repeat(4000);
+    for (let i = 0; i < 600; i++) await get(`${server.url}/public/c?q=${long}${i}`);
+    // Each entry's key alone is over 8 KB (two bytes a character): 600 of them would be 4.8 MB.
+    expect(cache.bytes).to.be.at.most(MAX_BYTES);
+    expect(cache.size).to.be.above(0).and.at.most(MAX_BYTES / 8000);
+  });
+
+  it('does not keep responses to URLs with a parameter the route did not read, or with an over-long key', async () => {
+    version = 'v-unknown';
+    const before = cache.size;
+    handled = 0;
+    for (let i = 0; i < 3; i++) {
+      await get(`${server.url}/public/d?x=1&n=${i}&pad=${'p'.repeat(100)}`);
+      await get(`${server.url}/public/d?x=1&n=${i}&pad=${'p'.repeat(100)}`);
+    }
+    expect(handled).to.equal(6);
+    const overLong = `${server.url}/public/e?q=${'q'.repeat(MAX_KEY_LENGTH)}`;
+    await get(overLong);
+    await get(overLong);
+    expect(handled).to.equal(8);
+    expect(cache.size).to.equal(before);
+    // A known parameter is kept as before.
+    await get(`${server.url}/public/d?x=2`);
+    await get(`${server.url}/public/d?x=2`);
+    expect(handled).to.equal(9);
   });
 });

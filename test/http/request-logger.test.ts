@@ -87,6 +87,13 @@ describe('request logger', () => {
     expect(log.text()).not.to.match(/SECRET[123]/);
   });
 
+  it('cuts a long path at 1,024 characters in the request line, saying how much was left out', async () => {
+    await fetch(`${server.url}/hello?pad=${'x'.repeat(7000)}`, { headers: { 'X-Request-Id': 'long-1' } });
+    const line = await requestLine('long-1');
+    expect(String(line['path'])).to.have.length.below(1100);
+    expect(line['path']).to.match(/^\/hello\?pad=x+…\[5987 more characters\]$/);
+  });
+
   it('logs server errors at error level with their error code', async () => {
     await fetch(`${server.url}/boom`, { headers: { 'X-Request-Id': 'boom-1' } });
     const line = await requestLine('boom-1');

@@ -60,16 +60,27 @@ export interface StartedService {
   stop(signal?: NodeJS.Signals): Promise<Finished>;
 }
 
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<StartedService> {
+/**
+ * `keepRequestLogs: false` drops the one-line-per-request log lines from what `logs()` and the exit report hold
+ * (load tests send tens of thousands of requests; their lines would only fill the test runner's memory).
+ */
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000, options: { keepRequestLogs?: boolean } = {}): Promise<StartedService> {
   const child = spawnEntry('src/main.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env });
   let stdout = '';
+  let partial = '';
+  const keep = (text: string): string => {
+    if (options.keepRequestLogs !== false) return text;
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    return lines.filter((line) => !line.includes('"msg":"request"')).map((line) => `${line}\n`).join('');
+  };
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<Finished>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in ${timeoutMs} ms\n${stdout}\n${stderr}`)), timeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
-      stdout += d.toString();
+      stdout += keep(d.toString());
       const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"annals listening"/.exec(stdout);
       if (match) {
         clearTimeout(timer);

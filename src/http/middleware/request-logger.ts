@@ -5,6 +5,12 @@ import { errorCodeOf, setRequestContext } from '../request-context.ts';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
+/**
+ * Longest path (with its query string) written in a request line. Clients choose URLs up to the server's header
+ * limit; copying each into the log would let them multiply the log's volume and the memory it is buffered in.
+ */
+export const MAX_LOGGED_PATH_LENGTH = 1024;
+
 /** A client-supplied request id is used only when it is 1 to 128 characters of [A-Za-z0-9._-]. */
 const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -75,8 +81,17 @@ export function requestLogger(options: RequestLoggerOptions): Middleware {
   };
 }
 
-/** The path with its query string, minus the parameters that carry credentials. */
+/**
+ * The path with its query string, minus the parameters that carry credentials, cut at MAX_LOGGED_PATH_LENGTH
+ * characters (the cut says how many were left out).
+ */
 export function loggablePath(ctx: Pick<Context, 'path' | 'querystring'>, omitted: ReadonlySet<string>): string {
+  const full = withoutCredentials(ctx, omitted);
+  if (full.length <= MAX_LOGGED_PATH_LENGTH) return full;
+  return `${full.slice(0, MAX_LOGGED_PATH_LENGTH)}…[${full.length - MAX_LOGGED_PATH_LENGTH} more characters]`;
+}
+
+function withoutCredentials(ctx: Pick<Context, 'path' | 'querystring'>, omitted: ReadonlySet<string>): string {
   if (ctx.querystring === '') return ctx.path;
   const kept: string[] = [];
   for (const pair of ctx.querystring.split('&')) {

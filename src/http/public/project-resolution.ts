@@ -7,6 +7,7 @@ import { hashApiKey, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
 import { isUuid } from '../../event-store/position.ts';
 import { notFound } from '../errors/error-factory.ts';
 import { setPublicProject } from './public-context.ts';
+import { noteQueryParamRead } from './query-params.ts';
 
 export const PINNED_BASE = '/public/p/:projectId/v1';
 export const HOST_BASE = '/public/v1';
@@ -91,6 +92,7 @@ function publicKeyOf(ctx: Context): string | undefined {
   if (header) return header;
   const authorization = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
   if (authorization) return authorization[1];
+  noteQueryParamRead(ctx, PUBLIC_KEY_QUERY);
   const query = ctx.query[PUBLIC_KEY_QUERY];
   const value = Array.isArray(query) ? query[0] : query;
   return value ? value : undefined;

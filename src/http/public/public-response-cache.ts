@@ -6,9 +6,14 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
 import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
 import { loggablePath, QUERY_PARAMS_NOT_LOGGED, REQUEST_ID_HEADER } from '../middleware/request-logger.ts';
+import { unreadQueryParams } from './query-params.ts';
 
 interface CachedResponse {
   version: string;
+  /** The entry's key in the cache. */
+  key: string;
+  /** Every byte this entry holds (key, body, headers, the gzip variant), as counted against maxBytes. */
+  bytes: number;
   body: Buffer;
   etag: string;
   /** Every header of the response as first sent, but the per-request ones (X-Request-Id, Date, ...). */
@@ -23,6 +28,17 @@ interface CachedResponse {
   /** The router's path pattern of the request that filled the entry, for metrics. */
   route: string | undefined;
 }
+
+/**
+ * Longest key (scheme, host, URL and the varying headers) an entry may have. Real public URLs are far
+ * shorter; without a bound, distinct long URLs would make the keys, not the bodies, the cache's memory.
+ */
+export const MAX_KEY_LENGTH = 8192;
+/**
+ * What an entry costs beyond the bytes of its strings and buffers: the entry and header objects, the arrays
+ * of raw headers, the Buffer objects and the map slot. Measured at about 1 KB on Node 20; rounded up.
+ */
+const ENTRY_OVERHEAD_BYTES = 1536;
 
 /** Bodies worth compressing: text of at least this many bytes. */
 const COMPRESS_MIN_BYTES = 1024;
@@ -52,6 +68,11 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * that can change the answer) and valid for one version of the read models they were read from, so a
  * publish is visible on the next request. Only 200s with a buffered body, an ETag and a public
  * Cache-Control are kept: never preview responses (private), never streamed media, never errors.
+ *
+ * Memory is bounded by `maxBytes`, counting every byte an entry holds: its key, body, headers and gzip
+ * variant, plus a fixed overhead per entry (so many tiny entries cannot exceed it either). Unauthenticated
+ * clients choose the URLs, so a response is not kept when its URL carries a query parameter its route did not
+ * read (`?n=1`, `?n=2`, ... would be copies of one answer) or when its key is longer than MAX_KEY_LENGTH.
  * The oldest stored entries go first once `maxBytes` is reached (first in, first out: a hit costs one map
  * lookup and no reordering, which measurably matters with tens of thousands of entries; entries turn over
  * with every read-model version anyway).
@@ -94,6 +115,7 @@ export class PublicResponseCache {
       const body: unknown = ctx.body;
       const etag = ctx.response.get('ETag');
       if (ctx.status !== 200 || !etag || !ctx.response.get('Cache-Control').startsWith('public') || !Buffer.isBuffer(body)) return;
+      if (key.length > MAX_KEY_LENGTH || unreadQueryParams(ctx).length > 0) return;
       const headers: Array<[string, string]> = [];
       for (const [name, value] of Object.entries(ctx.response.headers)) {
         if (!PER_REQUEST_HEADERS.has(name) && value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
@@ -102,7 +124,10 @@ export class PublicResponseCache {
       const compressible = body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       const route = typeof matched === 'string' ? matched : undefined;
-      this.#store(key, { version, body, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304, compressible, route });
+      const own = ownBuffer(body);
+      const entry: CachedResponse = { version, key, bytes: 0, body: own, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(own.length)], rawHeaders304, compressible, route };
+      entry.bytes = ENTRY_OVERHEAD_BYTES + stringBytes(key) + own.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 3 * (stringBytes(name) + stringBytes(value)), 0);
+      this.#store(key, entry);
     };
   }
 
@@ -146,11 +171,18 @@ export class PublicResponseCache {
 
   #gzip(hit: CachedResponse): NonNullable<CachedResponse['gzip']> {
     if (!hit.gzip) {
-      const body = gzipSync(hit.body);
+      const body = ownBuffer(gzipSync(hit.body));
       const etag = hit.etag.replace(/"$/, '-gzip"');
       const headers = hit.headers.map(([name, value]): [string, string] => [name, name === 'etag' ? etag : value]);
       headers.push(['content-encoding', 'gzip']);
       hit.gzip = { body, etag, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304: headers.filter(([name]) => name !== 'content-type' && name !== 'content-encoding').flat() };
+      // The variant is part of the entry: counted, and room made for it like for a new entry.
+      const added = body.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 2 * (stringBytes(name) + stringBytes(value)), 0);
+      if (this.#entries.get(hit.key) === hit) {
+        hit.bytes += added;
+        this.#bytes += added;
+        this.#evict();
+      }
     }
     return hit.gzip;
   }
@@ -170,21 +202,52 @@ export class PublicResponseCache {
     return hit;
   }
 
+  /** Bytes held by the entries now, as counted against maxBytes. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   #store(key: string, entry: CachedResponse): void {
     const previous = this.#entries.get(key);
     if (previous) {
-      this.#bytes -= previous.body.length;
+      this.#bytes -= previous.bytes;
       this.#entries.delete(key);
     }
-    if (entry.body.length > this.options.maxBytes) return;
+    if (entry.bytes > this.options.maxBytes) return;
     this.#entries.set(key, entry);
-    this.#bytes += entry.body.length;
+    this.#bytes += entry.bytes;
+    this.#evict();
+  }
+
+  /** Drops the oldest entries until the bytes held fit maxBytes. */
+  #evict(): void {
     for (const [oldest, value] of this.#entries) {
       if (this.#bytes <= this.options.maxBytes) break;
       this.#entries.delete(oldest);
-      this.#bytes -= value.body.length;
+      this.#bytes -= value.bytes;
     }
   }
+}
+
+/**
+ * A body the entry alone holds. Small buffers made by Buffer.from share an 8 KB pool slab: keeping a 300-byte
+ * slice would keep the whole slab alive and make the count a lie.
+ */
+function ownBuffer(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  body.copy(copy);
+  return copy;
+}
+
+/** An upper bound of a string's memory: two bytes a character (V8's two-byte form) and a header. */
+function stringBytes(text: string): number {
+  return 2 * text.length + 16;
 }
 
 /** If-None-Match against one strong ETag: a list, weak forms and `*` included (weak comparison, as for GET). */

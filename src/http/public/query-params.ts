@@ -1,6 +1,26 @@
 import type { Context } from 'koa';
 import { validationError } from '../errors/error-factory.ts';
 
+interface QueryState {
+  queryParamsRead?: Set<string>;
+}
+
+/** Records that the request's handling looked at query parameter `name` (see unreadQueryParams). */
+export function noteQueryParamRead(ctx: Pick<Context, 'state'>, name: string): void {
+  const state = ctx.state as QueryState;
+  (state.queryParamsRead ??= new Set()).add(name);
+}
+
+/**
+ * Query parameters the request carried that nothing in its handling looked at: parameters the route does not
+ * know. The public response cache does not keep such responses, so made-up parameters (`?n=1`, `?n=2`, ...)
+ * cannot fill it with copies of one answer.
+ */
+export function unreadQueryParams(ctx: Pick<Context, 'state' | 'query'>): string[] {
+  const read = (ctx.state as QueryState).queryParamsRead;
+  return Object.keys(ctx.query).filter((name) => !read?.has(name));
+}
+
 /**
  * Query parameters of public requests, read one at a time so that every 400 names the parameter and the
  * rule it broke. A parameter sent twice is refused rather than silently picking one.
@@ -10,6 +30,7 @@ export class QueryParams {
 
   /** The raw value, undefined when absent or empty. */
   string(name: string, options: { required?: boolean; maxLength?: number } = {}): string | undefined {
+    noteQueryParamRead(this.ctx, name);
     const raw = this.ctx.query[name];
     if (Array.isArray(raw)) throw validationError(`${name}: sent more than once; send it once.`);
     if (raw === undefined || raw === '') {
