@@ -15,7 +15,8 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  *   accentColor, message), `ipAllowlist` every entry whatever the plan (enforce it only on Business and
  *   above: see effectiveIpAllowlist in project-decider.ts);
  * - `domains`, id the host name: which project a custom domain resolves to;
- * - `users`, id userId; `email` is trimmed and lower-cased (as user.created carries it);
+ * - `users`, id userId; `email` is trimmed and lower-cased (as user.created carries it); `revokedSessions`
+ *   lists signed-out sessions until they expire;
  * - `agent_keys` and `public_keys`, id the SHA-256 hex of the key: what authenticating a key looks up;
  * - `agent_keys_by_id` and `public_keys_by_id`, id keyId: the same documents again, for listing and
  *   revoking by id. They are collections rather than indexes on keyId because a revocation event names
@@ -64,6 +65,11 @@ export interface UserDoc {
   role: UserRole;
   passwordHash: string;
   disabled: boolean;
+  /**
+   * Sessions signed out and not yet expired (by the JWT's jti): authentication refuses them. Absent on users
+   * never signed out. Entries are dropped once expired, when the user's next event is folded.
+   */
+  revokedSessions?: Array<{ sessionId: string; expiresAt: string }>;
   createdAt: string;
   updatedAt: string;
 }
@@ -222,6 +228,15 @@ export const access = defineProjection({
         return updateUser(view, event.data.userId, at, { passwordHash: event.data.passwordHash });
       case 'user.disabled':
         return updateUser(view, event.data.userId, at, { disabled: true });
+      case 'user.session-revoked': {
+        const { userId, sessionId, expiresAt } = event.data;
+        const user = await view.get<Doc<UserDoc>>('users', userId);
+        if (!user) return;
+        // Still-valid revocations only (deterministic: judged at the event's own time), this one once.
+        const kept = (user.revokedSessions ?? []).filter((s) => s.expiresAt > at && s.sessionId !== sessionId);
+        view.put('users', userId, { ...user, revokedSessions: [...kept, { sessionId, expiresAt }], updatedAt: at });
+        return;
+      }
 
       case 'agent-key.issued': {
         const d = event.data;

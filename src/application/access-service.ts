@@ -264,6 +264,18 @@ export class AccessService {
   }
 
   /**
+   * Signs out one console session of the calling user: its token is refused from now on, on every process
+   * and after restarts (user.session-revoked, folded into the access read model). Returns the position to
+   * wait for, so the caller's next request already sees it.
+   */
+  async signOut(caller: Caller, session: { sessionId: string; expiresAt: Date }, options: WriteOptions = {}): Promise<{ position: bigint }> {
+    if (caller.kind !== 'user') throw invalid('Only a console session signs out; agent keys are revoked instead.');
+    const command = { type: 'revoke-session' as const, sessionId: session.sessionId, expiresAt: session.expiresAt.toISOString() };
+    const result = await handleCommand(this.#log, userStream(caller.userId), userDecider, command, { caller }, this.#append(caller, options));
+    return { position: positionOf(result) };
+  }
+
+  /**
    * Issues an agent key (scope full, content or schema). PLAN_REQUIRED when the plan allows one active
    * agent key (Free, Solo) and the project has one. The key is in the result, in clear, once.
    */

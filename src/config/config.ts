@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
@@ -227,6 +228,14 @@ const settings = {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
   },
+  SESSION_TTL_MINUTES: {
+    schema: integer(5, 10_080).default(720),
+    allowed: 'minutes from 5 to 10080 (default 720, 12 hours) that a console session token stays valid; shorter means signing in more often',
+  },
+  PASSWORD_HASH_CONCURRENCY: {
+    schema: integer(1, 64).default(Math.max(1, os.availableParallelism() - 1)),
+    allowed: 'a whole number from 1 to 64 (default: the CPU cores less one, at least 1) of sign-in password checks run at once; more wait in a queue of 64, beyond which sign-in answers 503',
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof settings;
@@ -245,6 +254,8 @@ export interface Config {
   scheduledPublishIntervalMs: number;
   /** AGGREGATE_CACHE_MB in bytes: memory for recent aggregate states in each process (0: no cache). */
   aggregateCacheBytes: number;
+  /** Console sessions: token lifetime and how many sign-in password checks run at once. */
+  sessions: { ttlSeconds: number; passwordHashConcurrency: number };
   /** Unset on the embedded default: see resolveSessionSecret. */
   sessionSecret: string | undefined;
   trustProxy: boolean;
@@ -348,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: new Set(p.ROLES),
     readinessMaxLagMs: p.READINESS_MAX_LAG_MS,
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
+    sessions: { ttlSeconds: p.SESSION_TTL_MINUTES * 60, passwordHashConcurrency: p.PASSWORD_HASH_CONCURRENCY },
     sessionSecret: p.SESSION_SECRET,
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
     aggregateCacheBytes: p.AGGREGATE_CACHE_MB * 1024 * 1024,

@@ -40,6 +40,8 @@ import { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { SessionTokens } from '../security/session-tokens.ts';
 import { ScheduledPublisher } from '../application/scheduled-publisher.ts';
 import { RateLimiter } from '../security/rate-limiter.ts';
+import { LoginThrottle } from '../security/login-throttle.ts';
+import { WorkSlots } from '../security/work-slots.ts';
 import { startWebhookDispatcher, webhookServiceFor } from '../webhooks/webhook-setup.ts';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { openBlobStore } from '../blobs/open-blob-store.ts';
@@ -314,8 +316,10 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     access: new AccessService({ log: d.log, clock: d.clock }),
     log: d.log,
     watermark,
-    sessions: new SessionTokens({ secret: resolveSessionSecret(config), clock: d.clock }),
+    sessions: new SessionTokens({ secret: resolveSessionSecret(config), clock: d.clock, sessionTtlSeconds: config.sessions.ttlSeconds }),
     rateLimiter: new RateLimiter({ clock: d.clock }),
+    loginThrottle: new LoginThrottle({ clock: d.clock }),
+    passwordChecks: new WorkSlots({ concurrency: config.sessions.passwordHashConcurrency, maxQueued: 64 }),
     clock: d.clock,
     logger: d.logger,
   };

@@ -188,6 +188,28 @@ describe('access projection', () => {
     expect((await h.find('users', { filter: { tenantId: TENANT } })).length).to.equal(2);
   });
 
+  it('keeps a user\'s signed-out sessions until they expire (issue 12 item 6)', async () => {
+    await tenantAndProject();
+    await user(ADMIN, { type: 'create-user', userId: ADMIN, tenantId: TENANT, email: 'admin@acme.example', role: 'tenant_admin', passwordHash: await hashPassword('correct horse battery', FAST_SCRYPT) });
+    const self: Caller = { kind: 'user', userId: ADMIN, tenantId: TENANT, role: 'tenant_admin' };
+    const signOut = async (sessionId: string, expiresInMs: number) => {
+      tick();
+      const expiresAt = new Date(h.clock.now().getTime() + expiresInMs).toISOString();
+      await handleCommand(h.log, userStream(ADMIN), userDecider, { type: 'revoke-session', sessionId, expiresAt }, { caller: self }, actor);
+      return expiresAt;
+    };
+    const s1 = 'b1111111-1111-4111-8111-111111111111';
+    const s2 = 'b2222222-2222-4222-8222-222222222222';
+    const s3 = 'b3333333-3333-4333-8333-333333333333';
+    await signOut(s1, 500); // expired by the time of the next sign-out (a second later)
+    const e2 = await signOut(s2, 60_000);
+    await h.project();
+    expect((await h.doc('users', ADMIN))!['revokedSessions']).to.deep.equal([{ sessionId: s2, expiresAt: e2 }]);
+    const e3 = await signOut(s3, 60_000);
+    await h.project();
+    expect((await h.doc('users', ADMIN))!['revokedSessions']).to.deep.equal([{ sessionId: s2, expiresAt: e2 }, { sessionId: s3, expiresAt: e3 }]);
+  });
+
   it('files keys by hash (to authenticate) and by id (to list and revoke); a revoked key keeps its document with revokedAt', async () => {
     await tenantAndProject();
     const first = newApiKey('agent');

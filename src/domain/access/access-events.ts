@@ -137,6 +137,16 @@ export const userDisabled = defineEvent({
   schema: z.object({ userId: id }),
 });
 
+/**
+ * A console session was signed out: its token (by `sessionId`, the JWT's jti) is refused from now on.
+ * `expiresAt` is when the token would have expired anyway; after it the revocation need not be kept.
+ */
+export const userSessionRevoked = defineEvent({
+  type: 'user.session-revoked',
+  version: 1,
+  schema: z.object({ userId: id, sessionId: id, expiresAt: timestamp }),
+});
+
 // ---- keys
 
 export const agentKeyIssued = defineEvent({
@@ -188,6 +198,7 @@ export const accessEvents = [
   userRoleChanged,
   userPasswordChanged,
   userDisabled,
+  userSessionRevoked,
   agentKeyIssued,
   agentKeyRevoked,
   publicKeyIssued,
@@ -212,7 +223,8 @@ export type UserEvent =
   | EventOf<typeof userCreated>
   | EventOf<typeof userRoleChanged>
   | EventOf<typeof userPasswordChanged>
-  | EventOf<typeof userDisabled>;
+  | EventOf<typeof userDisabled>
+  | EventOf<typeof userSessionRevoked>;
 export type KeyEvent =
   | EventOf<typeof agentKeyIssued>
   | EventOf<typeof agentKeyRevoked>

@@ -29,7 +29,9 @@ export type UserCommand =
   | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string }
   | { type: 'change-role'; role: string }
   | { type: 'change-password'; passwordHash: string }
-  | { type: 'disable-user' };
+  | { type: 'disable-user' }
+  /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on. */
+  | { type: 'revoke-session'; sessionId: string; expiresAt: string };
 
 export interface UserContext {
   caller: Caller;
@@ -51,6 +53,9 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         return { ...state, passwordHash: event.data.passwordHash };
       case 'user.disabled':
         return { ...state, disabled: true };
+      case 'user.session-revoked':
+        // Sessions live in tokens, not in the aggregate: nothing to decide on later depends on them.
+        return state;
     }
   },
 
@@ -93,6 +98,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         assertCan(caller, 'members.manage');
         if (self) throw forbidden('You cannot disable your own account.', 'Ask another tenant admin.');
         return state.disabled ? [] : [{ type: 'user.disabled', data: { userId: state.id } }];
+      }
+      case 'revoke-session': {
+        if (!self) throw forbidden('Only the signed-in user signs out their own session.');
+        return [{ type: 'user.session-revoked', data: { userId: state.id, sessionId: command.sessionId, expiresAt: command.expiresAt } }];
       }
     }
   },

@@ -9,6 +9,8 @@ import type { EventLog } from '../../event-store/event-log.ts';
 import type { ProjectionWatermark } from '../../application/projection-watermark.ts';
 import type { SessionTokens } from '../../security/session-tokens.ts';
 import type { RateLimiter } from '../../security/rate-limiter.ts';
+import type { LoginThrottle } from '../../security/login-throttle.ts';
+import type { WorkSlots } from '../../security/work-slots.ts';
 import { unauthorized, validationError } from '../errors/error-factory.ts';
 import type { IpAllowlistEntry } from '../../domain/access/project-decider.ts';
 
@@ -23,6 +25,10 @@ export interface AdminDeps {
   watermark: ProjectionWatermark;
   sessions: SessionTokens;
   rateLimiter: RateLimiter;
+  /** Sign-in throttling (exponential backoff per address, account and both). */
+  loginThrottle: LoginThrottle;
+  /** Where sign-in password checks run: a few at once, so hashing never takes every core. */
+  passwordChecks: WorkSlots;
   clock: Clock;
   logger: Logger;
 }
@@ -36,6 +42,8 @@ export interface ProjectDoc extends ProjectView {
 
 export interface AdminState {
   principal: Principal;
+  /** The console session the request came with (absent for agent keys). */
+  session?: { sessionId: string; expiresAt: Date };
   /** The project the request acts in: an agent key's own, or a session's X-Project-Id. */
   project?: ProjectDoc;
 }

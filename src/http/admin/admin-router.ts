@@ -2,6 +2,7 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { AdminDeps } from './admin-context.ts';
 import { authRoutes } from './auth-routes.ts';
+import { sessionRoutes } from './session-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { contentRoutes } from './content-routes.ts';
 import { ApiRegistry, openApiDocument } from './api-registry.ts';
@@ -23,6 +24,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const router = newRouter({ prefix: '/admin/v1' });
   const api = new ApiRegistry();
   const open = authRoutes(deps, api);
+  const session = sessionRoutes(deps, api);
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
   const schema = schemaRoutes(deps, api);
@@ -42,6 +44,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [content, entries, schema, project, preview, hooks, ...media, contact, translation, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, schema, project, preview, hooks, ...media, contact, translation, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

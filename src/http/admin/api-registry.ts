@@ -99,7 +99,11 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       const { description, schema } = typeof response === 'string' ? { description: response, schema: undefined } : response;
-      responses[status] = Number(status) === 204 ? { description } : { description, content: { 'application/json': { schema: schema ? toSchema(schema, 'output') : { type: 'object' } } } };
+      const code = Number(status);
+      responses[status] =
+        code === 204 ? { description }
+        : code >= 400 ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+        : { description, content: { 'application/json': { schema: schema ? toSchema(schema, 'output') : { type: 'object' } } } };
     }
     responses['default'] = { description: 'Error, in the envelope of spec section 7', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     paths[path] ??= {};

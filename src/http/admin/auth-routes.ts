@@ -6,7 +6,9 @@ import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/pas
 import type { ApiRegistry } from './api-registry.ts';
 import type { AdminDeps, ProjectDoc } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
-import { notFound } from '../errors/error-factory.ts';
+import { notFound, rateLimited, unavailable } from '../errors/error-factory.ts';
+import { SlotsFullError } from '../../security/work-slots.ts';
+import { clientIp } from '../../contact-forms/client-ip.ts';
 import type { LoginAppearance } from '../../domain/access/project-decider.ts';
 import type { UserDoc } from '../../../projections/access.ts';
 
@@ -20,10 +22,23 @@ const loginBody = z.object({
 /** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
-  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: 'The session token, its expiry and the user' } }, async (ctx, { body }) => {
-    const [found] = await deps.reader.find<UserDoc & Record<string, unknown>>('access', 'users', { filter: { email: body.email.trim().toLowerCase() }, limit: 1 });
-    // Same work whether or not the e-mail exists: no timing oracle for account discovery.
-    const passwordMatches = found ? await verifyPassword(body.password, found.passwordHash) : await verifyPasswordAgainstNothing(body.password);
+  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: 'The session token, its expiry and the user', 429: 'RATE_LIMITED: too many failed sign-ins from this address or for this account; wait Retry-After seconds (the wait doubles with each further failure, up to 60 s per account and 5 minutes per address)' } }, async (ctx, { body }) => {
+    const email = body.email.trim().toLowerCase();
+    // Throttled attempts are refused before the password is looked at: guessing costs time, not our CPU.
+    const decision = deps.loginThrottle.begin(email, clientIp(ctx));
+    if (!decision.allowed) {
+      throw rateLimited(decision.retryAfterSeconds, { message: 'Too many failed sign-in attempts: wait before trying again.' });
+    }
+    const [found] = await deps.reader.find<UserDoc & Record<string, unknown>>('access', 'users', { filter: { email }, limit: 1 });
+    // Same work whether or not the e-mail exists: no timing oracle for account discovery. A few checks at
+    // once (the rest queue), so hashing never takes every core from the requests being served.
+    let passwordMatches: boolean;
+    try {
+      passwordMatches = await deps.passwordChecks.run(() => (found ? verifyPassword(body.password, found.passwordHash) : verifyPasswordAgainstNothing(body.password)));
+    } catch (error) {
+      if (error instanceof SlotsFullError) throw unavailable('Too many sign-ins at once; try again shortly.', { retryAfterSeconds: error.retryAfterSeconds });
+      throw error;
+    }
     const project = body.projectId && isUuid(body.projectId) ? await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', body.projectId) : null;
     const subject = decideSignIn({
       user: found ? { id: found.userId, tenantId: found.tenantId, email: found.email, role: found.role, passwordHash: found.passwordHash, disabled: found.disabled } : null,
@@ -31,6 +46,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       project: project ? { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist } : null,
       clientIp: ctx.ip,
     });
+    decision.attempt.succeeded();
     const { token, claims } = await deps.sessions.issueSession(subject);
     ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user: { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role } };
   });

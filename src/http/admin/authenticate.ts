@@ -21,6 +21,7 @@ interface UserDoc {
   tenantId: string;
   role: UserRole;
   disabled: boolean;
+  revokedSessions?: Array<{ sessionId: string }>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,6 +67,8 @@ export function authenticate(deps: AdminDeps): Middleware {
       }
       const user = await deps.reader.get<UserDoc & Record<string, unknown>>('access', 'users', claims.userId);
       if (!user || user.disabled) throw unauthorized('The session is no longer valid: sign in again.');
+      if (user.revokedSessions?.some((revoked) => revoked.sessionId === claims.sessionId)) throw unauthorized('The session was signed out: sign in again.');
+      state.session = { sessionId: claims.sessionId, expiresAt: claims.expiresAt };
       // The role comes from the user as it is now, not as it was when the token was issued.
       state.principal = { kind: 'user', userId: user.userId, tenantId: user.tenantId, role: user.role } satisfies Principal;
       const projectId = ctx.get('X-Project-Id');

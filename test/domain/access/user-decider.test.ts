@@ -105,4 +105,16 @@ describe('user decider', () => {
   it('answers NOT_FOUND for a user that does not exist', () => {
     given(userDecider, []).when({ type: 'disable-user' }, as(admin)).thenFails('NOT_FOUND');
   });
+
+  describe('revoke-session (sign-out)', () => {
+    const revoke = { type: 'revoke-session' as const, sessionId: 'b1111111-1111-4111-8111-111111111111', expiresAt: '2026-11-23T00:00:00.000Z' };
+    const self = { kind: 'user' as const, userId: USER_ID, tenantId: TENANT, role: 'tenant_user' as const };
+    it('records the signed-in user\'s own session as revoked', () => {
+      given(userDecider, [created()]).when(revoke, as(self)).then([{ type: 'user.session-revoked', data: { userId: USER_ID, sessionId: revoke.sessionId, expiresAt: revoke.expiresAt } }]);
+    });
+    it('is nobody else\'s to do', () => {
+      given(userDecider, [created()]).when(revoke, as(admin)).thenFails('FORBIDDEN', /signs out their own session/);
+      given(userDecider, [created()]).when(revoke, as(operator)).thenFails('FORBIDDEN');
+    });
+  });
 });
