@@ -228,6 +228,34 @@ const settings = {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
   },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    schema: integer(1000, 600_000).default(65_000),
+    allowed: 'milliseconds from 1000 to 600000 (default 65000) an idle keep-alive connection stays open; keep it above the idle timeout of a load balancer in front (60 s on the common ones)',
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    schema: integer(1000, 600_000).default(66_000),
+    allowed: 'milliseconds from 1000 to 600000 (default 66000) a client gets to send a request\'s headers (slow-header attacks); above HTTP_KEEP_ALIVE_TIMEOUT_MS and at most HTTP_REQUEST_TIMEOUT_MS',
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    schema: integer(1000, 3_600_000).default(300_000),
+    allowed: 'milliseconds from 1000 to 3600000 (default 300000) a client gets to send a whole request, body included (large uploads)',
+  },
+  HTTP_MAX_CONNECTIONS: {
+    schema: integer(1, 1_000_000).default(8192),
+    allowed: 'a whole number from 1 to 1000000 (default 8192) of connections open at once; further ones are closed as they arrive. Keep it below the process\'s open-file limit (ulimit -n) with room for data files',
+  },
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: {
+    schema: integer(0, 1_000_000).default(0),
+    allowed: 'a whole number from 0 to 1000000 (default 0: no limit) of connections open at once from one remote address; leave 0 behind a reverse proxy, whose address every connection has',
+  },
+  HTTP_MAX_IN_FLIGHT: {
+    schema: integer(1, 1_000_000).default(512),
+    allowed: 'a whole number from 1 to 1000000 (default 512) of requests in progress at once; more are answered 503 with Retry-After at once',
+  },
+  LOAD_SHED_LAG_MS: {
+    schema: integer(0, 60_000).default(100),
+    allowed: 'milliseconds from 0 to 60000 (default 100; 0 turns it off) of event-loop delay which, once it has lasted 500 ms, has new requests of the clients that sent the most in the last second (over 16 and over a tenth of all) answered 503 with Retry-After (all requests past three times the bound), until the delay falls below half the bound',
+  },
   SESSION_TTL_MINUTES: {
     schema: integer(5, 10_080).default(720),
     allowed: 'minutes from 5 to 10080 (default 720, 12 hours) that a console session token stays valid; shorter means signing in more often',
@@ -254,6 +282,8 @@ export interface Config {
   scheduledPublishIntervalMs: number;
   /** AGGREGATE_CACHE_MB in bytes: memory for recent aggregate states in each process (0: no cache). */
   aggregateCacheBytes: number;
+  /** The HTTP server's limits (timeouts, connections) and load shedding. */
+  http: HttpLimitsConfig;
   /** Console sessions: token lifetime and how many sign-in password checks run at once. */
   sessions: { ttlSeconds: number; passwordHashConcurrency: number };
   /** Unset on the embedded default: see resolveSessionSecret. */
@@ -274,6 +304,18 @@ export interface Config {
   translation: TranslationConfig;
   /** GET /metrics: METRICS and METRICS_TOKEN. */
   metrics: { enabled: boolean; token: string | undefined };
+}
+
+export interface HttpLimitsConfig {
+  keepAliveTimeoutMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  /** 0: no limit. */
+  maxConnectionsPerClient: number;
+  maxInFlight: number;
+  /** 0: no shedding on event-loop delay (HTTP_MAX_IN_FLIGHT still applies). */
+  loadShedLagMs: number;
 }
 
 export interface TranslationConfig {
@@ -345,6 +387,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = p.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
     problems.push(`${missing} is unset: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together; allowed: ${settings[missing].allowed}`);
   }
+  if (problems.length === 0 && p.HTTP_HEADERS_TIMEOUT_MS <= p.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS=${JSON.stringify(String(p.HTTP_HEADERS_TIMEOUT_MS))}: not above HTTP_KEEP_ALIVE_TIMEOUT_MS (${p.HTTP_KEEP_ALIVE_TIMEOUT_MS}); allowed: ${settings.HTTP_HEADERS_TIMEOUT_MS.allowed}`);
+  }
+  if (problems.length === 0 && p.HTTP_HEADERS_TIMEOUT_MS > p.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS=${JSON.stringify(String(p.HTTP_HEADERS_TIMEOUT_MS))}: above HTTP_REQUEST_TIMEOUT_MS (${p.HTTP_REQUEST_TIMEOUT_MS}); allowed: ${settings.HTTP_HEADERS_TIMEOUT_MS.allowed}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   const dataDir = path.resolve(p.DATA_DIR);
   return {
@@ -360,6 +408,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readinessMaxLagMs: p.READINESS_MAX_LAG_MS,
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
     sessions: { ttlSeconds: p.SESSION_TTL_MINUTES * 60, passwordHashConcurrency: p.PASSWORD_HASH_CONCURRENCY },
+    http: {
+      keepAliveTimeoutMs: p.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeoutMs: p.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: p.HTTP_REQUEST_TIMEOUT_MS,
+      maxConnections: p.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerClient: p.HTTP_MAX_CONNECTIONS_PER_CLIENT,
+      maxInFlight: p.HTTP_MAX_IN_FLIGHT,
+      loadShedLagMs: p.LOAD_SHED_LAG_MS,
+    },
     sessionSecret: p.SESSION_SECRET,
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
     aggregateCacheBytes: p.AGGREGATE_CACHE_MB * 1024 * 1024,

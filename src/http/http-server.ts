@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from '../logging/logger.ts';
 import { DrainState } from './drain-state.ts';
+import type { LoadShedder } from './load-shedding.ts';
 import { requestIdOf } from './request-context.ts';
 
 export interface HttpServerTimeouts {
@@ -19,6 +20,16 @@ export interface HttpServerTimeouts {
   requestMs?: number;
 }
 
+export interface HttpServerLimits {
+  /** Connections open at once; further ones are closed as they arrive (node's server.maxConnections). */
+  maxConnections?: number;
+  /**
+   * Connections open at once from one remote address; further ones are closed as they arrive. 0: no limit
+   * (behind a proxy every connection comes from the proxy).
+   */
+  maxConnectionsPerClient?: number;
+}
+
 export interface HttpServerOptions {
   app: Koa;
   /** 0 picks a free port; the actual one is in the result. */
@@ -28,6 +39,9 @@ export interface HttpServerOptions {
   /** Shared with the health routes so /healthz and /readyz answer 503 once close() begins. Default: a new one. */
   drain?: DrainState;
   timeouts?: HttpServerTimeouts;
+  limits?: HttpServerLimits;
+  /** Refuses requests early (503) under overload; runs after the fast lane (a cache hit is cheaper than a refusal). */
+  shedder?: LoadShedder;
   /**
    * Answers a request before Koa when it can (the public response cache); false hands it to Koa. Runs after
    * the drain handling, so a draining server still closes connections behind its answers.
@@ -67,7 +81,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     });
   }
 
-  const server = createServer();
+  // Header and request timeouts are enforced when the server checks its connections: every second, rather
+  // than node's default 30 s, so that a slow-header client is cut near HTTP_HEADERS_TIMEOUT_MS, not 30 s later.
+  const server = createServer({ connectionsCheckingInterval: 1000 });
   const timeouts = options.timeouts ?? {};
   server.keepAliveTimeout = timeouts.keepAliveMs ?? 65_000;
   server.headersTimeout = timeouts.headersMs ?? 66_000;
@@ -81,9 +97,35 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       if (drain.draining) setImmediate(() => server.closeIdleConnections());
     });
   });
+  const limits = options.limits ?? {};
+  if (limits.maxConnections !== undefined) server.maxConnections = limits.maxConnections;
+  const perClient = limits.maxConnectionsPerClient ?? 0;
+  if (perClient > 0) {
+    const open = new Map<string, number>();
+    server.on('connection', (socket) => {
+      const address = socket.remoteAddress ?? 'unknown';
+      const count = (open.get(address) ?? 0) + 1;
+      if (count > perClient) {
+        socket.destroy();
+        return;
+      }
+      open.set(address, count);
+      socket.once('close', () => {
+        const left = (open.get(address) ?? 1) - 1;
+        if (left <= 0) open.delete(address);
+        else open.set(address, left);
+      });
+    });
+  }
+
   const handle = app.callback();
   const fastLane = options.fastLane;
-  server.on('request', fastLane ? (req: IncomingMessage, res: ServerResponse) => void (fastLane(req, res) || handle(req, res)) : handle);
+  const shedder = options.shedder;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (fastLane?.(req, res)) return;
+    if (shedder && !shedder.admit(req, res)) return;
+    void handle(req, res);
+  });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error): void => reject(error);

@@ -6,6 +6,7 @@ import { EventLog } from '../event-store/event-log.ts';
 import { healthRoutes } from '../http/health-routes.ts';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.ts';
 import { DrainState } from '../http/drain-state.ts';
+import { EventLoopLag, LoadShedder } from '../http/load-shedding.ts';
 import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../http/readiness.ts';
 import { errorEnvelope } from '../http/middleware/error-envelope.ts';
 import { notFound } from '../http/middleware/not-found.ts';
@@ -152,6 +153,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let responseCache: PublicResponseCache | undefined;
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
+  let lag: EventLoopLag | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -230,12 +232,27 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       app.use(contactPages(contact));
       app.use(notFound());
       const cache = responseCache;
-      http = await startHttpServer({ app, port: config.port, host: config.host, logger, drain, fastLane: (req, res) => cache.serveRaw(req, res) });
+      const limits = config.http;
+      lag = new EventLoopLag().start();
+      const loopLag = lag;
+      const shedder = new LoadShedder({ lagMs: () => loopLag.currentMs(), maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY, maxInFlight: limits.maxInFlight, trustProxy: config.trustProxy });
+      http = await startHttpServer({
+        app,
+        port: config.port,
+        host: config.host,
+        logger,
+        drain,
+        fastLane: (req, res) => cache.serveRaw(req, res),
+        timeouts: { keepAliveMs: limits.keepAliveTimeoutMs, headersMs: limits.headersTimeoutMs, requestMs: limits.requestTimeoutMs },
+        limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient },
+        shedder,
+      });
       logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
     }
     // The contact-form notice sender runs beside the projectors (console links use the listening URL).
     if (config.roles.has('projector')) contact.startWorker(http?.url);
   } catch (error) {
+    lag?.stop();
     versions?.stop();
     await contactForms?.stop();
     await mediaClose?.();
@@ -259,6 +276,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     stop: () =>
       (stopping ??= (async () => {
         await http?.close(config.shutdownGraceMs);
+        lag?.stop();
         versions?.stop();
         await dispatcher?.stop();
         await contactForms?.stop();

@@ -20,7 +20,9 @@ export interface AdminFixture {
 
 export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock } = {}): Promise<AdminFixture> {
   const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env });
+  // The service shares this process's event loop with the test driving it, so load shedding on event-loop lag
+  // would judge the test's own pace; it is off unless a test sets LOAD_SHED_LAG_MS (test/http/load-shedding.test.ts).
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', ...options.env });
   const service = await startService(config, { logger: pino({ level: 'silent' }), clock: options.clock ?? systemClock });
   const access = new AccessService({ log: service.log, clock: systemClock });
   const project = await access.bootstrap(OPERATOR, {

@@ -54,7 +54,8 @@ describe('public response cache memory under distinct long URLs (issue 12 item 2
     const bootstrap = await runEntry('src/cli/main.ts', ['bootstrap', '--project', 'Cache', '--plan', 'business', '--admin-email', 'cache@example.com', '--admin-password', 'correct horse battery staple'], { DATA_DIR: dataDir, ANNALS_ADMIN_PASSWORD: '' }, 120_000);
     expect(bootstrap.code, bootstrap.stderr).to.equal(0);
     const { projectId, agentKey } = JSON.parse(bootstrap.stdout.trim()) as { projectId: string; agentKey: string };
-    service = await startServiceProcess({ DATA_DIR: dataDir, PUBLIC_RESPONSE_CACHE_MB: String(CACHE_MB) }, 60_000, { keepRequestLogs: false });
+    // Every request must reach the cache, not be shed as the flood it is (the shedder has its own tests).
+    service = await startServiceProcess({ DATA_DIR: dataDir, PUBLIC_RESPONSE_CACHE_MB: String(CACHE_MB), LOAD_SHED_LAG_MS: '0' }, 60_000, { keepRequestLogs: false });
     const created = await fetch(`${service.url}/admin/v1/form-sets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },

@@ -31,6 +31,7 @@ export function publicOpenApiDocument(): Schema {
         'Every response carries `Access-Control-Allow-Origin: *`. JSON, XML and text responses carry a strong ETag and answer 304 to a matching If-None-Match; `Cache-Control: public, no-cache` by default (PUBLIC_CACHE_MAX_AGE), so a publish shows at once.',
         'Errors use the envelope `{error: {code, message, hint?, retryable?}}`.',
         'Paths match case-sensitively, as written here. A path with empty segments (`//`), dot segments (`/./`, `/../`, also percent-encoded), encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing.',
+        'Under overload any request may be answered 503 SERVICE_UNAVAILABLE with `retryable: true` and `Retry-After`.',
       ].join('\n\n'),
     },
     servers: [
