@@ -5,7 +5,8 @@ import type { IdempotentResult } from '../application/idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from '../application/project-writes.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { notFound } from '../domain/domain-error.ts';
+import { invalid, notFound } from '../domain/domain-error.ts';
+import { assertOutboundAllowed, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../security/ssrf-guard.ts';
 import { requirePlan } from '../domain/plans.ts';
 import { contactFormDecider } from '../domain/contact-form/contact-form-decider.ts';
 import { contactFormStream } from '../domain/contact-form/contact-form-events.ts';
@@ -66,6 +67,10 @@ export class ContactFormService {
     private readonly deps: ProjectServiceDeps & {
       /** Seals chat webhook URLs (SECRETS_KEY). */
       secrets: SecretBox;
+      /** OUTBOUND_ALLOWLIST: chat webhook URLs are checked against it when set, as webhooks are. */
+      outbound: OutboundPolicy;
+      /** Resolves host names for that check (default the system resolver). */
+      resolve?: Resolver;
     },
   ) {
     this.#writes = new ProjectWrites(deps);
@@ -74,7 +79,10 @@ export class ContactFormService {
   async create(principal: Principal, project: ContactProject, input: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'contact-forms.write');
     const parsed = parseContactFormSettings(input, { contentLocales: project.contentLocales });
-    if (parsed.chat_webhook_url !== null) requirePlan(project.plan, 'standard', 'Chat notifications');
+    if (parsed.chat_webhook_url !== null) {
+      requirePlan(project.plan, 'standard', 'Chat notifications');
+      await this.#assertReachable(parsed.chat_webhook_url);
+    }
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const formId = ids['formId']!;
       // A retried idempotent request whose first run got this far answers with what it made.
@@ -123,7 +131,10 @@ export class ContactFormService {
     } else {
       const existing = current.settings.chat_webhook;
       const unchanged = existing !== null && parsed.chat_webhook_url !== null && this.#openChat(formId, existing) === parsed.chat_webhook_url;
-      if (parsed.chat_webhook_url !== null && !unchanged) requirePlan(project.plan, 'standard', 'Chat notifications');
+      if (parsed.chat_webhook_url !== null && !unchanged) {
+        requirePlan(project.plan, 'standard', 'Chat notifications');
+        await this.#assertReachable(parsed.chat_webhook_url);
+      }
       settings = this.#seal(formId, parsed, unchanged ? existing : null);
     }
     const command = { type: 'update_contact_form' as const, settings, ...(expectedVersion === undefined ? {} : { expectedVersion }) };
@@ -164,6 +175,21 @@ export class ContactFormService {
   async bySlug(projectId: string, slug: string): Promise<ContactFormDoc | null> {
     const [doc] = await this.deps.reader.find<ContactFormDoc & Record<string, unknown>>('contact-forms', 'forms', { filter: { projectId, slug, deleted: false }, limit: 1 });
     return doc ?? null;
+  }
+
+  /**
+   * A chat webhook URL must reach a public address (or one OUTBOUND_ALLOWLIST allows), checked when it is set,
+   * as webhook URLs are: refused here with a 400 naming the problem, not only later at delivery.
+   */
+  async #assertReachable(url: string): Promise<void> {
+    try {
+      await assertOutboundAllowed(new URL(url), this.deps.outbound, this.deps.resolve);
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) {
+        throw invalid(`chat_webhook_url: ${error.message}`, error.reason === 'unresolvable' ? 'Check the host name.' : 'Chat notifications may only reach public addresses unless OUTBOUND_ALLOWLIST allows the host.');
+      }
+      throw error;
+    }
   }
 
   #seal(formId: string, parsed: ParsedSettings, keep: ChatWebhookRef | null): ContactFormSettings {

@@ -69,7 +69,7 @@ export async function openContactForms(
   const reader = new ReadModelReader(deps.readModels, { generations: deps.supervisor });
   const watermark = new ProjectionWatermark(deps.readModels, deps.supervisor);
   const secrets = new SecretBox(resolveSecretsKey(config));
-  const forms = new ContactFormService({ log, reader, reservations: new Reservations(log), idempotency: new Idempotency(log, { clock }), watermark, clock, secrets });
+  const forms = new ContactFormService({ log, reader, reservations: new Reservations(log), idempotency: new Idempotency(log, { clock }), watermark, clock, secrets, outbound: outboundPolicy(config.outboundAllowlist) });
   const submissions = new SubmissionService({ log, reader, keyStore, watermark, mail, mailFrom: settings.mailFrom, clock, logger });
   const challengeKey = Buffer.from(hkdfSync('sha256', resolveSessionSecret(config), 'annals', 'contact-form-challenge', 32));
   const challenges = new PowChallenges({ key: challengeKey, difficulty: settings.powDifficulty, ttlMs: CHALLENGE_TTL_MS, noJsMinMs: settings.noJsMinSeconds * 1000, clock });

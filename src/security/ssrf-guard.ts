@@ -9,8 +9,8 @@ import { parseCidr } from './ip-allowlist.ts';
  *
  * A URL is refused when its host resolves (any A/AAAA record) to an address that is not on the public
  * internet: loopback, private (RFC 1918, fc00::/7), link-local, cloud metadata, unspecified, CGNAT,
- * multicast, broadcast, reserved, or an IPv6 form that embeds one of those (IPv4-mapped, IPv4-compatible,
- * NAT64, 6to4). The OUTBOUND_ALLOWLIST setting permits named hosts (exact, case-insensitive) and CIDR
+ * multicast, broadcast, reserved, an IPv6 form that embeds one of those (IPv4-mapped, IPv4-translated,
+ * IPv4-compatible, NAT64, 6to4), or any other IPv6 address outside global unicast (2000::/3). The OUTBOUND_ALLOWLIST setting permits named hosts (exact, case-insensitive) and CIDR
  * ranges, for receivers on a private network and for tests.
  *
  * The check runs twice: when the URL is accepted (assertOutboundAllowed) and when the connection is made
@@ -196,15 +196,23 @@ const IPV6_FORBIDDEN: Array<[Range, string]> = [
   [v6('2001:db8::/32'), 'a reserved (documentation) address'],
 ];
 
+/** Global unicast: the only IPv6 space with public destinations (besides forms that carry an IPv4 address). */
+const GLOBAL_UNICAST = v6('2000::/3');
+
 function classify(address: Address): string | null {
   if (address.kind() === 'ipv4') return matchTable(address, IPV4_FORBIDDEN);
   const ip6 = address as ipaddr.IPv6;
   const embedded = embeddedIPv4(ip6);
   if (embedded) {
+    const described = `(${embedded.form} ${embedded.address.toString()})`;
     const inner = matchTable(embedded.address, IPV4_FORBIDDEN);
-    return inner === null ? null : `${inner} (${embedded.form} ${embedded.address.toString()})`;
+    if (inner !== null) return `${inner} ${described}`;
+    // A translated address is an internal artefact of an IPv4/IPv6 translator, never a public destination.
+    return embedded.form === 'IPv4-translated' ? `not a global unicast address ${described}` : null;
   }
-  return matchTable(ip6, IPV6_FORBIDDEN);
+  const listed = matchTable(ip6, IPV6_FORBIDDEN);
+  if (listed !== null) return listed;
+  return ip6.match(GLOBAL_UNICAST[0], GLOBAL_UNICAST[1]) ? null : 'not a global unicast address';
 }
 
 function matchTable(address: Address, table: Array<[Range, string]>): string | null {
@@ -214,11 +222,13 @@ function matchTable(address: Address, table: Array<[Range, string]>): string | n
   return null;
 }
 
-/** IPv6 forms that carry an IPv4 address the packet ends up at: mapped, compatible, NAT64 well-known, 6to4. */
+/** IPv6 forms that carry an IPv4 address the packet ends up at: mapped, translated, compatible, NAT64 well-known, 6to4. */
 function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; form: string } | null {
   const bytes = address.toByteArray();
   const tail = (from: number) => new ipaddr.IPv4(bytes.slice(from, from + 4));
   if (address.isIPv4MappedAddress()) return { address: address.toIPv4Address(), form: 'IPv4-mapped' };
+  // ::ffff:0:a.b.c.d (RFC 2765 SIIT), which stacks may route to the IPv4 address.
+  if (address.match(ipaddr.IPv6.parse('::ffff:0:0:0'), 96)) return { address: tail(12), form: 'IPv4-translated' };
   if (address.match(ipaddr.IPv6.parse('64:ff9b::'), 96)) return { address: tail(12), form: 'NAT64' };
   if (address.match(ipaddr.IPv6.parse('2002::'), 16)) return { address: tail(2), form: '6to4' };
   // IPv4-compatible (::a.b.c.d, deprecated); :: and ::1 are classified as IPv6 above this form.

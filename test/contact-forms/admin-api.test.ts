@@ -16,7 +16,7 @@ describe('contact forms: admin API (create_contact_form, update_contact_form, re
   });
 
   it('creates a form with every setting of the spec\'s table and reads it back, list included', async () => {
-    const created = await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'every-setting', honeypot_field: 'homepage', chat_webhook_url: 'https://hooks.example.com/services/T000/B000/SECRETTOKEN' }) });
+    const created = await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'every-setting', honeypot_field: 'homepage', chat_webhook_url: 'https://93.184.216.34/services/T000/B000/SECRETTOKEN' }) });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const form = created.body;
     expect(form).to.include({ slug: 'every-setting', name: 'Contact us', reply_to_field: 'email', honeypot_enabled: true, honeypot_field: 'homepage', autoreply_enabled: true, autoreply_to_field: 'email', hosted_page_enabled: true, version: 1 });
@@ -27,7 +27,7 @@ describe('contact forms: admin API (create_contact_form, update_contact_form, re
     expect(form.fields.map((x: { key: string }) => x.key)).to.deep.equal(['name', 'email', 'company', 'inquiry_type', 'message']);
     expect(form.fields[3].options).to.deep.equal([{ value: 'sales', label: 'Sales' }, { value: 'support', label: 'Support' }]);
     // The chat webhook URL is a credential: shown by scheme and host only, never again in full.
-    expect(form.chat_webhook_url).to.equal('https://hooks.example.com/…');
+    expect(form.chat_webhook_url).to.equal('https://93.184.216.34/…');
     expect(JSON.stringify(form)).to.not.contain('SECRETTOKEN');
     expect(form.submitPath).to.equal('/contact-forms/every-setting/submit');
     expect(form.hostedPagePath).to.equal(`/contact/${f.project.projectSlug}/every-setting`);
@@ -125,10 +125,10 @@ describe('contact forms: admin API (create_contact_form, update_contact_form, re
   });
 
   it('updates settings (autoreply included), keeps the ones left out, checks the result as a whole, and moves the slug', async () => {
-    const created = (await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'to-update', chat_webhook_url: 'https://hooks.example.com/services/KEEP' }) })).body;
+    const created = (await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'to-update', chat_webhook_url: 'https://93.184.216.34/services/KEEP' }) })).body;
     const updated = await f.call('PATCH', `/contact-forms/${created.id}`, { body: { autoreply_subject: { en: 'We got it', ja: '受け付けました' }, autoreply_enabled: false, email_signature: null, slug: 'updated' } });
     expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
-    expect(updated.body).to.include({ slug: 'updated', autoreply_enabled: false, email_signature: null, version: 2, name: 'Contact us', chat_webhook_url: 'https://hooks.example.com/…' });
+    expect(updated.body).to.include({ slug: 'updated', autoreply_enabled: false, email_signature: null, version: 2, name: 'Contact us', chat_webhook_url: 'https://93.184.216.34/…' });
     expect(updated.body.autoreply_subject).to.deep.equal({ en: 'We got it', ja: '受け付けました' });
     expect(updated.body.fields).to.deep.equal(created.fields);
     // The old slug is free again; the new one is taken.
@@ -157,6 +157,25 @@ describe('contact forms: admin API (create_contact_form, update_contact_form, re
     expect(bySession.status).to.equal(204);
     expect((await f.call('GET', `/contact-forms/${created.id}`)).status).to.equal(404);
     expect((await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'to-delete' }) })).status).to.equal(201);
+  });
+
+  it('refuses a chat webhook URL that reaches a loopback, private or unresolvable host when it is set, as webhooks do (issue 12 item 8)', async () => {
+    for (const [url, reason] of [
+      ['https://127.0.0.1:9/hook', /^chat_webhook_url: 127\.0\.0\.1 is a loopback address/],
+      ['https://localhost/hook', /^chat_webhook_url: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/],
+      ['https://10.0.0.1/hook', /private address/],
+      ['https://[::ffff:0:7f00:1]/hook', /IPv4-translated 127\.0\.0\.1/],
+      ['https://nowhere.invalid/hook', /could not be resolved/],
+    ] as const) {
+      const refused = await f.call('POST', '/contact-forms', { body: contactForm({ slug: `chat-${Math.random().toString(36).slice(2, 8)}`, chat_webhook_url: url }) });
+      expect(refused.status, url).to.equal(400);
+      expect(refused.body.error.code).to.equal('VALIDATION_ERROR');
+      expect(refused.body.error.message, url).to.match(reason);
+    }
+    const form = (await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'chat-later' }) })).body;
+    const patched = await f.call('PATCH', `/contact-forms/${form.id}`, { body: { chat_webhook_url: 'https://127.0.0.1/hook' } });
+    expect(patched.status).to.equal(400);
+    expect(patched.body.error.message).to.match(/loopback/);
   });
 
   it('asks for the Standard plan before taking a chat webhook', async () => {

@@ -145,11 +145,10 @@ describe('contact forms: notices by e-mail (a real SMTP server on loopback) and 
     expect(post!.body.text).to.not.contain('ann@example.org').and.not.contain('Line one');
   });
 
-  it('refuses a chat webhook the SSRF guard does not allow, and records why', async () => {
-    const guarded = (await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'guarded', notification_emails: [], autoreply_enabled: false, chat_webhook_url: 'https://10.0.0.1/hook' }) })).body;
-    const response = await submit(pinnedBase(f), 'guarded', { name: 'Ed', email: 'ed@example.org', message: 'Hi' });
-    const failed = await eventually(() => submission(response.body.submissionId, guarded.id), (r) => r.body.deliveries.chat?.status === 'failed', 15_000);
-    expect(failed.body.deliveries.chat.detail).to.contain('SSRF');
+  it('refuses a chat webhook the SSRF guard does not allow when it is set, before any submission (issue 12 item 8)', async () => {
+    const guarded = await f.call('POST', '/contact-forms', { body: contactForm({ slug: 'guarded', notification_emails: [], autoreply_enabled: false, chat_webhook_url: 'https://10.0.0.1/hook' }) });
+    expect(guarded.status).to.equal(400);
+    expect(guarded.body.error.message).to.match(/^chat_webhook_url: 10\.0\.0\.1 is a private address/);
   });
 
   it('sends nothing for a honeypot hit', async () => {

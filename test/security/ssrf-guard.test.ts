@@ -55,6 +55,13 @@ describe('SSRF guard', () => {
     ['https://[::ffff:127.0.0.1]/', /loopback address \(IPv4-mapped 127\.0\.0\.1\)/],
     ['https://[::ffff:a9fe:a9fe]/', /cloud metadata address \(IPv4-mapped 169\.254\.169\.254\)/],
     ['https://[64:ff9b::a00:1]/', /private address \(NAT64 10\.0\.0\.1\)/],
+    // Issue 12 item 8: IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 2765) were not classified at all.
+    ['https://[::ffff:0:7f00:1]/', /loopback address \(IPv4-translated 127\.0\.0\.1\)/],
+    ['https://[::ffff:0:a00:1]/', /private address \(IPv4-translated 10\.0\.0\.1\)/],
+    ['https://[::ffff:0:808:808]/', /not a global unicast address|IPv4-translated/],
+    // Nothing outside global unicast (2000::/3) is a public destination.
+    ['https://[::ffff:1:0:7f00:1]/', /not a global unicast address/],
+    ['https://[4000::1]/', /not a global unicast address/],
     ['https://[2002:7f00:1::]/', /loopback address \(6to4 127\.0\.0\.1\)/],
     // The WHATWG URL parser turns legacy IPv4 forms into dotted decimal before the guard sees them.
     ['https://0x7f.1/', /^127\.0\.0\.1 is a loopback address/],
