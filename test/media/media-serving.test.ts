@@ -85,6 +85,23 @@ function servingSuite(title: string, env: () => Promise<StoreSetup>): void {
       expect(response.headers.get('etag')).to.equal(`"${createHash('sha256').update(image.bytes).digest('hex')}"`);
     });
 
+    it('hands out mediaUrls on the key-resolved base that a browser loads as they are, without a key (issue 12)', async () => {
+      const formSet = await f.call('POST', '/form-sets', { body: { slug: `cards-${Math.random().toString(36).slice(2, 8)}`, name: 'Cards', fields: [{ key: 'title', type: 'text', label: 'Title', required: true }, { key: 'picture', type: 'image', label: 'Picture' }] } });
+      expect(formSet.status, JSON.stringify(formSet.body)).to.equal(201);
+      const entry = await f.call('POST', `/form-sets/${formSet.body.id}/entries`, { body: { slug: 'card', fields: { title: 'Card', picture: image.id } } });
+      await f.call('POST', `/revisions/${entry.body.revision.id}/submit`, { body: {} });
+      const published = await f.call('POST', `/revisions/${entry.body.revision.id}/publish`, { body: { revision: entry.body.revision.revision } });
+      expect(published.status, JSON.stringify(published.body)).to.equal(200);
+      const read = await fetch(`${f.service.url}/public/v1/form-sets/${formSet.body.slug}/entries/card`, { headers: { 'X-Service-Public-Api-Key': f.project.publicKey.key } });
+      expect(read.status).to.equal(200);
+      const url = ((await read.json()) as { mediaUrls: { picture: string } }).mediaUrls.picture;
+      expect(url).to.equal(pinnedUrl(f, image.id));
+      // What an <img src> does: a plain GET, no key, no Host trick.
+      const loaded = await get(url);
+      expect(loaded.status).to.equal(200);
+      expect(Buffer.from(await loaded.arrayBuffer()).equals(image.bytes)).to.equal(true);
+    });
+
     it('answers 304 for a matching If-None-Match (also in a list, weak, or *), with the ETag and caching headers and no body', async () => {
       const etag = (await get(pinnedUrl(f, image.id))).headers.get('etag')!;
       for (const header of [etag, `"other", ${etag}`, `W/${etag}`, '*']) {

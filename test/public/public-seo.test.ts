@@ -139,7 +139,8 @@ describe('public API: sitemaps, JSON-LD, Open Graph and llms.txt', function () {
   it('serves schema.org Article JSON-LD from the SEO roles, inferred from field names where unmapped', async () => {
     const response = await f.get('/form-sets/blog/entries/launch/schema.json');
     expect(response.status).to.equal(200);
-    expect(response.headers.get('content-type')).to.match(/^application\/ld\+json/);
+    // Spec section 1: public responses are application/json but for media, XML and llms.txt (issue 12).
+    expect(response.headers.get('content-type')).to.match(/^application\/json; charset=utf-8$/);
     const doc = JSON.parse(response.text);
     expect(doc).to.include({
       '@context': 'https://schema.org',
@@ -160,6 +161,9 @@ describe('public API: sitemaps, JSON-LD, Open Graph and llms.txt', function () {
     const faq = JSON.parse((await f.get('/form-sets/faq/entries/shipping/schema.json')).text);
     expect(faq).to.include({ headline: 'How long does shipping take?', description: 'Two days.' });
     expect(faq).to.not.have.property('image');
+    // On the key-resolved base the image is on the project-pinned base, which a browser loads without a key.
+    const byKey = JSON.parse((await f.get('/form-sets/blog/entries/launch/schema.json', { 'X-Service-Public-Api-Key': f.project.publicKey.key }, `${f.service.url}/public/v1`)).text);
+    expect(byKey.image).to.equal(`${f.pinnedBase}/media/${image}`);
   });
 
   it('serves Open Graph values with every key of the spec', async () => {

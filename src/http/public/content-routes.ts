@@ -39,7 +39,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
         entry: { id: view.entryId, slug: view.slug },
         revision: view.revision,
         data: view.data,
-        mediaUrls: mediaUrls(view.media, target.baseUrl),
+        mediaUrls: mediaUrls(view.media, target.mediaBaseUrl),
       };
     });
 
@@ -92,7 +92,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
             revisionId: view.revision.id,
             revision: view.revision.revision,
             updatedAt: view.revision.updatedAt,
-            ...(includeSnapshot ? { snapshot: view.data, mediaUrls: mediaUrls(view.media, target.baseUrl) } : {}),
+            ...(includeSnapshot ? { snapshot: view.data, mediaUrls: mediaUrls(view.media, target.mediaBaseUrl) } : {}),
           },
         })),
       };
@@ -101,7 +101,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
     router.get('/form-sets/:formSetSlug/entries/:entrySlug', async (ctx) => {
       const target = publicProjectOf(ctx);
       const found = await entryOrRedirect(ctx, deps, target, '');
-      if (found) ctx.body = singleEntryBody(found.view, target.baseUrl);
+      if (found) ctx.body = singleEntryBody(found.view, target.mediaBaseUrl);
     });
 
     router.get('/content/by-path', async (ctx) => {
@@ -115,7 +115,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
         limit: 1,
       });
       if (!view) throw notFound(`No published entry with import path ${JSON.stringify(path.slice(0, 200))}.`);
-      ctx.body = singleEntryBody(view, target.baseUrl);
+      ctx.body = singleEntryBody(view, target.mediaBaseUrl);
     });
 
     router.get('/content/by-slug', async (ctx) => {
@@ -132,7 +132,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
         query.set('slug', found.slug);
         return movedPermanently(ctx, `${target.baseUrl}/content/by-slug?${query.toString()}`);
       }
-      ctx.body = singleEntryBody(found.view, target.baseUrl);
+      ctx.body = singleEntryBody(found.view, target.mediaBaseUrl);
     });
 
     router.get('/content/by-external-id', async (ctx) => {
@@ -156,7 +156,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
         limit: 1,
       });
       if (!view) throw notFound(`No published entry with external id ${JSON.stringify(externalId.slice(0, 200))}.`);
-      ctx.body = singleEntryBody(view, target.baseUrl);
+      ctx.body = singleEntryBody(view, target.mediaBaseUrl);
     });
 
     router.get('/master-entities', async (ctx) => {

@@ -8,14 +8,17 @@ import { QueryParams } from './query-params.ts';
 
 type Doc<T> = T & Record<string, unknown>;
 
-/** The single-entry shape of spec section 4.1 (also by-path, by-slug, by-external-id and preview). */
-export function singleEntryBody(view: EntryView, baseUrl: string): Record<string, unknown> {
+/**
+ * The single-entry shape of spec section 4.1 (also by-path, by-slug, by-external-id and preview), its media URLs on
+ * `mediaBaseUrl` (PublicProject.mediaBaseUrl).
+ */
+export function singleEntryBody(view: EntryView, mediaBaseUrl: string): Record<string, unknown> {
   return {
     formSet: view.formSet,
     entry: { id: view.entryId, slug: view.slug },
     revision: view.revision,
     data: view.data,
-    mediaUrls: mediaUrls(view.media, baseUrl),
+    mediaUrls: mediaUrls(view.media, mediaBaseUrl),
     widgetRoles: view.widgetRoles,
   };
 }

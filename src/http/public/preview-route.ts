@@ -56,7 +56,7 @@ export function previewRoute(router: Router, deps: PublicContentDeps): void {
       locale,
       defaultLocale: target.project.contentLocales.defaultLocale,
     });
-    const body = singleEntryBody(view, target.baseUrl);
+    const body = singleEntryBody(view, target.mediaBaseUrl);
     ctx.body = { ...body, revision: { ...view.revision, status: revision.status } };
   });
 }

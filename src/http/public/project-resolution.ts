@@ -52,7 +52,8 @@ export function resolvePinnedProject(access: AccessLookups): Middleware {
     const projectId = String(ctx.params?.projectId ?? '');
     const project = isUuid(projectId) ? await access.project(projectId) : null;
     if (!project) throw notFound(`No project with id ${JSON.stringify(projectId.slice(0, 64))}.`, { hint: 'Check the projectId in the path: /public/p/{projectId}/v1.' });
-    setPublicProject(ctx, { projectId, project, baseUrl: `${origin(ctx)}/public/p/${projectId}/v1`, resolvedBy: 'path' });
+    const baseUrl = `${origin(ctx)}/public/p/${projectId}/v1`;
+    setPublicProject(ctx, { projectId, project, baseUrl, mediaBaseUrl: baseUrl, resolvedBy: 'path' });
     await next();
   };
 }
@@ -81,7 +82,10 @@ export function resolveHostProject(access: AccessLookups): Middleware {
         hint: `Send a public key (${PUBLIC_KEY_HEADER} header, Authorization: Bearer, or the ${PUBLIC_KEY_QUERY} query parameter), or use /public/p/{projectId}/v1.`,
       });
     }
-    setPublicProject(ctx, { projectId: project.projectId, project, baseUrl: `${origin(ctx)}/public/v1`, resolvedBy: key === undefined ? 'host' : 'public-key' });
+    const baseUrl = `${origin(ctx)}/public/v1`;
+    // A browser loading a media URL sends no key: hand out the project-pinned base when the key chose the project.
+    const mediaBaseUrl = key === undefined ? baseUrl : `${origin(ctx)}/public/p/${project.projectId}/v1`;
+    setPublicProject(ctx, { projectId: project.projectId, project, baseUrl, mediaBaseUrl, resolvedBy: key === undefined ? 'host' : 'public-key' });
     await next();
   };
 }

@@ -13,6 +13,12 @@ export interface PublicProject {
    * response carries (mediaUrls, Location, llms.txt links) is built on it, so clients stay on the base they use.
    */
   baseUrl: string;
+  /**
+   * Base of the media URLs a response hands out (mediaUrls, og:image, JSON-LD image). They must load as they are
+   * in a browser, whose `<img src>` sends no key: on the key-resolved base they are on the project-pinned base;
+   * otherwise on `baseUrl`.
+   */
+  mediaBaseUrl: string;
   /** How the project was found. */
   resolvedBy: 'path' | 'public-key' | 'host';
 }

@@ -79,7 +79,7 @@ export function publicOpenApiDocument(): Schema {
           operationId: 'getEntryJsonLd',
           summary: 'schema.org Article JSON-LD of an entry, from the SEO role mapping or common field names',
           parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
-          responses: { '200': { description: 'JSON-LD', content: { 'application/ld+json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], ...common },
+          responses: { '200': { description: 'schema.org JSON-LD, served as application/json (spec section 1)', content: { 'application/json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], ...common },
         },
       },
       '/form-sets/{formSetSlug}/entries/{entrySlug}/ogp.json': {
@@ -201,7 +201,7 @@ export function publicOpenApiDocument(): Schema {
         EntryRef: { type: 'object', required: ['id', 'slug'], properties: { id: { type: 'string', format: 'uuid' }, slug: { type: 'string' } } },
         Revision: { type: 'object', required: ['id', 'revision', 'updatedAt'], properties: { id: { type: 'string', format: 'uuid' }, revision: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, status: { type: 'string', description: 'Preview only.' } } },
         Data: { type: 'object', additionalProperties: true, description: 'Field values by field key, in the requested locale (spec section 2).' },
-        MediaUrls: { type: 'object', additionalProperties: { oneOf: [{ type: 'string', format: 'uri' }, { type: 'array', items: { type: 'string', format: 'uri' } }] }, description: 'image and file fields: the full media URL on the base of the request; image_gallery: a list.' },
+        MediaUrls: { type: 'object', additionalProperties: { oneOf: [{ type: 'string', format: 'uri' }, { type: 'array', items: { type: 'string', format: 'uri' } }] }, description: 'image and file fields: the full media URL, which loads as it is (a browser sends no key): on the base of the request, except on /public/v1 with the project chosen by a public key, where it is on the project-pinned base /public/p/{projectId}/v1; image_gallery: a list.' },
         SingleEntry: {
           type: 'object',
           required: ['formSet', 'entry', 'revision', 'data', 'mediaUrls', 'widgetRoles'],

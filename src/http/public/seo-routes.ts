@@ -73,7 +73,8 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
       const { view, formSet } = found;
       const context = seoContext(target, formSet, view);
       if (kind === 'schema.json') {
-        ctx.type = 'application/ld+json; charset=utf-8';
+        // JSON-LD is JSON: spec section 1 lists the public responses that are not application/json, and this is not one.
+        ctx.type = 'application/json; charset=utf-8';
         ctx.body = articleJsonLd(view.seo, context);
       } else {
         ctx.body = openGraph(view.seo, context);
@@ -130,7 +131,7 @@ function seoContext(target: PublicProject, formSet: PublicFormSetDoc, view: Entr
   return {
     siteName: site.name,
     pageUrl: site.configured ? `${site.url}${path}` : `${target.baseUrl}/form-sets/${encodeURIComponent(view.formSetSlug)}/entries/${encodeURIComponent(view.slug)}`,
-    imageUrl: view.seo.imageAssetId === null ? null : `${target.baseUrl}/media/${view.seo.imageAssetId}`,
+    imageUrl: view.seo.imageAssetId === null ? null : `${target.mediaBaseUrl}/media/${view.seo.imageAssetId}`,
     logoUrl: target.project.loginBranding.logoUrl,
     locale: view.locale,
     slug: view.slug,
