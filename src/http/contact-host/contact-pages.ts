@@ -1,15 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Middleware } from 'koa';
 import type { ProjectDoc } from '../../../projections/access.ts';
 import type { ContactFormDoc } from '../../../projections/contact-forms.ts';
 import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
 import { challengeMessage, renderErrorPage, renderFormPage, renderThanksPage } from '../../contact-forms/hosted-page.ts';
 import { resolveLocale } from '../../contact-forms/submission-service.ts';
-import type { ContactField } from '../../domain/contact-form/contact-form-fields.ts';
+import { formToSubmission } from '../../contact-forms/form-post.ts';
 import { isLocaleCode } from '../../domain/content/form-set/locale-code.ts';
 import { FORM_SET_SLUG_PATTERN } from '../../domain/content/form-set/form-set-slug.ts';
 import { toHttpError } from '../errors/to-http-error.ts';
+import { urlencodedForm } from '../middleware/urlencoded-form.ts';
+import { cspNonce, sendHtmlPage } from './html-page.ts';
 
 /**
  * Hosted contact pages (spec section 4.2): `/{projectSlug}/{formSlug}` on a contact host (CONTACT_HOSTS),
@@ -28,32 +28,22 @@ import { toHttpError } from '../errors/to-http-error.ts';
  */
 export function contactPages(contact: ContactForms): Middleware {
   const hosts = new Set(contact.settings.hosts);
-  const parseForm = koaBody({
-    json: false,
-    urlencoded: true,
-    text: false,
-    multipart: false,
-    formLimit: contact.settings.submitMaxBytes,
-    queryString: { arrayLimit: 200, depth: 0, parameterLimit: 500 },
-    patchNode: false,
-    patchKoa: true,
-    parsedMethods: [HttpMethodEnum.POST],
-  });
+  const parseForm = urlencodedForm({ limitBytes: contact.settings.submitMaxBytes });
 
   return async function contactPagesMiddleware(ctx, next) {
     const onContactHost = hosts.has(ctx.hostname.toLowerCase());
     const match = (onContactHost ? /^\/([^/]+)\/([^/]+?)(\/embed)?\/?$/ : /^\/contact\/([^/]+)\/([^/]+?)(\/embed)?\/?$/).exec(ctx.path);
     if (!match) {
       if (!onContactHost) return next();
-      return page(ctx, 404, renderErrorPage({ title: 'Not found', message: 'There is no contact page at this address.', locale: 'en', nonce: nonceFor(ctx) }), false);
+      return sendHtmlPage(ctx, 404, renderErrorPage({ title: 'Not found', message: 'There is no contact page at this address.', locale: 'en', nonce: cspNonce(ctx) }), false);
     }
     const [, projectSlug, formSlug, embedSuffix] = match as unknown as [string, string, string, string | undefined];
     const embed = embedSuffix !== undefined || ctx.query['embed'] === '1' || ctx.query['embed'] === 'true';
-    const nonce = nonceFor(ctx);
-    const notFoundPage = () => page(ctx, 404, renderErrorPage({ title: 'Not found', message: 'There is no contact page at this address.', locale: 'en', nonce, embed }), embed);
+    const nonce = cspNonce(ctx);
+    const notFoundPage = () => sendHtmlPage(ctx, 404, renderErrorPage({ title: 'Not found', message: 'There is no contact page at this address.', locale: 'en', nonce, embed }), embed);
     if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) {
       ctx.set('Allow', 'GET, HEAD, POST');
-      return page(ctx, 405, renderErrorPage({ title: 'Method not allowed', message: 'This page answers GET and POST only.', locale: 'en', nonce, embed }), embed);
+      return sendHtmlPage(ctx, 405, renderErrorPage({ title: 'Method not allowed', message: 'This page answers GET and POST only.', locale: 'en', nonce, embed }), embed);
     }
     if (!FORM_SET_SLUG_PATTERN.test(projectSlug) || !FORM_SET_SLUG_PATTERN.test(formSlug)) return notFoundPage();
     const [project] = await contact.reader.find<ProjectDoc & Record<string, unknown>>('access', 'projects', { filter: { slug: projectSlug }, limit: 1 });
@@ -77,21 +67,21 @@ export function contactPages(contact: ContactForms): Middleware {
         notice: extra.notice,
       });
 
-    if (ctx.method !== 'POST') return page(ctx, 200, render(resolveLocale(queryLocale, project.contentLocales)), embed);
+    if (ctx.method !== 'POST') return sendHtmlPage(ctx, 200, render(resolveLocale(queryLocale, project.contentLocales)), embed);
 
     const submittingProject = { projectId: project.projectId, plan: project.plan, contentLocales: project.contentLocales };
     let locale = resolveLocale(queryLocale, project.contentLocales);
     try {
       contact.assertSubmitAllowed(ctx);
       if (ctx.get('Content-Type') && !ctx.is('application/x-www-form-urlencoded')) {
-        return page(ctx, 415, renderErrorPage({ title: 'Unsupported form encoding', message: 'Send the form as the page does (application/x-www-form-urlencoded).', locale, nonce, embed }), embed);
+        return sendHtmlPage(ctx, 415, renderErrorPage({ title: 'Unsupported form encoding', message: 'Send the form as the page does (application/x-www-form-urlencoded).', locale, nonce, embed }), embed);
       }
       await parseForm(ctx, async () => undefined);
     } catch (thrown) {
       const error = toHttpError(thrown);
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      if (error.status === 429) return page(ctx, 429, render(locale, { notice: challengeMessage('rate-limited', locale, Number(error.headers['Retry-After'] ?? 60)) }), embed);
-      return page(ctx, error.status, renderErrorPage({ title: 'The form could not be sent', message: error.expose ? error.message : 'Please try again later.', locale, nonce, embed }), embed);
+      if (error.status === 429) return sendHtmlPage(ctx, 429, render(locale, { notice: challengeMessage('rate-limited', locale, Number(error.headers['Retry-After'] ?? 60)) }), embed);
+      return sendHtmlPage(ctx, error.status, renderErrorPage({ title: 'The form could not be sent', message: error.expose ? error.message : 'Please try again later.', locale, nonce, embed }), embed);
     }
     const raw = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, unknown>;
     const bodyLocale = typeof raw['_locale'] === 'string' && isLocaleCode(raw['_locale']) ? raw['_locale'] : undefined;
@@ -102,7 +92,7 @@ export function contactPages(contact: ContactForms): Middleware {
     // The honeypot first: a bot that filled it gets the thank-you page whatever else it sent.
     if (form.settings.honeypot_enabled && isFilled(raw[form.settings.honeypot_field])) {
       contact.logger.info({ projectId: project.projectId, formId: form.formId }, 'hosted contact page: honeypot filled; answered as accepted, nothing saved');
-      return page(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce }), embed);
+      return sendHtmlPage(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce }), embed);
     }
     const token = typeof raw['_challenge'] === 'string' ? raw['_challenge'] : undefined;
     const verdict = contact.challenges.check(token, raw['_pow'], scope);
@@ -110,75 +100,18 @@ export function contactPages(contact: ContactForms): Middleware {
       if (verdict.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(verdict.retryAfterSeconds));
       // Waiting is the no-JavaScript challenge: keep the same token, so sending again after the wait passes.
       const keep = verdict.reason === 'too-early' ? token : undefined;
-      return page(ctx, 400, render(locale, { values: shown, notice: challengeMessage(verdict.reason, locale, verdict.retryAfterSeconds), ...(keep ? { token: keep } : {}) }), embed);
+      return sendHtmlPage(ctx, 400, render(locale, { values: shown, notice: challengeMessage(verdict.reason, locale, verdict.retryAfterSeconds), ...(keep ? { token: keep } : {}) }), embed);
     }
-    if (!contact.challenges.spend(verdict)) return page(ctx, 400, render(locale, { values: shown, notice: challengeMessage('spent', locale) }), embed);
+    if (!contact.challenges.spend(verdict)) return sendHtmlPage(ctx, 400, render(locale, { values: shown, notice: challengeMessage('spent', locale) }), embed);
     const outcome = await contact.submissions.accept(submittingProject, form, submitted, locale);
     if (outcome.kind === 'invalid') {
       contact.challenges.unspend(verdict);
       const fieldErrors = Object.fromEntries(outcome.problems.map((p) => [p.field, p.message]));
       const general = outcome.problems.filter((p) => !form.settings.fields.some((f) => f.key === p.field));
-      return page(ctx, 400, render(locale, { values: shown, fieldErrors, ...(general.length ? { notice: general.map((p) => `${p.field}: ${p.message}`).join('; ') } : {}), ...(token ? { token } : {}) }), embed);
+      return sendHtmlPage(ctx, 400, render(locale, { values: shown, fieldErrors, ...(general.length ? { notice: general.map((p) => `${p.field}: ${p.message}`).join('; ') } : {}), ...(token ? { token } : {}) }), embed);
     }
-    return page(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce }), embed);
+    return sendHtmlPage(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce }), embed);
   };
-}
-
-function nonceFor(ctx: Context): string {
-  const state = ctx.state as { cspNonce?: string };
-  state.cspNonce ??= randomBytes(16).toString('base64');
-  return state.cspNonce;
-}
-
-function page(ctx: Context, status: number, html: string, embed: boolean): void {
-  const nonce = nonceFor(ctx);
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set(
-    'Content-Security-Policy',
-    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors ${embed ? '*' : "'none'"}`,
-  );
-  if (!embed) ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = ctx.method === 'HEAD' ? null : html;
-  if (ctx.method === 'HEAD') ctx.length = Buffer.byteLength(html);
-}
-
-/**
- * The form post as the JSON submit takes it: numbers as numbers, a tick as true (absent: not given),
- * multiselect as a list; reserved keys (`_challenge`, `_pow`) dropped; anything else as the first value.
- */
-export function formToSubmission(fields: readonly ContactField[], raw: Record<string, unknown>): Record<string, unknown> {
-  const byKey = new Map(fields.map((f) => [f.key, f]));
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === '_challenge' || key === '_pow') continue;
-    const first = Array.isArray(value) ? value[0] : value;
-    const field = byKey.get(key);
-    if (!field) {
-      out[key] = first;
-      continue;
-    }
-    switch (field.type) {
-      case 'number': {
-        const text = typeof first === 'string' ? first.trim() : first;
-        out[key] = text === '' ? undefined : typeof text === 'string' && /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(text) ? Number(text) : text;
-        break;
-      }
-      case 'checkbox':
-      case 'boolean':
-        out[key] = first === 'true' || first === 'on' ? true : first === 'false' ? false : first;
-        break;
-      case 'multiselect':
-        out[key] = Array.isArray(value) ? value : value === undefined ? undefined : [value];
-        break;
-      default:
-        out[key] = first;
-    }
-  }
-  return out;
 }
 
 /** The posted values to show again in the form (field keys only, as sent). */

@@ -141,16 +141,28 @@ export function publicOpenApiDocument(): Schema {
           operationId: 'submitContactForm',
           summary: 'Submit a contact form (no authentication; the one public write)',
           description:
-            'The body is a JSON object whose keys are the form\'s field keys (spec section 4.2); unknown keys are refused. When the form\'s honeypot field is filled, the answer is the same 200 and nothing is kept or sent. The autoreply\'s language is the `locale` query parameter, else the body field `_locale`, else the project\'s default locale. Each client address may submit CONTACT_SUBMIT_RATE_LIMIT times a minute.',
+            'The body is a JSON object whose keys are the form\'s field keys (spec section 4.2); unknown keys are refused. A plain HTML form may post the same fields as `application/x-www-form-urlencoded` (numbers, ticks `on`, repeated names for multiselect are converted); when such a post asks for HTML (`Accept: text/html`, as a browser does), the answer is the hosted thank-you page, or an error page with the same status, instead of JSON. When the form\'s honeypot field is filled, the answer is the same success and nothing is kept or sent. The autoreply\'s language is the `locale` query parameter, else the body field `_locale`, else the project\'s default locale. Each client address may submit CONTACT_SUBMIT_RATE_LIMIT times a minute.',
           security: [{}, { publicKeyHeader: [] }, { publicKeyBearer: [] }, { publicKeyQuery: [] }],
           parameters: [path('slug', 'Contact form slug'), query('locale', { type: 'string' }, 'A content locale of the project, for the autoreply.')],
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: true, properties: { _locale: { type: 'string' } } } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { type: 'object', additionalProperties: true, properties: { _locale: { type: 'string' } } } },
+              'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }, properties: { _locale: { type: 'string' } } } },
+            },
+          },
           responses: {
-            '200': json({ type: 'object', required: ['ok', 'submissionId'], properties: { ok: { const: true }, submissionId: { type: 'string', format: 'uuid' } } }, 'Received.'),
+            '200': {
+              description: 'Received (a form post asking for HTML gets the thank-you page).',
+              content: {
+                'application/json': { schema: { type: 'object', required: ['ok', 'submissionId'], properties: { ok: { const: true }, submissionId: { type: 'string', format: 'uuid' } } } },
+                'text/html': { schema: { type: 'string' } },
+              },
+            },
             '400': error('VALIDATION_ERROR naming each field and its problem (missing required field, wrong type or format, unknown key, too long).'),
             '404': error('Unknown contact form.'),
             '413': error('PAYLOAD_TOO_LARGE: the body is over CONTACT_SUBMIT_MAX_BYTES.'),
-            '415': error('UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.'),
+            '415': error('UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json, or application/x-www-form-urlencoded from an HTML form.'),
             '429': { ...error('RATE_LIMITED: too many submissions from this address; retry after Retry-After seconds.'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
           },
         },
