@@ -9,7 +9,7 @@ import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-h
 import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
 import { isLocalizedField } from '../domain/content/form-set/field-types.ts';
-import { validateSlug } from '../domain/content/entry/slug.ts';
+import { copySlug, validateSlug } from '../domain/content/entry/slug.ts';
 import type { TimeInput } from '../domain/content/entry/utc-instant.ts';
 import { formSetDecider } from '../domain/content/form-set/form-set-decider.ts';
 import { formSetStreamId } from '../domain/content/form-set/form-set-events.ts';
@@ -281,8 +281,9 @@ export class ContentService {
 
   /**
    * Duplicates an entry (spec section 2): a new entry `{slug}-copy` holding the field values of the
-   * source's latest revision as its first draft. The copy's slug is reserved like any other (409 when
-   * taken); import metadata and the assignee are not copied. Idempotent by key.
+   * source's latest revision as its first draft. When that slug is taken the copy gets the next free one,
+   * `{slug}-copy-2`, `{slug}-copy-3`, ... (409 only after MAX_COPY_SLUG_TRIES taken ones). The copy's slug is
+   * reserved like any other; import metadata and the assignee are not copied. Idempotent by key.
    */
   async duplicateEntry(principal: Principal, project: ProjectView, sourceEntryId: string, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'entries.write');
@@ -292,11 +293,21 @@ export class ContentService {
       const existing = await this.#entryState(entryId);
       if (existing.created) return { status: 201, body: await this.#entryResponse(entryId) };
       const source = await this.#entryState(sourceEntryId);
-      const command = duplicateEntry(source.state, { entryId, revisionId: ids['revisionId']! });
       const context = this.#context(principal, project);
+      const sourceSlug = source.state.exists ? source.state.slug : '';
+      let command = duplicateEntry(source.state, { entryId, revisionId: ids['revisionId']!, slug: copySlug(sourceSlug, 1) });
       entryDecider.decide(command, existing.state, context);
       const scope = `entry-slug:${command.formSetId}`;
-      await this.deps.reservations.claim(scope, command.slug, entryId, actorOf(principal), 'slug');
+      // The first free slug of {slug}-copy, {slug}-copy-2, ... (a retry finds the one this entry already holds).
+      for (let n = 1; ; n++) {
+        command = { ...command, slug: copySlug(sourceSlug, n) };
+        try {
+          await this.deps.reservations.claim(scope, command.slug, entryId, actorOf(principal), 'slug');
+          break;
+        } catch (error) {
+          if (!(error instanceof DomainError && error.code === 'CONFLICT') || n >= MAX_COPY_SLUG_TRIES) throw error;
+        }
+      }
       try {
         const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
         await this.#writes.settle(result.position);
@@ -622,6 +633,9 @@ export class ContentService {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Copies of one entry before duplicating answers 409: {slug}-copy to {slug}-copy-100. */
+export const MAX_COPY_SLUG_TRIES = 100;
 
 function historyItem(record: Record<string, unknown>): HistoryItem {
   const subject = (record['subject'] ?? null) as { revisionId?: string; revision?: number } | null;

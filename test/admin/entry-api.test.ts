@@ -36,7 +36,7 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
   }
 
   describe('POST /entries/:entryId/duplicate', () => {
-    it('makes a new draft entry {slug}-copy with all values; a second duplicate clashes with 409', async () => {
+    it('makes a new draft entry {slug}-copy with all values; later copies get {slug}-copy-2, -copy-3 (issue 12)', async () => {
       const source = await createEntry('original', { title: { en: 'Original', ja: 'オリジナル' }, rating: 3, body: { en: 'Text' } });
       const copy = await f.call('POST', `/entries/${source.entry.id}/duplicate`, { body: {} });
       expect(copy.status, JSON.stringify(copy.body)).to.equal(201);
@@ -48,10 +48,18 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
       const listed = await f.call('GET', `/form-sets/${formSetId}/entries?limit=100`);
       expect(listed.body.items.map((i: { slug: string }) => i.slug)).to.include('original-copy');
 
-      const clash = await f.call('POST', `/entries/${source.entry.id}/duplicate`, { body: {} });
-      expect(clash.status).to.equal(409);
-      expect(clash.body.error.code).to.equal('CONFLICT');
-      expect(clash.body.error.message).to.match(/original-copy/);
+      const second = await f.call('POST', `/entries/${source.entry.id}/duplicate`, { body: {} });
+      expect(second.status, JSON.stringify(second.body)).to.equal(201);
+      expect(second.body.entry.slug).to.equal('original-copy-2');
+      const third = await f.call('POST', `/entries/${source.entry.id}/duplicate`, { body: {} });
+      expect(third.body.entry.slug).to.equal('original-copy-3');
+      // A copy of a copy, and a source whose slug is already as long as a slug may be.
+      const copyOfCopy = await f.call('POST', `/entries/${copy.body.entry.id}/duplicate`, { body: {} });
+      expect(copyOfCopy.body.entry.slug).to.equal('original-copy-copy');
+      const long = await createEntry('a'.repeat(200), { title: { en: 'Long' } });
+      const longCopies = [];
+      for (let i = 0; i < 2; i++) longCopies.push((await f.call('POST', `/entries/${long.entry.id}/duplicate`, { body: {} })).body.entry.slug as string);
+      expect(longCopies).to.deep.equal([`${'a'.repeat(195)}-copy`, `${'a'.repeat(193)}-copy-2`]);
     });
 
     it('is idempotent by key, and answers 404 for an unknown entry', async () => {

@@ -83,7 +83,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return value;
   };
 
-  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', summary: 'Duplicate an entry as a new draft with slug {slug}-copy and all field values (409 when that slug is taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: 'The new entry and its draft revision' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', summary: 'Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: 'The new entry and its draft revision' } }, async (ctx, { body }) => {
     const result = await content.duplicateEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;

@@ -32,3 +32,13 @@ export function validateSlug(slug: unknown, field = 'slug'): asserts slug is str
   const problem = slugProblem(slug, field);
   if (problem) throw invalid(problem, 'A slug is lowercase letters a-z, digits and single hyphens between them, 1 to 200 characters, e.g. "my-first-post".');
 }
+
+/**
+ * The slug of the `n`th copy of an entry with slug `slug`: `{slug}-copy`, then `{slug}-copy-2`, `{slug}-copy-3`,
+ * ... The original part is shortened (at a hyphen-free end) so the result stays within SLUG_MAX_LENGTH.
+ */
+export function copySlug(slug: string, n: number): string {
+  const suffix = n <= 1 ? '-copy' : `-copy-${n}`;
+  const base = slug.slice(0, SLUG_MAX_LENGTH - suffix.length).replace(/-+$/, '');
+  return `${base}${suffix}`;
+}

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DomainError } from '../../../../src/domain/domain-error.ts';
-import { SLUG_MAX_LENGTH, slugProblem, validateSlug } from '../../../../src/domain/content/entry/slug.ts';
+import { copySlug, SLUG_MAX_LENGTH, slugProblem, validateSlug } from '../../../../src/domain/content/entry/slug.ts';
 
 describe('entry slug rules', () => {
   for (const slug of ['a', '1', 'hello-world', '2026-11-22-release', 'a-b-c-1-2-3', 'x'.repeat(SLUG_MAX_LENGTH)]) {
@@ -41,5 +41,13 @@ describe('entry slug rules', () => {
 
   it('refuses a non-string', () => {
     expect(slugProblem(42)).to.equal('slug must be a string');
+  });
+
+  it('names copies {slug}-copy, {slug}-copy-2, ..., always within the length limit and without a double hyphen', () => {
+    expect([1, 2, 3, 10].map((n) => copySlug('news', n))).to.deep.equal(['news-copy', 'news-copy-2', 'news-copy-3', 'news-copy-10']);
+    expect(copySlug('x'.repeat(SLUG_MAX_LENGTH), 12)).to.equal(`${'x'.repeat(SLUG_MAX_LENGTH - 8)}-copy-12`);
+    const hyphenAtCut = `${'a'.repeat(194)}-bbbbb`;
+    expect(copySlug(hyphenAtCut, 1)).to.equal(`${'a'.repeat(194)}-copy`);
+    for (const n of [1, 2, 99]) expect(slugProblem(copySlug(hyphenAtCut, n))).to.equal(null);
   });
 });
