@@ -195,7 +195,7 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
   });
 
   describe('POST /revisions/bulk-schedule', () => {
-    it('schedules every revision in review at one time and reports each failure on its own', async () => {
+    it('schedules every revision in review at one time and reports each failure on its own, as a 207 multi-status (issue 12)', async () => {
       const a = await createEntry('bulk-a');
       const b = await createEntry('bulk-b');
       const draft = await createEntry('bulk-draft');
@@ -203,7 +203,7 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
       const at = inAnHour();
       const missing = '00000000-0000-4000-8000-000000000000';
       const result = await f.call('POST', '/revisions/bulk-schedule', { body: { revisionIds: [a.revision.id, draft.revision.id, b.revision.id, missing], publishAt: at } });
-      expect(result.status, JSON.stringify(result.body)).to.equal(200);
+      expect(result.status, JSON.stringify(result.body)).to.equal(207);
       expect(result.body).to.include({ publishAt: at, succeeded: 2, failed: 2 });
       const byId = new Map(result.body.results.map((r: { revisionId: string }) => [r.revisionId, r]));
       expect(byId.get(a.revision.id)).to.include({ ok: true, status: 'scheduled', publishAt: at });
@@ -212,6 +212,24 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
       expect((byId.get(missing) as { ok: boolean; error: { code: string } }).error.code).to.equal('NOT_FOUND');
       expect(result.body.results.map((r: { revisionId: string }) => r.revisionId)).to.deep.equal([a.revision.id, draft.revision.id, b.revision.id, missing]);
       expect((await f.call('GET', `/revisions/${a.revision.id}`)).body).to.include({ status: 'scheduled', publishAt: at });
+    });
+
+    it('answers an error status in the envelope, with each result beside it, when no revision was scheduled (issue 12)', async () => {
+      const draft = await createEntry('bulk-none-draft');
+      const missing = '00000000-0000-4000-8000-000000000001';
+      const allMissing = await f.call('POST', '/revisions/bulk-schedule', { body: { revisionIds: [missing, '00000000-0000-4000-8000-000000000002'], publishAt: inAnHour() } });
+      expect(allMissing.status).to.equal(404);
+      expect(allMissing.body.error).to.include({ code: 'NOT_FOUND', retryable: false });
+      expect(allMissing.body.error.message).to.match(/^None of the 2 revisions was scheduled/);
+      expect(allMissing.body).to.include({ succeeded: 0, failed: 2 });
+      expect(allMissing.body.results.map((r: { ok: boolean }) => r.ok)).to.deep.equal([false, false]);
+      const mixed = await f.call('POST', '/revisions/bulk-schedule', { body: { revisionIds: [missing, draft.revision.id], publishAt: inAnHour() } });
+      expect(mixed.status).to.equal(409);
+      expect(mixed.body.error.code).to.equal('CONFLICT');
+      expect(mixed.body.results.map((r: { error: { code: string } }) => r.error.code)).to.deep.equal(['NOT_FOUND', 'CONFLICT']);
+      // Every revision scheduled: 200.
+      await f.call('POST', `/revisions/${draft.revision.id}/submit`, { body: {} });
+      expect((await f.call('POST', '/revisions/bulk-schedule', { body: { revisionIds: [draft.revision.id], publishAt: inAnHour() } })).status).to.equal(200);
     });
 
     it('accepts local time with a time zone; refuses a past time, an empty list and more than 100 ids with 400', async () => {

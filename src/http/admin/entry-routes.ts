@@ -4,6 +4,8 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { IN_REVIEW_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
+import { statusOfDomainCode } from '../errors/domain-error-to-http.ts';
+import type { DomainErrorCode } from '../../domain/domain-error.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { auditItemSchema, diffSchema, entrySummary, historyItemSchema, reviewItem, reviewItemSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
@@ -106,9 +108,42 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = entrySummary(await content.assignEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.userId));
   });
 
-  api.add(router, { method: 'post', path: '/revisions/bulk-schedule', operationId: 'bulkScheduleRevisions', summary: 'Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision\'s result', tag: 'Revisions', body: bulkScheduleBody, responses: { 200: 'One result per revision: ok, or its error code and message' } }, async (ctx, { body }) => {
-    ctx.body = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt);
-  });
+  api.add(
+    router,
+    {
+      method: 'post',
+      path: '/revisions/bulk-schedule',
+      operationId: 'bulkScheduleRevisions',
+      summary: 'Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision\'s result: 200 when all were scheduled, 207 when only some were, and an error status when none was',
+      tag: 'Revisions',
+      body: bulkScheduleBody,
+      responses: {
+        200: 'Every revision was scheduled: {publishAt, succeeded, failed: 0, results: [{revisionId, ok: true, entryId, revision, status, publishAt}]}',
+        207: 'Multi-status: some revisions were scheduled and some were not; the same body, each failed result with ok: false and its error {code, message, hint?}',
+        409: 'None was scheduled: the error envelope (the failures\' common code and status when they share one, else CONFLICT), with publishAt, succeeded: 0, failed and results beside it',
+      },
+    },
+    async (ctx, { body }) => {
+      const outcome = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt);
+      if (outcome.failed === 0) {
+        ctx.body = outcome;
+      } else if (outcome.succeeded > 0) {
+        ctx.status = 207;
+        ctx.body = outcome;
+      } else {
+        const failures = outcome.results.flatMap((r) => (r.ok ? [] : [r]));
+        const codes = new Set(failures.map((r) => r.error.code));
+        const code = codes.size === 1 ? [...codes][0]! : 'CONFLICT';
+        const listed = failures.slice(0, 5).map((r) => `${r.revisionId}: ${r.error.code}`).join('; ');
+        ctx.status = statusOfDomainCode(code as DomainErrorCode) ?? 409;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          error: { code, message: `None of the ${failures.length} revisions was scheduled (${listed}${failures.length > 5 ? '; ...' : ''}).`, hint: 'See results for each revision\'s error.', retryable: false },
+          ...outcome,
+        };
+      }
+    },
+  );
 
   api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } } }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');

@@ -11,6 +11,11 @@ const STATUS: Record<DomainError['code'], number> = {
   REVISION_CONFLICT: 409,
 };
 
+/** The HTTP status a domain error code answers with. */
+export function statusOfDomainCode(code: DomainError['code']): number {
+  return STATUS[code];
+}
+
 /** A domain refusal as an HTTP error of the spec's envelope. Retrying unchanged will not help. */
 export function domainErrorToHttp(error: unknown): HttpError | undefined {
   if (!(error instanceof DomainError)) return undefined;
