@@ -1,5 +1,6 @@
 import { AccessService } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
+import { awaitApplied } from '../await-applied.ts';
 import { note, operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
 const USAGE = `  annals keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
@@ -8,8 +9,10 @@ const USAGE = `  annals keys create --project <projectId> --type agent|public [-
 
 /**
  * keys create: an agent key (scope, name) or a public key; prints {keyId, projectId, type, key, prefix,
- * ...} with the key in clear, once. keys revoke: either kind, by id; prints {keyId, projectId, type,
- * revokedAt, alreadyRevoked}.
+ * ...} with the key in clear, once. keys revoke: either kind, by id; returns once a service running on the
+ * same stores has applied the revocation (the key is refused from then on), or after about 1.5 s when no
+ * service is running; prints {keyId, projectId, type, revokedAt, alreadyRevoked, inForce} (inForce: the read models the
+ * service answers from show the revocation).
  */
 export const keysCommands: CommandGroup = {
   name: 'keys',
@@ -52,8 +55,15 @@ export const keysCommands: CommandGroup = {
         if (values.type !== undefined || values.scope !== undefined || values.name !== undefined) {
           throw new UsageError('keys revoke takes --project and --key-id only', USAGE);
         }
-        const result = await withStores(({ log }) => new AccessService({ log, clock: systemClock }).revokeKey(operatorCaller(), project, keyId));
-        printResult({ keyId: result.keyId, projectId: result.projectId, type: result.type, revokedAt: result.revokedAt, alreadyRevoked: !result.changed });
+        const { result, applied } = await withStores(async ({ log, stores }) => {
+          const revoked = await new AccessService({ log, clock: systemClock }).revokeKey(operatorCaller(), project, keyId);
+          // In force before we return: wait for a service running on these stores to fold the revocation.
+          note(`keys: ${revoked.type} key ${revoked.keyId} revoked; waiting for a running service to apply it`);
+          return { result: revoked, applied: await awaitApplied(stores.readModels, revoked.position, 'access') };
+        });
+        if (applied === 'no-running-service') note('keys: no service is running on these stores: the key is refused from the moment one starts');
+        if (applied === 'timeout') note('keys: the running service is still catching up with the log: the key is refused once it has (see npm run cli -- projections status)');
+        printResult({ keyId: result.keyId, projectId: result.projectId, type: result.type, revokedAt: result.revokedAt, alreadyRevoked: !result.changed, inForce: applied === 'applied' });
         return 0;
       }
       default:
