@@ -228,6 +228,10 @@ const settings = {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
   },
+  SHUTDOWN_DEADLINE_MS: {
+    schema: integer(1000, 3_600_000).optional(),
+    allowed: 'milliseconds from 1000 to 3600000, above SHUTDOWN_GRACE_MS (default SHUTDOWN_GRACE_MS + 5000, 15000 with the default grace): after SIGTERM the process ends within this long whatever it is still waiting for (logged), with exit code 1',
+  },
   HTTP_KEEP_ALIVE_TIMEOUT_MS: {
     schema: integer(1000, 600_000).default(65_000),
     allowed: 'milliseconds from 1000 to 600000 (default 65000) an idle keep-alive connection stays open; keep it above the idle timeout of a load balancer in front (60 s on the common ones)',
@@ -279,6 +283,7 @@ export interface Config {
   roles: ReadonlySet<Role>;
   readinessMaxLagMs: number;
   shutdownGraceMs: number;
+  shutdownDeadlineMs: number;
   scheduledPublishIntervalMs: number;
   /** AGGREGATE_CACHE_MB in bytes: memory for recent aggregate states in each process (0: no cache). */
   aggregateCacheBytes: number;
@@ -387,6 +392,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = p.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
     problems.push(`${missing} is unset: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together; allowed: ${settings[missing].allowed}`);
   }
+  if (problems.length === 0 && p.SHUTDOWN_DEADLINE_MS !== undefined && p.SHUTDOWN_DEADLINE_MS <= p.SHUTDOWN_GRACE_MS) {
+    problems.push(`SHUTDOWN_DEADLINE_MS=${JSON.stringify(String(p.SHUTDOWN_DEADLINE_MS))}: not above SHUTDOWN_GRACE_MS (${p.SHUTDOWN_GRACE_MS}); allowed: ${settings.SHUTDOWN_DEADLINE_MS.allowed}`);
+  }
   if (problems.length === 0 && p.HTTP_HEADERS_TIMEOUT_MS <= p.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS=${JSON.stringify(String(p.HTTP_HEADERS_TIMEOUT_MS))}: not above HTTP_KEEP_ALIVE_TIMEOUT_MS (${p.HTTP_KEEP_ALIVE_TIMEOUT_MS}); allowed: ${settings.HTTP_HEADERS_TIMEOUT_MS.allowed}`);
   }
@@ -407,6 +415,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: new Set(p.ROLES),
     readinessMaxLagMs: p.READINESS_MAX_LAG_MS,
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,
+    // Unset: the grace period and five seconds to stop the projectors and close the stores.
+    shutdownDeadlineMs: p.SHUTDOWN_DEADLINE_MS ?? p.SHUTDOWN_GRACE_MS + 5000,
     sessions: { ttlSeconds: p.SESSION_TTL_MINUTES * 60, passwordHashConcurrency: p.PASSWORD_HASH_CONCURRENCY },
     http: {
       keepAliveTimeoutMs: p.HTTP_KEEP_ALIVE_TIMEOUT_MS,

@@ -72,8 +72,11 @@ export interface RunningService {
   log: EventLog;
   stores: Stores;
   supervisor: ProjectionSupervisor | undefined;
-  /** Graceful stop: drain HTTP, stop projectors, close stores. Idempotent. */
-  stop(): Promise<void>;
+  /**
+   * Graceful stop: drain HTTP, stop projectors, close stores. Idempotent. `progress` is told each step as it
+   * begins (a shutdown deadline reports the one it was still waiting for).
+   */
+  stop(progress?: (step: string) => void): Promise<void>;
 }
 
 /**
@@ -273,18 +276,26 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     log,
     stores,
     supervisor,
-    stop: () =>
+    stop: (progress = () => undefined) =>
       (stopping ??= (async () => {
+        progress('the HTTP server to drain in-flight requests');
         await http?.close(config.shutdownGraceMs);
         lag?.stop();
         versions?.stop();
+        progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
+        progress('the contact-form notice worker');
         await contactForms?.stop();
+        progress('media processing');
         await mediaClose?.();
         await mediaPurge?.stop();
+        progress('the blob store to close');
         await blobs.close();
+        progress('the scheduled publisher');
         await publisher?.stop();
+        progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
+        progress('the stores to close');
         await snapshotStore?.close();
         await stores.close();
       })()),

@@ -28,7 +28,23 @@ describe('configuration from the environment', () => {
     [{ READINESS_MAX_LAG_MS: '5' }, /^READINESS_MAX_LAG_MS="5": below 100/],
     [{ MONGODB_URL: 'postgres://u:pw@h/db' }, /^MONGODB_URL=\(value hidden\): not a mongodb or mongodb\+srv URL/],
     [{ EVENTSTORE_CONNECTION_STRING: 'http://admin:pw@h:2113' }, /^EVENTSTORE_CONNECTION_STRING=\(value hidden\): not a esdb/],
+    [{ SHUTDOWN_GRACE_MS: '20000', SHUTDOWN_DEADLINE_MS: '20000' }, /^SHUTDOWN_DEADLINE_MS="20000": not above SHUTDOWN_GRACE_MS \(20000\)/],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '70000' }, /^HTTP_HEADERS_TIMEOUT_MS="66000": not above HTTP_KEEP_ALIVE_TIMEOUT_MS \(70000\)/],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '60000' }, /^HTTP_HEADERS_TIMEOUT_MS="66000": above HTTP_REQUEST_TIMEOUT_MS \(60000\)/],
+    [{ LOAD_SHED_LAG_MS: 'soon' }, /^LOAD_SHED_LAG_MS="soon": not a whole number/],
+    [{ SESSION_TTL_MINUTES: '1' }, /^SESSION_TTL_MINUTES="1": below 5/],
   ];
+
+  it('reads the HTTP limits, load shedding, session and shutdown settings (issue 12), the deadline following the grace period unless set', () => {
+    const defaults = loadConfig({});
+    expect(defaults.http).to.deep.equal({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000, maxConnections: 8192, maxConnectionsPerClient: 0, maxInFlight: 512, loadShedLagMs: 100 });
+    expect(defaults.sessions.ttlSeconds).to.equal(12 * 60 * 60);
+    expect(defaults.sessions.passwordHashConcurrency).to.be.at.least(1);
+    expect(defaults.shutdownDeadlineMs).to.equal(15_000);
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '60000' }).shutdownDeadlineMs).to.equal(65_000);
+    expect(loadConfig({ SHUTDOWN_DEADLINE_MS: '30000' }).shutdownDeadlineMs).to.equal(30_000);
+    expect(loadConfig({ SESSION_TTL_MINUTES: '30', PASSWORD_HASH_CONCURRENCY: '2', LOAD_SHED_LAG_MS: '0' })).to.deep.include({ sessions: { ttlSeconds: 1800, passwordHashConcurrency: 2 } });
+  });
   for (const [env, message] of rejects) {
     it(`rejects ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} with one clear line`, () => {
       let error: unknown;
