@@ -5,8 +5,9 @@ import type { IdempotentResult } from '../application/idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from '../application/project-writes.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { invalid, notFound } from '../domain/domain-error.ts';
-import { assertOutboundAllowed, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../security/ssrf-guard.ts';
+import { notFound } from '../domain/domain-error.ts';
+import type { OutboundPolicy, Resolver } from '../security/ssrf-guard.ts';
+import { assertCallableUrl } from '../application/callable-url.ts';
 import { requirePlan } from '../domain/plans.ts';
 import { contactFormDecider } from '../domain/contact-form/contact-form-decider.ts';
 import { contactFormStream } from '../domain/contact-form/contact-form-events.ts';
@@ -177,19 +178,9 @@ export class ContactFormService {
     return doc ?? null;
   }
 
-  /**
-   * A chat webhook URL must reach a public address (or one OUTBOUND_ALLOWLIST allows), checked when it is set,
-   * as webhook URLs are: refused here with a 400 naming the problem, not only later at delivery.
-   */
-  async #assertReachable(url: string): Promise<void> {
-    try {
-      await assertOutboundAllowed(new URL(url), this.deps.outbound, this.deps.resolve);
-    } catch (error) {
-      if (error instanceof OutboundRefusedError) {
-        throw invalid(`chat_webhook_url: ${error.message}`, error.reason === 'unresolvable' ? 'Check the host name.' : 'Chat notifications may only reach public addresses unless OUTBOUND_ALLOWLIST allows the host.');
-      }
-      throw error;
-    }
+  /** A chat webhook URL is checked when it is set, as webhook URLs are (and again at every delivery). */
+  #assertReachable(url: string): Promise<void> {
+    return assertCallableUrl('chat_webhook_url', url, { policy: this.deps.outbound, resolve: this.deps.resolve }, 'Chat notifications');
   }
 
   #seal(formId: string, parsed: ParsedSettings, keep: ChatWebhookRef | null): ContactFormSettings {

@@ -13,7 +13,8 @@ import { invalid, notFound } from '../domain/domain-error.ts';
 import { validSettings, webhookDecider, type WebhookSettingsInput } from '../domain/webhook/webhook-decider.ts';
 import { deliveryStream, webhookStream, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/webhook/webhook-events.ts';
 import { testPayloadFields } from '../domain/webhook/webhook-payload.ts';
-import { assertOutboundAllowed, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../security/ssrf-guard.ts';
+import type { OutboundPolicy, Resolver } from '../security/ssrf-guard.ts';
+import { assertCallableUrl } from '../application/callable-url.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { AttemptDoc, DeliveryDoc, DeliveryStatus, WebhookDoc } from '../../projections/webhooks.ts';
 import { secretContext, WEBHOOKS_PROJECTION } from './webhook-dispatcher.ts';
@@ -242,15 +243,8 @@ export class WebhookService {
     requirePlan(project.plan, 'standard', 'Webhooks');
   }
 
-  async #assertReachable(url: string): Promise<void> {
-    try {
-      await assertOutboundAllowed(new URL(url), this.deps.policy, this.deps.resolve);
-    } catch (error) {
-      if (error instanceof OutboundRefusedError) {
-        throw invalid(`url: ${error.message}`, error.reason === 'unresolvable' ? 'Check the host name.' : 'Webhooks may only reach public addresses unless OUTBOUND_ALLOWLIST allows the host.');
-      }
-      throw error;
-    }
+  #assertReachable(url: string): Promise<void> {
+    return assertCallableUrl('url', url, this.deps, 'Webhooks');
   }
 
   async #webhookOrFail(project: WebhookProject, webhookId: string): Promise<Doc<WebhookDoc>> {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { articleFormSet, startAdminFixture, type AdminFixture } from './support.ts';
+import { createArticleFormSet, startAdminFixture, type AdminFixture } from './support.ts';
 
 /** Issue 12 items 3 and 4: parallel writes to one entry, and parallel creates with one idempotency key. */
 describe('admin API: concurrent writes', function () {
@@ -9,9 +9,7 @@ describe('admin API: concurrent writes', function () {
 
   before(async () => {
     f = await startAdminFixture();
-    const created = await f.call('POST', '/form-sets', { body: articleFormSet });
-    expect(created.status).to.equal(201);
-    formSetId = created.body.id;
+    formSetId = await createArticleFormSet(f);
   });
   after(() => f.stop());
 

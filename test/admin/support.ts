@@ -50,6 +50,13 @@ export async function startAdminFixture(options: { plan?: string; env?: Record<s
   };
 }
 
+/** Creates the articles form set (below) in the fixture's project; returns its id. */
+export async function createArticleFormSet(f: AdminFixture): Promise<string> {
+  const created = await f.call('POST', '/form-sets', { body: articleFormSet });
+  if (created.status !== 201) throw new Error(`creating the articles form set: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.id as string;
+}
+
 /** A small form set definition exercising localized and plain fields. */
 export const articleFormSet = {
   slug: 'articles',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { createArticleFormSet, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { isErrorEnvelope, rawRequest } from '../support/raw-http.ts';
 
 /** Issue 12 items 5 and 8 through the started service: bad Content-Encoding and deeply nested JSON. */
@@ -12,9 +12,7 @@ describe('HTTP: hostile request bodies on the running service', function () {
 
   before(async () => {
     f = await startAdminFixture();
-    const created = await f.call('POST', '/form-sets', { body: articleFormSet });
-    expect(created.status).to.equal(201);
-    formSetId = created.body.id;
+    formSetId = await createArticleFormSet(f);
   });
   after(() => f.stop());
 
