@@ -58,7 +58,7 @@ export interface LoadShedderOptions {
   heavyClientMinRequests?: number;
   /** Behind one trusted proxy, the client is the last X-Forwarded-For entry (as Koa's ctx.ip). */
   trustProxy: boolean;
-  /** Paths never refused (health checks must tell the truth, not be shed). */
+  /** Paths never refused (health checks and metrics must tell the truth, not be shed). Default /healthz, /readyz, /metrics. */
   exemptPaths?: readonly string[];
   /** Seconds sent in Retry-After. Default 1. */
   retryAfterSeconds?: number;
@@ -70,7 +70,12 @@ export interface LoadShedderOptions {
   sustainMs?: number;
   /** Milliseconds now, for the per-second request counts and the sustained lag. Default performance.now. */
   now?: () => number;
+  /** Told about every refusal and why (metrics). */
+  onShed?: (reason: ShedReason) => void;
 }
+
+/** Why a request was refused: too many in progress, or the event loop lagging. */
+export type ShedReason = 'in-flight' | 'lag';
 
 /** Most clients counted per second; beyond, new clients are not counted (and so never judged heavy). */
 const MAX_COUNTED_CLIENTS = 100_000;
@@ -91,7 +96,7 @@ const MAX_COUNTED_CLIENTS = 100_000;
  * ahead of everyone else's.
  */
 export class LoadShedder {
-  readonly #options: Required<LoadShedderOptions>;
+  readonly #options: Required<Omit<LoadShedderOptions, 'onShed'>> & Pick<LoadShedderOptions, 'onShed'>;
   readonly #exempt: ReadonlySet<string>;
   readonly #body: string;
   #inFlight = 0;
@@ -102,7 +107,7 @@ export class LoadShedder {
   #window = { start: 0, total: 0, byClient: new Map<string, number>() };
 
   constructor(options: LoadShedderOptions) {
-    this.#options = { heavyClientShare: 0.1, heavyClientMinRequests: 16, exemptPaths: ['/healthz', '/readyz'], retryAfterSeconds: 1, sustainMs: 500, now: () => performance.now(), ...options };
+    this.#options = { heavyClientShare: 0.1, heavyClientMinRequests: 16, exemptPaths: ['/healthz', '/readyz', '/metrics'], retryAfterSeconds: 1, sustainMs: 500, now: () => performance.now(), ...options };
     this.#exempt = new Set(this.#options.exemptPaths);
     this.#body = JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is overloaded; retry shortly.', hint: `Retry after ${this.#options.retryAfterSeconds} seconds.`, retryable: true } });
   }
@@ -125,8 +130,10 @@ export class LoadShedder {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     if (this.#exempt.has(path)) return true;
     const sent = this.#count(this.#clientOf(req));
-    if (!this.#allows(sent)) {
+    const refusal = this.#refusal(sent);
+    if (refusal !== null) {
       this.#shed += 1;
+      this.#options.onShed?.(refusal);
       this.#refuse(path, res);
       return false;
     }
@@ -151,17 +158,18 @@ export class LoadShedder {
     return sent;
   }
 
-  #allows(sentThisSecond: number): boolean {
+  /** Why a request from a client that sent `sentThisSecond` requests this second is refused, or null. */
+  #refusal(sentThisSecond: number): ShedReason | null {
     const { maxInFlight, maxLagMs, heavyClientShare, heavyClientMinRequests, sustainMs } = this.#options;
-    if (this.#inFlight >= maxInFlight) return false;
+    if (this.#inFlight >= maxInFlight) return 'in-flight';
     const lag = this.#options.lagMs();
     const now = this.#options.now();
     if (lag > maxLagMs) this.#laggingSince ??= now;
     else if (lag < maxLagMs / 2) this.#laggingSince = undefined;
     const overloaded = this.#laggingSince !== undefined && now - this.#laggingSince >= sustainMs;
-    if (!overloaded) return true;
-    if (lag > 3 * maxLagMs) return false;
-    return sentThisSecond <= Math.max(heavyClientMinRequests, heavyClientShare * this.#window.total);
+    if (!overloaded) return null;
+    if (lag > 3 * maxLagMs) return 'lag';
+    return sentThisSecond <= Math.max(heavyClientMinRequests, heavyClientShare * this.#window.total) ? null : 'lag';
   }
 
   #refuse(path: string, res: ServerResponse): void {

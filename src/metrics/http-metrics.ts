@@ -22,6 +22,7 @@ export class HttpMetrics {
     [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
   readonly #refused: Counter<'route'>;
+  readonly #shed: Counter<'reason'>;
   /** answeredBy -> method -> route -> status -> series. */
   readonly #series = new Map<string, Map<string, Map<string, Map<number, HistogramSeries>>>>();
 
@@ -33,6 +34,17 @@ export class HttpMetrics {
       labelNames: ['route'],
       registers: [registry],
     });
+    this.#shed = new Counter({
+      name: 'annals_http_load_shed_total',
+      help: 'Requests refused before routing because the service was overloaded (503 SERVICE_UNAVAILABLE), by reason: in-flight (HTTP_MAX_IN_FLIGHT) or lag (LOAD_SHED_LAG_MS).',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+  }
+
+  /** A request the load shedder refused (src/http/load-shedding.ts). */
+  loadShed(reason: 'in-flight' | 'lag'): void {
+    this.#shed.inc({ reason });
   }
 
   /** Koa middleware, first in the chain: times every request the app answers, until its response is closed. */

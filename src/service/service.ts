@@ -6,7 +6,7 @@ import { EventLog } from '../event-store/event-log.ts';
 import { healthRoutes } from '../http/health-routes.ts';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.ts';
 import { DrainState } from '../http/drain-state.ts';
-import { EventLoopLag, LoadShedder } from '../http/load-shedding.ts';
+import { EventLoopLag, LoadShedder, type ShedReason } from '../http/load-shedding.ts';
 import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../http/readiness.ts';
 import { errorEnvelope } from '../http/middleware/error-envelope.ts';
 import { notFound } from '../http/middleware/not-found.ts';
@@ -238,7 +238,13 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const limits = config.http;
       lag = new EventLoopLag().start();
       const loopLag = lag;
-      const shedder = new LoadShedder({ lagMs: () => loopLag.currentMs(), maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY, maxInFlight: limits.maxInFlight, trustProxy: config.trustProxy });
+      const shedder = new LoadShedder({
+        lagMs: () => loopLag.currentMs(),
+        maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY,
+        maxInFlight: limits.maxInFlight,
+        trustProxy: config.trustProxy,
+        ...(metrics ? { onShed: (reason: ShedReason) => metrics.http.loadShed(reason) } : {}),
+      });
       http = await startHttpServer({
         app,
         port: config.port,
