@@ -122,9 +122,12 @@ function summarise(probes: Probe[]) {
 
 const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'annals-overload-')), 'data');
 say(`seeding the demo into ${dataDir} (service from ${serviceRoot})`);
-const demo = JSON.parse(await run([path.join(serviceRoot, 'src/cli/main.ts'), 'demo'], { DATA_DIR: dataDir })) as { publicBase: string };
+const demo = JSON.parse(await run([path.join(serviceRoot, 'src/cli/main.ts'), 'demo'], { DATA_DIR: dataDir })) as { projectId: string };
 const { url, child } = await startService(dataDir);
-const base = `${url}${demo.publicBase}`;
+// The service ends with this script, whatever happens to it.
+process.once('exit', () => child.kill('SIGKILL'));
+const publicPath = `/public/p/${demo.projectId}/v1`;
+const base = `${url}${publicPath}`;
 const entryList = JSON.parse(await (await fetch(`${base}/form-sets/blog/entries?limit=1`)).text()) as { items: Array<{ entry: { slug: string } }> };
 const probeUrl = `${base}/form-sets/blog/entries/${entryList.items[0]!.entry.slug}`;
 
@@ -150,7 +153,7 @@ const flood = await autocannon({
   connections: CONNECTIONS,
   duration: SECONDS,
   timeout: 20,
-  requests: [{ setupRequest: (request) => ({ ...request, path: `${demo.publicBase}/form-sets/blog/entries?limit=1&offset=${Math.floor(Math.random() * 100_000)}` }) }],
+  requests: [{ setupRequest: (request) => ({ ...request, path: `${publicPath}/form-sets/blog/entries?limit=1&offset=${Math.floor(Math.random() * 100_000)}` }) }],
 });
 const loadEnd = Date.now();
 clearInterval(sampler);

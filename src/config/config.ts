@@ -258,7 +258,7 @@ const settings = {
   },
   LOAD_SHED_LAG_MS: {
     schema: integer(0, 60_000).default(100),
-    allowed: 'milliseconds from 0 to 60000 (default 100; 0 turns it off) of event-loop delay which, once it has lasted 500 ms, has new requests of the clients that sent the most in the last second (over 16 and over a tenth of all) answered 503 with Retry-After (all requests past three times the bound), until the delay falls below half the bound',
+    allowed: 'milliseconds from 0 to 60000 (default 100; 0 turns it off) of event-loop delay which, once it has lasted 500 ms, has new requests of the clients that sent the most in the last second (over 16 and over a tenth of all) answered 503 with Retry-After (all requests past three times the bound), for 2 s at least and until the delay falls below half the bound',
   },
   SESSION_TTL_MINUTES: {
     schema: integer(5, 10_080).default(720),

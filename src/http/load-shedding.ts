@@ -68,6 +68,11 @@ export interface LoadShedderOptions {
    * only add errors to the delay. Default 500.
    */
   sustainMs?: number;
+  /**
+   * Once shedding, how long it goes on at least, whatever the lag: shedding itself makes the lag fall at once, and
+   * stopping then would let the flood straight back in, in bursts. Default 2000.
+   */
+  holdMs?: number;
   /** Milliseconds now, for the per-second request counts and the sustained lag. Default performance.now. */
   now?: () => number;
   /** Told about every refusal and why (metrics). */
@@ -83,8 +88,8 @@ const MAX_COUNTED_CLIENTS = 100_000;
 /**
  * Load shedding: under overload, refuse early and cheaply (503 SERVICE_UNAVAILABLE with Retry-After, before any
  * routing or reading) rather than accept everything and answer all of it late (or time out). Overload is
- * either too many requests in progress, or an event loop lagging beyond a bound for `sustainMs` (it recovers once
- * it lags less than half the bound). While the loop lags, the clients sending most of the requests are refused
+ * either too many requests in progress, or an event loop lagging beyond a bound for `sustainMs`; shedding for lag
+ * then goes on for `holdMs` at least, and until the loop lags less than half the bound. While the loop lags, the clients sending most of the requests are refused
  * first, so a flood from a few addresses does not starve everyone else; beyond three times the bound, all are
  * refused.
  *
@@ -102,12 +107,14 @@ export class LoadShedder {
   #inFlight = 0;
   /** Since when the lag has been beyond the bound (without falling below half of it), or undefined. */
   #laggingSince: number | undefined;
+  /** Since when requests have been shed for lag, or undefined. */
+  #sheddingSince: number | undefined;
   #shed = 0;
   /** Requests per client in the current second, and in all. */
   #window = { start: 0, total: 0, byClient: new Map<string, number>() };
 
   constructor(options: LoadShedderOptions) {
-    this.#options = { heavyClientShare: 0.1, heavyClientMinRequests: 16, exemptPaths: ['/healthz', '/readyz', '/metrics'], retryAfterSeconds: 1, sustainMs: 500, now: () => performance.now(), ...options };
+    this.#options = { heavyClientShare: 0.1, heavyClientMinRequests: 16, exemptPaths: ['/healthz', '/readyz', '/metrics'], retryAfterSeconds: 1, sustainMs: 500, holdMs: 2000, now: () => performance.now(), ...options };
     this.#exempt = new Set(this.#options.exemptPaths);
     this.#body = JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is overloaded; retry shortly.', hint: `Retry after ${this.#options.retryAfterSeconds} seconds.`, retryable: true } });
   }
@@ -160,13 +167,15 @@ export class LoadShedder {
 
   /** Why a request from a client that sent `sentThisSecond` requests this second is refused, or null. */
   #refusal(sentThisSecond: number): ShedReason | null {
-    const { maxInFlight, maxLagMs, heavyClientShare, heavyClientMinRequests, sustainMs } = this.#options;
+    const { maxInFlight, maxLagMs, heavyClientShare, heavyClientMinRequests, sustainMs, holdMs } = this.#options;
     if (this.#inFlight >= maxInFlight) return 'in-flight';
     const lag = this.#options.lagMs();
     const now = this.#options.now();
     if (lag > maxLagMs) this.#laggingSince ??= now;
     else if (lag < maxLagMs / 2) this.#laggingSince = undefined;
-    const overloaded = this.#laggingSince !== undefined && now - this.#laggingSince >= sustainMs;
+    if (this.#laggingSince !== undefined && now - this.#laggingSince >= sustainMs) this.#sheddingSince ??= now;
+    else if (this.#sheddingSince !== undefined && this.#laggingSince === undefined && now - this.#sheddingSince >= holdMs) this.#sheddingSince = undefined;
+    const overloaded = this.#sheddingSince !== undefined;
     if (!overloaded) return null;
     if (lag > 3 * maxLagMs) return 'lag';
     return sentThisSecond <= Math.max(heavyClientMinRequests, heavyClientShare * this.#window.total) ? null : 'lag';

@@ -16,7 +16,7 @@ describe('HTTP: load shedding and server limits', function () {
     let clock = 0;
     let release = deferred();
     before(async () => {
-      const shedder = new LoadShedder({ lagMs: () => lag, maxLagMs: 100, maxInFlight: 6, heavyClientMinRequests: 3, sustainMs: 500, trustProxy: true, now: () => clock });
+      const shedder = new LoadShedder({ lagMs: () => lag, maxLagMs: 100, maxInFlight: 6, heavyClientMinRequests: 3, sustainMs: 500, holdMs: 2000, trustProxy: true, now: () => clock });
       server = await serve(
         [
           async (ctx) => {
@@ -62,17 +62,28 @@ describe('HTTP: load shedding and server limits', function () {
       expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.10') })).status).to.equal(200);
       lag = 400;
       expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.11') })).status).to.equal(503);
-      // Recovery once the lag is below half the bound (not merely below the bound).
-      lag = 80;
-      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(503);
+      // Shedding makes the lag fall at once: it goes on for holdMs all the same, then until the lag is below half
+      // the bound (not merely below the bound).
       lag = 40;
+      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(503);
+      clock += 1999;
+      lag = 80;
+      // A new second: the client's first requests in it pass, then it is heavy again and still refused.
+      for (let i = 0; i < 3; i++) expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(200);
+      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(503);
+      clock += 1; // the hold is over, and the lag fell below half the bound meanwhile: served again
       expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(200);
-      // Lagging again starts the wait again; and a new second forgets who sent what.
+      // Lagging again starts the wait again; while the lag stays beyond the bound, shedding outlasts the hold.
       lag = 150;
-      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(200);
       clock += 1000;
-      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(200);
+      for (let i = 0; i < 3; i++) expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(200);
+      clock += 500;
+      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(503);
+      clock += 3000;
+      for (let i = 0; i < 3; i++) await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') });
+      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(503);
       lag = 0;
+      expect((await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.0.9') })).status).to.equal(200);
     });
 
     it('does not read a refused keep-alive connection again for Retry-After seconds', async () => {
@@ -94,6 +105,7 @@ describe('HTTP: load shedding and server limits', function () {
       socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
       await new Promise((resolve) => setTimeout(resolve, 100));
       lag = 0;
+      clock += 2000; // past the hold: the second request is refused only by not being read yet
       socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
       while (!secondAt && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 20));
       socket.destroy();
