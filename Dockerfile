@@ -8,7 +8,7 @@
 #   docker run -p 8080:8080 -v annals-data:/data annals
 #   docker run --rm -v annals-data:/data annals annals projections status --json     # operator commands
 #
-# Give `docker stop` more than SHUTDOWN_GRACE_MS (10 s by default) before it kills: docker stop -t 30.
+# Give `docker stop` more than SHUTDOWN_DEADLINE_MS (15 s by default) before it kills: docker stop -t 30.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
