@@ -199,9 +199,14 @@ export class LoadShedder {
       setImmediate(() => {
         if (socket.destroyed) return;
         socket.pause();
-        const timer = setTimeout(() => socket.resume(), this.#options.retryAfterSeconds * 1000);
+        // One listener at a time, however often a keep-alive connection is refused.
+        const onClose = () => clearTimeout(timer);
+        const timer = setTimeout(() => {
+          socket.off('close', onClose);
+          socket.resume();
+        }, this.#options.retryAfterSeconds * 1000);
         timer.unref();
-        socket.once('close', () => clearTimeout(timer));
+        socket.once('close', onClose);
       }),
     );
   }

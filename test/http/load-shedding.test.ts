@@ -115,6 +115,36 @@ describe('HTTP: load shedding and server limits', function () {
     });
   });
 
+  describe('a keep-alive connection refused again and again', () => {
+    it('is held once per refusal, each hold leaving nothing behind on the connection (no listener leak)', async () => {
+      // Always lagging: every request is refused; a short hold so that many refusals take little time.
+      const shedder = new LoadShedder({ lagMs: () => 1000, maxLagMs: 100, maxInFlight: 100, heavyClientMinRequests: 1, sustainMs: 0, retryAfterSeconds: 0.02, trustProxy: false });
+      const server = await serve([async (ctx) => void (ctx.body = { ok: true })], { shedder, logger: captureLogger().logger });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+      process.on('warning', onWarning);
+      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      try {
+        await new Promise((resolve) => socket.once('connect', resolve));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        const answers = () => (text.match(/HTTP\/1\.1 \d{3}/g) ?? []).length;
+        for (let i = 1; i <= 15; i++) {
+          socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+          const started = Date.now();
+          while (answers() < i && Date.now() - started < 2000) await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(text.match(/HTTP\/1\.1 \d{3}/g)).to.deep.equal(Array(15).fill('HTTP/1.1 503'));
+        expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).to.deep.equal([]);
+      } finally {
+        process.off('warning', onWarning);
+        socket.destroy();
+        await server.close(100);
+      }
+    });
+  });
+
   describe('on the running service', () => {
     it('while the event loop stays behind, answers the client flooding it with 503 at once instead of serving everything late', async () => {
       const f = await startAdminFixture({ env: { LOAD_SHED_LAG_MS: '100' } });
