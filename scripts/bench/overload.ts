@@ -2,79 +2,46 @@
  * Overload: what a normal client sees while 1,000 connections hammer uncached public URLs, and the service's
  * memory afterwards (issue 12 item 7).
  *
- *   npm run bench:overload -- [--connections 1000] [--seconds 15] [--service-root DIR] [--json]
+ *   npm run bench:overload -- [--connections 1000] [--seconds 10] [--idle-seconds 5] [--rounds 3] [--service-root DIR] [--json]
  *
  * Seeds the demo project (`npm run cli -- demo`) into a temporary DATA_DIR and starts `src/main.ts` in a child
  * process. A prober (its own process, connecting from 127.0.0.2 so that per-client shedding can tell it from
- * the flood) reads one entry every 250 ms with a 15 s timeout: first with the service idle (the baseline,
- * measured in the same run), then while autocannon (this process) keeps `--connections` connections busy with
- * entry lists at random offsets (mostly cache misses). Prints the prober's latency and statuses idle and under
- * load, the ratio of the two p50s, the flood's answers, and the service's RSS before, at its peak and 5 s after.
+ * the flood) reads one entry every 100 ms with a 15 s timeout throughout. The run alternates `--rounds` times
+ * between the service idle but for the prober (the baseline; from the second round on, a second after the
+ * flood ended) and a flood: autocannon (this process) keeping
+ * `--connections` connections busy with entry lists at random offsets (mostly cache misses). Prints the
+ * prober's latency and statuses idle and under load (all rounds pooled, and each round), the ratio of the two
+ * p50s, the flood's answers, and the service's RSS before the first flood, at its peak and 5 s after the last.
  * `--service-root` runs another checkout's service (for before/after figures). On 2 shared cores the load
  * generator competes with the service: compare only figures of one run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { rssBytes, startDemoService, stopService } from './support/service-process.ts';
 
 const { values } = parseArgs({
   options: {
     connections: { type: 'string', default: '1000' },
-    seconds: { type: 'string', default: '15' },
+    seconds: { type: 'string', default: '10' },
+    'idle-seconds': { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     'service-root': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const CONNECTIONS = Number(values.connections);
 const SECONDS = Number(values.seconds);
+const IDLE_SECONDS = Number(values['idle-seconds']);
+const ROUNDS = Number(values.rounds);
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const serviceRoot = path.resolve(values['service-root'] ?? here);
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const MB = 1024 * 1024;
 
-function run(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serviceRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
-
-function startService(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(serviceRoot, 'src/main.ts')], {
-    cwd: serviceRoot,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (d: Buffer) => {
-      text += d.toString();
-      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"annals listening"/.exec(text);
-      if (match) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume(); // request lines are read and dropped
-        resolve({ url: match[1]!, child });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening`)));
-  });
-}
-
-function rss(pid: number): number {
-  const match = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
-}
-
-/** The prober's program: one GET every 250 ms from 127.0.0.2, a JSON line per answer, until stdin closes. */
+/** The prober's program: one GET every 100 ms from 127.0.0.2, a JSON line per answer, until stdin closes. */
 const PROBER = `
 const http = require('node:http');
 const url = new URL(process.argv[1]);
@@ -94,7 +61,7 @@ process.stdin.on('end', () => (stop = true)).resume();
       req.on('error', (e) => resolve({ status: e.message === 'timeout' ? 'timeout' : 'error', ms: performance.now() - started }));
     });
     process.stdout.write(JSON.stringify({ at: Date.now(), ...line }) + '\\n');
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
 })();
 `;
@@ -120,13 +87,8 @@ function summarise(probes: Probe[]) {
   return { count: probes.length, p50Ms: Math.round(percentile(ms, 50)), p99Ms: Math.round(percentile(ms, 99)), maxMs: Math.round(ms[ms.length - 1] ?? NaN), connectP50Ms: Math.round(percentile(connect, 50)), statuses };
 }
 
-const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'annals-overload-')), 'data');
-say(`seeding the demo into ${dataDir} (service from ${serviceRoot})`);
-const demo = JSON.parse(await run([path.join(serviceRoot, 'src/cli/main.ts'), 'demo'], { DATA_DIR: dataDir })) as { projectId: string };
-const { url, child } = await startService(dataDir);
-// The service ends with this script, whatever happens to it.
-process.once('exit', () => child.kill('SIGKILL'));
-const publicPath = `/public/p/${demo.projectId}/v1`;
+const service = await startDemoService(serviceRoot, {}, say);
+const { url, child, publicPath } = service;
 const base = `${url}${publicPath}`;
 const entryList = JSON.parse(await (await fetch(`${base}/form-sets/blog/entries?limit=1`)).text()) as { items: Array<{ entry: { slug: string } }> };
 const probeUrl = `${base}/form-sets/blog/entries/${entryList.items[0]!.entry.slug}`;
@@ -141,55 +103,78 @@ prober.stdout!.on('data', (d: Buffer) => {
   for (const line of lines) if (line) probes.push(JSON.parse(line) as Probe);
 });
 
-say('idle: the prober alone for 5 s');
-await new Promise((r) => setTimeout(r, 5000));
-const loadStart = Date.now();
-const rssBefore = rss(child.pid!);
-let rssPeak = rssBefore;
-const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rss(child.pid!))), 250);
-say(`load: ${CONNECTIONS} connections for ${SECONDS} s on random entry-list offsets`);
-const flood = await autocannon({
-  url: `${base}/form-sets/blog/entries?limit=1&offset=0`,
-  connections: CONNECTIONS,
-  duration: SECONDS,
-  timeout: 20,
-  requests: [{ setupRequest: (request) => ({ ...request, path: `${publicPath}/form-sets/blog/entries?limit=1&offset=${Math.floor(Math.random() * 100_000)}` }) }],
-});
-const loadEnd = Date.now();
-clearInterval(sampler);
-await new Promise((r) => setTimeout(r, 5000));
-const rssAfter = rss(child.pid!);
-prober.stdin!.end();
-await new Promise((r) => prober.once('exit', r));
-child.kill('SIGTERM');
-await new Promise((r) => child.once('exit', r));
-
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // A probe belongs to the phase it was sent in (its line is written when it is answered).
 const sentAt = (p: Probe) => p.at - p.ms;
-const idle = summarise(probes.filter((p) => sentAt(p) < loadStart));
-const underLoad = summarise(probes.filter((p) => sentAt(p) >= loadStart && sentAt(p) <= loadEnd));
+const within = (window: { start: number; end: number }) => probes.filter((p) => sentAt(p) >= window.start && sentAt(p) < window.end);
+const idleWindows: Array<{ start: number; end: number }> = [];
+const loadWindows: Array<{ start: number; end: number }> = [];
+const floods: autocannon.Result[] = [];
+let rssBefore = 0;
+let rssPeak = 0;
+const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssBytes(child.pid!))), 250);
+for (let round = 1; round <= ROUNDS; round++) {
+  say(`round ${round}/${ROUNDS}: idle, the prober alone for ${IDLE_SECONDS} s`);
+  // The flood's connections close and its garbage is collected in the second after it ends: counted in neither phase.
+  if (round > 1) await sleep(1000);
+  const idleStart = Date.now();
+  await sleep(IDLE_SECONDS * 1000);
+  idleWindows.push({ start: idleStart, end: Date.now() });
+  if (round === 1) rssBefore = rssBytes(child.pid!);
+  say(`round ${round}/${ROUNDS}: load, ${CONNECTIONS} connections for ${SECONDS} s on random entry-list offsets`);
+  const loadStart = Date.now();
+  floods.push(
+    await autocannon({
+      url: `${base}/form-sets/blog/entries?limit=1&offset=0`,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      timeout: 20,
+      requests: [{ setupRequest: (request) => ({ ...request, path: `${publicPath}/form-sets/blog/entries?limit=1&offset=${Math.floor(Math.random() * 100_000)}` }) }],
+    }),
+  );
+  loadWindows.push({ start: loadStart, end: Date.now() });
+}
+await sleep(5000);
+clearInterval(sampler);
+const rssAfter = rssBytes(child.pid!);
+prober.stdin!.end();
+await new Promise((r) => prober.once('exit', r));
+await stopService(service);
+
+const idle = summarise(idleWindows.flatMap(within));
+const underLoad = summarise(loadWindows.flatMap(within));
+const sum = (pick: (r: autocannon.Result) => number) => floods.reduce((total, r) => total + pick(r), 0);
 const result = {
   serviceRoot,
   connections: CONNECTIONS,
   seconds: SECONDS,
-  normalRequest: { idle, underLoad, p50Ratio: Math.round((underLoad.p50Ms / Math.max(1, idle.p50Ms)) * 10) / 10 },
+  idleSeconds: IDLE_SECONDS,
+  rounds: ROUNDS,
+  normalRequest: {
+    idle,
+    underLoad,
+    p50Ratio: Math.round((underLoad.p50Ms / Math.max(1, idle.p50Ms)) * 10) / 10,
+    p99Ratio: Math.round((underLoad.p99Ms / Math.max(1, idle.p99Ms)) * 10) / 10,
+    perRound: idleWindows.map((window, i) => ({ idle: summarise(within(window)), underLoad: summarise(within(loadWindows[i]!)) })),
+  },
   flood: {
-    requestsPerSecond: Math.round(flood.requests.average),
-    total: flood.requests.total,
-    status2xx: flood['2xx'],
-    non2xx: flood.non2xx,
-    errors: flood.errors,
-    timeouts: flood.timeouts,
-    p50Ms: flood.latency.p50,
-    p99Ms: flood.latency.p99,
+    requestsPerSecond: Math.round(sum((r) => r.requests.total) / (ROUNDS * SECONDS)),
+    total: sum((r) => r.requests.total),
+    status2xx: sum((r) => r['2xx']),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    p50Ms: Math.max(...floods.map((r) => r.latency.p50)),
+    p99Ms: Math.max(...floods.map((r) => r.latency.p99)),
   },
   rssMb: { before: Math.round(rssBefore / MB), peak: Math.round(rssPeak / MB), fiveSecondsAfter: Math.round(rssAfter / MB) },
 };
 if (values.json) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
-  say(`normal request, idle:       p50 ${idle.p50Ms} ms, p99 ${idle.p99Ms} ms, ${JSON.stringify(idle.statuses)}`);
-  say(`normal request, under load: p50 ${underLoad.p50Ms} ms (${result.normalRequest.p50Ratio}x idle), p99 ${underLoad.p99Ms} ms, max ${underLoad.maxMs} ms, ${JSON.stringify(underLoad.statuses)}`);
-  say(`flood: ${result.flood.requestsPerSecond} req/s, ${result.flood.status2xx} 2xx, ${result.flood.non2xx} non-2xx, ${result.flood.errors} errors (${result.flood.timeouts} timeouts), p50 ${result.flood.p50Ms} ms, p99 ${result.flood.p99Ms} ms`);
-  say(`service RSS: ${result.rssMb.before} MB before, ${result.rssMb.peak} MB peak, ${result.rssMb.fiveSecondsAfter} MB 5 s after`);
+  say(`normal request, idle (${ROUNDS} × ${IDLE_SECONDS} s):       p50 ${idle.p50Ms} ms, p99 ${idle.p99Ms} ms, ${JSON.stringify(idle.statuses)}`);
+  say(`normal request, under load (${ROUNDS} × ${SECONDS} s): p50 ${underLoad.p50Ms} ms (${result.normalRequest.p50Ratio}x idle), p99 ${underLoad.p99Ms} ms (${result.normalRequest.p99Ratio}x idle), max ${underLoad.maxMs} ms, ${JSON.stringify(underLoad.statuses)}`);
+  result.normalRequest.perRound.forEach((r, i) => say(`  round ${i + 1}: idle p50 ${r.idle.p50Ms} ms, p99 ${r.idle.p99Ms} ms; under load p50 ${r.underLoad.p50Ms} ms, p99 ${r.underLoad.p99Ms} ms, ${JSON.stringify(r.underLoad.statuses)}`));
+  say(`flood: ${result.flood.requestsPerSecond} req/s, ${result.flood.total} requests, ${result.flood.status2xx} 2xx, ${result.flood.non2xx} non-2xx, ${result.flood.errors} errors (${result.flood.timeouts} timeouts), p50 ${result.flood.p50Ms} ms, p99 ${result.flood.p99Ms} ms (worst round)`);
+  say(`service RSS: ${result.rssMb.before} MB before the first flood, ${result.rssMb.peak} MB peak, ${result.rssMb.fiveSecondsAfter} MB 5 s after the last`);
 }
