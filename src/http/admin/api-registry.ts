@@ -2,9 +2,36 @@ import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { jsonBody } from '../middleware/json-body.ts';
-import { validationError } from '../errors/error-factory.ts';
+import { ErrorCode, validationError } from '../errors/error-factory.ts';
+import { errorEnvelopeSchema } from './error-envelope-schema.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The admin document's tags, each with what it groups; every route names one. */
+export const ADMIN_TAGS = {
+  Sessions: 'Console sign-in: e-mail and password for a session token.',
+  'Console login': 'The console login page: branding, appearance and the IP allowlist.',
+  Project: 'The project: overview, content locales, site settings, custom domains and the public API base.',
+  Keys: 'Agent and public API keys.',
+  Members: 'Console users of the tenant.',
+  'Form sets': 'Form sets: the field definitions entries are written against.',
+  Entries: 'Entries of a form set, their slugs, import metadata, assignee and translation.',
+  Revisions: 'Revisions of entries and the approval workflow: submit, approve, reject, withdraw, reopen, publish, schedule, preview.',
+  History: 'The audit trail: an entry\'s events, revision diffs, restores and the project audit log.',
+  Masters: 'Master entities and their records (the values of select fields).',
+  Blueprints: 'Form and master blueprints and the built-in form set templates.',
+  Media: 'Media assets: upload, list, describe, delete.',
+  Webhooks: 'Webhooks, their delivery history, redelivery and Send Test (Standard plan and above).',
+  'Contact forms': 'Contact forms and the submissions they receive.',
+  MCP: 'The MCP tool server over Streamable HTTP.',
+} as const;
+export type AdminTag = keyof typeof ADMIN_TAGS;
+
+/** The error statuses an admin route can answer in the error envelope (spec section 7). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
+
+/** A success (or a non-envelope) answer: its JSON schema, or `empty` for an answer without a body (204, 202). */
+export type ApiResponse = { description: string; schema: z.ZodType } | { description: string; empty: true };
 
 /** One admin route: what it takes and answers. The same schemas validate requests and document them. */
 export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query extends z.ZodType | undefined = undefined> {
@@ -12,17 +39,24 @@ export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query 
   /** Koa style, relative to /admin/v1: '/form-sets/:formSetId'. */
   path: string;
   operationId: string;
+  /** One line: what the operation does; the document's summary and the start of its description. */
   summary: string;
-  tag: string;
+  tag: AdminTag;
   /** 'none' for open routes (sign-in, login branding); default: agent key or session. */
   auth?: 'none' | 'credentials';
   body?: Body;
   query?: Query;
+  /** Every answer that is not the error envelope, by status, each with the schema the handler's answer satisfies. */
+  responses: Partial<Record<200 | 201 | 202 | 204 | 207, ApiResponse>> & Record<number, ApiResponse>;
   /**
-   * Status code to description, or to a description and the schema of the JSON answer; the error envelope
-   * is documented for every route.
+   * The error codes the route itself can answer, by status, beyond those every route of its kind can
+   * (see commonErrors): 409 CONFLICT on a slug clash, 403 PLAN_REQUIRED below a plan, ... `{}` when none.
    */
-  responses: Record<number, string | { description: string; schema: z.ZodType }>;
+  errors: Partial<Record<ErrorStatus, readonly ErrorCode[]>>;
+  /** Takes an Idempotency-Key header (default: when the body has an idempotencyKey field). */
+  idempotent?: boolean;
+  /** Another request body the route takes beside JSON (multipart uploads), documented only. */
+  alternativeBodies?: Record<string, z.ZodType>;
   /** JSON body limit, default 1 MiB. */
   bodyLimitBytes?: number;
   /** Path parameters that are not UUIDs (template ids, record values), documented as plain strings. */
@@ -62,26 +96,77 @@ function parse(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unkn
   throw validationError(`${field}: ${issue.message}`);
 }
 
-const errorEnvelope = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', examples: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'PLAN_REQUIRED', 'NOT_FOUND', 'CONFLICT', 'REVISION_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS', 'RATE_LIMITED'] },
-        message: { type: 'string' },
-        hint: { type: 'string' },
-        retryable: { type: 'boolean', description: 'false: the input must change before retrying; true: the same request may succeed when sent again after Retry-After.' },
-      },
-    },
-  },
+/**
+ * The errors any route of its kind can answer, whatever it does: every route 500 and 503 (a fault, a
+ * store unavailable, shutting down); a route with credentials 401, 429 (agent key rate limit), 403 (scope,
+ * role, console IP allowlist), 404 (an X-Project-Id the session cannot use) and 400 (a session without
+ * X-Project-Id); a route with path parameters 404; a route with a query or body 400; a body 413 and 415;
+ * an idempotent create 409 (its key resent with another request).
+ */
+function commonErrors(route: ApiRoute<z.ZodType | undefined, z.ZodType | undefined>, idempotent: boolean): Partial<Record<ErrorStatus, ErrorCode[]>> {
+  const errors: Partial<Record<ErrorStatus, ErrorCode[]>> = { 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] };
+  const add = (status: ErrorStatus, code: ErrorCode) => {
+    const codes = (errors[status] ??= []);
+    if (!codes.includes(code)) codes.push(code);
+  };
+  if (route.auth !== 'none') {
+    add(400, 'VALIDATION_ERROR');
+    add(401, 'UNAUTHORIZED');
+    add(403, 'FORBIDDEN');
+    add(404, 'NOT_FOUND');
+    add(429, 'RATE_LIMITED');
+  }
+  if (route.path.includes(':')) add(404, 'NOT_FOUND');
+  if (route.query || route.body) add(400, 'VALIDATION_ERROR');
+  // A write that lost too many races with simultaneous writes (retryable, Retry-After); an idempotency key
+  // resent with another request, or one still being processed elsewhere.
+  if (route.method !== 'get' && route.auth !== 'none') add(409, 'CONFLICT');
+  if (idempotent) {
+    add(409, 'CONFLICT');
+    add(409, 'IDEMPOTENCY_IN_PROGRESS');
+  }
+  if (route.body) {
+    add(413, 'PAYLOAD_TOO_LARGE');
+    add(415, 'UNSUPPORTED_MEDIA_TYPE');
+  }
+  return errors;
+}
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: 'Invalid or missing parameter, header or body field (the message names it)',
+  401: 'Credentials missing, invalid, revoked or expired',
+  403: 'The key\'s scope, the role, the console IP allowlist or the plan does not allow this',
+  404: 'No such resource in this project',
+  405: 'Method not allowed here',
+  409: 'Conflicts with the current state (a taken slug or key, a stale revision)',
+  413: 'The request body is larger than the route accepts',
+  415: 'The request body\'s Content-Type is not one the route takes',
+  429: 'Rate limit of the agent key exceeded: retry after Retry-After seconds',
+  500: 'A fault on the service\'s side',
+  503: 'The service or one of its stores is temporarily unavailable, or it is shutting down',
 };
+
+const ERROR_HEADERS: Partial<Record<ErrorStatus, Record<string, unknown>>> = {
+  401: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
+  405: { Allow: { description: 'The methods the path takes', schema: { type: 'string' } } },
+  409: { 'Retry-After': { description: 'With retryable: true, seconds to wait before sending the same request again', schema: { type: 'integer', minimum: 0 } } },
+  429: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } },
+  503: { 'Retry-After': { description: 'With retryable: true, seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } },
+};
+
+/** The name of the component schema of an error envelope limited to these codes: ErrorNotFound, ErrorForbiddenOrPlanRequired. */
+function errorSchemaName(codes: readonly string[]): string {
+  const pascal = (code: string) => code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+  return `Error${codes.map(pascal).join('Or')}`;
+}
 
 /** The OpenAPI 3.1 document of every registered route. */
 export function openApiDocument(registry: ApiRegistry, info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const errorSchemas: Json = {};
+  const errorResponses: Json = {};
+  // The named answer schemas (`.meta({id})`), each once.
+  const answerSchemas: Json = {};
   for (const route of registry.routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
@@ -91,30 +176,61 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       schema: route.textParams?.includes(name!) ? { type: 'string' } : { type: 'string', format: 'uuid' },
     }));
     if (route.query) {
-      const schema = toSchema(route.query) as { properties?: Record<string, unknown>; required?: string[] };
+      const schema = toSchema(route.query) as { properties?: Record<string, { description?: string }>; required?: string[] };
       for (const [name, property] of Object.entries(schema.properties ?? {})) {
-        parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property });
+        const { description, ...rest } = property;
+        parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
       }
     }
+    const body = route.body ? (toSchema(route.body) as { properties?: Record<string, unknown> }) : undefined;
+    const idempotent = route.idempotent ?? body?.properties?.['idempotencyKey'] !== undefined;
+    if (idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+    if (route.auth !== 'none') parameters.push({ $ref: '#/components/parameters/ProjectId' });
+
     const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      const { description, schema } = typeof response === 'string' ? { description: response, schema: undefined } : response;
-      const code = Number(status);
-      responses[status] =
-        code === 204 ? { description }
-        : code >= 400 ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
-        : { description, content: { 'application/json': { schema: schema ? toSchema(schema, 'output') : { type: 'object' } } } };
+    for (const [status, response] of Object.entries(route.responses) as Array<[string, ApiResponse]>) {
+      responses[status] = 'empty' in response ? { description: response.description } : { description: response.description, content: { 'application/json': { schema: toSchema(response.schema, 'output', answerSchemas) } } };
     }
-    responses['default'] = { description: 'Error, in the envelope of spec section 7', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const errors = commonErrors(route, idempotent);
+    for (const [status, codes] of Object.entries(route.errors) as Array<[string, readonly ErrorCode[]]>) {
+      const merged = (errors[Number(status) as ErrorStatus] ??= []);
+      for (const code of codes) if (!merged.includes(code)) merged.push(code);
+    }
+    for (const [status, unordered] of Object.entries(errors) as Array<[string, ErrorCode[]]>) {
+      const codes = CODE_ORDER.filter((code) => unordered.includes(code));
+      const name = errorSchemaName(codes);
+      errorSchemas[name] ??= toSchema(errorEnvelopeSchema(codes), 'output');
+      const envelope = { $ref: `#/components/schemas/${name}` };
+      const own = responses[status] as { description: string; content?: { 'application/json': { schema: unknown } } } | undefined;
+      if (own?.content) {
+        responses[status] = { description: `${own.description}; or ${ERROR_DESCRIPTIONS[Number(status) as ErrorStatus]}`, content: { 'application/json': { schema: { anyOf: [own.content['application/json'].schema, envelope] } } } };
+        continue;
+      }
+      // One response component per status and codes: operations refer to it.
+      const responseName = `Http${status}${name.slice('Error'.length)}`;
+      const headers = ERROR_HEADERS[Number(status) as ErrorStatus];
+      errorResponses[responseName] ??= { description: `${ERROR_DESCRIPTIONS[Number(status) as ErrorStatus]}: ${codes.join(', ')}`, ...(headers ? { headers } : {}), content: { 'application/json': { schema: envelope } } };
+      responses[status] = { $ref: `#/components/responses/${responseName}` };
+    }
+    const requestBody = route.body
+      ? {
+          required: true,
+          content: {
+            'application/json': { schema: body },
+            ...Object.fromEntries(Object.entries(route.alternativeBodies ?? {}).map(([type, schema]) => [type, { schema: toSchema(schema) }])),
+          },
+        }
+      : undefined;
     paths[path] ??= {};
     paths[path]![route.method] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: `${route.summary}. ${credentialsNote(route)}`,
       tags: [route.tag],
       ...(route.auth === 'none' ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body) } } } } : {}),
-      responses,
+      ...(requestBody ? { requestBody } : {}),
+      responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
     };
   }
   return {
@@ -123,16 +239,86 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       title: 'annals admin and agent API',
       version: info.version,
       description:
-        'Admin/agent API of annals (spec section 4.3). Authenticate with `Authorization: Bearer <agent key>` (sk-agent-...) or a console session token from POST /auth/login; sessions send `X-Project-Id`. Creates accept an idempotency key as the `Idempotency-Key` header or the body field `idempotencyKey`; requests sent at once with one key run once (on one process the later ones wait for the first; a key being processed by another process answers 409 IDEMPOTENCY_IN_PROGRESS, retryable, with Retry-After). A write that loses too many races with simultaneous writes to the same item answers 409 CONFLICT with retryable: true and Retry-After, having written nothing. Paths match case-sensitively, as written here; a path with empty segments (`//`), dot segments, encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing and authentication. JSON bodies may be sent with Content-Encoding gzip, deflate or br (limits count decoded bytes); a body that does not decode is 400 VALIDATION_ERROR, an unknown coding 415 UNSUPPORTED_MEDIA_TYPE; arrays and objects nested more than 64 levels deep are 400 VALIDATION_ERROR. Under overload any request may be answered 503 SERVICE_UNAVAILABLE with retryable: true and Retry-After.',
+        'Admin/agent API of annals (spec section 4.3). Authenticate with `Authorization: Bearer <agent key>` (sk-agent-...) or a console session token from POST /auth/login; sessions send `X-Project-Id`. Creates accept an idempotency key as the `Idempotency-Key` header or the body field `idempotencyKey`; requests sent at once with one key run once (on one process the later ones wait for the first; a key being processed by another process answers 409 IDEMPOTENCY_IN_PROGRESS, retryable, with Retry-After). A write that loses too many races with simultaneous writes to the same item answers 409 CONFLICT with retryable: true and Retry-After, having written nothing. Paths match case-sensitively, as written here; a path with empty segments (`//`), dot segments, encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing and authentication. JSON bodies may be sent with Content-Encoding gzip, deflate or br (limits count decoded bytes); a body that does not decode is 400 VALIDATION_ERROR, an unknown coding 415 UNSUPPORTED_MEDIA_TYPE; arrays and objects nested more than 64 levels deep are 400 VALIDATION_ERROR. Under overload any request may be answered 503 SERVICE_UNAVAILABLE with retryable: true and Retry-After. Errors come in the envelope `{error: {code, message, hint?, retryable?}}`; each operation lists the codes of each status it can answer.',
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
+      contact: { name: 'annals maintainers' },
     },
-    servers: [{ url: '/admin/v1' }],
+    servers: [{ url: '/admin/v1', description: 'The admin API of the service that serves this document.' }],
     security: [{ bearer: [] }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: { Error: errorEnvelope } },
+    tags: Object.entries(ADMIN_TAGS).map(([name, description]) => ({ name, description })),
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An agent key (sk-agent-...) or a console session token from POST /auth/login.' } },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same).',
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+        },
+        ProjectId: {
+          name: 'X-Project-Id',
+          in: 'header',
+          required: false,
+          description: 'Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+      },
+      schemas: { ...sorted(answerSchemas), ...sorted(errorSchemas) },
+      responses: sorted(errorResponses),
+    },
     paths,
   };
 }
 
-function toSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return json;
+const CODE_ORDER = Object.values(ErrorCode);
+
+const sorted = (record: Json): Json => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+
+function credentialsNote(route: ApiRoute<z.ZodType | undefined, z.ZodType | undefined>): string {
+  return route.auth === 'none' ? 'No credentials needed.' : 'Credentials: an agent key, or a console session token with X-Project-Id.';
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * A zod schema as JSON Schema 2020-12: `input` documents what a request may send, `output` what an answer
+ * holds. Without `components`, self-contained: named schemas (`.meta({id})`) are inlined. With it, each
+ * named schema of an answer goes there once and is referenced as #/components/schemas/<id>, so clients
+ * get one type per named shape.
+ */
+export function toSchema(schema: z.ZodType, io: 'input' | 'output' = 'input', components?: Json): Json {
+  const { $schema: _ignored, $defs = {}, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json & { $defs?: Record<string, Json> };
+  if (io === 'input' || !components) return inline(json, $defs);
+  for (const [id, definition] of Object.entries($defs)) {
+    const named = refsTo(definition);
+    if (components[id] !== undefined && JSON.stringify(components[id]) !== JSON.stringify(named)) throw new Error(`Two different answer schemas are named ${id}.`);
+    components[id] = named;
+  }
+  return refsTo(json);
+}
+
+const DEF_REF = /^#\/\$defs\/(.+)$/;
+
+function inline(node: unknown, defs: Record<string, Json>): Json {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== 'object' || value === null) return value;
+    const { $ref, ...rest } = value as Json;
+    const id = typeof $ref === 'string' ? DEF_REF.exec($ref)?.[1] : undefined;
+    const base = id === undefined ? ($ref === undefined ? {} : { $ref }) : (walk(defs[id]) as Json);
+    return { ...base, ...Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, walk(v)])) };
+  };
+  return walk(node) as Json;
+}
+
+function refsTo(node: unknown): Json {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value as Json).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(DEF_REF, '#/components/schemas/$1') : walk(v)]),
+    );
+  };
+  return walk(node) as Json;
 }

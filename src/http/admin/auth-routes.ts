@@ -11,6 +11,7 @@ import { SlotsFullError } from '../../security/work-slots.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
 import type { LoginAppearance } from '../../domain/access/project-decider.ts';
 import type { UserDoc } from '../../../projections/access.ts';
+import type { UserRole } from '../../domain/principal.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
@@ -19,10 +20,27 @@ const loginBody = z.object({
   projectId: z.string().optional(),
 });
 
+const ROLES = ['tenant_admin', 'tenant_user'] as const satisfies readonly UserRole[];
+
+const sessionSchema = z.object({
+  token: z.string().describe('The session token: send as Authorization: Bearer, with X-Project-Id.'),
+  expiresAt: z.iso.datetime(),
+  user: z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(ROLES) }),
+}).meta({ id: 'Session' });
+
+const loginBrandingSchema = z.object({
+  projectId: z.uuid(),
+  projectName: z.string(),
+  logoUrl: z.string().nullable(),
+  primaryColor: z.string().nullable(),
+  accentColor: z.string().nullable(),
+  message: z.string().nullable(),
+}).meta({ id: 'LoginBranding' });
+
 /** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
-  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: 'The session token, its expiry and the user', 429: 'RATE_LIMITED: too many failed sign-ins from this address or for this account; wait Retry-After seconds (the wait doubles with each further failure, up to 60 s per account and 5 minutes per address)' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
     const email = body.email.trim().toLowerCase();
     // Throttled attempts are refused before the password is looked at: guessing costs time, not our CPU.
     const decision = deps.loginThrottle.begin(email, clientIp(ctx));
@@ -48,17 +66,17 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     });
     decision.attempt.succeeded();
     const { token, claims } = await deps.sessions.issueSession(subject);
-    ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user: { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role } };
+    ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user: { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role } } satisfies z.input<typeof sessionSchema>;
   });
 
   // Spec 4.4 / issue 3 item 1: the console login page shows the project's branding before anyone signs in.
-  api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: 'The login branding' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: { description: 'The login branding', schema: loginBrandingSchema } }, errors: {} }, async (ctx) => {
     const projectId = ctx.params['projectId'];
     const project = isUuid(projectId) ? await deps.reader.get<{ projectId: string; name: string; loginBranding: LoginAppearance } & Record<string, unknown>>('access', 'projects', projectId) : null;
     if (!project) throw notFound(`No project ${projectId}.`);
     const { logoUrl, primaryColor, accentColor, message } = project.loginBranding;
     ctx.set('Cache-Control', 'no-cache');
-    ctx.body = { projectId: project.projectId, projectName: project.name, logoUrl, primaryColor, accentColor, message };
+    ctx.body = { projectId: project.projectId, projectName: project.name, logoUrl, primaryColor, accentColor, message } satisfies z.input<typeof loginBrandingSchema>;
   });
   return router;
 }

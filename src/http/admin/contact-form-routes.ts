@@ -3,7 +3,7 @@ import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
-import { CONTACT_FIELD_TYPES } from '../../domain/contact-form/contact-form-fields.ts';
+import { CONTACT_FIELD_TYPES, contactFieldSchema } from '../../domain/contact-form/contact-form-fields.ts';
 import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
@@ -61,7 +61,31 @@ const submissionSchema = z.object({
   deliveries: z
     .record(z.string(), z.object({ status: z.enum(['pending', 'sent', 'failed', 'skipped']), attempts: z.number().int(), messageId: z.string().nullable(), detail: z.string().nullable(), completedAt: z.string().nullable() }))
     .describe('The delivery status of each notice the submission asked for, by kind.'),
-});
+}).meta({ id: 'ContactSubmission' });
+
+/** A contact form with every setting, as the admin API answers it (ContactFormView). */
+const contactFormSchema = z.object({
+  id: z.uuid(),
+  slug: z.string(),
+  name: z.string(),
+  notification_emails: z.array(z.string()),
+  reply_to_field: z.string().nullable(),
+  honeypot_enabled: z.boolean(),
+  honeypot_field: z.string(),
+  fields: z.array(contactFieldSchema.extend({ options: z.array(z.object({ value: z.string(), label: z.string() })).optional().describe('select, radio, multiselect: the choices.') })),
+  autoreply_enabled: z.boolean(),
+  autoreply_to_field: z.string().nullable(),
+  autoreply_subject: z.record(z.string(), z.string()).describe('By locale.'),
+  autoreply_body: z.record(z.string(), z.string()).describe('By locale.'),
+  email_signature: z.string().nullable(),
+  hosted_page_enabled: z.boolean(),
+  chat_webhook_url: z.string().nullable().describe('Shown with its path masked: the path is a credential.'),
+  version: z.number().int().describe('Send as expectedVersion to update only what you read.'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  submitPath: z.string().describe('Where submissions go, relative to either public base.'),
+  hostedPagePath: z.string().nullable().describe('The hosted page on the service\'s own host, when hosted publishing is on.'),
+}).meta({ id: 'ContactForm' });
 
 const readBody = z.object({ read: z.boolean() });
 const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`) });
@@ -83,32 +107,32 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
   };
   const tag = 'Contact forms';
 
-  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', summary: 'List the project\'s contact forms', tag, responses: { 200: 'The contact forms' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', summary: 'List the project\'s contact forms', tag, responses: { 200: { description: 'The contact forms', schema: z.object({ items: z.array(contactFormSchema) }) } }, errors: {} }, async (ctx) => {
     ctx.body = { items: await forms.list(principalOf(ctx), projectOf(ctx)) };
   });
 
-  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: 'The contact form' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...input } = body;
     const result = await forms.create(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId', operationId: 'getContactForm', summary: 'Read a contact form with every setting', tag, responses: { 200: 'The contact form' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId', operationId: 'getContactForm', summary: 'Read a contact form with every setting', tag, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: {} }, async (ctx) => {
     ctx.body = await forms.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
   });
 
-  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: 'The contact form' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { expectedVersion, ...patch } = body as Record<string, unknown> & { expectedVersion?: number };
     ctx.body = await forms.update(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), patch, expectedVersion);
   });
 
-  api.add(router, { method: 'delete', path: '/contact-forms/:formId', operationId: 'deleteContactForm', summary: 'Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed', tag, responses: { 204: 'Deleted' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/contact-forms/:formId', operationId: 'deleteContactForm', summary: 'Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed', tag, responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
     await forms.delete(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') }) } } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') }) } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });
@@ -116,23 +140,23 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
     ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: 'The submission' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: {} }, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
   });
 
-  api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: 'The submission' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.setRead(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.read);
   });
 
-  api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: 'The submission with the note' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: { description: 'The submission with the note', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = await submissions.addNote(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.text);
   });
 
-  api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: 'Erased' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: { description: 'Erased', empty: true } }, errors: {} }, async (ctx) => {
     await submissions.erase(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
     ctx.status = 204;
   });

@@ -7,7 +7,7 @@ import type { FormSetView, ProjectView, RevisionAction } from '../../application
 import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-validation.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { entryDetail, entryDetailSchema, entrySummary, entrySummarySchema, formSetDetail, formSetSummary, revisionSummary, revisionSummarySchema } from './content-views.ts';
+import { createdEntrySchema, entryDetail, entryDetailSchema, entrySummary, entrySummarySchema, formSetDetail, formSetDetailSchema, formSetSchemaSchema, formSetSummary, formSetSummarySchema, revisionDetailSchema, revisionRefSchema, revisionSummary, revisionSummarySchema, revisionTransitionSchema, tenantSchemaSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema } from './list-query.ts';
 import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { ENTRY_LIST_SORTS } from '../../../projections/content.ts';
@@ -82,37 +82,37 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return value;
   };
 
-  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: 'The form sets' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: { description: 'The form sets', schema: z.object({ items: z.array(formSetSummarySchema) }) } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     const project = projectOf(ctx);
     const items = await reader.find('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 });
     ctx.body = { items: items.map(formSetSummary) };
   });
 
-  api.add(router, { method: 'post', path: '/form-sets', operationId: 'createFormSet', summary: 'Create a form set (slug unique per project: 409 on a clash)', tag: 'Form sets', body: formSetBody, responses: { 201: 'The form set' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-sets', operationId: 'createFormSet', summary: 'Create a form set (slug unique per project: 409 on a clash)', tag: 'Form sets', body: formSetBody, responses: { 201: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion: _version, ...definition } = body;
     const result = await content.createFormSet(principalOf(ctx), projectOf(ctx), definition, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = formSetDetail(result.body as Record<string, unknown>);
   });
 
-  api.add(router, { method: 'get', path: '/form-sets/:formSetId', operationId: 'getFormSet', summary: 'Read a form set with its definition', tag: 'Form sets', responses: { 200: 'The form set' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId', operationId: 'getFormSet', summary: 'Read a form set with its definition', tag: 'Form sets', responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     ctx.body = formSetDetail(await content.formSetOrFail(projectOf(ctx), id(ctx, 'formSetId')) as never);
   });
 
-  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: 'The form set' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion, ...definition } = body;
     const updated = await content.updateFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), definition, expectedVersion);
     ctx.body = formSetDetail(updated as never);
   });
 
-  api.add(router, { method: 'delete', path: '/form-sets/:formSetId', operationId: 'deleteFormSet', summary: 'Delete a form set (console tenant_admin only; agent keys never)', tag: 'Form sets', responses: { 204: 'Deleted' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/form-sets/:formSetId', operationId: 'deleteFormSet', summary: 'Delete a form set (console tenant_admin only; agent keys never)', tag: 'Form sets', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 409: ['CONFLICT'] } }, async (ctx) => {
     await content.deleteFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'post', path: '/form-sets/:formSetId/entries', operationId: 'createEntry', summary: 'Create an entry with its first draft revision (idempotent by key)', tag: 'Entries', body: createEntryBody, responses: { 201: 'The entry and its revision' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-sets/:formSetId/entries', operationId: 'createEntry', summary: 'Create an entry with its first draft revision (idempotent by key)', tag: 'Entries', body: createEntryBody, responses: { 201: { description: 'The entry and its revision', schema: createdEntrySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.createEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
@@ -130,6 +130,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       tag: 'Entries',
       query: entryListQuery,
       responses: { 200: { description: 'A page of entries', schema: pageSchema(entrySummarySchema, walkFields) } },
+      errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { query }) => {
       const page = await content.listEntries(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), query);
@@ -137,7 +138,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', summary: 'Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history', tag: 'Entries', responses: { 200: { description: 'The entry', schema: entryDetailSchema } } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', summary: 'Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history', tag: 'Entries', responses: { 200: { description: 'The entry', schema: entryDetailSchema } }, errors: {} }, async (ctx) => {
     ctx.body = entryDetail(await content.getEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId')));
   });
 
@@ -151,6 +152,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       tag: 'Revisions',
       query: revisionListQuery,
       responses: { 200: { description: 'A page of revisions', schema: pageSchema(revisionSummarySchema) } },
+      errors: {},
     },
     async (ctx, { query }) => {
       const page = await content.listRevisions(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), query);
@@ -158,14 +160,14 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/form-sets/:formSetId/schema', operationId: 'getFormSetSchema', summary: 'A form set\'s fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)', tag: 'Form sets', responses: { 200: 'The schema' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId/schema', operationId: 'getFormSetSchema', summary: 'A form set\'s fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema', schema: formSetSchemaSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     const project = projectOf(ctx);
     const formSet = await content.formSetOrFail(project, id(ctx, 'formSetId'));
     ctx.body = await formSetSchema(formSet, project, await mastersOf(project.projectId));
   });
 
-  api.add(router, { method: 'get', path: '/tenant-schema', operationId: 'getTenantSchema', summary: 'Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)', tag: 'Form sets', responses: { 200: 'The schema of the project' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/tenant-schema', operationId: 'getTenantSchema', summary: 'Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema of the project', schema: tenantSchemaSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     const project = projectOf(ctx);
     const [formSets, masters] = await Promise.all([
@@ -183,13 +185,13 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const mastersOf = (projectId: string) =>
     reader.find<MasterDoc & Record<string, unknown>>('content', 'masters', { filter: { projectId }, sort: [['key', 'asc']], limit: 1000 });
 
-  api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: 'The revision' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: { description: 'The revision', schema: revisionRefSchema } }, errors: { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.saveRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/revisions/:revisionId', operationId: 'getRevision', summary: 'Read a revision with its snapshot', tag: 'Revisions', responses: { 200: 'The revision' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/revisions/:revisionId', operationId: 'getRevision', summary: 'Read a revision with its snapshot', tag: 'Revisions', responses: { 200: { description: 'The revision', schema: revisionDetailSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'revisions.read');
     const revision = await content.revisionOrFail(projectOf(ctx), id(ctx, 'revisionId'));
     ctx.body = { ...revisionSummary(revision as never), snapshot: revision.snapshot };
@@ -205,7 +207,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     publish: 'Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale)',
   };
   for (const action of actions) {
-    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: 'The revision after the transition' } }, async (ctx, { body }) => {
+    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
       ctx.body = await content.revisionAction(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), action, body);
     });
   }
@@ -225,7 +227,7 @@ async function formSetSchema(formSet: FormSetView, project: ProjectView, masters
   const byKey = new Map(masters.map((m) => [m.key, m]));
   return {
     ...formSetSummary(formSet as never),
-    contentLocales: project.contentLocales,
+    contentLocales: { locales: [...project.contentLocales.locales], defaultLocale: project.contentLocales.defaultLocale },
     fields: formSet.definition.fields.map((field) => {
       const master = field.masterEntityKey ? byKey.get(field.masterEntityKey) : undefined;
       return {

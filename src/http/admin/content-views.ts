@@ -1,7 +1,21 @@
 import { z } from 'zod';
 import { IN_REVIEW_STATUSES, REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
+import { formSetDefinitionSchema } from '../../domain/content/form-set/form-set-definition.ts';
+import { FIELD_TYPES } from '../../domain/content/form-set/field-types.ts';
 
 /** The admin API's answers for form sets, entries and revisions, shaped from their read-model documents. */
+
+export const formSetSummarySchema = z.object({
+  id: z.uuid(),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  version: z.number().int().describe('1 on creation, +1 on every update: send as expectedVersion to update only what you read.'),
+}).meta({ id: 'FormSetSummary' });
+
+export const formSetDetailSchema = formSetSummarySchema.extend({
+  definition: formSetDefinitionSchema.describe('The fields, blocks, roles and sitemap settings, as stored.'),
+}).meta({ id: 'FormSet' });
 
 export function formSetSummary(doc: Record<string, unknown>) {
   return { id: doc['formSetId'], slug: doc['slug'], name: doc['name'], description: doc['description'] ?? null, version: doc['version'] };
@@ -10,6 +24,30 @@ export function formSetSummary(doc: Record<string, unknown>) {
 export function formSetDetail(doc: Record<string, unknown>) {
   return { ...formSetSummary(doc), definition: doc['definition'] };
 }
+
+/** GET /form-sets/{id}/schema: what an agent needs to write valid entries. */
+export const formSetSchemaSchema = formSetSummarySchema.extend({
+  contentLocales: z.object({ locales: z.array(z.string()), defaultLocale: z.string() }),
+  fields: z.array(
+    z.object({
+      key: z.string(),
+      type: z.enum(FIELD_TYPES),
+      label: z.string(),
+      required: z.boolean(),
+      localeShared: z.boolean(),
+      masterEntityKey: z.string().optional(),
+      sampleValues: z.array(z.string()).optional().describe('Select fields: some values of the master behind them.'),
+    }),
+  ),
+  jsonSchema: z.record(z.string(), z.unknown()).describe('The JSON Schema (2020-12) of the fields object of an entry of this form set.'),
+}).meta({ id: 'FormSetSchema' });
+
+export const tenantSchemaSchema = z.object({
+  projectId: z.uuid(),
+  contentLocales: z.object({ locales: z.array(z.string()), defaultLocale: z.string() }),
+  formSets: z.array(formSetSchemaSchema),
+  masters: z.array(z.object({ id: z.uuid(), key: z.string(), name: z.string(), recordCount: z.number().int(), published: z.boolean() })),
+}).meta({ id: 'TenantSchema' });
 
 export function entrySummary(doc: Record<string, unknown>) {
   return {
@@ -61,7 +99,32 @@ export const revisionSummarySchema = z.object({
   updatedAt: z.string().describe('When the revision was saved.'),
   publishAt: z.string().nullable(),
   publishedAt: z.string().nullable(),
-});
+}).meta({ id: 'RevisionSummary' });
+
+/** A revision as creates and saves answer it. */
+export const revisionRefSchema = z.object({
+  id: z.uuid(),
+  revisionId: z.uuid(),
+  entryId: z.uuid(),
+  revision: z.number().int(),
+  status,
+  updatedAt: z.string().describe('When the revision was saved.'),
+}).meta({ id: 'SavedRevision' });
+
+/** POST /form-sets/{id}/entries and POST /entries/{id}/duplicate. */
+export const createdEntrySchema = z.object({
+  entry: z.object({ id: z.uuid(), slug: z.string(), formSetId: z.uuid() }),
+  revision: revisionRefSchema.nullable(),
+}).meta({ id: 'CreatedEntry' });
+
+export const revisionDetailSchema = revisionSummarySchema.extend({
+  snapshot: z.record(z.string(), z.unknown()).describe('The field values of the revision, by field key.'),
+}).meta({ id: 'Revision' });
+
+/** A revision after a workflow transition. */
+export const revisionTransitionSchema = revisionSummarySchema.omit({ updatedAt: true }).extend({
+  already_published: z.boolean().optional().describe('publish only: true when the revision was live already (nothing changed).'),
+}).meta({ id: 'RevisionTransition' });
 
 export const entrySummarySchema = z.object({
   id: z.uuid(),
@@ -78,11 +141,11 @@ export const entrySummarySchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   updatedBy: actor.nullable(),
-});
+}).meta({ id: 'EntrySummary' });
 
 export const entryDetailSchema = entrySummarySchema.extend({
   links: z.object({ revisions: z.string(), history: z.string() }).describe('The paged lists of the entry\'s revisions and events.'),
-});
+}).meta({ id: 'Entry' });
 
 export const historyItemSchema = z.object({
   position: z.string(),
@@ -93,9 +156,9 @@ export const historyItemSchema = z.object({
   occurredAt: z.string(),
   revisionId: z.uuid().nullable(),
   revision: z.number().int().nullable(),
-});
+}).meta({ id: 'HistoryItem' });
 
-export const auditItemSchema = historyItemSchema.extend({ streamId: z.string(), entryId: z.uuid().nullable() });
+export const auditItemSchema = historyItemSchema.extend({ streamId: z.string(), entryId: z.uuid().nullable() }).meta({ id: 'AuditItem' });
 
 const word = z.object({ op: z.enum(['=', '-', '+']), text: z.string() });
 const block = z.object({ type: z.string().describe('The node type, with the heading level: paragraph, heading:2, bulletList, ...'), text: z.string() });
@@ -128,7 +191,7 @@ export const diffSchema = z.object({
         .describe('Rich text (tiptap documents): the blocks added, removed or changed, instead of before and after.'),
     }),
   ),
-});
+}).meta({ id: 'RevisionDiff' });
 
 export function reviewItem(doc: Record<string, unknown>) {
   return {
@@ -154,4 +217,4 @@ export const reviewItemSchema = z.object({
   submittedAt: z.string(),
   assignee: z.string().nullable(),
   publishAt: z.string().nullable().describe('Set while scheduled: when the scheduled job publishes it.'),
-});
+}).meta({ id: 'ReviewItem' });

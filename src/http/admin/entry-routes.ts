@@ -2,12 +2,13 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { IN_REVIEW_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
+import { IN_REVIEW_STATUSES, REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import { statusOfDomainCode } from '../errors/domain-error-to-http.ts';
 import type { DomainErrorCode } from '../../domain/domain-error.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { auditItemSchema, diffSchema, entrySummary, historyItemSchema, reviewItem, reviewItemSchema } from './content-views.ts';
+import { errorEnvelopeSchema } from './error-envelope-schema.ts';
+import { auditItemSchema, createdEntrySchema, diffSchema, entrySummary, entrySummarySchema, historyItemSchema, revisionRefSchema, reviewItem, reviewItemSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
@@ -65,6 +66,24 @@ const auditQuery = listQuery({
 
 const historyQuery = listQuery({});
 
+/** POST /revisions/bulk-schedule: one result per revision, in the order given. */
+const bulkScheduleSchema = z.object({
+  publishAt: z.string().describe('The publish time, in UTC.'),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  results: z.array(
+    z.union([
+      z.object({ revisionId: z.string(), ok: z.literal(true), entryId: z.uuid(), revision: z.number().int(), status: z.enum(REVISION_STATUSES), publishAt: z.string().nullable() }),
+      z.object({ revisionId: z.string(), ok: z.literal(false), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }) }),
+    ]),
+  ),
+}).meta({ id: 'BulkScheduleResult' });
+
+/** POST /revisions/bulk-schedule when none was scheduled: the error envelope with the results beside it. */
+const bulkScheduleFailureSchema = errorEnvelopeSchema().extend(bulkScheduleSchema.shape).meta({ id: 'BulkScheduleFailure' });
+
+const restoredSchema = revisionRefSchema.extend({ restoredFrom: z.object({ revisionId: z.uuid(), revision: z.number().int() }) }).meta({ id: 'RestoredRevision' });
+
 const reviewQueueQuery = listQuery({
   assignee: z.string().min(1, 'must not be empty').max(200).optional().describe('Only revisions of entries assigned to this user id.'),
   formSetId: z.uuid({ error: 'must be a form set id (UUID)' }).optional().describe('Only revisions of this form set\'s entries.'),
@@ -85,26 +104,26 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return value;
   };
 
-  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', summary: 'Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: 'The new entry and its draft revision' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', summary: 'Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: { description: 'The new entry and its draft revision', schema: createdEntrySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.duplicateEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: 'Deleted' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
     await content.deleteEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.renameEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.slug));
   });
 
-  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.setImportMetadata(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body));
   });
 
-  api.add(router, { method: 'put', path: '/entries/:entryId/assignee', operationId: 'assignEntry', summary: 'Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)', tag: 'Entries', body: assigneeBody, responses: { 200: 'The entry' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/entries/:entryId/assignee', operationId: 'assignEntry', summary: 'Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)', tag: 'Entries', body: assigneeBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.assignEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.userId));
   });
 
@@ -118,10 +137,12 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       tag: 'Revisions',
       body: bulkScheduleBody,
       responses: {
-        200: 'Every revision was scheduled: {publishAt, succeeded, failed: 0, results: [{revisionId, ok: true, entryId, revision, status, publishAt}]}',
-        207: 'Multi-status: some revisions were scheduled and some were not; the same body, each failed result with ok: false and its error {code, message, hint?}',
-        409: 'None was scheduled: the error envelope (the failures\' common code and status when they share one, else CONFLICT), with publishAt, succeeded: 0, failed and results beside it',
+        200: { description: 'Every revision was scheduled: failed is 0, each result ok', schema: bulkScheduleSchema },
+        207: { description: 'Multi-status: some revisions were scheduled and some were not; each failed result with ok: false and its error {code, message, hint?}', schema: bulkScheduleSchema },
+        // None was scheduled: the failures' common status and code (else 409 CONFLICT), with the results beside the envelope.
+        ...Object.fromEntries(([400, 403, 404, 409] as const).map((status) => [status, { description: 'None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it', schema: bulkScheduleFailureSchema }])),
       },
+      errors: {},
     },
     async (ctx, { body }) => {
       const outcome = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt);
@@ -145,7 +166,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     ctx.body = { entryId, ...(await content.entryHistory(principalOf(ctx), projectOf(ctx), entryId, query)) };
   });
@@ -160,6 +181,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       tag: 'Revisions',
       query: reviewQueueQuery,
       responses: { 200: { description: 'A page of the queue', schema: pageSchema(reviewItemSchema) } },
+      errors: {},
     },
     async (ctx, { query }) => {
       const page = await content.reviewQueue(principalOf(ctx), projectOf(ctx), query);
@@ -167,19 +189,19 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: { description: 'The changes, one per field (per locale for localized fields)', schema: diffSchema } } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: { description: 'The changes, one per field (per locale for localized fields)', schema: diffSchema } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     for (const name of ['from', 'to'] as const) if (!isUuid(query[name])) throw validationError(`${name}: must be a revision id (UUID).`);
     ctx.body = { entryId, ...(await content.diffRevisions(principalOf(ctx), projectOf(ctx), entryId, query.from, query.to)) };
   });
 
-  api.add(router, { method: 'post', path: '/revisions/:revisionId/restore', operationId: 'restoreRevision', summary: 'Restore an old revision: its field values become a new draft revision (idempotent by key)', tag: 'History', body: restoreBody, responses: { 201: 'The new draft revision' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/revisions/:revisionId/restore', operationId: 'restoreRevision', summary: 'Restore an old revision: its field values become a new draft revision (idempotent by key)', tag: 'History', body: restoreBody, responses: { 201: { description: 'The new draft revision', schema: restoredSchema } }, errors: { 409: ['REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.restoreRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), { expectedRevision: body.expectedRevision }, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } }, errors: {} }, async (ctx, { query }) => {
     ctx.body = await content.auditLog(principalOf(ctx), projectOf(ctx), query);
   });
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { Readable } from 'node:stream';
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
@@ -50,9 +51,18 @@ export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOpt
       path: '/mcp',
       operationId: 'mcp',
       summary:
-        'The MCP tool server over Streamable HTTP (stateless, JSON responses): JSON-RPC messages of the Model Context Protocol (initialize, tools/list, tools/call) with the tools of spec 4.4, authenticated with an agent key. Each tool calls this admin API with the caller\'s key',
+        'The MCP tool server over Streamable HTTP (stateless, JSON responses): JSON-RPC messages of the Model Context Protocol (initialize, tools/list, tools/call) with the tools of spec 4.4, authenticated with an agent key. Each tool calls this admin API with the caller\'s key. GET and DELETE answer 405: no event stream, no session',
       tag,
-      responses: { 200: 'The JSON-RPC response', 202: 'Accepted (notifications and responses carry no answer)', 406: 'The Accept header does not list application/json and text/event-stream' },
+      responses: {
+        200: { description: 'The JSON-RPC response (or a batch of them)', schema: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]) },
+        202: { description: 'Accepted (notifications and responses carry no answer)', empty: true },
+        400: { description: 'Not a JSON-RPC message of the protocol', schema: jsonRpcMessage },
+        406: { description: 'The Accept header does not list application/json and text/event-stream', schema: jsonRpcMessage },
+        413: { description: 'The message is larger than the endpoint takes', schema: jsonRpcMessage },
+        415: { description: 'The body is not application/json', schema: jsonRpcMessage },
+      },
+      errors: {},
+      idempotent: false,
     },
     async (ctx) => {
       const principal = principalOf(ctx);
@@ -88,25 +98,24 @@ export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOpt
     },
   );
 
+  // No server-sent event stream and no session to end: GET and DELETE answer 405 (said in POST's summary;
+  // an operation that only ever fails is not one to document).
   for (const method of ['get', 'delete'] as const) {
-    api.add(
-      router,
-      {
-        method,
-        path: '/mcp',
-        operationId: method === 'get' ? 'mcpStream' : 'mcpEndSession',
-        summary: method === 'get' ? 'No server-sent event stream: the endpoint is stateless (405)' : 'No session to end: the endpoint is stateless (405)',
-        tag,
-        responses: { 405: 'Method not allowed; Allow: POST' },
-      },
-      async () => {
-        throw methodNotAllowed(['POST'], { hint: 'The MCP endpoint is stateless: send every message with POST.' });
-      },
-    );
+    router[method]('/mcp', async () => {
+      throw methodNotAllowed(['POST'], { hint: 'The MCP endpoint is stateless: send every message with POST.' });
+    });
   }
   void deps;
   return router;
 }
+
+/** A JSON-RPC 2.0 message as the MCP transport answers it; `result` is the protocol's, per method. */
+const jsonRpcMessage = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]).optional(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
 
 /** The Koa request as a web Request, its body streamed (the transport reads and bounds it). */
 function toWebRequest(ctx: Context): Request {

@@ -59,7 +59,7 @@ const assetSchema = z.object({
   uploadedAt: z.string(),
   updatedAt: z.string(),
   url: z.string().describe('The public media URL (GET /media/{assetId} on the project-pinned public base).'),
-});
+}).meta({ id: 'Asset' });
 
 const mediaListQuery = listQuery({
   type: mediaType,
@@ -84,6 +84,13 @@ const jsonUploadBody = z
       ctx.addIssue({ code: 'custom', path: ['base64'], message: 'send exactly one of base64 and sourceUrl (or a multipart/form-data body with the field "file")' });
     }
   });
+
+/** The multipart/form-data upload, documented beside the JSON one. */
+const multipartUploadBody = z.object({
+  [FILE_FIELD]: z.file().describe('The file; its MIME type is sniffed from the bytes.'),
+  ...details,
+  idempotencyKey: z.string().optional(),
+});
 
 const patchBody = z.object({
   altText: details.altText,
@@ -148,7 +155,9 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
       tag: 'Media',
       body: jsonUploadBody,
       bodyLimitBytes: Math.ceil(media.maxBytes / 3) * 4 + JSON_OVERHEAD_BYTES,
-      responses: { 201: 'The asset, with its public URL on the project-pinned base' },
+      alternativeBodies: { 'multipart/form-data': multipartUploadBody },
+      responses: { 201: { description: 'The asset, with its public URL on the project-pinned base', schema: assetSchema } },
+      errors: {},
     },
     async (ctx, { body }) => {
       const principal = principalOf(ctx);
@@ -176,23 +185,23 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     },
   );
 
-  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const result = await service.list(principalOf(ctx), project, query);
     ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };
   });
 
-  api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', summary: 'Read an asset', tag: 'Media', responses: { 200: 'The asset' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', summary: 'Read an asset', tag: 'Media', responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     ctx.body = withUrl(ctx, project.projectId, await service.get(principalOf(ctx), project, assetId(ctx)));
   });
 
-  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters) and caption (at most ${CAPTION_MAX}); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: 'The asset' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters) and caption (at most ${CAPTION_MAX}); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx, { body }) => {
     const project = projectOf(ctx);
     ctx.body = withUrl(ctx, project.projectId, await service.updateDetails(principalOf(ctx), project, assetId(ctx), body));
   });
 
-  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: 'Deleted' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
     await service.delete(principalOf(ctx), projectOf(ctx), assetId(ctx));
     ctx.status = 204;
   });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { RevisionDoc } from '../../../projections/content.ts';
@@ -8,6 +9,12 @@ import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
 type Doc<T> = T & Record<string, unknown>;
+
+const previewTokenSchema = z.object({
+  token: z.string().describe('The only credential of GET /preview/revisions on the public API.'),
+  expiresAt: z.iso.datetime(),
+  previewUrl: z.string(),
+}).meta({ id: 'PreviewToken' });
 
 /**
  * Preview links (spec 4.1 GET /preview/revisions, section 5 rule 7): a console user asks for a token bound
@@ -23,7 +30,8 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       operationId: 'issuePreviewToken',
       summary: 'Issue a preview token for one revision, whatever its status (console users; valid 15 minutes)',
       tag: 'Revisions',
-      responses: { 201: '{token, expiresAt, previewUrl}: previewUrl opens the revision on the project-pinned public base' },
+      responses: { 201: { description: 'The token; previewUrl opens the revision on the project-pinned public base', schema: previewTokenSchema } },
+      errors: {},
     },
     async (ctx) => {
       const principal = principalOf(ctx);

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
 import type { Caller } from '../../domain/access/caller.ts';
-import { planAtLeast } from '../../domain/plans.ts';
+import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import type { AgentScope, UserRole } from '../../domain/principal.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
@@ -77,6 +77,49 @@ const createUserBody = z.object({
   role: z.enum(['tenant_admin', 'tenant_user', 'editor', 'reviewer']),
 });
 
+// ---- answers
+
+const contentLocalesSchema = z.object({ locales: z.array(z.string()), defaultLocale: z.string() }).meta({ id: 'ContentLocales' });
+const siteSettingsSchema = z.object({ siteUrl: z.string().nullable(), siteName: z.string().nullable(), description: z.string().nullable() }).meta({ id: 'SiteSettings' });
+const publicApiInfoSchema = z.object({
+  projectId: z.uuid(),
+  publicBase: z.string().describe('The project-pinned base of the public read API, relative to the service root.'),
+  publicKeyHeader: z.literal('X-Service-Public-Api-Key'),
+}).meta({ id: 'PublicApiInfo' });
+const projectOverviewSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  slug: z.string(),
+  plan: z.enum(PLANS),
+  contentLocales: contentLocalesSchema,
+  customDomains: z.array(z.string()),
+  siteSettings: siteSettingsSchema,
+  publicApi: publicApiInfoSchema,
+}).meta({ id: 'ProjectOverview' });
+const loginAppearanceSchema = z.object({
+  logoUrl: z.string().nullable(),
+  primaryColor: z.string().nullable(),
+  accentColor: z.string().nullable(),
+  message: z.string().nullable(),
+  projectName: z.string(),
+}).meta({ id: 'LoginAppearance' });
+const ipAllowlistEntrySchema = z.object({ id: z.uuid(), cidr: z.string().describe('Canonical CIDR: network address / prefix length.'), label: z.string() }).meta({ id: 'IpAllowlistEntry' });
+const KEY_TYPES = ['agent', 'public'] as const;
+const AGENT_SCOPES = ['full', 'content', 'schema'] as const satisfies readonly AgentScope[];
+const USER_ROLES = ['tenant_admin', 'tenant_user'] as const satisfies readonly UserRole[];
+const keySummarySchema = z.object({
+  id: z.uuid(),
+  type: z.enum(KEY_TYPES),
+  prefix: z.string().describe('The first characters of the key, to recognise it.'),
+  scope: z.enum(AGENT_SCOPES).nullable().describe('Agent keys: full, content or schema; null for public keys.'),
+  name: z.string().nullable(),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+}).meta({ id: 'KeySummary' });
+const issuedKeySchema = keySummarySchema.extend({ key: z.string().describe('The key itself, shown in this answer only.'), notice: z.string() }).meta({ id: 'IssuedKey' });
+const userSummarySchema = z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), createdAt: z.string() }).meta({ id: 'UserSummary' });
+const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
+
 /** How long a write waits for the access read model to show it (read your writes). */
 const READ_YOUR_WRITES_MS = 3000;
 
@@ -109,7 +152,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- overview and public API
 
-  api.add(router, { method: 'get', path: '/project', operationId: 'getProjectOverview', summary: 'The project: name, slug, plan, content locales, custom domains, site settings and the public API base', tag: 'Project', responses: { 200: 'The project overview' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/project', operationId: 'getProjectOverview', summary: 'The project: name, slug, plan, content locales, custom domains, site settings and the public API base', tag: 'Project', responses: { 200: { description: 'The project overview', schema: projectOverviewSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'project.read');
     const doc = await record(ctx);
     ctx.body = {
@@ -121,22 +164,22 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       customDomains: doc.customDomains,
       siteSettings: doc.siteSettings,
       publicApi: publicApiInfo(doc.projectId),
-    };
+    } satisfies z.input<typeof projectOverviewSchema>;
   });
 
-  api.add(router, { method: 'get', path: '/project/public-api-info', operationId: 'getPublicApiInfo', summary: 'The project id and the base path of its public read API', tag: 'Project', responses: { 200: 'projectId and publicBase' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/project/public-api-info', operationId: 'getPublicApiInfo', summary: 'The project id and the base path of its public read API', tag: 'Project', responses: { 200: { description: 'projectId and publicBase', schema: publicApiInfoSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'project.read');
     ctx.body = publicApiInfo(projectOf(ctx).projectId);
   });
 
   // ---- content locales
 
-  api.add(router, { method: 'get', path: '/project/content-locales', operationId: 'getProjectContentLocales', summary: "The project's content locales and default locale", tag: 'Project', responses: { 200: 'locales and defaultLocale' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/project/content-locales', operationId: 'getProjectContentLocales', summary: "The project's content locales and default locale", tag: 'Project', responses: { 200: { description: 'locales and defaultLocale', schema: contentLocalesSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'locales.read');
     ctx.body = (await record(ctx)).contentLocales;
   });
 
-  api.add(router, { method: 'patch', path: '/project/content-locales', operationId: 'patchProjectContentLocales', summary: 'Change the content locales and/or the default locale (tenant_admin session only; agent keys refused)', tag: 'Project', body: patchLocalesBody, responses: { 200: 'locales and defaultLocale after the change' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/project/content-locales', operationId: 'patchProjectContentLocales', summary: 'Change the content locales and/or the default locale (tenant_admin session only; agent keys refused)', tag: 'Project', body: patchLocalesBody, responses: { 200: { description: 'locales and defaultLocale after the change', schema: contentLocalesSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'locales.patch');
     const projectId = projectOf(ctx).projectId;
@@ -147,7 +190,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- site settings and custom domains
 
-  api.add(router, { method: 'put', path: '/project/site-settings', operationId: 'updateSiteSettings', summary: 'Set the site URL, site name and description (absent: unchanged; null: cleared)', tag: 'Project', body: siteSettingsBody, responses: { 200: 'The site settings' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/site-settings', operationId: 'updateSiteSettings', summary: 'Set the site URL, site name and description (absent: unchanged; null: cleared)', tag: 'Project', body: siteSettingsBody, responses: { 200: { description: 'The site settings', schema: siteSettingsSchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'project.settings.change');
     const projectId = projectOf(ctx).projectId;
@@ -156,7 +199,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.value;
   });
 
-  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: 'The custom domains' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: { description: 'The custom domains', schema: z.object({ domains: z.array(z.string()) }) } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'project.settings.change');
     const projectId = projectOf(ctx).projectId;
@@ -167,13 +210,13 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- console login appearance (the open read is GET /projects/:projectId/login-branding in auth-routes.ts)
 
-  api.add(router, { method: 'get', path: '/project/login-appearance', operationId: 'getLoginAppearance', summary: 'The console login page appearance: logo, colours, message', tag: 'Console login', responses: { 200: 'The login appearance' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/project/login-appearance', operationId: 'getLoginAppearance', summary: 'The console login page appearance: logo, colours, message', tag: 'Console login', responses: { 200: { description: 'The login appearance', schema: loginAppearanceSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'login-appearance.read');
     const doc = await record(ctx);
     ctx.body = { ...doc.loginBranding, projectName: doc.name };
   });
 
-  api.add(router, { method: 'put', path: '/project/login-appearance', operationId: 'updateLoginAppearance', summary: 'Change the console login page appearance (absent: unchanged; null or empty: cleared)', tag: 'Console login', body: loginAppearanceBody, responses: { 200: 'The login appearance' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/login-appearance', operationId: 'updateLoginAppearance', summary: 'Change the console login page appearance (absent: unchanged; null or empty: cleared)', tag: 'Console login', body: loginAppearanceBody, responses: { 200: { description: 'The login appearance', schema: loginAppearanceSchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'login-appearance.update');
     const project = projectOf(ctx);
@@ -184,13 +227,13 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- console login IP allowlist (Business plan and above)
 
-  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: 'The entries and whether the plan enforces them' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: { description: 'The entries and whether the plan enforces them', schema: z.object({ items: z.array(ipAllowlistEntrySchema), enforced: z.boolean().describe('true on Business and above when the list is not empty.') }) } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'ip-allowlist.read');
     const doc = await record(ctx);
     ctx.body = { items: doc.ipAllowlist, enforced: planAtLeast(doc.plan, 'business') && doc.ipAllowlist.length > 0 };
   });
 
-  api.add(router, { method: 'post', path: '/project/ip-allowlist', operationId: 'addIpAllowlistEntry', summary: 'Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out)', tag: 'Console login', body: ipAllowlistBody, responses: { 201: 'The entry' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/project/ip-allowlist', operationId: 'addIpAllowlistEntry', summary: 'Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out)', tag: 'Console login', body: ipAllowlistBody, responses: { 201: { description: 'The entry', schema: ipAllowlistEntrySchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'ip-allowlist.manage');
     const projectId = projectOf(ctx).projectId;
@@ -200,7 +243,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.entry;
   });
 
-  api.add(router, { method: 'delete', path: '/project/ip-allowlist/:entryId', operationId: 'deleteIpAllowlistEntry', summary: 'Remove an entry from the console login IP allowlist', tag: 'Console login', responses: { 204: 'Removed' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/project/ip-allowlist/:entryId', operationId: 'deleteIpAllowlistEntry', summary: 'Remove an entry from the console login IP allowlist', tag: 'Console login', responses: { 204: { description: 'Removed', empty: true } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'ip-allowlist.manage');
     const projectId = projectOf(ctx).projectId;
@@ -213,7 +256,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- API keys (console sessions only: agent keys can never issue keys)
 
-  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation)", tag: 'Keys', responses: { 200: 'The keys, revoked ones included' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: z.object({ items: z.array(keySummarySchema) }) } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'keys.list');
     const projectId = projectOf(ctx).projectId;
     const query = { filter: { projectId }, sort: [['createdAt', 'asc']] as Array<[string, 'asc']>, limit: 1000 };
@@ -221,7 +264,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { items: [...agents.map((k) => keySummary(k, 'agent')), ...publics.map((k) => keySummary(k, 'public'))] };
   });
 
-  api.add(router, { method: 'post', path: '/keys', operationId: 'issueKey', summary: 'Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only', tag: 'Keys', body: issueKeyBody, bodyLimitBytes: 16 * 1024, responses: { 201: 'The key, shown once' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/keys', operationId: 'issueKey', summary: 'Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only', tag: 'Keys', body: issueKeyBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The key, shown once', schema: issuedKeySchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'keys.issue');
     const projectId = projectOf(ctx).projectId;
@@ -235,13 +278,13 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
-      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, revokedAt: null }),
+      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: deps.clock.now().toISOString(), revokedAt: null }),
       key: issued.key,
       notice: 'Store this key now: it is shown only once.',
-    };
+    } satisfies z.input<typeof issuedKeySchema>;
   });
 
-  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: 'The revoked key' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: { description: 'The revoked key', schema: z.object({ id: z.uuid(), type: z.enum(KEY_TYPES), revokedAt: z.string() }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'keys.revoke');
     const projectId = projectOf(ctx).projectId;
@@ -253,14 +296,14 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- members of the caller's tenant
 
-  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', summary: "List the tenant's console users", tag: 'Members', responses: { 200: 'The users' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'members.list');
     const users = await reader.find<Doc<UserRecord>>('access', 'users', { filter: { tenantId: caller.tenantId }, sort: [['email', 'asc']], limit: 1000 });
     ctx.body = { items: users.map(userSummary) };
   });
 
-  api.add(router, { method: 'post', path: '/users', operationId: 'createUser', summary: 'Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)', tag: 'Members', body: createUserBody, bodyLimitBytes: 16 * 1024, responses: { 201: 'The user' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/users', operationId: 'createUser', summary: 'Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)', tag: 'Members', body: createUserBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The user', schema: createdUserSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller: Caller = principalOf(ctx);
     assertCan(caller, 'members.invite');
     const created = await access.createUser(caller, { tenantId: principalOf(ctx).tenantId, email: body.email, password: body.password, role: body.role });
@@ -272,12 +315,12 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   return router;
 }
 
-export function publicApiInfo(projectId: string): { projectId: string; publicBase: string; publicKeyHeader: string } {
+export function publicApiInfo(projectId: string): z.input<typeof publicApiInfoSchema> {
   return { projectId, publicBase: `/public/p/${projectId}/v1`, publicKeyHeader: 'X-Service-Public-Api-Key' };
 }
 
 /** A key as lists show it: never the key, never its hash. */
-function keySummary(key: KeyRecord, type: 'agent' | 'public') {
+function keySummary(key: KeyRecord, type: 'agent' | 'public'): z.input<typeof keySummarySchema> {
   return {
     id: key.keyId,
     type,
@@ -290,6 +333,6 @@ function keySummary(key: KeyRecord, type: 'agent' | 'public') {
 }
 
 /** A user as lists show it: never the password hash. */
-function userSummary(user: UserRecord) {
+function userSummary(user: UserRecord): z.input<typeof userSummarySchema> {
   return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt };
 }

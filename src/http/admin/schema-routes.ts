@@ -12,6 +12,8 @@ import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
+import { masterRecordSchema } from '../../domain/content/master/master-entity.ts';
+import { formSetDraftSchema } from '../../domain/content/form-set/form-set-definition.ts';
 
 const labels = z.record(z.string(), z.string());
 
@@ -61,6 +63,28 @@ const applyTemplateBody = z.object({
   idempotencyKey: z.string().optional(),
 });
 
+// ---- answers
+
+const masterSummarySchema = z.object({ id: z.uuid(), key: z.string(), name: z.string(), recordCount: z.number().int(), sitePublishedAt: z.string().nullable(), published: z.boolean() }).meta({ id: 'MasterSummary' });
+const masterDetailSchema = masterSummarySchema.extend({ records: z.array(masterRecordSchema), createdAt: z.string(), updatedAt: z.string() }).meta({ id: 'Master' });
+const masterRecordsSchema = z.object({
+  masterId: z.uuid(),
+  key: z.string(),
+  locale: z.string().describe('The locale the labels are resolved for.'),
+  items: z.array(masterRecordSchema.extend({ label: z.string().describe('The label in that locale, else the default locale\'s, else the value.') })),
+}).meta({ id: 'MasterRecordPage' });
+const createdRecordSchema = z.object({ masterId: z.uuid(), key: z.string(), record: masterRecordSchema.nullable() }).meta({ id: 'CreatedMasterRecord' });
+const problemSchema = z.object({ path: z.string().describe('Dotted path of the offending part, e.g. fields.category.masterEntityKey.'), message: z.string(), code: z.enum(['VALIDATION_ERROR', 'CONFLICT']) }).meta({ id: 'BlueprintProblem' });
+const plannedMasterSchema = z.object({ key: z.string(), name: z.string(), action: z.enum(['create', 'reuse']), recordCount: z.number().int(), records: z.array(masterRecordSchema).nullable() }).meta({ id: 'PlannedMaster' });
+const masterPlanSchema = z.object({ ok: z.boolean().describe('false: applying would create nothing, because of the problems.'), masters: z.array(plannedMasterSchema), problems: z.array(problemSchema), warnings: z.array(z.string()) }).meta({ id: 'MasterBlueprintPlan' });
+const formPlanSchema = masterPlanSchema.extend({
+  formSets: z.array(z.object({ slug: z.string(), name: z.string(), fieldCount: z.number().int(), blockCount: z.number().int(), masterKeys: z.array(z.string()), definition: formSetDraftSchema.nullable() })),
+}).meta({ id: 'FormBlueprintPlan' });
+const appliedSchema = z.object({ formSets: z.array(z.object({ id: z.uuid(), slug: z.string() })), masters: z.array(z.object({ id: z.uuid(), key: z.string() })) }).meta({ id: 'AppliedBlueprint' });
+const dryRun = { dryRun: z.literal(true) };
+const jsonSchemaDocument = z.record(z.string(), z.unknown()).describe('A JSON Schema (2020-12) document.');
+const templateSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), formSetSlugs: z.array(z.string()), masterKeys: z.array(z.string()) }).meta({ id: 'FormSetTemplate' });
+
 /**
  * Masters (spec section 2), blueprints, master blueprints and built-in templates (spec section 4.3),
  * one route for each MCP tool of spec section 4.4 on them.
@@ -84,79 +108,79 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Masters ----------------------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: 'The masters' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: { description: 'The masters', schema: z.object({ items: z.array(masterSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const masters = await schema.listMasters(principalOf(ctx), projectOf(ctx));
     ctx.body = { items: masters.map((m) => ({ id: m.masterId, key: m.key, name: m.name, recordCount: m.recordCount, sitePublishedAt: m.sitePublishedAt, published: m.sitePublishedAt !== null })) };
   });
 
-  api.add(router, { method: 'post', path: '/master-entities', operationId: 'createMasterEntity', summary: 'Create a master entity, optionally with records (key unique per project: 409 on a clash)', tag, body: createMasterBody, responses: { 201: 'The master' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-entities', operationId: 'createMasterEntity', summary: 'Create a master entity, optionally with records (key unique per project: 409 on a clash)', tag, body: createMasterBody, responses: { 201: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...input } = body;
     const result = await schema.createMaster(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/master-entities/:masterId', operationId: 'getMasterEntity', summary: 'Read a master entity with its records (get_master_entity)', tag, responses: { 200: 'The master' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/master-entities/:masterId', operationId: 'getMasterEntity', summary: 'Read a master entity with its records (get_master_entity)', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'masters.read');
     ctx.body = masterDetail(await schema.masterOrFail(projectOf(ctx), masterId(ctx)));
   });
 
-  api.add(router, { method: 'get', path: '/master-entities/:masterId/records', operationId: 'listMasterRecords', summary: 'List a master\'s records in display order, labels resolved for a locale (list_master_records)', tag, query: recordsQuery, responses: { 200: 'The records' } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/master-entities/:masterId/records', operationId: 'listMasterRecords', summary: 'List a master\'s records in display order, labels resolved for a locale (list_master_records)', tag, query: recordsQuery, responses: { 200: { description: 'The records', schema: masterRecordsSchema } }, errors: {} }, async (ctx, { query }) => {
     const { master, locale, records } = await schema.listRecords(principalOf(ctx), projectOf(ctx), masterId(ctx), query.locale);
     ctx.body = { masterId: master.masterId, key: master.key, locale, items: records };
   });
 
-  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: 'The record' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: { description: 'The record', schema: createdRecordSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...record } = body;
     const result = await schema.createRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), record, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'patch', path: '/master-entities/:masterId/records/:value', textParams: ['value'], operationId: 'updateMasterRecord', summary: 'Update a record\'s labels, order or parent (update_master_record; a user session only, agent keys refused)', tag, body: updateRecordBody, responses: { 200: 'The master' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/master-entities/:masterId/records/:value', textParams: ['value'], operationId: 'updateMasterRecord', summary: 'Update a record\'s labels, order or parent (update_master_record; a user session only, agent keys refused)', tag, body: updateRecordBody, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const updated = await schema.updateRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), String(ctx.params['value']), body);
     ctx.body = masterDetail(updated);
   });
 
-  api.add(router, { method: 'put', path: '/master-entities/:masterId/tree', operationId: 'updateMasterTree', summary: 'Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused)', tag, body: treeBody, responses: { 200: 'The master' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/master-entities/:masterId/tree', operationId: 'updateMasterTree', summary: 'Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused)', tag, body: treeBody, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const updated = await schema.updateTree(principalOf(ctx), projectOf(ctx), masterId(ctx), body.nodes);
     ctx.body = masterDetail(updated);
   });
 
-  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: 'The master' } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: {} }, async (ctx) => {
     ctx.body = masterDetail(await schema.publishMaster(principalOf(ctx), projectOf(ctx), masterId(ctx)));
   });
 
   // ---- Blueprints -------------------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/form-blueprints/schema', operationId: 'getFormBlueprintSchema', summary: 'The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema', tag: 'Blueprints', responses: { 200: 'The JSON Schema' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-blueprints/schema', operationId: 'getFormBlueprintSchema', summary: 'The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = FORM_BLUEPRINT_SCHEMA;
   });
 
-  api.add(router, { method: 'get', path: '/master-blueprints/schema', operationId: 'getMasterBlueprintSchema', summary: 'The published JSON Schema (2020-12) of master blueprints', tag: 'Blueprints', responses: { 200: 'The JSON Schema' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/master-blueprints/schema', operationId: 'getMasterBlueprintSchema', summary: 'The published JSON Schema (2020-12) of master blueprints', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'masters.read');
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = MASTER_BLUEPRINT_SCHEMA;
   });
 
-  api.add(router, { method: 'post', path: '/form-blueprints/validate', operationId: 'validateFormBlueprint', summary: 'Plan a form blueprint against the project: what would be created and every problem; writes nothing', tag: 'Blueprints', body: validateBody, responses: { 200: 'The plan' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-blueprints/validate', operationId: 'validateFormBlueprint', summary: 'Plan a form blueprint against the project: what would be created and every problem; writes nothing', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: formPlanSchema } }, errors: {} }, async (ctx, { body }) => {
     ctx.body = preview(await schema.validateBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
   });
 
-  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: 'dryRun: the full preview, nothing written', 201: 'What was created: {formSets: [{id, slug}], masters: [{id, key}]}' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'post', path: '/master-blueprints/validate', operationId: 'validateMasterBlueprint', summary: 'Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)', tag: 'Blueprints', body: validateBody, responses: { 200: 'The plan' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-blueprints/validate', operationId: 'validateMasterBlueprint', summary: 'Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: masterPlanSchema } }, errors: {} }, async (ctx, { body }) => {
     ctx.body = preview(await schema.validateMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
   });
 
-  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: 'dryRun: the full preview, nothing written', 201: 'What was created: {masters: [{id, key}], formSets: []}' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: masterPlanSchema.extend(dryRun) }, 201: { description: 'What was created (formSets is empty)', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
     ctx.status = result.status;
@@ -165,12 +189,12 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Built-in templates -----------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: 'The templates' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: { description: 'The templates', schema: z.object({ items: z.array(templateSchema) }) } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
     ctx.body = { items: listBuiltInTemplates() };
   });
 
-  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: 'dryRun: the full preview, nothing written', 201: 'What was created: {formSets: [{id, slug}], masters: [{id, key}]}' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyTemplate(principalOf(ctx), projectOf(ctx), String(ctx.params['id']), options);
     ctx.status = result.status;

@@ -1,6 +1,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import { z } from 'zod';
+import { revisionRefSchema } from './content-views.ts';
 import { EntryTranslator } from '../../translation/entry-translator.ts';
 import { TranslationProviderError, type TranslationProvider } from '../../translation/translation-provider.ts';
 import { notFound, unavailable } from '../errors/error-factory.ts';
@@ -13,6 +14,15 @@ const translateBody = z.object({
   sourceLocale: locale.optional().describe('The locale translated from; default the project\'s default locale'),
   targetLocales: z.array(locale).min(1, 'at least 1 locale').max(30, 'at most 30 locales').optional().describe('The locales to fill; default every other content locale'),
 });
+
+const translationSchema = z.object({
+  revision: revisionRefSchema.nullable().describe('The new draft revision; null when nothing was missing.'),
+  sourceLocale: z.string(),
+  targetLocales: z.array(z.string()),
+  translated: z.array(z.object({ field: z.string(), locale: z.string() })).describe('The values filled.'),
+  skipped: z.array(z.object({ field: z.string(), locale: z.string(), reason: z.enum(['has-value', 'no-source-value']) })).describe('Values left as they were, and why.'),
+  characters: z.number().int().describe('Characters sent to the provider.'),
+}).meta({ id: 'EntryTranslation' });
 
 /**
  * POST /entries/:entryId/translate (translate_entry_locales): fills the missing locale values of the
@@ -33,7 +43,8 @@ export function translationRoutes(deps: AdminDeps, api: ApiRegistry, provider: T
       tag: 'Entries',
       body: translateBody,
       bodyLimitBytes: 16 * 1024,
-      responses: { 200: '{revision (the new draft, or null when nothing was missing), sourceLocale, targetLocales, translated: [{field, locale}], skipped, characters}' },
+      responses: { 200: { description: 'The new draft revision (null when nothing was missing) and what was translated', schema: translationSchema } },
+      errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] },
     },
     async (ctx, { body }) => {
       const entryId = ctx.params['entryId'];

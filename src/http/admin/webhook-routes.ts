@@ -12,8 +12,9 @@ import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
 
+// The event names are documented as an enum; the webhook decider names an unknown one in its refusal.
 const eventsField = z
-  .array(z.string(), { error: `an array of event names: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  .array(z.string().meta({ enum: [...WEBHOOK_EVENT_TYPES] }), { error: `an array of event names: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
   .min(1, `subscribe to at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)
   .max(WEBHOOK_EVENT_TYPES.length, `at most ${WEBHOOK_EVENT_TYPES.length} events`);
 
@@ -67,7 +68,20 @@ const deliverySchema = z.object({
       error: z.string().nullable(),
     }),
   ),
-});
+}).meta({ id: 'WebhookDelivery' });
+
+/** A webhook as the admin API answers it (WebhookView): never its secret. */
+const webhookSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).meta({ id: 'Webhook' });
+const createdWebhookSchema = webhookSchema.extend({ secret: z.string().describe('The signing secret of X-Service-Signature, shown in this answer only.') }).meta({ id: 'CreatedWebhook' });
 
 const deliveriesQuery = listQuery({
   status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
@@ -91,7 +105,7 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
     return value;
   };
 
-  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: 'The webhooks' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: { description: 'The webhooks', schema: z.object({ items: z.array(webhookSchema) }) } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = { items: await service().list(principalOf(ctx), projectOf(ctx)) };
   });
 
@@ -104,7 +118,8 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       summary: `Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (${WEBHOOK_EVENT_TYPES.join(', ')}), enabled (default true). The answer holds the signing secret, shown this once only`,
       tag,
       body: createBody,
-      responses: { 201: 'The webhook, with its signing secret (shown only here)' },
+      responses: { 201: { description: 'The webhook, with its signing secret (shown only here)', schema: createdWebhookSchema } },
+      errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { body }) => {
       const created = await service().create(principalOf(ctx), projectOf(ctx), body);
@@ -114,19 +129,19 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
     },
   );
 
-  api.add(router, { method: 'get', path: '/webhooks/:webhookId', operationId: 'getWebhook', summary: 'Read a webhook (without its secret)', tag, responses: { 200: 'The webhook' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks/:webhookId', operationId: 'getWebhook', summary: 'Read a webhook (without its secret)', tag, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = await service().get(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
   });
 
   api.add(
     router,
-    { method: 'patch', path: '/webhooks/:webhookId', operationId: 'updateWebhook', summary: 'Change a webhook\'s name, url, description, events or enabled flag (fields left out are kept)', tag, body: updateBody, responses: { 200: 'The webhook' } },
+    { method: 'patch', path: '/webhooks/:webhookId', operationId: 'updateWebhook', summary: 'Change a webhook\'s name, url, description, events or enabled flag (fields left out are kept)', tag, body: updateBody, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } },
     async (ctx, { body }) => {
       ctx.body = await service().update(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), body);
     },
   );
 
-  api.add(router, { method: 'delete', path: '/webhooks/:webhookId', operationId: 'deleteWebhook', summary: 'Delete a webhook; deliveries not yet sent are not sent', tag, responses: { 204: 'Deleted' } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/webhooks/:webhookId', operationId: 'deleteWebhook', summary: 'Delete a webhook; deliveries not yet sent are not sent', tag, responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     await service().delete(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
     ctx.status = 204;
   });
@@ -141,13 +156,14 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       tag,
       query: deliveriesQuery,
       responses: { 200: { description: 'A page of deliveries', schema: pageSchema(deliverySchema, { webhookId: z.uuid() }) } },
+      errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { query }) => {
       ctx.body = await service().deliveries(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), query);
     },
   );
 
-  api.add(router, { method: 'get', path: '/webhooks/:webhookId/deliveries/:deliveryId', operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', tag, responses: { 200: 'The delivery' } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks/:webhookId/deliveries/:deliveryId', operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', tag, responses: { 200: { description: 'The delivery', schema: deliverySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = await service().delivery(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), id(ctx, 'deliveryId'));
   });
 
@@ -159,7 +175,8 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       operationId: 'redeliverWebhookDelivery',
       summary: 'Send a recorded delivery again, with the same payload bytes, as a new attempt in its history (sent by the dispatcher shortly after)',
       tag,
-      responses: { 202: 'The delivery; the new attempt follows in its history' },
+      responses: { 202: { description: 'The delivery; the new attempt follows in its history', schema: deliverySchema } },
+      errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx) => {
       ctx.status = 202;
@@ -176,7 +193,8 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       summary: 'Send Test: post a dummy payload of the right shape for an event (default: the first subscribed) with header X-Service-Test: true, as a new delivery',
       tag,
       body: testBody,
-      responses: { 202: 'The test delivery; its attempt follows in the history' },
+      responses: { 202: { description: 'The test delivery; its attempt follows in the history', schema: deliverySchema } },
+      errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { body }) => {
       ctx.status = 202;

@@ -13,14 +13,30 @@ const locale = { $ref: '#/components/parameters/locale' };
 const common = { '304': { description: 'Not modified: the If-None-Match ETag still matches.' }, '404': error('Unknown project, form set, entry or master; a deleted entry.') };
 const entryResponses = {
   '200': json(ref('SingleEntry'), 'The entry in the requested locale.'),
-  '301': { description: 'The slug changed: Location names the current URL (the query string kept). Clients follow redirects.', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+  '301': {
+    description: 'The slug changed: Location names the current URL (the query string kept). Clients follow redirects.',
+    headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+    content: { 'application/json': { schema: { type: 'object', required: ['moved'], properties: { moved: { type: 'string', format: 'uri', description: 'The current URL, as in Location.' } } } } },
+  },
   '400': error('VALIDATION_ERROR naming the parameter (unknown locale, missing or too long value).'),
   ...common,
 };
 
+/** The document's tags, each operation's by the first segment of its path. */
+const TAGS: Record<string, { name: string; description: string }> = {
+  'form-sets': { name: 'Entries', description: 'Published entries of a form set, and their JSON-LD and Open Graph values.' },
+  content: { name: 'Lookup', description: 'A published entry by import path, by slugs or by external identity.' },
+  preview: { name: 'Preview', description: 'Any revision, with a preview token.' },
+  'master-entities': { name: 'Masters', description: 'Master entities published to the site and their records.' },
+  'contact-forms': { name: 'Contact forms', description: 'Contact form submission, the one public write.' },
+  media: { name: 'Media', description: 'Media files.' },
+  sitemaps: { name: 'SEO', description: 'Sitemaps and llms.txt.' },
+};
+const tagOf = (path: string): string => (/\.(xml|txt)$/.test(path) ? TAGS['sitemaps']! : TAGS[path.split('/')[1]!]!).name;
+
 /** The public API's OpenAPI 3.1 document (served at /public/v1/openapi.json). */
 export function publicOpenApiDocument(): Schema {
-  return {
+  return finished({
     openapi: '3.1.0',
     info: {
       title: 'annals public read API',
@@ -33,6 +49,8 @@ export function publicOpenApiDocument(): Schema {
         'Paths match case-sensitively, as written here. A path with empty segments (`//`), dot segments (`/./`, `/../`, also percent-encoded), encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing.',
         'Under overload any request may be answered 503 SERVICE_UNAVAILABLE with `retryable: true` and `Retry-After`.',
       ].join('\n\n'),
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
+      contact: { name: 'annals maintainers' },
     },
     servers: [
       { url: '/public/p/{projectId}/v1', description: 'Project named by its id (UUID) in the path.', variables: { projectId: { default: '00000000-0000-4000-8000-000000000000' } } },
@@ -260,7 +278,7 @@ export function publicOpenApiDocument(): Schema {
         },
         ArticleJsonLd: {
           type: 'object',
-          required: ['@context', '@type', 'headline', 'datePublished', 'dateModified', 'author'],
+          required: ['@context', '@type', 'headline', 'datePublished', 'dateModified', 'author', 'publisher', 'mainEntityOfPage', 'url', 'inLanguage'],
           properties: {
             '@context': { const: 'https://schema.org' },
             '@type': { const: 'Article' },
@@ -269,13 +287,50 @@ export function publicOpenApiDocument(): Schema {
             image: { type: 'string', format: 'uri' },
             datePublished: { type: 'string' },
             dateModified: { type: 'string' },
-            author: { type: 'object', properties: { '@type': { type: 'string' }, name: { type: 'string' } } },
-            publisher: { type: 'object' },
+            author: { type: 'object', required: ['@type', 'name'], properties: { '@type': { enum: ['Person', 'Organization'] }, name: { type: 'string' } } },
+            publisher: {
+              type: 'object',
+              required: ['@type', 'name'],
+              properties: {
+                '@type': { const: 'Organization' },
+                name: { type: 'string' },
+                logo: { type: 'object', required: ['@type', 'url'], properties: { '@type': { const: 'ImageObject' }, url: { type: 'string', format: 'uri' } } },
+              },
+            },
+            mainEntityOfPage: { type: 'string', format: 'uri', description: 'The entry\'s page: on the project\'s site when it has a site URL.' },
+            url: { type: 'string', format: 'uri' },
+            inLanguage: { type: 'string', description: 'The locale of the values.' },
           },
         },
       },
     },
+  });
+}
+
+/**
+ * Every operation tagged and described (its summary, when it has no longer description); every object
+ * the API answers closed (`additionalProperties: false` where the document does not say otherwise), so a
+ * field the service sends is one the document names.
+ */
+function finished(document: Schema): Schema {
+  const paths = document['paths'] as Record<string, Record<string, Schema>>;
+  for (const [path, methods] of Object.entries(paths)) {
+    for (const operation of Object.values(methods)) {
+      operation['tags'] = [tagOf(path)];
+      operation['description'] ??= `${String(operation['summary'])}.`;
+    }
+  }
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (typeof node !== 'object' || node === null) return;
+    const schema = node as Schema;
+    if (schema['type'] === 'object' && schema['properties'] && schema['additionalProperties'] === undefined) schema['additionalProperties'] = false;
+    Object.values(schema).forEach(close);
   };
+  close((document['components'] as Schema)['schemas']);
+  close(paths);
+  const tags = [...new Set(Object.values(TAGS))];
+  return { ...document, tags };
 }
 
 function xml() {
