@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext, ToolDefinition } from './tool-kit.ts';
 import { toolError, toolSuccess } from './tool-result.ts';
@@ -79,10 +80,10 @@ export function createAnnalsMcpServer(context: ToolContext, info: { version: str
   for (const tool of ALL_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...tool.annotations } },
+      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: unnamed(tool.output), annotations: { title: tool.title, ...tool.annotations } },
       (async (args: Record<string, unknown>) => {
         try {
-          return toolSuccess(await tool.run(args as never, context));
+          return toolSuccess((await tool.run(args as never, context)) as Record<string, unknown>);
         } catch (error) {
           return toolError(error);
         }
@@ -90,4 +91,13 @@ export function createAnnalsMcpServer(context: ToolContext, info: { version: str
     );
   }
   return server;
+}
+
+/**
+ * The schema without its own name: a named answer schema (`.meta({id})`) becomes a bare `$ref` into
+ * `$defs` in JSON Schema, and MCP wants an outputSchema of `type: "object"` at its root. Named schemas
+ * inside stay shared definitions.
+ */
+function unnamed(schema: z.ZodObject): z.ZodObject {
+  return schema.extend({});
 }

@@ -20,6 +20,11 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** What it does, when to use it, what it returns, what it needs (scope, plan, session), what comes next. */
   description: string;
   input: Shape;
+  /**
+   * What a successful call returns (the tool's outputSchema; the result carries it as structuredContent):
+   * the admin API answer's own schema where the tool returns it as the service answered.
+   */
+  output: z.ZodObject;
   annotations: ToolAnnotations;
   run(args: z.output<z.ZodObject<Shape>>, context: ToolContext): Promise<unknown>;
 }
@@ -27,6 +32,21 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
 /** Declares a tool; the identity function, for type inference of `run`'s arguments. */
 export function defineTool<Shape extends z.ZodRawShape>(tool: ToolDefinition<Shape>): ToolDefinition {
   return tool as unknown as ToolDefinition;
+}
+
+/**
+ * One object schema for a result that is one of two objects (a dry run's plan, or what was created):
+ * a key both have takes either's value, a key only one has is optional. MCP output schemas must be
+ * objects, not unions of them.
+ */
+export function eitherObject(a: z.ZodObject, b: z.ZodObject): z.ZodObject {
+  const keys = new Set([...Object.keys(a.shape), ...Object.keys(b.shape)]);
+  const shape: Record<string, z.ZodType> = {};
+  for (const key of keys) {
+    const [x, y] = [a.shape[key] as z.ZodType | undefined, b.shape[key] as z.ZodType | undefined];
+    shape[key] = x && y ? z.union([x, y]) : (x ?? y)!.optional();
+  }
+  return z.object(shape);
 }
 
 /** Hints for tools that only read. */

@@ -18,9 +18,12 @@ export class ToolFailure extends Error {
   }
 }
 
-/** A successful result: the answer as indented JSON text (what agents read), or a text as is. */
-export function toolSuccess(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value ?? null, null, 2) }] };
+/**
+ * A successful result: the answer as structured content (checked against the tool's outputSchema) and,
+ * for clients that read text only, the same as indented JSON text.
+ */
+export function toolSuccess(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
 }
 
 /**

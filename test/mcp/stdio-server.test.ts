@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SPEC_TOOL_NAMES } from '../../src/mcp/annals-mcp-server.ts';
 import { OPERATOR, startAdminFixture, type AdminFixture } from '../admin/support.ts';
@@ -8,6 +10,9 @@ import { tempDir } from '../support/temp-dir.ts';
 import { compiledBuild } from '../support/compiled-build.ts';
 import { startFakeDeepL, type FakeDeepL } from '../translation/fake-deepl.ts';
 import { adminSession, callTool, failure, issueAgentKey, ok, PASSWORD, PNG_BASE64, spawnStdioClient } from './support.ts';
+
+type FormatsPlugin = typeof addFormatsModule.default;
+const addFormats: FormatsPlugin = (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
 
 /**
  * The stdio MCP server as an agent runs it: spawned as a process (the package bin, which runs the compiled
@@ -66,6 +71,24 @@ describe('MCP stdio server', function () {
     expect(Object.keys(tools.find((t) => t.name === 'upload_media')!.inputSchema.properties!)).to.include.members(['filePath', 'sourceUrl', 'base64']);
     expect(tools.find((t) => t.name === 'translate_entry_locales')!.description).to.match(/Standard plan/);
     expect(fullStderr()).to.match(/annals-mcp .*serving on stdio/);
+  });
+
+  it('declares an output schema for every tool: an object at its root, closed, that ajv compiles in strict mode', async () => {
+    const { tools } = await full.listTools();
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    addFormats(ajv);
+    for (const tool of tools) {
+      const output = tool.outputSchema as { type?: string; additionalProperties?: unknown } | undefined;
+      expect(output?.type, `${tool.name}: outputSchema`).to.equal('object');
+      // get_blueprint_schema answers a JSON Schema document: its head is described, the rest is the schema itself.
+      if (tool.name !== 'get_blueprint_schema') expect(output!.additionalProperties, `${tool.name}: outputSchema is closed`).to.equal(false);
+      for (const [which, schema] of [['input', tool.inputSchema], ['output', output]] as const) {
+        const { $schema: _draft, ...rest } = schema as Record<string, unknown>;
+        expect(() => ajv.compile(rest), `${tool.name} ${which}Schema`).to.not.throw();
+      }
+    }
+    const entry = tools.find((t) => t.name === 'get_entry')!.outputSchema as { properties: Record<string, unknown>; required: string[] };
+    expect(entry.required).to.include.members(['id', 'slug', 'latestRevision', 'links', 'values']);
   });
 
   it('runs a whole job through tools alone: template, media, entry, revision, review, publish, then the public API', async () => {

@@ -18,7 +18,7 @@ export interface ToolAnswer {
 
 /** Calls a tool and returns its text; the SDK reports tool failures as isError, never as throws. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }> };
+  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: unknown };
   const text = result.content.map((c) => c.text).join('\n');
   let json: unknown;
   try {
@@ -26,6 +26,9 @@ export async function callTool(client: Client, name: string, args: Record<string
   } catch {
     json = undefined;
   }
+  // A success carries its answer twice: as structured content (which the client has checked against the
+  // tool's outputSchema) and as JSON text, for clients that read text only.
+  if (result.isError !== true) expect(result.structuredContent, `${name}: structured content`).to.deep.equal(json);
   return { isError: result.isError === true, text, json };
 }
 
@@ -54,6 +57,9 @@ export async function spawnStdioClient(env: Record<string, string>, options: { v
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'annals-test', version: '1.0.0' });
   await client.connect(transport);
+  // As strict clients do: with the tools listed, the SDK's client checks the structured content of every
+  // call against the tool's outputSchema (ajv), so an answer with a field the schema lacks fails the call.
+  await client.listTools();
   return { client, stderr: () => stderr };
 }
 

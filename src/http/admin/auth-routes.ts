@@ -28,7 +28,7 @@ const sessionSchema = z.object({
   user: z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(ROLES) }),
 }).meta({ id: 'Session' });
 
-const loginBrandingSchema = z.object({
+export const loginBrandingSchema = z.object({
   projectId: z.uuid(),
   projectName: z.string(),
   logoUrl: z.string().nullable(),

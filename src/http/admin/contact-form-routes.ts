@@ -64,7 +64,7 @@ const submissionSchema = z.object({
 }).meta({ id: 'ContactSubmission' });
 
 /** A contact form with every setting, as the admin API answers it (ContactFormView). */
-const contactFormSchema = z.object({
+export const contactFormSchema = z.object({
   id: z.uuid(),
   slug: z.string(),
   name: z.string(),

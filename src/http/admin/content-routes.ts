@@ -60,7 +60,7 @@ const entryListQuery = listQuery({
 });
 
 /** What a page of a pinned walk (the entry list) says of the walk. */
-const walkFields = {
+export const walkFields = {
   asOf: z.string().regex(/^\d{20}$/).describe('The log position the walk lists entries as of, fixed by its first page.'),
   changed: z.boolean().describe('false: entries as they were at asOf, in the requested order; true: entries created or changed since asOf, in the order of their last change.'),
 };

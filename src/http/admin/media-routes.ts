@@ -45,7 +45,7 @@ const mediaType = z
   .optional();
 
 /** An asset as the admin API answers it (AssetView and its media URL). */
-const assetSchema = z.object({
+export const assetSchema = z.object({
   id: z.uuid(),
   fileName: z.string(),
   mimeType: z.string(),

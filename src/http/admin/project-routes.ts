@@ -79,14 +79,14 @@ const createUserBody = z.object({
 
 // ---- answers
 
-const contentLocalesSchema = z.object({ locales: z.array(z.string()), defaultLocale: z.string() }).meta({ id: 'ContentLocales' });
+export const contentLocalesSchema = z.object({ locales: z.array(z.string()), defaultLocale: z.string() }).meta({ id: 'ContentLocales' });
 const siteSettingsSchema = z.object({ siteUrl: z.string().nullable(), siteName: z.string().nullable(), description: z.string().nullable() }).meta({ id: 'SiteSettings' });
-const publicApiInfoSchema = z.object({
+export const publicApiInfoSchema = z.object({
   projectId: z.uuid(),
   publicBase: z.string().describe('The project-pinned base of the public read API, relative to the service root.'),
   publicKeyHeader: z.literal('X-Service-Public-Api-Key'),
 }).meta({ id: 'PublicApiInfo' });
-const projectOverviewSchema = z.object({
+export const projectOverviewSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   slug: z.string(),
@@ -96,14 +96,15 @@ const projectOverviewSchema = z.object({
   siteSettings: siteSettingsSchema,
   publicApi: publicApiInfoSchema,
 }).meta({ id: 'ProjectOverview' });
-const loginAppearanceSchema = z.object({
+export const loginAppearanceSchema = z.object({
   logoUrl: z.string().nullable(),
   primaryColor: z.string().nullable(),
   accentColor: z.string().nullable(),
   message: z.string().nullable(),
   projectName: z.string(),
 }).meta({ id: 'LoginAppearance' });
-const ipAllowlistEntrySchema = z.object({ id: z.uuid(), cidr: z.string().describe('Canonical CIDR: network address / prefix length.'), label: z.string() }).meta({ id: 'IpAllowlistEntry' });
+export const ipAllowlistEntrySchema = z.object({ id: z.uuid(), cidr: z.string().describe('Canonical CIDR: network address / prefix length.'), label: z.string() }).meta({ id: 'IpAllowlistEntry' });
+export const ipAllowlistSchema = z.object({ items: z.array(ipAllowlistEntrySchema), enforced: z.boolean().describe('true on Business and above when the list is not empty.') });
 const KEY_TYPES = ['agent', 'public'] as const;
 const AGENT_SCOPES = ['full', 'content', 'schema'] as const satisfies readonly AgentScope[];
 const USER_ROLES = ['tenant_admin', 'tenant_user'] as const satisfies readonly UserRole[];
@@ -227,7 +228,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- console login IP allowlist (Business plan and above)
 
-  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: { description: 'The entries and whether the plan enforces them', schema: z.object({ items: z.array(ipAllowlistEntrySchema), enforced: z.boolean().describe('true on Business and above when the list is not empty.') }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: { description: 'The entries and whether the plan enforces them', schema: ipAllowlistSchema } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'ip-allowlist.read');
     const doc = await record(ctx);
     ctx.body = { items: doc.ipAllowlist, enforced: planAtLeast(doc.plan, 'business') && doc.ipAllowlist.length > 0 };

@@ -65,25 +65,25 @@ const applyTemplateBody = z.object({
 
 // ---- answers
 
-const masterSummarySchema = z.object({ id: z.uuid(), key: z.string(), name: z.string(), recordCount: z.number().int(), sitePublishedAt: z.string().nullable(), published: z.boolean() }).meta({ id: 'MasterSummary' });
-const masterDetailSchema = masterSummarySchema.extend({ records: z.array(masterRecordSchema), createdAt: z.string(), updatedAt: z.string() }).meta({ id: 'Master' });
-const masterRecordsSchema = z.object({
+export const masterSummarySchema = z.object({ id: z.uuid(), key: z.string(), name: z.string(), recordCount: z.number().int(), sitePublishedAt: z.string().nullable(), published: z.boolean() }).meta({ id: 'MasterSummary' });
+export const masterDetailSchema = masterSummarySchema.extend({ records: z.array(masterRecordSchema), createdAt: z.string(), updatedAt: z.string() }).meta({ id: 'Master' });
+export const masterRecordsSchema = z.object({
   masterId: z.uuid(),
   key: z.string(),
   locale: z.string().describe('The locale the labels are resolved for.'),
   items: z.array(masterRecordSchema.extend({ label: z.string().describe('The label in that locale, else the default locale\'s, else the value.') })),
 }).meta({ id: 'MasterRecordPage' });
-const createdRecordSchema = z.object({ masterId: z.uuid(), key: z.string(), record: masterRecordSchema.nullable() }).meta({ id: 'CreatedMasterRecord' });
+export const createdRecordSchema = z.object({ masterId: z.uuid(), key: z.string(), record: masterRecordSchema.nullable() }).meta({ id: 'CreatedMasterRecord' });
 const problemSchema = z.object({ path: z.string().describe('Dotted path of the offending part, e.g. fields.category.masterEntityKey.'), message: z.string(), code: z.enum(['VALIDATION_ERROR', 'CONFLICT']) }).meta({ id: 'BlueprintProblem' });
 const plannedMasterSchema = z.object({ key: z.string(), name: z.string(), action: z.enum(['create', 'reuse']), recordCount: z.number().int(), records: z.array(masterRecordSchema).nullable() }).meta({ id: 'PlannedMaster' });
-const masterPlanSchema = z.object({ ok: z.boolean().describe('false: applying would create nothing, because of the problems.'), masters: z.array(plannedMasterSchema), problems: z.array(problemSchema), warnings: z.array(z.string()) }).meta({ id: 'MasterBlueprintPlan' });
-const formPlanSchema = masterPlanSchema.extend({
+export const masterPlanSchema = z.object({ ok: z.boolean().describe('false: applying would create nothing, because of the problems.'), masters: z.array(plannedMasterSchema), problems: z.array(problemSchema), warnings: z.array(z.string()) }).meta({ id: 'MasterBlueprintPlan' });
+export const formPlanSchema = masterPlanSchema.extend({
   formSets: z.array(z.object({ slug: z.string(), name: z.string(), fieldCount: z.number().int(), blockCount: z.number().int(), masterKeys: z.array(z.string()), definition: formSetDraftSchema.nullable() })),
 }).meta({ id: 'FormBlueprintPlan' });
-const appliedSchema = z.object({ formSets: z.array(z.object({ id: z.uuid(), slug: z.string() })), masters: z.array(z.object({ id: z.uuid(), key: z.string() })) }).meta({ id: 'AppliedBlueprint' });
-const dryRun = { dryRun: z.literal(true) };
+export const appliedSchema = z.object({ formSets: z.array(z.object({ id: z.uuid(), slug: z.string() })), masters: z.array(z.object({ id: z.uuid(), key: z.string() })) }).meta({ id: 'AppliedBlueprint' });
+export const dryRun = { dryRun: z.literal(true) };
 const jsonSchemaDocument = z.record(z.string(), z.unknown()).describe('A JSON Schema (2020-12) document.');
-const templateSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), formSetSlugs: z.array(z.string()), masterKeys: z.array(z.string()) }).meta({ id: 'FormSetTemplate' });
+export const templateSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), formSetSlugs: z.array(z.string()), masterKeys: z.array(z.string()) }).meta({ id: 'FormSetTemplate' });
 
 /**
  * Masters (spec section 2), blueprints, master blueprints and built-in templates (spec section 4.3),

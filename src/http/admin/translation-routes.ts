@@ -15,7 +15,7 @@ const translateBody = z.object({
   targetLocales: z.array(locale).min(1, 'at least 1 locale').max(30, 'at most 30 locales').optional().describe('The locales to fill; default every other content locale'),
 });
 
-const translationSchema = z.object({
+export const translationSchema = z.object({
   revision: revisionRefSchema.nullable().describe('The new draft revision; null when nothing was missing.'),
   sourceLocale: z.string(),
   targetLocales: z.array(z.string()),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CONTACT_FIELD_TYPES } from '../../domain/contact-form/contact-form-fields.ts';
 import { defineTool, idempotencyKey, READ_ONLY, uuid, WRITES, type ToolDefinition } from '../tool-kit.ts';
+import { contactFormSchema } from '../../http/admin/contact-form-routes.ts';
 
 const localized = z.union([z.string(), z.record(z.string(), z.string())]);
 const option = z.union([z.string(), z.object({ value: z.string(), label: z.string().optional() })]);
@@ -44,6 +45,7 @@ export const contactFormTools: ToolDefinition[] = [
     title: 'List contact forms',
     description: 'Lists the project\'s contact forms with their settings: {items: [{id, name, slug, fields, ...}]}. Needs an agent key of scope full or schema.',
     input: {},
+    output: z.object({ items: z.array(contactFormSchema) }),
     annotations: READ_ONLY,
     run: async (_args, { api }) => api.get('/contact-forms'),
   }),
@@ -53,6 +55,7 @@ export const contactFormTools: ToolDefinition[] = [
     title: 'Read a contact form',
     description: 'Reads one contact form with every setting (id, name, slug, fields, notification e-mails, autoreply, honeypot, hosted page, version). Needs an agent key of scope full or schema.',
     input: { formId: uuid('a contact form id').describe('The contact form\'s id (from list_contact_forms or create_contact_form).') },
+    output: contactFormSchema,
     annotations: READ_ONLY,
     run: async (args, { api }) => api.get(`/contact-forms/${args.formId}`),
   }),
@@ -63,6 +66,7 @@ export const contactFormTools: ToolDefinition[] = [
     description:
       'Creates a contact form: the public API then accepts submissions at POST {publicBase}/contact-forms/{slug}/submit with a JSON object keyed by the field keys, stores them, e-mails notification_emails, and (autoreply_enabled) thanks the submitter. Returns the form with its id. A slug already used is a 409 CONFLICT; every invalid setting is named in one 400. Example fields: [{"key": "name", "type": "text", "label": "Name", "required": true}, {"key": "email", "type": "email", "label": "E-mail", "required": true}, {"key": "message", "type": "textarea", "label": "Message", "required": true}]. Needs an agent key of scope full or schema. Submissions themselves are for console sessions only (personal data).',
     input: { ...settings, idempotencyKey },
+    output: contactFormSchema,
     annotations: WRITES,
     run: async (args, { api }) => api.request('POST', '/contact-forms', { body: args }),
   }),
@@ -77,6 +81,7 @@ export const contactFormTools: ToolDefinition[] = [
       ...optional,
       expectedVersion: z.number().int().positive().optional().describe('The version your change is based on (from get_contact_form).'),
     },
+    output: contactFormSchema,
     annotations: WRITES,
     run: async (args, { api }) => {
       const { formId, ...body } = args;

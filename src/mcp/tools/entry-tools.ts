@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { defineTool, formSetRef, idempotencyKey, READ_ONLY, resolveFormSetId, uuid, WRITES, type ToolDefinition } from '../tool-kit.ts';
 import { ToolFailure } from '../tool-result.ts';
+import { createdEntrySchema, entryDetailSchema, entrySummarySchema, revisionDetailSchema, revisionRefSchema, revisionSummarySchema, revisionTransitionSchema } from '../../http/admin/content-views.ts';
+import { walkFields } from '../../http/admin/content-routes.ts';
+import { pageSchema } from '../../http/admin/list-query.ts';
+import { translationSchema } from '../../http/admin/translation-routes.ts';
 
 const FIELD_VALUES =
   'Field values keyed by field key, as get_form_set_schema describes them (text/url/textarea: string; tiptap: {"type": "doc", "content": [...]} or HTML; number; boolean; date: "YYYY-MM-DD" or {from, to}; select/radio: a master record value; multiselect: array of values; image/file: an asset id from upload_media; image_gallery: array of asset ids; video_embed: URL; entry_ref: entry id). Localized fields (text, textarea, tiptap unless locale_shared) take {"en": ..., "ja": ...}; a plain value is the default locale\'s.';
@@ -40,6 +44,7 @@ export const entryTools: ToolDefinition[] = [
       cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),
       limit: z.number().int().min(1).max(100).optional().describe('Entries per page, default 20, at most 100.'),
     },
+    output: pageSchema(entrySummarySchema, walkFields),
     annotations: READ_ONLY,
     run: async (args, context) =>
       context.api.get(`/form-sets/${await resolveFormSetId(context, args)}/entries`, { query: { status: args.status, assignee: args.assignee, q: args.q, cursor: args.cursor, limit: args.limit } }),
@@ -54,6 +59,10 @@ export const entryTools: ToolDefinition[] = [
       entryId: uuid('an entry id').describe('The entry\'s id (from create_entry or list_entries).'),
       revisionId: uuid('a revision id').optional().describe('Read this revision\'s values instead of the latest one\'s.'),
     },
+    output: entryDetailSchema.extend({
+      valuesOf: z.object({ revisionId: z.uuid(), revision: z.number().int(), status: z.enum(REVISION_STATUSES) }).optional().describe('The revision whose values are given.'),
+      values: revisionDetailSchema.shape.snapshot.nullable().describe('The field values of that revision; null for an entry without revisions.'),
+    }),
     annotations: READ_ONLY,
     run: async (args, { api }) => {
       const entry = await api.get<EntryDoc>(`/entries/${args.entryId}`);
@@ -80,6 +89,7 @@ export const entryTools: ToolDefinition[] = [
       external: external.optional().describe('Optional identity in an external system, looked up by the public /content/by-external-id.'),
       idempotencyKey,
     },
+    output: createdEntrySchema,
     annotations: WRITES,
     run: async (args, context) => {
       const { formSetId: _id, formSetSlug: _slug, ...body } = args;
@@ -98,6 +108,7 @@ export const entryTools: ToolDefinition[] = [
       importPath: z.string().min(1).max(2000).nullable().optional().describe('The import path; null clears it.'),
       external: external.nullable().optional().describe('The external identity; null clears it.'),
     },
+    output: entrySummarySchema,
     annotations: WRITES,
     run: async (args, { api }) => {
       if (args.slug === undefined && args.importPath === undefined && args.external === undefined) {
@@ -125,6 +136,7 @@ export const entryTools: ToolDefinition[] = [
       cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),
       limit: z.number().int().min(1).max(100).optional().describe('Revisions per page, default 20, at most 100.'),
     },
+    output: pageSchema(revisionSummarySchema),
     annotations: READ_ONLY,
     run: async (args, { api }) => api.get(`/entries/${args.entryId}/revisions`, { query: { order: args.order, cursor: args.cursor, limit: args.limit } }),
   }),
@@ -141,6 +153,7 @@ export const entryTools: ToolDefinition[] = [
       expectedRevision: revisionNumber.optional().describe('The revision number your edit is based on; the save is refused if the latest revision is another one.'),
       idempotencyKey,
     },
+    output: revisionRefSchema,
     annotations: WRITES,
     run: async (args, { api }) => {
       let fields = args.fields;
@@ -168,6 +181,7 @@ export const entryTools: ToolDefinition[] = [
       revision: revisionNumber.optional().describe('The revision number (the "revision" save_revision returned): refused if it does not match.'),
       entryId: uuid('an entry id').optional().describe('Instead of id: submit this entry\'s latest revision.'),
     },
+    output: revisionTransitionSchema,
     annotations: WRITES,
     run: async (args, { api }) => {
       let revisionId = args.id;
@@ -192,6 +206,7 @@ export const entryTools: ToolDefinition[] = [
       id: uuid('a revision id').describe('The revision id (the "id" save_revision returned).'),
       revision: revisionNumber.describe('The revision number (the "revision" save_revision returned).'),
     },
+    output: revisionTransitionSchema,
     annotations: { ...WRITES, idempotentHint: true },
     run: async (args, { api }) => api.request('POST', `/revisions/${args.id}/publish`, { body: { revision: args.revision } }),
   }),
@@ -206,6 +221,7 @@ export const entryTools: ToolDefinition[] = [
       sourceLocale: z.string().min(1).max(35).optional().describe('The locale to translate from; default the project\'s default locale.'),
       targetLocales: z.array(z.string().min(1).max(35)).min(1).max(30).optional().describe('The locales to fill; default every other content locale.'),
     },
+    output: translationSchema,
     annotations: { ...WRITES, openWorldHint: true },
     run: async (args, { api }) => {
       const { entryId, ...body } = args;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, DESTRUCTIVE, idempotencyKey, masterRef, READ_ONLY, requireSession, resolveMasterId, WRITES, type ToolDefinition } from '../tool-kit.ts';
+import { createdRecordSchema, masterDetailSchema, masterRecordsSchema, masterSummarySchema } from '../../http/admin/schema-routes.ts';
 
 const recordValue = z.string().min(1).max(100).describe('The record\'s value: its stable identifier, what select, radio and multiselect fields store (e.g. "tech").');
 const labels = z.record(z.string(), z.string().max(200)).describe('Display names by locale, e.g. {"en": "Technology", "ja": "テクノロジー"}.');
@@ -14,6 +15,7 @@ export const masterTools: ToolDefinition[] = [
     description:
       'Lists the project\'s master entities (the enumerations behind select, radio and multiselect fields): {items: [{id, key, name, recordCount, published}]}. A field\'s masterEntityKey (get_form_set_schema) names its master. Any agent key scope.',
     input: {},
+    output: z.object({ items: z.array(masterSummarySchema) }),
     annotations: READ_ONLY,
     run: async (_args, { api }) => api.get('/master-entities'),
   }),
@@ -24,6 +26,7 @@ export const masterTools: ToolDefinition[] = [
     description:
       'Reads a master entity with all its records: {id, key, name, records: [{value, labels: {locale: label}, order, parent}], published, sitePublishedAt}. The record values are what entries store in select fields. Any agent key scope.',
     input: { ...masterRef },
+    output: masterDetailSchema,
     annotations: READ_ONLY,
     run: async (args, context) => context.api.get(`/master-entities/${await resolveMasterId(context, args)}`),
   }),
@@ -34,6 +37,7 @@ export const masterTools: ToolDefinition[] = [
     description:
       'Lists a master\'s records in display order with the label resolved for a locale: {masterId, key, locale, items: [{value, label, labels, order, parent}]}. Any agent key scope.',
     input: { ...masterRef, locale: z.string().min(1).max(35).optional().describe('A content locale for the labels; default the default locale.') },
+    output: masterRecordsSchema,
     annotations: READ_ONLY,
     run: async (args, context) => context.api.get(`/master-entities/${await resolveMasterId(context, args)}/records`, { query: { locale: args.locale } }),
   }),
@@ -44,6 +48,7 @@ export const masterTools: ToolDefinition[] = [
     description:
       'Adds a record to a master entity, e.g. a new blog category; its value becomes valid in the select fields backed by that master. The value must be new in the master (409 otherwise). Returns the record. Needs an agent key of scope full or schema (or a session). Changing an existing record is update_master_record (user session only).',
     input: { ...masterRef, value: recordValue, labels, order, parent, idempotencyKey },
+    output: createdRecordSchema,
     annotations: WRITES,
     run: async (args, context) => {
       const { masterId: _id, masterKey: _key, ...body } = args;
@@ -63,6 +68,7 @@ export const masterTools: ToolDefinition[] = [
       order,
       parent,
     },
+    output: masterDetailSchema,
     annotations: WRITES,
     run: async (args, context) => {
       requireSession(context, 'update_master_record', 'console user');
@@ -84,6 +90,7 @@ export const masterTools: ToolDefinition[] = [
         .max(5000)
         .describe('Every record of the master with its place in the tree.'),
     },
+    output: masterDetailSchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
       requireSession(context, 'update_master_tree', 'console user');

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, idempotencyKey, READ_ONLY, WRITES, type ToolDefinition } from '../tool-kit.ts';
 import { ToolFailure } from '../tool-result.ts';
+import { assetSchema } from '../../http/admin/media-routes.ts';
+import { pageSchema } from '../../http/admin/list-query.ts';
 
 const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 
@@ -19,6 +21,7 @@ export const mediaTools: ToolDefinition[] = [
       cursor: z.string().min(1).optional().describe('nextCursor of the previous page.'),
       limit: z.number().int().min(1).max(100).optional().describe('Assets per page, default 20, at most 100.'),
     },
+    output: pageSchema(assetSchema),
     annotations: READ_ONLY,
     run: async (args, { api }) => api.get('/media', { query: args }),
   }),
@@ -37,6 +40,7 @@ export const mediaTools: ToolDefinition[] = [
       caption: z.string().max(2000).optional().describe('A caption.'),
       idempotencyKey,
     },
+    output: assetSchema,
     annotations: { ...WRITES, openWorldHint: true },
     run: async (args, context) => {
       const sources = (['base64', 'sourceUrl', 'filePath'] as const).filter((k) => args[k] !== undefined);

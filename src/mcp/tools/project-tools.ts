@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, DESTRUCTIVE, READ_ONLY, requireSession, type ToolDefinition } from '../tool-kit.ts';
+import { contentLocalesSchema, projectOverviewSchema, publicApiInfoSchema } from '../../http/admin/project-routes.ts';
 
 const localeCode = z.string().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, { error: 'must be a language tag such as en, ja or pt-BR' });
 
@@ -11,6 +12,7 @@ export const projectTools: ToolDefinition[] = [
     description:
       'Start here. Returns the project this MCP server acts in: id, name, slug, plan (free, solo, standard, business or enterprise: some tools need a plan), content locales and default locale, custom domains, site settings, and the public API base. Then call get_tenant_schema (every form set with its fields) before writing content. Any agent key scope.',
     input: {},
+    output: projectOverviewSchema.extend({ publicApi: publicApiInfoSchema.extend({ publicBaseUrl: z.string().describe('The public API base as an absolute URL.') }) }),
     annotations: READ_ONLY,
     run: async (_args, { api, serviceUrl }) => {
       const overview = await api.get<Record<string, unknown> & { publicApi?: { publicBase?: string } }>('/project');
@@ -25,6 +27,11 @@ export const projectTools: ToolDefinition[] = [
     description:
       'Returns the projectId and the public read API base of the project: publicBase (path, /public/p/{projectId}/v1) and publicBaseUrl (absolute), with example URLs. Websites read published content there without credentials: GET {publicBaseUrl}/form-sets/{formSetSlug}/entries (list), /form-sets/{formSetSlug}/entries/{entrySlug} (one entry), /sitemap.xml, /llms.txt, /media/{assetId}. Only entries with a published revision appear (publish with save_revision → submit_entry_for_review → publish_revision). Any agent key scope.',
     input: {},
+    output: publicApiInfoSchema.extend({
+      publicBaseUrl: z.string().describe('The public API base as an absolute URL.'),
+      examples: z.object({ listEntries: z.string(), entry: z.string(), sitemap: z.string(), llmsTxt: z.string(), media: z.string() }),
+      note: z.string(),
+    }),
     annotations: READ_ONLY,
     run: async (_args, { api, serviceUrl }) => {
       const info = await api.get<{ projectId: string; publicBase: string; publicKeyHeader?: string }>('/project/public-api-info');
@@ -50,6 +57,7 @@ export const projectTools: ToolDefinition[] = [
     description:
       'Returns the project\'s content locales ({locales: ["en", "ja"], defaultLocale: "en"}). With more than one locale, text, textarea and tiptap fields hold one value per locale ({"en": "...", "ja": "..."}) unless the field is locale_shared; a plain value is taken as the default locale\'s. Any agent key scope.',
     input: {},
+    output: contentLocalesSchema,
     annotations: READ_ONLY,
     run: async (_args, { api }) => api.get('/project/content-locales'),
   }),
@@ -63,6 +71,7 @@ export const projectTools: ToolDefinition[] = [
       locales: z.array(localeCode).min(1).max(30).optional().describe('The full list of content locales, e.g. ["en", "ja"]; left out: unchanged.'),
       defaultLocale: localeCode.optional().describe('The default locale (one of the locales); left out: unchanged.'),
     },
+    output: contentLocalesSchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
       requireSession(context, 'patch_project_content_locales', 'tenant_admin');
