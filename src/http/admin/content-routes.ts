@@ -10,6 +10,7 @@ import type { ApiRegistry } from './api-registry.ts';
 import { createdEntrySchema, entryDetail, entryDetailSchema, entrySummary, entrySummarySchema, formSetDetail, formSetDetailSchema, formSetSchemaSchema, formSetSummary, formSetSummarySchema, revisionDetailSchema, revisionRefSchema, revisionSummary, revisionSummarySchema, revisionTransitionSchema, tenantSchemaSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema } from './list-query.ts';
 import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
+import { SLUG_MAX_LENGTH, SLUG_MIN_LENGTH, SLUG_PATTERN } from '../../domain/content/entry/slug.ts';
 import { ENTRY_LIST_SORTS } from '../../../projections/content.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
@@ -28,7 +29,11 @@ const externalIdentity = z.object({
 });
 
 const createEntryBody = z.object({
-  slug: z.unknown(),
+  // The rules are the domain's (validateSlug names the one broken); the document states them.
+  slug: z
+    .string({ error: 'required, a string of lowercase letters, digits and hyphens' })
+    .meta({ minLength: SLUG_MIN_LENGTH, maxLength: SLUG_MAX_LENGTH, pattern: SLUG_PATTERN.source })
+    .describe('URL slug, unique in the form set: lowercase letters a-z, digits and single hyphens between them, e.g. "my-first-post".'),
   fields: z.record(z.string(), z.unknown()).default({}),
   importPath: z.string().max(2000).optional(),
   external: externalIdentity.optional(),

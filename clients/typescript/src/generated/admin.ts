@@ -2958,7 +2958,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    slug: unknown;
+                    /** @description URL slug, unique in the form set: lowercase letters a-z, digits and single hyphens between them, e.g. "my-first-post". */
+                    slug: string;
                     /** @default {} */
                     fields?: {
                         [key: string]: unknown;
