@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
 import { CONTACT_FIELD_TYPES, contactFieldSchema } from '../../domain/contact-form/contact-form-fields.ts';
+import { contactFormSettingsSchema } from '../../domain/contact-form/contact-form-events.ts';
 import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
@@ -63,29 +64,25 @@ const submissionSchema = z.object({
     .describe('The delivery status of each notice the submission asked for, by kind.'),
 }).meta({ id: 'ContactSubmission' });
 
-/** A contact form with every setting, as the admin API answers it (ContactFormView). */
-export const contactFormSchema = z.object({
-  id: z.uuid(),
-  slug: z.string(),
-  name: z.string(),
-  notification_emails: z.array(z.string()),
-  reply_to_field: z.string().nullable(),
-  honeypot_enabled: z.boolean(),
-  honeypot_field: z.string(),
-  fields: z.array(contactFieldSchema.extend({ options: z.array(z.object({ value: z.string(), label: z.string() })).optional().describe('select, radio, multiselect: the choices.') })),
-  autoreply_enabled: z.boolean(),
-  autoreply_to_field: z.string().nullable(),
-  autoreply_subject: z.record(z.string(), z.string()).describe('By locale.'),
-  autoreply_body: z.record(z.string(), z.string()).describe('By locale.'),
-  email_signature: z.string().nullable(),
-  hosted_page_enabled: z.boolean(),
-  chat_webhook_url: z.string().nullable().describe('Shown with its path masked: the path is a credential.'),
-  version: z.number().int().describe('Send as expectedVersion to update only what you read.'),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  submitPath: z.string().describe('Where submissions go, relative to either public base.'),
-  hostedPagePath: z.string().nullable().describe('The hosted page on the service\'s own host, when hosted publishing is on.'),
-}).meta({ id: 'ContactForm' });
+/**
+ * A contact form with every setting, as the admin API answers it (ContactFormView): the settings its
+ * events carry, the chat webhook shown masked instead of sealed, and where submissions go.
+ */
+export const contactFormSchema = contactFormSettingsSchema
+  .omit({ chat_webhook: true })
+  .extend({
+    id: z.uuid(),
+    fields: z.array(contactFieldSchema.extend({ options: z.array(z.object({ value: z.string(), label: z.string() })).optional().describe('select, radio, multiselect: the choices.') })),
+    autoreply_subject: contactFormSettingsSchema.shape.autoreply_subject.describe('By locale.'),
+    autoreply_body: contactFormSettingsSchema.shape.autoreply_body.describe('By locale.'),
+    chat_webhook_url: z.string().nullable().describe('Shown with its path masked: the path is a credential.'),
+    version: z.number().int().describe('Send as expectedVersion to update only what you read.'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    submitPath: z.string().describe('Where submissions go, relative to either public base.'),
+    hostedPagePath: z.string().nullable().describe('The hosted page on the service\'s own host, when hosted publishing is on.'),
+  })
+  .meta({ id: 'ContactForm' });
 
 const readBody = z.object({ read: z.boolean() });
 const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`) });

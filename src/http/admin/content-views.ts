@@ -102,14 +102,7 @@ export const revisionSummarySchema = z.object({
 }).meta({ id: 'RevisionSummary' });
 
 /** A revision as creates and saves answer it. */
-export const revisionRefSchema = z.object({
-  id: z.uuid(),
-  revisionId: z.uuid(),
-  entryId: z.uuid(),
-  revision: z.number().int(),
-  status,
-  updatedAt: z.string().describe('When the revision was saved.'),
-}).meta({ id: 'SavedRevision' });
+export const revisionRefSchema = revisionSummarySchema.pick({ id: true, revisionId: true, entryId: true, revision: true, status: true, updatedAt: true }).meta({ id: 'SavedRevision' });
 
 /** POST /form-sets/{id}/entries and POST /entries/{id}/duplicate. */
 export const createdEntrySchema = z.object({

@@ -1525,8 +1525,6 @@ export type components = {
             })[];
         };
         ContactForm: {
-            /** Format: uuid */
-            id: string;
             slug: string;
             name: string;
             notification_emails: string[];
@@ -1569,6 +1567,8 @@ export type components = {
             };
             email_signature: string | null;
             hosted_page_enabled: boolean;
+            /** Format: uuid */
+            id: string;
             /** @description Shown with its path masked: the path is a credential. */
             chat_webhook_url: string | null;
             /** @description Send as expectedVersion to update only what you read. */
