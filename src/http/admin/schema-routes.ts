@@ -82,7 +82,16 @@ export const formPlanSchema = masterPlanSchema.extend({
 }).meta({ id: 'FormBlueprintPlan' });
 export const appliedSchema = z.object({ formSets: z.array(z.object({ id: z.uuid(), slug: z.string() })), masters: z.array(z.object({ id: z.uuid(), key: z.string() })) }).meta({ id: 'AppliedBlueprint' });
 export const dryRun = { dryRun: z.literal(true) };
-const jsonSchemaDocument = z.record(z.string(), z.unknown()).describe('A JSON Schema (2020-12) document.');
+/** A published JSON Schema (2020-12) document: its head is described; what follows is the schema itself. */
+export const jsonSchemaDocument = z
+  .looseObject({
+    $schema: z.literal('https://json-schema.org/draft/2020-12/schema'),
+    $id: z.string(),
+    title: z.string(),
+    description: z.string(),
+    type: z.literal('object'),
+  })
+  .describe('A JSON Schema (2020-12) document.');
 export const templateSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), formSetSlugs: z.array(z.string()), masterKeys: z.array(z.string()) }).meta({ id: 'FormSetTemplate' });
 
 /**

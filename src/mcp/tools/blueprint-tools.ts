@@ -1,20 +1,12 @@
 import { z } from 'zod';
 import { defineTool, eitherObject, idempotencyKey, READ_ONLY, WRITES, type ToolDefinition } from '../tool-kit.ts';
-import { appliedSchema, dryRun as dryRunAnswer, formPlanSchema, masterPlanSchema, templateSchema } from '../../http/admin/schema-routes.ts';
+import { appliedSchema, dryRun as dryRunAnswer, formPlanSchema, jsonSchemaDocument, masterPlanSchema, templateSchema } from '../../http/admin/schema-routes.ts';
 
 const FORM_BLUEPRINT =
   'A form blueprint is a JSON document {name?, description?, formSets: [{slug, name, description?, fields: [{key, type, label, description?, required?, locale_shared?, masterEntityKey?, limits?}], blocks?: [{id, label, fieldKeys}], seoRoles?, widgetRoles?}], masters?: [{key, name, records?: [{value, labels: {locale: label}, order?, parent?}]}]}. Field types: text, url, textarea, tiptap, number, boolean, date, select, radio, multiselect, image, file, image_gallery, video_embed, entry_ref; select, radio and multiselect need masterEntityKey (a master of the project or of the blueprint). get_blueprint_schema returns the full JSON Schema.';
 const MASTER_BLUEPRINT =
   'A master blueprint is a JSON document {name?, description?, masters: [{key, name, records?: [{value, labels: {locale: label}, order?, parent?}]}]}. get_blueprint_schema with kind "master" returns the full JSON Schema.';
 const blueprint = z.record(z.string(), z.unknown());
-/** The published JSON Schema of a blueprint kind: a 2020-12 document; what it says beyond its head is the schema itself. */
-const blueprintJsonSchema = z.looseObject({
-  $schema: z.literal('https://json-schema.org/draft/2020-12/schema'),
-  $id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  type: z.literal('object'),
-});
 const dryRun = z.boolean().optional().describe('true: return the full preview of what would be created and write nothing.');
 
 /** Blueprints (form sets and masters as documents) and the built-in templates. */
@@ -52,7 +44,7 @@ export const blueprintTools: ToolDefinition[] = [
     title: 'Blueprint JSON Schema',
     description: 'Returns the published JSON Schema (2020-12) of form blueprints (kind "form", the default) or master blueprints (kind "master"), to write a valid blueprint for apply_form_blueprint or apply_master_blueprint. Any agent key scope.',
     input: { kind: z.enum(['form', 'master']).optional().describe('"form" (default) or "master".') },
-    output: blueprintJsonSchema,
+    output: jsonSchemaDocument,
     annotations: READ_ONLY,
     run: async (args, { api }) => api.get(args.kind === 'master' ? '/master-blueprints/schema' : '/form-blueprints/schema'),
   }),

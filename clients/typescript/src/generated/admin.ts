@@ -4282,6 +4282,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @constant */
+                        $schema: "https://json-schema.org/draft/2020-12/schema";
+                        $id: string;
+                        title: string;
+                        description: string;
+                        /** @constant */
+                        type: "object";
+                    } & {
                         [key: string]: unknown;
                     };
                 };
@@ -4314,6 +4322,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @constant */
+                        $schema: "https://json-schema.org/draft/2020-12/schema";
+                        $id: string;
+                        title: string;
+                        description: string;
+                        /** @constant */
+                        type: "object";
+                    } & {
                         [key: string]: unknown;
                     };
                 };
