@@ -3,7 +3,10 @@ import { retryAfterSecondsOf } from './errors.ts';
 export interface RetryOptions {
   /** Retries of a request answered 429 (default 2): at most this many more attempts. 0: never retry. */
   maxRetries?: number;
-  /** The longest wait the client accepts (default 60 000 ms): a longer Retry-After is not waited for, the 429 is thrown. */
+  /**
+   * The longest wait the client accepts (default 120 000 ms): a longer Retry-After is not waited for, the
+   * 429 is thrown. The service's rate limit slides over 60 s windows, so its Retry-After can reach 120 s.
+   */
   maxDelayMs?: number;
   /** Waits when Retry-After is absent (default 1 000 ms). */
   defaultDelayMs?: number;
@@ -20,7 +23,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  */
 export function retryingFetch(send: (request: Request) => Promise<Response>, options: RetryOptions = {}): (request: Request) => Promise<Response> {
   const maxRetries = options.maxRetries ?? 2;
-  const maxDelayMs = options.maxDelayMs ?? 60_000;
+  const maxDelayMs = options.maxDelayMs ?? 120_000;
   const defaultDelayMs = options.defaultDelayMs ?? 1_000;
   const sleep = options.sleep ?? wait;
   return async (request) => {
