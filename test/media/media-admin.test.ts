@@ -124,13 +124,15 @@ describe('media admin API: list, read, edit, delete', function () {
     expect(((await publicRead.json()) as any).error.code).to.equal('NOT_FOUND');
     expect((await f.call('DELETE', `/media/${id}`)).status).to.equal(404);
     expect((await f.call('GET', '/media')).body.items).to.have.length(4);
+    // The outbox worker deletes the bytes, then records that it did: wait for both.
+    const purgedEvents = () => collect(f.service.log.readStream(`outbox-media-purge-${id}`)).catch(() => []);
     const deadline = Date.now() + 10_000;
-    while (fs.existsSync(blob) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((fs.existsSync(blob) || (await purgedEvents()).length === 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fs.existsSync(blob), 'blob purged').to.equal(false);
     const events = await collect(f.service.log.readStream(`media-asset-${id}`));
     expect(events.map((e) => e.type)).to.deep.equal(['media.asset-uploaded', 'media.asset-deleted']);
     expect(events[1]!.data).to.deep.include({ blobKeys: [`${f.project.projectId}/${id}`, `${f.project.projectId}/${id}.webp`] });
-    const purged = await collect(f.service.log.readStream(`outbox-media-purge-${id}`));
+    const purged = await purgedEvents();
     expect(purged.map((e) => [e.type, (e.data as { ok: boolean }).ok])).to.deep.equal([['media.blobs-purged', true]]);
   });
 
