@@ -15,8 +15,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Sign in with e-mail and password for a console session token
-         * @description Sign in with e-mail and password for a console session token. No credentials needed.
+         * Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)
+         * @description Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait). No credentials needed.
          */
         post: operations["login"];
         delete?: never;
@@ -39,6 +39,26 @@ export type paths = {
         get: operations["getLoginBranding"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out: the session token of this request is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).
+         * @description Sign out: the session token of this request is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -359,8 +379,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Duplicate an entry as a new draft with slug {slug}-copy and all field values (409 when that slug is taken; idempotent by key)
-         * @description Duplicate an entry as a new draft with slug {slug}-copy and all field values (409 when that slug is taken; idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id.
+         * Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)
+         * @description Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["duplicateEntry"];
         delete?: never;
@@ -439,8 +459,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result
-         * @description Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result: 200 when all were scheduled, 207 when only some were, and an error status when none was
+         * @description Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result: 200 when all were scheduled, 207 when only some were, and an error status when none was. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["bulkScheduleRevisions"];
         delete?: never;
@@ -1498,6 +1518,41 @@ export type components = {
             /** @enum {string} */
             code: "VALIDATION_ERROR" | "CONFLICT";
         };
+        BulkScheduleFailure: {
+            error: {
+                /** @enum {string} */
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "REVISION_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                message: string;
+                /** @description What the caller can do about it. */
+                hint?: string;
+                /** @description false: the input must change before retrying; true: the same request may succeed later. */
+                retryable?: boolean;
+            };
+            /** @description The publish time, in UTC. */
+            publishAt: string;
+            succeeded: number;
+            failed: number;
+            results: ({
+                revisionId: string;
+                /** @constant */
+                ok: true;
+                /** Format: uuid */
+                entryId: string;
+                revision: number;
+                /** @enum {string} */
+                status: "draft" | "pending_review" | "scheduled" | "published" | "rejected" | "superseded";
+                publishAt: string | null;
+            } | {
+                revisionId: string;
+                /** @constant */
+                ok: false;
+                error: {
+                    code: string;
+                    message: string;
+                    hint?: string;
+                };
+            })[];
+        };
         BulkScheduleResult: {
             /** @description The publish time, in UTC. */
             publishAt: string;
@@ -2385,10 +2440,32 @@ export type components = {
                 retryable?: boolean;
             };
         };
+        ErrorConflictOrIdempotencyInProgress: {
+            error: {
+                /** @enum {string} */
+                code: "CONFLICT" | "IDEMPOTENCY_IN_PROGRESS";
+                message: string;
+                /** @description What the caller can do about it. */
+                hint?: string;
+                /** @description false: the input must change before retrying; true: the same request may succeed later. */
+                retryable?: boolean;
+            };
+        };
         ErrorConflictOrRevisionConflict: {
             error: {
                 /** @enum {string} */
                 code: "CONFLICT" | "REVISION_CONFLICT";
+                message: string;
+                /** @description What the caller can do about it. */
+                hint?: string;
+                /** @description false: the input must change before retrying; true: the same request may succeed later. */
+                retryable?: boolean;
+            };
+        };
+        ErrorConflictOrRevisionConflictOrIdempotencyInProgress: {
+            error: {
+                /** @enum {string} */
+                code: "CONFLICT" | "REVISION_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS";
                 message: string;
                 /** @description What the caller can do about it. */
                 hint?: string;
@@ -2558,19 +2635,45 @@ export type components = {
         /** @description Conflicts with the current state (a taken slug or key, a stale revision): CONFLICT */
         Http409Conflict: {
             headers: {
+                /** @description With retryable: true, seconds to wait before sending the same request again */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorConflict"];
             };
         };
+        /** @description Conflicts with the current state (a taken slug or key, a stale revision): CONFLICT, IDEMPOTENCY_IN_PROGRESS */
+        Http409ConflictOrIdempotencyInProgress: {
+            headers: {
+                /** @description With retryable: true, seconds to wait before sending the same request again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorConflictOrIdempotencyInProgress"];
+            };
+        };
         /** @description Conflicts with the current state (a taken slug or key, a stale revision): CONFLICT, REVISION_CONFLICT */
         Http409ConflictOrRevisionConflict: {
             headers: {
+                /** @description With retryable: true, seconds to wait before sending the same request again */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorConflictOrRevisionConflict"];
+            };
+        };
+        /** @description Conflicts with the current state (a taken slug or key, a stale revision): CONFLICT, REVISION_CONFLICT, IDEMPOTENCY_IN_PROGRESS */
+        Http409ConflictOrRevisionConflictOrIdempotencyInProgress: {
+            headers: {
+                /** @description With retryable: true, seconds to wait before sending the same request again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorConflictOrRevisionConflictOrIdempotencyInProgress"];
             };
         };
         /** @description The request body is larger than the route accepts: PAYLOAD_TOO_LARGE */
@@ -2614,6 +2717,8 @@ export type components = {
         /** @description The service or one of its stores is temporarily unavailable, or it is shutting down: SERVICE_UNAVAILABLE */
         Http503ServiceUnavailable: {
             headers: {
+                /** @description With retryable: true, seconds to wait before retrying */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -2664,6 +2769,7 @@ export interface operations {
             403: components["responses"]["Http403Forbidden"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
         };
@@ -2689,6 +2795,35 @@ export interface operations {
                 };
             };
             404: components["responses"]["Http404NotFound"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
         };
@@ -2763,7 +2898,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -2843,7 +2978,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409ConflictOrRevisionConflict"];
+            409: components["responses"]["Http409ConflictOrRevisionConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -2988,7 +3123,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -3053,6 +3188,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -3140,7 +3276,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409ConflictOrRevisionConflict"];
+            409: components["responses"]["Http409ConflictOrRevisionConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -3553,7 +3689,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -3681,6 +3817,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -3710,7 +3847,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One result per revision: ok, or its error code and message */
+            /** @description Every revision was scheduled: failed is 0, each result ok */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3719,10 +3856,52 @@ export interface operations {
                     "application/json": components["schemas"]["BulkScheduleResult"];
                 };
             };
-            400: components["responses"]["Http400ValidationError"];
+            /** @description Multi-status: some revisions were scheduled and some were not; each failed result with ok: false and its error {code, message, hint?} */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkScheduleResult"];
+                };
+            };
+            /** @description None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it; or Invalid or missing parameter, header or body field (the message names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkScheduleFailure"] | components["schemas"]["ErrorValidationError"];
+                };
+            };
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
-            404: components["responses"]["Http404NotFound"];
+            /** @description None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it; or The key's scope, the role, the console IP allowlist or the plan does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkScheduleFailure"] | components["schemas"]["ErrorForbidden"];
+                };
+            };
+            /** @description None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it; or No such resource in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkScheduleFailure"] | components["schemas"]["ErrorNotFound"];
+                };
+            };
+            /** @description None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it; or Conflicts with the current state (a taken slug or key, a stale revision) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkScheduleFailure"] | components["schemas"]["ErrorConflict"];
+                };
+            };
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -3891,7 +4070,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409ConflictOrRevisionConflict"];
+            409: components["responses"]["Http409ConflictOrRevisionConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4014,7 +4193,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4129,7 +4308,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4258,6 +4437,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -4377,6 +4557,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4509,7 +4690,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4551,6 +4732,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4614,7 +4796,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4777,7 +4959,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -4948,6 +5130,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -5060,6 +5243,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -5280,6 +5464,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -5386,6 +5571,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -5458,6 +5644,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -5522,6 +5709,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -5564,6 +5752,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -5677,6 +5866,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -5716,6 +5906,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -5813,7 +6004,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -5878,6 +6069,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -5917,6 +6109,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6032,7 +6225,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6097,6 +6290,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -6290,6 +6484,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -6528,6 +6723,7 @@ export interface operations {
                     };
                 };
             };
+            409: components["responses"]["Http409Conflict"];
             /** @description The message is larger than the endpoint takes */
             413: {
                 headers: {

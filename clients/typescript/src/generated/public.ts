@@ -236,7 +236,7 @@ export type paths = {
         put?: never;
         /**
          * Submit a contact form (no authentication; the one public write)
-         * @description The body is a JSON object whose keys are the form's field keys (spec section 4.2); unknown keys are refused. When the form's honeypot field is filled, the answer is the same 200 and nothing is kept or sent. The autoreply's language is the `locale` query parameter, else the body field `_locale`, else the project's default locale. Each client address may submit CONTACT_SUBMIT_RATE_LIMIT times a minute.
+         * @description The body is a JSON object whose keys are the form's field keys (spec section 4.2); unknown keys are refused. A plain HTML form may post the same fields as `application/x-www-form-urlencoded` (numbers, ticks `on`, repeated names for multiselect are converted); when such a post asks for HTML (`Accept: text/html`, as a browser does), the answer is the hosted thank-you page, or an error page with the same status, instead of JSON. When the form's honeypot field is filled, the answer is the same success and nothing is kept or sent. The autoreply's language is the `locale` query parameter, else the body field `_locale`, else the project's default locale. Each client address may submit CONTACT_SUBMIT_RATE_LIMIT times a minute.
          */
         post: operations["submitContactForm"];
         delete?: never;
@@ -402,7 +402,7 @@ export type components = {
         Data: {
             [key: string]: unknown;
         };
-        /** @description image and file fields: the full media URL on the base of the request; image_gallery: a list. */
+        /** @description image and file fields: the full media URL, which loads as it is (a browser sends no key): on the base of the request, except on /public/v1 with the project chosen by a public key, where it is on the project-pinned base /public/p/{projectId}/v1; image_gallery: a list. */
         MediaUrls: {
             [key: string]: string | string[];
         };
@@ -731,13 +731,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON-LD */
+            /** @description schema.org JSON-LD, served as application/json (spec section 1) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/ld+json": components["schemas"]["ArticleJsonLd"];
+                    "application/json": components["schemas"]["ArticleJsonLd"];
                 };
             };
             /** @description The slug changed: Location names the current URL (the query string kept). Clients follow redirects. */
@@ -1191,10 +1191,15 @@ export interface operations {
                 } & {
                     [key: string]: unknown;
                 };
+                "application/x-www-form-urlencoded": {
+                    _locale?: string;
+                } & {
+                    [key: string]: string | string[];
+                };
             };
         };
         responses: {
-            /** @description Received. */
+            /** @description Received (a form post asking for HTML gets the thank-you page). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1206,6 +1211,7 @@ export interface operations {
                         /** Format: uuid */
                         submissionId: string;
                     };
+                    "text/html": string;
                 };
             };
             /** @description VALIDATION_ERROR naming each field and its problem (missing required field, wrong type or format, unknown key, too long). */
@@ -1235,7 +1241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json. */
+            /** @description UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json, or application/x-www-form-urlencoded from an HTML form. */
             415: {
                 headers: {
                     [name: string]: unknown;
