@@ -182,10 +182,12 @@ describe('HTTP: load shedding and server limits', function () {
         expect(statuses.filter((s) => s !== 200 && s !== 503), statuses.join(',')).to.deep.equal([]);
         expect(statuses.filter((s) => s === 503).length, statuses.join(',')).to.be.greaterThan(0);
         expect([...retryAfter]).to.deep.equal(['1']);
-        // Operators see it: the refusals are counted, by reason.
+        // Operators see it: the refusals are counted, by reason. At least the ones this flood saw: the suite's
+        // response-validation hook fetches the OpenAPI document from the same service, and that request may be
+        // refused too.
         const metrics = await (await fetch(`${f.service.url}/metrics`)).text();
         const shed = /^annals_http_load_shed_total\{reason="lag"\} (\d+)$/m.exec(metrics);
-        expect(Number(shed?.[1])).to.equal(statuses.filter((s) => s === 503).length);
+        expect(Number(shed?.[1])).to.be.at.least(statuses.filter((s) => s === 503).length);
       } finally {
         await f.stop();
       }
