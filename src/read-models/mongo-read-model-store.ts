@@ -57,6 +57,7 @@ import {
   assertTextField,
   assertTextTokens,
   assertAfter,
+  assertFields,
   GenerationConflictError,
   ReadModelError,
   ReadModelUnavailableError,
@@ -578,6 +579,9 @@ export class MongoReadModelStore implements ReadModelStore {
   async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
     const name = physicalCollectionName(target.projection, collection, target.generation);
     assertAfter(query);
+    assertFields(query.fields);
+    // Only the fields asked for leave the server (Query.fields).
+    const projection = query.fields === undefined ? { [DOC_FIELD]: 1 } : Object.fromEntries(query.fields.map((field) => [`${DOC_FIELD}.${field}`, 1]));
     // The keyset condition goes under $or (one clause): the text condition (toMongoText) uses $and.
     const filter = query.after === undefined ? toMongoFilter(query.filter) : { ...toMongoFilter(query.filter), $or: [toMongoAfter(query.sort, query.after)] };
     const { skip, limit } = toMongoPaging(query);
@@ -591,12 +595,12 @@ export class MongoReadModelStore implements ReadModelStore {
       if (where === null || limit === 0) return [];
       const stored = await this.#db
         .collection<StoredDocument>(name)
-        .find(where, { projection: { [DOC_FIELD]: 1 } })
+        .find(where, { projection })
         .sort(sort)
         .skip(skip)
         .limit(limit)
         .toArray();
-      return stored.map((s) => ({ id: s._id, doc: s.doc }));
+      return stored.map((s) => ({ id: s._id, doc: s.doc ?? {} }));
     });
   }
 

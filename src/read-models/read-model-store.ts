@@ -94,6 +94,12 @@ export interface Query {
    */
   after?: { values: readonly (string | number | null)[]; id: string };
   /**
+   * Only these top-level fields of each document (a field the document lacks is left out, as it is from the
+   * stored document). Reads a small part of large documents (say, one pre-serialised response) without
+   * decoding the rest. At most MAX_QUERY_FIELDS names, [A-Za-z_][A-Za-z0-9_]*; ReadModelError otherwise.
+   */
+  fields?: readonly string[];
+  /**
    * Search tokens (src/search/search-tokens.ts: queryTokens): every one must occur in the collection's
    * textField, as a whole token. Results come most relevant first (ties by id) unless `sort` is given.
    * An empty list matches no document. Only on collections with a textField: otherwise the adapter
@@ -277,6 +283,16 @@ export function assertFieldPath(path: string): void {
 }
 
 export const MAX_QUERY_LIMIT = 10_000;
+
+export const MAX_QUERY_FIELDS = 16;
+const TOP_LEVEL_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Checks the field list of a query (Query.fields). */
+export function assertFields(fields: Query['fields']): void {
+  if (fields === undefined) return;
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_QUERY_FIELDS) throw new ReadModelError(`invalid fields: 1 to ${MAX_QUERY_FIELDS} top-level field names`);
+  for (const field of fields) if (typeof field !== 'string' || !TOP_LEVEL_FIELD.test(field)) throw new ReadModelError(`invalid field ${JSON.stringify(field)}: a top-level field name`);
+}
 
 /** Checks a keyset condition (Query.after) against the query it belongs to. */
 export function assertAfter(query: Query): void {

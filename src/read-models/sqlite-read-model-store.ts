@@ -14,6 +14,7 @@ import {
   assertTextField,
   assertTextTokens,
   assertAfter,
+  assertFields,
   type CollectionSpec,
   type CommitOptions,
   type LeaseRecord,
@@ -310,7 +311,9 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
     assertAfter(query);
-    if (query.after !== undefined) return this.#findAfter(target, collection, query);
+    assertFields(query.fields);
+    const doc = documentColumns(query.fields);
+    if (query.after !== undefined) return this.#findAfter(target, collection, query, doc);
     const from = this.#from(target, collection, query.filter, query.text);
     if (!from) return [];
     const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
@@ -320,10 +323,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     order.push(`d.id ${last?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
     const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
     const offset = Math.max(0, query.offset ?? 0);
-    if (offset > 0 && !from.search) return this.#findPage(target, collection, from, order, limit, offset);
-    const sql = `SELECT d.id AS id, json(d.doc) AS doc FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
-    const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as Array<{ id: string; doc: string }>;
-    return rows.map((r) => ({ id: r.id, doc: JSON.parse(r.doc) as Document }));
+    if (offset > 0 && !from.search) return this.#findPage(target, collection, from, order, limit, offset, doc);
+    const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
+    const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as DocumentRow[];
+    return rows.map((r) => ({ id: r.id, doc: doc.decode(r) }));
   }
 
   /**
@@ -332,7 +335,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * the nulls and then every value; descending, values first and then the nulls. More keys: one condition
    * spelling out the order key by key.
    */
-  #findAfter(target: ModelTarget, collection: string, query: Query): DocumentEntry[] {
+  #findAfter(target: ModelTarget, collection: string, query: Query, doc: DocumentColumns): DocumentEntry[] {
     const sort = query.sort ?? [];
     const { values, id } = query.after!;
     const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
@@ -395,9 +398,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       const from = this.#from(target, collection, query.filter, query.text);
       if (!from) return [];
       const where = from.sql.includes(' WHERE ') ? ` AND ${condition}` : ` WHERE ${condition}`;
-      const sql = `SELECT d.id AS id, json(d.doc) AS doc FROM ${from.sql}${where} ORDER BY ${order.join(', ')} LIMIT ?`;
-      const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, ...params, limit - found.length) ?? []) as Array<{ id: string; doc: string }>;
-      for (const row of rows) found.push({ id: row.id, doc: JSON.parse(row.doc) as Document });
+      const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql}${where} ORDER BY ${order.join(', ')} LIMIT ?`;
+      const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, ...params, limit - found.length) ?? []) as DocumentRow[];
+      for (const row of rows) found.push({ id: row.id, doc: doc.decode(row) });
     }
     return found;
   }
@@ -406,17 +409,17 @@ export class SqliteReadModelStore implements ReadModelStore {
    * A page further down: the rowids of the page first (an index that serves the filter and sort covers
    * them, so skipped entries cost an index step, not a document read), then the page's documents.
    */
-  #findPage(target: ModelTarget, collection: string, from: { sql: string; params: unknown[]; search: string | null }, order: string[], limit: number, offset: number): DocumentEntry[] {
+  #findPage(target: ModelTarget, collection: string, from: { sql: string; params: unknown[]; search: string | null }, order: string[], limit: number, offset: number, doc: DocumentColumns): DocumentEntry[] {
     const rowidSql = `SELECT d.rowid AS r FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`;
     const rowids = ((this.#fromStmt(rowidSql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as Array<{ r: number }>).map((row) => row.r);
     if (rowids.length === 0) return [];
-    const docsSql = `SELECT rowid AS r, id, json(doc) AS doc FROM "${tableName(target, collection)}" WHERE rowid IN (${rowids.map(() => '?').join(', ')})`;
-    const rows = (this.#fromStmt(docsSql, target, collection, from)?.all(...rowids) ?? []) as Array<{ r: number; id: string; doc: string }>;
+    const docsSql = `SELECT d.rowid AS r, d.id AS id, ${doc.sql} FROM "${tableName(target, collection)}" d WHERE d.rowid IN (${rowids.map(() => '?').join(', ')})`;
+    const rows = (this.#fromStmt(docsSql, target, collection, from)?.all(...rowids) ?? []) as Array<DocumentRow & { r: number }>;
     const byRowid = new Map(rows.map((row) => [row.r, row]));
     const page: DocumentEntry[] = [];
     for (const rowid of rowids) {
       const row = byRowid.get(rowid);
-      if (row) page.push({ id: row.id, doc: JSON.parse(row.doc) as Document });
+      if (row) page.push({ id: row.id, doc: doc.decode(row) });
     }
     return page;
   }
@@ -540,6 +543,32 @@ function asUniqueConstraintError(error: unknown, target: ModelTarget, writes: re
     if (match?.[1]?.startsWith(prefix)) return new UniqueConstraintError(collection, match[1].slice(prefix.length), null, message);
   }
   return new UniqueConstraintError(writes[0]?.collection ?? '?', match?.[1] ?? '?', null, message);
+}
+
+type DocumentRow = { id: string } & Record<string, unknown>;
+interface DocumentColumns {
+  /** The SELECT columns of the document (table alias d). */
+  sql: string;
+  decode(row: DocumentRow): Document;
+}
+
+/**
+ * How a query reads its documents: whole (as JSON text), or only the fields of Query.fields, one column
+ * each (`->` gives a field's JSON text, SQL NULL when the document lacks it), so the rest is never decoded.
+ */
+function documentColumns(fields: Query['fields']): DocumentColumns {
+  if (fields === undefined) return { sql: 'json(d.doc) AS doc', decode: (row) => JSON.parse(row['doc'] as string) as Document };
+  return {
+    sql: fields.map((field, i) => `d.doc -> '$.${field}' AS f${i}`).join(', '),
+    decode(row) {
+      const doc: Document = {};
+      fields.forEach((field, i) => {
+        const value = row[`f${i}`];
+        if (typeof value === 'string') doc[field] = JSON.parse(value);
+      });
+      return doc;
+    },
+  };
 }
 
 /** Table of one collection of one generation. Projection names hold no '_', so the name is unambiguous. */

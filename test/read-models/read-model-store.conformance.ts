@@ -134,6 +134,28 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await store.find(gen1, 'tags')).to.deep.equal([]);
     });
 
+    test('reads only the fields asked for (Query.fields), on plain, offset and keyset pages; a missing field is left out', async () => {
+      const docs = [
+        { id: 'a', slug: 'a', status: 'published', rank: 1, body: '{"pre":"serialised"}', meta: { publishedAt: '2026-01-01' }, note: null },
+        { id: 'b', slug: 'b', status: 'published', rank: 2, meta: { publishedAt: '2026-01-02' } },
+        { id: 'c', slug: 'c', status: 'published', rank: 3, body: 'three', meta: { publishedAt: '2026-01-03' }, note: 'x' },
+      ];
+      await store.commit(gen1, docs.map(({ id, ...doc }, i) => put('articles', id, BigInt(i + 1), doc)), 3n, NOW);
+      const query = { filter: { status: 'published' }, sort: [['rank', 'asc']] as Array<[string, 'asc']>, fields: ['body', 'meta', 'note'] };
+      expect(await store.find(gen1, 'articles', query)).to.deep.equal([
+        { body: '{"pre":"serialised"}', meta: { publishedAt: '2026-01-01' }, note: null },
+        { meta: { publishedAt: '2026-01-02' } },
+        { body: 'three', meta: { publishedAt: '2026-01-03' }, note: 'x' },
+      ]);
+      expect(await store.findWithIds(gen1, 'articles', { ...query, fields: ['slug'], offset: 1 })).to.deep.equal([{ id: 'b', doc: { slug: 'b' } }, { id: 'c', doc: { slug: 'c' } }]);
+      expect(await store.findWithIds(gen1, 'articles', { ...query, fields: ['rank'], after: { values: [1], id: 'a' }, limit: 1 })).to.deep.equal([{ id: 'b', doc: { rank: 2 } }]);
+      expect(await store.find(gen1, 'articles', { filter: { slug: 'a' }, fields: ['absent'] })).to.deep.equal([{}]);
+      for (const fields of [[], ['meta.publishedAt'], ['a b'], Array.from({ length: 17 }, (_, i) => `f${i}`)]) {
+        const error = await store.find(gen1, 'articles', { fields }).then(() => null, (e: unknown) => e);
+        expect(error, JSON.stringify(fields)).to.be.instanceOf(ReadModelError);
+      }
+    });
+
     test('breaks sort ties by id in the direction of the last sort key, ascending without a sort', async () => {
       const docs = ['t1', 't2', 't3'].map((id, i) => put('articles', id, BigInt(i + 1), { slug: id, status: 'published', rank: 1 }));
       await store.commit(gen1, [...docs, put('articles', 't0', 4n, { slug: 't0', status: 'published', rank: 2 })], 4n, NOW);
