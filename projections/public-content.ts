@@ -7,6 +7,7 @@ import { orderedRecords, recordLabel, type MasterRecord } from '../src/domain/co
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
 import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-pattern.ts';
+import { serialiseEntry, type SerialisedEntry } from '../src/public-content/public-json.ts';
 
 /**
  * The public read API's documents, shaped at projection time so that a public request is a lookup
@@ -23,8 +24,9 @@ import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-p
  *   writes one document of the snapshot's size however many revisions came before (version 2; version 1
  *   kept every draft and rewrote the entry's list of them on each save). Preview reads the admin `content`
  *   projection instead.
- * - `entry_views`, id `${entryId}:${locale}`: EntryView, one per live entry and content locale. Searchable
- *   through its `search` tokens.
+ * - `entry_views`, id `${entryId}:${locale}`: EntryView, one per live entry and content locale, with its public
+ *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3). Searchable through its
+ *   `search` tokens.
  * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
  *   path(s) and what llms.txt shows, so sitemaps and llms.txt never read whole entry views.
  * - `site_versions`, id projectId or formSetId: the position of the last change to its sitemap and llms.txt
@@ -126,6 +128,9 @@ export interface MasterViewDoc {
 
 type Doc<T> = T & Record<string, unknown>;
 
+/** A document of `entry_views`. Documents a version 2 generation wrote lack the serialised parts. */
+export type EntryViewDoc = EntryView & Partial<SerialisedEntry>;
+
 export const entryViewId = (entryId: string, locale: string): string => `${entryId}:${locale}`;
 export const slugRedirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
 export const masterViewId = (masterId: string, locale: string): string => `${masterId}:${locale}`;
@@ -164,7 +169,7 @@ const HANDLED = new Set([
 
 export const publicContent = defineProjection({
   name: 'public-content',
-  version: 2,
+  version: 3,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -362,7 +367,7 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
       defaultLocale: project.defaultLocale,
     });
     views.push(shaped);
-    view.put('entry_views', entryViewId(entry.entryId, locale), { ...shaped });
+    view.put('entry_views', entryViewId(entry.entryId, locale), { ...shaped, ...serialiseEntry(shaped) });
   }
   touchSite(view, version, entry.projectId, entry.formSetId);
   const settings = formSet.definition.sitemap;

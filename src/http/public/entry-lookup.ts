@@ -2,7 +2,7 @@ import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
 import { VersionedCache } from '../../read-models/versioned-cache.ts';
 import type { EntryView } from '../../public-content/entry-view.ts';
-import { entryViewId, slugRedirectId, type PublicEntryDoc, type PublicFormSetDoc, type SlugRedirectDoc } from '../../../projections/public-content.ts';
+import { entryViewId, slugRedirectId, type EntryViewDoc, type PublicEntryDoc, type PublicFormSetDoc, type SlugRedirectDoc } from '../../../projections/public-content.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import type { PublicProject } from './public-context.ts';
 import type { QueryParams } from './query-params.ts';
@@ -44,14 +44,14 @@ export class FormSetLookup {
   }
 }
 
-export type EntryLookup = { kind: 'found'; view: Doc<EntryView> } | { kind: 'moved'; slug: string } | { kind: 'missing' };
+export type EntryLookup = { kind: 'found'; view: Doc<EntryViewDoc> } | { kind: 'moved'; slug: string } | { kind: 'missing' };
 
 /**
- * A live entry of the form set by slug, in a locale; or, when the slug is a former slug of a live entry,
+ * A live entry of the form set by slug, in a locale (only `fields` of its view when given, see Query.fields); or, when the slug is a former slug of a live entry,
  * the entry's current slug (the caller answers 301), however many renames ago it was.
  */
-export async function entryBySlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string): Promise<EntryLookup> {
-  const [view] = await reader.find<Doc<EntryView>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId, locale, slug }, limit: 1 });
+export async function entryBySlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<EntryLookup> {
+  const [view] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId, locale, slug }, limit: 1, ...(fields ? { fields } : {}) });
   if (view) return { kind: 'found', view };
   const redirect = await reader.get<Doc<SlugRedirectDoc>>(PUBLIC_CONTENT, 'slug_redirects', slugRedirectId(formSetId, slug));
   if (!redirect) return { kind: 'missing' };

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { mediaUrls, type EntryView } from '../../public-content/entry-view.ts';
+import type { EntryViewDoc } from '../../../projections/public-content.ts';
 import type { PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { entryBySlug, entryNotFound, requestedLocale } from './entry-lookup.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
@@ -7,21 +7,6 @@ import type { PublicProject } from './public-context.ts';
 import { QueryParams } from './query-params.ts';
 
 type Doc<T> = T & Record<string, unknown>;
-
-/**
- * The single-entry shape of spec section 4.1 (also by-path, by-slug, by-external-id and preview), its media URLs on
- * `mediaBaseUrl` (PublicProject.mediaBaseUrl).
- */
-export function singleEntryBody(view: EntryView, mediaBaseUrl: string): Record<string, unknown> {
-  return {
-    formSet: view.formSet,
-    entry: { id: view.entryId, slug: view.slug },
-    revision: view.revision,
-    data: view.data,
-    mediaUrls: mediaUrls(view.media, mediaBaseUrl),
-    widgetRoles: view.widgetRoles,
-  };
-}
 
 /**
  * The live entry a /form-sets/{formSetSlug}/entries/{entrySlug}[suffix] request names, with its form set,
@@ -32,7 +17,7 @@ export async function entryOrRedirect(
   deps: PublicContentDeps,
   target: PublicProject,
   suffix: string,
-): Promise<{ view: Doc<EntryView>; formSet: Doc<PublicFormSetDoc> } | undefined> {
+): Promise<{ view: Doc<EntryViewDoc>; formSet: Doc<PublicFormSetDoc> } | undefined> {
   const locale = requestedLocale(new QueryParams(ctx), target);
   const formSetSlug = ctx.params.formSetSlug!;
   const slug = ctx.params.entrySlug!;

@@ -5,7 +5,7 @@ import { shapeEntryView } from '../../public-content/entry-view.ts';
 import { TokenError } from '../../security/session-tokens.ts';
 import { notFound, unauthorized } from '../errors/error-factory.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
-import { singleEntryBody } from './entry-responses.ts';
+import { singleEntryBody } from '../../public-content/public-json.ts';
 import { PUBLIC_CONTENT, requestedLocale } from './entry-lookup.ts';
 import { publicProjectOf } from './public-context.ts';
 import { QueryParams } from './query-params.ts';

@@ -1,5 +1,5 @@
 import type { PublicRoutes } from './public-router.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_LENGTH } from './content-routes.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_LENGTH } from './entry-reads.ts';
 import { ENTITY_TYPE_MAX, EXTERNAL_ID_MAX, IMPORT_PATH_MAX, SOURCE_TYPE_MAX } from '../../domain/content/entry/import-metadata.ts';
 
 type Schema = Record<string, unknown>;

@@ -26,7 +26,8 @@ export function unreadQueryParams(ctx: Pick<Context, 'state' | 'query'>): string
  * rule it broke. A parameter sent twice is refused rather than silently picking one.
  */
 export class QueryParams {
-  constructor(private readonly ctx: Context) {}
+  /** A Koa context, or what a request answered before Koa has of one: its query (as Koa parses it) and state. */
+  constructor(private readonly ctx: Pick<Context, 'query' | 'state'>) {}
 
   /** The raw value, undefined when absent or empty. */
   string(name: string, options: { required?: boolean; maxLength?: number } = {}): string | undefined {

@@ -1,0 +1,116 @@
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import { planAtLeast } from '../../domain/plans.ts';
+import { entryListJson, listItem, serialiseEntry, singleEntryJson } from '../../public-content/public-json.ts';
+import { queryTokens } from '../../search/search-tokens.ts';
+import { ENTRY_VIEW_SORT_FIELDS, type EntryViewDoc, type LiveCountDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
+import { isSortableField } from '../../public-content/entry-view.ts';
+import { planRequired, validationError } from '../errors/error-factory.ts';
+import { entryBySlug, PUBLIC_CONTENT, requestedLocale, type EntryLookup } from './entry-lookup.ts';
+import type { PublicProject } from './public-context.ts';
+import type { QueryParams } from './query-params.ts';
+
+type Doc<T> = T & Record<string, unknown>;
+
+export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 20;
+export const MAX_QUERY_LENGTH = 200;
+/** Offsets beyond this are refused: deep pages are what search and sort are for. */
+export const MAX_OFFSET = 100_000;
+
+/** What a single-entry read needs of an entry view: its serialised parts and media ids. */
+const SINGLE_ENTRY_FIELDS = ['jsonHead', 'jsonTail', 'media'];
+/** What a list page needs of an entry view without the snapshot (the rest for documents without jsonItem). */
+const LIST_ITEM_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
+
+/**
+ * The single-entry response (GET /form-sets/{formSetSlug}/entries/{entrySlug}) of a live entry by slug: its
+ * serialised bytes with mediaUrls on the request's base; or the current slug of a renamed entry; or missing.
+ */
+export async function singleEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ kind: 'found'; json: string } | Exclude<EntryLookup, { kind: 'found' }>> {
+  const found = await entryBySlug(reader, formSetId, slug, locale, SINGLE_ENTRY_FIELDS);
+  if (found.kind !== 'found') return found;
+  if (found.view.jsonHead !== undefined) return { kind: 'found', json: singleEntryJson(found.view as Required<EntryViewDoc>, found.view.media, baseUrl) };
+  // A document of an older generation, without the serialised parts (while the rebuild after an upgrade runs).
+  const whole = await entryBySlug(reader, formSetId, slug, locale);
+  return whole.kind === 'found' ? { kind: 'found', json: entryJson(whole.view, baseUrl) } : whole;
+}
+
+/** The single-entry response of a whole entry view (by path, by slug, by external id). */
+export function entryJson(view: EntryViewDoc, baseUrl: string): string {
+  return singleEntryJson(view.jsonHead !== undefined && view.jsonTail !== undefined ? { jsonHead: view.jsonHead, jsonTail: view.jsonTail } : serialiseEntry(view), view.media, baseUrl);
+}
+
+export interface EntryListRequest {
+  formSet: PublicFormSetDoc;
+  locale: string;
+  limit: number;
+  offset: number;
+  sort: { field: string; direction: 'asc' | 'desc' } | undefined;
+  /** Search tokens of q; undefined without q. */
+  text: string[] | undefined;
+  includeSnapshot: boolean;
+}
+
+/** The parameters of GET /form-sets/{formSetSlug}/entries, checked: 400 naming the parameter, 403 for q below Business. */
+export function entryListRequest(params: QueryParams, target: PublicProject, formSet: PublicFormSetDoc): EntryListRequest {
+  const locale = requestedLocale(params, target);
+  const limit = params.integer('limit', { min: 1, max: MAX_LIMIT }) ?? DEFAULT_LIMIT;
+  const page = params.integer('page', { min: 1, max: MAX_OFFSET }) ?? 1;
+  const offsetParam = params.integer('offset', { min: 0, max: MAX_OFFSET });
+  const includeSnapshot = params.boolean('include_snapshot') ?? false;
+  const sortParam = params.string('sort', { maxLength: 100 });
+  const q = params.string('q', { maxLength: MAX_QUERY_LENGTH })?.trim();
+  const sort = parseSort(sortParam, formSet);
+  // Documented in the OpenAPI: offset, when sent, wins over page.
+  const offset = offsetParam ?? (page - 1) * limit;
+  if (offset > MAX_OFFSET) throw validationError(`page: pages beyond offset ${MAX_OFFSET} are not served (page ${page} with limit ${limit}).`, { hint: 'Narrow the list with q or sort instead.' });
+  let text: string[] | undefined;
+  if (q !== undefined && q !== '') {
+    if (!planAtLeast(target.project.plan, 'business')) {
+      throw planRequired('Full-text search (q) requires the Business plan or above.', { requiredPlan: 'Business' });
+    }
+    text = queryTokens(q);
+  }
+  return { formSet, locale, limit, offset, sort, text, includeSnapshot };
+}
+
+/** A list page's bytes: a range of the sort's index, each entry's item as serialised at projection time. */
+export async function entryListResponse(reader: ReadModelReader, request: EntryListRequest, baseUrl: string): Promise<string> {
+  const { formSet, locale, limit, offset, sort, text, includeSnapshot } = request;
+  const filter = { formSetId: formSet.formSetId, locale };
+  const order: Array<[string, 'asc' | 'desc']> | undefined = sort
+    ? [[sort.field, sort.direction], ['entryId', sort.direction]]
+    : text === undefined
+      ? [['publishedAt', 'desc'], ['entryId', 'desc']]
+      : undefined; // relevance
+  const [items, total] =
+    text !== undefined && text.length === 0
+      ? [[], 0]
+      : await Promise.all([
+          reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), ...(includeSnapshot ? {} : { fields: LIST_ITEM_FIELDS }) }),
+          text === undefined
+            ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
+            : reader.count(PUBLIC_CONTENT, 'entry_views', filter, text),
+        ]);
+  const json = items.map((view) => (includeSnapshot ? JSON.stringify(listItem(view, { baseUrl })) : (view.jsonItem ?? JSON.stringify(listItem(view)))));
+  return entryListJson(formSetSummary(formSet), total, limit, offset, json);
+}
+
+export function formSetSummary(formSet: PublicFormSetDoc): { id: string; slug: string; name: string; description: string | null } {
+  return { id: formSet.formSetId, slug: formSet.slug, name: formSet.name, description: formSet.description };
+}
+
+const SORT_PATTERN = /^([a-z][a-z0-9_]{0,63}):(asc|desc)$/;
+
+/** `sort=<key>:<asc|desc>`: a built-in key or a scalar field of the form set. */
+export function parseSort(value: string | undefined, formSet: PublicFormSetDoc): { field: string; direction: 'asc' | 'desc' } | undefined {
+  if (value === undefined) return undefined;
+  const builtIn = Object.keys(ENTRY_VIEW_SORT_FIELDS);
+  const allowed = () => `Sort keys: ${[...builtIn, ...formSet.definition.fields.filter((f) => isSortableField(formSet.definition, f.key)).map((f) => f.key)].join(', ')}.`;
+  const match = SORT_PATTERN.exec(value);
+  if (!match) throw validationError(`sort: must be <key>:<asc|desc>, e.g. published_date:desc (got ${JSON.stringify(value.slice(0, 60))}).`, { hint: allowed() });
+  const [, key, direction] = match as unknown as [string, string, 'asc' | 'desc'];
+  if (key in ENTRY_VIEW_SORT_FIELDS) return { field: ENTRY_VIEW_SORT_FIELDS[key as keyof typeof ENTRY_VIEW_SORT_FIELDS], direction };
+  if (isSortableField(formSet.definition, key)) return { field: `sortValues.${key}`, direction };
+  throw validationError(`sort: unknown sort key ${JSON.stringify(key)} for form set ${JSON.stringify(formSet.slug)}.`, { hint: allowed() });
+}

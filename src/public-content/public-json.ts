@@ -1,0 +1,62 @@
+import { mediaUrls, type EntryView } from './entry-view.ts';
+
+/**
+ * An entry view's public JSON, serialised once at projection time: a request for the entry writes these bytes
+ * with only its mediaUrls (which name the request's base) filled in, and a list page joins the items of its
+ * entries. Byte for byte what JSON.stringify makes of the response objects (singleEntryBody, listItem).
+ */
+export interface SerialisedEntry {
+  /** The single-entry response up to the value of mediaUrls: `{"formSet":…,"entry":…,"revision":…,"data":…,"mediaUrls":`. */
+  jsonHead: string;
+  /** The rest after mediaUrls: `,"widgetRoles":{…}}`. */
+  jsonTail: string;
+  /** The entry's item on a list page without include_snapshot. */
+  jsonItem: string;
+}
+
+/**
+ * The single-entry shape of spec section 4.1 (also by-path, by-slug, by-external-id and preview), its media URLs on
+ * `baseUrl` (a request's PublicProject.mediaBaseUrl).
+ */
+export function singleEntryBody(view: EntryView, baseUrl: string): Record<string, unknown> {
+  return {
+    formSet: view.formSet,
+    entry: { id: view.entryId, slug: view.slug },
+    revision: view.revision,
+    data: view.data,
+    mediaUrls: mediaUrls(view.media, baseUrl),
+    widgetRoles: view.widgetRoles,
+  };
+}
+
+/** An entry on a list page; with the snapshot (include_snapshot) its data and mediaUrls too. */
+export function listItem(view: Pick<EntryView, 'entryId' | 'slug' | 'revision'> & Partial<Pick<EntryView, 'data' | 'media'>>, snapshot?: { baseUrl: string }): Record<string, unknown> {
+  return {
+    entry: { id: view.entryId, slug: view.slug },
+    published: {
+      revisionId: view.revision.id,
+      revision: view.revision.revision,
+      updatedAt: view.revision.updatedAt,
+      ...(snapshot ? { snapshot: view.data, mediaUrls: mediaUrls(view.media ?? {}, snapshot.baseUrl) } : {}),
+    },
+  };
+}
+
+export function serialiseEntry(view: EntryView): SerialisedEntry {
+  const head = JSON.stringify({ formSet: view.formSet, entry: { id: view.entryId, slug: view.slug }, revision: view.revision, data: view.data });
+  return {
+    jsonHead: `${head.slice(0, -1)},"mediaUrls":`,
+    jsonTail: `,"widgetRoles":${JSON.stringify(view.widgetRoles)}}`,
+    jsonItem: JSON.stringify(listItem(view)),
+  };
+}
+
+/** The single-entry response's bytes on the request's base, from the serialised parts. */
+export function singleEntryJson(serialised: Pick<SerialisedEntry, 'jsonHead' | 'jsonTail'>, media: EntryView['media'], baseUrl: string): string {
+  return `${serialised.jsonHead}${JSON.stringify(mediaUrls(media, baseUrl))}${serialised.jsonTail}`;
+}
+
+/** A list page's bytes: its form set, counts and the items' JSON joined. */
+export function entryListJson(formSet: { id: string; slug: string; name: string; description: string | null }, total: number, limit: number, offset: number, items: readonly string[]): string {
+  return `{"formSet":${JSON.stringify(formSet)},"total":${total},"limit":${limit},"offset":${offset},"items":[${items.join(',')}]}`;
+}

@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import { shapeEntryView } from '../../src/public-content/entry-view.ts';
+import { entryListJson, listItem, serialiseEntry, singleEntryBody, singleEntryJson } from '../../src/public-content/public-json.ts';
+import type { FormSetDefinition } from '../../src/domain/content/form-set/form-set-definition.ts';
+import { entryJson } from '../../src/http/public/entry-reads.ts';
+
+const definition = {
+  id: 'fs-1',
+  slug: 'blog',
+  name: 'Blog "quoted"',
+  description: null,
+  blocks: [],
+  fields: [
+    { key: 'title', type: 'text', label: 'Title', required: true, locale_shared: false },
+    { key: 'body', type: 'tiptap', label: 'Body', required: false, locale_shared: false },
+    { key: 'cover', type: 'image', label: 'Cover', required: false, locale_shared: true },
+    { key: 'gallery', type: 'image_gallery', label: 'Gallery', required: false, locale_shared: true },
+    { key: 'score', type: 'number', label: 'Score', required: false, locale_shared: true },
+  ],
+  seoRoles: {},
+  widgetRoles: { title: 'title', thumbnail: 'cover' },
+  sitemap: { include: true, urlPattern: '/{formSetSlug}/{slug}', changefreq: 'weekly', priority: 0.5 },
+} as unknown as FormSetDefinition;
+
+function view(locale: string) {
+  return shapeEntryView({
+    projectId: 'p-1',
+    formSet: { formSetId: 'fs-1', slug: 'blog', name: definition.name, definition },
+    entry: { entryId: 'e-1', slug: 'hello', createdAt: '2026-11-22T10:00:00.000Z', publishedAt: '2026-11-22T11:00:00.000Z', importPath: null, external: null },
+    revision: {
+      revisionId: 'r-1',
+      revision: 3,
+      updatedAt: '2026-11-22T12:00:00.000Z',
+      snapshot: {
+        title: { en: 'Hello \u2028 "world" </script>', ja: 'こんにちは' },
+        body: { en: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Émoji 🎉 and \\ backslash' }] }] } },
+        cover: 'asset-1',
+        gallery: ['asset-2', { assetId: 'asset-3' }],
+        score: 0.1 + 0.2,
+      },
+    },
+    locale,
+    defaultLocale: 'en',
+  });
+}
+
+describe('public JSON serialised at projection time', () => {
+  it('writes byte for byte what JSON.stringify makes of the single-entry response and the list item, on any base', () => {
+    for (const locale of ['en', 'ja']) {
+      const shaped = view(locale);
+      const serialised = serialiseEntry(shaped);
+      for (const base of ['http://127.0.0.1:8080/public/p/p-1/v1', 'https://example.com/public/v1']) {
+        expect(singleEntryJson(serialised, shaped.media, base)).to.equal(JSON.stringify(singleEntryBody(shaped, base)));
+        expect(entryJson({ ...shaped, ...serialised }, base)).to.equal(JSON.stringify(singleEntryBody(shaped, base)));
+        // A document of a version 2 generation has no serialised parts: the same bytes, made on the fly.
+        expect(entryJson(shaped, base)).to.equal(JSON.stringify(singleEntryBody(shaped, base)));
+      }
+      expect(serialised.jsonItem).to.equal(JSON.stringify(listItem(shaped)));
+    }
+  });
+
+  it('joins a list page as JSON.stringify would write it', () => {
+    const formSet = { id: 'fs-1', slug: 'blog', name: 'Blog', description: null };
+    const items = [view('en'), view('ja')].map((v) => listItem(v));
+    expect(entryListJson(formSet, 7, 2, 4, items.map((item) => JSON.stringify(item)))).to.equal(JSON.stringify({ formSet, total: 7, limit: 2, offset: 4, items }));
+    expect(entryListJson(formSet, 0, 20, 0, [])).to.equal(JSON.stringify({ formSet, total: 0, limit: 20, offset: 0, items: [] }));
+  });
+});
