@@ -47,6 +47,11 @@ export interface HttpServerOptions {
    * the drain handling, so a draining server still closes connections behind its answers.
    */
   fastLane?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Answers a request the shedder admitted, before Koa, when it can (the public fast reads, which read the
+   * stores); resolving false hands it to Koa, which then finds nothing sent.
+   */
+  admittedLane?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export interface RunningHttpServer {
@@ -121,10 +126,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const handle = app.callback();
   const fastLane = options.fastLane;
   const shedder = options.shedder;
+  const admittedLane = options.admittedLane;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (fastLane?.(req, res)) return;
     if (shedder && !shedder.admit(req, res)) return;
-    void handle(req, res);
+    if (!admittedLane) return void handle(req, res);
+    admittedLane(req, res).then(
+      (done) => void (done || handle(req, res)),
+      () => void handle(req, res),
+    );
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -64,6 +64,11 @@ export class HttpMetrics {
     this.#record('response-cache', 'GET', route ?? UNMATCHED, status, seconds);
   }
 
+  /** A public GET answered from the read model's serialised documents before Koa (PublicFastReads). */
+  fastRead(route: string, status: number, seconds: number): void {
+    this.#record('read-model', 'GET', route, status, seconds);
+  }
+
   #record(answeredBy: string, method: string, route: string, status: number, seconds: number): void {
     let byMethod = this.#series.get(answeredBy);
     if (!byMethod) this.#series.set(answeredBy, (byMethod = new Map()));

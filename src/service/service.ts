@@ -27,6 +27,8 @@ import { adminRouter } from '../http/admin/admin-router.ts';
 import { publicRouter } from '../http/public/public-router.ts';
 import { publicCors } from '../http/public/public-http-manners.ts';
 import { PublicResponseCache } from '../http/public/public-response-cache.ts';
+import { PublicFastReads } from '../http/public/public-fast-reads.ts';
+import { AccessLookups } from '../http/public/project-resolution.ts';
 import { ReadModelVersions } from '../read-models/read-model-versions.ts';
 import { publicContentRoutes } from '../http/public/content-routes.ts';
 import { publicContentDeps } from '../http/public/public-content-deps.ts';
@@ -223,10 +225,11 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config) });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
+      const contentDeps = publicContentDeps(config, adminDepsValue, versions);
       const publicApi = publicRouter(
         { reader: adminDepsValue.reader, versions, cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds },
         // Route groups of the public API, each mounted on both bases.
-        [publicContentRoutes(publicContentDeps(config, adminDepsValue, versions)), publicMediaRoutes(media.public), publicContactRoutes(contact)],
+        [publicContentRoutes(contentDeps), publicMediaRoutes(media.public), publicContactRoutes(contact)],
         [publicOpenApiRoutes()],
       );
       app.use(publicApi.routes());
@@ -235,6 +238,17 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       app.use(contactPages(contact));
       app.use(notFound());
       const cache = responseCache;
+      // Entries and list pages straight from their serialised documents, before Koa (and into the cache).
+      const fastReads = new PublicFastReads({
+        reader: adminDepsValue.reader,
+        access: new AccessLookups(adminDepsValue.reader, versions),
+        formSets: contentDeps.formSets,
+        cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds,
+        trustProxy: config.trustProxy,
+        logger,
+        responseCache: cache,
+        ...(metrics ? { onAnswer: (answer: { route: string; status: number; seconds: number }) => metrics.http.fastRead(answer.route, answer.status, answer.seconds) } : {}),
+      });
       const limits = config.http;
       lag = new EventLoopLag().start();
       const loopLag = lag;
@@ -252,6 +266,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         logger,
         drain,
         fastLane: (req, res) => cache.serveRaw(req, res),
+        admittedLane: (req, res) => fastReads.serve(req, res),
         timeouts: { keepAliveMs: limits.keepAliveTimeoutMs, headersMs: limits.headersTimeoutMs, requestMs: limits.requestTimeoutMs },
         limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient },
         shedder,

@@ -58,24 +58,31 @@ export function resolvePinnedProject(access: AccessLookups): Middleware {
   };
 }
 
+/**
+ * The project of a request on the host-resolved base: the public key's when one is sent (`key-refused` when
+ * it is unknown or revoked), else the one whose custom domains hold the host name; null when none does.
+ */
+export async function hostBaseProject(access: AccessLookups, key: string | undefined, hostname: string): Promise<Doc<ProjectDoc> | null | 'key-refused'> {
+  if (key !== undefined) {
+    const record = key.startsWith(PUBLIC_KEY_PREFIX) ? await access.publicKey(hashApiKey(key)) : null;
+    if (!record || record.revokedAt !== null) return 'key-refused';
+    return access.project(record.projectId);
+  }
+  const host = hostname.toLowerCase();
+  const domain = host ? await access.domain(host) : null;
+  const candidate = domain ? await access.project(domain.projectId) : null;
+  // The domains document can outlive a change on MongoDB (see projections/access.ts): trust the project's list.
+  return candidate?.customDomains.includes(host) ? candidate : null;
+}
+
 export function resolveHostProject(access: AccessLookups): Middleware {
   return async function resolveByHost(ctx, next) {
     const key = publicKeyOf(ctx);
-    let project: Doc<ProjectDoc> | null = null;
-    if (key !== undefined) {
-      const record = key.startsWith(PUBLIC_KEY_PREFIX) ? await access.publicKey(hashApiKey(key)) : null;
-      if (!record || record.revokedAt !== null) {
-        throw notFound('No project for this request: the public API key is unknown or revoked.', {
-          hint: `Send a valid ${PUBLIC_KEY_PREFIX} key, or use the project-pinned base /public/p/{projectId}/v1.`,
-        });
-      }
-      project = await access.project(record.projectId);
-    } else {
-      const host = ctx.hostname.toLowerCase();
-      const domain = host ? await access.domain(host) : null;
-      const candidate = domain ? await access.project(domain.projectId) : null;
-      // The domains document can outlive a change on MongoDB (see projections/access.ts): trust the project's list.
-      if (candidate?.customDomains.includes(host)) project = candidate;
+    const project = await hostBaseProject(access, key, ctx.hostname);
+    if (project === 'key-refused') {
+      throw notFound('No project for this request: the public API key is unknown or revoked.', {
+        hint: `Send a valid ${PUBLIC_KEY_PREFIX} key, or use the project-pinned base /public/p/{projectId}/v1.`,
+      });
     }
     if (!project) {
       throw notFound('No project for this request: the host is not a custom domain of any project and no public API key was sent.', {
@@ -91,7 +98,7 @@ export function resolveHostProject(access: AccessLookups): Middleware {
 }
 
 /** The public key a request carries, if any: header, then bearer token, then query parameter. */
-function publicKeyOf(ctx: Context): string | undefined {
+export function publicKeyOf(ctx: Pick<Context, 'get' | 'query' | 'state'>): string | undefined {
   const header = ctx.get(PUBLIC_KEY_HEADER).trim();
   if (header) return header;
   const authorization = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));

@@ -6,6 +6,25 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, If-None-Match, X-Service-P
 /** Response headers scripts on other origins may read. */
 const EXPOSED_HEADERS = 'ETag, Location, Retry-After, Content-Range, Content-Length, Accept-Ranges';
 
+/** The CORS headers of every public response (the fast lane of public reads sends them too). */
+export const PUBLIC_CORS_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
+];
+
+/** Cache-Control of public 200s: reuse for PUBLIC_CACHE_MAX_AGE seconds, or revalidate on every use (0). */
+export function publicCacheControl(maxAgeSeconds: number): string {
+  return maxAgeSeconds > 0 ? `public, max-age=${maxAgeSeconds}, stale-while-revalidate=${maxAgeSeconds}` : 'public, no-cache';
+}
+
+/** The strong ETag of a body: over its exact bytes. */
+export function bodyEtag(bytes: Buffer | string): string {
+  return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
+}
+
+/** Bodies this long or longer may be answered gzipped by the response cache: caches must vary on Accept-Encoding. */
+export const VARY_ENCODING_MIN_BYTES = 1024;
+
 /**
  * CORS for everything under /public/ (spec section 1: every origin), on every response: successes, errors
  * (the error envelope keeps Access-Control-* headers) and the 404 of unknown paths. Preflight requests are
@@ -14,8 +33,7 @@ const EXPOSED_HEADERS = 'ETag, Location, Retry-After, Content-Range, Content-Len
 export function publicCors(prefix = '/public/'): Middleware {
   return async function cors(ctx, next) {
     if (!ctx.path.startsWith(prefix)) return next();
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    for (const [name, value] of PUBLIC_CORS_HEADERS) ctx.set(name, value);
     if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
       ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
       ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
@@ -40,7 +58,7 @@ export interface ConditionalOptions {
  * (`public, no-cache`): a published change shows at once, and an unchanged one costs a 304.
  */
 export function publicConditional(options: ConditionalOptions): Middleware {
-  const cacheControl = options.maxAgeSeconds > 0 ? `public, max-age=${options.maxAgeSeconds}, stale-while-revalidate=${options.maxAgeSeconds}` : 'public, no-cache';
+  const cacheControl = publicCacheControl(options.maxAgeSeconds);
   return async function conditional(ctx, next) {
     await next();
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
@@ -57,9 +75,9 @@ export function publicConditional(options: ConditionalOptions): Middleware {
     }
     if (bytes !== undefined) {
       // Routes that know their content version (sitemaps, llms.txt, media) set their own ETag.
-      if (!ctx.response.get('ETag')) ctx.set('ETag', `"${createHash('sha1').update(bytes).digest('base64url')}"`);
+      if (!ctx.response.get('ETag')) ctx.set('ETag', bodyEtag(bytes));
       // The response cache may answer the same URL gzipped (see public-response-cache.ts): caches must know.
-      if (bytes.length >= 1024) ctx.vary('Accept-Encoding');
+      if (bytes.length >= VARY_ENCODING_MIN_BYTES) ctx.vary('Accept-Encoding');
     }
     if (ctx.fresh) {
       ctx.status = 304;

@@ -120,29 +120,57 @@ export class PublicResponseCache {
       for (const [name, value] of Object.entries(ctx.response.headers)) {
         if (!PER_REQUEST_HEADERS.has(name) && value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
       }
-      const rawHeaders304 = headers.filter(([name]) => name !== 'content-type').flat();
       const compressible = body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       const route = typeof matched === 'string' ? matched : undefined;
-      const own = ownBuffer(body);
-      const entry: CachedResponse = { version, key, bytes: 0, body: own, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(own.length)], rawHeaders304, compressible, route };
-      entry.bytes = ENTRY_OVERHEAD_BYTES + stringBytes(key) + own.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 3 * (stringBytes(name) + stringBytes(value)), 0);
-      this.#store(key, entry);
+      this.#store(key, this.#entry(key, version, body, etag, headers, compressible, route));
     };
+  }
+
+  /** An entry, with every byte it holds counted. */
+  #entry(key: string, version: string, body: Buffer, etag: string, headers: Array<[string, string]>, compressible: boolean, route: string | undefined): CachedResponse {
+    const own = ownBuffer(body);
+    const rawHeaders304 = headers.filter(([name]) => name !== 'content-type').flat();
+    const entry: CachedResponse = { version, key, bytes: 0, body: own, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(own.length)], rawHeaders304, compressible, route };
+    entry.bytes = ENTRY_OVERHEAD_BYTES + stringBytes(key) + own.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 3 * (stringBytes(name) + stringBytes(value)), 0);
+    return entry;
+  }
+
+  /**
+   * For a GET answered outside Koa (PublicFastReads): its key and the version before the read, to pass to
+   * remember() with the response. Undefined when the cache is off.
+   */
+  ticket(req: IncomingMessage): { key: string; version: string } | undefined {
+    if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return undefined;
+    return { key: this.#rawKey(req, req.url), version: this.options.versions.current() };
+  }
+
+  /**
+   * Keeps a 200 answered outside Koa, with every header it was sent with but the per-request ones. The caller
+   * passes no ticket for a request with query parameters its route does not know (see unreadQueryParams).
+   */
+  remember(ticket: { key: string; version: string }, response: { body: Buffer; etag: string; headers: ReadonlyArray<readonly [string, string]>; route: string }): void {
+    if (ticket.key.length > MAX_KEY_LENGTH) return;
+    const headers = response.headers.filter(([name]) => !PER_REQUEST_HEADERS.has(name.toLowerCase())).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
+    const compressible = response.body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(headers.find(([name]) => name === 'content-type')?.[1] ?? '');
+    this.#store(ticket.key, this.#entry(ticket.key, ticket.version, response.body, response.etag, headers, compressible, response.route));
+  }
+
+  #rawKey(req: IncomingMessage, url: string): string {
+    const forwarded = (name: string) => (this.options.trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
+    const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
+    const host = forwarded('x-forwarded-host') || req.headers.host || '';
+    return this.#key(protocol, host, url, (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : (value ?? '');
+    });
   }
 
   /** Answers a GET that the cache holds, before Koa; false leaves the request to Koa. */
   serveRaw(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return false;
     const started = process.hrtime.bigint();
-    const forwarded = (name: string) => (this.options.trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
-    const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
-    const host = forwarded('x-forwarded-host') || req.headers.host || '';
-    const key = this.#key(protocol, host, req.url, (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : (value ?? '');
-    });
-    const hit = this.#lookup(key, this.options.versions.current());
+    const hit = this.#lookup(this.#rawKey(req, req.url), this.options.versions.current());
     if (!hit) return false;
     const offered = req.headers['x-request-id'];
     const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -251,7 +279,7 @@ function stringBytes(text: string): number {
 }
 
 /** If-None-Match against one strong ETag: a list, weak forms and `*` included (weak comparison, as for GET). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
   const strip = (tag: string) => tag.trim().replace(/^W\//, '');

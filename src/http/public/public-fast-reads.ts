@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from 'koa';
+import { parse as parseQuery } from 'node:querystring';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../../logging/logger.ts';
+import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import { isUuid } from '../../event-store/position.ts';
+import { nonCanonicalPathReason } from '../middleware/canonical-path.ts';
+import { loggablePath, QUERY_PARAMS_NOT_LOGGED, REQUEST_ID_HEADER } from '../middleware/request-logger.ts';
+import { entryListRequest, entryListResponse, singleEntryResponse } from './entry-reads.ts';
+import { requestedLocale, type FormSetLookup } from './entry-lookup.ts';
+import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
+import type { PublicProject } from './public-context.ts';
+import { bodyEtag, publicCacheControl, PUBLIC_CORS_HEADERS, VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
+import { matches, type PublicResponseCache } from './public-response-cache.ts';
+import { QueryParams, unreadQueryParams } from './query-params.ts';
+
+export interface PublicFastReadsOptions {
+  reader: ReadModelReader;
+  access: AccessLookups;
+  formSets: FormSetLookup;
+  /** PUBLIC_CACHE_MAX_AGE. */
+  cacheMaxAgeSeconds: number;
+  /** TRUST_PROXY: whether X-Forwarded-Host/-Proto choose the base URL. */
+  trustProxy: boolean;
+  logger: Logger;
+  /** Keeps what this answers, when the response cache is on. */
+  responseCache?: PublicResponseCache | undefined;
+  /** Told about every answer (metrics): the route pattern, the status, the time taken. */
+  onAnswer?: (answer: { route: string; status: number; seconds: number }) => void;
+}
+
+interface RouteMatch {
+  base: 'pinned' | 'host';
+  projectId: string | undefined;
+  formSetSlug: string;
+  /** Undefined for the list. */
+  entrySlug: string | undefined;
+}
+
+const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The public API's hottest reads answered from the read model before Koa: GET of one entry by slug and of a
+ * list page, on both bases. A read is a project and form set lookup (cached per read-model version), one index
+ * lookup or range scan of entry views that reads only their serialised JSON (Query.fields), and one write of
+ * the bytes: the same functions as the Koa routes produce the body (entry-reads.ts), and the same headers go
+ * with it (CORS, Cache-Control, a strong ETag, Vary, X-Request-Id; 304 to a matching If-None-Match), with the
+ * same request log line. Anything else (HEAD, a redirect, a 404, a 400 or 403 of a parameter, an error of
+ * the store) resolves false and Koa answers it as always, so clients see one behaviour whichever path served.
+ */
+export class PublicFastReads {
+  readonly #omitted = new Set(QUERY_PARAMS_NOT_LOGGED);
+  readonly #cacheControl: string;
+
+  constructor(private readonly options: PublicFastReadsOptions) {
+    this.#cacheControl = publicCacheControl(options.cacheMaxAgeSeconds);
+  }
+
+  /** Answers the request when it is a read this serves; false leaves it to Koa (nothing has been sent then). */
+  async serve(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    if (req.method !== 'GET' || !req.url?.startsWith('/public/')) return false;
+    const started = process.hrtime.bigint();
+    const [path, querystring = ''] = req.url.split('?', 2) as [string, string?];
+    // A path Koa refuses before routing (canonicalPath) is Koa's to refuse.
+    const match = nonCanonicalPathReason(path) === null ? matchRoute(path) : undefined;
+    if (!match) return false;
+    try {
+      const ticket = this.options.responseCache?.ticket(req);
+      // What Koa's context would hold: the query as Koa parses it, and the state that notes the parameters read.
+      const request = { query: parseQuery(querystring), state: {} } as Pick<Context, 'query' | 'state'>;
+      const target = await this.#target(req, match, request);
+      if (!target) return false;
+      const params = new QueryParams(request);
+      const formSet = await this.options.formSets.bySlug(target.projectId, match.formSetSlug);
+      let json: string;
+      if (match.entrySlug === undefined) {
+        json = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.mediaBaseUrl);
+      } else {
+        const found = await singleEntryResponse(this.options.reader, formSet.formSetId, match.entrySlug, requestedLocale(params, target), target.mediaBaseUrl);
+        if (found.kind !== 'found') return false;
+        json = found.json;
+      }
+      const route = `${match.base === 'pinned' ? PINNED_BASE : HOST_BASE}/form-sets/:formSetSlug/entries${match.entrySlug === undefined ? '' : '/:entrySlug'}`;
+      // As Koa's path: no response to a URL with parameters the route does not know is kept.
+      this.#send(req, res, Buffer.from(json), route, unreadQueryParams(request).length === 0 ? ticket : undefined);
+      this.#finished(req, res, path, querystring, route, started);
+      return true;
+    } catch {
+      // Koa answers it: the error envelope, a redirect, or the same read again.
+      return false;
+    }
+  }
+
+  async #target(req: IncomingMessage, match: RouteMatch, request: Pick<Context, 'query' | 'state'>): Promise<PublicProject | undefined> {
+    const forwarded = (name: string) => (this.options.trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
+    const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
+    const host = forwarded('x-forwarded-host') || req.headers.host || '';
+    if (match.base === 'pinned') {
+      const project = await this.options.access.project(match.projectId!);
+      const baseUrl = `${protocol}://${host}/public/p/${match.projectId}/v1`;
+      return project ? { projectId: project.projectId, project, baseUrl, mediaBaseUrl: baseUrl, resolvedBy: 'path' } : undefined;
+    }
+    const header = (name: string) => {
+      const value = req.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : (value ?? '');
+    };
+    const key = publicKeyOf({ get: header, ...request });
+    const project = await hostBaseProject(this.options.access, key, hostnameOf(host));
+    if (project === null || project === 'key-refused') return undefined;
+    const baseUrl = `${protocol}://${host}/public/v1`;
+    // As resolveHostProject: media URLs handed out on the key's base are on the project-pinned one (no key needed).
+    const mediaBaseUrl = key === undefined ? baseUrl : `${protocol}://${host}/public/p/${project.projectId}/v1`;
+    return { projectId: project.projectId, project, baseUrl, mediaBaseUrl, resolvedBy: key === undefined ? 'host' : 'public-key' };
+  }
+
+  #send(req: IncomingMessage, res: ServerResponse, body: Buffer, route: string, ticket: { key: string; version: string } | undefined): void {
+    const etag = bodyEtag(body);
+    const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
+    if (body.length >= VARY_ENCODING_MIN_BYTES) headers.push(['Vary', 'Accept-Encoding']);
+    if (ticket) this.options.responseCache!.remember(ticket, { body, etag, headers, route });
+    const offered = req.headers['x-request-id'];
+    const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
+    // One writeHead with a flat list: the cheapest way to send a known set of headers.
+    if (matches(req.headers['if-none-match'], etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''))) {
+      res.writeHead(304, [...headers.filter(([name]) => name !== 'Content-Type').flat(), REQUEST_ID_HEADER, requestId]);
+      res.end();
+      return;
+    }
+    res.writeHead(200, [...headers.flat(), REQUEST_ID_HEADER, requestId, 'Content-Length', String(body.length)]);
+    res.end(body);
+  }
+
+  #finished(req: IncomingMessage, res: ServerResponse, path: string, querystring: string, route: string, started: bigint): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.onAnswer?.({ route, status: res.statusCode, seconds });
+    const logger = this.options.logger;
+    if (logger.isLevelEnabled('info')) {
+      logger.info({ reqId: res.getHeader(REQUEST_ID_HEADER), method: req.method, path: loggablePath({ path, querystring }, this.#omitted), status: res.statusCode, durationMs: Math.round(seconds * 1e5) / 100 }, 'request');
+    }
+  }
+}
+
+/**
+ * `/public/p/{projectId}/v1/form-sets/{slug}/entries[/{entrySlug}]` or the same on `/public/v1`; undefined for
+ * any other path, and for segments Koa would decode differently (percent-encoded, empty).
+ */
+function matchRoute(path: string): RouteMatch | undefined {
+  const parts = path.split('/');
+  // ['', 'public', 'p', id, 'v1', 'form-sets', slug, 'entries', entrySlug?] or ['', 'public', 'v1', 'form-sets', ...]
+  let base: RouteMatch['base'];
+  let projectId: string | undefined;
+  let rest: string[];
+  if (parts[2] === 'p' && parts[4] === 'v1') {
+    base = 'pinned';
+    projectId = parts[3]!;
+    if (!isUuid(projectId)) return undefined;
+    rest = parts.slice(5);
+  } else if (parts[2] === 'v1') {
+    base = 'host';
+    rest = parts.slice(3);
+  } else return undefined;
+  if (rest[0] !== 'form-sets' || rest[2] !== 'entries' || rest.length > 4) return undefined;
+  const plain = (segment: string | undefined) => segment !== undefined && segment !== '' && !segment.includes('%');
+  if (!plain(rest[1]) || (rest.length === 4 && !plain(rest[3]))) return undefined;
+  return { base, projectId, formSetSlug: rest[1]!, entrySlug: rest[3] };
+}
+
+/** The host name without port, as Koa's ctx.hostname gives it (an IPv6 literal in brackets). */
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  return host.split(':')[0]!;
+}

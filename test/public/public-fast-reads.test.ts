@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
+
+/** Requests the fast lane of public reads answered so far (annals_http_request_duration_seconds_count, answered_by="read-model"). */
+async function fastAnswers(f: PublicFixture): Promise<number> {
+  const text = await (await fetch(`${f.service.url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="read-model"')) total += Number(line.split(' ').pop());
+  return total;
+}
+
+/** The response headers a client sees, less the ones of the connection and the moment. */
+function lasting(headers: Headers): Record<string, string> {
+  const kept: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!['date', 'x-request-id', 'connection', 'keep-alive'].includes(name)) kept[name] = value;
+  });
+  return kept;
+}
+
+describe('public API: entries and list pages read from their serialised documents before Koa', function () {
+  this.timeout(60_000);
+  let f: PublicFixture;
+  const cover = assetId();
+
+  before(async () => {
+    // Without the response cache, every request below reaches the fast lane or Koa.
+    f = await startPublicFixture({ env: { PUBLIC_RESPONSE_CACHE_MB: '0' } });
+    const created = await f.call('POST', '/form-sets', { body: blogFormSet() });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const long = 'A summary long enough to make the response longer than a kilobyte. '.repeat(20);
+    await f.publish(created.body.id, 'first-post', { title: { en: 'First post', ja: '最初の投稿' }, meta_description: { en: long }, published_date: '2026-03-01', og_image: cover, rating: 4 });
+    const second = await f.publish(created.body.id, 'second-post', { title: { en: 'Second post' }, published_date: '2026-01-15', rating: 2 });
+    const renamed = await f.call('PATCH', `/entries/${second.entryId}/slug`, { body: { slug: 'second-post-renamed' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).to.equal(200);
+    await f.settle();
+  });
+  after(() => f.stop());
+
+  it('answers an entry and list pages with the bytes and headers Koa gives the same URL', async () => {
+    for (const path of [
+      '/form-sets/blog/entries/first-post',
+      '/form-sets/blog/entries/first-post?locale=ja',
+      '/form-sets/blog/entries?limit=1&sort=published_date:desc',
+      '/form-sets/blog/entries?page=2&limit=1&sort=rating:asc&locale=ja',
+      '/form-sets/blog/entries?include_snapshot=true',
+    ]) {
+      const before = await fastAnswers(f);
+      const fast = await fetch(`${f.pinnedBase}${path}`);
+      expect(await fastAnswers(f), `${path} answered before Koa`).to.equal(before + 1);
+      // HEAD is Koa's: the same headers as its GET.
+      const koa = await fetch(`${f.pinnedBase}${path}`, { method: 'HEAD' });
+      expect(await fastAnswers(f)).to.equal(before + 1);
+      expect(fast.status, path).to.equal(200);
+      expect(lasting(fast.headers), path).to.deep.equal(lasting(koa.headers));
+      expect(fast.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+      const body = await fast.text();
+      expect(Buffer.byteLength(body)).to.equal(Number(koa.headers.get('content-length')));
+      if (path.includes('entries/first-post')) {
+        const entry = JSON.parse(body);
+        expect(entry.mediaUrls).to.deep.equal({ og_image: `${f.pinnedBase}/media/${cover}` });
+        expect(entry.data.title).to.equal(path.includes('ja') ? '最初の投稿' : 'First post');
+      }
+    }
+    const single = await fetch(`${f.pinnedBase}/form-sets/blog/entries/first-post`);
+    expect(single.headers.get('vary')).to.equal('Accept-Encoding');
+    expect(single.headers.get('access-control-allow-origin')).to.equal('*');
+  });
+
+  it('answers 304 to a matching If-None-Match, and the body again when the client asks for no-cache', async () => {
+    const first = await fetch(`${f.pinnedBase}/form-sets/blog/entries/first-post`);
+    const etag = first.headers.get('etag')!;
+    const before = await fastAnswers(f);
+    // node:http: fetch sends Cache-Control: no-cache with an If-None-Match of its own.
+    const host = new URL(f.service.url).host;
+    const again = await getWithHost(`${f.pinnedBase}/form-sets/blog/entries/first-post`, host, { 'if-none-match': `"other", W/${etag}` });
+    expect(again.status).to.equal(304);
+    expect(again.headers['etag']).to.equal(etag);
+    expect(again.headers['content-type']).to.equal(undefined);
+    const forced = await getWithHost(`${f.pinnedBase}/form-sets/blog/entries/first-post`, host, { 'if-none-match': etag, 'cache-control': 'no-cache' });
+    expect(forced.status).to.equal(200);
+    expect(await fastAnswers(f)).to.equal(before + 2);
+  });
+
+  it('serves the host-resolved base with a public key, with mediaUrls on the project-pinned base (they load without the key)', async () => {
+    const base = `${f.service.url}/public/v1`;
+    const before = await fastAnswers(f);
+    const response = await fetch(`${base}/form-sets/blog/entries/first-post`, { headers: { 'X-Service-Public-Api-Key': f.project.publicKey.key } });
+    expect(response.status).to.equal(200);
+    expect(((await response.json()) as { mediaUrls: Record<string, string> }).mediaUrls.og_image).to.equal(`${f.pinnedBase}/media/${cover}`);
+    expect(await fastAnswers(f)).to.equal(before + 1);
+  });
+
+  it('leaves redirects, errors and unknown projects to Koa, which answers them as always', async () => {
+    const before = await fastAnswers(f);
+    const moved = await f.get('/form-sets/blog/entries/second-post?locale=en');
+    expect(moved.status).to.equal(301);
+    expect(moved.headers.get('location')).to.equal(`${f.pinnedBase}/form-sets/blog/entries/second-post-renamed?locale=en`);
+    const missing = await f.get('/form-sets/blog/entries/nope');
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error.code).to.equal('NOT_FOUND');
+    const bad = await f.get('/form-sets/blog/entries?limit=1000');
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.message).to.match(/^limit:/);
+    const locale = await f.get('/form-sets/blog/entries/first-post?locale=xx');
+    expect(locale.status).to.equal(400);
+    const noFormSet = await f.get('/form-sets/none/entries');
+    expect(noFormSet.status).to.equal(404);
+    const noProject = await f.get('/form-sets/blog/entries', {}, `${f.service.url}/public/p/00000000-0000-4000-8000-000000000000/v1`);
+    expect(noProject.status).to.equal(404);
+    const refused = await f.get('/form-sets/blog/entries', { 'X-Service-Public-Api-Key': 'service_pub_nope' }, `${f.service.url}/public/v1`);
+    expect(refused.status).to.equal(404);
+    expect(await fastAnswers(f)).to.equal(before);
+  });
+});
