@@ -98,14 +98,14 @@ export class SqliteEventStore implements EventStore {
       ),
       deleteStream: db.prepare<[bigint, string], never>('UPDATE streams SET deleted_before = ? WHERE stream_id = ?'),
       forwards: db
-        .prepare<[string, bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`)
+        .prepare<[string, bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT +?`)
         .raw(true),
       backwards: db
         .prepare<[string, bigint, bigint, bigint], EventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? AND revision >= ? ORDER BY revision DESC LIMIT ?`,
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? AND revision >= ? ORDER BY revision DESC LIMIT +?`,
         )
         .raw(true),
-      all: db.prepare<[bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`).raw(true),
+      all: db.prepare<[bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT +?`).raw(true),
       head: db.prepare<[], { head: bigint | null }>('SELECT max(position) AS head FROM events'),
     };
     this.#statements = s;
@@ -321,7 +321,7 @@ class SqliteSubscription implements Subscription {
       where.push(filter.streamPrefixes.length ? `(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ')})` : '0');
       for (const prefix of filter.streamPrefixes) prefixParams.push(BigInt(prefix.length), prefix);
     }
-    this.#statement = db.prepare<unknown[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT ?`).raw(true);
+    this.#statement = db.prepare<unknown[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT +?`).raw(true);
     this.#params = (afterPosition, limit) => [afterPosition, ...typeParams, ...prefixParams, limit];
     this.#head = db.prepare('SELECT max(position) AS head FROM events');
     // A read transaction gives the page and the head one consistent snapshot.

@@ -24,6 +24,10 @@ export interface OpenOptions {
   durability?: 'full' | 'normal';
   /** WAL pages written before SQLite copies them into the database file (default 1000). */
   walAutocheckpointPages?: number;
+  /** Bytes of the file read through a memory map instead of read() calls (PRAGMA mmap_size; default 0). */
+  mmapBytes?: number;
+  /** KiB of pages SQLite keeps in its own cache (PRAGMA cache_size; default 2 MiB). */
+  cacheKiB?: number;
 }
 
 /**
@@ -66,6 +70,8 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
+    if (options.mmapBytes !== undefined) db.pragma(`mmap_size = ${Math.trunc(options.mmapBytes)}`);
+    if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.trunc(options.cacheKiB)}`);
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {

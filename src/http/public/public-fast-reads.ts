@@ -83,8 +83,7 @@ export class PublicFastReads {
         json = found.json;
       }
       const route = `${match.base === 'pinned' ? PINNED_BASE : HOST_BASE}/form-sets/:formSetSlug/entries${match.entrySlug === undefined ? '' : '/:entrySlug'}`;
-      // As Koa's path: no response to a URL with parameters the route does not know is kept.
-      this.#send(req, res, Buffer.from(json), route, unreadQueryParams(request).length === 0 ? ticket : undefined);
+      this.#send(req, res, json, route, ticket);
       this.#finished(req, res, path, querystring, route, started);
       return true;
     } catch {
@@ -115,11 +114,13 @@ export class PublicFastReads {
     return { projectId: project.projectId, project, baseUrl, mediaBaseUrl, resolvedBy: key === undefined ? 'host' : 'public-key' };
   }
 
-  #send(req: IncomingMessage, res: ServerResponse, body: Buffer, route: string, ticket: { key: string; version: string } | undefined): void {
+  /** Sends the body as a string: node:http writes it with the headers in one write, a Buffer takes two. */
+  #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: { key: string; version: string } | undefined): void {
     const etag = bodyEtag(body);
+    const length = Buffer.byteLength(body);
     const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
-    if (body.length >= VARY_ENCODING_MIN_BYTES) headers.push(['Vary', 'Accept-Encoding']);
-    if (ticket) this.options.responseCache!.remember(ticket, { body, etag, headers, route });
+    if (length >= VARY_ENCODING_MIN_BYTES) headers.push(['Vary', 'Accept-Encoding']);
+    if (ticket) this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route });
     const offered = req.headers['x-request-id'];
     const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
@@ -128,7 +129,7 @@ export class PublicFastReads {
       res.end();
       return;
     }
-    res.writeHead(200, [...headers.flat(), REQUEST_ID_HEADER, requestId, 'Content-Length', String(body.length)]);
+    res.writeHead(200, [...headers.flat(), REQUEST_ID_HEADER, requestId, 'Content-Length', String(length)]);
     res.end(body);
   }
 
