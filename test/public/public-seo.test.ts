@@ -7,9 +7,24 @@ import { expect } from 'chai';
 import { marked, type Token, type Tokens } from 'marked';
 import { tempDir } from '../support/temp-dir.ts';
 import { needing, requireProgram, xmllint } from '../support/system-program.ts';
-import { assetId, blogFormSet, startPublicFixture, type PublicFixture } from './support.ts';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import http from 'node:http';
+import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 
 const run = promisify(execFile);
+
+/** A GET with exactly these headers (fetch adds Accept-Encoding and decompresses), its body as bytes. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
 /**
  * The sitemaps.org schemas: the urlset schema as the `sitemap` package ships it, the sitemap-index schema
  * (which that package lacks) from this suite's fixtures.
@@ -128,12 +143,15 @@ describe('public API: sitemaps, JSON-LD, Open Graph and llms.txt', function () {
   });
 
   it('answers 304 to a sitemap request whose ETag still matches', async () => {
-    const first = await f.get('/form-sets/blog/sitemap.xml');
-    const etag = first.headers.get('etag')!;
-    expect(etag).to.match(/^".+"$/);
-    const { getWithHost } = await import('./support.ts');
-    const again = await getWithHost(`${f.pinnedBase}/form-sets/blog/sitemap.xml`, new URL(f.service.url).host, { 'if-none-match': etag });
-    expect(again.status).to.equal(304);
+    const host = new URL(f.service.url).host;
+    for (const encoding of [undefined, 'gzip', 'br']) {
+      const headers: Record<string, string> = encoding ? { 'accept-encoding': encoding } : {};
+      const first = await getWithHost(`${f.pinnedBase}/form-sets/blog/sitemap.xml`, host, headers);
+      const etag = first.headers['etag']!;
+      expect(etag).to.match(/^".+"$/);
+      const again = await getWithHost(`${f.pinnedBase}/form-sets/blog/sitemap.xml`, host, { ...headers, 'if-none-match': etag });
+      expect(again.status, encoding).to.equal(304);
+    }
   });
 
   it('serves schema.org Article JSON-LD from the SEO roles, inferred from field names where unmapped', async () => {
@@ -237,5 +255,42 @@ describe('public API: sitemaps, JSON-LD, Open Graph and llms.txt', function () {
     expect(list.body.items.map((i: any) => i.entry.slug)).to.not.include('doomed');
     expect(await sitemapLocs(f, '/form-sets/blog/sitemap.xml')).to.not.include('https://www.example.com/blog/doomed');
     expect((await f.get('/llms.txt')).text).to.not.include('Doomed post');
+  });
+
+  it('sends sitemaps of 1 KB or more br- or gzip-compressed when the client accepts it, the same XML once decompressed', async () => {
+    const news = await f.call('POST', '/form-sets', { body: blogFormSet('news') });
+    expect(news.status, JSON.stringify(news.body)).to.equal(201);
+    for (let i = 0; i < 16; i++) await f.publish(news.body.id, `a-rather-long-slug-for-news-article-number-${i}`, { title: { en: `News ${i}` } });
+    const url = `${f.pinnedBase}/form-sets/news/sitemap.xml`;
+    // Compressed by the route first (the response cache keeps no compressed body), then, once the plain
+    // response is in the response cache, by the cache: the same negotiation and bytes either way.
+    const early = { br: await rawGet(url, { 'accept-encoding': 'br' }), gzip: await rawGet(url, { 'accept-encoding': 'gzip' }) };
+    const plain = await rawGet(url, {});
+    expect(plain.body.length).to.be.greaterThan(1024);
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect(plain.headers['vary']).to.match(/Accept-Encoding/i);
+    const xml = plain.body.toString('utf8');
+    expect(xml).to.match(/^<\?xml .*<(urlset|sitemapindex) /s);
+    expect(brotliDecompressSync(early.br.body).toString('utf8')).to.equal(xml);
+    expect(gunzipSync(early.gzip.body).toString('utf8')).to.equal(xml);
+    for (const [accept, encoding, decode] of [
+      ['gzip, deflate', 'gzip', gunzipSync],
+      ['br', 'br', brotliDecompressSync],
+      ['gzip;q=0.5, br', 'br', brotliDecompressSync],
+      ['br;q=0, gzip', 'gzip', gunzipSync],
+    ] as const) {
+      const response = await rawGet(url, { 'accept-encoding': accept });
+      expect(response.headers['content-encoding'], accept).to.equal(encoding);
+      expect(response.headers['vary']).to.match(/Accept-Encoding/i);
+      expect(response.headers['etag'], accept).to.equal(early[encoding].headers['etag']);
+      expect(response.headers['etag']).to.not.equal(plain.headers['etag']);
+      expect(decode(response.body).toString('utf8'), accept).to.equal(xml);
+    }
+    const identity = await rawGet(url, { 'accept-encoding': 'identity' });
+    expect(identity.headers['content-encoding']).to.equal(undefined);
+    // Below 1 KB compressing saves nothing: sent as it is, as the response cache does.
+    const small = await rawGet(`${f.pinnedBase}/form-sets/faq/sitemap.xml`, { 'accept-encoding': 'br' });
+    expect(small.body.length).to.be.lessThan(1024);
+    expect(small.headers['content-encoding']).to.equal(undefined);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import accepts from 'accepts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Middleware } from 'koa';
@@ -12,7 +13,7 @@ interface CachedResponse {
   version: string;
   /** The entry's key in the cache. */
   key: string;
-  /** Every byte this entry holds (key, body, headers, the gzip variant), as counted against maxBytes. */
+  /** Every byte this entry holds (key, body, headers, the compressed variants), as counted against maxBytes. */
   bytes: number;
   body: Buffer;
   etag: string;
@@ -22,11 +23,18 @@ interface CachedResponse {
   rawHeaders: string[];
   /** The same without Content-Type and Content-Length, for a 304. */
   rawHeaders304: string[];
-  /** Compressible bodies: the gzip representation, made on the first request that accepts it. */
-  gzip?: { body: Buffer; etag: string; rawHeaders: string[]; rawHeaders304: string[] } | undefined;
+  /** Compressible bodies: the br and gzip representations, each made on the first request that accepts it. */
+  encoded?: Partial<Record<'br' | 'gzip', EncodedResponse>>;
   compressible: boolean;
   /** The router's path pattern of the request that filled the entry, for metrics. */
   route: string | undefined;
+}
+
+interface EncodedResponse {
+  body: Buffer;
+  etag: string;
+  rawHeaders: string[];
+  rawHeaders304: string[];
 }
 
 /**
@@ -69,8 +77,8 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * publish is visible on the next request. Only 200s with a buffered body, an ETag and a public
  * Cache-Control are kept: never preview responses (private), never streamed media, never errors.
  *
- * Memory is bounded by `maxBytes`, counting every byte an entry holds: its key, body, headers and gzip
- * variant, plus a fixed overhead per entry (so many tiny entries cannot exceed it either). Unauthenticated
+ * Memory is bounded by `maxBytes`, counting every byte an entry holds: its key, body, headers and compressed
+ * variants, plus a fixed overhead per entry (so many tiny entries cannot exceed it either). Unauthenticated
  * clients choose the URLs, so a response is not kept when its URL carries a query parameter its route did not
  * read (`?n=1`, `?n=2`, ... would be copies of one answer) or when its key is longer than MAX_KEY_LENGTH.
  * The oldest stored entries go first once `maxBytes` is reached (first in, first out: a hit costs one map
@@ -116,6 +124,8 @@ export class PublicResponseCache {
       const etag = ctx.response.get('ETag');
       if (ctx.status !== 200 || !etag || !ctx.response.get('Cache-Control').startsWith('public') || !Buffer.isBuffer(body)) return;
       if (key.length > MAX_KEY_LENGTH || unreadQueryParams(ctx).length > 0) return;
+      // Bodies compressed by their route (sitemaps) are not kept: the key does not hold Accept-Encoding.
+      if (ctx.response.get('Content-Encoding')) return;
       const headers: Array<[string, string]> = [];
       for (const [name, value] of Object.entries(ctx.response.headers)) {
         if (!PER_REQUEST_HEADERS.has(name) && value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
@@ -174,8 +184,10 @@ export class PublicResponseCache {
     if (!hit) return false;
     const offered = req.headers['x-request-id'];
     const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
-    // gzip when the client takes it and the body is worth it (a sitemap of 10,000 URLs shrinks ~20x).
-    const variant = hit.compressible && /\bgzip\b/i.test(String(req.headers['accept-encoding'] ?? '')) ? this.#gzip(hit) : hit;
+    // br or gzip when the client takes it (negotiated as Koa does) and the body is worth it (a sitemap of
+    // 10,000 URLs shrinks ~20x).
+    const encoding = hit.compressible ? accepts(req).encodings('br', 'gzip', 'identity') : 'identity';
+    const variant = encoding === 'br' || encoding === 'gzip' ? this.#encoded(hit, encoding) : hit;
     const notModified = matches(req.headers['if-none-match'], variant.etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''));
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
     if (notModified) {
@@ -197,13 +209,17 @@ export class PublicResponseCache {
     return true;
   }
 
-  #gzip(hit: CachedResponse): NonNullable<CachedResponse['gzip']> {
-    if (!hit.gzip) {
-      const body = ownBuffer(gzipSync(hit.body));
-      const etag = hit.etag.replace(/"$/, '-gzip"');
+  #encoded(hit: CachedResponse, encoding: 'br' | 'gzip'): EncodedResponse {
+    hit.encoded ??= {};
+    let encoded = hit.encoded[encoding];
+    if (!encoded) {
+      // brotli at quality 5: close to gzip's speed, smaller output (the default 11 takes seconds on a large sitemap).
+      const body = ownBuffer(encoding === 'br' ? brotliCompressSync(hit.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(hit.body));
+      const etag = hit.etag.replace(/"$/, `-${encoding}"`);
       const headers = hit.headers.map(([name, value]): [string, string] => [name, name === 'etag' ? etag : value]);
-      headers.push(['content-encoding', 'gzip']);
-      hit.gzip = { body, etag, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304: headers.filter(([name]) => name !== 'content-type' && name !== 'content-encoding').flat() };
+      headers.push(['content-encoding', encoding]);
+      encoded = { body, etag, rawHeaders: [...headers.flat(), 'content-length', String(body.length)], rawHeaders304: headers.filter(([name]) => name !== 'content-type' && name !== 'content-encoding').flat() };
+      hit.encoded[encoding] = encoded;
       // The variant is part of the entry: counted, and room made for it like for a new entry.
       const added = body.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 2 * (stringBytes(name) + stringBytes(value)), 0);
       if (this.#entries.get(hit.key) === hit) {
@@ -212,7 +228,7 @@ export class PublicResponseCache {
         this.#evict();
       }
     }
-    return hit.gzip;
+    return encoded;
   }
 
   #key(protocol: string, host: string, url: string, header: (name: string) => string): string {

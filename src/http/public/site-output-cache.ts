@@ -1,9 +1,30 @@
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 
 export interface CachedOutput {
   body: string;
   /** Strong validator of the body's bytes. */
   etag: string;
+  /** The body compressed, made on the first request that accepts each encoding. */
+  encoded?: Partial<Record<ContentEncoding, Promise<Buffer>>>;
+}
+
+export type ContentEncoding = 'br' | 'gzip';
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/**
+ * The output compressed in `encoding`, once per output (so once per content version): off the event loop,
+ * brotli at quality 5 (a 1.6 MB sitemap in tens of milliseconds, smaller than gzip's).
+ */
+export function encodedOutput(output: CachedOutput, encoding: ContentEncoding): Promise<Buffer> {
+  output.encoded ??= {};
+  return (output.encoded[encoding] ??=
+    encoding === 'br'
+      ? brotliAsync(output.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(output.body) } })
+      : gzipAsync(output.body));
 }
 
 /**
