@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
-import type { ReadModelStore } from '../read-models/read-model-store.ts';
+import type { DocumentWrite, ReadModelStore } from '../read-models/read-model-store.ts';
 import { schemaOf, type Projection } from './projection.ts';
 import { Projector, describeFailure, type ProjectorOptions } from './projector.ts';
 import { startRebuild, type RebuildHandle } from './rebuild.ts';
@@ -20,7 +20,11 @@ export interface SupervisorOptions {
 }
 
 /** Told after every commit of a live projector, and when a projection's live generation changes. */
-export type CommitListener = (progress: { projection: string; generation: number; checkpoint: bigint | null }) => void;
+/**
+ * A commit of a live projector: its new checkpoint and the document writes it made (what changed); writes
+ * undefined when the generation reads come from is another one (a start, a swap): anything may differ.
+ */
+export type CommitListener = (progress: { projection: string; generation: number; checkpoint: bigint | null; writes: readonly DocumentWrite[] | undefined }) => void;
 
 interface LiveRun {
   projection: Projection;
@@ -75,10 +79,10 @@ export class ProjectionSupervisor {
     return () => this.#commitListeners.delete(listener);
   }
 
-  #notify(projection: string, generation: number, checkpoint: bigint | null): void {
+  #notify(projection: string, generation: number, checkpoint: bigint | null, writes: readonly DocumentWrite[] | undefined): void {
     for (const listener of this.#commitListeners) {
       try {
-        listener({ projection, generation, checkpoint });
+        listener({ projection, generation, checkpoint, writes });
       } catch (error) {
         this.#o.logger.warn({ err: error, projection }, 'commit listener failed');
       }
@@ -172,7 +176,7 @@ export class ProjectionSupervisor {
       }
     }
     this.#runs.set(projection.name, this.#startLive(projection, active));
-    this.#notify(projection.name, active, null);
+    this.#notify(projection.name, active, null, undefined);
   }
 
   /**
@@ -202,8 +206,8 @@ export class ProjectionSupervisor {
       logger: this.#o.logger,
       ...this.#o.projector,
       // Only the run this process reads from reports its commits (a follower catching up does not).
-      onCommit: ({ checkpoint }) => {
-        if (this.#runs.get(projection.name)?.projector === projector) this.#notify(projection.name, generation, checkpoint);
+      onCommit: ({ checkpoint, writes }) => {
+        if (this.#runs.get(projection.name)?.projector === projector) this.#notify(projection.name, generation, checkpoint, writes);
       },
     });
     const done = projector.run().catch((error: unknown) => this.#o.logger.error({ err: error, projection: projection.name }, 'projector stopped'));
@@ -257,7 +261,7 @@ export class ProjectionSupervisor {
     }
     this.#runs.set(name, next);
     run.markReplaced();
-    this.#notify(name, generation, next.projector.checkpoint);
+    this.#notify(name, generation, next.projector.checkpoint, undefined);
     await run.projector.stop();
     await run.done;
     if (this.#stopped) {

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { LeaseLostError, UniqueConstraintError, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
+import { LeaseLostError, UniqueConstraintError, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Projection } from './projection.ts';
 import { ReadModelAccessError, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
@@ -35,7 +35,7 @@ export interface ProjectorOptions {
   /** Stop once caught up with the log (rebuilds). */
   stopWhenCaughtUp?: boolean;
   /** Called after every commit. */
-  onCommit?: (progress: { checkpoint: bigint | null; events: number }) => void;
+  onCommit?: (progress: { checkpoint: bigint | null; events: number; writes: readonly DocumentWrite[] }) => void;
   /** Delay before reconnecting after a store failure; grows up to 30 s. */
   retryDelayMs?: number;
   /**
@@ -310,9 +310,11 @@ export class Projector {
     this.#lastCommitAt = Date.now();
     const checkpoint = batch.checkpoint;
     if (checkpoint !== null && checkpoint !== this.#checkpoint) {
+      let writes: DocumentWrite[] = [];
       await this.#keepLease();
       try {
-        await this.#o.store.commit(this.target, batch.writes(), checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder });
+        writes = batch.writes();
+        await this.#o.store.commit(this.target, writes, checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder });
       } catch (error) {
         if (error instanceof LeaseLostError) {
           this.#leaseRenewAt = null;
@@ -333,7 +335,7 @@ export class Projector {
       }
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
-      this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded });
+      this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
       this.#release(checkpoint);
     }
     return new WriteBatch(this.#o.store, this.target, this.#checkpoint);

@@ -1,6 +1,6 @@
 import type { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
 import { encodeNullablePosition } from '../event-store/position.ts';
-import type { ReadModelStore } from './read-model-store.ts';
+import type { DocumentWrite, ReadModelStore } from './read-model-store.ts';
 
 /**
  * The current version of some read models (active generation and checkpoint of each), known without a
@@ -10,8 +10,20 @@ import type { ReadModelStore } from './read-model-store.ts';
  * keyed by the version never serves anything older than the read model. An API-only process (ROLES=api)
  * polls the store instead, every `pollMs`: its caches may lag the read models by that much.
  */
+/**
+ * A change of one of the read models: the document writes of the commit when known (the projector runs in
+ * this process and folded into the generation it already read from); undefined otherwise (a poll saw a new
+ * version, a generation was swapped in): anything in it may have changed.
+ */
+export interface ReadModelChange {
+  projection: string;
+  writes: readonly DocumentWrite[] | undefined;
+}
+
 export class ReadModelVersions {
   readonly #versions = new Map<string, string>();
+  readonly #listeners = new Set<(change: ReadModelChange) => void>();
+  readonly #generations = new Map<string, number>();
   #current = '';
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -25,8 +37,11 @@ export class ReadModelVersions {
   async start(): Promise<void> {
     await this.#poll();
     if (this.options.supervisor) {
-      this.#unsubscribe = this.options.supervisor.onCommit(({ projection, generation, checkpoint }) => {
-        if (this.projections.includes(projection)) this.#set(projection, `${generation}:${encodeNullablePosition(checkpoint)}:live`);
+      this.#unsubscribe = this.options.supervisor.onCommit(({ projection, generation, checkpoint, writes }) => {
+        if (!this.projections.includes(projection)) return;
+        const sameGeneration = this.#generations.get(projection) === generation;
+        this.#generations.set(projection, generation);
+        this.#set(projection, `${generation}:${encodeNullablePosition(checkpoint)}:live`, sameGeneration ? writes : undefined);
       });
     } else {
       this.#timer = setInterval(() => void this.#poll().catch(() => {}), this.options.pollMs ?? 250);
@@ -37,6 +52,12 @@ export class ReadModelVersions {
   stop(): void {
     this.#unsubscribe?.();
     if (this.#timer) clearInterval(this.#timer);
+  }
+
+  /** Tells `listener` about every change of the read models (see ReadModelChange); returns how to stop. */
+  onChange(listener: (change: ReadModelChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Changes whenever any of the read models changes. */
@@ -57,9 +78,10 @@ export class ReadModelVersions {
     }
   }
 
-  #set(projection: string, version: string): void {
+  #set(projection: string, version: string, writes?: readonly DocumentWrite[]): void {
     if (this.#versions.get(projection) === version) return;
     this.#versions.set(projection, version);
     this.#current = this.projections.map((name) => `${name}@${this.#versions.get(name) ?? ''}`).join(',');
+    for (const listener of this.#listeners) listener({ projection, writes });
   }
 }

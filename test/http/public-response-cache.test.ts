@@ -7,7 +7,9 @@ import { startHttpServer, type RunningHttpServer } from '../../src/http/http-ser
 import { publicConditional } from '../../src/http/public/public-http-manners.ts';
 import { MAX_KEY_LENGTH, PublicResponseCache } from '../../src/http/public/public-response-cache.ts';
 import { QueryParams } from '../../src/http/public/query-params.ts';
-import type { ReadModelVersions } from '../../src/read-models/read-model-versions.ts';
+import type { ReadModelChange } from '../../src/read-models/read-model-versions.ts';
+import type { DocumentWrite } from '../../src/read-models/read-model-store.ts';
+import { setCacheScopes } from '../../src/http/public/public-context.ts';
 
 /** GET with node:http (fetch would add Cache-Control: no-cache to conditional requests). */
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -26,7 +28,10 @@ describe('public response cache', () => {
   let server: RunningHttpServer;
   let version = 'v1';
   let handled = 0;
-  const versions = { current: () => version, of: () => version } as unknown as ReadModelVersions;
+  let listener: (change: ReadModelChange) => void = () => {};
+  const versions = { onChange: (l: (change: ReadModelChange) => void) => ((listener = l), () => {}) };
+  const change = (projection: string, writes?: DocumentWrite[]) => listener({ projection, writes });
+  const write = (collection: string, id: string, doc: Record<string, unknown> | null = {}): DocumentWrite => ({ collection, id, doc, position: 1n });
   const MAX_BYTES = 1024 * 1024;
   let cache: PublicResponseCache;
 
@@ -44,6 +49,8 @@ describe('public response cache', () => {
       // The parameters this app's routes know: x, page and q (read as the public routes read theirs).
       const params = new QueryParams(ctx);
       for (const name of ['x', 'page', 'q']) params.string(name);
+      const scoped = /^\/public\/(entry|form-set|project)\/(.+)$/.exec(ctx.path);
+      if (scoped) setCacheScopes(ctx, [`${scoped[1]}:${scoped[2]}`]);
       if (ctx.path === '/public/private') ctx.set('Cache-Control', 'private, no-store');
       if (ctx.path === '/public/missing') {
         ctx.status = 404;
@@ -78,6 +85,7 @@ describe('public response cache', () => {
     handled = 0;
     await get(`${server.url}/public/b`);
     version = 'v2';
+    change('public-content');
     const after = await get(`${server.url}/public/b`);
     expect(JSON.parse(after.body).version).to.equal('v2');
     expect(handled).to.equal(2);
@@ -86,6 +94,38 @@ describe('public response cache', () => {
     expect(handled).to.equal(3);
     await get(`${server.url}/public/b?page=2`);
     expect(handled).to.equal(4);
+  });
+
+  it('drops only the responses made of what a commit changed: the entry, its form set, its project, and the unscoped ones', async () => {
+    const paths = ['/public/entry/e1', '/public/entry/e2', '/public/form-set/f1', '/public/form-set/f2', '/public/project/p1', '/public/project/p2', '/public/unscoped'];
+    const reads = async () => {
+      const before = handled;
+      const read: string[] = [];
+      for (const path of paths) {
+        const count = handled;
+        await get(`${server.url}${path}`);
+        if (handled > count) read.push(path);
+      }
+      expect(handled - before).to.equal(read.length);
+      return read;
+    };
+    await reads();
+    expect(await reads()).to.deep.equal([]);
+    // A publish of e1 in form set f1 of project p1, as public-content commits it.
+    change('public-content', [write('entry_views', 'e1:en'), write('entry_views', 'e1:ja'), write('site_versions', 'p1', { scope: 'project' }), write('site_versions', 'f1', { scope: 'form-set' })]);
+    expect(await reads()).to.deep.equal(['/public/entry/e1', '/public/form-set/f1', '/public/project/p1', '/public/unscoped']);
+    expect(await reads()).to.deep.equal([]);
+    // A form set deleted: its row of site_versions goes (no scope in the write), its project's is touched.
+    change('public-content', [write('site_versions', 'f2', null), write('site_versions', 'p2', { scope: 'project' })]);
+    expect(await reads()).to.deep.equal(['/public/form-set/f2', '/public/project/p2', '/public/unscoped']);
+    // Writes unknown (a swapped-in generation), or another read model (access): everything is read again.
+    change('access', []);
+    change('public-content', []);
+    expect(await reads(), 'checkpoints moved past events not folded').to.deep.equal([]);
+    change('public-content');
+    expect(await reads()).to.deep.equal(paths);
+    change('access', [write('projects', 'p1')]);
+    expect(await reads()).to.deep.equal(paths);
   });
 
   it('answers large text gzipped to clients that take it, as a representation with its own ETag', async () => {
@@ -122,6 +162,7 @@ describe('public response cache', () => {
 
   it('counts every byte an entry holds, keys and headers included, so many long URLs stay within maxBytes (issue 12 item 2)', async () => {
     version = 'v-bytes';
+    change('public-content');
     const long = 'q'.repeat(4000);
     for (let i = 0; i < 600; i++) await get(`${server.url}/public/c?q=${long}${i}`);
     // Each entry's key alone is over 8 KB (two bytes a character): 600 of them would be 4.8 MB.
@@ -131,6 +172,7 @@ describe('public response cache', () => {
 
   it('does not keep responses to URLs with a parameter the route did not read, or with an over-long key', async () => {
     version = 'v-unknown';
+    change('public-content');
     const before = cache.size;
     handled = 0;
     for (let i = 0; i < 3; i++) {

@@ -113,3 +113,48 @@ describe('public API: entries and list pages read from their serialised document
     expect(await fastAnswers(f)).to.equal(before);
   });
 });
+
+describe('public API: a publish drops only the cached responses made of what it changed', function () {
+  this.timeout(60_000);
+  let f: PublicFixture;
+
+  before(async () => {
+    f = await startPublicFixture();
+  });
+  after(() => f.stop());
+
+  /** Cache hits so far (answered_by="response-cache"). */
+  async function hits(): Promise<number> {
+    const text = await (await fetch(`${f.service.url}/metrics`)).text();
+    let total = 0;
+    for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="response-cache"')) total += Number(line.split(' ').pop());
+    return total;
+  }
+
+  it('keeps the other entries of the form set and other form sets cached; re-reads the entry, its lists and sitemap', async () => {
+    const blog = await f.call('POST', '/form-sets', { body: blogFormSet() });
+    const news = await f.call('POST', '/form-sets', { body: blogFormSet('news') });
+    const a = await f.publish(blog.body.id, 'a', { title: { en: 'A' } });
+    await f.publish(blog.body.id, 'b', { title: { en: 'B' } });
+    await f.publish(news.body.id, 'n', { title: { en: 'N' } });
+    const paths = ['/form-sets/blog/entries/a', '/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/blog/entries', '/form-sets/news/entries', '/form-sets/news/sitemap.xml'];
+    const hitsOf = async () => {
+      const answered: string[] = [];
+      for (const path of paths) {
+        const before = await hits();
+        const response = await f.get(path, { 'accept-encoding': 'identity' });
+        expect(response.status, path).to.equal(200);
+        if ((await hits()) > before) answered.push(path);
+      }
+      return answered;
+    };
+    await hitsOf();
+    expect(await hitsOf()).to.deep.equal(paths);
+    const saved = await f.call('POST', `/entries/${a.entryId}/revisions`, { body: { fields: { title: { en: 'A, again' } } } });
+    await f.call('POST', `/revisions/${saved.body.id}/submit`, { body: {} });
+    await f.call('POST', `/revisions/${saved.body.id}/publish`, { body: { revision: saved.body.revision } });
+    await f.settle();
+    expect(await hitsOf()).to.deep.equal(['/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/news/entries', '/form-sets/news/sitemap.xml']);
+    expect((await f.get('/form-sets/blog/entries/a')).body.data.title).to.equal('A, again');
+  });
+});

@@ -5,7 +5,7 @@ import { EXTERNAL_ID_MAX, ENTITY_TYPE_MAX, IMPORT_PATH_MAX, SOURCE_TYPE_MAX } fr
 import { mediaUrls } from '../../public-content/entry-view.ts';
 import type { EntryViewDoc, MasterViewDoc, PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { notFound } from '../errors/error-factory.ts';
-import { publicProjectOf } from './public-context.ts';
+import { publicProjectOf, setCacheScopes } from './public-context.ts';
 import type { PublicRoutes } from './public-router.ts';
 import { QueryParams } from './query-params.ts';
 import { entryBySlug, entryNotFound, PUBLIC_CONTENT, requestedLocale } from './entry-lookup.ts';
@@ -44,7 +44,8 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const target = publicProjectOf(ctx);
       const params = new QueryParams(ctx);
       const formSet = await deps.formSets.bySlug(target.projectId, ctx.params.formSetSlug!);
-      sendJson(ctx, await entryListResponse(reader, entryListRequest(params, target, formSet), target.mediaBaseUrl));
+      sendJson(ctx, await entryListResponse(reader, entryListRequest(params, target, formSet), target.baseUrl));
+      setCacheScopes(ctx, [`form-set:${formSet.formSetId}`]);
     });
 
     router.get('/form-sets/:formSetSlug/entries/:entrySlug', async (ctx) => {
@@ -59,6 +60,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
         return movedPermanently(ctx, `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}/entries/${encodeURIComponent(found.slug)}${search}`);
       }
       sendJson(ctx, found.json);
+      setCacheScopes(ctx, [`entry:${found.entryId}`]);
     });
 
     router.get('/content/by-path', async (ctx) => {

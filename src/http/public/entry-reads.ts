@@ -18,7 +18,7 @@ export const MAX_QUERY_LENGTH = 200;
 export const MAX_OFFSET = 100_000;
 
 /** What a single-entry read needs of an entry view: its serialised parts and media ids. */
-const SINGLE_ENTRY_FIELDS = ['jsonHead', 'jsonTail', 'media'];
+const SINGLE_ENTRY_FIELDS = ['jsonHead', 'jsonTail', 'media', 'entryId'];
 /** What a list page needs of an entry view without the snapshot (the rest for documents without jsonItem). */
 const LIST_ITEM_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
 
@@ -26,13 +26,13 @@ const LIST_ITEM_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
  * The single-entry response (GET /form-sets/{formSetSlug}/entries/{entrySlug}) of a live entry by slug: its
  * serialised bytes with mediaUrls on the request's base; or the current slug of a renamed entry; or missing.
  */
-export async function singleEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ kind: 'found'; json: string } | Exclude<EntryLookup, { kind: 'found' }>> {
+export async function singleEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ kind: 'found'; json: string; entryId: string } | Exclude<EntryLookup, { kind: 'found' }>> {
   const found = await entryBySlug(reader, formSetId, slug, locale, SINGLE_ENTRY_FIELDS);
   if (found.kind !== 'found') return found;
-  if (found.view.jsonHead !== undefined) return { kind: 'found', json: singleEntryJson(found.view as Required<EntryViewDoc>, found.view.media, baseUrl) };
+  if (found.view.jsonHead !== undefined) return { kind: 'found', json: singleEntryJson(found.view as Required<EntryViewDoc>, found.view.media, baseUrl), entryId: found.view.entryId };
   // A document of an older generation, without the serialised parts (while the rebuild after an upgrade runs).
   const whole = await entryBySlug(reader, formSetId, slug, locale);
-  return whole.kind === 'found' ? { kind: 'found', json: entryJson(whole.view, baseUrl) } : whole;
+  return whole.kind === 'found' ? { kind: 'found', json: entryJson(whole.view, baseUrl), entryId: whole.view.entryId } : whole;
 }
 
 /** The single-entry response of a whole entry view (by path, by slug, by external id). */

@@ -25,6 +25,20 @@ export interface PublicProject {
 
 interface PublicState {
   publicProject?: PublicProject;
+  cacheScopes?: readonly string[];
+}
+
+/**
+ * The parts of the public-content read model a response is made of (scopes of changedScopes in
+ * projections/public-content.ts): the response cache keeps it until one of them changes. A response that
+ * names none is dropped on any content change.
+ */
+export function setCacheScopes(ctx: Context, scopes: readonly string[]): void {
+  (ctx.state as PublicState).cacheScopes = scopes;
+}
+
+export function cacheScopesOf(ctx: Context): readonly string[] {
+  return (ctx.state as PublicState).cacheScopes ?? ['content'];
 }
 
 export function setPublicProject(ctx: Context, project: PublicProject): void {

@@ -13,8 +13,8 @@ import { requestedLocale, type FormSetLookup } from './entry-lookup.ts';
 import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
 import type { PublicProject } from './public-context.ts';
 import { bodyEtag, publicCacheControl, PUBLIC_CORS_HEADERS, VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
-import { matches, type PublicResponseCache } from './public-response-cache.ts';
-import { QueryParams, unreadQueryParams } from './query-params.ts';
+import { matches, type CacheTicket, type PublicResponseCache } from './public-response-cache.ts';
+import { QueryParams } from './query-params.ts';
 
 export interface PublicFastReadsOptions {
   reader: ReadModelReader;
@@ -75,15 +75,18 @@ export class PublicFastReads {
       const params = new QueryParams(request);
       const formSet = await this.options.formSets.bySlug(target.projectId, match.formSetSlug);
       let json: string;
+      let scope: string;
       if (match.entrySlug === undefined) {
-        json = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.mediaBaseUrl);
+        json = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.baseUrl);
+        scope = `form-set:${formSet.formSetId}`;
       } else {
         const found = await singleEntryResponse(this.options.reader, formSet.formSetId, match.entrySlug, requestedLocale(params, target), target.mediaBaseUrl);
         if (found.kind !== 'found') return false;
         json = found.json;
+        scope = `entry:${found.entryId}`;
       }
       const route = `${match.base === 'pinned' ? PINNED_BASE : HOST_BASE}/form-sets/:formSetSlug/entries${match.entrySlug === undefined ? '' : '/:entrySlug'}`;
-      this.#send(req, res, json, route, ticket);
+      this.#send(req, res, json, route, ticket && { ...ticket, scopes: [scope] });
       this.#finished(req, res, path, querystring, route, started);
       return true;
     } catch {
@@ -115,12 +118,12 @@ export class PublicFastReads {
   }
 
   /** Sends the body as a string: node:http writes it with the headers in one write, a Buffer takes two. */
-  #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: { key: string; version: string } | undefined): void {
+  #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: (CacheTicket & { scopes: readonly string[] }) | undefined): void {
     const etag = bodyEtag(body);
     const length = Buffer.byteLength(body);
     const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
     if (length >= VARY_ENCODING_MIN_BYTES) headers.push(['Vary', 'Accept-Encoding']);
-    if (ticket) this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route });
+    if (ticket) this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route, scopes: ticket.scopes });
     const offered = req.headers['x-request-id'];
     const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
     // One writeHead with a flat list: the cheapest way to send a known set of headers.

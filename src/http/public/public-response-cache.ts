@@ -5,15 +5,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
-import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import type { ReadModelChange, ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import { changedScopes } from '../../../projections/public-content.ts';
+import { cacheScopesOf } from './public-context.ts';
 import { loggablePath, QUERY_PARAMS_NOT_LOGGED, REQUEST_ID_HEADER } from '../middleware/request-logger.ts';
 import { unreadQueryParams } from './query-params.ts';
 
 interface CachedResponse {
-  version: string;
+  /** The change count when the request that filled it began: valid while nothing it is made of changed since. */
+  filledAt: number;
+  /** What it is made of (see setCacheScopes). */
+  scopes: readonly string[];
   /** The entry's key in the cache. */
   key: string;
-  /** Every byte this entry holds (key, body, headers, the compressed variants), as counted against maxBytes. */
+  /** Every byte this entry holds (key, body, headers, the gzip variant), as counted against maxBytes. */
   bytes: number;
   body: Buffer;
   etag: string;
@@ -53,8 +58,11 @@ const COMPRESS_MIN_BYTES = 1024;
 const COMPRESSIBLE_TYPE = /json|xml|text|markdown/i;
 
 export interface PublicResponseCacheOptions {
-  /** The read models public responses are made of; a change of any of them empties the cache in effect. */
-  versions: ReadModelVersions;
+  /**
+   * The read models public responses are made of. A change of public-content drops the responses made of
+   * what changed (changedScopes); any other change, or one whose writes are unknown, drops them all.
+   */
+  versions: Pick<ReadModelVersions, 'onChange'>;
   /** PUBLIC_RESPONSE_CACHE_MB in bytes; 0 turns the cache off. */
   maxBytes: number;
   /** TRUST_PROXY: whether X-Forwarded-Host/-Proto choose the base URL (and so the cache key). */
@@ -65,6 +73,16 @@ export interface PublicResponseCacheOptions {
   onHit?: (hit: { route: string | undefined; status: number; seconds: number }) => void;
 }
 
+/** A request answered outside Koa, to keep its response (see PublicResponseCache.ticket). */
+export interface CacheTicket {
+  key: string;
+  filledAt: number;
+}
+
+const PUBLIC_CONTENT = 'public-content';
+/** Changed scopes remembered at most (one per changed entry); beyond, everything counts as changed. */
+const MAX_TRACKED_SCOPES = 100_000;
+
 /** Headers that select the project or the variant of a public response, besides the URL. */
 const VARYING_HEADERS = ['x-service-public-api-key', 'authorization', 'accept'] as const;
 /** Response headers that belong to one request and are never replayed. */
@@ -73,8 +91,9 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Whole public GET responses kept in memory, keyed by what selects them (scheme, host, URL and the headers
- * that can change the answer) and valid for one version of the read models they were read from, so a
- * publish is visible on the next request. Only 200s with a buffered body, an ETag and a public
+ * that can change the answer) and valid until what they were read from changes (invalidation by scope: a
+ * publish drops that entry's responses, its form set's lists and sitemap and its project's sitemap and
+ * llms.txt, and keeps every other entry's), so a publish is visible on the next request. Only 200s with a buffered body, an ETag and a public
  * Cache-Control are kept: never preview responses (private), never streamed media, never errors.
  *
  * Memory is bounded by `maxBytes`, counting every byte an entry holds: its key, body, headers and compressed
@@ -82,8 +101,7 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * clients choose the URLs, so a response is not kept when its URL carries a query parameter its route did not
  * read (`?n=1`, `?n=2`, ... would be copies of one answer) or when its key is longer than MAX_KEY_LENGTH.
  * The oldest stored entries go first once `maxBytes` is reached (first in, first out: a hit costs one map
- * lookup and no reordering, which measurably matters with tens of thousands of entries; entries turn over
- * with every read-model version anyway).
+ * lookup and no reordering, which measurably matters with tens of thousands of entries).
  *
  * Two ways in: `middleware()` fills the cache (and serves it) inside Koa; `serveRaw()` answers a hit straight
  * from the HTTP server, before Koa builds a context, with the same headers, a fresh X-Request-Id, a 304 for
@@ -95,9 +113,27 @@ export class PublicResponseCache {
   readonly #omitted = new Set(QUERY_PARAMS_NOT_LOGGED);
   readonly #prefix: string;
   #bytes = 0;
+  /** Counts changes; a scope's entry is the number of its last change. */
+  #changes = 0;
+  #everythingChangedAt = 0;
+  readonly #scopeChangedAt = new Map<string, number>();
 
   constructor(private readonly options: PublicResponseCacheOptions) {
     this.#prefix = options.prefix ?? '/public/';
+    options.versions.onChange((change) => this.#changed(change));
+  }
+
+  #changed(change: ReadModelChange): void {
+    // A checkpoint moved past events the projection does not fold: nothing changed.
+    if (change.writes?.length === 0) return;
+    const at = ++this.#changes;
+    // One number per changed entry: beyond MAX_TRACKED_SCOPES, forget them all and treat it all as changed.
+    if (change.projection !== PUBLIC_CONTENT || change.writes === undefined || this.#scopeChangedAt.size > MAX_TRACKED_SCOPES) {
+      this.#everythingChangedAt = at;
+      this.#scopeChangedAt.clear();
+      return;
+    }
+    for (const scope of changedScopes(change.writes)) this.#scopeChangedAt.set(scope, at);
   }
 
   get enabled(): boolean {
@@ -107,9 +143,9 @@ export class PublicResponseCache {
   middleware(): Middleware {
     return async (ctx, next) => {
       if (!this.enabled || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !ctx.path.startsWith(this.#prefix)) return next();
-      const version = this.options.versions.current();
+      const filledAt = this.#changes;
       const key = this.#key(ctx.protocol, ctx.host, ctx.url, (name) => ctx.get(name));
-      const hit = this.#lookup(key, version);
+      const hit = this.#lookup(key);
       if (hit) {
         for (const [name, value] of hit.headers) ctx.set(name, value);
         if (ctx.fresh) {
@@ -133,37 +169,37 @@ export class PublicResponseCache {
       const compressible = body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       const route = typeof matched === 'string' ? matched : undefined;
-      this.#store(key, this.#entry(key, version, body, etag, headers, compressible, route));
+      this.#store(key, this.#entry(key, filledAt, cacheScopesOf(ctx), body, etag, headers, compressible, route));
     };
   }
 
   /** An entry, with every byte it holds counted. */
-  #entry(key: string, version: string, body: Buffer, etag: string, headers: Array<[string, string]>, compressible: boolean, route: string | undefined): CachedResponse {
+  #entry(key: string, filledAt: number, scopes: readonly string[], body: Buffer, etag: string, headers: Array<[string, string]>, compressible: boolean, route: string | undefined): CachedResponse {
     const own = ownBuffer(body);
     const rawHeaders304 = headers.filter(([name]) => name !== 'content-type').flat();
-    const entry: CachedResponse = { version, key, bytes: 0, body: own, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(own.length)], rawHeaders304, compressible, route };
-    entry.bytes = ENTRY_OVERHEAD_BYTES + stringBytes(key) + own.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 3 * (stringBytes(name) + stringBytes(value)), 0);
+    const entry: CachedResponse = { filledAt, scopes, key, bytes: 0, body: own, etag, headers, rawHeaders: [...headers.flat(), 'content-length', String(own.length)], rawHeaders304, compressible, route };
+    entry.bytes = ENTRY_OVERHEAD_BYTES + scopes.reduce((sum, scope) => sum + stringBytes(scope), 0) + stringBytes(key) + own.length + stringBytes(etag) + headers.reduce((sum, [name, value]) => sum + 3 * (stringBytes(name) + stringBytes(value)), 0);
     return entry;
   }
 
   /**
-   * For a GET answered outside Koa (PublicFastReads): its key and the version before the read, to pass to
-   * remember() with the response. Undefined when the cache is off.
+   * For a GET answered outside Koa (PublicFastReads): its key and the change count before the read, to pass
+   * to remember() with the response. Undefined when the cache is off.
    */
-  ticket(req: IncomingMessage): { key: string; version: string } | undefined {
+  ticket(req: IncomingMessage): CacheTicket | undefined {
     if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return undefined;
-    return { key: this.#rawKey(req, req.url), version: this.options.versions.current() };
+    return { key: this.#rawKey(req, req.url), filledAt: this.#changes };
   }
 
   /**
    * Keeps a 200 answered outside Koa, with every header it was sent with but the per-request ones. The caller
    * passes no ticket for a request with query parameters its route does not know (see unreadQueryParams).
    */
-  remember(ticket: { key: string; version: string }, response: { body: Buffer; etag: string; headers: ReadonlyArray<readonly [string, string]>; route: string }): void {
+  remember(ticket: CacheTicket, response: { body: Buffer; etag: string; headers: ReadonlyArray<readonly [string, string]>; route: string; scopes: readonly string[] }): void {
     if (ticket.key.length > MAX_KEY_LENGTH) return;
     const headers = response.headers.filter(([name]) => !PER_REQUEST_HEADERS.has(name.toLowerCase())).map(([name, value]): [string, string] => [name.toLowerCase(), value]);
     const compressible = response.body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(headers.find(([name]) => name === 'content-type')?.[1] ?? '');
-    this.#store(ticket.key, this.#entry(ticket.key, ticket.version, response.body, response.etag, headers, compressible, response.route));
+    this.#store(ticket.key, this.#entry(ticket.key, ticket.filledAt, response.scopes, response.body, response.etag, headers, compressible, response.route));
   }
 
   #rawKey(req: IncomingMessage, url: string): string {
@@ -180,7 +216,7 @@ export class PublicResponseCache {
   serveRaw(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return false;
     const started = process.hrtime.bigint();
-    const hit = this.#lookup(this.#rawKey(req, req.url), this.options.versions.current());
+    const hit = this.#lookup(this.#rawKey(req, req.url));
     if (!hit) return false;
     const offered = req.headers['x-request-id'];
     const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -240,9 +276,10 @@ export class PublicResponseCache {
     return key;
   }
 
-  #lookup(key: string, version: string): CachedResponse | undefined {
+  #lookup(key: string): CachedResponse | undefined {
     const hit = this.#entries.get(key);
-    if (!hit || hit.version !== version) return undefined;
+    if (!hit || hit.filledAt < this.#everythingChangedAt) return undefined;
+    for (const scope of hit.scopes) if ((this.#scopeChangedAt.get(scope) ?? 0) > hit.filledAt) return undefined;
     return hit;
   }
 

@@ -10,7 +10,7 @@ import { notFound } from '../errors/error-factory.ts';
 import { PUBLIC_CONTENT } from './entry-lookup.ts';
 import { entryOrRedirect } from './entry-responses.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
-import { publicProjectOf, type PublicProject } from './public-context.ts';
+import { publicProjectOf, setCacheScopes, type PublicProject } from './public-context.ts';
 import { encodedOutput, SiteOutputCache } from './site-output-cache.ts';
 import { VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
 
@@ -56,6 +56,7 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
       return urlsetXml(urls.slice((part - 1) * perFile, part * perFile));
     });
     if (output === undefined) throw notFound(`No sitemap part ${part}.`);
+    setCacheScopes(ctx, [formSet ? `form-set:${formSet.formSetId}` : `project:${target.projectId}`]);
     ctx.type = 'application/xml; charset=utf-8';
     // Compressed when the client takes br or gzip (a 10,000-URL sitemap shrinks ~20x), made once per version;
     // below VARY_ENCODING_MIN_BYTES it would save nothing (the response cache keeps the same threshold).
@@ -124,6 +125,7 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
         })),
       });
     });
+    setCacheScopes(ctx, [`project:${target.projectId}`]);
     ctx.type = 'text/markdown; charset=utf-8';
     ctx.set('ETag', `"${output!.etag}"`);
     ctx.body = output!.body;
