@@ -16,6 +16,8 @@ export class OperationError extends Error {
 
 /** What operators do to projections: rebuild, retry a paused one, skip the event it is paused on. */
 export class ProjectionOperations {
+  readonly #drops = new Set<Promise<void>>();
+
   constructor(
     private readonly deps: { projections: readonly Projection[]; log: EventLog; store: ReadModelStore; clock: Clock; logger: Logger },
   ) {}
@@ -26,9 +28,21 @@ export class ProjectionOperations {
     return projection;
   }
 
+  /**
+   * Resolves once the new generation is swapped in; the replaced one is dropped after its grace in the
+   * background (see droppedAll), so rebuilding every projection waits for no grace in between.
+   */
   rebuild(name: string, options: { onProgress?: (p: RebuildProgress) => void; dropGraceMs?: number } = {}): Promise<RebuildResult> {
     const { log, store, clock, logger } = this.deps;
-    return startRebuild({ projection: this.projection(name), log, store, clock, logger, ...options }).result;
+    const handle = startRebuild({ projection: this.projection(name), log, store, clock, logger, ...options });
+    const dropped = handle.dropped.finally(() => this.#drops.delete(dropped));
+    this.#drops.add(dropped);
+    return handle.result;
+  }
+
+  /** Resolves once every generation replaced by rebuild() so far has been dropped (before the store closes). */
+  async droppedAll(): Promise<void> {
+    await Promise.all([...this.#drops]);
   }
 
   /** Clears the failure, so the projector tries the event again. */

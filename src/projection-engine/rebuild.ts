@@ -21,7 +21,10 @@ export interface RebuildOptions {
   clock: Clock;
   logger: Logger;
   onProgress?: (progress: RebuildProgress) => void;
-  /** How long the replaced generation stays readable after the swap before it is dropped. */
+  /**
+   * How long the replaced generation stays readable after the swap before it is dropped, in the background:
+   * the rebuild's result does not wait for it (RebuildHandle.dropped does).
+   */
   dropGraceMs?: number;
   batchSize?: number;
 }
@@ -54,7 +57,14 @@ export const DROP_GRACE_MS = 6000;
 
 /** A running rebuild, so the service can stop it on shutdown. */
 export interface RebuildHandle {
+  /** Resolves once the new generation is swapped in. */
   result: Promise<RebuildResult>;
+  /**
+   * Resolves once the replaced generation is dropped, DROP_GRACE_MS after the swap (at once when there was
+   * none, or the rebuild failed). Never rejects: a failed drop is logged, and the supervisor drops retired
+   * generations at its next start.
+   */
+  dropped: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,6 +78,7 @@ export interface RebuildHandle {
 export function startRebuild(options: RebuildOptions): RebuildHandle {
   let projector: Projector | undefined;
   let stopped = false;
+  let dropped: Promise<void> = Promise.resolve();
   const result = (async (): Promise<RebuildResult> => {
     const { projection, store, clock, log, logger } = options;
     const started = Date.now();
@@ -101,8 +112,11 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
     await store.activateGeneration(projection.name, generation, previous, clock.now().toISOString());
     logger.info({ projection: projection.name, generation, previousGeneration: previous, events: projector.eventsFolded }, 'rebuild swapped in');
     if (previous !== null) {
-      await new Promise((resolve) => setTimeout(resolve, options.dropGraceMs ?? DROP_GRACE_MS));
-      await store.dropGeneration(schemaOf(projection), previous);
+      // Readers mid-request may still read the replaced generation: it goes after a grace, in the background,
+      // so the next rebuild (of this or another projection) does not wait for it.
+      dropped = new Promise((resolve) => setTimeout(resolve, options.dropGraceMs ?? DROP_GRACE_MS))
+        .then(() => store.dropGeneration(schemaOf(projection), previous))
+        .catch((error: unknown) => logger.warn({ err: error, projection: projection.name, generation: previous }, 'dropping the replaced generation failed; it goes at the next start'));
     }
     return {
       projection: projection.name,
@@ -115,6 +129,12 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
   })();
   return {
     result,
+    get dropped() {
+      return result.then(
+        () => dropped,
+        () => undefined,
+      );
+    },
     stop: async () => {
       stopped = true;
       await projector?.stop();

@@ -99,7 +99,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     // Checkpointing the WAL every ~40 MB instead of ~4 MB: fewer fsyncs while projections write in bulk.
     // Reads through a memory map and a 64 MiB page cache: public reads are index lookups of small pages, which
     // would otherwise each cost a read() of the file.
-    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 10_000, mmapBytes: 1024 ** 3, cacheKiB: 65_536 }));
+    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 10_000, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true }));
   }
 
   private constructor(db: Database.Database) {
@@ -203,6 +203,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.#stmt('DELETE FROM projection_leases WHERE projection = ? AND generation = ?').run(schema.projection, generation);
     }).immediate();
     this.#statements.clear();
+    // The dropped tables' pages go back to the file system (files made with auto_vacuum = INCREMENTAL), so
+    // the file does not keep the size of two generations after every rebuild.
+    this.#db.pragma('incremental_vacuum');
   }
 
   async getGeneration(projection: string, generation: number): Promise<GenerationRecord | null> {

@@ -28,6 +28,12 @@ export interface OpenOptions {
   mmapBytes?: number;
   /** KiB of pages SQLite keeps in its own cache (PRAGMA cache_size; default 2 MiB). */
   cacheKiB?: number;
+  /**
+   * A new file keeps its free pages apart so that `PRAGMA incremental_vacuum` can give them back to the file
+   * system (PRAGMA auto_vacuum = INCREMENTAL). SQLite can set it only before the first table: a file made
+   * without it keeps reusing its free pages, but its size does not shrink.
+   */
+  incrementalVacuum?: boolean;
 }
 
 /**
@@ -66,6 +72,7 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
   try {
     // Reading the schema is the first thing that touches the file's pages: a file that is not SQLite fails here.
     db.prepare('SELECT count(*) FROM sqlite_master').get();
+    if (options.incrementalVacuum) db.pragma('auto_vacuum = INCREMENTAL');
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);

@@ -329,9 +329,12 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
       const live = await f.call('GET', '/review-queue?limit=100');
       const store = f.service.stores.readModels;
       const before = await dumpReadModels(store, [reviewQueue]);
-      const result = await startRebuild({ projection: reviewQueue, log: f.service.log, store, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) }).result;
+      const rebuild = startRebuild({ projection: reviewQueue, log: f.service.log, store, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) });
+      const result = await rebuild.result;
       expect(result.previousGeneration).to.be.a('number');
       expect(await dumpReadModels(store, [reviewQueue])).to.deep.equal(before);
+      // The service has followed the swap by the time the replaced generation goes (its grace is for that).
+      await rebuild.dropped;
       expect(f.service.supervisor!.liveGeneration('review-queue')).to.equal(result.generation);
       expect((await f.call('GET', '/review-queue?limit=100')).body).to.deep.equal(live.body);
     });

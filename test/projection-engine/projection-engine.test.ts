@@ -123,6 +123,9 @@ describe('projection engine', () => {
     expect(result).to.include({ generation: 2, previousGeneration: 1, events: 50 });
     expect(servedDuringRebuild).to.be.greaterThan(0);
     expect(await f.store.activeGeneration('test-totals')).to.equal(2);
+    // The result does not wait for the drop: the replaced generation stays readable for its grace.
+    expect(await f.store.getGeneration('test-totals', 1)).to.include({ state: 'retired' });
+    await handle.dropped;
     expect(await f.store.getGeneration('test-totals', 1)).to.equal(null);
     await eventually(async () => s.liveGeneration('test-totals'), (g) => g === 2);
     const live = await f.count('r-0', 10);

@@ -72,6 +72,34 @@ describe('read models: SQLite adapter, file behaviour', () => {
     await store.close();
   });
 
+  it('gives the pages of a dropped generation back: the file does not keep growing across rebuilds', async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    const Database = (await import('better-sqlite3')).default;
+    const pages = () => {
+      const db = new Database(file);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const count = db.pragma('page_count', { simple: true }) as number;
+      db.close();
+      return count;
+    };
+    const fill = async (generation: number) => {
+      await store.createGeneration(articlesSchema, generation, 1, NOW);
+      const body = 'x'.repeat(2000);
+      await store.commit({ projection: 'test-articles', generation }, Array.from({ length: 500 }, (_, i) => ({ collection: 'articles', id: `a${i}`, position: BigInt(i + 1), doc: { slug: `s${i}`, body } })), 500n, NOW);
+    };
+    await fill(1);
+    const one = pages();
+    for (const generation of [2, 3, 4]) {
+      await fill(generation);
+      await store.dropGeneration(articlesSchema, generation - 1);
+    }
+    const after = pages();
+    await store.close();
+    expect(one).to.be.greaterThan(250);
+    expect(after, `${after} pages after three rebuilds, ${one} with one generation`).to.be.at.most(Math.ceil(one * 1.1));
+  });
+
   it('refuses a corrupt file with a clear message', () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     fs.writeFileSync(file, Buffer.alloc(8192, 7));

@@ -3,6 +3,7 @@ import { systemClock } from '../../clock.ts';
 import { projections } from '../../../projections/index.ts';
 import { readProjectionStatus } from '../../projection-engine/projection-status.ts';
 import { ProjectionOperations } from '../../projection-engine/projection-operations.ts';
+import { DROP_GRACE_MS } from '../../projection-engine/rebuild.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { operatorCaller, parseCommandArgs, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
@@ -44,6 +45,7 @@ export const projectionsCommands: CommandGroup = {
         }
         case 'rebuild': {
           const targets = name ? [operations.projection(name)] : projections;
+          const started = Date.now();
           const results = [];
           for (const projection of targets) {
             const bar = values.json ? undefined : new RebuildProgressBar(projection.name, process.stderr);
@@ -55,7 +57,18 @@ export const projectionsCommands: CommandGroup = {
               bar?.stop();
             }
           }
-          print(values.json ? results : results.map((r) => `${r.projection}: generation ${r.generation} swapped in, ${r.events} events in ${r.durationMs} ms (${r.eventsPerSecond} events/s)`));
+          // The replaced generations stay readable for readers mid-request, then go (all in one grace).
+          if (results.some((r) => r.previousGeneration !== null)) process.stderr.write(`dropping the replaced generations in ${DROP_GRACE_MS / 1000} s...\n`);
+          await operations.droppedAll();
+          const wallMs = Date.now() - started;
+          print(
+            values.json
+              ? results
+              : [
+                  ...results.map((r) => `${r.projection}: generation ${r.generation} swapped in, ${r.events} events in ${r.durationMs} ms (${r.eventsPerSecond} events/s)`),
+                  `${results.length} projection(s) rebuilt in ${wallMs} ms, replaced generations dropped`,
+                ],
+          );
           return 0;
         }
         case 'retry':
