@@ -2,6 +2,12 @@
  * Event store and rebuild throughput on the embedded default (SQLite), with realistic ~1 KB events.
  *
  *   npm run bench:eventstore -- [--sizes 100000,1000000] [--batch 100] [--singles 2000] [--json]
+ *   npm run bench:eventstore -- --log SEED_DIR [--json]
+ *
+ * With --log, only the rebuild of every projection, on a realistic content log: the events.sqlite of a
+ * folder made by `npm run bench:public:seed` (entries created, saved, submitted and published, in two
+ * locales), copied first. Prints each projection's events/s against reading the log, and the wall time of
+ * rebuilding them all (one after another, as `annals projections rebuild` does).
  *
  * Measures, for each size:
  * - append, single events (one durable commit each), and batched (`--batch` events per append);
@@ -31,6 +37,7 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '100' },
     singles: { type: 'string', default: '2000' },
     json: { type: 'boolean', default: false },
+    log: { type: 'string' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -47,6 +54,54 @@ interface SizeResult {
   readAll: { perSecond: number };
   /** perSecond: events of the log replayed per second; folded: how many of them the projection handles. */
   rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number }>;
+}
+
+if (values.log) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-bench-'));
+  try {
+    fs.copyFileSync(path.join(values.log, 'events.sqlite'), path.join(dir, 'events.sqlite'));
+    const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+    let t = performance.now();
+    let read = 0;
+    for await (const _ of store.readAll()) read++;
+    const readAll = perSecond(read, performance.now() - t);
+    say(`content log of ${values.log}: ${read.toLocaleString('en')} events; readAll ${readAll.toLocaleString('en')} events/s`);
+    const rebuild = await rebuildEvery(store, path.join(dir, 'read-models.sqlite'), read, readAll);
+    const wallMs = rebuild.reduce((sum, r) => sum + r.ms, 0);
+    say(`all ${rebuild.length} projections rebuilt in ${(wallMs / 1000).toFixed(1)} s (${perSecond(read * rebuild.length, wallMs).toLocaleString('en')} log events/s over all)`);
+    await store.close();
+    if (values.json) process.stdout.write(`${JSON.stringify({ log: values.log, events: read, readAll: { perSecond: readAll }, rebuild, wallMs: Math.round(wallMs) }, null, 2)}\n`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+/** Rebuilds every projection in turn into `file`, each timed from its start to its swap. */
+async function rebuildEvery(store: SqliteEventStore, file: string, read: number, readAll: number) {
+  const readModels = SqliteReadModelStore.open(file);
+  const log = new EventLog(store, serviceEventCatalog(), systemClock);
+  const rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number; ms: number }> = [];
+  for (const projection of projections) {
+    let last = 0;
+    const handle = startRebuild({
+      projection, log, store: readModels, clock: systemClock, logger: pino({ level: 'silent' }), dropGraceMs: 0,
+      onProgress: (p) => {
+        if (p.events - last >= 50_000) {
+          last = p.events;
+          process.stderr.write(`\r  rebuilding ${projection.name}: ${(p.fraction * 100).toFixed(0)}%`);
+        }
+      },
+    });
+    const result = await handle.result;
+    process.stderr.write('\r');
+    // Rate over the whole log replayed: a projection filtered to a few event types still reads past the rest.
+    const rate = perSecond(read, result.durationMs);
+    rebuild.push({ projection: projection.name, folded: result.events, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)), ms: result.durationMs });
+    say(`rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} log events/s, ${result.events.toLocaleString('en')} folded, ${result.durationMs} ms  (ratio to readAll ${(rate / readAll).toFixed(2)})`);
+  }
+  await readModels.close();
+  return rebuild;
 }
 
 const results: SizeResult[] = [];
@@ -85,28 +140,7 @@ for (const size of sizes) {
     const readAll = perSecond(read, performance.now() - t);
     say(`readAll:                ${readAll.toLocaleString('en')} events/s`);
 
-    const readModels = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
-    const log = new EventLog(store, serviceEventCatalog(), systemClock);
-    const rebuild: SizeResult['rebuild'] = [];
-    for (const projection of projections) {
-      let last = 0;
-      const handle = startRebuild({
-        projection, log, store: readModels, clock: systemClock, logger: pino({ level: 'silent' }), dropGraceMs: 0,
-        onProgress: (p) => {
-          if (p.events - last >= 50_000) {
-            last = p.events;
-            process.stderr.write(`\r  rebuilding ${projection.name}: ${(p.fraction * 100).toFixed(0)}%`);
-          }
-        },
-      });
-      const result = await handle.result;
-      process.stderr.write('\r');
-      // Rate over the whole log replayed: a projection filtered to a few event types still reads past the rest.
-      const rate = perSecond(read, result.durationMs);
-      rebuild.push({ projection: projection.name, folded: result.events, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)) });
-      say(`rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} log events/s, ${result.events.toLocaleString('en')} folded  (ratio to readAll ${(rate / readAll).toFixed(2)})`);
-    }
-    await readModels.close();
+    const rebuild = (await rebuildEvery(store, path.join(dir, 'read-models.sqlite'), read, readAll)).map(({ ms: _, ...r }) => r);
     await store.close();
     results.push({
       events: size,

@@ -98,8 +98,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     // commits to a power failure only means folding those events again.
     // Checkpointing the WAL every ~40 MB instead of ~4 MB: fewer fsyncs while projections write in bulk.
     // Reads through a memory map and a 64 MiB page cache: public reads are index lookups of small pages, which
-    // would otherwise each cost a read() of the file.
-    return new SqliteReadModelStore(openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 10_000, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true }));
+    // would otherwise each cost a read() of the file. 8 KiB pages (new files): documents of 2-3 KB (entry views)
+    // fill them three to a page where 4 KiB pages hold one, half empty (15% smaller on the bench's content).
+    return new SqliteReadModelStore(
+      openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 5_000, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true, pageBytes: 8192 }),
+    );
   }
 
   private constructor(db: Database.Database) {

@@ -34,6 +34,8 @@ export interface OpenOptions {
    * without it keeps reusing its free pages, but its size does not shrink.
    */
   incrementalVacuum?: boolean;
+  /** Page size of a new file (PRAGMA page_size; default 4096). Like auto_vacuum, set only before the first table. */
+  pageBytes?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
   try {
     // Reading the schema is the first thing that touches the file's pages: a file that is not SQLite fails here.
     db.prepare('SELECT count(*) FROM sqlite_master').get();
+    if (options.pageBytes !== undefined) db.pragma(`page_size = ${Math.trunc(options.pageBytes)}`);
     if (options.incrementalVacuum) db.pragma('auto_vacuum = INCREMENTAL');
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);

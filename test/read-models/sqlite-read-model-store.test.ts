@@ -96,7 +96,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
     }
     const after = pages();
     await store.close();
-    expect(one).to.be.greaterThan(250);
+    expect(one).to.be.greaterThan(100);
     expect(after, `${after} pages after three rebuilds, ${one} with one generation`).to.be.at.most(Math.ceil(one * 1.1));
   });
 
