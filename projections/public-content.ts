@@ -9,6 +9,7 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
 import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
 import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-pattern.ts';
 import { serialiseEntry, type SerialisedEntry } from '../src/public-content/public-json.ts';
+import { urlFragment } from '../src/public-content/sitemap-xml.ts';
 
 /**
  * The public read API's documents, shaped at projection time so that a public request is a lookup
@@ -29,7 +30,8 @@ import { serialiseEntry, type SerialisedEntry } from '../src/public-content/publ
  *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3). Searchable through its
  *   `search` tokens.
  * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
- *   path(s) and what llms.txt shows, so sitemaps and llms.txt never read whole entry views.
+ *   path(s), their sitemap `<url>`s serialised, and what llms.txt shows, so sitemaps and llms.txt never read
+ *   whole entry views, and a sitemap is its rows' fragments joined.
  * - `site_versions`, id projectId or formSetId: the position of the last change to its sitemap and llms.txt
  *   rows, which keys the API's cache of those outputs and their ETags.
  * - `live_counts`, id formSetId: how many of its entries are live, the list's total without a search.
@@ -81,6 +83,8 @@ export interface SiteIndexDoc {
   slug: string;
   /** The entry's path(s) on the site: one per content locale when the URL pattern uses {locale}. */
   paths: Array<{ locale: string; path: string }>;
+  /** Each path's `<url>` of a sitemap, serialised from the path onward (urlFragment; version 3). */
+  urlXml?: string[];
   lastmod: string;
   changefreq: string;
   priority: number;
@@ -391,6 +395,7 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
     title: main.seo.title ?? entry.slug,
     description: main.seo.description,
   };
+  row.urlXml = row.paths.map(({ path }) => urlFragment({ path, lastmod: row.lastmod, changefreq: row.changefreq, priority: row.priority }));
   view.put('site_index', entry.entryId, { ...row });
 }
 

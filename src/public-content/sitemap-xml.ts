@@ -26,6 +26,30 @@ export function urlsetXml(urls: readonly SitemapUrl[]): string {
   return root.end({ prettyPrint: false });
 }
 
+/**
+ * One `<url>` of a urlset without its opening `<url><loc>` and the site URL: the site path onward, serialised
+ * once (at projection time) so that a sitemap is these fragments joined (urlsetOfFragments), not a document
+ * built per request. xmlbuilder2 escapes every value.
+ */
+export function urlFragment(url: Omit<SitemapUrl, 'loc'> & { path: string }): string {
+  const node = create().ele('url');
+  node.ele('loc').txt(url.path);
+  node.ele('lastmod').txt(w3cDatetime(url.lastmod));
+  node.ele('changefreq').txt(url.changefreq);
+  node.ele('priority').txt(url.priority.toFixed(1));
+  return node.end({ headless: true, prettyPrint: false }).slice(URL_OPENING.length);
+}
+
+const URL_OPENING = '<url><loc>';
+
+/** The `<urlset>` of these fragments (urlFragment) on the site URL: byte for byte what urlsetXml writes. */
+export function urlsetOfFragments(siteUrl: string, fragments: readonly string[]): string {
+  if (fragments.length === 0) return urlsetXml([]);
+  const loc = create().ele('loc').txt(siteUrl).end({ headless: true, prettyPrint: false });
+  const opening = `${URL_OPENING}${loc.slice('<loc>'.length, -'</loc>'.length)}`;
+  return `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="${SITEMAP_NAMESPACE}">${opening}${fragments.join(opening)}</urlset>`;
+}
+
 /** A `<sitemapindex>` document listing the parts of a sitemap too large for one file. */
 export function sitemapIndexXml(parts: ReadonlyArray<{ loc: string; lastmod: string | null }>): string {
   const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(SITEMAP_NAMESPACE, 'sitemapindex');

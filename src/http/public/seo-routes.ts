@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import type { PublicFormSetDoc, SiteIndexDoc, SiteVersionDoc } from '../../../projections/public-content.ts';
 import { articleJsonLd, openGraph, type SeoContext } from '../../public-content/seo-documents.ts';
-import { sitemapIndexXml, urlsetXml, type SitemapUrl } from '../../public-content/sitemap-xml.ts';
+import { sitemapIndexXml, urlFragment, urlsetOfFragments } from '../../public-content/sitemap-xml.ts';
 import { llmsTxt } from '../../public-content/llms-txt.ts';
 import { expandUrlPattern } from '../../public-content/url-pattern.ts';
 import type { EntryView } from '../../public-content/entry-view.ts';
@@ -35,25 +35,28 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
     const site = siteOf(target);
     const key = JSON.stringify(['sitemap', versionId, version, part ?? 0, target.baseUrl, site.url, deps.sitemapUrlsPerFile]);
     const output = await cache.get(key, async () => {
+      // A range of the index reading only the serialised <url>s (rows of an older generation: their paths).
       const rows = await reader.find<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', {
         filter: formSet ? { formSetId: formSet.formSetId } : { projectId: target.projectId },
         sort: formSet ? [['slug', 'asc']] : [['formSetSlug', 'asc'], ['slug', 'asc']],
+        fields: ['urlXml', 'paths', 'lastmod', 'changefreq', 'priority'],
       });
-      const urls: SitemapUrl[] = [];
+      const urls: Array<{ xml: string; lastmod: string }> = [];
       for (const row of rows) {
-        for (const { path } of row.paths) urls.push({ loc: `${site.url}${path}`, lastmod: row.lastmod, changefreq: row.changefreq, priority: row.priority });
+        row.paths.forEach(({ path }, i) => urls.push({ xml: row.urlXml?.[i] ?? urlFragment({ path, lastmod: row.lastmod, changefreq: row.changefreq, priority: row.priority }), lastmod: row.lastmod }));
       }
+      const urlset = (list: typeof urls) => urlsetOfFragments(site.url, list.map((url) => url.xml));
       const perFile = deps.sitemapUrlsPerFile;
       const parts = Math.max(1, Math.ceil(urls.length / perFile));
       if (part === undefined) {
-        if (parts === 1) return urlsetXml(urls);
+        if (parts === 1) return urlset(urls);
         const prefix = formSet ? `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}` : target.baseUrl;
         return sitemapIndexXml(
           Array.from({ length: parts }, (_, i) => ({ loc: `${prefix}/sitemap-${i + 1}.xml`, lastmod: latest(urls.slice(i * perFile, (i + 1) * perFile)) })),
         );
       }
       if (part > parts || (parts === 1 && part !== 1)) return undefined;
-      return urlsetXml(urls.slice((part - 1) * perFile, part * perFile));
+      return urlset(urls.slice((part - 1) * perFile, part * perFile));
     });
     if (output === undefined) throw notFound(`No sitemap part ${part}.`);
     setCacheScopes(ctx, [formSet ? `form-set:${formSet.formSetId}` : `project:${target.projectId}`]);
@@ -156,7 +159,7 @@ function partNumber(raw: string): number {
   return Number(raw);
 }
 
-function latest(urls: readonly SitemapUrl[]): string | null {
+function latest(urls: ReadonlyArray<{ lastmod: string }>): string | null {
   let max: string | null = null;
   for (const url of urls) if (max === null || url.lastmod > max) max = url.lastmod;
   return max;
