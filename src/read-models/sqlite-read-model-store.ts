@@ -582,12 +582,23 @@ function documentColumns(fields: Query['fields']): DocumentColumns {
   };
 }
 
+/** Names checked and made once: every query names its table and fields, and reads are the hot path. */
+const tableNames = new Map<string, string>();
+const fieldExpressions = new Map<string, string>();
+
 /** Table of one collection of one generation. Projection names hold no '_', so the name is unambiguous. */
 function tableName(target: ModelTarget, collection: string): string {
-  assertProjectionName(target.projection);
-  assertCollectionName(collection);
-  if (!Number.isSafeInteger(target.generation) || target.generation < 1) throw new ReadModelError(`invalid generation ${target.generation}`);
-  return `rm_${target.projection.replaceAll('-', '_')}__${collection}__g${target.generation}`;
+  const key = `${target.projection}\n${collection}\n${target.generation}`;
+  let name = tableNames.get(key);
+  if (name === undefined) {
+    assertProjectionName(target.projection);
+    assertCollectionName(collection);
+    if (!Number.isSafeInteger(target.generation) || target.generation < 1) throw new ReadModelError(`invalid generation ${target.generation}`);
+    name = `rm_${target.projection.replaceAll('-', '_')}__${collection}__g${target.generation}`;
+    if (tableNames.size > 10_000) tableNames.clear();
+    tableNames.set(key, name);
+  }
+  return name;
 }
 
 /**
@@ -635,8 +646,14 @@ function textExpression(doc: string, field: string): string {
 }
 
 function fieldExpression(field: string): string {
-  assertFieldPath(field);
-  return `json_extract(doc, '$.${field}')`;
+  let expression = fieldExpressions.get(field);
+  if (expression === undefined) {
+    assertFieldPath(field);
+    expression = `json_extract(doc, '$.${field}')`;
+    if (fieldExpressions.size > 10_000) fieldExpressions.clear();
+    fieldExpressions.set(field, expression);
+  }
+  return expression;
 }
 
 function whereClause(filter: Query['filter']): { where: string; params: unknown[] } {
