@@ -1,13 +1,15 @@
 import { expect } from 'chai';
 import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 
-/** Requests the fast lane of public reads answered so far (annals_http_request_duration_seconds_count, answered_by="read-model"). */
-async function fastAnswers(f: PublicFixture): Promise<number> {
+/** Requests answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
+async function answeredBy(f: PublicFixture, by: 'read-model' | 'response-cache'): Promise<number> {
   const text = await (await fetch(`${f.service.url}/metrics`)).text();
   let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="read-model"')) total += Number(line.split(' ').pop());
+  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes(`answered_by="${by}"`)) total += Number(line.split(' ').pop());
   return total;
 }
+
+const fastAnswers = (f: PublicFixture) => answeredBy(f, 'read-model');
 
 /** The response headers a client sees, less the ones of the connection and the moment. */
 function lasting(headers: Headers): Record<string, string> {
@@ -123,13 +125,7 @@ describe('public API: a publish drops only the cached responses made of what it 
   });
   after(() => f.stop());
 
-  /** Cache hits so far (answered_by="response-cache"). */
-  async function hits(): Promise<number> {
-    const text = await (await fetch(`${f.service.url}/metrics`)).text();
-    let total = 0;
-    for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="response-cache"')) total += Number(line.split(' ').pop());
-    return total;
-  }
+  const hits = () => answeredBy(f, 'response-cache');
 
   it('keeps the other entries of the form set and other form sets cached; re-reads the entry, its lists and sitemap', async () => {
     const blog = await f.call('POST', '/form-sets', { body: blogFormSet() });
