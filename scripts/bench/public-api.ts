@@ -40,6 +40,8 @@ const { values } = parseArgs({
     cache: { type: 'string', default: 'off,on' },
     only: { type: 'string', default: 'single,page1,page250,sitemap' },
     'service-root': { type: 'string' },
+    /** Also restart the service (default settings) and measure random single entries over its first minute. */
+    'cold-start': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -76,12 +78,12 @@ function rssMiB(pid: number): number {
   return Math.round(Number(line?.[1] ?? 0) / 1024);
 }
 
-async function measure(url: string, pid: number, paths?: () => string, headers: Record<string, string> = {}): Promise<Measured> {
+async function measure(url: string, pid: number, paths?: () => string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<Measured> {
   const before = cpuMicros(pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
     headers,
     ...(paths ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, path: paths() }) }] } : {}),
   } as autocannon.Options);
@@ -114,6 +116,15 @@ async function untilReady(url: string, timeoutMs = 3_600_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} did not become ready`);
+}
+
+/** Until every projection's lag (annals_projection_lag_positions) is 0. */
+async function untilCaughtUp(serviceUrl: string): Promise<void> {
+  for (;;) {
+    const lags = (await (await fetch(`${serviceUrl}/metrics`)).text()).split('\n').filter((line) => line.startsWith('annals_projection_lag_positions{'));
+    if (lags.length > 0 && lags.every((line) => Number(line.split(' ').pop()) === 0)) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 async function stop(process_: ChildProcess): Promise<void> {
@@ -219,8 +230,9 @@ async function run(seed: BenchSeed) {
     children.push(service);
     const serviceUrl = `http://127.0.0.1:${port}`;
     await untilReady(`${serviceUrl}/readyz`);
-    // Ready means caught up with the log's recent past: the first start is over once the last entry reads.
-    await untilReady(`${serviceUrl}/public/p/${seed.projectId}/v1/form-sets/articles/entries/${seed.entries.at(-1)!.slug}`);
+    // Ready means caught up with the log's recent past: the first start is over once every projection has
+    // folded the whole log (its work would count in the CPU per request otherwise).
+    await untilCaughtUp(serviceUrl);
     if (i === 0) {
       firstReadyMs = Math.round(performance.now() - started);
       say(`first start: read models built from the log and ready in ${firstReadyMs} ms`);
@@ -270,9 +282,36 @@ async function run(seed: BenchSeed) {
     }
     await stop(service);
   }
+  const coldStart = values['cold-start'] ? await measureColdStart(seed, slugs) : undefined;
   let bytes = 0;
   for (const name of fs.readdirSync(dataDir)) if (/\.sqlite(-wal)?$/.test(name)) bytes += fs.statSync(path.join(dataDir, name)).size;
   const bytesPerEntry = Math.round(bytes / seed.entries.length);
   say(`data folder: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytesPerEntry / 1024).toFixed(1)} KB per entry (after the write load)`);
-  return { entries: seed.entries.length, serviceRoot: root, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, rows, writes };
+  return { entries: seed.entries.length, serviceRoot: root, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, rows, writes, coldStart };
+}
+
+/**
+ * A restart on the built read models (the OS page cache is not dropped: the machine is shared), then random
+ * single entries in six 10-second windows from the moment /readyz answers, and one more after a further
+ * minute of reads: each window's p99 against the last (warm) one.
+ */
+async function measureColdStart(seed: BenchSeed, slugs: string[]) {
+  const port = 18_000 + Math.floor(Math.random() * 1000);
+  const service = child(['--import', 'tsx', 'src/main.ts'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  children.push(service);
+  const serviceUrl = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  await untilReady(`${serviceUrl}/readyz`, 600_000);
+  const readyMs = Math.round(performance.now() - started);
+  const basePath = `/public/p/${seed.projectId}/v1`;
+  const random = () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * slugs.length)]}`;
+  const windows: Measured[] = [];
+  const window = () => measure(serviceUrl, service.pid!, random, {}, 10);
+  for (let i = 0; i < 6; i++) windows.push(await window());
+  for (let i = 0; i < 6; i++) await window();
+  const warm = await window();
+  await stop(service);
+  const worst = Math.max(...windows.map((w) => w.p99Ms));
+  say(`cold start: ready in ${readyMs} ms; first minute p99 by 10 s window ${windows.map((w) => w.p99Ms).join(' / ')} ms (req/s ${windows.map((w) => w.requestsPerSecond).join(' / ')}); warm p99 ${warm.p99Ms} ms: worst ${Math.round((worst / Math.max(1, warm.p99Ms)) * 10) / 10}x warm`);
+  return { readyMs, firstMinute: windows, warm, worstToWarm: Math.round((worst / Math.max(1, warm.p99Ms)) * 10) / 10 };
 }
