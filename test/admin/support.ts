@@ -1,3 +1,4 @@
+import type { Logger } from '../../src/logging/logger.ts';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
@@ -18,12 +19,12 @@ export interface AdminFixture {
   stop(): Promise<void>;
 }
 
-export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock } = {}): Promise<AdminFixture> {
+export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock; logger?: Logger } = {}): Promise<AdminFixture> {
   const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
   // The service shares this process's event loop with the test driving it, so load shedding on event-loop lag
   // would judge the test's own pace; it is off unless a test sets LOAD_SHED_LAG_MS (test/http/load-shedding.test.ts).
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', ...options.env });
-  const service = await startService(config, { logger: pino({ level: 'silent' }), clock: options.clock ?? systemClock });
+  const service = await startService(config, { logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock ?? systemClock });
   const access = new AccessService({ log: service.log, clock: systemClock });
   const project = await access.bootstrap(OPERATOR, {
     projectName: `Project ${Math.random().toString(36).slice(2, 8)}`,

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
+import { captureLogger } from '../http/support.ts';
 
 /** Requests answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
 async function answeredBy(f: PublicFixture, by: 'read-model' | 'response-cache'): Promise<number> {
@@ -24,10 +25,11 @@ describe('public API: entries and list pages read from their serialised document
   this.timeout(60_000);
   let f: PublicFixture;
   const cover = assetId();
+  const log = captureLogger('info');
 
   before(async () => {
     // Without the response cache, every request below reaches the fast lane or Koa.
-    f = await startPublicFixture({ env: { PUBLIC_RESPONSE_CACHE_MB: '0' } });
+    f = await startPublicFixture({ env: { PUBLIC_RESPONSE_CACHE_MB: '0' }, logger: log.logger });
     const created = await f.call('POST', '/form-sets', { body: blogFormSet() });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const long = 'A summary long enough to make the response longer than a kilobyte. '.repeat(20);
@@ -84,7 +86,18 @@ describe('public API: entries and list pages read from their serialised document
     expect(await fastAnswers(f)).to.equal(before + 2);
   });
 
-  it('serves the host-resolved base with a public key, with mediaUrls on the project-pinned base (they load without the key)', async () => {
+  it('writes the request log line the app writes, with the request id it sent back', async () => {
+    const before = await fastAnswers(f);
+    const response = await fetch(`${f.pinnedBase}/form-sets/blog/entries/first-post?locale=ja`, { headers: { 'X-Request-Id': 'fast-lane-1' } });
+    expect(response.headers.get('x-request-id')).to.equal('fast-lane-1');
+    expect(await fastAnswers(f)).to.equal(before + 1);
+    const lines = log.lines().filter((line) => line['msg'] === 'request' && line['reqId'] === 'fast-lane-1');
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({ method: 'GET', path: `${new URL(f.pinnedBase).pathname}/form-sets/blog/entries/first-post?locale=ja`, status: 200 });
+    expect(lines[0]!['durationMs']).to.be.a('number');
+  });
+
+  it('serves the host-resolved base with a public key, with mediaUrls on that base', async () => {
     const base = `${f.service.url}/public/v1`;
     const before = await fastAnswers(f);
     const response = await fetch(`${base}/form-sets/blog/entries/first-post`, { headers: { 'X-Service-Public-Api-Key': f.project.publicKey.key } });

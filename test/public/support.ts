@@ -1,3 +1,4 @@
+import type { Logger } from '../../src/logging/logger.ts';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { expect } from 'chai';
@@ -26,7 +27,7 @@ export interface PublicFixture extends AdminFixture {
   publish(formSetId: string, slug: string, fields: Record<string, unknown>, extra?: Record<string, unknown>): Promise<{ entryId: string; revisionId: string }>;
 }
 
-export async function startPublicFixture(options: { plan?: string; env?: Record<string, string>; clock?: Clock } = {}): Promise<PublicFixture> {
+export async function startPublicFixture(options: { plan?: string; env?: Record<string, string>; clock?: Clock; logger?: Logger } = {}): Promise<PublicFixture> {
   const f = await startAdminFixture(options);
   const pinnedBase = `${f.service.url}/public/p/${f.project.projectId}/v1`;
   let token: string | undefined;

@@ -86,8 +86,8 @@ export class PublicFastReads {
         scope = `entry:${found.entryId}`;
       }
       const route = `${match.base === 'pinned' ? PINNED_BASE : HOST_BASE}/form-sets/:formSetSlug/entries${match.entrySlug === undefined ? '' : '/:entrySlug'}`;
-      this.#send(req, res, json, route, ticket && { ...ticket, scopes: [scope] });
-      this.#finished(req, res, path, querystring, route, started);
+      const requestId = this.#send(req, res, json, route, ticket && { ...ticket, scopes: [scope] });
+      this.#finished(req, res, requestId, path, querystring, route, started);
       return true;
     } catch {
       // Koa answers it: the error envelope, a redirect, or the same read again.
@@ -118,7 +118,8 @@ export class PublicFastReads {
   }
 
   /** Sends the body as a string: node:http writes it with the headers in one write, a Buffer takes two. */
-  #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: (CacheTicket & { scopes: readonly string[] }) | undefined): void {
+  /** Returns the request id it sent. */
+  #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: (CacheTicket & { scopes: readonly string[] }) | undefined): string {
     const etag = bodyEtag(body);
     const length = Buffer.byteLength(body);
     const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
@@ -130,18 +131,19 @@ export class PublicFastReads {
     if (matches(req.headers['if-none-match'], etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''))) {
       res.writeHead(304, [...headers.filter(([name]) => name !== 'Content-Type').flat(), REQUEST_ID_HEADER, requestId]);
       res.end();
-      return;
+      return requestId;
     }
     res.writeHead(200, [...headers.flat(), REQUEST_ID_HEADER, requestId, 'Content-Length', String(length)]);
     res.end(body);
+    return requestId;
   }
 
-  #finished(req: IncomingMessage, res: ServerResponse, path: string, querystring: string, route: string, started: bigint): void {
+  #finished(req: IncomingMessage, res: ServerResponse, requestId: string, path: string, querystring: string, route: string, started: bigint): void {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.options.onAnswer?.({ route, status: res.statusCode, seconds });
     const logger = this.options.logger;
     if (logger.isLevelEnabled('info')) {
-      logger.info({ reqId: res.getHeader(REQUEST_ID_HEADER), method: req.method, path: loggablePath({ path, querystring }, this.#omitted), status: res.statusCode, durationMs: Math.round(seconds * 1e5) / 100 }, 'request');
+      logger.info({ reqId: requestId, method: req.method, path: loggablePath({ path, querystring }, this.#omitted), status: res.statusCode, durationMs: Math.round(seconds * 1e5) / 100 }, 'request');
     }
   }
 }
