@@ -13,7 +13,8 @@
  * For each cache mode (PUBLIC_RESPONSE_CACHE_MB=0, then the default 64) and each load (reads alone, then
  * reads during `--writes` publishes per second: save, submit and publish of a random entry's new revision,
  * through the admin API as a console user), every scenario runs right after a baseline measurement:
- * - single entry by random slug; list page 1 and page 250 (limit 20, sort published_date:desc);
+ * - single entry by random slug, and among the 100 popular ones; list page 1 and page 250 (limit 20, sort
+ *   published_date:desc);
  * - the form set's sitemap (all entries' URLs), asking for gzip and br.
  * Reported per scenario: the server's CPU time per request (user + system, from /proc) divided by the
  * baseline's measured just before (the load generator's share of the two cores does not distort it),
@@ -38,7 +39,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
-    only: { type: 'string', default: 'single,page1,page250,sitemap' },
+    only: { type: 'string', default: 'single,popular,page1,page250,sitemap' },
     'service-root': { type: 'string' },
     /** Also restart the service (default settings) and measure random single entries over its first minute. */
     'cold-start': { type: 'boolean', default: false },
@@ -215,6 +216,8 @@ async function run(seed: BenchSeed) {
   const slugs = seed.entries.map((e) => e.slug);
   const scenarios = [
     { name: 'single', label: 'single entry, random slug', path: '', paths: (basePath: string) => () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * slugs.length)]}` },
+    // The 100 most read entries: what a site's traffic mostly is, and what a write elsewhere should not evict.
+    { name: 'popular', label: 'single entry, 100 popular', path: '', paths: (basePath: string) => () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * 100)]}` },
     { name: 'page1', label: 'list page 1', path: '/form-sets/articles/entries?limit=20&sort=published_date:desc' },
     { name: 'page250', label: 'list page 250', path: '/form-sets/articles/entries?limit=20&page=250&sort=published_date:desc' },
     { name: 'sitemap', label: 'form-set sitemap, gzip/br', path: '/form-sets/articles/sitemap.xml', headers: { 'accept-encoding': 'gzip, br' } },
