@@ -262,8 +262,8 @@ describe('public API: sitemaps, JSON-LD, Open Graph and llms.txt', function () {
     expect(news.status, JSON.stringify(news.body)).to.equal(201);
     for (let i = 0; i < 16; i++) await f.publish(news.body.id, `a-rather-long-slug-for-news-article-number-${i}`, { title: { en: `News ${i}` } });
     const url = `${f.pinnedBase}/form-sets/news/sitemap.xml`;
-    // Compressed by the route first (the response cache keeps no compressed body), then, once the plain
-    // response is in the response cache, by the cache: the same negotiation and bytes either way.
+    // Compressed by the route (and kept by the response cache for clients sending the same Accept-Encoding):
+    // the same negotiation, ETags and XML for every way of asking, from the route or from the cache.
     const early = { br: await rawGet(url, { 'accept-encoding': 'br' }), gzip: await rawGet(url, { 'accept-encoding': 'gzip' }) };
     const plain = await rawGet(url, {});
     expect(plain.body.length).to.be.greaterThan(1024);

@@ -83,8 +83,12 @@ const PUBLIC_CONTENT = 'public-content';
 /** Changed scopes remembered at most (one per changed entry); beyond, everything counts as changed. */
 const MAX_TRACKED_SCOPES = 100_000;
 
-/** Headers that select the project or the variant of a public response, besides the URL. */
-const VARYING_HEADERS = ['x-service-public-api-key', 'authorization', 'accept'] as const;
+/**
+ * Headers that select the project or the variant of a public response, besides the URL. Accept-Encoding:
+ * a route may compress its response itself (sitemaps), and that response is kept for the clients that send
+ * the same header.
+ */
+const VARYING_HEADERS = ['x-service-public-api-key', 'authorization', 'accept', 'accept-encoding'] as const;
 /** Response headers that belong to one request and are never replayed. */
 const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -93,8 +97,9 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * Whole public GET responses kept in memory, keyed by what selects them (scheme, host, URL and the headers
  * that can change the answer) and valid until what they were read from changes (invalidation by scope: a
  * publish drops that entry's responses, its form set's lists and sitemap and its project's sitemap and
- * llms.txt, and keeps every other entry's), so a publish is visible on the next request. Only 200s with a buffered body, an ETag and a public
- * Cache-Control are kept: never preview responses (private), never streamed media, never errors.
+ * llms.txt, and keeps every other entry's), so a publish is visible on the next request. Only 200s with a
+ * buffered body, an ETag and a public Cache-Control are kept: never preview responses (private), never
+ * streamed media, never errors.
  *
  * Memory is bounded by `maxBytes`, counting every byte an entry holds: its key, body, headers and compressed
  * variants, plus a fixed overhead per entry (so many tiny entries cannot exceed it either). Unauthenticated
@@ -160,13 +165,12 @@ export class PublicResponseCache {
       const etag = ctx.response.get('ETag');
       if (ctx.status !== 200 || !etag || !ctx.response.get('Cache-Control').startsWith('public') || !Buffer.isBuffer(body)) return;
       if (key.length > MAX_KEY_LENGTH || unreadQueryParams(ctx).length > 0) return;
-      // Bodies compressed by their route (sitemaps) are not kept: the key does not hold Accept-Encoding.
-      if (ctx.response.get('Content-Encoding')) return;
       const headers: Array<[string, string]> = [];
       for (const [name, value] of Object.entries(ctx.response.headers)) {
         if (!PER_REQUEST_HEADERS.has(name) && value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
       }
-      const compressible = body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
+      // A body its route compressed already (a sitemap) is sent as it is.
+      const compressible = !ctx.response.get('Content-Encoding') && body.length >= COMPRESS_MIN_BYTES && COMPRESSIBLE_TYPE.test(ctx.response.get('Content-Type'));
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       const route = typeof matched === 'string' ? matched : undefined;
       this.#store(key, this.#entry(key, filledAt, cacheScopesOf(ctx), body, etag, headers, compressible, route));
