@@ -36,7 +36,8 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  * - `projects`, id projectId: the default content locale titles are read in.
  *
  * Version 2: entries no longer list every revision id; they carry the listing fields and indexes for the
- * admin lists' filters and sorts. On MongoDB, a commit interrupted between collections and replayed can leave a deleted
+ * admin lists' filters and sorts. Version 3: entries carry `locales`, the locales their latest revision
+ * has text in (the console's locale coverage). On MongoDB, a commit interrupted between collections and replayed can leave a deleted
  * entry's revision documents behind; a handler reading a revision by id should check its entry exists.
  *
  * Fields beyond the API contract: entries.liveRevision/latestRevision as documented, revisions.updatedAt,
@@ -78,6 +79,8 @@ export interface EntryDoc {
   title: string;
   titleSort: string;
   search: string;
+  /** The locales the latest revision has text in (EntryListing.locales). */
+  locales: string[];
   duplicatedFrom: { entryId: string; revisionId?: string; revision?: number } | null;
 }
 
@@ -149,7 +152,7 @@ export const ENTRY_LIST_SORTS = {
 
 export const content = defineProjection({
   name: 'content',
-  version: 2,
+  version: 3,
   description: 'Form sets, entries, revisions with their workflow status, slug redirects and masters.',
   collections: {
     form_sets: {
@@ -277,6 +280,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         title: '',
         titleSort: '',
         search: '',
+        locales: [],
         duplicatedFrom: d.duplicatedFrom ?? null,
       };
       view.put('entries', doc.entryId, { ...doc });

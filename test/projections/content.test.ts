@@ -154,6 +154,8 @@ describe('content projection', () => {
         title: 'Hello',
         titleSort: 'hello',
         search: 'hello hello',
+        // The locales the latest revision has text in: the console's locale coverage.
+        locales: ['en'],
         duplicatedFrom: null,
       });
       expect(await revision(R1)).to.deep.equal({

@@ -59,6 +59,7 @@ export function entrySummary(doc: Record<string, unknown>) {
     external: doc['external'] ?? null,
     assignee: doc['assignee'] ?? null,
     title: doc['title'] ?? '',
+    localeCoverage: doc['locales'] ?? [],
     latestRevision: doc['latestRevision'] ?? null,
     liveRevision: doc['liveRevision'] ?? null,
     revisionCount: doc['revisionCount'] ?? 0,
@@ -84,6 +85,7 @@ export function revisionSummary(doc: Record<string, unknown>) {
     updatedAt: doc['savedAt'],
     publishAt: doc['publishAt'] ?? null,
     publishedAt: doc['publishedAt'] ?? null,
+    ...(typeof doc['rejectedReason'] === 'string' ? { rejectedReason: doc['rejectedReason'] } : {}),
   };
 }
 
@@ -99,6 +101,7 @@ export const revisionSummarySchema = z.object({
   updatedAt: z.string().describe('When the revision was saved.'),
   publishAt: z.string().nullable(),
   publishedAt: z.string().nullable(),
+  rejectedReason: z.string().optional().describe('While rejected: the reviewer\'s reason, when one was given.'),
 }).meta({ id: 'RevisionSummary' });
 
 /** A revision as creates and saves answer it. */
@@ -128,6 +131,7 @@ export const entrySummarySchema = z.object({
   external: z.object({ sourceType: z.string().optional(), entityType: z.string().optional(), externalId: z.string() }).nullable(),
   assignee: z.string().nullable(),
   title: z.string().describe('The title field of the latest revision, in the default locale.'),
+  localeCoverage: z.array(z.string()).describe('The content locales the latest revision has text in (text, textarea and rich-text values), sorted.'),
   latestRevision: z.object({ revisionId: z.uuid(), revision: z.number().int(), status }).nullable(),
   liveRevision: z.object({ revisionId: z.uuid(), revision: z.number().int(), publishedAt: z.string() }).nullable(),
   revisionCount: z.number().int(),

@@ -297,6 +297,15 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- members of the caller's tenant
 
+  // The console's project switcher: every project a session may act in (an agent key: its own project).
+  api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) }) } }, errors: {} }, async (ctx) => {
+    const caller = principalOf(ctx);
+    const docs = caller.kind === 'agent'
+      ? [await reader.get<Doc<ProjectRecord>>('access', 'projects', caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
+      : await reader.find<Doc<ProjectRecord>>('access', 'projects', { filter: { tenantId: caller.tenantId }, sort: [['name', 'asc']], limit: 1000 });
+    ctx.body = { items: docs.map((doc) => ({ id: doc.projectId, name: doc.name, slug: doc.slug, plan: doc.plan })) };
+  });
+
   api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     assertCan(caller, 'members.list');

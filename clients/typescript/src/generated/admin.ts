@@ -1073,6 +1073,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed
+         * @description The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["listProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -1737,6 +1757,8 @@ export type components = {
             assignee: string | null;
             /** @description The title field of the latest revision, in the default locale. */
             title: string;
+            /** @description The content locales the latest revision has text in (text, textarea and rich-text values), sorted. */
+            localeCoverage: string[];
             latestRevision: {
                 /** Format: uuid */
                 revisionId: string;
@@ -1779,6 +1801,8 @@ export type components = {
             assignee: string | null;
             /** @description The title field of the latest revision, in the default locale. */
             title: string;
+            /** @description The content locales the latest revision has text in (text, textarea and rich-text values), sorted. */
+            localeCoverage: string[];
             latestRevision: {
                 /** Format: uuid */
                 revisionId: string;
@@ -2232,6 +2256,8 @@ export type components = {
             updatedAt: string;
             publishAt: string | null;
             publishedAt: string | null;
+            /** @description While rejected: the reviewer's reason, when one was given. */
+            rejectedReason?: string;
             /** @description The field values of the revision, by field key. */
             snapshot: {
                 [key: string]: unknown;
@@ -2304,6 +2330,8 @@ export type components = {
             updatedAt: string;
             publishAt: string | null;
             publishedAt: string | null;
+            /** @description While rejected: the reviewer's reason, when one was given. */
+            rejectedReason?: string;
         };
         RevisionTransition: {
             /** Format: uuid */
@@ -2317,6 +2345,8 @@ export type components = {
             status: "draft" | "pending_review" | "scheduled" | "published" | "rejected" | "superseded";
             publishAt: string | null;
             publishedAt: string | null;
+            /** @description While rejected: the reviewer's reason, when one was given. */
+            rejectedReason?: string;
             /** @description publish only: true when the revision was live already (nothing changed). */
             already_published?: boolean;
         };
@@ -5465,6 +5495,45 @@ export interface operations {
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The projects, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** @enum {string} */
+                            plan: "free" | "solo" | "standard" | "business" | "enterprise";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];

@@ -12,6 +12,11 @@ export interface EntryListing {
   titleSort: string;
   /** Search tokens (src/search) of the title and every text, textarea and rich-text value, in every locale. */
   search: string;
+  /**
+   * The content locales with a value in a localized field (a text, textarea or rich-text value given per
+   * locale), sorted; a plain value counts for the default locale. The console's "locale coverage".
+   */
+  locales: string[];
 }
 
 const TEXT_TYPES = new Set(['text', 'textarea', 'tiptap']);
@@ -39,14 +44,24 @@ export function entryListing(definition: Pick<FormSetDefinition, 'fields' | 'seo
   const titleKey = definition ? (definition.widgetRoles?.title ?? resolveSeoRoles(definition).title) : snapshot['title'] !== undefined ? 'title' : undefined;
   const title = titleKey === undefined ? '' : textIn(snapshot[titleKey], defaultLocale).slice(0, 500);
   const texts: string[] = [];
+  const locales = new Set<string>();
   const keys = definition ? definition.fields.filter((f) => TEXT_TYPES.has(f.type)).map((f) => f.key) : Object.keys(snapshot);
   for (const key of keys) {
     const value = snapshot[key];
     if (value === undefined || value === null) continue;
-    if (isLocaleMap(value)) for (const localized of Object.values(value)) texts.push(textOf(localized));
-    else texts.push(textOf(value));
+    if (isLocaleMap(value)) {
+      for (const [locale, localized] of Object.entries(value)) {
+        const text = textOf(localized);
+        texts.push(text);
+        if (text.trim() !== '') locales.add(locale);
+      }
+    } else {
+      const text = textOf(value);
+      texts.push(text);
+      if (text.trim() !== '' && defaultLocale !== null) locales.add(defaultLocale);
+    }
   }
-  return { title, titleSort: title.toLowerCase(), search: indexText(title, ...texts) };
+  return { title, titleSort: title.toLowerCase(), search: indexText(title, ...texts), locales: [...locales].sort() };
 }
 
 function textIn(value: unknown, locale: string | null): string {
