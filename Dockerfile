@@ -12,15 +12,18 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# 1. Compile TypeScript to dist/ (dev dependencies: typescript). No install scripts are needed for that.
+# 1. Compile TypeScript to dist/ and build the web console into console/dist (dev dependencies: typescript,
+#    vite and the console's packages). No install scripts are needed for that.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY console/package.json ./console/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
-RUN npm run build
+COPY console ./console
+RUN npm run build && npm run build:console
 
 # 2. Production dependencies only. better-sqlite3 is the one with an install step: a prebuilt binary when one
 #    can be downloaded, else compiled from source, hence the toolchain here (and only here).
@@ -30,6 +33,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY console/package.json ./console/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3 \
  && npm cache clean --force
@@ -43,6 +47,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY package.json ./
 COPY bin ./bin
 COPY docs/help ./docs/help

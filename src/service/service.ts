@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
@@ -54,6 +55,8 @@ import { publicMediaRoutes } from '../http/public/media-routes.ts';
 import { openContactForms, type ContactForms, type ContactFormsOverrides } from '../contact-forms/contact-forms-runtime.ts';
 import { publicContactRoutes } from '../http/public/contact-routes.ts';
 import { contactPages } from '../http/contact-host/contact-pages.ts';
+import { consoleRoutes } from '../http/console/console-routes.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
@@ -236,6 +239,10 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       app.use(publicApi.allowedMethods());
       // Hosted contact pages: CONTACT_HOSTS and /contact/{projectSlug}/{formSlug}.
       app.use(contactPages(contact));
+      // The web console at /console (and / or /admin for a browser).
+      const consolePages = consoleRoutes({ distDir: path.join(PACKAGE_ROOT, 'console', 'dist'), reader: adminDepsValue.reader });
+      app.use(consolePages.routes());
+      app.use(consolePages.allowedMethods());
       app.use(notFound());
       const cache = responseCache;
       // Entries and list pages straight from their serialised documents, before Koa (and into the cache).

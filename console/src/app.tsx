@@ -1,0 +1,102 @@
+import { useEffect } from 'react';
+import { createBrowserRouter, Link, Navigate, RouterProvider, useNavigate } from 'react-router';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { I18nProvider, useI18n } from './i18n/i18n.tsx';
+import { SessionProvider, useSession } from './session/session.tsx';
+import { ProjectLayout } from './shell/project-layout.tsx';
+import { useProject } from './shell/project-context.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { EntryList } from './pages/entry-list.tsx';
+import { NewEntry } from './pages/new-entry.tsx';
+import { EntryEditorPage } from './pages/entry-editor.tsx';
+import { EntryHistory } from './pages/entry-history.tsx';
+import { ReviewQueue } from './pages/review-queue.tsx';
+import { ReviewCompare } from './pages/review-compare.tsx';
+import { MediaLibrary } from './pages/media-library.tsx';
+import { AuditLog } from './pages/audit-log.tsx';
+
+/**
+ * Routes, one folder of pages per area. Everything of a project lives under /console/p/{projectId}/,
+ * where the service enforces the project's console IP allowlist before the app loads.
+ */
+const router = createBrowserRouter(
+  [
+    { path: '/', element: <Home /> },
+    {
+      path: '/p/:projectId',
+      element: <ProjectLayout />,
+      children: [
+        { index: true, element: <ProjectHome /> },
+        { path: 'content/:formSetId', element: <EntryList /> },
+        { path: 'content/:formSetId/new', element: <NewEntry /> },
+        { path: 'entries/:entryId', element: <EntryEditorPage /> },
+        { path: 'entries/:entryId/history', element: <EntryHistory /> },
+        { path: 'review', element: <ReviewQueue /> },
+        { path: 'review/:revisionId', element: <ReviewCompare /> },
+        { path: 'media', element: <MediaLibrary /> },
+        { path: 'audit', element: <AuditLog /> },
+      ],
+    },
+    { path: '*', element: <Navigate to="/" replace /> },
+  ],
+  { basename: '/console' },
+);
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: { staleTime: 10_000, refetchOnWindowFocus: false, retry: (count, error) => count < 2 && !((error as { status?: number }).status! < 500) },
+  },
+});
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <I18nProvider>
+        <SessionProvider>
+          <RouterProvider router={router} />
+        </SessionProvider>
+      </I18nProvider>
+    </QueryClientProvider>
+  );
+}
+
+/** /console/: sign in, then the only project or a choice of projects. */
+function Home() {
+  const { session, clientFor } = useSession();
+  if (!session) return <SignInPage />;
+  return <ProjectChoice api={clientFor()} />;
+}
+
+function ProjectChoice({ api }: { api: ReturnType<ReturnType<typeof useSession>['clientFor']> }) {
+  const { t } = useI18n();
+  const navigate = useNavigate();
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') as Promise<{ items: Array<{ id: string; name: string }> }> });
+  const items = projects.data?.items;
+  useEffect(() => {
+    if (items?.length === 1) navigate(`/p/${items[0]!.id}/`, { replace: true });
+  }, [items, navigate]);
+  return (
+    <main id="main" className="sign-in-page">
+      <div className="sign-in-card">
+        <h1>{t('signIn.projects')}</h1>
+        {items?.length === 0 && <p>{t('signIn.noProjects')}</p>}
+        <ul>
+          {items?.map((p) => (
+            <li key={p.id}>
+              <Link to={`/p/${p.id}/`}>{p.name}</Link>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </main>
+  );
+}
+
+/** A project's first page: its first form set's entries. */
+function ProjectHome() {
+  const { api, projectId } = useProject();
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string }> }> });
+  const first = formSets.data?.items[0];
+  if (first) return <Navigate to={`/p/${projectId}/content/${first.id}`} replace />;
+  return null;
+}

@@ -1,0 +1,23 @@
+import { useQuery } from '@tanstack/react-query';
+import { useProject } from '../shell/project-context.tsx';
+import { useI18n } from '../i18n/i18n.tsx';
+import type { Actor } from '../api/shapes.ts';
+
+/** Names for user ids and actors: the tenant's users by e-mail; agent keys and operators by id. */
+export function useUserNames() {
+  const { api } = useProject();
+  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: Array<{ id: string; email: string }> }>, staleTime: 60_000 });
+  const byId = new Map(users.data?.items.map((u) => [u.id, u.email]));
+  return (userId: string) => byId.get(userId) ?? userId;
+}
+
+export function useActorName() {
+  const { t } = useI18n();
+  const userName = useUserNames();
+  return (actor: Actor | null | undefined) => {
+    if (!actor) return '';
+    if (actor.type === 'user') return userName(actor.id);
+    if (actor.type === 'agent') return t('history.agent', { id: actor.id.slice(0, 8) });
+    return t('history.operator', { id: actor.id });
+  };
+}

@@ -1,0 +1,60 @@
+import { useState } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { Modal } from '../components/modal.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import type { Asset, Page } from '../api/shapes.ts';
+
+/** Media of the project, newest first, a page at a time from the server; filtered by name and type. */
+export function useMediaPages(name: string, type: string) {
+  const { api, projectId } = useProject();
+  return useInfiniteQuery({
+    queryKey: [projectId, 'media', name, type],
+    initialPageParam: '',
+    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name, type, cursor: pageParam } } }) as Promise<Page<Asset>>,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+export function AssetThumb({ asset }: { asset: Asset }) {
+  return asset.kind === 'image' ? <img src={asset.url} alt={asset.altText || asset.fileName} loading="lazy" /> : <span className="file-icon">{asset.fileName.split('.').pop()?.toUpperCase()}</span>;
+}
+
+/** Choose an asset from the library. */
+export function MediaPicker({ open, kind, onClose, onPick }: { open: boolean; kind?: 'image'; onClose: () => void; onPick: (asset: Asset) => void }) {
+  const { t } = useI18n();
+  const [name, setName] = useState('');
+  const pages = useMediaPages(name, kind ?? '');
+  const assets = pages.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <Modal open={open} title={t('picker.media')} onClose={onClose} wide>
+      <label>
+        {t('media.search')}
+        <input type="search" value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <ErrorMessage error={pages.error} />
+      <ul className="media-grid">
+        {assets.map((asset) => (
+          <li key={asset.id}>
+            <AssetThumb asset={asset} />
+            <span className="file-name">{asset.fileName}</span>
+            <button type="button" onClick={() => onPick(asset)} aria-label={`${t('picker.select')}: ${asset.fileName}`}>
+              {t('picker.select')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {pages.hasNextPage && (
+        <button type="button" onClick={() => void pages.fetchNextPage()}>
+          {t('media.more')}
+        </button>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose}>
+          {t('picker.close')}
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,80 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { useActorName } from '../components/user-names.ts';
+import type { HistoryItem, Page } from '../api/shapes.ts';
+
+/** The project's audit log (tenant_admin), newest first, filtered by actor, entry and time. */
+export function AuditLog() {
+  const { t, formatTime } = useI18n();
+  const { api, projectId, path } = useProject();
+  const actorName = useActorName();
+  const [draft, setDraft] = useState({ actor: '', entryId: '', from: '', to: '' });
+  const [filters, setFilters] = useState(draft);
+  const iso = (local: string) => (local ? new Date(local).toISOString() : '');
+  const log = useInfiniteQuery({
+    queryKey: [projectId, 'audit', filters],
+    initialPageParam: '',
+    queryFn: ({ pageParam }) =>
+      api.GET('/audit-log', { params: { query: { limit: 50, cursor: pageParam, actor: filters.actor.trim(), entryId: filters.entryId.trim(), from: iso(filters.from), to: iso(filters.to) } } }) as Promise<Page<HistoryItem>>,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const items = log.data?.pages.flatMap((p) => p.items) ?? [];
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setFilters(draft);
+  };
+  return (
+    <section>
+      <h1>{t('audit.title')}</h1>
+      <form className="filters" onSubmit={submit}>
+        <label>
+          {t('audit.actor')}
+          <input type="text" value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} />
+        </label>
+        <label>
+          {t('audit.entry')}
+          <input type="text" value={draft.entryId} onChange={(e) => setDraft({ ...draft, entryId: e.target.value })} />
+        </label>
+        <label>
+          {t('audit.from')}
+          <input type="datetime-local" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+        </label>
+        <label>
+          {t('audit.to')}
+          <input type="datetime-local" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+        </label>
+        <button type="submit">{t('audit.filter')}</button>
+      </form>
+      <ErrorMessage error={log.error} />
+      <table className="list">
+        <thead>
+          <tr>
+            <th scope="col">{t('history.when')}</th>
+            <th scope="col">{t('history.who')}</th>
+            <th scope="col">{t('history.what')}</th>
+            <th scope="col">{t('review.col.entry')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={item.eventId}>
+              <td>{formatTime(item.occurredAt)}</td>
+              <td>{actorName(item.actor)}</td>
+              <td>{item.kind}</td>
+              <td>{item.entryId ? <Link to={path(`entries/${item.entryId}/history`)}>{item.entryId.slice(0, 8)}</Link> : item.streamId}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {log.hasNextPage && (
+        <button type="button" onClick={() => void log.fetchNextPage()}>
+          {t('audit.more')}
+        </button>
+      )}
+    </section>
+  );
+}

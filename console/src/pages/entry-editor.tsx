@@ -1,0 +1,185 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link, useBlocker, useNavigate, useParams } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError } from '../api/admin-client.ts';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useSession } from '../session/session.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
+import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
+import { mergeFieldValues } from '../fields/merge.ts';
+import { WorkflowBar } from './workflow-bar.tsx';
+import type { EntrySummary, FormSet, Revision } from '../api/shapes.ts';
+
+/** How long typing must pause before a draft is saved: one revision per pause, not per keystroke. */
+export const AUTOSAVE_DELAY_MS = 1500;
+
+export function EntryEditorPage() {
+  const { entryId = '' } = useParams();
+  const { api, projectId } = useProject();
+  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) as Promise<EntrySummary> });
+  const formSetId = entry.data?.formSetId;
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }) as Promise<FormSet>, enabled: Boolean(formSetId) });
+  const revisionId = entry.data?.latestRevision?.revisionId;
+  const revision = useQuery({ queryKey: [projectId, 'revision', revisionId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: revisionId! } } }) as Promise<Revision>, enabled: Boolean(revisionId) });
+  const error = entry.error ?? formSet.error ?? revision.error;
+  if (error) return <ErrorMessage error={error} />;
+  if (!entry.data || !formSet.data || !revision.data) return <LoadingLine />;
+  return <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} />;
+}
+
+function LoadingLine() {
+  const { t } = useI18n();
+  return <p>{t('app.loading')}</p>;
+}
+
+type SaveState = { kind: 'idle' } | { kind: 'saving' } | { kind: 'saved'; revision: number } | { kind: 'error'; error: unknown };
+
+function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSet: FormSet; revision: Revision }) {
+  const { t } = useI18n();
+  const { api, projectId, project, path } = useProject();
+  const { session } = useSession();
+  const queryClient = useQueryClient();
+  // What the editor started from (the latest revision when loaded or last saved) and what is typed now.
+  const [base, setBase] = useState({ revision: revision.revision, values: (revision.snapshot ?? {}) as EntryValues });
+  const [values, setValues] = useState<EntryValues>(base.values);
+  const [dirty, setDirty] = useState(false);
+  const [save, setSave] = useState<SaveState>({ kind: 'idle' });
+  const [errors, setErrors] = useState<FieldErrors>(new Map());
+  const [conflict, setConflict] = useState<{ theirs: Revision } | null>(null);
+  const valuesRef = useRef(values);
+  valuesRef.current = values;
+  const saving = useRef(false);
+  const locales = project.contentLocales;
+
+  const refresh = useCallback(async () => {
+    await queryClient.invalidateQueries({ queryKey: [projectId, 'entry', entry.id] });
+    await queryClient.invalidateQueries({ queryKey: [projectId, 'entries'] });
+  }, [queryClient, projectId, entry.id]);
+
+  /** Saves what is typed as a new revision based on the one the editor started from. */
+  const saveNow = useCallback(async (): Promise<boolean> => {
+    if (saving.current) return false;
+    saving.current = true;
+    const sent = valuesRef.current;
+    setSave({ kind: 'saving' });
+    try {
+      const saved = (await api.POST('/entries/{entryId}/revisions', { params: { path: { entryId: entry.id } }, body: { fields: sent, expectedRevision: base.revision } })) as Revision;
+      setBase({ revision: saved.revision, values: sent });
+      setErrors(new Map());
+      setSave({ kind: 'saved', revision: saved.revision });
+      // Typing during the save leaves the editor dirty: the next pause saves again.
+      setDirty(valuesRef.current !== sent);
+      queryClient.setQueryData([projectId, 'revision', saved.revisionId], { ...saved, snapshot: sent });
+      await refresh();
+      return true;
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'REVISION_CONFLICT') {
+        const latest = (await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } })) as EntrySummary;
+        const theirs = (await api.GET('/revisions/{revisionId}', { params: { path: { revisionId: latest.latestRevision!.revisionId } } })) as Revision;
+        setConflict({ theirs });
+        setSave({ kind: 'idle' });
+      } else {
+        if (e instanceof ApiError && e.code === 'VALIDATION_ERROR') setErrors(fieldErrorsOf(e.message, locales.locales));
+        setSave({ kind: 'error', error: e });
+      }
+      return false;
+    } finally {
+      saving.current = false;
+    }
+  }, [api, entry.id, base.revision, refresh, queryClient, projectId, locales.locales]);
+
+  // Autosave: a draft is saved once typing pauses (again after a new sign-in, when the session had expired).
+  useEffect(() => {
+    if (!dirty || conflict || save.kind === 'saving') return;
+    const timer = setTimeout(() => void saveNow(), AUTOSAVE_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [values, dirty, conflict, saveNow, save.kind, session?.token]);
+
+  // Unsaved-change guard: in-app navigation asks; leaving the page makes the browser ask.
+  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname);
+  useEffect(() => {
+    if (blocker.state !== 'blocked') return;
+    if (window.confirm(t('editor.leave'))) blocker.proceed();
+    else blocker.reset();
+  }, [blocker, t]);
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
+  const change = (next: EntryValues) => {
+    setValues(next);
+    setDirty(true);
+  };
+
+  const resolveConflict = (keepMine: boolean) => {
+    if (!conflict) return;
+    const theirs = (conflict.theirs.snapshot ?? {}) as EntryValues;
+    const next = keepMine ? mergeFieldValues(base.values, valuesRef.current, theirs) : theirs;
+    setBase({ revision: conflict.theirs.revision, values: theirs });
+    setValues(next);
+    setDirty(keepMine);
+    setConflict(null);
+    void refresh();
+  };
+
+  return (
+    <section className="editor">
+      <div className="page-head">
+        <h1>{entry.title || t('list.untitled')}</h1>
+        <div className="row">
+          {entry.latestRevision && <StatusBadge status={entry.latestRevision.status} />}
+          <span className="muted">{t('editor.revision', { revision: base.revision })}</span>
+          <Link to={path(`entries/${entry.id}/history`)}>{t('editor.history')}</Link>
+        </div>
+      </div>
+      <p className="muted small">
+        /{entry.slug} · {t('editor.autosave')}
+      </p>
+      {entry.liveRevision && <p className="small">{t('editor.live', { revision: entry.liveRevision.revision })}</p>}
+      {conflict && (
+        <div className="conflict" role="alertdialog" aria-labelledby="conflict-title">
+          <h2 id="conflict-title">{t('editor.conflict.title')}</h2>
+          <p>{t('editor.conflict.body', { theirs: conflict.theirs.revision, mine: base.revision })}</p>
+          <div className="row">
+            <button type="button" className="primary" onClick={() => resolveConflict(true)}>
+              {t('editor.conflict.merge')}
+            </button>
+            <button type="button" onClick={() => resolveConflict(false)}>
+              {t('editor.conflict.discard')}
+            </button>
+          </div>
+        </div>
+      )}
+      <WorkflowBar entry={entry} revision={revision} dirty={dirty} saveFirst={saveNow} onChanged={refresh} />
+      <div className="save-line" aria-live="polite">
+        {save.kind === 'saving' && t('editor.saving')}
+        {save.kind === 'saved' && !dirty && t('editor.saved', { revision: save.revision })}
+        {dirty && save.kind !== 'saving' && t('editor.unsaved')}
+      </div>
+      {save.kind === 'error' && errors.size > 0 && (
+        <div className="error" role="alert">
+          <p>{t('editor.errors')}</p>
+        </div>
+      )}
+      {save.kind === 'error' && errors.size === 0 && <ErrorMessage error={save.error} />}
+      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} />
+      <div className="row sticky-actions">
+        <button type="button" className="primary" disabled={!dirty || save.kind === 'saving' || Boolean(conflict)} onClick={() => void saveNow()}>
+          {t('editor.save')}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+export function useEntryNavigation() {
+  const navigate = useNavigate();
+  const { path } = useProject();
+  return (entryId: string) => navigate(path(`entries/${entryId}`));
+}

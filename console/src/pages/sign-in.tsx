@@ -1,0 +1,81 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { loginBranding, signIn } from '../api/admin-client.ts';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useSession } from '../session/session.tsx';
+import { Modal } from '../components/modal.tsx';
+
+/** E-mail and password; on a project's page the project's allowlist applies and its branding shows. */
+export function SignInForm({ projectId, email: knownEmail }: { projectId?: string; email?: string }) {
+  const { t } = useI18n();
+  const { signedIn } = useSession();
+  const [email, setEmail] = useState(knownEmail ?? '');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      signedIn(await signIn({ email, password, ...(projectId ? { projectId } : {}) }));
+    } catch (e) {
+      setError(t('signIn.refused', { message: e instanceof Error ? e.message : String(e) }));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} className="sign-in-form">
+      <label>
+        {t('signIn.email')}
+        <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </label>
+      <label>
+        {t('signIn.password')}
+        <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+      </label>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={busy}>
+        {t('signIn.submit')}
+      </button>
+    </form>
+  );
+}
+
+/** The sign-in page, with the project's login branding and appearance when the URL names a project. */
+export function SignInPage({ projectId }: { projectId?: string }) {
+  const { t } = useI18n();
+  const branding = useQuery({ queryKey: ['login-branding', projectId], queryFn: () => loginBranding(projectId!), enabled: Boolean(projectId), retry: false });
+  const b = branding.data;
+  const style = {
+    ...(b?.primaryColor ? { ['--brand' as string]: b.primaryColor } : {}),
+    ...(b?.accentColor ? { ['--accent' as string]: b.accentColor } : {}),
+  };
+  return (
+    <main id="main" className="sign-in-page" style={style}>
+      <div className="sign-in-card">
+        {b?.logoUrl && <img className="sign-in-logo" src={b.logoUrl} alt={b.projectName} />}
+        <h1>{b ? `${b.projectName}: ${t('signIn.title')}` : `${t('app.name')}: ${t('signIn.title')}`}</h1>
+        {b?.message && <p className="sign-in-message">{b.message}</p>}
+        <SignInForm {...(projectId ? { projectId } : {})} />
+      </div>
+    </main>
+  );
+}
+
+/** Over the page whose session ran out: sign in again without leaving it. */
+export function SessionExpiredDialog({ projectId }: { projectId?: string }) {
+  const { t } = useI18n();
+  const { expired, session } = useSession();
+  return (
+    <Modal open={expired} title={t('signIn.title')}>
+      <p>{t('signIn.expired')}</p>
+      <SignInForm {...(projectId ? { projectId } : {})} {...(session ? { email: session.user.email } : {})} />
+    </Modal>
+  );
+}

@@ -1,0 +1,234 @@
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { Modal } from '../components/modal.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { ScheduleFields, useSchedule } from '../components/schedule-fields.tsx';
+import type { EntrySummary, Revision } from '../api/shapes.ts';
+
+type Dialog = 'schedule' | 'reject' | 'rename' | 'delete' | 'preview' | null;
+
+/**
+ * The workflow of the entry's latest revision (spec section 3) and the entry's own actions. Controls a
+ * role may not use are not shown (approve, schedule, reject and delete need tenant_admin); the API
+ * refuses them anyway.
+ */
+export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { entry: EntrySummary; revision: Revision; dirty: boolean; saveFirst: () => Promise<boolean>; onChanged: () => Promise<void> }) {
+  const { t, formatTime } = useI18n();
+  const { api, isAdmin, path } = useProject();
+  const navigate = useNavigate();
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [reason, setReason] = useState('');
+  const [slug, setSlug] = useState(entry.slug);
+  const [preview, setPreview] = useState<{ previewUrl: string; expiresAt: string } | null>(null);
+  const schedule = useSchedule();
+  const status = revision.status;
+
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      setDialog(null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const act = (action: 'submit' | 'approve' | 'reject' | 'withdraw' | 'reopen', body: Record<string, unknown> = {}) =>
+    run(async () => {
+      if (dirty && !(await saveFirst())) return;
+      const latest = (await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } })) as EntrySummary;
+      const target = latest.latestRevision!;
+      await api.POST(`/revisions/{revisionId}/${action}`, { params: { path: { revisionId: target.revisionId } }, body: { revision: target.revision, ...body } });
+      await onChanged();
+    });
+
+  const submitSchedule = (event: FormEvent) => {
+    event.preventDefault();
+    void act('approve', { publishAt: schedule.publishAt() });
+  };
+  const submitReject = (event: FormEvent) => {
+    event.preventDefault();
+    void act('reject', reason.trim() ? { reason: reason.trim() } : {});
+  };
+  const submitRename = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      await api.PATCH('/entries/{entryId}/slug', { params: { path: { entryId: entry.id } }, body: { slug } });
+      await onChanged();
+    });
+  };
+
+  return (
+    <div className="workflow">
+      {status === 'rejected' && revision.rejectedReason && <p className="notice">{t('editor.rejectedReason', { reason: revision.rejectedReason })}</p>}
+      {status === 'scheduled' && revision.publishAt && (
+        <p className="notice">{t('editor.scheduledFor', { time: `${formatTime(revision.publishAt)} (${Intl.DateTimeFormat().resolvedOptions().timeZone})` })}</p>
+      )}
+      <div className="row" role="toolbar" aria-label={t('list.col.status')}>
+        {status === 'draft' && (
+          <button type="button" className="primary" disabled={busy} onClick={() => void act('submit')}>
+            {t('action.submit')}
+          </button>
+        )}
+        {status === 'pending_review' && isAdmin && (
+          <>
+            <button type="button" className="primary" disabled={busy} onClick={() => void act('approve')}>
+              {t('action.approve')}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setDialog('schedule')}>
+              {t('action.schedule')}
+            </button>
+          </>
+        )}
+        {(status === 'pending_review' || status === 'scheduled') && isAdmin && (
+          <button type="button" disabled={busy} onClick={() => setDialog('reject')}>
+            {t('action.reject')}
+          </button>
+        )}
+        {(status === 'pending_review' || status === 'scheduled') && (
+          <button type="button" disabled={busy} onClick={() => void act('withdraw')}>
+            {t('action.withdraw')}
+          </button>
+        )}
+        {status === 'rejected' && (
+          <button type="button" className="primary" disabled={busy} onClick={() => void act('reopen')}>
+            {t('action.reopen')}
+          </button>
+        )}
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void run(async () => {
+              const token = (await api.POST('/revisions/{revisionId}/preview-token', { params: { path: { revisionId: revision.revisionId } } })) as { previewUrl: string; expiresAt: string };
+              setPreview(token);
+              setDialog('preview');
+            })
+          }
+        >
+          {t('editor.preview')}
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void run(async () => {
+              const copy = (await api.POST('/entries/{entryId}/duplicate', { params: { path: { entryId: entry.id } }, body: {} })) as { entry: { id: string } };
+              navigate(path(`entries/${copy.entry.id}`));
+            })
+          }
+        >
+          {t('editor.duplicate')}
+        </button>
+        <button type="button" disabled={busy} onClick={() => setDialog('rename')}>
+          {t('editor.rename')}
+        </button>
+        {isAdmin && (
+          <button type="button" className="danger" disabled={busy} onClick={() => setDialog('delete')}>
+            {t('editor.delete')}
+          </button>
+        )}
+      </div>
+      {!dialog && <ErrorMessage error={error} />}
+
+      <Modal open={dialog === 'schedule'} title={t('action.schedule')} onClose={() => setDialog(null)}>
+        <form onSubmit={submitSchedule}>
+          <ScheduleFields schedule={schedule} />
+          <ErrorMessage error={error} />
+          <div className="dialog-actions">
+            <button type="button" onClick={() => setDialog(null)}>
+              {t('action.cancel')}
+            </button>
+            <button type="submit" className="primary" disabled={busy || !schedule.local}>
+              {t('action.confirm')}
+            </button>
+          </div>
+        </form>
+      </Modal>
+
+      <Modal open={dialog === 'reject'} title={t('action.reject')} onClose={() => setDialog(null)}>
+        <form onSubmit={submitReject}>
+          <label>
+            {t('action.rejectReason')}
+            <textarea value={reason} maxLength={2000} rows={4} onChange={(e) => setReason(e.target.value)} />
+          </label>
+          <ErrorMessage error={error} />
+          <div className="dialog-actions">
+            <button type="button" onClick={() => setDialog(null)}>
+              {t('action.cancel')}
+            </button>
+            <button type="submit" className="primary" disabled={busy}>
+              {t('action.reject')}
+            </button>
+          </div>
+        </form>
+      </Modal>
+
+      <Modal open={dialog === 'rename'} title={t('editor.rename')} onClose={() => setDialog(null)}>
+        <form onSubmit={submitRename}>
+          <label>
+            {t('new.slug')}
+            <input type="text" value={slug} pattern="[a-z0-9]+(-[a-z0-9]+)*" required onChange={(e) => setSlug(e.target.value)} aria-describedby="rename-help" />
+          </label>
+          <p id="rename-help" className="help">
+            {t('editor.rename.help', { oldSlug: entry.slug })}
+          </p>
+          <ErrorMessage error={error} />
+          <div className="dialog-actions">
+            <button type="button" onClick={() => setDialog(null)}>
+              {t('action.cancel')}
+            </button>
+            <button type="submit" className="primary" disabled={busy || slug === entry.slug}>
+              {t('action.confirm')}
+            </button>
+          </div>
+        </form>
+      </Modal>
+
+      <Modal open={dialog === 'delete'} title={t('editor.delete')} onClose={() => setDialog(null)}>
+        <p>{t('editor.delete.confirm', { title: entry.title || entry.slug })}</p>
+        <ErrorMessage error={error} />
+        <div className="dialog-actions">
+          <button type="button" onClick={() => setDialog(null)}>
+            {t('action.cancel')}
+          </button>
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() =>
+              void run(async () => {
+                await api.DELETE('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
+                navigate(path(`content/${entry.formSetId}`));
+              })
+            }
+          >
+            {t('editor.delete')}
+          </button>
+        </div>
+      </Modal>
+
+      <Modal open={dialog === 'preview'} title={t('editor.preview')} onClose={() => setDialog(null)}>
+        {preview && (
+          <p>
+            <a href={preview.previewUrl} target="_blank" rel="noopener noreferrer">
+              {t('editor.preview')}: {t('editor.revision', { revision: revision.revision })}
+            </a>{' '}
+            <span className="muted small">({formatTime(preview.expiresAt)})</span>
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" onClick={() => setDialog(null)}>
+            {t('picker.close')}
+          </button>
+        </div>
+      </Modal>
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+import { useMemo } from 'react';
+import { NavLink, Outlet, useNavigate, useParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { useI18n, UI_LANGUAGES, type UiLanguage } from '../i18n/i18n.tsx';
+import { useSession } from '../session/session.tsx';
+import { SessionExpiredDialog, SignInPage } from '../pages/sign-in.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { ProjectContext, type ProjectContextValue, type ProjectOverview } from './project-context.tsx';
+import type { MessageKey } from '../i18n/en.ts';
+
+/**
+ * The frame of every page of a project: header (project switcher, language, user, sign-out), the
+ * navigation by area, and the page. Issue 19's areas (contact forms, webhooks, people and keys,
+ * settings, operations) are further entries of `AREAS` and routes in app.tsx.
+ */
+export function ProjectLayout() {
+  const { projectId = '' } = useParams();
+  const { session } = useSession();
+  if (!session) return <SignInPage projectId={projectId} />;
+  return <SignedInProject projectId={projectId} />;
+}
+
+interface Area {
+  label: MessageKey;
+  to: string;
+  adminOnly?: boolean;
+}
+
+const AREAS: Area[] = [
+  { label: 'nav.review', to: 'review' },
+  { label: 'nav.media', to: 'media' },
+  { label: 'nav.audit', to: 'audit', adminOnly: true },
+];
+
+function SignedInProject({ projectId }: { projectId: string }) {
+  const { t, language, setLanguage } = useI18n();
+  const { session, clientFor, signOut } = useSession();
+  const navigate = useNavigate();
+  const api = useMemo(() => clientFor(projectId), [clientFor, projectId]);
+  const project = useQuery({ queryKey: [projectId, 'project'], queryFn: () => api.GET('/project') as Promise<ProjectOverview> });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') as Promise<{ items: Array<{ id: string; name: string }> }> });
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string; name: string; slug: string }> }> });
+  const user = session!.user;
+  const value = useMemo<ProjectContextValue | null>(
+    () =>
+      project.data
+        ? { projectId, project: project.data, api, isAdmin: user.role === 'tenant_admin', userId: user.id, path: (sub: string) => `/p/${projectId}/${sub}` }
+        : null,
+    [project.data, projectId, api, user],
+  );
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        {t('app.skipToContent')}
+      </a>
+      <header className="topbar">
+        <span className="brand">{t('app.name')}</span>
+        <label className="project-switcher">
+          <span>{t('nav.project')}</span>
+          <select value={projectId} onChange={(e) => navigate(`/p/${e.target.value}/`)}>
+            {(projects.data?.items ?? [{ id: projectId, name: project.data?.name ?? projectId }]).map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="language-switcher">
+          <span>{t('app.language')}</span>
+          <select value={language} onChange={(e) => setLanguage(e.target.value as UiLanguage)}>
+            {Object.entries(UI_LANGUAGES).map(([code, name]) => (
+              <option key={code} value={code}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="user">{t('nav.signedInAs', { email: user.email, role: t(`role.${user.role}` as MessageKey) })}</span>
+        <button
+          type="button"
+          onClick={() => {
+            signOut();
+            navigate(`/p/${projectId}/`);
+          }}
+        >
+          {t('nav.signOut')}
+        </button>
+      </header>
+      <div className="columns">
+        <nav className="sidebar" aria-label={t('nav.main')}>
+          <h2>{t('nav.formSets')}</h2>
+          <ul>
+            {formSets.data?.items.map((fs) => (
+              <li key={fs.id}>
+                <NavLink to={`/p/${projectId}/content/${fs.id}`}>{fs.name}</NavLink>
+              </li>
+            ))}
+          </ul>
+          <ul>
+            {AREAS.filter((a) => !a.adminOnly || user.role === 'tenant_admin').map((area) => (
+              <li key={area.to}>
+                <NavLink to={`/p/${projectId}/${area.to}`}>{t(area.label)}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" className="page" tabIndex={-1}>
+          <ErrorMessage error={project.error ?? formSets.error} />
+          {value ? (
+            <ProjectContext.Provider value={value}>
+              <Outlet />
+            </ProjectContext.Provider>
+          ) : (
+            !project.error && <p>{t('app.loading')}</p>
+          )}
+        </main>
+      </div>
+      <SessionExpiredDialog projectId={projectId} />
+    </div>
+  );
+}
