@@ -47,6 +47,8 @@ function UploadButton({ id, accept, onUploaded }: { id: string; accept?: string;
         ref={input}
         id={`${id}-upload`}
         className="visually-hidden"
+        tabIndex={-1}
+        aria-label={t('field.upload')}
         type="file"
         accept={accept}
         onChange={async (e) => {

@@ -23,10 +23,3 @@ export function withLocaleValue(value: unknown, locale: string, defaultLocale: s
   else map[locale] = next;
   return map;
 }
-
-/** Which locales have a value in any localized field: the list's "locale coverage". */
-export function hasValue(value: unknown): boolean {
-  if (value === undefined || value === null || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  return true;
-}

@@ -35,19 +35,19 @@ export default function RichTextEditor({ id, value, onChange, labelledBy, descri
     if (!value && !editor.isEmpty) editor.commands.setContent('', { emitUpdate: false });
   }, [editor, value]);
   if (!editor) return null;
-  const tool = (label: string, active: boolean, run: () => void, text: string) => (
-    <button type="button" aria-label={label} aria-pressed={active} onClick={run}>
-      {text}
+  const tool = (label: string, active: boolean, run: () => void) => (
+    <button type="button" aria-pressed={active} onClick={run}>
+      {label}
     </button>
   );
   return (
     <div className="rich-text-field">
       <div className="toolbar" role="toolbar" aria-label={t('field.formatting')}>
-        {tool(t('field.bold'), editor.isActive('bold'), () => editor.chain().focus().toggleBold().run(), 'B')}
-        {tool(t('field.italic'), editor.isActive('italic'), () => editor.chain().focus().toggleItalic().run(), 'I')}
-        {tool(t('field.heading'), editor.isActive('heading', { level: 2 }), () => editor.chain().focus().toggleHeading({ level: 2 }).run(), 'H2')}
-        {tool(t('field.bulletList'), editor.isActive('bulletList'), () => editor.chain().focus().toggleBulletList().run(), '•')}
-        {tool(t('field.orderedList'), editor.isActive('orderedList'), () => editor.chain().focus().toggleOrderedList().run(), '1.')}
+        {tool(t('field.bold'), editor.isActive('bold'), () => editor.chain().focus().toggleBold().run())}
+        {tool(t('field.italic'), editor.isActive('italic'), () => editor.chain().focus().toggleItalic().run())}
+        {tool(t('field.heading'), editor.isActive('heading', { level: 2 }), () => editor.chain().focus().toggleHeading({ level: 2 }).run())}
+        {tool(t('field.bulletList'), editor.isActive('bulletList'), () => editor.chain().focus().toggleBulletList().run())}
+        {tool(t('field.orderedList'), editor.isActive('orderedList'), () => editor.chain().focus().toggleOrderedList().run())}
       </div>
       <EditorContent editor={editor} />
     </div>

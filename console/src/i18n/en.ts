@@ -130,6 +130,7 @@ export const en = {
   'media.upload': 'Upload files',
   'media.drop': 'Drop files here, or choose them',
   'media.uploading': 'Uploading {name}: {percent}%',
+  'media.details': 'Details',
   'media.altText': 'Alternative text',
   'media.caption': 'Caption',
   'media.saveDetails': 'Save details',

@@ -132,6 +132,7 @@ export const ja: Messages = {
   'media.upload': 'ファイルをアップロード',
   'media.drop': 'ここにファイルをドロップ、または選択',
   'media.uploading': '{name} をアップロード中：{percent}%',
+  'media.details': '詳細',
   'media.altText': '代替テキスト',
   'media.caption': 'キャプション',
   'media.saveDetails': '詳細を保存',

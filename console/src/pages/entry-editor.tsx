@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Link, useBlocker, useNavigate, useParams } from 'react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useBlocker, useParams } from 'react-router';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../api/admin-client.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
@@ -23,7 +23,13 @@ export function EntryEditorPage() {
   const formSetId = entry.data?.formSetId;
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }) as Promise<FormSet>, enabled: Boolean(formSetId) });
   const revisionId = entry.data?.latestRevision?.revisionId;
-  const revision = useQuery({ queryKey: [projectId, 'revision', revisionId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: revisionId! } } }) as Promise<Revision>, enabled: Boolean(revisionId) });
+  // The editor stays mounted (and keeps what is typed) while a newer latest revision loads.
+  const revision = useQuery({
+    queryKey: [projectId, 'revision', revisionId],
+    queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: revisionId! } } }) as Promise<Revision>,
+    enabled: Boolean(revisionId),
+    placeholderData: keepPreviousData,
+  });
   const error = entry.error ?? formSet.error ?? revision.error;
   if (error) return <ErrorMessage error={error} />;
   if (!entry.data || !formSet.data || !revision.data) return <LoadingLine />;
@@ -57,6 +63,8 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
   const refresh = useCallback(async () => {
     await queryClient.invalidateQueries({ queryKey: [projectId, 'entry', entry.id] });
     await queryClient.invalidateQueries({ queryKey: [projectId, 'entries'] });
+    // A workflow step changes the status of the same revision id.
+    await queryClient.invalidateQueries({ queryKey: [projectId, 'revision'] });
   }, [queryClient, projectId, entry.id]);
 
   /** Saves what is typed as a new revision based on the one the editor started from. */
@@ -121,6 +129,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     if (!conflict) return;
     const theirs = (conflict.theirs.snapshot ?? {}) as EntryValues;
     const next = keepMine ? mergeFieldValues(base.values, valuesRef.current, theirs) : theirs;
+    queryClient.setQueryData([projectId, 'revision', conflict.theirs.revisionId], conflict.theirs);
     setBase({ revision: conflict.theirs.revision, values: theirs });
     setValues(next);
     setDirty(keepMine);
@@ -176,10 +185,4 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       </div>
     </section>
   );
-}
-
-export function useEntryNavigation() {
-  const navigate = useNavigate();
-  const { path } = useProject();
-  return (entryId: string) => navigate(path(`entries/${entryId}`));
 }

@@ -100,8 +100,8 @@ export function MediaLibrary() {
           <li key={asset.id}>
             <AssetThumb asset={asset} />
             <span className="file-name">{asset.fileName}</span>
-            <button type="button" onClick={() => setEditing(asset)} aria-label={`${t('media.saveDetails')}: ${asset.fileName}`}>
-              {t('media.altText')}
+            <button type="button" onClick={() => setEditing(asset)} aria-label={`${t('media.details')}: ${asset.fileName}`}>
+              {t('media.details')}
             </button>
           </li>
         ))}

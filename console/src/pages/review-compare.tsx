@@ -7,7 +7,20 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { DiffView } from '../components/diff-view.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Modal } from '../components/modal.tsx';
-import type { Diff, EntrySummary, FormSet, Revision } from '../api/shapes.ts';
+import { isLocalized, isRichTextDocument } from '../fields/localized.ts';
+import type { Diff, EntrySummary, FieldChange, FieldDefinition, FormSet, Revision } from '../api/shapes.ts';
+
+/** A first submission against nothing: each value (each locale's, for a localized field) as added. */
+function everyValueAdded(fields: FieldDefinition[], snapshot: Record<string, unknown>): FieldChange[] {
+  return fields.flatMap((field): FieldChange[] => {
+    const value = snapshot[field.key];
+    if (value === undefined) return [];
+    if (isLocalized(field) && value && typeof value === 'object' && !isRichTextDocument(value)) {
+      return Object.entries(value as Record<string, unknown>).map(([locale, after]) => ({ field: field.key, locale, kind: 'added', after }));
+    }
+    return [{ field: field.key, kind: 'added', after: value }];
+  });
+}
 
 /**
  * One submission side by side with the live revision (or, before the first publication, with the previous
@@ -71,7 +84,7 @@ export function ReviewCompare() {
         <>
           <p className="muted">{t('review.noLive')}</p>
           <DiffView
-            diff={{ entryId: entry.data.id, from: submitted, to: submitted, changes: Object.entries(submitted.snapshot ?? {}).map(([field, after]) => ({ field, kind: 'added' as const, after })) }}
+            diff={{ entryId: entry.data.id, from: submitted, to: submitted, changes: everyValueAdded(fields, submitted.snapshot ?? {}) }}
             fields={fields}
             beforeTitle={t('review.noLive')}
             afterTitle={t('review.submitted', { revision: submitted.revision })}

@@ -32,6 +32,9 @@ export function ReviewQueue() {
     initialPageParam: '',
     queryFn: ({ pageParam }) => api.GET('/review-queue', { params: { query: { limit: 50, cursor: pageParam } } }) as Promise<Page<QueueItem>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // What waits changes as others work: kept current while the desk is open.
+    refetchInterval: 30_000,
+    refetchOnWindowFocus: true,
   });
   const items = queue.data?.pages.flatMap((p) => p.items) ?? [];
   const [selected, setSelected] = useState<Set<string>>(new Set());

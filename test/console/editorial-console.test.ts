@@ -1,0 +1,413 @@
+/**
+ * The editorial console (issue 18) end to end: Debian's Chromium through playwright-core against a started
+ * service, one browser and one service for the file. An editor (tenant_user) and an admin (tenant_admin, in
+ * Tokyo) work on one entry through its whole life; axe-core checks each main page.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { adminSession } from '../contact-forms/support.ts';
+import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { ScheduledPublisher } from '../../src/application/scheduled-publisher.ts';
+import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
+import { PACKAGE_ROOT } from '../../src/package-root.ts';
+import { CHROMIUM_ARGS, expectAccessible, pngFile, requireConsoleBuild, screenshot, sessionCall, signIn, watchedPage } from './support.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+const FIELDS = [
+  { key: 'title', type: 'text', label: 'Title', required: true },
+  { key: 'summary', type: 'textarea', label: 'Summary' },
+  { key: 'body', type: 'tiptap', label: 'Body' },
+  { key: 'link', type: 'url', label: 'Link' },
+  { key: 'rating', type: 'number', label: 'Rating', limits: { min: 0, max: 5 } },
+  { key: 'featured', type: 'boolean', label: 'Featured' },
+  { key: 'event_date', type: 'date', label: 'Event date' },
+  { key: 'topic', type: 'select', label: 'Topic', masterEntityKey: 'topic' },
+  { key: 'tone', type: 'radio', label: 'Tone', masterEntityKey: 'topic' },
+  { key: 'tags', type: 'multiselect', label: 'Tags', masterEntityKey: 'topic' },
+  { key: 'hero', type: 'image', label: 'Hero image' },
+  { key: 'attachment', type: 'file', label: 'Attachment' },
+  { key: 'gallery', type: 'image_gallery', label: 'Gallery' },
+  { key: 'video', type: 'video_embed', label: 'Video' },
+  { key: 'related', type: 'entry_ref', label: 'Related entry' },
+  { key: 'credit', type: 'text', label: 'Credit', locale_shared: true },
+];
+
+describe(needing(chromiumProgram, 'console: the editorial console in headless Chromium'), function () {
+  this.timeout(180_000);
+  let f: AdminFixture;
+  let browser: Browser;
+  let adminToken: string;
+  let api: ReturnType<typeof sessionCall>;
+  let files: string;
+  let formSetId: string;
+  let relatedId: string;
+  let entryId: string;
+  let editorEmail: string;
+  let consoleUrl: string;
+  let author: { context: BrowserContext; page: Page; problems: string[] };
+  let reviewer: { context: BrowserContext; page: Page; problems: string[] };
+
+  const entry = async () => (await api('GET', `/entries/${entryId}`)).body;
+  const latestSnapshot = async () => (await api('GET', `/revisions/${(await entry()).latestRevision.revisionId}`)).body;
+
+  before(async function () {
+    const executablePath = requireProgram(this, chromiumProgram);
+    requireConsoleBuild();
+    f = await startAdminFixture({ plan: 'business' });
+    adminToken = (await adminSession(f)).token;
+    api = sessionCall(f, adminToken);
+    consoleUrl = `${f.service.url}/console/p/${f.project.projectId}/`;
+    editorEmail = `editor-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    expect((await api('POST', '/users', { email: editorEmail, password: PASSWORD, role: 'tenant_user' })).status).to.equal(201);
+    expect((await api('PUT', '/project/login-appearance', { message: 'Welcome to the newsroom', primaryColor: '#7c2d12' })).status).to.equal(200);
+    const master = await f.call('POST', '/master-entities', {
+      body: {
+        key: 'topic',
+        name: 'Topic',
+        records: [
+          { value: 'science', labels: { en: 'Science', ja: '科学' } },
+          { value: 'culture', labels: { en: 'Culture', ja: '文化' } },
+          { value: 'sports', labels: { en: 'Sports', ja: 'スポーツ' } },
+        ],
+      },
+    });
+    expect(master.status, JSON.stringify(master.body)).to.equal(201);
+    const formSet = await f.call('POST', '/form-sets', { body: { slug: 'features', name: 'Features', fields: FIELDS } });
+    expect(formSet.status, JSON.stringify(formSet.body)).to.equal(201);
+    formSetId = formSet.body.id;
+    const related = await f.call('POST', `/form-sets/${formSetId}/entries`, { body: { slug: 'background-piece', fields: { title: { en: 'Background piece' } } } });
+    relatedId = related.body.entry.id;
+    files = tempDir();
+    const blue = fs.readFileSync(await pngFile(files, 'blue.png', { r: 30, g: 60, b: 200 }));
+    expect((await f.call('POST', '/media', { body: { base64: blue.toString('base64'), fileName: 'blue.png', altText: 'A blue square' } })).status).to.equal(201);
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await f?.stop();
+  });
+
+  it('serves the app at /console with a strict CSP, immutable hashed assets and no admin data; / and /admin lead a browser there', async () => {
+    const page = await fetch(`${f.service.url}/console/`);
+    expect(page.status).to.equal(200);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).to.include("script-src 'self'").and.include("style-src 'self'").and.include("frame-ancestors 'none'").and.not.include('unsafe-inline');
+    const html = await page.text();
+    expect(html).not.to.include(f.project.projectId);
+    expect(html).not.to.include(f.project.adminEmail);
+    expect((await fetch(`${f.service.url}/console/p/${f.project.projectId}/content/x`)).status).to.equal(200);
+    for (const entry of ['/', '/admin']) {
+      const response = await fetch(`${f.service.url}${entry}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      expect([response.status, response.headers.get('location')], entry).to.deep.equal([302, '/console/']);
+      expect((await fetch(`${f.service.url}${entry}`, { headers: { accept: 'application/json' } })).status).to.equal(404);
+    }
+    // The first load: the entry script and what it preloads, at most 250 KB compressed.
+    const scripts = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    expect(scripts.length).to.be.at.least(1);
+    let gzipped = 0;
+    for (const script of scripts) {
+      const response = await fetch(`${f.service.url}${script}`);
+      expect(response.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+      gzipped += zlib.gzipSync(Buffer.from(await response.arrayBuffer())).length;
+    }
+    expect(gzipped, 'initial JavaScript, gzip bytes').to.be.at.most(250 * 1024);
+    // The rich-text editor is not part of it: a chunk of its own, loaded when a tiptap field shows.
+    expect(fs.readdirSync(path.join(PACKAGE_ROOT, 'console', 'dist', 'assets')).some((name) => name.startsWith('rich-text-editor-'))).to.equal(true);
+    expect(scripts.some((s) => s.includes('rich-text-editor'))).to.equal(false);
+  });
+
+  it('a tenant_user signs in on the branded page and writes an entry with every field type in two locales, then submits it', async () => {
+    const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Berlin', viewport: { width: 1280, height: 900 } });
+    author = { context, ...(await watchedPage(context)) };
+    const { page } = author;
+    await page.goto(consoleUrl);
+    await page.getByText('Welcome to the newsroom').waitFor();
+    await expectAccessible(page, 'the sign-in page');
+    await screenshot(page, 'sign-in');
+    await signIn(page, consoleUrl, editorEmail, PASSWORD);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).click();
+    await page.getByRole('link', { name: 'New entry' }).click();
+    await page.locator('#entry-slug').fill('first-feature');
+    // Localized fields, English tab first.
+    await page.locator('#field-title-en').fill('Solar festival');
+    await page.locator('#field-summary-en').fill('Three days of music.');
+    await page.locator('#field-body-en').click();
+    await page.keyboard.type('The festival opens at dawn.');
+    await page.getByRole('tab', { name: 'JA' }).click();
+    await page.locator('#field-title-ja').fill('太陽祭');
+    await page.locator('#field-body-ja').click();
+    await page.keyboard.type('祭りは夜明けに始まります。');
+    // Fields shown once.
+    await page.locator('#field-link').fill('https://example.org/festival');
+    await page.locator('#field-rating').fill('4');
+    await page.locator('#field-featured').check();
+    await page.locator('[data-field="event_date"]').getByLabel('Date range').check();
+    await page.locator('#field-event_date').fill('2026-07-01');
+    await page.locator('#field-event_date-to').fill('2026-07-03');
+    await page.locator('#field-topic').selectOption({ label: 'Culture' });
+    await page.locator('[data-field="tone"]').getByLabel('Science').check();
+    await page.locator('[data-field="tags"]').getByLabel('Culture').check();
+    await page.locator('[data-field="tags"]').getByLabel('Sports').check();
+    await page.locator('#field-hero-upload').setInputFiles(await pngFile(files, 'red.png', { r: 200, g: 30, b: 30 }));
+    await page.locator('[data-field="hero"] img[alt="red.png"]').waitFor();
+    await page.locator('[data-field="attachment"]').getByRole('button', { name: 'Choose from library' }).click();
+    await page.getByRole('button', { name: 'Select: blue.png' }).click();
+    await page.locator('[data-field="attachment"]').getByText('blue.png').waitFor();
+    await page.locator('#field-gallery-upload').setInputFiles(await pngFile(files, 'one.png', { r: 10, g: 10, b: 10 }));
+    await page.locator('[data-field="gallery"] li').nth(0).waitFor();
+    await page.locator('#field-gallery-upload').setInputFiles(await pngFile(files, 'two.png', { r: 240, g: 240, b: 240 }));
+    await page.locator('[data-field="gallery"] li').nth(1).waitFor();
+    await page.getByLabel('Caption 1').fill('First picture');
+    await page.getByLabel('Caption 2').fill('Second picture');
+    await page.getByRole('button', { name: 'Move down 1' }).click();
+    await page.locator('#field-video').fill('https://www.youtube.com/watch?v=aqz-KE-bpKQ');
+    expect(await page.getByTitle('Video preview').getAttribute('src')).to.equal('https://www.youtube-nocookie.com/embed/aqz-KE-bpKQ');
+    await page.locator('[data-field="related"]').getByRole('button', { name: 'Choose an entry' }).click();
+    await page.getByRole('dialog').getByLabel('Search').fill('Background');
+    await page.getByRole('button', { name: 'Select: Background piece' }).click();
+    await page.locator('[data-field="related"]').getByText('Background piece (/background-piece)').waitFor();
+    await page.locator('#field-credit').fill('Photo: A. Author');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: 'Submit for review' }).waitFor();
+    entryId = /\/entries\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await expectAccessible(page, 'the entry editor');
+    await screenshot(page, 'entry-editor');
+    // Role-aware: no approve, schedule or delete controls for a tenant_user.
+    for (const name of ['Approve and publish now', 'Approve for a later time', 'Delete entry', 'Reject']) expect(await page.getByRole('button', { name }).count(), name).to.equal(0);
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
+
+    const saved = await latestSnapshot();
+    expect(saved.status).to.equal('pending_review');
+    const s = saved.snapshot;
+    expect(s.title).to.deep.equal({ en: 'Solar festival', ja: '太陽祭' });
+    expect(s.summary).to.deep.equal({ en: 'Three days of music.' });
+    expect(s.body.en).to.deep.equal({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'The festival opens at dawn.' }] }] });
+    expect(s.body.ja.content[0].content[0].text).to.equal('祭りは夜明けに始まります。');
+    expect([s.link, s.rating, s.featured, s.event_date, s.topic, s.tone, s.tags, s.video, s.related, s.credit]).to.deep.equal([
+      'https://example.org/festival',
+      4,
+      true,
+      { from: '2026-07-01', to: '2026-07-03' },
+      'culture',
+      'science',
+      ['culture', 'sports'],
+      'https://www.youtube.com/watch?v=aqz-KE-bpKQ',
+      relatedId,
+      'Photo: A. Author',
+    ]);
+    const asset = async (id: string) => (await api('GET', `/media/${id}`)).body.fileName;
+    expect([await asset(s.hero), await asset(s.attachment)]).to.deep.equal(['red.png', 'blue.png']);
+    expect(s.gallery.map((g: { caption: string }) => g.caption)).to.deep.equal(['Second picture', 'First picture']);
+    expect(await Promise.all(s.gallery.map((g: { assetId: string }) => asset(g.assetId)))).to.deep.equal(['two.png', 'one.png']);
+
+    // The list shows it with its locale coverage and status.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).click();
+    const row = page.getByRole('row', { name: /Solar festival/ });
+    await row.waitFor();
+    expect(await row.innerText()).to.include('In review').and.include('en, ja');
+    await expectAccessible(page, 'the entry list');
+    await screenshot(page, 'entry-list');
+  });
+
+  it('a tenant_admin in Tokyo finds it in the review queue, compares and rejects it with a reason', async () => {
+    const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Asia/Tokyo', viewport: { width: 1280, height: 900 } });
+    reviewer = { context, ...(await watchedPage(context)) };
+    const { page } = reviewer;
+    await signIn(page, consoleUrl, f.project.adminEmail, PASSWORD);
+    await page.getByRole('link', { name: 'Review desk' }).click();
+    const row = page.getByRole('row', { name: /Solar festival/ });
+    await row.waitFor();
+    expect(await row.innerText()).to.include(editorEmail).and.include('In review');
+    await expectAccessible(page, 'the review desk');
+    await screenshot(page, 'review-desk');
+    await row.getByRole('link', { name: 'Solar festival' }).click();
+    await page.getByRole('heading', { name: 'Review: Solar festival' }).waitFor();
+    expect(await page.getByRole('table').innerText()).to.include('Title (ja)').and.include('太陽祭');
+    await expectAccessible(page, 'the review comparison');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.getByLabel('Reason for rejecting').fill('Please name the venue.');
+    await page.getByRole('dialog').getByRole('button', { name: 'Reject' }).click();
+    await page.getByRole('heading', { name: 'Review desk' }).waitFor();
+    expect((await latestSnapshot()).status).to.equal('rejected');
+  });
+
+  it('the author reads the reason, reopens, fixes (autosaved: one revision per pause) and resubmits', async () => {
+    const { page } = author;
+    await page.getByRole('link', { name: 'Solar festival' }).click();
+    await page.getByText('Rejected: Please name the venue.').waitFor();
+    await page.getByRole('button', { name: 'Reopen as draft' }).click();
+    await page.getByRole('button', { name: 'Submit for review' }).waitFor();
+    const before = (await entry()).revisionCount;
+    await page.locator('#field-summary-en').click();
+    await page.keyboard.press('End');
+    await page.locator('#field-summary-en').pressSequentially(' At the harbour.', { delay: 40 });
+    await page.getByText(`Saved as revision ${before + 1}`).waitFor();
+    expect((await entry()).revisionCount).to.equal(before + 1);
+    expect((await latestSnapshot()).snapshot.summary.en).to.equal('Three days of music. At the harbour.');
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
+  });
+
+  it('the admin schedules it in Asia/Tokyo (stored UTC, shown back in Tokyo time); the scheduled job publishes it and the public API serves it', async () => {
+    const { page } = reviewer;
+    await page.getByRole('link', { name: 'Media library' }).click();
+    await page.getByRole('link', { name: 'Review desk' }).click();
+    await page.getByRole('link', { name: 'Solar festival' }).click();
+    await page.getByText('At the harbour.').first().waitFor();
+    await page.getByRole('link', { name: /^Revision \d+$/ }).click();
+    await page.getByRole('button', { name: 'Approve for a later time' }).click();
+    expect(await page.getByLabel('Time zone').inputValue()).to.equal('Asia/Tokyo');
+    await page.getByLabel('Publish at').fill('2030-01-02T09:30');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Scheduled to publish Jan 2, 2030, 9:30 AM (Asia/Tokyo)').waitFor();
+    const scheduled = await latestSnapshot();
+    expect([scheduled.status, scheduled.publishAt]).to.deep.equal(['scheduled', '2030-01-02T00:30:00.000Z']);
+
+    const clock = new ManualClock('2030-01-02T00:31:00.000Z');
+    const publisher = new ScheduledPublisher({ log: f.service.log, reader: new ReadModelReader(f.service.stores.readModels, { cacheMs: 0 }), clock, logger: pino({ level: 'silent' }), intervalMs: 1000 });
+    expect(await publisher.runOnce()).to.equal(1);
+    expect(await f.service.supervisor!.waitFor((await f.service.log.headPosition())!, 5000)).to.equal(true);
+    const published = await fetch(`${f.service.url}/public/p/${f.project.projectId}/v1/form-sets/features/entries/first-feature?locale=ja`);
+    expect(published.status).to.equal(200);
+    expect(((await published.json()) as { data: { title: string } }).data.title).to.equal('太陽祭');
+  });
+
+  it('history shows every step with its actor and a diff; restoring a revision makes a new draft', async () => {
+    const { page } = reviewer;
+    await page.reload();
+    await signIn(page, page.url(), f.project.adminEmail, PASSWORD);
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('heading', { name: 'History of Solar festival' }).waitFor();
+    const rows = await page.locator('table.list').getByRole('row').allInnerTexts();
+    const steps = rows.slice(1).map((r) => r.split('\t').map((c) => c.trim()));
+    const who = (what: string) => steps.filter((s) => s[2] === what).map((s) => s[1]);
+    expect(who('submitted for review')).to.deep.equal([editorEmail, editorEmail]);
+    expect(who('rejected')).to.deep.equal([f.project.adminEmail]);
+    expect(who('reopened')).to.deep.equal([editorEmail]);
+    expect(who('revision saved')).to.deep.equal([editorEmail, editorEmail]);
+    expect(steps.map((s) => s[2])).to.include.members(['created', 'approved and scheduled', 'published']);
+    // The diff of the two revisions: the summary changed.
+    const diff = page.locator('table.diff');
+    await diff.waitFor();
+    expect(await diff.innerText()).to.include('Summary (en)').and.include('At the harbour.');
+    await expectAccessible(page, 'the entry history');
+    await screenshot(page, 'history');
+    await page.getByRole('button', { name: 'Restore as new draft: Revision 1' }).click();
+    await page.getByText(/Restored as revision 3/).waitFor();
+    const restored = await latestSnapshot();
+    expect([restored.revision, restored.status, restored.snapshot.summary]).to.deep.equal([3, 'draft', { en: 'Three days of music.' }]);
+  });
+
+  it('media library: upload with progress, edit the alt text, search; the upload is then offered by the picker', async () => {
+    const { page } = reviewer;
+    await page.getByRole('link', { name: 'Media library' }).click();
+    await page.locator('.drop-zone input[type="file"]').setInputFiles(await pngFile(files, 'green.png', { r: 20, g: 160, b: 60 }));
+    await page.getByRole('button', { name: 'Details: green.png' }).click();
+    await page.getByRole('dialog').getByLabel('Alternative text').fill('A green square');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save details' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    const media = (await api('GET', '/media?name=green')).body.items;
+    expect(media.map((m: { altText: string }) => m.altText)).to.deep.equal(['A green square']);
+    await page.getByLabel('Search by file name').fill('green');
+    await page.locator('ul.media-grid li').filter({ hasText: 'blue.png' }).waitFor({ state: 'detached' });
+    expect(await page.locator('ul.media-grid li').allInnerTexts()).to.have.length(1);
+    await expectAccessible(page, 'the media library');
+    await page.getByLabel('Search by file name').fill('');
+    await screenshot(page, 'media-library');
+  });
+
+  it('a stale revision: the editor explains the conflict and merges the other save with what was typed', async () => {
+    const { page } = author;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).click();
+    await page.getByRole('link', { name: 'Solar festival' }).click();
+    await page.locator('#field-title-en').waitFor();
+    // Someone else saves meanwhile (an agent, through the API).
+    const current = await latestSnapshot();
+    const other = await f.call('POST', `/entries/${entryId}/revisions`, { body: { fields: { ...current.snapshot, credit: 'Photo: Agency' }, expectedRevision: current.revision } });
+    expect(other.status, JSON.stringify(other.body)).to.equal(201);
+    await page.locator('#field-title-en').click();
+    await page.keyboard.press('End');
+    await page.locator('#field-title-en').pressSequentially(' 2026');
+    await page.getByRole('heading', { name: 'Someone else saved this entry meanwhile' }).waitFor();
+    await expectAccessible(page, 'the editor with a conflict');
+    await screenshot(page, 'conflict');
+    await page.getByRole('button', { name: 'Load their version and keep my changes' }).click();
+    await page.getByText(`Saved as revision ${other.body.revision + 1}`).waitFor();
+    const merged = (await latestSnapshot()).snapshot;
+    expect([merged.title.en, merged.credit]).to.deep.equal(['Solar festival 2026', 'Photo: Agency']);
+  });
+
+  it('an expired session: sign in again over the page, nothing typed is lost, the draft is saved after', async () => {
+    const { page } = author;
+    // What the service answers once a session token has expired.
+    await page.route('**/admin/v1/entries/*/revisions', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'The session has expired: sign in again.' } }) }), { times: 1 });
+    await page.locator('#field-summary-en').fill('Typed while the session ran out.');
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Your session has expired').waitFor();
+    expect(await dialog.getByLabel('E-mail').inputValue()).to.equal(editorEmail);
+    await dialog.getByLabel('Password').fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.locator('#field-summary-en').inputValue()).to.equal('Typed while the session ran out.');
+    await page.getByText(/Saved as revision \d+/).waitFor();
+    expect((await latestSnapshot()).snapshot.summary.en).to.equal('Typed while the session ran out.');
+  });
+
+  it('duplicate, rename the slug (the old URL redirects), delete with confirmation', async () => {
+    const { page } = reviewer;
+    await page.getByRole('link', { name: 'Features' }).click();
+    await page.getByRole('link', { name: 'Solar festival' }).click();
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.getByText('/first-feature-copy').waitFor();
+    await page.getByRole('button', { name: 'Change slug' }).click();
+    expect(await page.getByRole('dialog').innerText()).to.include('The old URL /first-feature-copy will keep working');
+    await page.getByRole('dialog').getByLabel('Slug').fill('second-feature');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('/second-feature ·').waitFor();
+    const copyId = /\/entries\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await page.getByRole('button', { name: 'Delete entry' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete entry' }).click();
+    await page.getByRole('link', { name: 'New entry' }).waitFor();
+    expect((await api('GET', `/entries/${copyId}`)).status).to.equal(404);
+  });
+
+  it('speaks Japanese on request, keyboard first: the language is switched from the header', async () => {
+    const { page } = reviewer;
+    await page.getByLabel('Language').selectOption('ja');
+    await page.getByRole('link', { name: 'レビューデスク' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).to.equal('ja');
+    await page.getByRole('link', { name: 'レビューデスク' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'レビューデスク' }).waitFor();
+    await expectAccessible(page, 'the review desk in Japanese');
+    await page.getByLabel('言語').selectOption('en');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('no CSP refusal or uncaught error on any page', () => {
+    expect(author.problems).to.deep.equal([]);
+    expect(reviewer.problems).to.deep.equal([]);
+  });
+
+  it('the console IP allowlist: project pages are refused from an address it does not admit, as is the API', async () => {
+    const added = await f.call('POST', '/project/ip-allowlist', { body: { cidr: '203.0.113.0/24', label: 'office' } });
+    expect(added.status, JSON.stringify(added.body)).to.equal(201);
+    const refused = await fetch(consoleUrl);
+    expect(refused.status).to.equal(403);
+    expect(await refused.text()).to.include('Console access refused');
+    expect((await fetch(`${f.service.url}/console/`)).status).to.equal(200);
+    expect((await api('GET', '/form-sets')).status).to.equal(403);
+    expect((await f.call('DELETE', `/project/ip-allowlist/${added.body.id}`)).status).to.equal(204);
+    expect((await fetch(consoleUrl)).status).to.equal(200);
+  });
+});

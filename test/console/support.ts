@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { expect } from 'chai';
+import sharp from 'sharp';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PACKAGE_ROOT } from '../../src/package-root.ts';
+import type { AdminFixture } from '../admin/support.ts';
+
+/** The flags Debian's Chromium runs headless with here (ENVIRONMENT.md). */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** The built console: the tests run against what `npm install` builds. */
+export function requireConsoleBuild(): void {
+  const index = path.join(PACKAGE_ROOT, 'console', 'dist', 'index.html');
+  if (!fs.existsSync(index)) throw new Error(`The console is not built (${index} missing): run npm run build:console`);
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core on the page as it is: no serious or critical violation. axe is evaluated through the DevTools
+ * protocol, which the page's CSP does not govern, so the CSP stays in force for the console's own scripts.
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(`${axeSource}\n;0`);
+  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> };
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(
+    bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`),
+    `axe-core on ${what}`,
+  ).to.deep.equal([]);
+}
+
+/** A page that records CSP refusals and uncaught errors; `problems` must stay empty. */
+export async function watchedPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  return { page, problems };
+}
+
+export async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** A small PNG drawn with sharp, written to a temp file for a file input. */
+export async function pngFile(dir: string, name: string, colour: { r: number; g: number; b: number }): Promise<string> {
+  const file = path.join(dir, name);
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: colour } }).png().toFile(file);
+  return file;
+}
+
+/**
+ * Screenshots of the main pages, taken when CONSOLE_SCREENSHOTS names a folder (the README's are made with
+ * CONSOLE_SCREENSHOTS=docs/screenshots), so that an ordinary test run changes no file of the repository.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const folder = process.env['CONSOLE_SCREENSHOTS'];
+  if (!folder) return;
+  const dir = path.resolve(PACKAGE_ROOT, folder);
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+/** POST/GET with a console session (bearer token and X-Project-Id). */
+export function sessionCall(f: AdminFixture, token: string) {
+  return (method: string, route: string, body?: unknown) => f.call(method, route, { token, headers: { 'X-Project-Id': f.project.projectId }, ...(body === undefined ? {} : { body }) });
+}
+
+export type { Browser };
