@@ -43,6 +43,8 @@ export interface DemoResult {
   adminApi: string;
   /** The contact form's hosted page. */
   hostedContactPage: string;
+  /** The project's sign-in page of the web console. */
+  console: string;
   /** One published blog entry on the public API: data, mediaUrls with its Open Graph image. */
   sampleEntry: string;
   position: bigint;
@@ -249,6 +251,7 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
     publicBase: `${options.serviceUrl}/public/p/${project.projectId}/v1`,
     adminApi: `${options.serviceUrl}/admin/v1`,
     hostedContactPage: `${options.serviceUrl}/contact/${project.projectSlug}/${contactSettings.slug}`,
+    console: `${options.serviceUrl}/console/p/${project.projectId}/`,
     sampleEntry: `${options.serviceUrl}/public/p/${project.projectId}/v1/form-sets/blog/entries/${sampleSlug}`,
     position: contact.position!,
   };

@@ -19,7 +19,7 @@ describe('operator CLI: annals demo', function () {
     const run = await runEntry('src/cli/main.ts', ['demo', '--base-url', `${serviceUrl}/`], { DATA_DIR: dataDir });
     expect(run.code, run.stderr).to.equal(0);
     const demo = JSON.parse(run.stdout) as Demo;
-    expect(Object.keys(demo).sort()).to.deep.equal(['adminApi', 'adminEmail', 'adminPassword', 'agentKey', 'contactForms', 'formSets', 'hostedContactPage', 'mediaAssets', 'projectId', 'publicApiKey', 'publicBase', 'sampleEntry', 'serviceUrl']);
+    expect(Object.keys(demo).sort()).to.deep.equal(['adminApi', 'adminEmail', 'adminPassword', 'agentKey', 'console', 'contactForms', 'formSets', 'hostedContactPage', 'mediaAssets', 'projectId', 'publicApiKey', 'publicBase', 'sampleEntry', 'serviceUrl']);
     expect(demo.agentKey).to.match(/^sk-agent-/);
     expect(demo.publicApiKey).to.match(/^service_pub_/);
     expect(demo.formSets).to.deep.equal(['blog', 'news']);
@@ -28,6 +28,7 @@ describe('operator CLI: annals demo', function () {
     expect(demo.publicBase).to.equal(`${serviceUrl}/public/p/${demo.projectId}/v1`);
     expect(demo.adminApi).to.equal(`${serviceUrl}/admin/v1`);
     expect(demo.hostedContactPage).to.match(new RegExp(`^${serviceUrl}/contact/demo-[0-9a-f]{6}/contact$`));
+    expect(demo.console).to.equal(`${serviceUrl}/console/p/${demo.projectId}/`);
     expect(demo.mediaAssets).to.equal(8);
 
     const service = await startServiceProcess({ DATA_DIR: dataDir, PORT: String(port) });

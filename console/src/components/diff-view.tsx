@@ -1,5 +1,5 @@
 import { useI18n } from '../i18n/i18n.tsx';
-import { RichTextView } from './rich-text-view.tsx';
+import { FieldValue } from './field-value.tsx';
 import type { Diff, FieldDefinition, FieldChange } from '../api/shapes.ts';
 import type { MessageKey } from '../i18n/en.ts';
 
@@ -10,6 +10,7 @@ export function DiffView({ diff, fields, beforeTitle, afterTitle, before, after 
     return change.locale && value && typeof value === 'object' ? (value as Record<string, unknown>)[change.locale] : value;
   };
   const { t } = useI18n();
+  const fieldOf = (change: FieldChange) => fields.find((f) => f.key === change.field);
   const label = (change: FieldChange) => `${fields.find((f) => f.key === change.field)?.label ?? change.field}${change.locale ? ` (${change.locale})` : ''}`;
   if (diff.changes.length === 0) return <p>{t('review.noChanges')}</p>;
   return (
@@ -30,10 +31,10 @@ export function DiffView({ diff, fields, beforeTitle, afterTitle, before, after 
             {change.blocks && (before || after) ? (
               <>
                 <td>
-                  <Value value={snapshotValue(before, change)} />
+                  <FieldValue field={fieldOf(change)} value={snapshotValue(before, change)} />
                 </td>
                 <td>
-                  <Value value={snapshotValue(after, change)} />
+                  <FieldValue field={fieldOf(change)} value={snapshotValue(after, change)} />
                   <WordChanges blocks={change.blocks} />
                 </td>
               </>
@@ -59,10 +60,10 @@ export function DiffView({ diff, fields, beforeTitle, afterTitle, before, after 
             ) : (
               <>
                 <td>
-                  <Value value={change.before} />
+                  <FieldValue field={fieldOf(change)} value={change.before} />
                 </td>
                 <td>
-                  <Value value={change.after} />
+                  <FieldValue field={fieldOf(change)} value={change.after} />
                 </td>
               </>
             )}
@@ -85,10 +86,4 @@ function WordChanges({ blocks }: { blocks: NonNullable<FieldChange['blocks']> })
         ))}
     </div>
   );
-}
-
-function Value({ value }: { value: unknown }) {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'object' && (value as { type?: unknown }).type === 'doc') return <RichTextView doc={value} />;
-  return <span className="value">{typeof value === 'string' ? value : JSON.stringify(value)}</span>;
 }

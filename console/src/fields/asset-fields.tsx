@@ -8,7 +8,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { AssetThumb, MediaPicker } from './media-picker.tsx';
 import type { Asset } from '../api/shapes.ts';
 
-function useAsset(assetId: string | undefined) {
+export function useAsset(assetId: string | undefined) {
   const { api, projectId } = useProject();
   return useQuery({ queryKey: [projectId, 'asset', assetId], queryFn: () => api.GET('/media/{assetId}', { params: { path: { assetId: assetId! } } }) as Promise<Asset>, enabled: Boolean(assetId) });
 }

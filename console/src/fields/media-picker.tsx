@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
@@ -14,6 +14,8 @@ export function useMediaPages(name: string, type: string) {
     initialPageParam: '',
     queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name, type, cursor: pageParam } } }) as Promise<Page<Asset>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // The grid keeps showing the last answer while a new search loads.
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -10,7 +10,7 @@ const USAGE = `  annals demo [--base-url <url>] [--json]    a demo project (Busi
 /**
  * demo: a project to look at on first run. Prints one JSON object: {projectId, agentKey, publicApiKey,
  * adminEmail, adminPassword, formSets, contactForms, mediaAssets, serviceUrl, publicBase, adminApi,
- * hostedContactPage, sampleEntry}, the URLs absolute; the keys and password are shown this once.
+ * hostedContactPage, console, sampleEntry}, the URLs absolute; the keys and password are shown this once.
  */
 export const demoCommand: CommandGroup = {
   name: 'demo',

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
@@ -69,11 +70,23 @@ export function consoleRoutes(options: ConsoleRoutesOptions): Router {
   }
   router.get('/console', (ctx) => redirect(ctx, '/console/'));
 
+  // Assets are few and never change under their name: read and compressed once, then served from memory.
+  const assets = new Map<string, { raw: Buffer; gzip: Buffer }>();
+  const asset = async (name: string) => {
+    if (!ASSET_NAME.test(name)) return undefined;
+    const known = assets.get(name);
+    if (known) return known;
+    const raw = await fs.promises.readFile(path.join(assetsDir, name)).catch(() => undefined);
+    if (!raw) return undefined;
+    const loaded = { raw, gzip: zlib.gzipSync(raw, { level: 9 }) };
+    assets.set(name, loaded);
+    return loaded;
+  };
+
   router.get('/console/assets/:name', async (ctx) => {
     const name = ctx.params['name'] ?? '';
-    const file = path.join(assetsDir, name);
-    const stat = ASSET_NAME.test(name) ? await fs.promises.stat(file).catch(() => undefined) : undefined;
-    if (!stat?.isFile()) {
+    const found = await asset(name);
+    if (!found) {
       ctx.status = 404;
       ctx.type = 'text/plain';
       ctx.body = 'Not found';
@@ -82,9 +95,11 @@ export function consoleRoutes(options: ConsoleRoutesOptions): Router {
     // File names carry a hash of their content: a changed file is a new name.
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.vary('Accept-Encoding');
     ctx.type = CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
-    ctx.length = stat.size;
-    ctx.body = fs.createReadStream(file);
+    const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+    if (gzip) ctx.set('Content-Encoding', 'gzip');
+    ctx.body = gzip ? found.gzip : found.raw;
   });
 
   router.get(/^\/console\/.*/, async (ctx) => {
