@@ -138,6 +138,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).click();
     await page.getByRole('link', { name: 'New entry' }).click();
     await page.locator('#entry-slug').fill('first-feature');
+    // The service's validation errors show beside their fields.
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('[data-field="title"] .field-error').first().waitFor();
+    expect(await page.locator('[data-field="title"] .field-error').first().innerText()).to.include('required');
     // Localized fields, English tab first.
     await page.locator('#field-title-en').fill('Solar festival');
     await page.locator('#field-summary-en').fill('Three days of music.');
@@ -184,6 +188,19 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await screenshot(page, 'entry-editor');
     // Role-aware: no approve, schedule or delete controls for a tenant_user.
     for (const name of ['Approve and publish now', 'Approve for a later time', 'Delete entry', 'Reject']) expect(await page.getByRole('button', { name }).count(), name).to.equal(0);
+    // The unsaved-change guard: leaving with unsaved typing asks first (declined here: the page stays).
+    await page.locator('#field-credit').fill('Photo: A. Author (draft)');
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('link', { name: 'Review desk' }).click();
+    expect(page.url()).to.include(`/entries/${entryId}`);
+    await page.locator('#field-credit').fill('Photo: A. Author');
+    await page.getByText(/Saved as revision 2/).waitFor();
+    // Preview: a link to the current revision on the public API, valid 15 minutes.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const preview = await page.getByRole('dialog').getByRole('link').getAttribute('href');
+    expect(preview).to.match(new RegExp(`^${f.service.url}/public/p/${f.project.projectId}/v1/preview/revisions\\?token=`));
+    expect((await fetch(preview!)).status).to.equal(200);
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Submit for review' }).click();
     await page.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
 
@@ -296,7 +313,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect(who('submitted for review')).to.deep.equal([editorEmail, editorEmail]);
     expect(who('rejected')).to.deep.equal([f.project.adminEmail]);
     expect(who('reopened')).to.deep.equal([editorEmail]);
-    expect(who('revision saved')).to.deep.equal([editorEmail, editorEmail]);
+    // Created, saved once more before submitting, autosaved after reopening.
+    expect(who('revision saved')).to.deep.equal([editorEmail, editorEmail, editorEmail]);
     expect(steps.map((s) => s[2])).to.include.members(['created', 'approved and scheduled', 'published']);
     // The diff of the two revisions: the summary changed.
     const diff = page.locator('table.diff');
@@ -305,9 +323,9 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await expectAccessible(page, 'the entry history');
     await screenshot(page, 'history');
     await page.getByRole('button', { name: 'Restore as new draft: Revision 1' }).click();
-    await page.getByText(/Restored as revision 3/).waitFor();
+    await page.getByText(/Restored as revision 4/).waitFor();
     const restored = await latestSnapshot();
-    expect([restored.revision, restored.status, restored.snapshot.summary]).to.deep.equal([3, 'draft', { en: 'Three days of music.' }]);
+    expect([restored.revision, restored.status, restored.snapshot.summary]).to.deep.equal([4, 'draft', { en: 'Three days of music.' }]);
 
     // The project's audit log, filtered to the entry.
     await page.getByRole('link', { name: 'Audit log' }).click();
@@ -392,6 +410,28 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('dialog').getByRole('button', { name: 'Delete entry' }).click();
     await page.getByRole('link', { name: 'New entry' }).waitFor();
     expect((await api('GET', `/entries/${copyId}`)).status).to.equal(404);
+  });
+
+  it('the review desk schedules selected entries at once', async () => {
+    const waiting: string[] = [];
+    for (const slug of ['bulk-one', 'bulk-two']) {
+      const created = await f.call('POST', `/form-sets/${formSetId}/entries`, { body: { slug, fields: { title: { en: `Bulk ${slug}` } } } });
+      expect((await f.call('POST', `/revisions/${created.body.revision.id}/submit`, { body: {} })).status).to.equal(200);
+      waiting.push(created.body.revision.id);
+    }
+    const { page } = reviewer;
+    await page.getByRole('link', { name: 'Media library' }).click();
+    await page.getByRole('link', { name: 'Review desk' }).click();
+    await page.getByRole('checkbox', { name: 'Select Bulk bulk-one' }).check();
+    await page.getByRole('checkbox', { name: 'Select Bulk bulk-two' }).check();
+    await page.getByLabel('Publish at').fill('2031-03-01T08:00');
+    await page.getByRole('button', { name: /^Schedule the selected entries/ }).click();
+    await page.getByText('2 scheduled, 0 not scheduled').waitFor();
+    for (const id of waiting) {
+      const revision = (await api('GET', `/revisions/${id}`)).body;
+      expect([revision.status, revision.publishAt]).to.deep.equal(['scheduled', '2031-02-28T23:00:00.000Z']);
+    }
+    expect((await api('GET', '/projects')).body.items.map((p: { id: string }) => p.id)).to.deep.equal([f.project.projectId]);
   });
 
   it('speaks Japanese on request, keyboard first: the language is switched from the header', async () => {

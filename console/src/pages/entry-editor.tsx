@@ -30,9 +30,12 @@ export function EntryEditorPage() {
     enabled: Boolean(revisionId),
     placeholderData: keepPreviousData,
   });
+  // The editor starts from the entry as it is now (not a cached answer), and then stays mounted.
+  const started = useRef(false);
+  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && formSet.data) started.current = true;
   const error = entry.error ?? formSet.error ?? revision.error;
   if (error) return <ErrorMessage error={error} />;
-  if (!entry.data || !formSet.data || !revision.data) return <LoadingLine />;
+  if (!started.current || !entry.data || !formSet.data || !revision.data) return <LoadingLine />;
   return <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} />;
 }
 

@@ -27,12 +27,13 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
   const schedule = useSchedule();
   const status = revision.status;
 
-  const run = async (work: () => Promise<void>) => {
+  /** Runs an action; on success the open dialog closes, or `next` opens. */
+  const run = async (work: () => Promise<void>, next: Dialog = null) => {
     setBusy(true);
     setError(null);
     try {
       await work();
-      setDialog(null);
+      setDialog(next);
     } catch (e) {
       setError(e);
     } finally {
@@ -108,8 +109,7 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
             void run(async () => {
               const token = (await api.POST('/revisions/{revisionId}/preview-token', { params: { path: { revisionId: revision.revisionId } } })) as { previewUrl: string; expiresAt: string };
               setPreview(token);
-              setDialog('preview');
-            })
+            }, 'preview')
           }
         >
           {t('editor.preview')}
