@@ -12,6 +12,7 @@ import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { adminSession } from '../contact-forms/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/engine-fixture.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { ScheduledPublisher } from '../../src/application/scheduled-publisher.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
@@ -19,6 +20,7 @@ import { PACKAGE_ROOT } from '../../src/package-root.ts';
 import { CHROMIUM_ARGS, expectAccessible, pngFile, requireConsoleBuild, screenshot, sessionCall, signIn, watchedPage } from './support.ts';
 
 const PASSWORD = 'correct horse battery staple';
+
 
 const FIELDS = [
   { key: 'title', type: 'text', label: 'Title', required: true },
@@ -284,6 +286,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('link', { name: 'Solar festival' }).click();
     await page.getByText('At the harbour.').first().waitFor();
     await page.getByRole('link', { name: /^Revision \d+$/ }).click();
+    // Assigned to a reviewer (Business plan), as the lists show.
+    await page.getByLabel('Assignee').selectOption({ label: f.project.adminEmail });
+    const admin = (await api('GET', '/users')).body.items.find((u: { email: string }) => u.email === f.project.adminEmail);
+    await eventually(entry, (e) => e.assignee === admin.id);
     await page.getByRole('button', { name: 'Approve for a later time' }).click();
     expect(await page.getByLabel('Time zone').inputValue()).to.equal('Asia/Tokyo');
     await page.getByLabel('Publish at').fill('2030-01-02T09:30');

@@ -23,26 +23,20 @@ export function AssetThumb({ asset }: { asset: Asset }) {
   return asset.kind === 'image' ? <img src={asset.url} alt={asset.altText || asset.fileName} loading="lazy" /> : <span className="file-icon">{asset.fileName.split('.').pop()?.toUpperCase()}</span>;
 }
 
-/** Choose an asset from the library. */
-export function MediaPicker({ open, kind, onClose, onPick }: { open: boolean; kind?: 'image'; onClose: () => void; onPick: (asset: Asset) => void }) {
+/** A grid of assets, a page at a time, each with one action button ("Select", "Details"). */
+export function MediaGrid({ pages, actionLabel, onAction }: { pages: ReturnType<typeof useMediaPages>; actionLabel: string; onAction: (asset: Asset) => void }) {
   const { t } = useI18n();
-  const [name, setName] = useState('');
-  const pages = useMediaPages(name, kind ?? '');
   const assets = pages.data?.pages.flatMap((p) => p.items) ?? [];
   return (
-    <Modal open={open} title={t('picker.media')} onClose={onClose} wide>
-      <label>
-        {t('media.search')}
-        <input type="search" value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <ErrorMessage error={pages.error} />
+    <>
+      {pages.data && assets.length === 0 && <p>{t('media.empty')}</p>}
       <ul className="media-grid">
         {assets.map((asset) => (
           <li key={asset.id}>
             <AssetThumb asset={asset} />
             <span className="file-name">{asset.fileName}</span>
-            <button type="button" onClick={() => onPick(asset)} aria-label={`${t('picker.select')}: ${asset.fileName}`}>
-              {t('picker.select')}
+            <button type="button" onClick={() => onAction(asset)} aria-label={`${actionLabel}: ${asset.fileName}`}>
+              {actionLabel}
             </button>
           </li>
         ))}
@@ -52,6 +46,23 @@ export function MediaPicker({ open, kind, onClose, onPick }: { open: boolean; ki
           {t('media.more')}
         </button>
       )}
+    </>
+  );
+}
+
+/** Choose an asset from the library. */
+export function MediaPicker({ open, kind, onClose, onPick }: { open: boolean; kind?: 'image'; onClose: () => void; onPick: (asset: Asset) => void }) {
+  const { t } = useI18n();
+  const [name, setName] = useState('');
+  const pages = useMediaPages(name, kind ?? '');
+  return (
+    <Modal open={open} title={t('picker.media')} onClose={onClose} wide>
+      <label>
+        {t('media.search')}
+        <input type="search" value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <ErrorMessage error={pages.error} />
+      <MediaGrid pages={pages} actionLabel={t('picker.select')} onAction={onPick} />
       <div className="dialog-actions">
         <button type="button" onClick={onClose}>
           {t('picker.close')}

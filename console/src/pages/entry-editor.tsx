@@ -11,6 +11,7 @@ import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
 import { mergeFieldValues } from '../fields/merge.ts';
 import { WorkflowBar } from './workflow-bar.tsx';
+import { AssigneeSelect } from '../components/assignee-select.tsx';
 import type { EntrySummary, FormSet, Revision } from '../api/shapes.ts';
 
 /** How long typing must pause before a draft is saved: one revision per pause, not per keystroke. */
@@ -154,6 +155,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
         /{entry.slug} · {t('editor.autosave')}
       </p>
       {entry.liveRevision && <p className="small">{t('editor.live', { revision: entry.liveRevision.revision })}</p>}
+      <AssigneeSelect entryId={entry.id} assignee={entry.assignee} onChanged={refresh} />
       {conflict && (
         <div className="conflict" role="alertdialog" aria-labelledby="conflict-title">
           <h2 id="conflict-title">{t('editor.conflict.title')}</h2>

@@ -52,7 +52,6 @@ export function EntryHistory() {
     }
   };
   const items = history.data?.pages.flatMap((p) => p.items) ?? [];
-  const label = (r: Revision) => `${t('editor.revision', { revision: r.revision })} · ${t(`status.${r.status}`)} · ${formatTime(r.updatedAt)}`;
   return (
     <section>
       <h1>{t('history.title', { title: entry.data?.title || entry.data?.slug || '' })}</h1>
@@ -100,26 +99,8 @@ export function EntryHistory() {
         <section aria-labelledby="compare-title">
           <h2 id="compare-title">{t('history.compare')}</h2>
           <div className="filters">
-            <label>
-              {t('history.from')}
-              <select value={fromId} onChange={(e) => setFrom(e.target.value)}>
-                {revisionList.map((r) => (
-                  <option key={r.revisionId} value={r.revisionId}>
-                    {label(r)}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              {t('history.to')}
-              <select value={toId} onChange={(e) => setTo(e.target.value)}>
-                {revisionList.map((r) => (
-                  <option key={r.revisionId} value={r.revisionId}>
-                    {label(r)}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <RevisionSelect label={t('history.from')} value={fromId} revisions={revisionList} onChange={setFrom} />
+            <RevisionSelect label={t('history.to')} value={toId} revisions={revisionList} onChange={setTo} />
           </div>
           <ErrorMessage error={diff.error} />
           {diff.data && formSet.data && (
@@ -133,5 +114,21 @@ export function EntryHistory() {
         </section>
       )}
     </section>
+  );
+}
+
+function RevisionSelect({ label, value, revisions, onChange }: { label: string; value: string; revisions: Revision[]; onChange: (revisionId: string) => void }) {
+  const { t, formatTime } = useI18n();
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        {revisions.map((r) => (
+          <option key={r.revisionId} value={r.revisionId}>
+            {`${t('editor.revision', { revision: r.revision })} · ${t(`status.${r.status}`)} · ${formatTime(r.updatedAt)}`}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

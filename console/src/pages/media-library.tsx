@@ -6,7 +6,7 @@ import { useSession } from '../session/session.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { Modal } from '../components/modal.tsx';
-import { AssetThumb, useMediaPages } from '../fields/media-picker.tsx';
+import { AssetThumb, MediaGrid, useMediaPages } from '../fields/media-picker.tsx';
 import type { MessageKey } from '../i18n/en.ts';
 import type { Asset } from '../api/shapes.ts';
 
@@ -21,7 +21,6 @@ export function MediaLibrary() {
   const [name, setName] = useState('');
   const [type, setType] = useState('');
   const pages = useMediaPages(name, type);
-  const assets = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const [uploads, setUploads] = useState<Array<{ name: string; fraction: number }>>([]);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<Asset | null>(null);
@@ -94,23 +93,7 @@ export function MediaLibrary() {
           </select>
         </label>
       </div>
-      {pages.data && assets.length === 0 && <p>{t('media.empty')}</p>}
-      <ul className="media-grid">
-        {assets.map((asset) => (
-          <li key={asset.id}>
-            <AssetThumb asset={asset} />
-            <span className="file-name">{asset.fileName}</span>
-            <button type="button" onClick={() => setEditing(asset)} aria-label={`${t('media.details')}: ${asset.fileName}`}>
-              {t('media.details')}
-            </button>
-          </li>
-        ))}
-      </ul>
-      {pages.hasNextPage && (
-        <button type="button" onClick={() => void pages.fetchNextPage()}>
-          {t('media.more')}
-        </button>
-      )}
+      <MediaGrid pages={pages} actionLabel={t('media.details')} onAction={setEditing} />
       {editing && <AssetDetails asset={editing} onClose={() => setEditing(null)} />}
     </section>
   );

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
@@ -6,7 +6,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { DiffView } from '../components/diff-view.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
-import { Modal } from '../components/modal.tsx';
+import { RejectDialog } from '../components/form-dialog.tsx';
 import { isLocalized, isRichTextDocument } from '../fields/localized.ts';
 import type { Diff, EntrySummary, FieldChange, FieldDefinition, FormSet, Revision } from '../api/shapes.ts';
 
@@ -43,7 +43,6 @@ export function ReviewCompare() {
     enabled: Boolean(entryId && liveId && liveId !== revisionId),
   });
   const [rejecting, setRejecting] = useState(false);
-  const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
   const act = async (action: 'approve' | 'reject', body: Record<string, unknown> = {}) => {
     setError(null);
@@ -53,10 +52,6 @@ export function ReviewCompare() {
     } catch (e) {
       setError(e);
     }
-  };
-  const reject = (event: FormEvent) => {
-    event.preventDefault();
-    void act('reject', reason.trim() ? { reason: reason.trim() } : {});
   };
   const loadError = revision.error ?? entry.error ?? formSet.error ?? diff.error;
   if (loadError) return <ErrorMessage error={loadError} />;
@@ -104,22 +99,7 @@ export function ReviewCompare() {
         </div>
       )}
       <ErrorMessage error={error} />
-      <Modal open={rejecting} title={t('action.reject')} onClose={() => setRejecting(false)}>
-        <form onSubmit={reject}>
-          <label>
-            {t('action.rejectReason')}
-            <textarea value={reason} rows={4} maxLength={2000} onChange={(e) => setReason(e.target.value)} />
-          </label>
-          <div className="dialog-actions">
-            <button type="button" onClick={() => setRejecting(false)}>
-              {t('action.cancel')}
-            </button>
-            <button type="submit" className="primary">
-              {t('action.reject')}
-            </button>
-          </div>
-        </form>
-      </Modal>
+      <RejectDialog open={rejecting} onClose={() => setRejecting(false)} onReject={(body) => void act('reject', body)} error={error} />
     </section>
   );
 }

@@ -1,8 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
+import { FormDialog, RejectDialog } from '../components/form-dialog.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { ScheduleFields, useSchedule } from '../components/schedule-fields.tsx';
 import type { EntrySummary, Revision } from '../api/shapes.ts';
@@ -21,7 +22,6 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
   const [dialog, setDialog] = useState<Dialog>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [reason, setReason] = useState('');
   const [slug, setSlug] = useState(entry.slug);
   const [preview, setPreview] = useState<{ previewUrl: string; expiresAt: string } | null>(null);
   const schedule = useSchedule();
@@ -49,21 +49,11 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
       await onChanged();
     });
 
-  const submitSchedule = (event: FormEvent) => {
-    event.preventDefault();
-    void act('approve', { publishAt: schedule.publishAt() });
-  };
-  const submitReject = (event: FormEvent) => {
-    event.preventDefault();
-    void act('reject', reason.trim() ? { reason: reason.trim() } : {});
-  };
-  const submitRename = (event: FormEvent) => {
-    event.preventDefault();
+  const rename = () =>
     void run(async () => {
       await api.PATCH('/entries/{entryId}/slug', { params: { path: { entryId: entry.id } }, body: { slug } });
       await onChanged();
     });
-  };
 
   return (
     <div className="workflow">
@@ -137,82 +127,39 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
       </div>
       {!dialog && <ErrorMessage error={error} />}
 
-      <Modal open={dialog === 'schedule'} title={t('action.schedule')} onClose={() => setDialog(null)}>
-        <form onSubmit={submitSchedule}>
-          <ScheduleFields schedule={schedule} />
-          <ErrorMessage error={error} />
-          <div className="dialog-actions">
-            <button type="button" onClick={() => setDialog(null)}>
-              {t('action.cancel')}
-            </button>
-            <button type="submit" className="primary" disabled={busy || !schedule.local}>
-              {t('action.confirm')}
-            </button>
-          </div>
-        </form>
-      </Modal>
+      <FormDialog open={dialog === 'schedule'} title={t('action.schedule')} onClose={() => setDialog(null)} onSubmit={() => void act('approve', { publishAt: schedule.publishAt() })} submitLabel={t('action.confirm')} disabled={busy || !schedule.local} error={error}>
+        <ScheduleFields schedule={schedule} />
+      </FormDialog>
 
-      <Modal open={dialog === 'reject'} title={t('action.reject')} onClose={() => setDialog(null)}>
-        <form onSubmit={submitReject}>
-          <label>
-            {t('action.rejectReason')}
-            <textarea value={reason} maxLength={2000} rows={4} onChange={(e) => setReason(e.target.value)} />
-          </label>
-          <ErrorMessage error={error} />
-          <div className="dialog-actions">
-            <button type="button" onClick={() => setDialog(null)}>
-              {t('action.cancel')}
-            </button>
-            <button type="submit" className="primary" disabled={busy}>
-              {t('action.reject')}
-            </button>
-          </div>
-        </form>
-      </Modal>
+      <RejectDialog open={dialog === 'reject'} onClose={() => setDialog(null)} onReject={(body) => void act('reject', body)} busy={busy} error={error} />
 
-      <Modal open={dialog === 'rename'} title={t('editor.rename')} onClose={() => setDialog(null)}>
-        <form onSubmit={submitRename}>
-          <label>
-            {t('new.slug')}
-            <input type="text" value={slug} pattern="[a-z0-9]+(-[a-z0-9]+)*" required onChange={(e) => setSlug(e.target.value)} aria-describedby="rename-help" />
-          </label>
-          <p id="rename-help" className="help">
-            {t('editor.rename.help', { oldSlug: entry.slug })}
-          </p>
-          <ErrorMessage error={error} />
-          <div className="dialog-actions">
-            <button type="button" onClick={() => setDialog(null)}>
-              {t('action.cancel')}
-            </button>
-            <button type="submit" className="primary" disabled={busy || slug === entry.slug}>
-              {t('action.confirm')}
-            </button>
-          </div>
-        </form>
-      </Modal>
+      <FormDialog open={dialog === 'rename'} title={t('editor.rename')} onClose={() => setDialog(null)} onSubmit={rename} submitLabel={t('action.confirm')} disabled={busy || slug === entry.slug} error={error}>
+        <label>
+          {t('new.slug')}
+          <input type="text" value={slug} pattern="[a-z0-9]+(-[a-z0-9]+)*" required onChange={(e) => setSlug(e.target.value)} aria-describedby="rename-help" />
+        </label>
+        <p id="rename-help" className="help">
+          {t('editor.rename.help', { oldSlug: entry.slug })}
+        </p>
+      </FormDialog>
 
-      <Modal open={dialog === 'delete'} title={t('editor.delete')} onClose={() => setDialog(null)}>
+      <FormDialog
+        open={dialog === 'delete'}
+        title={t('editor.delete')}
+        onClose={() => setDialog(null)}
+        onSubmit={() =>
+          void run(async () => {
+            await api.DELETE('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
+            navigate(path(`content/${entry.formSetId}`));
+          })
+        }
+        submitLabel={t('editor.delete')}
+        danger
+        disabled={busy}
+        error={error}
+      >
         <p>{t('editor.delete.confirm', { title: entry.title || entry.slug })}</p>
-        <ErrorMessage error={error} />
-        <div className="dialog-actions">
-          <button type="button" onClick={() => setDialog(null)}>
-            {t('action.cancel')}
-          </button>
-          <button
-            type="button"
-            className="danger"
-            disabled={busy}
-            onClick={() =>
-              void run(async () => {
-                await api.DELETE('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
-                navigate(path(`content/${entry.formSetId}`));
-              })
-            }
-          >
-            {t('editor.delete')}
-          </button>
-        </div>
-      </Modal>
+      </FormDialog>
 
       <Modal open={dialog === 'preview'} title={t('editor.preview')} onClose={() => setDialog(null)}>
         {preview && (
