@@ -403,6 +403,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
   it('duplicate, rename the slug (the old URL redirects), delete with confirmation', async () => {
     const { page } = reviewer;
     await page.getByRole('link', { name: 'Features' }).click();
+    // The list filtered by assignee (the server filters): only the entry assigned to the admin.
+    await page.getByLabel('Assignee').selectOption({ label: f.project.adminEmail });
+    await page.getByRole('link', { name: 'Background piece' }).waitFor({ state: 'detached' });
+    expect(await page.locator('table.list tbody tr').count()).to.equal(1);
     await page.getByRole('link', { name: 'Solar festival' }).click();
     await page.getByRole('button', { name: 'Duplicate' }).click();
     await page.getByText('/first-feature-copy').waitFor();

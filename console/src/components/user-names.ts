@@ -3,17 +3,18 @@ import { useProject } from '../shell/project-context.tsx';
 import { useI18n } from '../i18n/i18n.tsx';
 import type { Actor } from '../api/shapes.ts';
 
-/** Names for user ids and actors: the tenant's users by e-mail; agent keys and operators by id. */
+/** The tenant's users, and names for user ids: their e-mail. */
 export function useUserNames() {
   const { api } = useProject();
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: Array<{ id: string; email: string }> }>, staleTime: 60_000 });
   const byId = new Map(users.data?.items.map((u) => [u.id, u.email]));
-  return (userId: string) => byId.get(userId) ?? userId;
+  return { userName: (userId: string) => byId.get(userId) ?? userId, users: users.data?.items ?? [] };
 }
 
+/** Names for actors: users by e-mail; agent keys and operators by id. */
 export function useActorName() {
   const { t } = useI18n();
-  const userName = useUserNames();
+  const { userName } = useUserNames();
   return (actor: Actor | null | undefined) => {
     if (!actor) return '';
     if (actor.type === 'user') return userName(actor.id);

@@ -37,6 +37,7 @@ export const en = {
   'list.search': 'Search',
   'list.searchPlaceholder': 'Words in titles and text',
   'list.status': 'Status',
+  'list.anyone': 'Anyone',
   'list.sort': 'Sort',
   'list.sort.updated_at:desc': 'Recently updated',
   'list.sort.updated_at:asc': 'Least recently updated',

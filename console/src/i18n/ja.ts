@@ -39,6 +39,7 @@ export const ja: Messages = {
   'list.search': '検索',
   'list.searchPlaceholder': 'タイトルと本文の語句',
   'list.status': '状態',
+  'list.anyone': '全員',
   'list.sort': '並び順',
   'list.sort.updated_at:desc': '更新が新しい順',
   'list.sort.updated_at:asc': '更新が古い順',

@@ -24,13 +24,14 @@ export function EntryList() {
   const q = params.get('q') ?? '';
   const status = params.get('status') ?? '';
   const sort = params.get('sort') ?? 'updated_at:desc';
+  const assignee = params.get('assignee') ?? '';
   const cursor = params.get('cursor') ?? '';
   const [draftQ, setDraftQ] = useState(q);
-  const userName = useUserNames();
+  const { userName, users } = useUserNames();
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) as Promise<FormSet> });
   const page = useQuery({
-    queryKey: [projectId, 'entries', formSetId, q, status, sort, cursor],
-    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId }, query: { limit: 20, q, status, sort, cursor } } }) as Promise<{ items: EntrySummary[]; nextCursor: string | null }>,
+    queryKey: [projectId, 'entries', formSetId, q, status, assignee, sort, cursor],
+    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId }, query: { limit: 20, q, status, assignee, sort, cursor } } }) as Promise<{ items: EntrySummary[]; nextCursor: string | null }>,
     placeholderData: keepPreviousData,
   });
   const update = (changes: Record<string, string>) => {
@@ -73,6 +74,17 @@ export function EntryList() {
             {STATUSES.map((s) => (
               <option key={s} value={s}>
                 {t(`status.${s}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('list.col.assignee')}
+          <select value={assignee} onChange={(e) => update({ assignee: e.target.value })}>
+            <option value="">{t('list.anyone')}</option>
+            {users.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.email}
               </option>
             ))}
           </select>

@@ -26,7 +26,7 @@ export function ReviewQueue() {
   const { t, formatTime } = useI18n();
   const { api, projectId, isAdmin, path } = useProject();
   const actorName = useActorName();
-  const userName = useUserNames();
+  const { userName } = useUserNames();
   const queue = useInfiniteQuery({
     queryKey: [projectId, 'review-queue'],
     initialPageParam: '',
