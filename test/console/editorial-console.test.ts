@@ -453,6 +453,9 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'レビューデスク' }).waitFor();
     await expectAccessible(page, 'the review desk in Japanese');
+    // Events are named in the UI language too.
+    await page.getByRole('link', { name: '監査ログ' }).click();
+    await page.locator('table.list').getByRole('row', { name: /差し戻し/ }).first().waitFor();
     await page.getByLabel('言語').selectOption('en');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();

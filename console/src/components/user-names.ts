@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useProject } from '../shell/project-context.tsx';
 import { useI18n } from '../i18n/i18n.tsx';
 import type { Actor } from '../api/shapes.ts';
+import { en, type MessageKey } from '../i18n/en.ts';
 
 /** The tenant's users, and names for user ids: their e-mail. */
 export function useUserNames() {
@@ -9,6 +10,15 @@ export function useUserNames() {
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: Array<{ id: string; email: string }> }>, staleTime: 60_000 });
   const byId = new Map(users.data?.items.map((u) => [u.id, u.email]));
   return { userName: (userId: string) => byId.get(userId) ?? userId, users: users.data?.items ?? [] };
+}
+
+/** What an event did, in the UI language (the service's English `kind` for events the console does not know). */
+export function useEventName() {
+  const { t } = useI18n();
+  return (item: { type: string; kind: string }) => {
+    const key = `event.${item.type}`;
+    return key in en ? t(key as MessageKey) : item.kind;
+  };
 }
 
 /** Names for actors: users by e-mail; agent keys and operators by id. */

@@ -4,7 +4,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import { useActorName } from '../components/user-names.ts';
+import { useActorName, useEventName } from '../components/user-names.ts';
 import type { HistoryItem, Page } from '../api/shapes.ts';
 
 /** The project's audit log (tenant_admin), newest first, filtered by actor, entry and time. */
@@ -12,6 +12,7 @@ export function AuditLog() {
   const { t, formatTime } = useI18n();
   const { api, projectId, path } = useProject();
   const actorName = useActorName();
+  const eventName = useEventName();
   const [draft, setDraft] = useState({ actor: '', entryId: '', from: '', to: '' });
   const [filters, setFilters] = useState(draft);
   const iso = (local: string) => (local ? new Date(local).toISOString() : '');
@@ -64,7 +65,7 @@ export function AuditLog() {
             <tr key={item.eventId}>
               <td>{formatTime(item.occurredAt)}</td>
               <td>{actorName(item.actor)}</td>
-              <td>{item.kind}</td>
+              <td>{eventName(item)}</td>
               <td>{item.entryId ? <Link to={path(`entries/${item.entryId}/history`)}>{item.entryId.slice(0, 8)}</Link> : item.streamId}</td>
             </tr>
           ))}

@@ -5,7 +5,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { DiffView } from '../components/diff-view.tsx';
-import { useActorName } from '../components/user-names.ts';
+import { useActorName, useEventName } from '../components/user-names.ts';
 import type { Diff, EntrySummary, FormSet, HistoryItem, Page, Revision } from '../api/shapes.ts';
 
 /** An entry's timeline (who, when, what), a diff between any two revisions, and restore as a new draft. */
@@ -14,6 +14,7 @@ export function EntryHistory() {
   const { t, formatTime } = useI18n();
   const { api, projectId, path } = useProject();
   const actorName = useActorName();
+  const eventName = useEventName();
   const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) as Promise<EntrySummary> });
   const formSet = useQuery({ queryKey: [projectId, 'form-set', entry.data?.formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: entry.data!.formSetId } } }) as Promise<FormSet>, enabled: Boolean(entry.data) });
   const history = useInfiniteQuery({
@@ -77,7 +78,7 @@ export function EntryHistory() {
                 <time dateTime={item.occurredAt}>{formatTime(item.occurredAt)}</time>
               </td>
               <td>{actorName(item.actor)}</td>
-              <td>{item.kind}</td>
+              <td>{eventName(item)}</td>
               <td>{item.revision ?? ''}</td>
               <td>
                 {item.type === 'entry.revision-saved' && item.revisionId && (
