@@ -6,6 +6,7 @@ import { SessionProvider, useSession } from './session/session.tsx';
 import { ProjectLayout } from './shell/project-layout.tsx';
 import { useProject } from './shell/project-context.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
+import type { ConsoleClient } from './api/admin-client.ts';
 import { EntryList } from './pages/entry-list.tsx';
 import { NewEntry } from './pages/new-entry.tsx';
 import { EntryEditorPage } from './pages/entry-editor.tsx';
@@ -67,7 +68,7 @@ function Home() {
   return <ProjectChoice api={clientFor()} />;
 }
 
-function ProjectChoice({ api }: { api: ReturnType<ReturnType<typeof useSession>['clientFor']> }) {
+function ProjectChoice({ api }: { api: ConsoleClient }) {
   const { t } = useI18n();
   const navigate = useNavigate();
   const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') as Promise<{ items: Array<{ id: string; name: string }> }> });
