@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { OPERATOR, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { adminSession } from '../contact-forms/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -52,6 +52,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
   let relatedId: string;
   let entryId: string;
   let editorEmail: string;
+  let secondProjectId: string;
   let consoleUrl: string;
   let author: { context: BrowserContext; page: Page; problems: string[] };
   let reviewer: { context: BrowserContext; page: Page; problems: string[] };
@@ -89,6 +90,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     files = tempDir();
     const blue = fs.readFileSync(await pngFile(files, 'blue.png', { r: 30, g: 60, b: 200 }));
     expect((await f.call('POST', '/media', { body: { base64: blue.toString('base64'), fileName: 'blue.png', altText: 'A blue square' } })).status).to.equal(201);
+    // A second project of the same tenant, for the project switcher.
+    const second = await f.access.createProject(OPERATOR, { tenantId: f.project.tenantId, name: 'Zz second site', plan: 'free' });
+    await f.service.supervisor!.waitFor(second.position, 5000);
+    secondProjectId = second.projectId;
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   });
   after(async () => {
@@ -441,7 +446,17 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
       const revision = (await api('GET', `/revisions/${id}`)).body;
       expect([revision.status, revision.publishAt]).to.deep.equal(['scheduled', '2031-02-28T23:00:00.000Z']);
     }
-    expect((await api('GET', '/projects')).body.items.map((p: { id: string }) => p.id)).to.deep.equal([f.project.projectId]);
+  });
+
+  it('the project switcher lists the projects of the tenant and switches between them', async () => {
+    expect((await api('GET', '/projects')).body.items.map((p: { id: string }) => p.id)).to.deep.equal([f.project.projectId, secondProjectId]);
+    const { page } = reviewer;
+    await page.getByLabel('Project').selectOption({ label: 'Zz second site' });
+    await page.waitForURL(`**/console/p/${secondProjectId}/`);
+    // The second project has no form sets yet; the first one's are gone from the navigation.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).waitFor({ state: 'detached' });
+    await page.getByLabel('Project').selectOption({ label: (await api('GET', '/project')).body.name });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).waitFor();
   });
 
   it('speaks Japanese on request, keyboard first: the language is switched from the header', async () => {
