@@ -459,7 +459,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).waitFor();
   });
 
-  it('speaks Japanese on request, keyboard first: the language is switched from the header', async () => {
+  it('speaks Japanese on request, keyboard first: the language is switched from the header; sign-out ends the session', async () => {
     const { page } = reviewer;
     await page.getByLabel('Language').selectOption('ja');
     await page.getByRole('link', { name: 'レビューデスク' }).waitFor();
@@ -472,8 +472,12 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('link', { name: '監査ログ' }).click();
     await page.locator('table.list').getByRole('row', { name: /差し戻し/ }).first().waitFor();
     await page.getByLabel('言語').selectOption('en');
+    // Sign-out: the service refuses the session's token from then on.
+    const logout = page.waitForRequest('**/admin/v1/auth/logout');
     await page.getByRole('button', { name: 'Sign out' }).click();
+    const token = /^Bearer (.+)$/.exec((await logout).headers()['authorization'] ?? '')![1]!;
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect((await sessionCall(f, token)('GET', '/form-sets')).status).to.equal(401);
   });
 
   it('no CSP refusal or uncaught error on any page', () => {

@@ -17,7 +17,7 @@ interface SessionState {
   session: Session | null;
   expired: boolean;
   signedIn(session: Session): void;
-  signOut(): void;
+  signOut(): Promise<void>;
   markExpired(): void;
   /** The client for a project (or none, for the calls outside one). */
   clientFor(projectId?: string): ConsoleClient;
@@ -54,7 +54,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         // Calls refused while the session was gone run again with the new one.
         if (wasExpired) void queryClient.invalidateQueries();
       },
-      signOut() {
+      async signOut() {
+        // The service refuses the token from now on (POST /auth/logout); the page forgets it either way.
+        if (session) await createConsoleClient(clientOptions()).POST('/auth/logout').catch(() => undefined);
         setSession(null);
         setExpired(false);
         queryClient.clear();

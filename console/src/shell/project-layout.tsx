@@ -78,10 +78,7 @@ function SignedInProject({ projectId }: { projectId: string }) {
         <span className="user">{t('nav.signedInAs', { email: user.email, role: t(`role.${user.role}` as MessageKey) })}</span>
         <button
           type="button"
-          onClick={() => {
-            signOut();
-            navigate(`/p/${projectId}/`);
-          }}
+          onClick={() => void signOut().then(() => navigate(`/p/${projectId}/`))}
         >
           {t('nav.signOut')}
         </button>

@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ProjectDoc } from '../admin/admin-context.ts';
 import { isUuid } from '../admin/request-body.ts';
+import { newRouter } from '../router.ts';
 
 /**
  * The web console (issue 18): the single-page app built from `console/` into `console/dist`, served at
@@ -51,7 +52,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export function consoleRoutes(options: ConsoleRoutesOptions): Router {
   // Strict: /console (redirected) and /console/ (the app) are different paths.
-  const router = new Router({ strict: true });
+  const router = newRouter({ strict: true });
   const assetsDir = path.join(options.distDir, 'assets');
   let indexHtml: Buffer | undefined;
   const index = (): Buffer | undefined => {
