@@ -1,96 +1,53 @@
-/**
- * Every call the console makes to the admin API goes through this module. Its calls take the OpenAPI
- * path templates and `{params: {path, query}, body}` arguments of openapi-fetch, so the pages read the
- * same as with the generated `@annals/client`.
- */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly hint?: string,
-    readonly retryable?: boolean,
-  ) {
-    super(message);
-  }
-}
+import { AnnalsApiError, createAdminClient, type AdminClient } from '@annals/client';
 
-export interface CallInit {
-  params?: { path?: Record<string, string | number>; query?: Record<string, string | number | boolean | undefined | null> };
-  body?: unknown;
-}
+/**
+ * Every call the console makes to the admin API goes through this module, on the typed client
+ * `@annals/client` (generated from the service's OpenAPI document): paths, parameters, bodies and answers
+ * are checked by the type checker. Errors are AnnalsApiError (code, message, hint, retryable).
+ */
+export { AnnalsApiError as ApiError };
+export type ConsoleClient = AdminClient;
 
 export interface ConsoleClientOptions {
   sessionToken?: string;
   projectId?: string;
   /** Told of every 401 answer (an expired or revoked session), before the call rejects. */
-  onUnauthorized?: (error: ApiError) => void;
+  onUnauthorized?: () => void;
 }
 
-type Call = (path: string, init?: CallInit) => Promise<any>;
-export interface ConsoleClient {
-  GET: Call;
-  POST: Call;
-  PUT: Call;
-  PATCH: Call;
-  DELETE: Call;
-}
-
-const BASE = '/admin/v1';
-
-export function expandPath(path: string, init?: CallInit): string {
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = init?.params?.path?.[name];
-    if (value === undefined) throw new Error(`missing path parameter ${name} of ${path}`);
-    return encodeURIComponent(String(value));
+export function createConsoleClient(options: ConsoleClientOptions): ConsoleClient {
+  return createAdminClient({
+    // The page's own origin.
+    serviceUrl: '',
+    ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}),
+    ...(options.projectId ? { projectId: options.projectId } : {}),
+    // A person is waiting: a 429 is shown with its message at once rather than waited out.
+    retry: { maxRetries: 0 },
+    fetch: async (request) => {
+      const response = await fetch(request);
+      if (response.status === 401) options.onUnauthorized?.();
+      return response;
+    },
   });
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(init?.params?.query ?? {})) {
-    if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
-  }
-  const search = query.toString();
-  return `${BASE}${filled}${search ? `?${search}` : ''}`;
 }
 
-export function authHeaders(options: ConsoleClientOptions): Record<string, string> {
+function authHeaders(options: ConsoleClientOptions): Record<string, string> {
   return {
     ...(options.sessionToken ? { Authorization: `Bearer ${options.sessionToken}` } : {}),
     ...(options.projectId ? { 'X-Project-Id': options.projectId } : {}),
   };
 }
 
-/** The error of a failed answer, from its envelope `{error: {code, message, hint?, retryable?}}`. */
-export function apiErrorOf(status: number, text: string): ApiError {
+/** The error of a failed upload, from its envelope. */
+function uploadErrorOf(status: number, text: string): AnnalsApiError {
+  let envelope: { error?: { code: string; message: string; hint?: string; retryable?: boolean } } = {};
   try {
-    const body = JSON.parse(text) as { error?: { code: string; message: string; hint?: string; retryable?: boolean } };
-    if (body.error?.code) return new ApiError(status, body.error.code, body.error.message, body.error.hint, body.error.retryable);
+    envelope = JSON.parse(text);
   } catch {
     /* not JSON */
   }
-  return new ApiError(status, `HTTP_${status}`, text.slice(0, 200) || `HTTP ${status}`);
-}
-
-export function createConsoleClient(options: ConsoleClientOptions): ConsoleClient {
-  const call =
-    (method: string): Call =>
-    async (path, init) => {
-      const hasBody = init?.body !== undefined;
-      const response = await fetch(expandPath(path, init), {
-        method,
-        headers: { ...authHeaders(options), ...(hasBody ? { 'Content-Type': 'application/json' } : {}) },
-        ...(hasBody ? { body: JSON.stringify(init!.body) } : {}),
-        credentials: 'omit',
-      });
-      const text = await response.text();
-      if (!response.ok) {
-        const error = apiErrorOf(response.status, text);
-        if (response.status === 401) options.onUnauthorized?.(error);
-        throw error;
-      }
-      return text ? JSON.parse(text) : undefined;
-    };
-  return { GET: call('GET'), POST: call('POST'), PUT: call('PUT'), PATCH: call('PATCH'), DELETE: call('DELETE') };
+  const e = envelope.error;
+  return new AnnalsApiError({ status, code: e?.code ?? `HTTP_${status}`, message: e?.message ?? `HTTP ${status}`, hint: e?.hint, retryable: e?.retryable, request: 'POST /admin/v1/media' });
 }
 
 /**
@@ -100,7 +57,7 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleClien
 export function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void): Promise<any> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `${BASE}/media`);
+    xhr.open('POST', '/admin/v1/media');
     for (const [name, value] of Object.entries(authHeaders(options))) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('Idempotency-Key', crypto.randomUUID());
     xhr.upload.onprogress = (event) => {
@@ -112,11 +69,10 @@ export function uploadMedia(options: ConsoleClientOptions, file: File, onProgres
         resolve(JSON.parse(xhr.responseText));
         return;
       }
-      const error = apiErrorOf(xhr.status, xhr.responseText);
-      if (xhr.status === 401) options.onUnauthorized?.(error);
-      reject(error);
+      if (xhr.status === 401) options.onUnauthorized?.();
+      reject(uploadErrorOf(xhr.status, xhr.responseText));
     };
-    xhr.onerror = () => reject(new ApiError(0, 'NETWORK_ERROR', 'The upload could not reach the service.'));
+    xhr.onerror = () => reject(new AnnalsApiError({ status: 0, code: 'NETWORK_ERROR', message: 'The upload could not reach the service.', request: 'POST /admin/v1/media' }));
     const form = new FormData();
     form.append('file', file, file.name);
     form.append('fileName', file.name);
@@ -125,26 +81,12 @@ export function uploadMedia(options: ConsoleClientOptions, file: File, onProgres
 }
 
 /** Sign-in and the login page's branding: the two calls made without a session. */
-export async function signIn(body: { email: string; password: string; projectId?: string }): Promise<{ token: string; expiresAt: string; user: SessionUser }> {
+export async function signIn(body: { email: string; password: string; projectId?: string }) {
   return createConsoleClient({}).POST('/auth/login', { body });
 }
 
-export async function loginBranding(projectId: string): Promise<LoginBranding> {
+export async function loginBranding(projectId: string) {
   return createConsoleClient({}).GET('/projects/{projectId}/login-branding', { params: { path: { projectId } } });
 }
 
-export interface SessionUser {
-  id: string;
-  tenantId: string;
-  email: string;
-  role: 'tenant_admin' | 'tenant_user';
-}
-
-export interface LoginBranding {
-  projectId: string;
-  projectName: string;
-  logoUrl: string | null;
-  primaryColor: string | null;
-  accentColor: string | null;
-  message: string | null;
-}
+export type SessionUser = Awaited<ReturnType<typeof signIn>>['user'];

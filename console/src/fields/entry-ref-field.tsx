@@ -46,7 +46,7 @@ function EntryPicker({ open, onClose, onPick }: { open: boolean; onClose: () => 
   const chosen = formSetId || formSets.data?.items[0]?.id || '';
   const entries = useQuery({
     queryKey: [projectId, 'entry-picker', chosen, q],
-    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId: chosen }, query: { limit: 20, q: q.trim() } } }) as Promise<Page<EntrySummary>>,
+    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId: chosen }, query: { limit: 20, q: q.trim() || undefined } } }) as Promise<Page<EntrySummary>>,
     enabled: open && Boolean(chosen),
   });
   return (

@@ -12,7 +12,7 @@ export function useMediaPages(name: string, type: string) {
   return useInfiniteQuery({
     queryKey: [projectId, 'media', name, type],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name, type, cursor: pageParam } } }) as Promise<Page<Asset>>,
+    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name: name || undefined, type: type || undefined, cursor: pageParam || undefined } } }) as Promise<Page<Asset>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // The grid keeps showing the last answer while a new search loads.
     placeholderData: keepPreviousData,

@@ -20,7 +20,7 @@ export function AuditLog() {
     queryKey: [projectId, 'audit', filters],
     initialPageParam: '',
     queryFn: ({ pageParam }) =>
-      api.GET('/audit-log', { params: { query: { limit: 50, cursor: pageParam, actor: filters.actor.trim(), entryId: filters.entryId.trim(), from: iso(filters.from), to: iso(filters.to) } } }) as Promise<Page<HistoryItem>>,
+      api.GET('/audit-log', { params: { query: { limit: 50, cursor: pageParam || undefined, actor: filters.actor.trim() || undefined, entryId: filters.entryId.trim() || undefined, from: iso(filters.from) || undefined, to: iso(filters.to) || undefined } } }) as Promise<Page<HistoryItem>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];

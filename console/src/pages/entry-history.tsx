@@ -20,13 +20,13 @@ export function EntryHistory() {
   const history = useInfiniteQuery({
     queryKey: [projectId, 'history', entryId],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/history', { params: { path: { entryId }, query: { limit: 50, cursor: pageParam } } }) as Promise<Page<HistoryItem>>,
+    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/history', { params: { path: { entryId }, query: { limit: 50, cursor: pageParam || undefined } } }) as Promise<Page<HistoryItem>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const revisions = useInfiniteQuery({
     queryKey: [projectId, 'revisions', entryId],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/revisions', { params: { path: { entryId }, query: { limit: 100, order: 'desc', cursor: pageParam } } }) as Promise<Page<Revision>>,
+    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/revisions', { params: { path: { entryId }, query: { limit: 100, order: 'desc', cursor: pageParam || undefined } } }) as Promise<Page<Revision>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const revisionList = revisions.data?.pages.flatMap((p) => p.items) ?? [];

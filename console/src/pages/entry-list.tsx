@@ -31,7 +31,7 @@ export function EntryList() {
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) as Promise<FormSet> });
   const page = useQuery({
     queryKey: [projectId, 'entries', formSetId, q, status, assignee, sort, cursor],
-    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId }, query: { limit: 20, q, status, assignee, sort, cursor } } }) as Promise<{ items: EntrySummary[]; nextCursor: string | null }>,
+    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId }, query: { limit: 20, q: q || undefined, status: status ? (status as (typeof STATUSES)[number]) : undefined, assignee: assignee || undefined, sort: sort as (typeof SORTS)[number], cursor: cursor || undefined } } }) as Promise<{ items: EntrySummary[]; nextCursor: string | null }>,
     placeholderData: keepPreviousData,
   });
   const update = (changes: Record<string, string>) => {

@@ -30,7 +30,7 @@ export function ReviewQueue() {
   const queue = useInfiniteQuery({
     queryKey: [projectId, 'review-queue'],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/review-queue', { params: { query: { limit: 50, cursor: pageParam } } }) as Promise<Page<QueueItem>>,
+    queryFn: ({ pageParam }) => api.GET('/review-queue', { params: { query: { limit: 50, cursor: pageParam || undefined } } }) as Promise<Page<QueueItem>>,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // What waits changes as others work: kept current while the desk is open.
     refetchInterval: 30_000,
