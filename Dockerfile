@@ -12,18 +12,21 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# 1. Compile TypeScript to dist/ and build the web console into console/dist (dev dependencies: typescript,
-#    vite and the console's packages). No install scripts are needed for that.
+# 1. Compile TypeScript to dist/, then the typed client the console is built on, then the web console into
+#    console/dist (dev dependencies: typescript, vite and the console's packages). No install scripts are
+#    needed for that.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY clients/typescript/package.json ./clients/typescript/
 COPY console/package.json ./console/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
+COPY clients/typescript ./clients/typescript
 COPY console ./console
-RUN npm run build && npm run build:console
+RUN npm run build && npm run build --workspace clients/typescript && npm run build:console
 
 # 2. Production dependencies only. better-sqlite3 is the one with an install step: a prebuilt binary when one
 #    can be downloaded, else compiled from source, hence the toolchain here (and only here).
@@ -33,6 +36,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY clients/typescript/package.json ./clients/typescript/
 COPY console/package.json ./console/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3 \
