@@ -28,6 +28,11 @@ export interface EventMetadata {
   occurredAt: string;
   /** Version of the event type's data schema the data was written with. */
   schemaVersion: number;
+  /**
+   * The event's link in its stream's hash chain (64 hex digits), set by the EventLog on append; absent on
+   * events written before chains existed. See ./hash-chain.ts.
+   */
+  chain?: string;
 }
 
 /** An event as handed to `append`. */

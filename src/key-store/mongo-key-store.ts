@@ -1,6 +1,6 @@
 import { Binary, MongoServerError, type Collection, type Db, type MongoClient } from 'mongodb';
 import { connectMongoDatabase } from '../read-models/mongo-side-database.ts';
-import { assertKey, KeyStoreError, type KeyStore } from './key-store.ts';
+import { assertKey, assertSigningKeyRecord, KeyStoreError, type KeyStore, type SigningKeyRecord } from './key-store.ts';
 
 interface KeyDoc {
   _id: string;
@@ -8,20 +8,30 @@ interface KeyDoc {
   destroyed: boolean;
 }
 
+interface SigningKeyDoc {
+  _id: string;
+  keyId: string;
+  privateJwk: string;
+  publicJwk: string;
+  createdAt: string;
+}
+
 /**
  * The production key store: a MongoDB collection (`submission_keys` in the read models' database). A
  * destroyed key's document keeps its id with `key: null` (a tombstone, so the id can never be given a key
  * again). MongoDB's own copies are beyond this adapter: the oplog of a replica set holds the insert until it
  * rolls over, and backups hold what they hold; size the oplog window and backup retention to the erasure
- * promise you make.
+ * promise you make. Signing keys are in the collection `signing_keys`, one document per name.
  */
 export class MongoKeyStore implements KeyStore {
   readonly #keys: Collection<KeyDoc>;
+  readonly #signingKeys: Collection<SigningKeyDoc>;
   readonly #client: MongoClient | undefined;
   #closed = false;
 
   constructor(db: Db, options: { ownsClient?: MongoClient; collection?: string } = {}) {
     this.#keys = db.collection<KeyDoc>(options.collection ?? 'submission_keys');
+    this.#signingKeys = db.collection<SigningKeyDoc>('signing_keys');
     this.#client = options.ownsClient;
   }
 
@@ -64,6 +74,21 @@ export class MongoKeyStore implements KeyStore {
 
   async destroyed(id: string): Promise<boolean> {
     return (await this.#keys.findOne({ _id: id }))?.destroyed === true;
+  }
+
+  async signingKey(name: string): Promise<SigningKeyRecord | null> {
+    const doc = await this.#signingKeys.findOne({ _id: name });
+    return doc ? { name: doc._id, keyId: doc.keyId, privateJwk: doc.privateJwk, publicJwk: doc.publicJwk, createdAt: doc.createdAt } : null;
+  }
+
+  async putSigningKey(record: SigningKeyRecord): Promise<SigningKeyRecord> {
+    assertSigningKeyRecord(record);
+    try {
+      await this.#signingKeys.insertOne({ _id: record.name, keyId: record.keyId, privateJwk: record.privateJwk, publicJwk: record.publicJwk, createdAt: record.createdAt });
+    } catch (error) {
+      if (!(error instanceof MongoServerError && error.code === 11000)) throw error;
+    }
+    return (await this.signingKey(record.name))!;
   }
 
   async ping(): Promise<void> {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
-import { assertKey, KeyStoreError, type KeyStore } from './key-store.ts';
+import { assertKey, assertSigningKeyRecord, KeyStoreError, type KeyStore, type SigningKeyRecord } from './key-store.ts';
 
 /**
  * The embedded key store: a SQLite file of its own (DATA_DIR/keys.sqlite), apart from the event log and the
@@ -24,8 +24,21 @@ export class SqliteKeyStore implements KeyStore {
       id TEXT PRIMARY KEY,
       key BLOB,
       destroyed INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS signing_keys (
+      name TEXT PRIMARY KEY,
+      key_id TEXT NOT NULL,
+      private_jwk TEXT NOT NULL,
+      public_jwk TEXT NOT NULL,
+      created_at TEXT NOT NULL
     ) WITHOUT ROWID`);
     this.#statements = {
+      signingKey: db.prepare<[string], { name: string; key_id: string; private_jwk: string; public_jwk: string; created_at: string }>(
+        'SELECT name, key_id, private_jwk, public_jwk, created_at FROM signing_keys WHERE name = ?',
+      ),
+      insertSigningKey: db.prepare<[string, string, string, string, string]>(
+        'INSERT INTO signing_keys (name, key_id, private_jwk, public_jwk, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING',
+      ),
       get: db.prepare<[string], { key: Buffer | null; destroyed: number }>('SELECT key, destroyed FROM keys WHERE id = ?'),
       insert: db.prepare<[string, Buffer]>('INSERT INTO keys (id, key, destroyed) VALUES (?, ?, 0) ON CONFLICT(id) DO NOTHING'),
       destroy: db.prepare<[string]>('INSERT INTO keys (id, key, destroyed) VALUES (?, NULL, 1) ON CONFLICT(id) DO UPDATE SET key = NULL, destroyed = 1'),
@@ -70,6 +83,19 @@ export class SqliteKeyStore implements KeyStore {
   async destroyed(id: string): Promise<boolean> {
     this.#open();
     return this.#statements.get.get(id)?.destroyed === 1;
+  }
+
+  async signingKey(name: string): Promise<SigningKeyRecord | null> {
+    this.#open();
+    const row = this.#statements.signingKey.get(name);
+    return row ? { name: row.name, keyId: row.key_id, privateJwk: row.private_jwk, publicJwk: row.public_jwk, createdAt: row.created_at } : null;
+  }
+
+  async putSigningKey(record: SigningKeyRecord): Promise<SigningKeyRecord> {
+    assertSigningKeyRecord(record);
+    this.#open();
+    this.#statements.insertSigningKey.run(record.name, record.keyId, record.privateJwk, record.publicJwk, record.createdAt);
+    return (await this.signingKey(record.name))!;
   }
 
   async ping(): Promise<void> {

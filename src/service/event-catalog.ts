@@ -8,8 +8,9 @@ import { masterEvents } from '../domain/content/master/master-events.ts';
 import { mediaEvents } from '../domain/media/media-events.ts';
 import { webhookEvents } from '../domain/webhook/webhook-events.ts';
 import { contactFormEvents } from '../domain/contact-form/contact-form-events.ts';
+import { auditEvents } from '../audit/audit-events.ts';
 
 /** Every event type the service writes, with its schema and upcasters. */
 export function serviceEventCatalog(): EventCatalog {
-  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents]);
+  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...auditEvents]);
 }

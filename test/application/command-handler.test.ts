@@ -69,11 +69,13 @@ describe('command handler: decide and append with optimistic concurrency', () =>
 
   it('a command that loses every round is refused with a retryable WriteContentionError and writes nothing', async () => {
     await run({ by: 'setup' });
-    // A rival appends between every read and append of this command (same group commit, queued first).
+    // A rival appends between every read and append of this command (same group commit, queued first). It names
+    // the revision it read, as a command does: an append with 'any' would first read the stream's last link (hash
+    // chain) and so queue behind this command's append.
     const losing: typeof counter = {
       ...counter,
       decide: (command, state) => {
-        void log.append('counter-1', [{ type: 'test.saved', data: { revision: state.revision + 1, by: 'rival' } }], 'any', { actor: { type: 'user', id: 'rival' } });
+        void log.append('counter-1', [{ type: 'test.saved', data: { revision: state.revision + 1, by: 'rival' } }], BigInt(state.revision - 1), { actor: { type: 'user', id: 'rival' } });
         return counter.decide(command, state, null);
       },
     };

@@ -76,6 +76,25 @@ export function keyStoreConformance(title: string, harness: HarnessOrPending<Key
       await store.close();
     });
 
+    test('keeps the first signing key stored under a name; a second one for the name is not stored and both callers get the first', async () => {
+      const store = await h().create();
+      const name = `audit-${randomUUID()}`;
+      const record = (keyId: string) => ({ name, keyId, privateJwk: JSON.stringify({ d: randomBytes(32).toString('base64url') }), publicJwk: JSON.stringify({ x: keyId }), createdAt: '2026-11-24T10:00:00.000Z' });
+      expect(await store.signingKey(name)).to.equal(null);
+      const first = record('first');
+      const [a, b] = await Promise.all([store.putSigningKey(first), store.putSigningKey(record('second'))]);
+      expect(a).to.deep.equal(b);
+      const kept = await store.signingKey(name);
+      expect(kept).to.deep.equal(a);
+      expect(await store.putSigningKey(record('third'))).to.deep.equal(kept);
+      // Names are apart from submission keys: a submission key of the same id neither reads nor destroys it.
+      await store.destroy(name);
+      expect(await store.get(name)).to.equal(null);
+      expect(await store.signingKey(name)).to.deep.equal(kept);
+      expect(await store.signingKey(`other-${randomUUID()}`)).to.equal(null);
+      await store.close();
+    });
+
     test('answers ping while open', async () => {
       const store = await h().create();
       await store.ping();

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { defineEvent } from '../event-store/event-catalog.ts';
+
+/** The stream of signed anchors over events written before hash chains (see ./legacy-anchor.ts). */
+export const AUDIT_ANCHOR_STREAM = 'audit-anchors';
+
+const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+/**
+ * Events the log held without a hash-chain link (written before chains existed) are covered, once, by this
+ * signed checkpoint instead of being rewritten: the SHA-256 over each of them in log order (stream, revision,
+ * id and legacy link, see legacyDigestLine) and how many there are, signed with the audit key. `signature`
+ * is a compact JWS (EdDSA, Ed25519) whose payload repeats these fields (AnchorPayload).
+ */
+export const auditLogAnchored = defineEvent({
+  type: 'audit.log-anchored',
+  version: 1,
+  schema: z.object({
+    coveredEvents: z.number().int().positive(),
+    digest,
+    firstEventId: z.uuid(),
+    lastEventId: z.uuid(),
+    anchoredAt: z.iso.datetime({ precision: 3 }),
+    keyId: z.string().min(1),
+    signature: z.string().regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'a compact JWS'),
+  }),
+});
+
+export type AuditLogAnchored = z.infer<typeof auditLogAnchored.schema>;
+
+export const auditEvents = [auditLogAnchored];

@@ -1,0 +1,175 @@
+/**
+ * `annals audit verify`: recomputes every stream's hash chain (./../event-store/hash-chain.ts) over the whole
+ * log, in one pass in log order, and checks every signed anchor over the events written before chains
+ * (./legacy-anchor.ts). It reads the store's events as stored (never upcast) and holds one link per stream.
+ *
+ * A break names the stream, the revision and the event id where the recomputed chain first disagrees with
+ * the stored one; the walk then goes on from the stored link, so an event altered in place is named alone
+ * and the events after it still verify. What a break means:
+ * - link-mismatch: the event's content (id, type, version, data, metadata) or what precedes it in the
+ *   stream changed after it was written;
+ * - revision-gap: revisions are missing before this event (events removed from the middle of a stream);
+ * - unlinked: an event without a link after the stream's chain began, or after the last anchor;
+ * - anchor-digest / anchor-signature: the events an anchor covers are not the ones it signed, or its
+ *   signature does not verify with the audit public key;
+ * - unanchored: events without a link that no anchor covers (run `annals audit anchor`).
+ * What a chain cannot show: events removed from the end of a stream, or a whole stream removed, unless an
+ * export or an anchor taken earlier names them (see docs/audit.md).
+ */
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import { encodePosition } from '../event-store/position.ts';
+import { chainLink, genesisLink, storedLink } from '../event-store/hash-chain.ts';
+import { AuditSignatureError, verifyAuditSignature, type AuditPublicKey } from './audit-signer.ts';
+import { auditLogAnchored, type AuditLogAnchored } from './audit-events.ts';
+import { LegacyDigest } from './legacy-anchor.ts';
+
+export type BreakReason = 'link-mismatch' | 'revision-gap' | 'unlinked' | 'anchor-digest' | 'anchor-signature' | 'unanchored';
+
+export interface ChainBreak {
+  reason: BreakReason;
+  streamId: string;
+  revision: string;
+  eventId: string;
+  type: string;
+  position: string;
+  detail: string;
+}
+
+export interface VerifyReport {
+  verified: boolean;
+  /** Events whose chain was recomputed (in the project's streams with --project). */
+  chainedEvents: number;
+  /** Events without a link (written before chains), all of them whatever the project. */
+  unlinkedEvents: number;
+  streams: number;
+  anchors: Array<{ eventId: string; position: string; coveredEvents: number; valid: boolean }>;
+  /** The first breaks in log order (at most maxBreaks), the first one first. */
+  breaks: ChainBreak[];
+  /** More breaks were found than are listed. */
+  moreBreaks: boolean;
+  firstBreak: ChainBreak | null;
+  projectId: string | null;
+  durationMs: number;
+  eventsPerSecond: number;
+}
+
+export interface VerifyOptions {
+  /** Only the chains of streams whose first event belongs to this project (anchors are always checked). */
+  projectId?: string | undefined;
+  /** The key anchors are signed with; null: anchors cannot be checked (each is then a break). */
+  publicKey: AuditPublicKey | null;
+  maxBreaks?: number;
+  onProgress?: (progress: { events: number; fraction: number }) => void;
+}
+
+interface StreamTip {
+  revision: bigint;
+  link: string;
+  inScope: boolean;
+  chained: boolean;
+}
+
+/** Recomputes every chain and checks every anchor; see the module comment. */
+export async function verifyLog(store: EventStore, options: VerifyOptions): Promise<VerifyReport> {
+  const started = performance.now();
+  const head = await store.headPosition();
+  const maxBreaks = options.maxBreaks ?? 100;
+  const tips = new Map<string, StreamTip>();
+  const unlinked = new LegacyDigest();
+  const anchors: VerifyReport['anchors'] = [];
+  const breaks: ChainBreak[] = [];
+  let moreBreaks = false;
+  let chainedEvents = 0;
+  let unlinkedEvents = 0;
+  let seen = 0;
+  let anchoredOnce = false;
+  const fail = (event: RecordedEvent, reason: BreakReason, detail: string) => {
+    if (breaks.length >= maxBreaks) {
+      moreBreaks = true;
+      return;
+    }
+    breaks.push({ reason, streamId: event.streamId, revision: event.revision.toString(), eventId: event.id, type: event.type, position: encodePosition(event.position), detail });
+  };
+
+  for await (const event of store.readAll()) {
+    if (head !== null && event.position > head) break;
+    if (++seen % 10_000 === 0) options.onProgress?.({ events: seen, fraction: head ? Number(event.position) / Number(head) : 1 });
+    const tip = tips.get(event.streamId);
+    const inScope = tip?.inScope ?? (options.projectId === undefined || event.metadata.projectId === options.projectId);
+    const link = storedLink(event.metadata);
+
+    if (link === undefined) {
+      // Written before chains: its integrity is the anchor's; it still seeds the chain after it.
+      unlinkedEvents += 1;
+      const legacy = unlinked.add(event);
+      if (tip?.chained) fail(event, 'unlinked', 'an event without a chain link after the stream\'s chain began (written by a build without chains, or its link removed)');
+      else if (anchoredOnce) fail(event, 'unlinked', 'an event without a chain link written after the log was anchored');
+      tips.set(event.streamId, { revision: event.revision, link: legacy, inScope, chained: tip?.chained ?? false });
+      continue;
+    }
+
+    if (!inScope) {
+      tips.set(event.streamId, { revision: event.revision, link, inScope, chained: true });
+      continue;
+    }
+    chainedEvents += 1;
+    const expectedRevision = tip ? tip.revision + 1n : 0n;
+    if (event.revision !== expectedRevision) {
+      fail(event, 'revision-gap', tip ? `revision ${event.revision} follows revision ${tip.revision}: events are missing from the stream` : `the stream starts at revision ${event.revision}, not 0: its first events are missing`);
+    }
+    const prev = tip ? tip.link : genesisLink(event.streamId);
+    const computed = chainLink(prev, event);
+    if (computed !== link) fail(event, 'link-mismatch', 'the recomputed link differs from the stored one: the event was changed after it was written, or an event before it was');
+    tips.set(event.streamId, { revision: event.revision, link, inScope, chained: true });
+
+    if (event.type === auditLogAnchored.type) {
+      const anchor = event.data as AuditLogAnchored;
+      const valid = await checkAnchor(event, anchor, unlinked, options.publicKey, fail);
+      anchors.push({ eventId: event.id, position: encodePosition(event.position), coveredEvents: anchor.coveredEvents, valid });
+      anchoredOnce = true;
+      unlinked.reset();
+    }
+  }
+  if (unlinked.count > 0 && !anchoredOnce) {
+    breaks.unshift({ reason: 'unanchored', streamId: '', revision: '', eventId: unlinked.firstEventId!, type: '', position: '', detail: `${unlinked.count} events without a chain link are covered by no anchor: run \`annals audit anchor\`` });
+  }
+  const durationMs = Math.round(performance.now() - started);
+  return {
+    verified: breaks.length === 0,
+    chainedEvents,
+    unlinkedEvents,
+    streams: tips.size,
+    anchors,
+    breaks,
+    moreBreaks,
+    firstBreak: breaks[0] ?? null,
+    projectId: options.projectId ?? null,
+    durationMs,
+    eventsPerSecond: durationMs > 0 ? Math.round((seen * 1000) / durationMs) : seen,
+  };
+}
+
+async function checkAnchor(event: RecordedEvent, anchor: AuditLogAnchored, unlinked: LegacyDigest, key: AuditPublicKey | null, fail: (event: RecordedEvent, reason: BreakReason, detail: string) => void): Promise<boolean> {
+  let valid = true;
+  if (anchor.coveredEvents !== unlinked.count || anchor.digest !== unlinked.digest()) {
+    fail(event, 'anchor-digest', `the anchor covers ${anchor.coveredEvents} events with digest ${anchor.digest}; the log holds ${unlinked.count} unlinked events before it, with digest ${unlinked.digest()}`);
+    valid = false;
+  }
+  if (!key) {
+    fail(event, 'anchor-signature', 'no audit public key in the key store to check the anchor\'s signature with');
+    return false;
+  }
+  try {
+    const payload = await verifyAuditSignature(anchor.signature, key);
+    const same = payload['kind'] === 'annals-log-anchor' && payload['coveredEvents'] === anchor.coveredEvents && payload['digest'] === anchor.digest && payload['firstEventId'] === anchor.firstEventId && payload['lastEventId'] === anchor.lastEventId && payload['anchoredAt'] === anchor.anchoredAt;
+    if (!same) {
+      fail(event, 'anchor-signature', 'the anchor\'s fields differ from what its signature covers');
+      valid = false;
+    }
+  } catch (error) {
+    if (!(error instanceof AuditSignatureError)) throw error;
+    fail(event, 'anchor-signature', error.message);
+    valid = false;
+  }
+  return valid;
+}
