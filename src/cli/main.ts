@@ -10,6 +10,7 @@
  *   demo                                          a demo project to look at
  *   log export | import | verify                  move an event log between event stores
  *   backup <dir> | restore <dir>                  a consistent copy of DATA_DIR, and putting it back
+ *   audit verify | export | public-key | anchor   the tamper-evident log: chains, signed exports, anchors
  *
  * stdout carries the result only: with --json (accepted by every command) exactly one JSON document, also
  * when the command fails ({"error": {code, message, hint?}}); logs, progress and notes go to stderr.
@@ -33,10 +34,11 @@ import { projectsCommands } from './commands/projects.ts';
 import { demoCommand } from './commands/demo.ts';
 import { logCommands } from './commands/log.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
+import { auditCommands } from './commands/audit.ts';
 import { BackupError } from '../backup/backup-manifest.ts';
 import { DataDirLockedError, DataDirUnusableError } from '../data-dir/data-dir-lock.ts';
 
-const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, backupCommand, restoreCommand];
+const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, backupCommand, restoreCommand, auditCommands];
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 

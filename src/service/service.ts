@@ -70,6 +70,8 @@ import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
 import { ENTRY_STATE_VERSION, type EntryState } from '../domain/content/entry/entry-decider.ts';
 import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
+import { AuditSigner } from '../audit/audit-signer.ts';
+import { anchorInBackground } from '../audit/legacy-anchor.ts';
 
 export interface RunningService {
   url: string;
@@ -162,6 +164,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
+  let anchoring: { stop(): Promise<void> } | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -281,9 +284,14 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
     }
     // The contact-form notice sender runs beside the projectors (console links use the listening URL).
-    if (config.roles.has('projector')) contact.startWorker(http?.url);
+    if (config.roles.has('projector')) {
+      contact.startWorker(http?.url);
+      // Events written before hash chains are anchored once by a signed checkpoint (a scan, in the background).
+      anchoring = anchorInBackground({ log, signer: await AuditSigner.open(contact.keyStore, clock), clock, logger });
+    }
   } catch (error) {
     lag?.stop();
+    await anchoring?.stop();
     versions?.stop();
     await contactForms?.stop();
     await mediaClose?.();
@@ -310,6 +318,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await http?.close(config.shutdownGraceMs);
         lag?.stop();
         versions?.stop();
+        progress('the audit anchoring scan');
+        await anchoring?.stop();
         progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
         progress('the contact-form notice worker');

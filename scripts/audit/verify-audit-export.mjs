@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+/**
+ * Verifies an annals audit export (`annals audit export`) without the service: Node.js 18 or later and this
+ * one file, nothing else (no npm install, no project code). See docs/audit.md.
+ *
+ *   node verify-audit-export.mjs BUNDLE.ndjson --public-key audit-public-key.json [--json]
+ *
+ * --public-key names the service's audit public key as the operator gave it to you (`annals audit public-key`
+ * prints it: a JWK, or {keyId, jwk}). Without it the key inside the bundle is used, which proves the bundle
+ * is intact but not who made it: the result then says `authenticated: false`.
+ *
+ * Checks, each reported with the line it concerns:
+ * 1. the signature of the end line (Ed25519, compact JWS) verifies with the public key, and what it signs
+ *    (project, range, counts, SHA-256 of every line before the end line) matches the bundle: any line
+ *    edited, added, removed or reordered fails here;
+ * 2. every event's hash-chain link recomputes: SHA-256 of `prev`, "\n" and the canonical JSON of
+ *    [id, type, schemaVersion, data, metadata without chain]; an event without a link (written before chains)
+ *    is covered by the service's signed anchor instead, and only seeds the link after it;
+ * 3. consecutive events of a stream link up, and each stream line's anchors match its first and last event.
+ *
+ * Prints what it found on stderr and one JSON document on stdout ({valid, authenticated, ...});
+ * exit code 0 when valid, 1 when not, 2 for a usage error or an unreadable file.
+ */
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { createHash, createPublicKey, verify } from 'node:crypto';
+
+const LEGACY_PREV = '0'.repeat(64);
+
+/** RFC 8785-style canonical JSON of a value parsed from JSON: keys sorted by UTF-16 code units, no whitespace. */
+function canonical(value) {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item)).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+}
+
+function sha256hex(text) {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function genesisLink(streamId) {
+  return sha256hex(`annals-chain/v1 genesis\n${streamId}`);
+}
+
+function chainLink(prev, event) {
+  const { chain: _link, ...metadata } = event.metadata;
+  const schemaVersion = typeof metadata.schemaVersion === 'number' ? metadata.schemaVersion : null;
+  return sha256hex(`${prev}\n${canonical([event.id, event.type, schemaVersion, event.data ?? null, metadata])}`);
+}
+
+/** RFC 7638 thumbprint of an Ed25519 JWK. */
+function thumbprint(jwk) {
+  return createHash('sha256').update(canonical({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).digest('base64url');
+}
+
+function usage(message) {
+  process.stderr.write(`${message}\nusage: node verify-audit-export.mjs BUNDLE.ndjson [--public-key KEY.json] [--json]\n`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+let file;
+let keyFile;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--public-key') keyFile = args[++i] ?? usage('--public-key needs a file');
+  else if (args[i] === '--json') continue;
+  else if (args[i].startsWith('-')) usage(`unknown option ${args[i]}`);
+  else if (file === undefined) file = args[i];
+  else usage(`one bundle at a time (${args[i]})`);
+}
+if (!file) usage('the bundle to verify is missing');
+if (!fs.existsSync(file)) usage(`no file ${file}`);
+
+let trustedKey;
+if (keyFile !== undefined) {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
+    trustedKey = parsed.jwk ?? parsed;
+  } catch (error) {
+    usage(`${keyFile}: not a JWK (${error.message})`);
+  }
+}
+
+const problems = [];
+const problem = (line, message) => problems.push({ line, message });
+
+const hash = createHash('sha256');
+const streams = new Map();
+const anchorLines = new Map();
+let header;
+let end;
+let events = 0;
+let unlinked = 0;
+let lineNumber = 0;
+let afterEnd = false;
+
+const input = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+for await (const text of input) {
+  lineNumber += 1;
+  if (afterEnd) {
+    if (text.trim() !== '') problem(lineNumber, 'a line after the end line');
+    continue;
+  }
+  let line;
+  try {
+    line = JSON.parse(text);
+  } catch (error) {
+    problem(lineNumber, `not JSON (${error.message})`);
+    hash.update(`${text}\n`);
+    continue;
+  }
+  if (line?.kind === 'end') {
+    end = { ...line, lineNumber };
+    afterEnd = true;
+    continue;
+  }
+  hash.update(`${text}\n`);
+  if (lineNumber === 1) {
+    if (line?.kind !== 'header' || line.format !== 'annals-audit-export' || line.version !== 1) {
+      problem(1, 'not an annals audit export (version 1) header');
+    }
+    header = line;
+    continue;
+  }
+  if (line?.kind === 'event') {
+    events += 1;
+    const stream = streams.get(line.streamId);
+    const revision = BigInt(line.revision);
+    if (stream && stream.revision === revision - 1n && line.prev !== stream.link) {
+      problem(lineNumber, `stream ${line.streamId} revision ${line.revision}: prev is not the link of revision ${stream.revision} before it`);
+    }
+    if (!stream && revision === 0n && line.prev !== genesisLink(line.streamId)) {
+      problem(lineNumber, `stream ${line.streamId} revision 0: prev is not the stream's genesis`);
+    }
+    let link;
+    if (typeof line.metadata?.chain === 'string') {
+      link = chainLink(line.prev, line);
+      if (link !== line.metadata.chain) {
+        problem(lineNumber, `stream ${line.streamId} revision ${line.revision} (event ${line.id}): the link does not recompute: the event or its prev was changed`);
+      }
+    } else {
+      unlinked += 1;
+      link = chainLink(LEGACY_PREV, line);
+    }
+    streams.set(line.streamId, { revision, link, first: stream?.first ?? { revision, prev: line.prev } });
+    continue;
+  }
+  if (line?.kind === 'stream') {
+    anchorLines.set(line.streamId, { ...line, lineNumber });
+    continue;
+  }
+  problem(lineNumber, `unexpected line kind ${JSON.stringify(line?.kind)}`);
+}
+
+for (const [streamId, stream] of streams) {
+  const anchors = anchorLines.get(streamId);
+  if (!anchors) {
+    problem(null, `stream ${streamId} has events but no stream line`);
+    continue;
+  }
+  if (anchors.prev !== stream.first.prev || anchors.last !== stream.link || anchors.firstRevision !== stream.first.revision.toString() || anchors.lastRevision !== stream.revision.toString()) {
+    problem(anchors.lineNumber, `stream ${streamId}: its anchors do not match its first and last events`);
+  }
+}
+for (const [streamId, anchors] of anchorLines) if (!streams.has(streamId)) problem(anchors.lineNumber, `stream line for ${streamId}, which has no events`);
+
+const digest = `sha256:${hash.digest('hex')}`;
+let authenticated = false;
+let signedBy = null;
+if (!header) problem(1, 'no header');
+if (!end) {
+  problem(null, 'no end line: the bundle is cut short');
+} else {
+  if (end.events !== events || end.streams !== streams.size) problem(end.lineNumber, `the end line counts ${end.events} events in ${end.streams} streams; the bundle holds ${events} in ${streams.size}`);
+  if (end.digest !== digest) problem(end.lineNumber, `the lines before the end line hash to ${digest}, not ${end.digest}: a line was edited, added or removed`);
+  const key = trustedKey ?? header?.publicKey;
+  try {
+    const [protectedPart, payloadPart, signaturePart] = String(end.signature).split('.');
+    const protectedHeader = JSON.parse(Buffer.from(protectedPart, 'base64url').toString('utf8'));
+    if (protectedHeader.alg !== 'EdDSA') throw new Error(`algorithm ${protectedHeader.alg}, not EdDSA`);
+    const publicKey = createPublicKey({ key, format: 'jwk' });
+    const ok = verify(null, Buffer.from(`${protectedPart}.${payloadPart}`), publicKey, Buffer.from(signaturePart, 'base64url'));
+    if (!ok) throw new Error('the signature does not verify with the public key');
+    signedBy = thumbprint(key);
+    if (protectedHeader.kid !== undefined && protectedHeader.kid !== signedBy) throw new Error(`signed by key ${protectedHeader.kid}, the public key is ${signedBy}`);
+    const signed = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'));
+    const expected = { format: header?.format, version: header?.version, projectId: header?.projectId, from: header?.from, to: header?.to, exportedAt: header?.exportedAt, events: end.events, streams: end.streams, digest: end.digest, keyId: header?.keyId };
+    for (const [field, value] of Object.entries(expected)) {
+      if (signed[field] !== value) problem(end.lineNumber, `the signature covers ${field} ${JSON.stringify(signed[field])}, the bundle says ${JSON.stringify(value)}`);
+    }
+    if (signed.digest !== digest) problem(end.lineNumber, 'the signed digest is not the digest of the bundle\'s lines');
+    if (header?.keyId !== signedBy) problem(1, `the header names key ${header?.keyId}, the public key is ${signedBy}`);
+    authenticated = trustedKey !== undefined;
+  } catch (error) {
+    problem(end.lineNumber, `signature: ${error.message}`);
+  }
+}
+
+const valid = problems.length === 0;
+const result = {
+  valid,
+  authenticated: valid && authenticated,
+  file,
+  projectId: header?.projectId ?? null,
+  from: header?.from ?? null,
+  to: header?.to ?? null,
+  exportedAt: header?.exportedAt ?? null,
+  keyId: signedBy,
+  events,
+  unlinkedEvents: unlinked,
+  streams: streams.size,
+  digest,
+  problems,
+};
+if (valid) {
+  process.stderr.write(`valid: ${events} events of ${streams.size} streams, signature by key ${signedBy}${authenticated ? '' : ' (the key inside the bundle: pass --public-key to establish who signed it)'}\n`);
+} else {
+  process.stderr.write(`NOT valid: ${problems.length} problem(s)\n${problems.slice(0, 20).map((p) => `  ${p.line === null ? '' : `line ${p.line}: `}${p.message}`).join('\n')}\n`);
+}
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(valid ? 0 : 1);
