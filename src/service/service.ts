@@ -187,6 +187,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
+    // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
+    const auditSigner = config.roles.has('projector') ? await AuditSigner.open(contact.keyStore, clock) : undefined;
     const drain = new DrainState();
     if (config.roles.has('api')) {
       // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
@@ -287,7 +289,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     if (config.roles.has('projector')) {
       contact.startWorker(http?.url);
       // Events written before hash chains are anchored once by a signed checkpoint (a scan, in the background).
-      anchoring = anchorInBackground({ log, signer: await AuditSigner.open(contact.keyStore, clock), clock, logger });
+      anchoring = anchorInBackground({ log, signer: auditSigner!, clock, logger });
     }
   } catch (error) {
     lag?.stop();
