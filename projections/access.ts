@@ -1,5 +1,5 @@
 import { accessEvents, type AccessEvent } from '../src/domain/access/access-events.ts';
-import type { ContentLocales, IpAllowlistEntry, LoginAppearance, SiteSettings } from '../src/domain/access/project-decider.ts';
+import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type SiteSettings } from '../src/domain/access/project-decider.ts';
 import type { Plan } from '../src/domain/plans.ts';
 import type { AgentScope, UserRole } from '../src/domain/principal.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
@@ -49,8 +49,15 @@ export interface ProjectDoc {
   siteSettings: SiteSettings;
   loginBranding: LoginAppearance;
   ipAllowlist: IpAllowlistEntry[];
+  /** Absent on documents folded before approval policies existed: read it through approvalPolicyOf. */
+  approvalPolicy?: ApprovalPolicy;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The project's approval policy (the default, both rules off, until one was set). */
+export function approvalPolicyOf(project: Pick<ProjectDoc, 'approvalPolicy'>): ApprovalPolicy {
+  return project.approvalPolicy ?? { ...DEFAULT_APPROVAL_POLICY };
 }
 
 export interface DomainDoc {
@@ -160,6 +167,7 @@ export const access = defineProjection({
           siteSettings: { siteUrl: null, siteName: null, description: null },
           loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
           ipAllowlist: [],
+          approvalPolicy: { ...DEFAULT_APPROVAL_POLICY },
           createdAt: at,
           updatedAt: at,
         };
@@ -194,6 +202,10 @@ export const access = defineProjection({
       case 'project.login-appearance-changed': {
         const { logoUrl, primaryColor, accentColor, message } = event.data;
         return updateProject(view, event.data.projectId, at, () => ({ loginBranding: { logoUrl, primaryColor, accentColor, message } }));
+      }
+      case 'project.approval-policy-changed': {
+        const { humanApproval, fourEyes } = event.data;
+        return updateProject(view, event.data.projectId, at, () => ({ approvalPolicy: { humanApproval, fourEyes } }));
       }
       case 'project.ip-allowlist-entry-added': {
         const { entryId, cidr, label } = event.data;

@@ -10,7 +10,7 @@ import type { KeyEvent } from '../domain/access/access-events.ts';
 import { emailAddress, projectSlug } from '../domain/access/access-values.ts';
 import { projectKeysStream, projectStream, tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
-import { domainChanges, projectDecider, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SiteSettings } from '../domain/access/project-decider.ts';
+import { domainChanges, projectDecider, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SiteSettings } from '../domain/access/project-decider.ts';
 import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { hostnameList } from '../domain/access/access-values.ts';
 import { roleValue, userDecider } from '../domain/access/user-decider.ts';
@@ -347,6 +347,12 @@ export class AccessService {
   }
 
   /** A patch of the site settings (siteUrl, siteName, description): an absent field is unchanged, null clears it. */
+  /** Sets the project's approval policy (tenant_admin sessions and operators; agent keys are refused). */
+  async setApprovalPolicy(caller: Caller, projectId: string, patch: { humanApproval?: boolean | undefined; fourEyes?: boolean | undefined }): Promise<ProjectSettingChanged<ApprovalPolicy>> {
+    const result = await this.#project(caller, projectId, { type: 'set-approval-policy', ...definedOnly(patch) }, {});
+    return { projectId, value: result.state!.approvalPolicy, changed: result.events.length > 0, position: positionOf(result) };
+  }
+
   async updateSiteSettings(
     caller: Caller,
     projectId: string,

@@ -111,7 +111,7 @@ export class AggregateSnapshots<State> {
           verified = true;
           continue;
         }
-        state = decider.evolve(state, { type: event.type, data: event.data } as Event);
+        state = decider.evolve(state, { type: event.type, data: event.data, actor: event.metadata.actor } as Event);
         revision = event.revision;
         position = event.position;
       }

@@ -33,7 +33,7 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   let position: bigint | null = null;
   try {
     for await (const event of log.readStream(streamId)) {
-      state = decider.evolve(state, { type: event.type, data: event.data } as Event);
+      state = decider.evolve(state, { type: event.type, data: event.data, actor: event.metadata.actor } as Event);
       revision = event.revision;
       position = event.position;
     }
@@ -67,7 +67,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
     if (events.length === 0) return { events, state: loaded.state, position: loaded.position, streamRevision: loaded.revision };
     try {
       const result = await log.append(streamId, events, loaded.revision ?? 'no_stream', appendContext);
-      const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
+      const state = events.reduce((s, e) => decider.evolve(s, { ...e, actor: appendContext.actor }), loaded.state);
       options.snapshots?.remember(streamId, { state, revision: result.nextExpectedRevision, position: result.position });
       return { events, state, position: result.position, streamRevision: result.nextExpectedRevision };
     } catch (error) {

@@ -3,8 +3,9 @@ import type { Plan } from '../domain/plans.ts';
 import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
-import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
+import { ApprovalRefused, duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
+import { entryRevisionApprovalRefused, entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
+import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy } from '../domain/access/project-decider.ts';
 import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-history.ts';
 import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
@@ -33,6 +34,8 @@ export interface ProjectView {
   tenantId: string;
   plan: Plan;
   contentLocales: ContentLocales;
+  /** Absent on documents folded before approval policies existed (then both rules are off). */
+  approvalPolicy?: ApprovalPolicy | undefined;
 }
 
 export interface FormSetView {
@@ -123,6 +126,7 @@ const EVENT_KINDS: Record<string, string> = {
   'entry.import-metadata-set': 'import metadata set',
   'entry.assigned': 'assigned',
   'entry.deleted': 'deleted',
+  'entry.revision-approval-refused': 'approval refused by the approval policy',
 };
 
 export function eventKind(type: string): string {
@@ -268,7 +272,13 @@ export class ContentService {
       : action === 'withdraw' ? { type: 'withdraw', ...common }
       : action === 'reopen' ? { type: 'reopen', ...common }
       : { type: 'publish', ...common, revision: body.revision ?? revision.revision };
-    const result = await this.#entryCommand(revision.entryId, command, this.#context(principal, project), { actor: actorOf(principal) });
+    let result: CommandResult<EntryState, EntryEvent>;
+    try {
+      result = await this.#entryCommand(revision.entryId, command, this.#context(principal, project), { actor: actorOf(principal) });
+    } catch (error) {
+      if (error instanceof ApprovalRefused) await this.#recordRefusal(principal, error);
+      throw error;
+    }
     await this.#writes.settle(result.position);
     const after = await this.revisionOrFail(project, revisionId);
     const response: Record<string, unknown> = { id: revisionId, revisionId, entryId: revision.entryId, revision: after.revision, status: after.status, publishAt: after.publishAt, publishedAt: after.publishedAt };
@@ -627,8 +637,15 @@ export class ContentService {
     });
   }
 
-  #context(principal: Principal, project: ProjectView) {
-    return { principal, plan: project.plan, now: this.deps.clock.now() };
+  #context(principal: Principal, project: ProjectView): EntryContext {
+    return { principal, plan: project.plan, approvalPolicy: project.approvalPolicy ?? DEFAULT_APPROVAL_POLICY, now: this.deps.clock.now() };
+  }
+
+  /** An approval the policy refused, on the entry's stream for the audit trail (it changes no state). */
+  async #recordRefusal(principal: Principal, refusal: ApprovalRefused): Promise<void> {
+    const data = { ...refusal.target, action: refusal.action, rule: refusal.rule, message: refusal.message };
+    const result = await this.deps.log.append(entryStream(refusal.target.entryId), [{ type: entryRevisionApprovalRefused.type, data }], 'any', { actor: actorOf(principal) });
+    await this.#writes.settle(result.position);
   }
 }
 

@@ -6,6 +6,17 @@
 export interface DomainEvent<Type extends string = string, Data = unknown> {
   type: Type;
   data: Data;
+  /**
+   * Who caused the event, when it is folded from the log (the event's metadata actor) or right after its
+   * append (the append's actor). Deciders never set it: the application records it with the append.
+   */
+  actor?: EventActor;
+}
+
+/** An actor as the log records it: a user by id, an agent key by key id, the system, an operator. */
+export interface EventActor {
+  type: string;
+  id: string;
 }
 
 export interface Decider<State, Command, Event extends DomainEvent, Context> {

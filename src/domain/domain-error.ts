@@ -1,6 +1,6 @@
 /**
  * A decision the domain refuses, with the spec's error code. Pure: the HTTP layer maps the code to a
- * status (VALIDATION_ERROR 400, UNAUTHORIZED 401, FORBIDDEN/PLAN_REQUIRED 403, NOT_FOUND 404,
+ * status (VALIDATION_ERROR 400, UNAUTHORIZED 401, FORBIDDEN/PLAN_REQUIRED/HUMAN_APPROVAL_REQUIRED/FOUR_EYES_REQUIRED 403, NOT_FOUND 404,
  * CONFLICT/REVISION_CONFLICT 409). Messages are shown to callers: name the field or rule, never a secret.
  */
 export type DomainErrorCode =
@@ -10,7 +10,11 @@ export type DomainErrorCode =
   | 'PLAN_REQUIRED'
   | 'NOT_FOUND'
   | 'CONFLICT'
-  | 'REVISION_CONFLICT';
+  | 'REVISION_CONFLICT'
+  /** The project's approval policy: agent keys may not approve or publish (humanApproval). 403. */
+  | 'HUMAN_APPROVAL_REQUIRED'
+  /** The project's approval policy: the approver or publisher must not be the last editor or the submitter (fourEyes). 403. */
+  | 'FOUR_EYES_REQUIRED';
 
 export class DomainError extends Error {
   override name = 'DomainError';

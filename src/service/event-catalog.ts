@@ -2,7 +2,7 @@ import { EventCatalog } from '../event-store/event-catalog.ts';
 import { operationsEvents } from '../domain/operations-events.ts';
 import { applicationEvents } from '../application/application-events.ts';
 import { accessEvents } from '../domain/access/access-events.ts';
-import { entryEvents } from '../domain/content/entry/entry-events.ts';
+import { entryEvents, entryRevisionApprovalRefused } from '../domain/content/entry/entry-events.ts';
 import { formSetEvents } from '../domain/content/form-set/form-set-events.ts';
 import { masterEvents } from '../domain/content/master/master-events.ts';
 import { mediaEvents } from '../domain/media/media-events.ts';
@@ -12,5 +12,5 @@ import { auditEvents } from '../audit/audit-events.ts';
 
 /** Every event type the service writes, with its schema and upcasters. */
 export function serviceEventCatalog(): EventCatalog {
-  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...auditEvents]);
+  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, entryRevisionApprovalRefused, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...auditEvents]);
 }

@@ -86,6 +86,7 @@ describe('access projection', () => {
       siteSettings: { siteUrl: null, siteName: null, description: null },
       loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
       ipAllowlist: [],
+      approvalPolicy: { humanApproval: false, fourEyes: false },
       createdAt: projectAt,
       updatedAt: projectAt,
     });
@@ -109,6 +110,7 @@ describe('access projection', () => {
     await project({ type: 'update-login-appearance', logoUrl: 'https://cdn.acme.example/logo.png', primaryColor: '#112233', message: 'Welcome back' });
     await project({ type: 'add-ip-allowlist-entry', entryId: ALLOW_1, cidr: '203.0.113.0/24', label: 'Office' });
     await project({ type: 'add-ip-allowlist-entry', entryId: ALLOW_2, cidr: '198.51.100.7', label: 'VPN' });
+    await project({ type: 'set-approval-policy', fourEyes: true });
     const lastAt = (await project({ type: 'remove-ip-allowlist-entry', entryId: ALLOW_1 }), h.clock.now().toISOString());
     await h.project();
 
@@ -123,6 +125,7 @@ describe('access projection', () => {
       siteSettings: { siteUrl: 'https://www.acme.example', siteName: 'Acme', description: 'All about Acme' },
       loginBranding: { logoUrl: 'https://cdn.acme.example/logo.png', primaryColor: '#112233', accentColor: null, message: 'Welcome back' },
       ipAllowlist: [{ id: ALLOW_2, cidr: '198.51.100.7/32', label: 'VPN' }],
+      approvalPolicy: { humanApproval: false, fourEyes: true },
       createdAt: projectAt,
       updatedAt: lastAt,
     });

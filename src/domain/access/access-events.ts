@@ -99,6 +99,17 @@ export const projectLoginAppearanceChanged = defineEvent({
   }),
 });
 
+/**
+ * The project's approval policy as a whole after the change (spec section 3 rule 1 made stricter; both off
+ * by default): humanApproval, agent keys may not approve or publish; fourEyes, whoever approves or publishes
+ * a revision differs from its last editor and its submitter.
+ */
+export const projectApprovalPolicyChanged = defineEvent({
+  type: 'project.approval-policy-changed',
+  version: 1,
+  schema: z.object({ projectId: id, humanApproval: z.boolean(), fourEyes: z.boolean() }),
+});
+
 export const projectIpAllowlistEntryAdded = defineEvent({
   type: 'project.ip-allowlist-entry-added',
   version: 1,
@@ -192,6 +203,7 @@ export const accessEvents = [
   projectDomainsChanged,
   projectSiteSettingsChanged,
   projectLoginAppearanceChanged,
+  projectApprovalPolicyChanged,
   projectIpAllowlistEntryAdded,
   projectIpAllowlistEntryRemoved,
   userCreated,
@@ -217,6 +229,7 @@ export type ProjectEvent =
   | EventOf<typeof projectDomainsChanged>
   | EventOf<typeof projectSiteSettingsChanged>
   | EventOf<typeof projectLoginAppearanceChanged>
+  | EventOf<typeof projectApprovalPolicyChanged>
   | EventOf<typeof projectIpAllowlistEntryAdded>
   | EventOf<typeof projectIpAllowlistEntryRemoved>;
 export type UserEvent =

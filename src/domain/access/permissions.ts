@@ -20,7 +20,8 @@ import type { Caller } from './caller.ts';
  * - never, because a user session is required (spec 4.4): patch content locales (tenant_admin only),
  *   update master records and master trees;
  * - not part of any scope: reject (a reviewer's judgement), keys and members management, webhooks,
- *   project settings, the audit log, contact form submissions (personal data), preview links.
+ *   project settings, the approval policy (agents are what it restrains), the audit log, contact form
+ *   submissions (personal data), preview links.
  * The entry and master rules agree with src/domain/content (entry-workflow.ts, master-decider.ts).
  *
  * Operators (the CLI) may do everything. Plan gates (PLAN_REQUIRED) are separate: see requirePlan.
@@ -39,6 +40,8 @@ export const ACTIONS = [
   'login-appearance.update',
   'ip-allowlist.read',
   'ip-allowlist.manage',
+  'approval-policy.read',
+  'approval-policy.change',
   'webhooks.read',
   'webhooks.manage',
   'audit.read',
@@ -141,6 +144,8 @@ export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
   'login-appearance.update': { label: 'update the login appearance', userRole: 'tenant_admin', agents: scopes(FULL) },
   'ip-allowlist.read': { label: 'list console IP allowlist entries', userRole: 'tenant_admin', agents: scopes(FULL) },
   'ip-allowlist.manage': { label: 'add or delete console IP allowlist entries', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'approval-policy.read': { label: 'read the approval policy', userRole: 'tenant_user', agents: scopes(ALL) },
+  'approval-policy.change': { label: 'change the approval policy', userRole: 'tenant_admin', agents: scopes(NONE) },
   'webhooks.read': { label: 'read webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
   'webhooks.manage': { label: 'manage webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
   'audit.read': { label: 'read the project audit log', userRole: 'tenant_admin', agents: scopes(NONE) },

@@ -42,6 +42,19 @@ export interface LoginAppearance {
   message: string | null;
 }
 
+/**
+ * How revisions may be approved and published in the project, beyond the roles of spec section 3 (both off by
+ * default, so the spec's behaviour is the default). Enforced by the entry decider (EntryContext.approvalPolicy).
+ */
+export interface ApprovalPolicy {
+  /** Agent keys may save and submit revisions, but not approve or publish them. */
+  humanApproval: boolean;
+  /** Whoever approves or publishes a revision differs from its last editor and from its submitter. */
+  fourEyes: boolean;
+}
+
+export const DEFAULT_APPROVAL_POLICY: Readonly<ApprovalPolicy> = Object.freeze({ humanApproval: false, fourEyes: false });
+
 export interface IpAllowlistEntry {
   id: string;
   /** Canonical CIDR (network address / prefix length). */
@@ -62,6 +75,7 @@ export interface Project {
   loginAppearance: LoginAppearance;
   /** Entries stay when a project drops below Business; they are enforced only on Business and above. */
   consoleIpAllowlist: IpAllowlistEntry[];
+  approvalPolicy: ApprovalPolicy;
 }
 
 export type ProjectState = Project | null;
@@ -91,6 +105,8 @@ export type ProjectCommand =
   | { type: 'update-site-settings'; siteUrl?: string | null; siteName?: string | null; description?: string | null }
   /** A patch: an absent field is unchanged, null clears it. */
   | { type: 'update-login-appearance'; logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null; message?: string | null }
+  /** A patch: an absent rule is unchanged. */
+  | { type: 'set-approval-policy'; humanApproval?: boolean; fourEyes?: boolean }
   | { type: 'add-ip-allowlist-entry'; entryId: string; cidr: string; label?: string | null }
   | { type: 'remove-ip-allowlist-entry'; entryId: string };
 
@@ -123,6 +139,7 @@ function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
       siteSettings: { siteUrl: null, siteName: null, description: null },
       loginAppearance: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
       consoleIpAllowlist: [],
+      approvalPolicy: { ...DEFAULT_APPROVAL_POLICY },
     };
   }
   if (!state) return state;
@@ -143,6 +160,8 @@ function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
       const { logoUrl, primaryColor, accentColor, message } = event.data;
       return { ...state, loginAppearance: { logoUrl, primaryColor, accentColor, message } };
     }
+    case 'project.approval-policy-changed':
+      return { ...state, approvalPolicy: { humanApproval: event.data.humanApproval, fourEyes: event.data.fourEyes } };
     case 'project.ip-allowlist-entry-added': {
       const { entryId, cidr, label } = event.data;
       return { ...state, consoleIpAllowlist: [...state.consoleIpAllowlist, { id: entryId, cidr, label }] };
@@ -248,6 +267,18 @@ function decideProject(command: ProjectCommand, state: ProjectState, context: Pr
       };
       const unchanged = (Object.keys(next) as Array<keyof LoginAppearance>).every((key) => next[key] === current[key]);
       return unchanged ? [] : [{ type: 'project.login-appearance-changed', data: { projectId, ...next } }];
+    }
+
+    case 'set-approval-policy': {
+      assertCan(caller, 'approval-policy.change');
+      for (const rule of ['humanApproval', 'fourEyes'] as const) {
+        if (command[rule] !== undefined && typeof command[rule] !== 'boolean') throw invalid(`${rule} must be true or false`);
+      }
+      if (command.humanApproval === undefined && command.fourEyes === undefined) throw invalid('give humanApproval, fourEyes or both');
+      const current = state.approvalPolicy;
+      const next: ApprovalPolicy = { humanApproval: command.humanApproval ?? current.humanApproval, fourEyes: command.fourEyes ?? current.fourEyes };
+      const unchanged = next.humanApproval === current.humanApproval && next.fourEyes === current.fourEyes;
+      return unchanged ? [] : [{ type: 'project.approval-policy-changed', data: { projectId, ...next } }];
     }
 
     case 'add-ip-allowlist-entry': {

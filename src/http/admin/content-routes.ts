@@ -202,6 +202,8 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { ...revisionSummary(revision as never), snapshot: revision.snapshot };
   });
 
+  // The project's approval policy refuses an approval or a publication (docs/help/workflow.md).
+  const POLICY_REFUSALS = ['HUMAN_APPROVAL_REQUIRED', 'FOUR_EYES_REQUIRED'] as const;
   const actions: RevisionAction[] = ['submit', 'approve', 'reject', 'withdraw', 'reopen', 'publish'];
   const summaries: Record<RevisionAction, string> = {
     submit: 'Submit a draft for review',
@@ -212,7 +214,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     publish: 'Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale)',
   };
   for (const action of actions) {
-    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
+    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: action === 'approve' || action === 'publish' ? { 403: POLICY_REFUSALS, 409: ['REVISION_CONFLICT', 'CONFLICT'] } : { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
       ctx.body = await content.revisionAction(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), action, body);
     });
   }

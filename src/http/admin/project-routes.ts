@@ -10,7 +10,7 @@ import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
-import type { ProjectDoc } from '../../../projections/access.ts';
+import { approvalPolicyOf, type ProjectDoc } from '../../../projections/access.ts';
 
 /** The access read model's project document, with every setting these routes show. */
 type ProjectRecord = ProjectDoc;
@@ -56,6 +56,16 @@ const loginAppearanceBody = z.object({
   primaryColor: nullableText(16),
   accentColor: nullableText(16),
   message: nullableText(500),
+});
+
+const approvalPolicyBody = z.object({
+  humanApproval: z.boolean().optional().describe('Agent keys may save and submit revisions, but not approve or publish them.'),
+  fourEyes: z.boolean().optional().describe('Whoever approves or publishes a revision differs from its last editor and from its submitter.'),
+});
+
+export const approvalPolicySchema = z.object({
+  humanApproval: z.boolean().describe('On: agent keys may save and submit revisions, not approve or publish them (403 HUMAN_APPROVAL_REQUIRED).'),
+  fourEyes: z.boolean().describe('On: whoever approves or publishes a revision differs from its last editor and its submitter (403 FOUR_EYES_REQUIRED).'),
 });
 
 const ipAllowlistBody = z.object({
@@ -207,6 +217,21 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const result = await access.setCustomDomains(caller, projectId, body.domains);
     await settle(result.position);
     ctx.body = { domains: result.value };
+  });
+
+  // ---- approval policy (default off: the spec's workflow)
+
+  api.add(router, { method: 'get', path: '/project/approval-policy', operationId: 'getApprovalPolicy', summary: 'The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes)', tag: 'Project', responses: { 200: { description: 'The approval policy', schema: approvalPolicySchema } }, errors: {} }, async (ctx) => {
+    assertCan(principalOf(ctx), 'approval-policy.read');
+    ctx.body = approvalPolicyOf(await record(ctx));
+  });
+
+  api.add(router, { method: 'put', path: '/project/approval-policy', operationId: 'setApprovalPolicy', summary: 'Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log', tag: 'Project', body: approvalPolicyBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The approval policy after the change', schema: approvalPolicySchema } }, errors: {} }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'approval-policy.change');
+    const result = await access.setApprovalPolicy(caller, projectOf(ctx).projectId, body);
+    await settle(result.position);
+    ctx.body = result.value;
   });
 
   // ---- console login appearance (the open read is GET /projects/:projectId/login-branding in auth-routes.ts)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, DESTRUCTIVE, READ_ONLY, requireSession, type ToolDefinition } from '../tool-kit.ts';
-import { contentLocalesSchema, projectOverviewSchema, publicApiInfoSchema } from '../../http/admin/project-routes.ts';
+import { approvalPolicySchema, contentLocalesSchema, projectOverviewSchema, publicApiInfoSchema } from '../../http/admin/project-routes.ts';
 
 const localeCode = z.string().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, { error: 'must be a language tag such as en, ja or pt-BR' });
 
@@ -60,6 +60,41 @@ export const projectTools: ToolDefinition[] = [
     output: contentLocalesSchema,
     annotations: READ_ONLY,
     run: async (_args, { api }) => api.get('/project/content-locales'),
+  }),
+
+  defineTool({
+    name: 'get_approval_policy',
+    title: 'Approval policy',
+    description:
+      'Returns the project\'s approval policy: {humanApproval, fourEyes}. humanApproval on: agent keys may save_revision and submit_entry_for_review, but publish_revision and approving are refused with 403 HUMAN_APPROVAL_REQUIRED (a person approves in the console; the revision waits in the review queue). fourEyes on: whoever approves or publishes a revision must differ from its last editor and its submitter (403 FOUR_EYES_REQUIRED). Both off by default. Call it before publishing to know whether to stop after submitting. Any agent key scope.',
+    input: {},
+    output: approvalPolicySchema.extend({ whatAgentsMayDo: z.array(z.string()).describe('What the policy lets an agent key do, in words.') }),
+    annotations: READ_ONLY,
+    run: async (_args, { api }) => {
+      const policy = await api.get<{ humanApproval: boolean; fourEyes: boolean }>('/project/approval-policy');
+      const notes = [
+        policy.humanApproval ? 'humanApproval is on: submit revisions for review and stop there; a person approves or publishes them.' : null,
+        policy.fourEyes ? 'fourEyes is on: a revision you saved or submitted must be approved or published by someone else.' : null,
+      ].filter((n): n is string => n !== null);
+      return { ...policy, whatAgentsMayDo: notes.length > 0 ? notes : ['Neither rule is on: an agent key may save, submit and publish.'] };
+    },
+  }),
+
+  defineTool({
+    name: 'set_approval_policy',
+    title: 'Change the approval policy',
+    description:
+      'Turns humanApproval and/or fourEyes on or off (a field left out is unchanged); returns the policy after the change. Needs a tenant_admin console session: agent keys are refused (the policy is what restrains them), so this tool works only when the MCP server runs with ANNALS_SESSION_TOKEN and ANNALS_PROJECT_ID. Every change is recorded in the audit log.',
+    input: {
+      humanApproval: z.boolean().optional().describe('Agent keys may save and submit, but not approve or publish.'),
+      fourEyes: z.boolean().optional().describe('The approver or publisher differs from the revision\'s last editor and submitter.'),
+    },
+    output: approvalPolicySchema,
+    annotations: DESTRUCTIVE,
+    run: async (args, context) => {
+      requireSession(context, 'set_approval_policy', 'tenant_admin');
+      return context.api.request('PUT', '/project/approval-policy', { body: args, as: 'session' });
+    },
   }),
 
   defineTool({

@@ -20,12 +20,15 @@
  *   (superseded revisions, earlier drafts);
  * - CONFLICT: the latest revision's status does not accept the trigger (message names both, hint lists
  *   what is allowed), saving while the latest revision is pending_review or scheduled, an entry or
- *   revision id already in use.
+ *   revision id already in use;
+ * - HUMAN_APPROVAL_REQUIRED, FOUR_EYES_REQUIRED (ApprovalRefused): the project's approval policy refuses the
+ *   approval or publication (EntryContext.approvalPolicy; both rules off by default).
  */
-import type { Decider } from '../../decider.ts';
-import { conflict, forbidden, invalid, notFound, revisionConflict } from '../../domain-error.ts';
+import type { Decider, EventActor } from '../../decider.ts';
+import { conflict, DomainError, forbidden, invalid, notFound, revisionConflict } from '../../domain-error.ts';
+import type { ApprovalPolicy } from '../../access/project-decider.ts';
 import { requirePlan, type Plan } from '../../plans.ts';
-import type { EntryEvent, EntryEventOf, ExternalIdentity, PublishTrigger, Snapshot } from './entry-events.ts';
+import type { ApprovalRule, EntryEvent, EntryEventOf, ExternalIdentity, PublishTrigger, Snapshot } from './entry-events.ts';
 import {
   allowedTriggers,
   forbiddenReason,
@@ -61,6 +64,10 @@ export interface RevisionState extends RevisionRef {
   publishedAt: string | null;
   restoredFrom: RevisionRef | null;
   rejectionReason: string | null;
+  /** Who saved it (its last editor: a revision is never edited after its save). Null when unknown. */
+  savedBy: EventActor | null;
+  /** Who submitted it for review, while it is pending_review or scheduled (and after it was published). */
+  submittedBy: EventActor | null;
 }
 
 export interface ExistingEntry {
@@ -103,7 +110,7 @@ export type EntryState = { exists: false } | ExistingEntry;
  * The version of EntryState's shape and of what evolve folds into it, kept with stored snapshots of it
  * (AggregateSnapshots): raise it with any change to either, and snapshots of the old shape are ignored.
  */
-export const ENTRY_STATE_VERSION = 1;
+export const ENTRY_STATE_VERSION = 2;
 
 // ---------------------------------------------------------------------------------------------------
 // Commands and context
@@ -111,6 +118,8 @@ export const ENTRY_STATE_VERSION = 1;
 export interface EntryContext {
   principal: EntryPrincipal;
   plan: Plan;
+  /** The project's approval policy; absent: both rules off (the spec's behaviour). */
+  approvalPolicy?: ApprovalPolicy;
   /** The command's time: savedAt and publishedAt, and "has publishAt passed". */
   now: Date;
 }
@@ -270,11 +279,13 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
         publishedAt: null,
         restoredFrom: d.restoredFrom ?? null,
         rejectionReason: null,
+        savedBy: actorOf(event.actor),
+        submittedBy: null,
       };
       return { ...state, revisionCount: d.revision, latest: revision };
     }
     case 'entry.revision-submitted':
-      return updateRevision(state, event.data.revisionId, { status: 'pending_review' });
+      return updateRevision(state, event.data.revisionId, { status: 'pending_review', submittedBy: actorOf(event.actor) });
     case 'entry.revision-approved':
       return updateRevision(state, event.data.revisionId, { status: 'scheduled', publishAt: event.data.publishAt });
     case 'entry.revision-published': {
@@ -285,9 +296,9 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
     case 'entry.revision-rejected':
       return updateRevision(state, event.data.revisionId, { status: 'rejected', publishAt: null, rejectionReason: event.data.reason ?? null });
     case 'entry.revision-withdrawn':
-      return updateRevision(state, event.data.revisionId, { status: 'draft', publishAt: null });
+      return updateRevision(state, event.data.revisionId, { status: 'draft', publishAt: null, submittedBy: null });
     case 'entry.revision-reopened':
-      return updateRevision(state, event.data.revisionId, { status: 'draft', rejectionReason: null });
+      return updateRevision(state, event.data.revisionId, { status: 'draft', rejectionReason: null, submittedBy: null });
     case 'entry.slug-changed':
       return { ...state, slug: event.data.to, previousSlugs: [...state.previousSlugs.filter((s) => s !== event.data.to), event.data.from] };
     case 'entry.import-metadata-set':
@@ -299,6 +310,10 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
     default:
       return state;
   }
+}
+
+function actorOf(actor: EventActor | undefined): EventActor | null {
+  return actor ? { type: actor.type, id: actor.id } : null;
 }
 
 /** Workflow events only ever name the latest revision (the decider refuses the others). */
@@ -582,6 +597,7 @@ function transition(
   const named = namedRevision(entry, command);
   if (!named) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
   authorize(context.principal, trigger);
+  if (trigger === 'approve' || trigger === 'publish') requireHumanApproval(entry, named, trigger, context);
   validateInput?.();
   if (command.revision !== undefined && command.revision !== named.revision) {
     throw revisionConflict(`Revision id ${command.revisionId} is revision ${named.revision}, not ${command.revision}.`, RELOAD);
@@ -595,7 +611,66 @@ function transition(
     );
   }
   if (!isTransitionAllowed(latest.status, trigger)) throw statusConflict(latest, trigger);
+  if (trigger === 'approve' || trigger === 'publish') requireFourEyes(entry, latest, trigger, context);
   return then(latest);
+}
+
+/**
+ * A refusal of the project's approval policy. The decision is the decider's; the application records it in
+ * the log (entry.revision-approval-refused) before answering 403 with its code.
+ */
+export class ApprovalRefused extends DomainError {
+  override name = 'ApprovalRefused';
+  constructor(
+    readonly rule: ApprovalRule,
+    readonly action: 'approve' | 'publish',
+    readonly target: { entryId: string; projectId: string; formSetId: string; revisionId: string; revision: number },
+    message: string,
+    hint: string,
+  ) {
+    super(rule === 'humanApproval' ? 'HUMAN_APPROVAL_REQUIRED' : 'FOUR_EYES_REQUIRED', message, hint);
+  }
+}
+
+/** humanApproval: an agent key may save and submit, never approve or publish. */
+function requireHumanApproval(entry: ExistingEntry, target: RevisionRef, action: 'approve' | 'publish', context: EntryContext): void {
+  if (!context.approvalPolicy?.humanApproval || context.principal.kind !== 'agent') return;
+  throw new ApprovalRefused(
+    'humanApproval',
+    action,
+    { ...scopeOf(entry), revisionId: target.revisionId, revision: target.revision },
+    `The project's approval policy requires a person to ${action} revisions (humanApproval is on): agent keys may save and submit revisions for review, not ${action} them.`,
+    'approvalPolicy.humanApproval: a tenant_admin approves or publishes the revision in the console (it is in the review queue); a tenant_admin may turn the setting off with PUT /admin/v1/project/approval-policy.',
+  );
+}
+
+/** fourEyes: whoever approves or publishes differs from the revision's last editor and from its submitter. */
+function requireFourEyes(entry: ExistingEntry, target: RevisionState, action: 'approve' | 'publish', context: EntryContext): void {
+  if (!context.approvalPolicy?.fourEyes) return;
+  const me = principalActor(context.principal);
+  if (!me) return;
+  const same = (other: EventActor | null) => other !== null && other.type === me.type && other.id === me.id;
+  const roles = [same(target.savedBy) ? 'last editor' : null, same(target.submittedBy) ? 'submitter' : null].filter((r): r is string => r !== null);
+  if (roles.length === 0) return;
+  throw new ApprovalRefused(
+    'fourEyes',
+    action,
+    { ...scopeOf(entry), revisionId: target.revisionId, revision: target.revision },
+    `The project's approval policy requires four eyes (fourEyes is on): you are the ${roles.join(' and the ')} of revision ${target.revision}, so someone else must ${action} it.`,
+    'approvalPolicy.fourEyes: ask another tenant_admin to approve or publish this revision (it is in the review queue).',
+  );
+}
+
+/** The principal as the log names actors (see actorOf in domain/access/caller.ts); null for the system. */
+function principalActor(principal: EntryPrincipal): EventActor | null {
+  switch (principal.kind) {
+    case 'user':
+      return { type: 'user', id: principal.userId };
+    case 'agent':
+      return { type: 'agent', id: principal.keyId };
+    case 'system':
+      return null;
+  }
 }
 
 /** The revision a command names: the latest, the live one, or an older one as the command recorded it. */

@@ -150,6 +150,20 @@ export const entryDeleted = defineEvent({
   schema: z.object({ ...scope, slug, previousSlugs: z.array(slug) }),
 });
 
+export const APPROVAL_RULES = ['humanApproval', 'fourEyes'] as const;
+export type ApprovalRule = (typeof APPROVAL_RULES)[number];
+
+/**
+ * An approval or publication the project's approval policy refused (the decider's HUMAN_APPROVAL_REQUIRED or
+ * FOUR_EYES_REQUIRED), recorded on the entry's stream for the audit trail; the actor is the one refused. It
+ * changes nothing: no projection of content folds it, and it is not one of `entryEvents`.
+ */
+export const entryRevisionApprovalRefused = defineEvent({
+  type: 'entry.revision-approval-refused',
+  version: 1,
+  schema: z.object({ ...scope, ...revisionRef, action: z.enum(['approve', 'publish']), rule: z.enum(APPROVAL_RULES), message: z.string().min(1).max(2000) }),
+});
+
 export const entryEvents = [
   entryCreated,
   entryRevisionSaved,
