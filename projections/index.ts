@@ -8,6 +8,7 @@ import { reviewQueue } from './review-queue.ts';
 import { media } from './media.ts';
 import { streamActivity } from './stream-activity.ts';
 import { webhooks } from './webhooks.ts';
+import { publicationHistory } from './publication-history.ts';
 
 /** Every read model the service maintains. */
-export const projections: readonly Projection[] = [auditTrail, streamActivity, access, content, publicContent, reviewQueue, media, webhooks, contactForms];
+export const projections: readonly Projection[] = [auditTrail, streamActivity, access, content, publicContent, reviewQueue, publicationHistory, media, webhooks, contactForms];

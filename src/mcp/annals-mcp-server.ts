@@ -5,6 +5,7 @@ import { toolError, toolSuccess } from './tool-result.ts';
 import { projectTools } from './tools/project-tools.ts';
 import { schemaTools } from './tools/schema-tools.ts';
 import { entryTools } from './tools/entry-tools.ts';
+import { asOfTools } from './tools/as-of-tools.ts';
 import { mediaTools } from './tools/media-tools.ts';
 import { masterTools } from './tools/master-tools.ts';
 import { helpTools } from './tools/help-tools.ts';
@@ -60,6 +61,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...projectTools,
   ...schemaTools,
   ...entryTools,
+  ...asOfTools,
   ...mediaTools,
   ...masterTools,
   ...blueprintTools,

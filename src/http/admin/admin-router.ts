@@ -18,6 +18,7 @@ import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts'
 import { translationRoutes } from './translation-routes.ts';
 import type { TranslationProvider } from '../../translation/translation-provider.ts';
 import { mcpRoute } from './mcp-route.ts';
+import { asOfRoutes } from './as-of-routes.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider } = {}): Router {
@@ -27,6 +28,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const session = sessionRoutes(deps, api);
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
+  const asOf = asOfRoutes(deps, api);
   const schema = schemaRoutes(deps, api);
   const project = projectRoutes(deps, api);
   const preview = previewRoutes(deps, api);
@@ -44,6 +46,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, schema, project, preview, hooks, ...media, contact, translation, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, translation, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -18,6 +18,7 @@ export const ADMIN_TAGS = {
   Entries: 'Entries of a form set, their slugs, import metadata, assignee and translation.',
   Revisions: 'Revisions of entries and the approval workflow: submit, approve, reject, withdraw, reopen, publish, schedule, preview.',
   History: 'The audit trail: an entry\'s events, revision diffs, restores and the project audit log.',
+  'As of': 'As-of reads: what the public API served at an instant, and an entry\'s workflow state then, from the log.',
   Masters: 'Master entities and their records (the values of select fields).',
   Blueprints: 'Form and master blueprints and the built-in form set templates.',
   Media: 'Media assets: upload, list, describe, delete.',
