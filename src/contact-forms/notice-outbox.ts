@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
-import { NotLeaderError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from '../event-store/errors.ts';
-import { collect } from '../event-store/event-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
 import type { OutboxDefinition } from '../outbox/outbox-worker.ts';
+import { noticeRetryLater, recordNoticeAttempt } from '../outbox/notice-attempts.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
 import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -26,19 +24,6 @@ export interface NoticeOutcome {
   detail: string | null;
 }
 
-/**
- * How many times a notice is handed to the mail server or chat at most. An attempt is recorded in the log
- * (contact-notice.attempt-started) before each try; a try whose outcome was never recorded (the process
- * died between sending and recording) is followed by one more on restart, with the same Message-ID. A
- * notice whose attempts are all used up without a recorded outcome is recorded as failed, not sent again.
- */
-export const MAX_NOTICE_ATTEMPTS = 2;
-
-/** A concurrent worker claimed the same attempt: leave the job to it. */
-class AttemptClaimedElsewhere extends Error {
-  override name = 'AttemptClaimedElsewhere';
-}
-
 export interface NoticeOutboxDeps {
   log: EventLog;
   reader: ReadModelReader;
@@ -58,7 +43,8 @@ export interface NoticeOutboxDeps {
  * OutboxWorker: the notification, the autoreply and the chat post of each submission, each completed by
  * one contact-notice.completed event on its own stream. Values are opened with the submission's key only
  * here, at send time; a submission erased before its notices went out has no key any more: its notices
- * are recorded as skipped. A store that cannot be reached leaves the job pending for a later try.
+ * are recorded as skipped. A store that cannot be reached leaves the job pending for a later try. Each hand-over
+ * is recorded first (contact-notice.attempt-started, see src/outbox/notice-attempts.ts).
  */
 export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> {
   return {
@@ -68,12 +54,7 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
     idOf: (job) => job.jobId,
     outcomeLabel: (outcome) => outcome.outcome,
     order: [['receivedAt', 'asc']],
-    retryLater: (error) =>
-      error instanceof AttemptClaimedElsewhere ||
-      error instanceof ReadModelUnavailableError ||
-      error instanceof UnavailableError ||
-      error instanceof NotLeaderError ||
-      /^Mongo(Network|ServerSelection|NotConnected)/.test((error as Error)?.name ?? ''),
+    retryLater: noticeRetryLater,
 
     async perform(job, signal) {
       if (!job.form) throw new Error('the contact form was unknown when the submission arrived');
@@ -93,7 +74,12 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
       };
 
       // Everything is ready: record the attempt, then hand the notice over.
-      await recordAttempt(deps.log, job);
+      await recordNoticeAttempt(
+        deps.log,
+        noticeAttemptsStream(job.jobId),
+        (attempt) => ({ type: noticeAttemptStarted.type, data: { projectId: job.projectId, submissionId: job.submissionId, jobId: job.jobId, kind: job.kind, attempt } }),
+        'outbox:contact-notices',
+      );
       switch (job.kind) {
         case 'notification':
         case 'autoreply': {
@@ -124,27 +110,4 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
       return { type: noticeCompleted.type, data: { ...base, outcome: 'failed', messageId, detail: result.error.slice(0, 2000) } };
     },
   };
-}
-
-/** Appends the next attempt of a job, or throws when the attempts are used up (recorded as failed). */
-async function recordAttempt(log: EventLog, job: NoticeJobDoc): Promise<void> {
-  const stream = noticeAttemptsStream(job.jobId);
-  let previous: number;
-  try {
-    previous = (await collect(log.readStream(stream))).length;
-  } catch (error) {
-    if (!(error instanceof StreamNotFoundError)) throw error;
-    previous = 0;
-  }
-  if (previous >= MAX_NOTICE_ATTEMPTS) {
-    throw new Error(`not sent again: ${previous} earlier attempts were interrupted before their outcome was recorded (the message may have been delivered; its Message-ID is the same each time)`);
-  }
-  try {
-    await log.append(stream, [{ type: noticeAttemptStarted.type, data: { projectId: job.projectId, submissionId: job.submissionId, jobId: job.jobId, kind: job.kind, attempt: previous + 1 } }], previous === 0 ? 'no_stream' : BigInt(previous - 1), {
-      actor: { type: 'system', id: 'outbox:contact-notices' },
-    });
-  } catch (error) {
-    if (error instanceof WrongExpectedVersionError) throw new AttemptClaimedElsewhere(`attempt ${previous + 1} of ${job.jobId} was claimed by another worker`);
-    throw error;
-  }
 }
