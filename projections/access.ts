@@ -51,6 +51,8 @@ export interface ProjectDoc {
   ipAllowlist: IpAllowlistEntry[];
   /** Absent on documents folded before approval policies existed: read it through approvalPolicyOf. */
   approvalPolicy?: ApprovalPolicy;
+  /** Review notices' chat webhook as shown (scheme and host; the sealed URL stays in the log), or null. */
+  reviewNoticeChat?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -77,6 +79,8 @@ export interface UserDoc {
    * never signed out. Entries are dropped once expired, when the user's next event is folded.
    */
   revokedSessions?: Array<{ sessionId: string; expiresAt: string }>;
+  /** Review notices by e-mail; absent (folded before preferences existed) means on. */
+  reviewNotices?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -168,6 +172,7 @@ export const access = defineProjection({
           loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
           ipAllowlist: [],
           approvalPolicy: { ...DEFAULT_APPROVAL_POLICY },
+          reviewNoticeChat: null,
           createdAt: at,
           updatedAt: at,
         };
@@ -207,6 +212,8 @@ export const access = defineProjection({
         const { humanApproval, fourEyes } = event.data;
         return updateProject(view, event.data.projectId, at, () => ({ approvalPolicy: { humanApproval, fourEyes } }));
       }
+      case 'project.review-notice-chat-changed':
+        return updateProject(view, event.data.projectId, at, () => ({ reviewNoticeChat: event.data.chatWebhook?.display ?? null }));
       case 'project.ip-allowlist-entry-added': {
         const { entryId, cidr, label } = event.data;
         return updateProject(view, event.data.projectId, at, (project) => ({
@@ -228,6 +235,7 @@ export const access = defineProjection({
           role: d.role,
           passwordHash: d.passwordHash,
           disabled: false,
+          reviewNotices: true,
           createdAt: at,
           updatedAt: at,
         };
@@ -249,6 +257,8 @@ export const access = defineProjection({
         view.put('users', userId, { ...user, revokedSessions: [...kept, { sessionId, expiresAt }], updatedAt: at });
         return;
       }
+      case 'user.notice-preferences-changed':
+        return updateUser(view, event.data.userId, at, { reviewNotices: event.data.reviewNotices });
 
       case 'agent-key.issued': {
         const d = event.data;

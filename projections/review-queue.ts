@@ -5,6 +5,8 @@ import type { InReviewStatus } from '../src/domain/content/entry/entry-workflow.
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import { reviewNoticeEvents, reviewNoticeJobId, type ReviewNoticeChannel, type ReviewNoticeEvent, type ReviewNoticeKind } from '../src/domain/review-notice/review-notice-events.ts';
+import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts';
 
 /**
  * The review desk's queue: every revision waiting for a reviewer (pending_review) or for its publish time
@@ -22,6 +24,13 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  *   the save).
  * - `form_sets`, id formSetId: name and what the title is read from; `projects`, id projectId: the
  *   default locale.
+ * - `notices`, id `{eventId}.{channel}`: the outbox of review notices (src/review-notices/review-notice-outbox.ts),
+ *   one per workflow event and channel (mail; chat when the project had a review chat webhook at that point of
+ *   the log), with what the notice tells as it was at the event (title, form set, revision, who acted, the
+ *   author, the reason). Pending until its completion is folded: a rebuild arrives at the same statuses and
+ *   sends nothing again. Only workflow events after review-notices.started are notified.
+ * - `notice_projects`, id projectId: the project's review chat webhook (sealed), or null.
+ * - `notice_state`, id `started`: whether review-notices.started has been folded.
  */
 
 
@@ -40,6 +49,8 @@ export interface ReviewItemDoc {
   assignee: string | null;
   /** Set while scheduled. */
   publishAt: string | null;
+  /** Who saved the revision (absent on items folded before review notices). */
+  author?: { type: string; id: string };
 }
 
 export interface ReviewEntryDoc {
@@ -50,6 +61,35 @@ export interface ReviewEntryDoc {
   assignee: string | null;
   title: string;
   latestRevisionId: string | null;
+  /** Who saved the latest revision. */
+  latestRevisionBy?: { type: string; id: string };
+}
+
+export type ReviewNoticeStatus = 'pending' | 'sent' | 'failed' | 'skipped';
+
+/** What a notice tells of the revision in review, as the review item had it at the event. */
+type NoticedItem = Pick<ReviewItemDoc, 'entryId' | 'projectId' | 'formSetId' | 'formSetName' | 'entrySlug' | 'title' | 'revisionId' | 'revision'>;
+
+export interface ReviewNoticeDoc extends NoticedItem {
+  jobId: string;
+  /** The workflow event told about. */
+  eventId: string;
+  channel: ReviewNoticeChannel;
+  kind: ReviewNoticeKind;
+  /** Who did what the notice tells (submitted, approved, rejected, published: the scheduled job is a system actor). */
+  actor: { type: string; id: string };
+  /** Who saved the revision; the submitter when an agent key saved it. */
+  author: { type: string; id: string };
+  submittedBy: { type: string; id: string };
+  reason: string | null;
+  publishAt: string | null;
+  occurredAt: string;
+  status: ReviewNoticeStatus;
+  attempts: number;
+  messageId: string | null;
+  recipients: number;
+  detail: string | null;
+  completedAt: string | null;
 }
 
 interface FormSetInfo {
@@ -61,11 +101,12 @@ interface FormSetInfo {
 type Doc<T> = T & Record<string, unknown>;
 
 const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
+const NOTICE_TYPES: string[] = [...reviewNoticeEvents.map((d) => d.type), 'project.review-notice-chat-changed'];
 
 export const reviewQueue = defineProjection({
   name: 'review-queue',
-  version: 1,
-  description: 'Revisions waiting for review or for their publish time, across form sets: the review desk.',
+  version: 2,
+  description: 'Revisions waiting for review or for their publish time, across form sets (the review desk), and the outbox of review notices.',
   collections: {
     items: {
       indexes: [
@@ -79,10 +120,14 @@ export const reviewQueue = defineProjection({
     entries: {},
     form_sets: {},
     projects: {},
+    notices: { indexes: [{ name: 'by_status', fields: [['status', 1], ['occurredAt', 1]] }] },
+    notice_projects: {},
+    notice_state: {},
   },
-  filter: { eventTypes: [...LISTING_LOCALE_EVENTS, ...FORM_SET_TYPES, ...entryEvents.map((d) => d.type)] },
+  filter: { eventTypes: [...LISTING_LOCALE_EVENTS, ...FORM_SET_TYPES, ...entryEvents.map((d) => d.type), ...NOTICE_TYPES] },
 
   async apply(recorded, view) {
+    if (NOTICE_TYPES.includes(recorded.type)) return applyNoticeEvent(recorded, view);
     if (LISTING_LOCALE_EVENTS.includes(recorded.type)) {
       const locale = listingLocaleOf(recorded);
       view.put('projects', locale.projectId, { ...locale });
@@ -127,7 +172,11 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
       const d = event.data;
       const formSet = await view.get<Doc<FormSetInfo>>('form_sets', d.formSetId);
       const project = await view.get<Doc<ListingLocale>>('projects', d.projectId);
-      await patchEntry({ title: entryListing(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null).title, latestRevisionId: d.revisionId });
+      await patchEntry({
+        title: entryListing(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null).title,
+        latestRevisionId: d.revisionId,
+        latestRevisionBy: actorOf(recorded),
+      });
       return;
     }
     case 'entry.revision-submitted': {
@@ -145,22 +194,31 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
         revisionId: d.revisionId,
         revision: d.revision,
         status: 'pending_review',
-        submittedBy: { type: recorded.metadata.actor.type, id: recorded.metadata.actor.id },
+        submittedBy: actorOf(recorded),
         submittedAt: at,
         assignee: entry.assignee,
         publishAt: null,
+        author: entry.latestRevisionId === d.revisionId && entry.latestRevisionBy?.type === 'user' ? entry.latestRevisionBy : actorOf(recorded),
       };
       view.put('items', entryId, { ...item });
+      await addNotices(view, recorded, item, 'submitted', {});
       return;
     }
-    case 'entry.revision-approved':
-      await patchItem({ status: 'scheduled', publishAt: event.data.publishAt }, event.data.revisionId);
+    case 'entry.revision-approved': {
+      const item = await view.get<Doc<ReviewItemDoc>>('items', entryId);
+      if (item?.revisionId !== event.data.revisionId) return;
+      view.put('items', entryId, { ...item, status: 'scheduled', publishAt: event.data.publishAt });
+      await addNotices(view, recorded, item, 'scheduled', { publishAt: event.data.publishAt });
       return;
+    }
     case 'entry.revision-published':
     case 'entry.revision-rejected':
     case 'entry.revision-withdrawn': {
       const item = await view.get<Doc<ReviewItemDoc>>('items', entryId);
-      if (item?.revisionId === event.data.revisionId) view.delete('items', entryId);
+      if (item?.revisionId !== event.data.revisionId) return;
+      view.delete('items', entryId);
+      if (event.type === 'entry.revision-rejected') await addNotices(view, recorded, item, 'rejected', { reason: event.data.reason ?? null });
+      if (event.type === 'entry.revision-published') await addNotices(view, recorded, item, event.data.trigger === 'approve' ? 'approved' : 'published', {});
       return;
     }
     case 'entry.assigned':
@@ -177,5 +235,77 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
       return;
     default:
       return;
+  }
+}
+
+function actorOf(recorded: RecordedEvent): { type: string; id: string } {
+  return { type: recorded.metadata.actor.type, id: recorded.metadata.actor.id };
+}
+
+/** The notices a workflow event asks for: an e-mail, and a chat post when the project has a review chat webhook. */
+async function addNotices(
+  view: ProjectionView,
+  recorded: RecordedEvent,
+  item: ReviewItemDoc,
+  kind: ReviewNoticeKind,
+  extra: { reason?: string | null; publishAt?: string },
+): Promise<void> {
+  if (!(await view.get('notice_state', 'started'))) return;
+  const chat = await view.get<Doc<{ chat: SealedChatWebhook | null }>>('notice_projects', item.projectId);
+  const channels: ReviewNoticeChannel[] = chat?.chat ? ['mail', 'chat'] : ['mail'];
+  for (const channel of channels) {
+    const jobId = reviewNoticeJobId(recorded.id, channel);
+    const notice: ReviewNoticeDoc = {
+      jobId,
+      eventId: recorded.id,
+      channel,
+      kind,
+      projectId: item.projectId,
+      entryId: item.entryId,
+      formSetId: item.formSetId,
+      formSetName: item.formSetName,
+      entrySlug: item.entrySlug,
+      title: item.title,
+      revisionId: item.revisionId,
+      revision: item.revision,
+      actor: actorOf(recorded),
+      author: item.author ?? item.submittedBy,
+      submittedBy: item.submittedBy,
+      reason: extra.reason ?? null,
+      publishAt: extra.publishAt ?? item.publishAt,
+      occurredAt: recorded.metadata.occurredAt,
+      status: 'pending',
+      attempts: 0,
+      messageId: null,
+      recipients: 0,
+      detail: null,
+      completedAt: null,
+    };
+    view.put('notices', jobId, { ...notice });
+  }
+}
+
+async function applyNoticeEvent(recorded: RecordedEvent, view: ProjectionView): Promise<void> {
+  if (recorded.type === 'project.review-notice-chat-changed') {
+    const d = recorded.data as { projectId: string; chatWebhook: SealedChatWebhook | null };
+    view.put('notice_projects', d.projectId, { projectId: d.projectId, chat: d.chatWebhook });
+    return;
+  }
+  const event = { type: recorded.type, data: recorded.data } as ReviewNoticeEvent;
+  switch (event.type) {
+    case 'review-notices.started':
+      view.put('notice_state', 'started', { id: 'started', at: recorded.metadata.occurredAt });
+      return;
+    case 'review-notice.attempt-started': {
+      const notice = await view.get<Doc<ReviewNoticeDoc>>('notices', event.data.jobId);
+      if (notice) view.put('notices', notice.jobId, { ...notice, attempts: Math.max(notice.attempts, event.data.attempt) });
+      return;
+    }
+    case 'review-notice.completed': {
+      const d = event.data;
+      const notice = await view.get<Doc<ReviewNoticeDoc>>('notices', d.jobId);
+      if (notice) view.put('notices', notice.jobId, { ...notice, status: d.outcome, messageId: d.messageId, recipients: d.recipients, detail: d.detail, completedAt: recorded.metadata.occurredAt });
+      return;
+    }
   }
 }

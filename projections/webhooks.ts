@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { encodePosition } from '../src/event-store/position.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { deliveryIdFor } from '../src/domain/webhook/delivery-id.ts';
-import type { PayloadFields } from '../src/domain/webhook/webhook-payload.ts';
+import type { EntryPayloadFields, PayloadFields } from '../src/domain/webhook/webhook-payload.ts';
 import type { DeliveryEvent, WebhookEvent, WebhookEventType } from '../src/domain/webhook/webhook-events.ts';
 import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
 
@@ -11,7 +11,8 @@ import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
  * webhook dispatcher performs (its outbox, src/webhooks/webhook-dispatcher.ts).
  *
  * Deliveries come from the content events themselves: when entry.revision-published (entry.published
- * without `supersedes`, entry.updated with it), entry.deleted or master.published is folded, each webhook
+ * without `supersedes`, entry.updated with it), entry.deleted or master.published is folded (and the review
+ * additions: entry.revision-submitted, -rejected, -approved as entry.submitted, entry.rejected, entry.scheduled), each webhook
  * of the project that is enabled and subscribed to that event at that point of the log gets one delivery,
  * id deliveryIdFor(webhookId, event id), with the payload's fields as they were then, and a pending
  * dispatch job. Nothing is appended to ask for them. A rebuild folds the same events in the same order and
@@ -149,6 +150,9 @@ export const webhooks = defineProjection({
       'entry.created',
       'entry.slug-changed',
       'entry.revision-published',
+      'entry.revision-submitted',
+      'entry.revision-rejected',
+      'entry.revision-approved',
       'entry.deleted',
       'master.published',
       'webhook.created',
@@ -191,16 +195,19 @@ export const webhooks = defineProjection({
         const data = (event as unknown as EntryEventOf<'entry.revision-published'>).data;
         const entry = await view.get<Doc<EntrySlugDoc>>('entries', data.entryId);
         if (entry) view.put('entries', data.entryId, { ...entry, liveRevisionId: data.revisionId });
-        const formSet = await view.get<{ slug: string }>('form_sets', data.formSetId);
         const type = data.supersedes === undefined ? 'entry.published' : 'entry.updated';
-        await fanOut(view, event, data.projectId, type, {
-          event: type,
-          project_id: data.projectId,
-          form_set_slug: formSet?.slug ?? '',
-          entry_slug: entry?.slug ?? '',
-          entry_id: data.entryId,
-          revision_id: data.revisionId,
-        });
+        await fanOut(view, event, data.projectId, type, await revisionPayload(view, type, data, entry?.slug ?? ''));
+        return;
+      }
+      case 'entry.revision-submitted':
+      case 'entry.revision-rejected':
+      case 'entry.revision-approved': {
+        // The review additions (opt-in): the revision submitted, rejected, or approved for a later publish time.
+        const data = (event as unknown as EntryEventOf<'entry.revision-submitted' | 'entry.revision-rejected' | 'entry.revision-approved'>).data;
+        const type = event.type === 'entry.revision-submitted' ? 'entry.submitted' : event.type === 'entry.revision-rejected' ? 'entry.rejected' : 'entry.scheduled';
+        const entry = await view.get<Doc<EntrySlugDoc>>('entries', data.entryId);
+        const fields = await revisionPayload(view, type, data, entry?.slug ?? '');
+        await fanOut(view, event, data.projectId, type, 'publishAt' in data ? { ...fields, publish_at: data.publishAt } : fields);
         return;
       }
       case 'entry.deleted': {
@@ -268,6 +275,17 @@ async function applyWebhookEvent(event: WebhookEvent, view: ProjectionView, seq:
       return;
     }
   }
+}
+
+/** The payload fields of an event about one revision of an entry: the slugs as they are at this point of the log. */
+async function revisionPayload(
+  view: ProjectionView,
+  type: EntryPayloadFields['event'],
+  data: { projectId: string; formSetId: string; entryId: string; revisionId: string },
+  entrySlug: string,
+): Promise<EntryPayloadFields> {
+  const formSet = await view.get<{ slug: string }>('form_sets', data.formSetId);
+  return { event: type, project_id: data.projectId, form_set_slug: formSet?.slug ?? '', entry_slug: entrySlug, entry_id: data.entryId, revision_id: data.revisionId };
 }
 
 /** One delivery and one pending job per enabled webhook of the project subscribed to `type`. */

@@ -10,7 +10,7 @@ import type { KeyEvent } from '../domain/access/access-events.ts';
 import { emailAddress, projectSlug } from '../domain/access/access-values.ts';
 import { projectKeysStream, projectStream, tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
-import { domainChanges, projectDecider, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SiteSettings } from '../domain/access/project-decider.ts';
+import { domainChanges, projectDecider, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SealedChatWebhook, type SiteSettings } from '../domain/access/project-decider.ts';
 import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { hostnameList } from '../domain/access/access-values.ts';
 import { roleValue, userDecider } from '../domain/access/user-decider.ts';
@@ -351,6 +351,18 @@ export class AccessService {
   async setApprovalPolicy(caller: Caller, projectId: string, patch: { humanApproval?: boolean | undefined; fourEyes?: boolean | undefined }): Promise<ProjectSettingChanged<ApprovalPolicy>> {
     const result = await this.#project(caller, projectId, { type: 'set-approval-policy', ...definedOnly(patch) }, {});
     return { projectId, value: result.state!.approvalPolicy, changed: result.events.length > 0, position: positionOf(result) };
+  }
+
+  /** Sets where review notices are also posted (a chat webhook, sealed by the caller's application), or removes it with null. */
+  async setReviewNoticeChat(caller: Caller, projectId: string, chatWebhook: SealedChatWebhook | null): Promise<ProjectSettingChanged<string | null>> {
+    const result = await this.#project(caller, projectId, { type: 'set-review-notice-chat', chatWebhook }, {});
+    return { projectId, value: result.state!.reviewNoticeChat?.display ?? null, changed: result.events.length > 0, position: positionOf(result) };
+  }
+
+  /** The signed-in user's own notice preferences (nobody else's). */
+  async setNoticePreferences(caller: Caller, userId: string, preferences: { reviewNotices: boolean }): Promise<{ userId: string; reviewNotices: boolean; position: bigint }> {
+    const result = await handleCommand(this.#log, userStream(userId), userDecider, { type: 'set-notice-preferences', reviewNotices: preferences.reviewNotices }, { caller }, this.#append(caller, {}));
+    return { userId, reviewNotices: result.state!.reviewNotices ?? true, position: positionOf(result) };
   }
 
   async updateSiteSettings(

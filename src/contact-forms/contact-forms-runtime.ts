@@ -29,6 +29,8 @@ import { SubmissionService } from './submission-service.ts';
 import { PowChallenges } from './pow-challenge.ts';
 import { noticeOutbox, type ChatPoster, type NoticeOutcome } from './notice-outbox.ts';
 import { clientIp } from './client-ip.ts';
+import { reviewNoticeOutbox, type ReviewNoticeOutcome } from '../review-notices/review-notice-outbox.ts';
+import type { ReviewNoticeDoc } from '../../projections/review-queue.ts';
 
 /** How long a hosted page's challenge stays valid. */
 export const CHALLENGE_TTL_MS = 2 * 60 * 60 * 1000;
@@ -41,13 +43,19 @@ export interface ContactForms {
   reader: ReadModelReader;
   keyStore: KeyStore;
   mail: MailTransport;
+  /** Seals and opens chat webhook URLs (SECRETS_KEY). */
+  secrets: SecretBox;
   logger: Logger;
   settings: Config['contactForms'];
   /** Counts a submission attempt of the request's client; throws 429 RATE_LIMITED (Retry-After) beyond CONTACT_SUBMIT_RATE_LIMIT per minute. */
   assertSubmitAllowed(ctx: Context): void;
-  /** Starts the notice sender (projector role). `serviceUrl` is the listening URL, for console links when CONSOLE_URL is unset. */
+  /**
+   * Starts the notice senders (projector role): contact-form notices, and review notices (src/review-notices/),
+   * which share the mail transport and the chat sender. `serviceUrl` is the listening URL, for console links
+   * when CONSOLE_URL is unset.
+   */
   startWorker(serviceUrl?: string): void;
-  /** Stops the sender (waiting for notices in flight to be recorded), then closes the key store and the mail transport. */
+  /** Stops the senders (waiting for notices in flight to be recorded), then closes the key store and the mail transport. */
   stop(): Promise<void>;
 }
 
@@ -77,6 +85,7 @@ export async function openContactForms(
   logger.info({ keyStore: describeKeyStore(config), mail: mail.describe() }, 'contact forms ready');
 
   let worker: OutboxWorker<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> | undefined;
+  let reviewWorker: OutboxWorker<ReviewNoticeDoc & Record<string, unknown>, ReviewNoticeOutcome> | undefined;
   let chatSender: WebhookSender | undefined;
   let stopping: Promise<void> | undefined;
   return {
@@ -86,6 +95,7 @@ export async function openContactForms(
     reader,
     keyStore,
     mail,
+    secrets,
     logger,
     settings,
     assertSubmitAllowed(ctx) {
@@ -102,15 +112,16 @@ export async function openContactForms(
         chatSender = new WebhookSender({ policy: outboundPolicy(config.outboundAllowlist), timeoutMs: config.webhooks.timeoutMs, extraCa: readCa(config.webhooks.caFile) });
         chat = chatSender;
       }
-      worker = new OutboxWorker(
-        noticeOutbox({ log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }),
-        { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}) },
-      );
+      const workerOptions = { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}) };
+      const noticeReader = new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor });
+      worker = new OutboxWorker(noticeOutbox({ log, reader: noticeReader, keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }), workerOptions);
       worker.start();
+      reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase }), workerOptions);
+      reviewWorker.start();
     },
     stop: () =>
       (stopping ??= (async () => {
-        await worker?.stop();
+        await Promise.all([worker?.stop(), reviewWorker?.stop()]);
         chatSender?.close();
         await Promise.allSettled([mail.close(), keyStore.close()]);
       })()),

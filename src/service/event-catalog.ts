@@ -9,8 +9,9 @@ import { mediaEvents } from '../domain/media/media-events.ts';
 import { webhookEvents } from '../domain/webhook/webhook-events.ts';
 import { contactFormEvents } from '../domain/contact-form/contact-form-events.ts';
 import { auditEvents } from '../audit/audit-events.ts';
+import { reviewNoticeEvents } from '../domain/review-notice/review-notice-events.ts';
 
 /** Every event type the service writes, with its schema and upcasters. */
 export function serviceEventCatalog(): EventCatalog {
-  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, entryRevisionApprovalRefused, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...auditEvents]);
+  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, entryRevisionApprovalRefused, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...reviewNoticeEvents, ...auditEvents]);
 }

@@ -72,6 +72,7 @@ import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import { AuditSigner } from '../audit/audit-signer.ts';
 import { anchorInBackground } from '../audit/legacy-anchor.ts';
+import { markReviewNoticesStarted } from '../review-notices/review-notices-started.ts';
 
 export interface RunningService {
   url: string;
@@ -170,6 +171,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     snapshotStore = await openSnapshotStore(config);
     const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_STATE_VERSION, store: snapshotStore, cacheBytes: config.aggregateCacheBytes, clock, logger });
     if (config.roles.has('projector')) {
+      // Review notices are due for workflow events from the first start of this version on, never for older history.
+      await markReviewNoticesStarted(log);
       supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();
       // One active scheduler, beside the projectors (ROLES splits API replicas from this process).

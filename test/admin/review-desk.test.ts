@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
 import { ScheduledPublisher } from '../../src/application/scheduled-publisher.ts';
+import { eventually } from '../support/engine-fixture.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
@@ -326,6 +327,10 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
 
       // A rebuild of the read model from the log reproduces the same queue, document for document; the
       // service follows it and answers from the new generation.
+      // Review notices (the projection's outbox) are sent first, so that no completion lands between the two dumps.
+      const notices = new ReadModelReader(f.service.stores.readModels, { cacheMs: 0 });
+      await eventually(() => notices.find('review-queue', 'notices', { filter: { status: 'pending' }, limit: 1 }), (pending) => pending.length === 0, 15_000);
+      expect(await f.service.supervisor!.waitFor((await f.service.log.headPosition())!, 5000)).to.equal(true);
       const live = await f.call('GET', '/review-queue?limit=100');
       const store = f.service.stores.readModels;
       const before = await dumpReadModels(store, [reviewQueue]);

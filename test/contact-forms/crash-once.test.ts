@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { startAdminFixture } from '../admin/support.ts';
-import { runEntry, spawnEntry, startServiceProcess } from '../support/child-process.ts';
+import { runEntry, startServiceProcess } from '../support/child-process.ts';
+import { kill, startCrashingService } from '../support/crashing-service.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { startSmtpPeer, type SmtpPeer } from '../mail/smtp-peer.ts';
@@ -39,35 +39,6 @@ describe('contact forms: each notice once per submission across a crash between 
     } finally {
       await f.stop();
     }
-  }
-
-  /** The crash-child service: resolves with its URL; `sent` collects the Message-IDs it handed over. */
-  async function startCrashingService(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; sent: string[] }> {
-    const child = spawnEntry('test/contact-forms/crash-child.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env });
-    const sent: string[] = [];
-    let stdout = '';
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`crash child did not start\n${stdout}\n${stderr}`)), 30_000);
-      child.stdout!.on('data', (d: Buffer) => {
-        stdout += d.toString();
-        for (const m of d.toString().matchAll(/^SENT (<[^>]+>)$/gm)) sent.push(m[1]!);
-        const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"annals listening"/.exec(stdout);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.on('exit', () => reject(new Error(`crash child exited\n${stdout}\n${stderr}`)));
-    });
-    return { url, child, sent };
-  }
-
-  async function kill(child: ChildProcess): Promise<void> {
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGKILL');
-    await exited;
   }
 
   async function submitTo(url: string, projectId: string): Promise<string> {

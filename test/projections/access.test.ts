@@ -87,6 +87,7 @@ describe('access projection', () => {
       loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
       ipAllowlist: [],
       approvalPolicy: { humanApproval: false, fourEyes: false },
+      reviewNoticeChat: null,
       createdAt: projectAt,
       updatedAt: projectAt,
     });
@@ -126,6 +127,7 @@ describe('access projection', () => {
       loginBranding: { logoUrl: 'https://cdn.acme.example/logo.png', primaryColor: '#112233', accentColor: null, message: 'Welcome back' },
       ipAllowlist: [{ id: ALLOW_2, cidr: '198.51.100.7/32', label: 'VPN' }],
       approvalPolicy: { humanApproval: false, fourEyes: true },
+      reviewNoticeChat: null,
       createdAt: projectAt,
       updatedAt: lastAt,
     });
@@ -165,6 +167,7 @@ describe('access projection', () => {
       role: 'tenant_admin',
       passwordHash: adminHash,
       disabled: false,
+      reviewNotices: true,
       createdAt: adminAt,
       updatedAt: adminAt,
     });
@@ -185,6 +188,7 @@ describe('access projection', () => {
       role: 'tenant_admin',
       passwordHash: newHash,
       disabled: true,
+      reviewNotices: true,
       createdAt: editorAt,
       updatedAt: disabledAt,
     });

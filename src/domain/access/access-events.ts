@@ -110,6 +110,16 @@ export const projectApprovalPolicyChanged = defineEvent({
   schema: z.object({ projectId: id, humanApproval: z.boolean(), fourEyes: z.boolean() }),
 });
 
+/**
+ * Where review notices also go as chat posts (a Slack-compatible incoming webhook, as contact forms' chat):
+ * the URL sealed with the secrets key (it is a credential) and its display form (scheme and host), or null.
+ */
+export const projectReviewNoticeChatChanged = defineEvent({
+  type: 'project.review-notice-chat-changed',
+  version: 1,
+  schema: z.object({ projectId: id, chatWebhook: z.object({ sealedUrl: z.string().regex(/^v1\./, 'a sealed secret'), display: z.string() }).nullable() }),
+});
+
 export const projectIpAllowlistEntryAdded = defineEvent({
   type: 'project.ip-allowlist-entry-added',
   version: 1,
@@ -140,6 +150,13 @@ export const userPasswordChanged = defineEvent({
   type: 'user.password-changed',
   version: 1,
   schema: z.object({ userId: id, passwordHash }),
+});
+
+/** The user's own choice of notices: review notices by e-mail (on unless turned off). */
+export const userNoticePreferencesChanged = defineEvent({
+  type: 'user.notice-preferences-changed',
+  version: 1,
+  schema: z.object({ userId: id, reviewNotices: z.boolean() }),
 });
 
 export const userDisabled = defineEvent({
@@ -204,11 +221,13 @@ export const accessEvents = [
   projectSiteSettingsChanged,
   projectLoginAppearanceChanged,
   projectApprovalPolicyChanged,
+  projectReviewNoticeChatChanged,
   projectIpAllowlistEntryAdded,
   projectIpAllowlistEntryRemoved,
   userCreated,
   userRoleChanged,
   userPasswordChanged,
+  userNoticePreferencesChanged,
   userDisabled,
   userSessionRevoked,
   agentKeyIssued,
@@ -230,12 +249,14 @@ export type ProjectEvent =
   | EventOf<typeof projectSiteSettingsChanged>
   | EventOf<typeof projectLoginAppearanceChanged>
   | EventOf<typeof projectApprovalPolicyChanged>
+  | EventOf<typeof projectReviewNoticeChatChanged>
   | EventOf<typeof projectIpAllowlistEntryAdded>
   | EventOf<typeof projectIpAllowlistEntryRemoved>;
 export type UserEvent =
   | EventOf<typeof userCreated>
   | EventOf<typeof userRoleChanged>
   | EventOf<typeof userPasswordChanged>
+  | EventOf<typeof userNoticePreferencesChanged>
   | EventOf<typeof userDisabled>
   | EventOf<typeof userSessionRevoked>;
 export type KeyEvent =

@@ -76,6 +76,14 @@ export interface Project {
   /** Entries stay when a project drops below Business; they are enforced only on Business and above. */
   consoleIpAllowlist: IpAllowlistEntry[];
   approvalPolicy: ApprovalPolicy;
+  /** Review notices' chat webhook (sealed), or null. */
+  reviewNoticeChat: SealedChatWebhook | null;
+}
+
+/** A chat webhook URL as kept: sealed with the secrets key (src/security/secret-box.ts), and shown by scheme and host. */
+export interface SealedChatWebhook {
+  sealedUrl: string;
+  display: string;
 }
 
 export type ProjectState = Project | null;
@@ -107,6 +115,8 @@ export type ProjectCommand =
   | { type: 'update-login-appearance'; logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null; message?: string | null }
   /** A patch: an absent rule is unchanged. */
   | { type: 'set-approval-policy'; humanApproval?: boolean; fourEyes?: boolean }
+  /** Sealed by the application (the URL is a credential); null removes it. Standard plan and above. */
+  | { type: 'set-review-notice-chat'; chatWebhook: SealedChatWebhook | null }
   | { type: 'add-ip-allowlist-entry'; entryId: string; cidr: string; label?: string | null }
   | { type: 'remove-ip-allowlist-entry'; entryId: string };
 
@@ -140,6 +150,7 @@ function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
       loginAppearance: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
       consoleIpAllowlist: [],
       approvalPolicy: { ...DEFAULT_APPROVAL_POLICY },
+      reviewNoticeChat: null,
     };
   }
   if (!state) return state;
@@ -162,6 +173,8 @@ function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
     }
     case 'project.approval-policy-changed':
       return { ...state, approvalPolicy: { humanApproval: event.data.humanApproval, fourEyes: event.data.fourEyes } };
+    case 'project.review-notice-chat-changed':
+      return { ...state, reviewNoticeChat: event.data.chatWebhook ? { ...event.data.chatWebhook } : null };
     case 'project.ip-allowlist-entry-added': {
       const { entryId, cidr, label } = event.data;
       return { ...state, consoleIpAllowlist: [...state.consoleIpAllowlist, { id: entryId, cidr, label }] };
@@ -279,6 +292,13 @@ function decideProject(command: ProjectCommand, state: ProjectState, context: Pr
       const next: ApprovalPolicy = { humanApproval: command.humanApproval ?? current.humanApproval, fourEyes: command.fourEyes ?? current.fourEyes };
       const unchanged = next.humanApproval === current.humanApproval && next.fourEyes === current.fourEyes;
       return unchanged ? [] : [{ type: 'project.approval-policy-changed', data: { projectId, ...next } }];
+    }
+
+    case 'set-review-notice-chat': {
+      assertCan(caller, 'project.settings.change');
+      if (command.chatWebhook === null) return state.reviewNoticeChat === null ? [] : [{ type: 'project.review-notice-chat-changed', data: { projectId, chatWebhook: null } }];
+      requirePlan(state.plan, 'standard', 'Chat notifications');
+      return [{ type: 'project.review-notice-chat-changed', data: { projectId, chatWebhook: { ...command.chatWebhook } } }];
     }
 
     case 'add-ip-allowlist-entry': {

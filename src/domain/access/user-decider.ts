@@ -20,6 +20,8 @@ export interface User {
   role: UserRole;
   passwordHash: string;
   disabled: boolean;
+  /** Review notices by e-mail (submitted revisions for tenant_admins; their own revisions' outcome for authors). Absent: on. */
+  reviewNotices?: boolean;
 }
 
 export type UserState = User | null;
@@ -31,7 +33,9 @@ export type UserCommand =
   | { type: 'change-password'; passwordHash: string }
   | { type: 'disable-user' }
   /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on. */
-  | { type: 'revoke-session'; sessionId: string; expiresAt: string };
+  | { type: 'revoke-session'; sessionId: string; expiresAt: string }
+  /** The user's own notice preferences (nobody else's). */
+  | { type: 'set-notice-preferences'; reviewNotices: boolean };
 
 export interface UserContext {
   caller: Caller;
@@ -43,7 +47,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
   evolve(state, event) {
     if (event.type === 'user.created') {
       const d = event.data;
-      return { id: d.userId, tenantId: d.tenantId, email: d.email, role: d.role, passwordHash: d.passwordHash, disabled: false };
+      return { id: d.userId, tenantId: d.tenantId, email: d.email, role: d.role, passwordHash: d.passwordHash, disabled: false, reviewNotices: true };
     }
     if (!state) return state;
     switch (event.type) {
@@ -56,6 +60,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       case 'user.session-revoked':
         // Sessions live in tokens, not in the aggregate: nothing to decide on later depends on them.
         return state;
+      case 'user.notice-preferences-changed':
+        return { ...state, reviewNotices: event.data.reviewNotices };
     }
   },
 
@@ -93,6 +99,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         // Users change their own password (the application checks the current one first); admins reset others'.
         if (!self) assertCan(caller, 'members.manage');
         return [{ type: 'user.password-changed', data: { userId: state.id, passwordHash: hashValue(command.passwordHash) } }];
+      }
+      case 'set-notice-preferences': {
+        if (!self) throw forbidden('Only the user themselves can change their notice preferences.', 'Sign in as that user.');
+        if (typeof command.reviewNotices !== 'boolean') throw invalid('reviewNotices must be true or false');
+        return command.reviewNotices === (state.reviewNotices ?? true) ? [] : [{ type: 'user.notice-preferences-changed', data: { userId: state.id, reviewNotices: command.reviewNotices } }];
       }
       case 'disable-user': {
         assertCan(caller, 'members.manage');

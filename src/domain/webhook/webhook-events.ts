@@ -9,7 +9,7 @@ import { defineEvent } from '../../event-store/event-catalog.ts';
  * deleted.
  *
  * Deliveries: the webhooks projection folds content events (entry.revision-published, entry.deleted,
- * master.published) and the subscriptions into pending deliveries with deterministic ids, so nothing
+ * master.published; for the review additions entry.revision-submitted, -rejected and -approved) and the subscriptions into pending deliveries with deterministic ids, so nothing
  * is appended to ask for them and a rebuild arrives at the same ids. Everything that happens to a
  * delivery is on stream `webhook-delivery-${deliveryId}`: a redelivery or a test asked for from the admin
  * API, and each attempt's start (with the exact payload bytes, fixed at the first attempt) appended
@@ -20,8 +20,15 @@ import { defineEvent } from '../../event-store/event-catalog.ts';
 export const webhookStream = (webhookId: string): string => `webhook-${webhookId}`;
 export const deliveryStream = (deliveryId: string): string => `webhook-delivery-${deliveryId}`;
 
-/** The events a webhook can subscribe to (spec section 6). */
-export const WEBHOOK_EVENT_TYPES = ['entry.published', 'entry.updated', 'entry.deleted', 'master.published'] as const;
+/** The spec's four events (section 6). */
+export const SPEC_WEBHOOK_EVENT_TYPES = ['entry.published', 'entry.updated', 'entry.deleted', 'master.published'] as const;
+/**
+ * Additions to the spec's four, for review workflows: a revision submitted for review, rejected, or approved
+ * for a later publish time. Opt-in like every event: a webhook receives them only when its `events` name them.
+ */
+export const REVIEW_WEBHOOK_EVENT_TYPES = ['entry.submitted', 'entry.rejected', 'entry.scheduled'] as const;
+/** The events a webhook can subscribe to: the spec's four, then the review additions. */
+export const WEBHOOK_EVENT_TYPES = [...SPEC_WEBHOOK_EVENT_TYPES, ...REVIEW_WEBHOOK_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const WEBHOOK_NAME_MAX = 100;

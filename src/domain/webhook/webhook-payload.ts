@@ -6,13 +6,18 @@ import type { WebhookEventType } from './webhook-events.ts';
  * is made, and those bytes are what every later attempt of the delivery sends again.
  */
 export interface EntryPayloadFields {
-  event: 'entry.published' | 'entry.updated' | 'entry.deleted';
+  event: 'entry.published' | 'entry.updated' | 'entry.deleted' | 'entry.submitted' | 'entry.rejected' | 'entry.scheduled';
   project_id: string;
   form_set_slug: string;
   entry_slug: string;
   entry_id: string;
-  /** Present only when there is a published revision (for entry.deleted: the one that was live). */
+  /**
+   * Present only when there is a published revision (for entry.deleted: the one that was live); for the review
+   * additions, the revision submitted, rejected or scheduled.
+   */
   revision_id?: string;
+  /** entry.scheduled only: when the revision will be published (ISO 8601, milliseconds). */
+  publish_at?: string;
 }
 
 export interface MasterPayloadFields {
@@ -32,8 +37,17 @@ export function serializePayload(fields: PayloadFields, timestamp: Date): string
     const { event, project_id, master_entity_id, master_entity_key, record_count } = fields;
     return JSON.stringify({ event, project_id, master_entity_id, master_entity_key, record_count, timestamp: time });
   }
-  const { event, project_id, form_set_slug, entry_slug, entry_id, revision_id } = fields;
-  return JSON.stringify({ event, project_id, form_set_slug, entry_slug, entry_id, ...(revision_id === undefined ? {} : { revision_id }), timestamp: time });
+  const { event, project_id, form_set_slug, entry_slug, entry_id, revision_id, publish_at } = fields;
+  return JSON.stringify({
+    event,
+    project_id,
+    form_set_slug,
+    entry_slug,
+    entry_id,
+    ...(revision_id === undefined ? {} : { revision_id }),
+    ...(publish_at === undefined ? {} : { publish_at }),
+    timestamp: time,
+  });
 }
 
 const NIL = '00000000-0000-0000-0000-000000000000';
@@ -50,5 +64,6 @@ export function testPayloadFields(event: WebhookEventType, projectId: string): P
     entry_slug: 'test-entry',
     entry_id: NIL,
     ...(event === 'entry.deleted' ? {} : { revision_id: NIL }),
+    ...(event === 'entry.scheduled' ? { publish_at: '2000-01-01T00:00:00.000Z' } : {}),
   };
 }

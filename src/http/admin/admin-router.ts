@@ -19,6 +19,7 @@ import { translationRoutes } from './translation-routes.ts';
 import type { TranslationProvider } from '../../translation/translation-provider.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { asOfRoutes } from './as-of-routes.ts';
+import { reviewNoticeRoutes } from './review-notice-routes.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider } = {}): Router {
@@ -35,6 +36,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const hooks = webhookRoutes(deps, api, services.webhooks);
   const media = services.media ? [mediaRoutes(deps, api, services.media)] : [];
   const contact = contactFormRoutes(deps, api, services.contactForms);
+  const notices = reviewNoticeRoutes(deps, api, services.contactForms);
   const translation = translationRoutes(deps, api, services.translation);
   const mcp = mcpRoute(deps, api, { mediaMaxBytes: services.media?.maxBytes });
   // Built once all routes are registered; served without credentials.
@@ -46,6 +48,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, translation, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

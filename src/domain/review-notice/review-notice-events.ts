@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { defineEvent } from '../../event-store/event-catalog.ts';
+
+/**
+ * Review notices: e-mails (and optional chat posts) telling people about the review workflow. One notice
+ * per workflow event and channel, performed by an outbox (src/review-notices/review-notice-outbox.ts):
+ *
+ * - submitted (entry.revision-submitted): to the project's tenant_admins, not the submitter;
+ * - approved (entry.revision-published by approve), scheduled (entry.revision-approved), rejected
+ *   (entry.revision-rejected, with the reason), published (entry.revision-published by publish or by the
+ *   scheduled job): to the revision's author (who saved it; the submitter when an agent key saved it),
+ *   unless the author did it themselves.
+ *
+ * Streams:
+ * - `review-notices`: review-notices.started, once: notices are due for workflow events after it only, so a
+ *   log that existed before review notices does not send one for every old event when it is upgraded;
+ * - `review-notice-attempts-{jobId}`: one attempt-started before each hand-over (at most two);
+ * - `outbox-review-notices-{jobId}`: the notice's completion (sent, failed, skipped).
+ */
+export const REVIEW_NOTICES_STREAM = 'review-notices';
+export const reviewNoticeAttemptsStream = (jobId: string): string => `review-notice-attempts-${jobId}`;
+
+export const REVIEW_NOTICE_KINDS = ['submitted', 'approved', 'scheduled', 'rejected', 'published'] as const;
+export type ReviewNoticeKind = (typeof REVIEW_NOTICE_KINDS)[number];
+export const REVIEW_NOTICE_CHANNELS = ['mail', 'chat'] as const;
+export type ReviewNoticeChannel = (typeof REVIEW_NOTICE_CHANNELS)[number];
+
+/** The outbox item of one notice: the workflow event it tells about, and the channel. */
+export const reviewNoticeJobId = (eventId: string, channel: ReviewNoticeChannel): string => `${eventId}.${channel}`;
+
+const scope = { projectId: z.uuid(), jobId: z.string().min(1).max(100), kind: z.enum(REVIEW_NOTICE_KINDS), channel: z.enum(REVIEW_NOTICE_CHANNELS) };
+
+/** Review notices begin: workflow events after this one are notified. Appended once, at the first start. */
+export const reviewNoticesStarted = defineEvent({
+  type: 'review-notices.started',
+  version: 1,
+  schema: z.object({}),
+});
+
+export const reviewNoticeAttemptStarted = defineEvent({
+  type: 'review-notice.attempt-started',
+  version: 1,
+  schema: z.object({ ...scope, attempt: z.int().min(1) }),
+});
+
+export const reviewNoticeCompleted = defineEvent({
+  type: 'review-notice.completed',
+  version: 1,
+  schema: z.object({
+    ...scope,
+    /** sent; failed (with the error); skipped (nobody to tell: every recipient opted out, or the author is an agent key). */
+    outcome: z.enum(['sent', 'failed', 'skipped']),
+    /** The Message-ID of an e-mail. */
+    messageId: z.string().nullable(),
+    /** How many addresses the e-mail went to. */
+    recipients: z.int().min(0),
+    detail: z.string().max(2000).nullable(),
+  }),
+});
+
+export const reviewNoticeEvents = [reviewNoticesStarted, reviewNoticeAttemptStarted, reviewNoticeCompleted];
+
+export type ReviewNoticeEvent =
+  | { type: 'review-notices.started'; data: z.output<typeof reviewNoticesStarted.schema> }
+  | { type: 'review-notice.attempt-started'; data: z.output<typeof reviewNoticeAttemptStarted.schema> }
+  | { type: 'review-notice.completed'; data: z.output<typeof reviewNoticeCompleted.schema> };

@@ -1,0 +1,76 @@
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { assertCan } from '../../domain/access/permissions.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import { sealReviewChatUrl } from '../../review-notices/review-chat-url.ts';
+import type { ProjectDoc as ProjectRecord, UserDoc } from '../../../projections/access.ts';
+import { forbidden, notFound } from '../errors/error-factory.ts';
+import type { ApiRegistry } from './api-registry.ts';
+import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+
+const READ_YOUR_WRITES_MS = 3000;
+
+const preferencesSchema = z.object({
+  reviewNotices: z.boolean().describe('E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off.'),
+});
+
+const chatBody = z.object({
+  chatWebhookUrl: z.string().max(2000).nullable().describe('A Slack-compatible incoming-webhook URL (https; Standard plan and above), or null to stop posting.'),
+});
+
+const chatSchema = z.object({
+  chatWebhookUrl: z.string().nullable().describe('Scheme and host only (the path is the credential), or null.'),
+});
+
+type Doc<T> = T & Record<string, unknown>;
+
+/**
+ * Review notices' settings: each console user's own opt-out (/me/notice-preferences), and the project's
+ * review chat webhook (/project/review-notices, tenant_admin sessions; the URL is sealed with SECRETS_KEY and
+ * shown by scheme and host). The notices themselves are sent by the review-notice outbox.
+ */
+export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
+  const router = newRouter();
+  const { reader, access } = deps;
+  const settle = async (position: bigint): Promise<void> => {
+    await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
+  };
+  const sessionUser = (ctx: Context): string => {
+    const principal = principalOf(ctx);
+    if (principal.kind !== 'user') throw forbidden('Notice preferences belong to console users; agent keys receive no notices.', { hint: 'Sign in as the user.' });
+    return principal.userId;
+  };
+
+  api.add(router, { method: 'get', path: '/me/notice-preferences', operationId: 'getNoticePreferences', summary: 'The signed-in user\'s notice preferences (sessions only)', tag: 'Members', responses: { 200: { description: 'The preferences', schema: preferencesSchema } }, errors: {} }, async (ctx) => {
+    const user = await reader.get<Doc<UserDoc>>('access', 'users', sessionUser(ctx));
+    if (!user) throw notFound('No such user.');
+    ctx.body = { reviewNotices: user.reviewNotices !== false };
+  });
+
+  api.add(router, { method: 'put', path: '/me/notice-preferences', operationId: 'setNoticePreferences', summary: 'Turn the signed-in user\'s review notice e-mails on or off (sessions only; every change is in the audit log)', tag: 'Members', body: preferencesSchema, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The preferences after the change', schema: preferencesSchema } }, errors: {} }, async (ctx, { body }) => {
+    const result = await access.setNoticePreferences(principalOf(ctx), sessionUser(ctx), { reviewNotices: body.reviewNotices });
+    await settle(result.position);
+    ctx.body = { reviewNotices: result.reviewNotices };
+  });
+
+  api.add(router, { method: 'get', path: '/project/review-notices', operationId: 'getReviewNoticeSettings', summary: 'Where review notices are also posted: the project\'s review chat webhook (scheme and host), or null', tag: 'Project', responses: { 200: { description: 'The review notice settings', schema: chatSchema } }, errors: {} }, async (ctx) => {
+    assertCan(principalOf(ctx), 'project.settings.change');
+    const doc = await reader.get<Doc<ProjectRecord>>('access', 'projects', projectOf(ctx).projectId);
+    ctx.body = { chatWebhookUrl: doc?.reviewNoticeChat ?? null };
+  });
+
+  api.add(router, { method: 'put', path: '/project/review-notices', operationId: 'setReviewNoticeSettings', summary: 'Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only)', tag: 'Project', body: chatBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The review notice settings after the change', schema: chatSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx, { body }) => {
+    const caller = principalOf(ctx);
+    assertCan(caller, 'project.settings.change');
+    const projectId = projectOf(ctx).projectId;
+    const url = body.chatWebhookUrl === null || body.chatWebhookUrl.trim() === '' ? null : body.chatWebhookUrl;
+    if (url !== null && !contact) throw notFound('Chat notices are not available in this process.');
+    const result = await access.setReviewNoticeChat(caller, projectId, url === null ? null : sealReviewChatUrl(contact!.secrets, projectId, url));
+    await settle(result.position);
+    ctx.body = { chatWebhookUrl: result.value };
+  });
+
+  return router;
+}

@@ -1,0 +1,110 @@
+import type { MailMessage } from '../mail/mail-transport.ts';
+import { escapeHtml, mailDomain } from '../contact-forms/notice-messages.ts';
+import type { ReviewNoticeKind } from '../domain/review-notice/review-notice-events.ts';
+
+/**
+ * The texts of review notices. Pure: everything comes in the arguments. No field values beyond the entry's
+ * title (the notice goes to people who may read the revision anyway, but mailboxes and chat channels are
+ * read more widely than the console). The Message-ID is fixed per workflow event, so a notice sent again
+ * after a crash is recognisably the same message.
+ */
+export interface ReviewNoticeFacts {
+  eventId: string;
+  kind: ReviewNoticeKind;
+  title: string;
+  formSetName: string | null;
+  entrySlug: string;
+  revision: number;
+  /** Who did it, as people know them: an e-mail address, "agent key NAME", "the scheduled publisher". */
+  actorName: string;
+  submitterName: string;
+  reason: string | null;
+  publishAt: string | null;
+  occurredAt: string;
+  /** The revision in the console: {console base}/revisions/{revisionId}. */
+  consoleLink: string;
+}
+
+export function reviewMessageIdFor(eventId: string, kind: ReviewNoticeKind, mailFrom: string): string {
+  return `<${eventId}.review-${kind}@${mailDomain(mailFrom)}>`;
+}
+
+export function reviewConsoleLinkFor(consoleBase: string, revisionId: string): string {
+  return `${consoleBase.replace(/\/+$/, '')}/revisions/${revisionId}`;
+}
+
+/** The subject line, also the chat text's first words. */
+function headline(facts: ReviewNoticeFacts): string {
+  const what = `"${facts.title || facts.entrySlug}"`;
+  switch (facts.kind) {
+    case 'submitted':
+      return `Review requested: ${what}`;
+    case 'approved':
+      return `Approved and published: ${what}`;
+    case 'scheduled':
+      return `Approved, scheduled for ${facts.publishAt}: ${what}`;
+    case 'rejected':
+      return `Rejected: ${what}`;
+    case 'published':
+      return `Published: ${what}`;
+  }
+}
+
+function sentence(facts: ReviewNoticeFacts): string {
+  const revision = `Revision ${facts.revision} of "${facts.title || facts.entrySlug}"`;
+  switch (facts.kind) {
+    case 'submitted':
+      return `${revision} was submitted for review by ${facts.submitterName}.`;
+    case 'approved':
+      return `${revision} was approved and published by ${facts.actorName}.`;
+    case 'scheduled':
+      return `${revision} was approved by ${facts.actorName} and will be published at ${facts.publishAt}.`;
+    case 'rejected':
+      return `${revision} was rejected by ${facts.actorName}.`;
+    case 'published':
+      return `${revision} was published by ${facts.actorName}.`;
+  }
+}
+
+export function composeReviewMail(facts: ReviewNoticeFacts, to: string[], mailFrom: string): MailMessage {
+  const rows: Array<[string, string]> = [
+    ['Entry', facts.title || '(untitled)'],
+    ['Form set', facts.formSetName ?? '(deleted form set)'],
+    ['Slug', facts.entrySlug],
+    ['Revision', String(facts.revision)],
+    ['Submitted by', facts.submitterName],
+    ...(facts.kind === 'submitted' ? [] : ([['By', facts.actorName]] as Array<[string, string]>)),
+    ...(facts.publishAt && facts.kind === 'scheduled' ? ([['Publish at', facts.publishAt]] as Array<[string, string]>) : []),
+    ...(facts.kind === 'rejected' ? ([['Reason', facts.reason ?? '(no reason given)']] as Array<[string, string]>) : []),
+    ['When', facts.occurredAt],
+  ];
+  const action = facts.kind === 'submitted' ? 'Review it in the console' : 'Open it in the console';
+  const text = [sentence(facts), '', ...rows.map(([label, value]) => `${label}: ${value}`), '', `${action}: ${facts.consoleLink}`, ''].join('\n');
+  const html = [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(headline(facts))}</title></head>`,
+    '<body>',
+    `<p>${escapeHtml(sentence(facts))}</p>`,
+    '<table cellpadding="6" style="border-collapse:collapse">',
+    ...rows.map(([label, value]) => `<tr><th align="left" valign="top">${escapeHtml(label)}</th><td>${escapeHtml(value).replace(/\r?\n/g, '<br>')}</td></tr>`),
+    '</table>',
+    `<p><a href="${escapeHtml(facts.consoleLink)}">${escapeHtml(action)}</a></p>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+  return {
+    messageId: reviewMessageIdFor(facts.eventId, facts.kind, mailFrom),
+    from: mailFrom,
+    to,
+    subject: headline(facts).replace(/[\r\n]+/g, ' ').slice(0, 300),
+    text,
+    html,
+    date: new Date(facts.occurredAt),
+    headers: { 'X-Review-Notice': facts.kind, 'Auto-Submitted': 'auto-generated' },
+  };
+}
+
+/** The chat post: the headline, who, and the console link (no reason: chat channels are read widely). */
+export function composeReviewChatText(facts: ReviewNoticeFacts): string {
+  return `${sentence(facts)} ${facts.consoleLink}`;
+}

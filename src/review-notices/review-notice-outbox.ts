@@ -1,0 +1,138 @@
+import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
+import type { ReadModelReader } from '../read-models/read-model-reader.ts';
+import type { OutboxDefinition } from '../outbox/outbox-worker.ts';
+import { noticeRetryLater, recordNoticeAttempt } from '../outbox/notice-attempts.ts';
+import type { MailTransport } from '../mail/mail-transport.ts';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { ChatPoster } from '../contact-forms/notice-outbox.ts';
+import { reviewNoticeAttemptsStream, reviewNoticeAttemptStarted, reviewNoticeCompleted } from '../domain/review-notice/review-notice-events.ts';
+import type { SealedChatWebhook } from '../domain/access/project-decider.ts';
+import type { AgentKeyDoc, ProjectDoc, UserDoc } from '../../projections/access.ts';
+import type { ReviewNoticeDoc } from '../../projections/review-queue.ts';
+import { composeReviewChatText, composeReviewMail, reviewConsoleLinkFor, reviewMessageIdFor, type ReviewNoticeFacts } from './review-notice-messages.ts';
+import { openReviewChatUrl } from './review-chat-url.ts';
+
+export interface ReviewNoticeOutcome {
+  outcome: 'sent' | 'skipped';
+  messageId: string | null;
+  recipients: number;
+  detail: string | null;
+}
+
+export interface ReviewNoticeOutboxDeps {
+  log: EventLog;
+  reader: ReadModelReader;
+  mail: MailTransport;
+  chat: ChatPoster;
+  /** Opens the review chat webhook URL (SECRETS_KEY). */
+  secrets: SecretBox;
+  mailFrom: string;
+  /** Base of the console links in notices. */
+  consoleBase: () => string;
+}
+
+type Doc<T> = T & Record<string, unknown>;
+type Actor = { type: string; id: string };
+
+/**
+ * The outbox of review notices (projections/review-queue.ts `notices`), performed by the generic
+ * OutboxWorker exactly as contact-form notices are: each hand-over recorded first (review-notice.attempt-
+ * started, at most two, the same Message-ID each time), each notice completed by one review-notice.completed
+ * on its own stream. Recipients are read when the notice is sent (the access read model): who is a
+ * tenant_admin, who opted out, addresses. Nobody gets a notice about their own action.
+ */
+export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefinition<Doc<ReviewNoticeDoc>, ReviewNoticeOutcome> {
+  const user = async (id: string) => deps.reader.get<Doc<UserDoc>>('access', 'users', id);
+  const nameOf = async (actor: Actor): Promise<string> => {
+    if (actor.type === 'user') return (await user(actor.id))?.email ?? `user ${actor.id}`;
+    if (actor.type === 'agent') return `agent key "${(await deps.reader.get<Doc<AgentKeyDoc>>('access', 'agent_keys_by_id', actor.id))?.name ?? actor.id}"`;
+    if (actor.type === 'system') return 'the scheduled publisher';
+    return `${actor.type} ${actor.id}`;
+  };
+
+  /** The addresses a notice goes to, or why it goes to nobody. */
+  async function recipients(notice: ReviewNoticeDoc): Promise<{ to: string[] } | { none: string }> {
+    if (notice.kind === 'submitted') {
+      const project = await deps.reader.get<Doc<ProjectDoc>>('access', 'projects', notice.projectId);
+      if (!project) return { none: 'the project is gone' };
+      const admins = await deps.reader.find<Doc<UserDoc>>('access', 'users', { filter: { tenantId: project.tenantId }, sort: [['email', 'asc']], limit: 1000 });
+      const to = admins
+        .filter((u) => u.role === 'tenant_admin' && !u.disabled && u.reviewNotices !== false && !(notice.submittedBy.type === 'user' && notice.submittedBy.id === u.userId))
+        .map((u) => u.email);
+      return to.length ? { to } : { none: 'no tenant_admin to tell (every one opted out, is disabled, or submitted it)' };
+    }
+    const author = notice.author;
+    if (author.type !== 'user') return { none: `the author is ${author.type === 'agent' ? 'an agent key' : `a ${author.type}`}, not a console user` };
+    if (notice.actor.type === author.type && notice.actor.id === author.id) return { none: 'the author did it themselves' };
+    const doc = await user(author.id);
+    if (!doc || doc.disabled) return { none: 'the author\'s account is gone or disabled' };
+    if (doc.reviewNotices === false) return { none: 'the author opted out of review notices' };
+    return { to: [doc.email] };
+  }
+
+  return {
+    name: 'review-notices',
+    projection: 'review-queue',
+    collection: 'notices',
+    idOf: (notice) => notice.jobId,
+    idField: 'jobId',
+    outcomeLabel: (outcome) => outcome.outcome,
+    order: [['occurredAt', 'asc']],
+    retryLater: noticeRetryLater,
+
+    async perform(notice, signal) {
+      const facts: ReviewNoticeFacts = {
+        eventId: notice.eventId,
+        kind: notice.kind,
+        title: notice.title,
+        formSetName: notice.formSetName,
+        entrySlug: notice.entrySlug,
+        revision: notice.revision,
+        actorName: await nameOf(notice.actor),
+        submitterName: await nameOf(notice.submittedBy),
+        reason: notice.reason,
+        publishAt: notice.publishAt,
+        occurredAt: notice.occurredAt,
+        consoleLink: reviewConsoleLinkFor(deps.consoleBase(), notice.revisionId),
+      };
+      let chatUrl: string | null = null;
+      let to: string[] = [];
+      if (notice.channel === 'chat') {
+        const settings = await deps.reader.get<Doc<{ chat: SealedChatWebhook | null }>>('review-queue', 'notice_projects', notice.projectId);
+        if (!settings?.chat) return { outcome: 'skipped', messageId: null, recipients: 0, detail: 'the review chat webhook was removed before the notice was sent' };
+        chatUrl = openReviewChatUrl(deps.secrets, notice.projectId, settings.chat);
+      } else {
+        const who = await recipients(notice);
+        if ('none' in who) return { outcome: 'skipped', messageId: null, recipients: 0, detail: who.none };
+        to = who.to;
+      }
+
+      // Everything is ready: record the attempt, then hand the notice over.
+      await recordNoticeAttempt(
+        deps.log,
+        reviewNoticeAttemptsStream(notice.jobId),
+        (attempt): PendingEvent => ({ type: reviewNoticeAttemptStarted.type, data: { projectId: notice.projectId, jobId: notice.jobId, kind: notice.kind, channel: notice.channel, attempt } }),
+        'outbox:review-notices',
+      );
+      if (chatUrl !== null) {
+        const result = await deps.chat.send(chatUrl, Buffer.from(JSON.stringify({ text: composeReviewChatText(facts) })), { 'Content-Type': 'application/json' }, signal);
+        if (!result.ok) throw new Error(`chat notice failed: ${result.error ?? `HTTP ${result.status}`}`);
+        return { outcome: 'sent', messageId: null, recipients: 0, detail: result.status === null ? null : `HTTP ${result.status}` };
+      }
+      const message = composeReviewMail(facts, to, deps.mailFrom);
+      const receipt = await deps.mail.send(message);
+      const details = [
+        receipt.duplicate ? 'already delivered before (same Message-ID); not written again' : null,
+        receipt.rejected.length ? `the server refused ${receipt.rejected.length} of ${to.length} recipients: ${receipt.rejected.join(', ')}` : null,
+      ].filter(Boolean);
+      return { outcome: 'sent', messageId: message.messageId, recipients: to.length, detail: details.length ? details.join('; ') : null };
+    },
+
+    completion(notice, result): PendingEvent {
+      const base = { projectId: notice.projectId, jobId: notice.jobId, kind: notice.kind, channel: notice.channel };
+      if (result.ok) return { type: reviewNoticeCompleted.type, data: { ...base, ...result.outcome } };
+      const messageId = notice.channel === 'mail' ? reviewMessageIdFor(notice.eventId, notice.kind, deps.mailFrom) : null;
+      return { type: reviewNoticeCompleted.type, data: { ...base, outcome: 'failed', messageId, recipients: 0, detail: result.error.slice(0, 2000) } };
+    },
+  };
+}
