@@ -37,6 +37,13 @@ export interface OutboxDefinition<Item extends Document, Outcome> {
   /** The projection holding the items, and the collection within it. */
   projection: string;
   collection: string;
+  /**
+   * The projection version whose items this outbox reads. After an upgrade the generation built by the
+   * older code serves until the background rebuild swaps in (it may lack the collection, or hold items
+   * folded before the outbox existed): until the generation read from was built by this version or a later
+   * one, the worker waits, saying so once (info). Default: any generation.
+   */
+  projectionVersion?: number;
   /** The item's id within the collection (the document id its projection stores it under). */
   idOf(item: Item): string;
   /** The document field holding that id, when there is one: lets the worker check many claims in one query. */
@@ -113,6 +120,10 @@ export class OutboxWorker<Item extends Document, Outcome> {
     let round = 0;
     while (!this.#stopped) {
       try {
+        if (!(await this.#projectionCurrent())) {
+          await this.#delay.sleep(options.pollIntervalMs ?? 250);
+          continue;
+        }
         await this.#releaseFolded(claimed);
         const partitioning = definition.partitioning;
         if (partitioning) {
@@ -150,6 +161,29 @@ export class OutboxWorker<Item extends Document, Outcome> {
       }
       await this.#delay.sleep(options.pollIntervalMs ?? 250);
     }
+  }
+
+  #current = false;
+  #waitingSaid = false;
+
+  /** Whether the generation read from was built by the projection version the outbox needs (see projectionVersion). */
+  async #projectionCurrent(): Promise<boolean> {
+    const { definition, options } = this;
+    if (this.#current || definition.projectionVersion === undefined) return true;
+    const builtBy = await options.reader.builtByVersion(definition.projection);
+    if (builtBy !== null && builtBy >= definition.projectionVersion) {
+      this.#current = true;
+      if (this.#waitingSaid) options.logger.debug({ outbox: definition.name, projection: definition.projection }, 'outbox: projection current, taking items');
+      return true;
+    }
+    if (!this.#waitingSaid) {
+      this.#waitingSaid = true;
+      options.logger.info(
+        { outbox: definition.name, projection: definition.projection, builtByVersion: builtBy, needsVersion: definition.projectionVersion },
+        'outbox: waiting for the projection to be rebuilt by the current code before taking items',
+      );
+    }
+    return false;
   }
 
   /** Releases the claims of performed items the read model no longer lists as pending. */

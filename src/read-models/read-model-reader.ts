@@ -50,6 +50,12 @@ export class ReadModelReader {
     return generation === null ? null : ((await this.store.getGeneration(projection, generation))?.checkpoint ?? null);
   }
 
+  /** The version of the projection's code that built the generation read from (null: no generation yet). */
+  async builtByVersion(projection: string): Promise<number | null> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? null : ((await this.store.getGeneration(projection, generation))?.version ?? null);
+  }
+
   async activeGeneration(projection: string): Promise<number | null> {
     const live = this.options.generations?.liveGeneration(projection);
     if (live !== undefined && live !== null) return live;

@@ -8,7 +8,7 @@ import type { ChatPoster } from '../contact-forms/notice-outbox.ts';
 import { reviewNoticeAttemptsStream, reviewNoticeAttemptStarted, reviewNoticeCompleted } from '../domain/review-notice/review-notice-events.ts';
 import type { SealedChatWebhook } from '../domain/access/project-decider.ts';
 import type { AgentKeyDoc, ProjectDoc, UserDoc } from '../../projections/access.ts';
-import type { ReviewNoticeDoc } from '../../projections/review-queue.ts';
+import { reviewQueue, type ReviewNoticeDoc } from '../../projections/review-queue.ts';
 import { composeReviewChatText, composeReviewMail, reviewConsoleLinkFor, reviewMessageIdFor, type ReviewNoticeFacts } from './review-notice-messages.ts';
 import { openReviewChatUrl } from './review-chat-url.ts';
 
@@ -72,8 +72,10 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
 
   return {
     name: 'review-notices',
-    projection: 'review-queue',
+    projection: reviewQueue.name,
     collection: 'notices',
+    // An upgrade from a version without notices rebuilds review-queue in the background: wait for it.
+    projectionVersion: reviewQueue.version,
     idOf: (notice) => notice.jobId,
     idField: 'jobId',
     outcomeLabel: (outcome) => outcome.outcome,

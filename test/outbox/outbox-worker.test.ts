@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import path from 'node:path';
 import { expect } from 'chai';
 import { z } from 'zod';
@@ -173,5 +175,33 @@ describe('outbox worker: side effects driven from the log', function () {
     await request('r6');
     await eventually(statuses, (s) => s.includes('r6:done'));
     expect(journal().filter((l) => l === 'r6')).to.have.length(1);
+  });
+  it('waits quietly, with one info line, until the generation read from was built by the projection version it needs', async () => {
+    // After an upgrade the generation the old code built serves until the background rebuild swaps in; the
+    // new version keeps the outbox's items in a collection the old one never had.
+    const upgraded = defineProjection({
+      ...notices,
+      version: 2,
+      collections: { ...notices.collections, queue: { indexes: [{ name: 'by_status', fields: [['status', 1]] }] } },
+      async apply(event, view) {
+        if (event.type !== 'test.notice-requested') return notices.apply(event, view);
+        const { noticeId, text } = event.data as { noticeId: string; text: string };
+        view.put('queue', noticeId, { noticeId, text, status: 'pending' });
+      },
+    });
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    await request('u1');
+    worker = new OutboxWorker({ ...outbox(), collection: 'queue', idField: 'noticeId', order: [['noticeId', 'asc']], projectionVersion: 2 }, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger, pollIntervalMs: 20 });
+    worker.start();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(journal()).to.deep.equal([]);
+    expect(lines.filter((l) => l.level >= 40).map((l) => l.msg)).to.deep.equal([]);
+    expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).to.deep.equal(['outbox: waiting for the projection to be rebuilt by the current code before taking items']);
+
+    await startRebuild({ projection: upgraded, log, store, clock: new ManualClock(), logger: silentLogger, dropGraceMs: 0 }).result;
+    await eventually(async () => journal(), (j) => j.length === 1);
+    expect(journal()).to.deep.equal(['u1']);
+    expect(lines.filter((l) => l.level >= 30).map((l) => l.msg)).to.have.length(1);
   });
 });
