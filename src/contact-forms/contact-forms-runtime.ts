@@ -116,7 +116,9 @@ export async function openContactForms(
       const noticeReader = new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor });
       worker = new OutboxWorker(noticeOutbox({ log, reader: noticeReader, keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }), workerOptions);
       worker.start();
-      reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase }), workerOptions);
+      // Review notices link the web console's review page: CONSOLE_URL, else the service's own /console.
+      const reviewConsoleBase = settings.consoleUrl ?? `${(serviceUrl ?? defaultOrigin(config)).replace(/\/+$/, '')}/console`;
+      reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => reviewConsoleBase }), workerOptions);
       reviewWorker.start();
     },
     stop: () =>

@@ -21,7 +21,7 @@ export interface ReviewNoticeFacts {
   reason: string | null;
   publishAt: string | null;
   occurredAt: string;
-  /** The revision in the console: {console base}/revisions/{revisionId}. */
+  /** The revision's review in the console: {console base}/p/{projectId}/review/{revisionId}. */
   consoleLink: string;
 }
 
@@ -29,8 +29,9 @@ export function reviewMessageIdFor(eventId: string, kind: ReviewNoticeKind, mail
   return `<${eventId}.review-${kind}@${mailDomain(mailFrom)}>`;
 }
 
-export function reviewConsoleLinkFor(consoleBase: string, revisionId: string): string {
-  return `${consoleBase.replace(/\/+$/, '')}/revisions/${revisionId}`;
+/** The console page that reviews a revision (compared with the live one), after sign-in: console/src/app.tsx routes /p/:projectId/review/:revisionId. */
+export function reviewConsoleLinkFor(consoleBase: string, projectId: string, revisionId: string): string {
+  return `${consoleBase.replace(/\/+$/, '')}/p/${encodeURIComponent(projectId)}/review/${encodeURIComponent(revisionId)}`;
 }
 
 /** The subject line, also the chat text's first words. */

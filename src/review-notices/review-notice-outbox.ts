@@ -27,7 +27,7 @@ export interface ReviewNoticeOutboxDeps {
   /** Opens the review chat webhook URL (SECRETS_KEY). */
   secrets: SecretBox;
   mailFrom: string;
-  /** Base of the console links in notices. */
+  /** The web console's base URL (CONSOLE_URL, default the service's /console): notices link its review page. */
   consoleBase: () => string;
 }
 
@@ -95,7 +95,7 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
         reason: notice.reason,
         publishAt: notice.publishAt,
         occurredAt: notice.occurredAt,
-        consoleLink: reviewConsoleLinkFor(deps.consoleBase(), notice.revisionId),
+        consoleLink: reviewConsoleLinkFor(deps.consoleBase(), notice.projectId, notice.revisionId),
       };
       let chatUrl: string | null = null;
       let to: string[] = [];

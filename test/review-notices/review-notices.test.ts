@@ -48,7 +48,7 @@ describe('review notices: e-mail, chat and webhooks about the review workflow', 
       (n) => n !== undefined && n.status !== 'pending',
       20_000,
     ).then((n) => n!);
-  const mailsOf = (kind: string, revisionId: string) => smtp.messages.filter((m) => m.parsed.headers.get('x-review-notice') === kind && (m.parsed.text ?? '').includes(`/revisions/${revisionId}`));
+  const mailsOf = (kind: string, revisionId: string) => smtp.messages.filter((m) => m.parsed.headers.get('x-review-notice') === kind && (m.parsed.text ?? '').includes(`/review/${revisionId}`));
   const mailOf = (kind: string, revisionId: string): Promise<ReceivedMail> => eventually(async () => mailsOf(kind, revisionId), (list) => list.length > 0, 20_000).then((list) => list[0]!);
 
   before(async () => {
@@ -108,8 +108,10 @@ describe('review notices: e-mail, chat and webhooks about the review workflow', 
     expect(mail.parsed.subject).to.equal('Review requested: "Spring sale"');
     expect(mail.parsed.text).to.include('Form set: Articles');
     expect(mail.parsed.text).to.include('Submitted by: author@example.com');
-    expect(mail.parsed.text).to.include(`https://console.example.com/revisions/${entry.revisionId}`);
-    expect(mail.parsed.html).to.include(`href="https://console.example.com/revisions/${entry.revisionId}"`);
+    // The console's review page of the revision (console/src/app.tsx: /p/:projectId/review/:revisionId under CONSOLE_URL).
+    const review = `https://console.example.com/p/${f.project.projectId}/review/${entry.revisionId}`;
+    expect(mail.parsed.text).to.include(`Review it in the console: ${review}\n`);
+    expect(mail.parsed.html).to.include(`href="${review}"`);
     const chat = await receiver.waitFor('/chat/T1/secret', (got) => got.some((r) => JSON.stringify(r.json).includes(entry.revisionId)));
     const post = chat.find((r) => JSON.stringify(r.json).includes(entry.revisionId))!;
     expect(post.json.text).to.include('"Spring sale" was submitted for review by author@example.com');
