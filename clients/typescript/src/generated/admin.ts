@@ -569,6 +569,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/as-of/entries/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entry as the public API served it at an instant: slug, live revision, its values and who published it (404 when it was not live then)
+         * @description The entry as the public API served it at an instant: slug, live revision, its values and who published it (404 when it was not live then). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getEntryAsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/as-of/form-sets/{formSetId}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The form set's entries the public API served at an instant, most recently published first, a page at a time
+         * @description The form set's entries the public API served at an instant, most recently published first, a page at a time. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["listFormSetEntriesAsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/as-of/form-sets/{formSetId}/entries/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entry the public API served at a slug of the form set at an instant (404 when none was)
+         * @description The entry the public API served at a slug of the form set at an instant (404 when none was). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getEntryBySlugAsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/entries/{entryId}/workflow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entry's whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed)
+         * @description The entry's whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getEntryWorkflowAsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master-entities": {
         parameters: {
             query?: never;
@@ -961,6 +1041,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/project/approval-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes)
+         * @description The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getApprovalPolicy"];
+        /**
+         * Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log
+         * @description Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        put: operations["setApprovalPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/project/login-appearance": {
         parameters: {
             query?: never;
@@ -1151,8 +1255,8 @@ export type paths = {
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published), enabled (default true). The answer holds the signing secret, shown this once only
-         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled), enabled (default true). The answer holds the signing secret, shown this once only
+         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1441,6 +1545,54 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/me/notice-preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's notice preferences (sessions only)
+         * @description The signed-in user's notice preferences (sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getNoticePreferences"];
+        /**
+         * Turn the signed-in user's review notice e-mails on or off (sessions only; every change is in the audit log)
+         * @description Turn the signed-in user's review notice e-mails on or off (sessions only; every change is in the audit log). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        put: operations["setNoticePreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/review-notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where review notices are also posted: the project's review chat webhook (scheme and host), or null
+         * @description Where review notices are also posted: the project's review chat webhook (scheme and host), or null. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getReviewNoticeSettings"];
+        /**
+         * Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only)
+         * @description Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        put: operations["setReviewNoticeSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/entries/{entryId}/translate": {
         parameters: {
             query?: never;
@@ -1541,7 +1693,7 @@ export type components = {
         BulkScheduleFailure: {
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "REVISION_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_REQUIRED" | "HUMAN_APPROVAL_REQUIRED" | "FOUR_EYES_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "REVISION_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 /** @description What the caller can do about it. */
                 hint?: string;
@@ -1734,7 +1886,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2415,7 +2567,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2426,7 +2578,7 @@ export type components = {
             /** Format: uuid */
             webhookId: string;
             /** @enum {string} */
-            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published";
+            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled";
             /** @enum {string} */
             trigger: "event" | "test";
             /** @enum {string} */
@@ -2507,6 +2659,17 @@ export type components = {
             error: {
                 /** @enum {string} */
                 code: "FORBIDDEN";
+                message: string;
+                /** @description What the caller can do about it. */
+                hint?: string;
+                /** @description false: the input must change before retrying; true: the same request may succeed later. */
+                retryable?: boolean;
+            };
+        };
+        ErrorForbiddenOrHumanApprovalRequiredOrFourEyesRequired: {
+            error: {
+                /** @enum {string} */
+                code: "FORBIDDEN" | "HUMAN_APPROVAL_REQUIRED" | "FOUR_EYES_REQUIRED";
                 message: string;
                 /** @description What the caller can do about it. */
                 hint?: string;
@@ -2642,6 +2805,15 @@ export type components = {
             };
             content: {
                 "application/json": components["schemas"]["ErrorForbidden"];
+            };
+        };
+        /** @description The key's scope, the role, the console IP allowlist or the plan does not allow this: FORBIDDEN, HUMAN_APPROVAL_REQUIRED, FOUR_EYES_REQUIRED */
+        Http403ForbiddenOrHumanApprovalRequiredOrFourEyesRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorForbiddenOrHumanApprovalRequiredOrFourEyesRequired"];
             };
         };
         /** @description The key's scope, the role, the console IP allowlist or the plan does not allow this: FORBIDDEN, PLAN_REQUIRED */
@@ -3490,7 +3662,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequiredOrFourEyesRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrRevisionConflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -3674,7 +3846,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequiredOrFourEyesRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrRevisionConflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -4143,6 +4315,292 @@ export interface operations {
                         items: components["schemas"]["AuditItem"][];
                         /** @description Send as `cursor` for the next page; null on the last page. */
                         nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getEntryAsOf: {
+        parameters: {
+            query: {
+                /** @description The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future. */
+                at: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry as served then */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The instant answered for (UTC). */
+                        at: string;
+                        /** Format: uuid */
+                        formSetId: string;
+                        entry: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The slug it was served at then. */
+                            slug: string;
+                        };
+                        revision: {
+                            /** Format: uuid */
+                            id: string;
+                            revision: number;
+                            /** @description When this revision was published. */
+                            publishedAt: string;
+                            /** @description Who published it: a user, an agent key, or the system (the scheduled publishing job). */
+                            publishedBy: {
+                                type: string;
+                                id: string;
+                            };
+                            /** @enum {string} */
+                            trigger: "approve" | "publish" | "schedule";
+                        };
+                        /** @description Since when it was served with this slug and revision. */
+                        liveSince: string;
+                        /** @description The revision's field values, as stored (every locale). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    listFormSetEntriesAsOf: {
+        parameters: {
+            query: {
+                /** @description The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future. */
+                at: string;
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The nextCursor of the previous page, as given (opaque). Absent: the first page. Only valid with the same filters and sort. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                formSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entries live then */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The instant answered for (UTC). */
+                        at: string;
+                        /** Format: uuid */
+                        formSetId: string;
+                        items: {
+                            entry: {
+                                /** Format: uuid */
+                                id: string;
+                                slug: string;
+                            };
+                            revision: {
+                                /** Format: uuid */
+                                id: string;
+                                revision: number;
+                                /** @description When this revision was published. */
+                                publishedAt: string;
+                                /** @description Who published it: a user, an agent key, or the system (the scheduled publishing job). */
+                                publishedBy: {
+                                    type: string;
+                                    id: string;
+                                };
+                                /** @enum {string} */
+                                trigger: "approve" | "publish" | "schedule";
+                            };
+                            liveSince: string;
+                        }[];
+                        /** @description Send as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getEntryBySlugAsOf: {
+        parameters: {
+            query: {
+                /** @description The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future. */
+                at: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                formSetId: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry as served then */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The instant answered for (UTC). */
+                        at: string;
+                        /** Format: uuid */
+                        formSetId: string;
+                        entry: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The slug it was served at then. */
+                            slug: string;
+                        };
+                        revision: {
+                            /** Format: uuid */
+                            id: string;
+                            revision: number;
+                            /** @description When this revision was published. */
+                            publishedAt: string;
+                            /** @description Who published it: a user, an agent key, or the system (the scheduled publishing job). */
+                            publishedBy: {
+                                type: string;
+                                id: string;
+                            };
+                            /** @enum {string} */
+                            trigger: "approve" | "publish" | "schedule";
+                        };
+                        /** @description Since when it was served with this slug and revision. */
+                        liveSince: string;
+                        /** @description The revision's field values, as stored (every locale). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getEntryWorkflowAsOf: {
+        parameters: {
+            query: {
+                /** @description The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future. */
+                at: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow state then */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        at: string;
+                        /** Format: uuid */
+                        entryId: string;
+                        /** Format: uuid */
+                        formSetId: string;
+                        deleted: boolean;
+                        slug: string;
+                        previousSlugs: string[];
+                        assignee: string | null;
+                        revisionCount: number;
+                        /** @description The newest revision then, whatever its status. */
+                        latest: {
+                            /** Format: uuid */
+                            revisionId: string;
+                            revision: number;
+                            /** @enum {string} */
+                            status: "draft" | "pending_review" | "scheduled" | "published" | "rejected" | "superseded";
+                            savedAt: string;
+                            savedBy: {
+                                type: string;
+                                id: string;
+                            } | null;
+                            /** @description Who submitted it, while in review or scheduled (and once published). */
+                            submittedBy: {
+                                type: string;
+                                id: string;
+                            } | null;
+                            publishAt: string | null;
+                            publishedAt: string | null;
+                            rejectionReason: string | null;
+                        } | null;
+                        /** @description The revision the public API served then, or null. */
+                        live: {
+                            /** Format: uuid */
+                            revisionId: string;
+                            revision: number;
+                            publishedAt: string;
+                        } | null;
+                        /** @description The last event at or before the instant: the state holds from its time on. */
+                        lastEvent: {
+                            /** Format: uuid */
+                            eventId: string;
+                            type: string;
+                            occurredAt: string;
+                            actor: {
+                                type: string;
+                                id: string;
+                            };
+                        };
                     };
                 };
             };
@@ -5209,6 +5667,88 @@ export interface operations {
             503: components["responses"]["Http503ServiceUnavailable"];
         };
     };
+    getApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On: agent keys may save and submit revisions, not approve or publish them (403 HUMAN_APPROVAL_REQUIRED). */
+                        humanApproval: boolean;
+                        /** @description On: whoever approves or publishes a revision differs from its last editor and its submitter (403 FOUR_EYES_REQUIRED). */
+                        fourEyes: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    setApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Agent keys may save and submit revisions, but not approve or publish them. */
+                    humanApproval?: boolean;
+                    /** @description Whoever approves or publishes a revision differs from its last editor and from its submitter. */
+                    fourEyes?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The approval policy after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description On: agent keys may save and submit revisions, not approve or publish them (403 HUMAN_APPROVAL_REQUIRED). */
+                        humanApproval: boolean;
+                        /** @description On: whoever approves or publishes a revision differs from its last editor and its submitter (403 FOUR_EYES_REQUIRED). */
+                        fourEyes: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
     getLoginAppearance: {
         parameters: {
             query?: never;
@@ -5694,7 +6234,7 @@ export interface operations {
                     name: string;
                     url: string;
                     description?: string | null;
-                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published")[];
+                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
                     enabled?: boolean;
                 };
             };
@@ -5802,7 +6342,7 @@ export interface operations {
                     name?: string;
                     url?: string;
                     description?: string | null;
-                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published")[];
+                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
                     enabled?: boolean;
                 };
             };
@@ -5957,7 +6497,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published";
+                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled";
                 };
             };
         };
@@ -6634,6 +7174,158 @@ export interface operations {
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getNoticePreferences: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off. */
+                        reviewNotices: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    setNoticePreferences: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off. */
+                    reviewNotices: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The preferences after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off. */
+                        reviewNotices: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getReviewNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review notice settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Scheme and host only (the path is the credential), or null. */
+                        chatWebhookUrl: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    setReviewNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A Slack-compatible incoming-webhook URL (https; Standard plan and above), or null to stop posting. */
+                    chatWebhookUrl: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The review notice settings after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Scheme and host only (the path is the credential), or null. */
+                        chatWebhookUrl: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
