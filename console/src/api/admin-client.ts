@@ -1,4 +1,5 @@
 import { AnnalsApiError, createAdminClient, type AdminClient } from '@annals/client';
+import type { Asset } from './shapes.ts';
 
 /**
  * Every call the console makes to the admin API goes through this module, on the typed client
@@ -54,7 +55,7 @@ function uploadErrorOf(status: number, text: string): AnnalsApiError {
  * Uploads a file to the media library (multipart, field "file") with progress: fetch cannot report upload
  * progress, so this one call uses XMLHttpRequest.
  */
-export function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void): Promise<any> {
+export function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void): Promise<Asset> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/admin/v1/media');

@@ -24,7 +24,7 @@ function useUpload() {
     setError(null);
     setProgress({ name: file.name, fraction: 0 });
     try {
-      const asset = (await uploadMedia(clientOptions(projectId), file, (fraction) => setProgress({ name: file.name, fraction }))) as Asset;
+      const asset = await uploadMedia(clientOptions(projectId), file, (fraction) => setProgress({ name: file.name, fraction }));
       void queryClient.invalidateQueries({ queryKey: [projectId, 'media'] });
       return asset;
     } catch (e) {

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
-import type { EntrySummary, Page } from '../api/shapes.ts';
+import type { EntrySummary } from '../api/shapes.ts';
 
 /** entry_ref: the id of another entry, chosen by searching a form set's entries. */
 export function EntryRefField({ value, onChange }: { value: unknown; onChange: (next: unknown) => void }) {
@@ -46,7 +46,7 @@ function EntryPicker({ open, onClose, onPick }: { open: boolean; onClose: () => 
   const chosen = formSetId || formSets.data?.items[0]?.id || '';
   const entries = useQuery({
     queryKey: [projectId, 'entry-picker', chosen, q],
-    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId: chosen }, query: { limit: 20, q: q.trim() || undefined } } }) as Promise<Page<EntrySummary>>,
+    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId: chosen }, query: { limit: 20, q: q.trim() || undefined } } }),
     enabled: open && Boolean(chosen),
   });
   return (

@@ -4,7 +4,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import type { Asset, Page } from '../api/shapes.ts';
+import type { Asset } from '../api/shapes.ts';
 
 /** Media of the project, newest first, a page at a time from the server; filtered by name and type. */
 export function useMediaPages(name: string, type: string) {
@@ -12,7 +12,7 @@ export function useMediaPages(name: string, type: string) {
   return useInfiniteQuery({
     queryKey: [projectId, 'media', name, type],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name: name || undefined, type: type || undefined, cursor: pageParam || undefined } } }) as Promise<Page<Asset>>,
+    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name: name || undefined, type: type || undefined, cursor: pageParam || undefined } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // The grid keeps showing the last answer while a new search loads.
     placeholderData: keepPreviousData,

@@ -5,7 +5,6 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useActorName, useEventName } from '../components/user-names.ts';
-import type { HistoryItem, Page } from '../api/shapes.ts';
 
 /** The project's audit log (tenant_admin), newest first, filtered by actor, entry and time. */
 export function AuditLog() {
@@ -20,7 +19,7 @@ export function AuditLog() {
     queryKey: [projectId, 'audit', filters],
     initialPageParam: '',
     queryFn: ({ pageParam }) =>
-      api.GET('/audit-log', { params: { query: { limit: 50, cursor: pageParam || undefined, actor: filters.actor.trim() || undefined, entryId: filters.entryId.trim() || undefined, from: iso(filters.from) || undefined, to: iso(filters.to) || undefined } } }) as Promise<Page<HistoryItem>>,
+      api.GET('/audit-log', { params: { query: { limit: 50, cursor: pageParam || undefined, actor: filters.actor.trim() || undefined, entryId: filters.entryId.trim() || undefined, from: iso(filters.from) || undefined, to: iso(filters.to) || undefined } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];

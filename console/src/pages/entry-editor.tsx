@@ -78,7 +78,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     const sent = valuesRef.current;
     setSave({ kind: 'saving' });
     try {
-      const saved = (await api.POST('/entries/{entryId}/revisions', { params: { path: { entryId: entry.id } }, body: { fields: sent, expectedRevision: base.revision } })) as Revision;
+      const saved = await api.POST('/entries/{entryId}/revisions', { params: { path: { entryId: entry.id } }, body: { fields: sent, expectedRevision: base.revision } });
       setBase({ revision: saved.revision, values: sent });
       setErrors(new Map());
       setSave({ kind: 'saved', revision: saved.revision });
@@ -89,8 +89,8 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       return true;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'REVISION_CONFLICT') {
-        const latest = (await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } })) as EntrySummary;
-        const theirs = (await api.GET('/revisions/{revisionId}', { params: { path: { revisionId: latest.latestRevision!.revisionId } } })) as Revision;
+        const latest = await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
+        const theirs = await api.GET('/revisions/{revisionId}', { params: { path: { revisionId: latest.latestRevision!.revisionId } } });
         setConflict({ theirs });
         setSave({ kind: 'idle' });
       } else {

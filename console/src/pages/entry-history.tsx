@@ -6,7 +6,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { DiffView } from '../components/diff-view.tsx';
 import { useActorName, useEventName } from '../components/user-names.ts';
-import type { Diff, EntrySummary, FormSet, HistoryItem, Page, Revision } from '../api/shapes.ts';
+import type { Diff, EntrySummary, FormSet, RevisionSummary } from '../api/shapes.ts';
 
 /** An entry's timeline (who, when, what), a diff between any two revisions, and restore as a new draft. */
 export function EntryHistory() {
@@ -20,13 +20,13 @@ export function EntryHistory() {
   const history = useInfiniteQuery({
     queryKey: [projectId, 'history', entryId],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/history', { params: { path: { entryId }, query: { limit: 50, cursor: pageParam || undefined } } }) as Promise<Page<HistoryItem>>,
+    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/history', { params: { path: { entryId }, query: { limit: 50, cursor: pageParam || undefined } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const revisions = useInfiniteQuery({
     queryKey: [projectId, 'revisions', entryId],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/revisions', { params: { path: { entryId }, query: { limit: 100, order: 'desc', cursor: pageParam || undefined } } }) as Promise<Page<Revision>>,
+    queryFn: ({ pageParam }) => api.GET('/entries/{entryId}/revisions', { params: { path: { entryId }, query: { limit: 100, order: 'desc', cursor: pageParam || undefined } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const revisionList = revisions.data?.pages.flatMap((p) => p.items) ?? [];
@@ -44,9 +44,9 @@ export function EntryHistory() {
   const restore = async (revisionId: string) => {
     setError(null);
     try {
-      const latest = (await api.GET('/entries/{entryId}', { params: { path: { entryId } } })) as EntrySummary;
-      const result = (await api.POST('/revisions/{revisionId}/restore', { params: { path: { revisionId } }, body: { expectedRevision: latest.latestRevision?.revision } })) as { revision?: number; revisionId?: string } & Partial<Revision>;
-      setRestored(result.revision ?? null);
+      const latest = await api.GET('/entries/{entryId}', { params: { path: { entryId } } });
+      const result = await api.POST('/revisions/{revisionId}/restore', { params: { path: { revisionId } }, body: { expectedRevision: latest.latestRevision?.revision } });
+      setRestored(result.revision);
       await Promise.all([history.refetch(), revisions.refetch()]);
     } catch (e) {
       setError(e);
@@ -118,7 +118,7 @@ export function EntryHistory() {
   );
 }
 
-function RevisionSelect({ label, value, revisions, onChange }: { label: string; value: string; revisions: Revision[]; onChange: (revisionId: string) => void }) {
+function RevisionSelect({ label, value, revisions, onChange }: { label: string; value: string; revisions: RevisionSummary[]; onChange: (revisionId: string) => void }) {
   const { t, formatTime } = useI18n();
   return (
     <label>

@@ -7,19 +7,6 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { ScheduleFields, useSchedule } from '../components/schedule-fields.tsx';
 import { useActorName, useUserNames } from '../components/user-names.ts';
-import type { Actor, Page } from '../api/shapes.ts';
-
-interface QueueItem {
-  revisionId: string;
-  revision: number;
-  status: string;
-  entry: { id: string; slug: string; title: string };
-  formSet: { id: string; name: string };
-  submittedBy: Actor;
-  submittedAt: string;
-  assignee: string | null;
-  publishAt: string | null;
-}
 
 /** What waits for review, oldest submission first, paged by the server; selected ones scheduled at once. */
 export function ReviewQueue() {
@@ -30,7 +17,7 @@ export function ReviewQueue() {
   const queue = useInfiniteQuery({
     queryKey: [projectId, 'review-queue'],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/review-queue', { params: { query: { limit: 50, cursor: pageParam || undefined } } }) as Promise<Page<QueueItem>>,
+    queryFn: ({ pageParam }) => api.GET('/review-queue', { params: { query: { limit: 50, cursor: pageParam || undefined } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // What waits changes as others work: kept current while the desk is open.
     refetchInterval: 30_000,

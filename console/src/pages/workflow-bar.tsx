@@ -43,7 +43,7 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
   const act = (action: 'submit' | 'approve' | 'reject' | 'withdraw' | 'reopen', body: Record<string, unknown> = {}) =>
     run(async () => {
       if (dirty && !(await saveFirst())) return;
-      const latest = (await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } })) as EntrySummary;
+      const latest = await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
       const target = latest.latestRevision!;
       await api.POST(`/revisions/{revisionId}/${action}`, { params: { path: { revisionId: target.revisionId } }, body: { revision: target.revision, ...body } });
       await onChanged();
