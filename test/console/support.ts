@@ -61,13 +61,24 @@ export async function pngFile(dir: string, name: string, colour: { r: number; g:
 /**
  * Screenshots of the main pages, taken when CONSOLE_SCREENSHOTS names a folder (the README's are made with
  * CONSOLE_SCREENSHOTS=docs/screenshots), so that an ordinary test run changes no file of the repository.
+ * The whole page is taken in a viewport as tall as the page, then the viewport is put back: a full-page capture
+ * of the ordinary viewport leaves a sticky element (the editor's Save bar) where the viewport ended, over the
+ * fields, which no reader of the page ever sees.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   const folder = process.env['CONSOLE_SCREENSHOTS'];
   if (!folder) return;
   const dir = path.resolve(PACKAGE_ROOT, folder);
   fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  const viewport = page.viewportSize();
+  if (!viewport) throw new Error('screenshot: the page has no fixed viewport');
+  const height = (await page.evaluate('document.documentElement.scrollHeight')) as number;
+  await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, height) });
+  try {
+    await page.screenshot({ path: path.join(dir, `${name}.png`) });
+  } finally {
+    await page.setViewportSize(viewport);
+  }
 }
 
 /** POST/GET with a console session (bearer token and X-Project-Id). */
