@@ -71,7 +71,7 @@ function Home() {
 function ProjectChoice({ api }: { api: ConsoleClient }) {
   const { t } = useI18n();
   const navigate = useNavigate();
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') as Promise<{ items: Array<{ id: string; name: string }> }> });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') });
   const items = projects.data?.items;
   useEffect(() => {
     if (items?.length === 1) navigate(`/p/${items[0]!.id}/`, { replace: true });
@@ -96,7 +96,7 @@ function ProjectChoice({ api }: { api: ConsoleClient }) {
 /** A project's first page: its first form set's entries. */
 function ProjectHome() {
   const { api, projectId } = useProject();
-  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string }> }> });
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') });
   const first = formSets.data?.items[0];
   if (first) return <Navigate to={`/p/${projectId}/content/${first.id}`} replace />;
   return null;

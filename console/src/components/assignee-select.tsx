@@ -11,7 +11,7 @@ const ASSIGNEE_PLANS = ['business', 'enterprise'];
 export function AssigneeSelect({ entryId, assignee, onChanged }: { entryId: string; assignee: string | null; onChanged: () => Promise<void> }) {
   const { t } = useI18n();
   const { api, project } = useProject();
-  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: Array<{ id: string; email: string; disabled: boolean }> }>, staleTime: 60_000 });
+  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users'), staleTime: 60_000 });
   const [error, setError] = useState<unknown>(null);
   if (!ASSIGNEE_PLANS.includes(project.plan)) return null;
   const assign = async (userId: string) => {

@@ -4,7 +4,7 @@ import { useAsset } from '../fields/asset-fields.tsx';
 import { AssetThumb } from '../fields/media-picker.tsx';
 import { isRichTextDocument } from '../fields/localized.ts';
 import { RichTextView } from './rich-text-view.tsx';
-import type { EntrySummary, FieldDefinition } from '../api/shapes.ts';
+import type { FieldDefinition } from '../api/shapes.ts';
 
 /** One stored value shown as a reader sees it: images as images, references by title, rich text rendered. */
 export function FieldValue({ field, value }: { field: FieldDefinition | undefined; value: unknown }) {
@@ -54,6 +54,6 @@ function AssetValue({ assetId }: { assetId: string }) {
 
 function EntryValue({ entryId }: { entryId: string }) {
   const { api, projectId } = useProject();
-  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) as Promise<EntrySummary>, retry: false });
+  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }), retry: false });
   return <span className="value">{entry.data ? `${entry.data.title} (/${entry.data.slug})` : entryId}</span>;
 }

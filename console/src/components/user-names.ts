@@ -7,7 +7,7 @@ import { en, type MessageKey } from '../i18n/en.ts';
 /** The tenant's users, and names for user ids: their e-mail. */
 export function useUserNames() {
   const { api } = useProject();
-  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: Array<{ id: string; email: string }> }>, staleTime: 60_000 });
+  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users'), staleTime: 60_000 });
   const byId = new Map(users.data?.items.map((u) => [u.id, u.email]));
   return { userName: (userId: string) => byId.get(userId) ?? userId, users: users.data?.items ?? [] };
 }

@@ -10,7 +10,7 @@ import type { Asset } from '../api/shapes.ts';
 
 export function useAsset(assetId: string | undefined) {
   const { api, projectId } = useProject();
-  return useQuery({ queryKey: [projectId, 'asset', assetId], queryFn: () => api.GET('/media/{assetId}', { params: { path: { assetId: assetId! } } }) as Promise<Asset>, enabled: Boolean(assetId) });
+  return useQuery({ queryKey: [projectId, 'asset', assetId], queryFn: () => api.GET('/media/{assetId}', { params: { path: { assetId: assetId! } } }), enabled: Boolean(assetId) });
 }
 
 /** Upload a file chosen in the browser, with progress; resolves with the new asset. */

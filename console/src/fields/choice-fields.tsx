@@ -7,11 +7,11 @@ import type { FieldDefinition } from '../api/shapes.ts';
 function useMasterOptions(masterKey: string | undefined) {
   const { api, projectId } = useProject();
   const { language } = useI18n();
-  const masters = useQuery({ queryKey: [projectId, 'masters'], queryFn: () => api.GET('/master-entities') as Promise<{ items: Array<{ id: string; key: string }> }>, staleTime: 60_000 });
+  const masters = useQuery({ queryKey: [projectId, 'masters'], queryFn: () => api.GET('/master-entities'), staleTime: 60_000 });
   const masterId = masters.data?.items.find((m) => m.key === masterKey)?.id;
   const records = useQuery({
     queryKey: [projectId, 'master-records', masterId, language],
-    queryFn: () => api.GET('/master-entities/{masterId}/records', { params: { path: { masterId: masterId! }, query: { locale: language } } }) as Promise<{ items: Array<{ value: string; label: string }> }>,
+    queryFn: () => api.GET('/master-entities/{masterId}/records', { params: { path: { masterId: masterId! }, query: { locale: language } } }),
     enabled: Boolean(masterId),
     staleTime: 60_000,
   });

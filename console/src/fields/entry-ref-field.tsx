@@ -10,7 +10,7 @@ export function EntryRefField({ value, onChange }: { value: unknown; onChange: (
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const entryId = typeof value === 'string' ? value : undefined;
-  const current = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId: entryId! } } }) as Promise<EntrySummary>, enabled: Boolean(entryId), retry: false });
+  const current = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId: entryId! } } }), enabled: Boolean(entryId), retry: false });
   const [open, setOpen] = useState(false);
   return (
     <div className="entry-ref">
@@ -40,7 +40,7 @@ export function EntryRefField({ value, onChange }: { value: unknown; onChange: (
 function EntryPicker({ open, onClose, onPick }: { open: boolean; onClose: () => void; onPick: (entry: EntrySummary) => void }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
-  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string; name: string }> }>, enabled: open });
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets'), enabled: open });
   const [formSetId, setFormSetId] = useState('');
   const [q, setQ] = useState('');
   const chosen = formSetId || formSets.data?.items[0]?.id || '';

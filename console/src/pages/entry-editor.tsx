@@ -20,14 +20,14 @@ export const AUTOSAVE_DELAY_MS = 1500;
 export function EntryEditorPage() {
   const { entryId = '' } = useParams();
   const { api, projectId } = useProject();
-  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) as Promise<EntrySummary> });
+  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) });
   const formSetId = entry.data?.formSetId;
-  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }) as Promise<FormSet>, enabled: Boolean(formSetId) });
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }), enabled: Boolean(formSetId) });
   const revisionId = entry.data?.latestRevision?.revisionId;
   // The editor stays mounted (and keeps what is typed) while a newer latest revision loads.
   const revision = useQuery({
     queryKey: [projectId, 'revision', revisionId],
-    queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: revisionId! } } }) as Promise<Revision>,
+    queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: revisionId! } } }),
     enabled: Boolean(revisionId),
     placeholderData: keepPreviousData,
   });

@@ -6,7 +6,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { DiffView } from '../components/diff-view.tsx';
 import { useActorName, useEventName } from '../components/user-names.ts';
-import type { Diff, EntrySummary, FormSet, RevisionSummary } from '../api/shapes.ts';
+import type { RevisionSummary } from '../api/shapes.ts';
 
 /** An entry's timeline (who, when, what), a diff between any two revisions, and restore as a new draft. */
 export function EntryHistory() {
@@ -15,8 +15,8 @@ export function EntryHistory() {
   const { api, projectId, path } = useProject();
   const actorName = useActorName();
   const eventName = useEventName();
-  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) as Promise<EntrySummary> });
-  const formSet = useQuery({ queryKey: [projectId, 'form-set', entry.data?.formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: entry.data!.formSetId } } }) as Promise<FormSet>, enabled: Boolean(entry.data) });
+  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) });
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', entry.data?.formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: entry.data!.formSetId } } }), enabled: Boolean(entry.data) });
   const history = useInfiniteQuery({
     queryKey: [projectId, 'history', entryId],
     initialPageParam: '',
@@ -36,7 +36,7 @@ export function EntryHistory() {
   const toId = to || revisionList[0]?.revisionId || '';
   const diff = useQuery({
     queryKey: [projectId, 'diff', fromId, toId],
-    queryFn: () => api.GET('/entries/{entryId}/diff', { params: { path: { entryId }, query: { from: fromId, to: toId } } }) as Promise<Diff>,
+    queryFn: () => api.GET('/entries/{entryId}/diff', { params: { path: { entryId }, query: { from: fromId, to: toId } } }),
     enabled: Boolean(fromId && toId && fromId !== toId),
   });
   const [error, setError] = useState<unknown>(null);

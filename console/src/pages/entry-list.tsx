@@ -7,7 +7,6 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useUserNames } from '../components/user-names.ts';
 import type { MessageKey } from '../i18n/en.ts';
-import type { EntrySummary, FormSet } from '../api/shapes.ts';
 
 const STATUSES = ['draft', 'pending_review', 'scheduled', 'published', 'rejected'] as const;
 const SORTS = ['updated_at:desc', 'updated_at:asc', 'title:asc', 'published_at:desc'] as const;
@@ -28,10 +27,10 @@ export function EntryList() {
   const cursor = params.get('cursor') ?? '';
   const [draftQ, setDraftQ] = useState(q);
   const { userName, users } = useUserNames();
-  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) as Promise<FormSet> });
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) });
   const page = useQuery({
     queryKey: [projectId, 'entries', formSetId, q, status, assignee, sort, cursor],
-    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId }, query: { limit: 20, q: q || undefined, status: status ? (status as (typeof STATUSES)[number]) : undefined, assignee: assignee || undefined, sort: sort as (typeof SORTS)[number], cursor: cursor || undefined } } }) as Promise<{ items: EntrySummary[]; nextCursor: string | null }>,
+    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId }, query: { limit: 20, q: q || undefined, status: status ? (status as (typeof STATUSES)[number]) : undefined, assignee: assignee || undefined, sort: sort as (typeof SORTS)[number], cursor: cursor || undefined } } }),
     placeholderData: keepPreviousData,
   });
   const update = (changes: Record<string, string>) => {

@@ -7,7 +7,6 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
-import type { FormSet } from '../api/shapes.ts';
 
 /** A new entry: its slug and first values, created as a draft; then the editor. */
 export function NewEntry() {
@@ -15,7 +14,7 @@ export function NewEntry() {
   const { t } = useI18n();
   const { api, projectId, project, path } = useProject();
   const navigate = useNavigate();
-  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) as Promise<FormSet> });
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) });
   const [slug, setSlug] = useState('');
   const [values, setValues] = useState<EntryValues>({});
   const [errors, setErrors] = useState<FieldErrors>(new Map());

@@ -8,7 +8,7 @@ import { DiffView } from '../components/diff-view.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { RejectDialog } from '../components/form-dialog.tsx';
 import { isLocalized, isRichTextDocument } from '../fields/localized.ts';
-import type { Diff, EntrySummary, FieldChange, FieldDefinition, FormSet, Revision } from '../api/shapes.ts';
+import type { FieldChange, FieldDefinition } from '../api/shapes.ts';
 
 /** A first submission against nothing: each value (each locale's, for a localized field) as added. */
 function everyValueAdded(fields: FieldDefinition[], snapshot: Record<string, unknown>): FieldChange[] {
@@ -31,15 +31,15 @@ export function ReviewCompare() {
   const { t } = useI18n();
   const { api, projectId, isAdmin, path } = useProject();
   const navigate = useNavigate();
-  const revision = useQuery({ queryKey: [projectId, 'revision', revisionId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId } } }) as Promise<Revision> });
+  const revision = useQuery({ queryKey: [projectId, 'revision', revisionId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId } } }) });
   const entryId = revision.data?.entryId;
-  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId: entryId! } } }) as Promise<EntrySummary>, enabled: Boolean(entryId) });
-  const formSet = useQuery({ queryKey: [projectId, 'form-set', entry.data?.formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: entry.data!.formSetId } } }) as Promise<FormSet>, enabled: Boolean(entry.data) });
+  const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId: entryId! } } }), enabled: Boolean(entryId) });
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', entry.data?.formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: entry.data!.formSetId } } }), enabled: Boolean(entry.data) });
   const liveId = entry.data?.liveRevision?.revisionId;
-  const live = useQuery({ queryKey: [projectId, 'revision', liveId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: liveId! } } }) as Promise<Revision>, enabled: Boolean(liveId) });
+  const live = useQuery({ queryKey: [projectId, 'revision', liveId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: liveId! } } }), enabled: Boolean(liveId) });
   const diff = useQuery({
     queryKey: [projectId, 'diff', liveId, revisionId],
-    queryFn: () => api.GET('/entries/{entryId}/diff', { params: { path: { entryId: entryId! }, query: { from: liveId!, to: revisionId } } }) as Promise<Diff>,
+    queryFn: () => api.GET('/entries/{entryId}/diff', { params: { path: { entryId: entryId! }, query: { from: liveId!, to: revisionId } } }),
     enabled: Boolean(entryId && liveId && liveId !== revisionId),
   });
   const [rejecting, setRejecting] = useState(false);

@@ -1,14 +1,9 @@
+import type { AdminSchema } from '@annals/client';
 import { createContext, useContext } from 'react';
 import type { ConsoleClient } from '../api/admin-client.ts';
 
-export interface ProjectOverview {
-  id: string;
-  name: string;
-  slug: string;
-  plan: string;
-  contentLocales: { locales: string[]; defaultLocale: string };
-  siteSettings: { siteUrl?: string | null; siteName?: string | null };
-}
+/** The project as GET /project answers it. */
+export type ProjectOverview = AdminSchema<'ProjectOverview'>;
 
 /** What every page of a project needs: the project, the client acting in it and the user's role. */
 export interface ProjectContextValue {

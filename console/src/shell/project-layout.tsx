@@ -5,7 +5,7 @@ import { useI18n, UI_LANGUAGES, type UiLanguage } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
 import { SessionExpiredDialog, SignInPage } from '../pages/sign-in.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import { ProjectContext, type ProjectContextValue, type ProjectOverview } from './project-context.tsx';
+import { ProjectContext, type ProjectContextValue } from './project-context.tsx';
 import type { MessageKey } from '../i18n/en.ts';
 
 /**
@@ -37,9 +37,9 @@ function SignedInProject({ projectId }: { projectId: string }) {
   const { session, clientFor, signOut } = useSession();
   const navigate = useNavigate();
   const api = useMemo(() => clientFor(projectId), [clientFor, projectId]);
-  const project = useQuery({ queryKey: [projectId, 'project'], queryFn: () => api.GET('/project') as Promise<ProjectOverview> });
-  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') as Promise<{ items: Array<{ id: string; name: string }> }> });
-  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string; name: string; slug: string }> }> });
+  const project = useQuery({ queryKey: [projectId, 'project'], queryFn: () => api.GET('/project') });
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') });
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') });
   const user = session!.user;
   const value = useMemo<ProjectContextValue | null>(
     () =>
