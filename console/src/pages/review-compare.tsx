@@ -23,8 +23,8 @@ function everyValueAdded(fields: FieldDefinition[], snapshot: Record<string, unk
 }
 
 /**
- * One submission side by side with the live revision (or, before the first publication, with the previous
- * revision), field by field; approve or reject from here.
+ * One submission side by side with the live revision (before the first publication, against nothing: every
+ * value as added), field by field; approve or reject from here.
  */
 export function ReviewCompare() {
   const { revisionId = '' } = useParams();
