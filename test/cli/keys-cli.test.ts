@@ -2,6 +2,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { tempDir } from '../support/temp-dir.ts';
 import { runEntry, startServiceProcess, type StartedService } from '../support/child-process.ts';
+import { eventually } from '../support/engine-fixture.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -57,12 +58,15 @@ describe('operator CLI: keys revoke against a running service', function () {
         }
       })();
     const loops = [loop('agent'), loop('agent'), loop('public')];
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answered = (kind: 'agent' | 'public', since: number, status?: number) => sent.filter((r) => r.kind === kind && r.at >= since && (status === undefined || r.status === status)).length;
+    // Both keys served before either is revoked.
+    await eventually(async () => answered('agent', 0, 200) > 0 && answered('public', 0, 200) > 0, (ok) => ok, 30_000);
     const agent = await runEntry('src/cli/main.ts', ['keys', 'revoke', '--project', project.projectId, '--key-id', ids.agent], { DATA_DIR: dataDir });
     const agentReturned = Date.now();
     const pub = await runEntry('src/cli/main.ts', ['keys', 'revoke', '--project', project.projectId, '--key-id', ids.public], { DATA_DIR: dataDir });
     const publicReturned = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Enough requests of each kind sent after its revocation returned for the check below to mean something.
+    await eventually(async () => answered('agent', agentReturned) >= 5 && answered('public', publicReturned) >= 5, (ok) => ok, 30_000);
     stop = true;
     await Promise.all(loops);
     expect(agent.code, agent.stderr).to.equal(0);
