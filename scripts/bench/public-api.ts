@@ -30,6 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { articleFields, seedPublicBench, type BenchSeed } from './public-seed.ts';
+import { startBaselineServer } from './support/load.ts';
+import { rssBytes } from './support/service-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,13 +54,6 @@ const WRITES_PER_SECOND = Number(values.writes);
 const root = path.resolve(values['service-root'] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../..'));
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
-const BASELINE = `
-const http = require('node:http');
-const body = JSON.stringify({ data: 'x'.repeat(1000) });
-http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); })
-  .listen(Number(process.env.PORT), '127.0.0.1');
-`;
-
 interface Measured {
   requestsPerSecond: number;
   p50Ms: number;
@@ -72,11 +67,6 @@ interface Measured {
 function cpuMicros(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
-}
-
-function rssMiB(pid: number): number {
-  const line = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Math.round(Number(line?.[1] ?? 0) / 1024);
 }
 
 async function measure(url: string, pid: number, paths?: () => string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<Measured> {
@@ -209,10 +199,15 @@ try {
 }
 
 async function run(seed: BenchSeed) {
-  const baselinePort = 19_000 + Math.floor(Math.random() * 1000);
-  const baseline = child(['-e', BASELINE], { PORT: String(baselinePort) });
-  children.push(baseline);
-  await untilReady(`http://127.0.0.1:${baselinePort}/`);
+  const baseline = await startBaselineServer();
+  try {
+    return await runAgainst(seed, baseline);
+  } finally {
+    await baseline.close();
+  }
+}
+
+async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number }) {
   const slugs = seed.entries.map((e) => e.slug);
   const scenarios = [
     { name: 'single', label: 'single entry, random slug', path: '', paths: (basePath: string) => () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * slugs.length)]}` },
@@ -250,7 +245,7 @@ async function run(seed: BenchSeed) {
       writer?.start(WRITES_PER_SECOND);
       const loadStarted = performance.now();
       for (const scenario of scenarios) {
-        const reference = await measure(`http://127.0.0.1:${baselinePort}/`, baseline.pid!);
+        const reference = await measure(baseline.url, baseline.pid);
         const hitsBefore = await cacheHits(serviceUrl);
         const result = await measure(`${base}${scenario.path}`, service.pid!, scenario.paths?.(basePath), scenario.headers);
         const hits = (await cacheHits(serviceUrl)) - hitsBefore;
@@ -267,7 +262,7 @@ async function run(seed: BenchSeed) {
           requestsPerSecond: result.requestsPerSecond,
           baselineRequestsPerSecond: reference.requestsPerSecond,
           non2xx: result.non2xx,
-          rssMiB: rssMiB(service.pid!),
+          rssMiB: Math.round(rssBytes(service.pid!) / 1024 / 1024),
           ...(cache === 'off' ? {} : { cacheHitRate: Math.min(1, Math.round((hits / total) * 100) / 100) }),
         };
         rows.push(row);

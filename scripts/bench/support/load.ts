@@ -52,7 +52,7 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
 /** A bare node:http server in a child process answering every request with the same 1 KB JSON body. */
-export function startBaselineServer(): Promise<{ url: string; close(): Promise<void> }> {
+export function startBaselineServer(): Promise<{ url: string; pid: number; close(): Promise<void> }> {
   const child = spawn(process.execPath, ['-e', BASELINE_PROGRAM], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
@@ -66,6 +66,7 @@ export function startBaselineServer(): Promise<{ url: string; close(): Promise<v
       const { port } = JSON.parse(line) as { port: number };
       resolve({
         url: `http://127.0.0.1:${port}/`,
+        pid: child.pid!,
         close: async () => {
           child.kill('SIGTERM');
           await exited;
