@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { LoadShedder } from '../../src/http/load-shedding.ts';
 import type { RunningHttpServer } from '../../src/http/http-server.ts';
 import { startAdminFixture } from '../admin/support.ts';
+import { eventually } from '../support/engine-fixture.ts';
 import { isErrorEnvelope, rawRequest } from '../support/raw-http.ts';
 import { captureLogger, deferred, serve } from './support.ts';
 
@@ -15,8 +16,9 @@ describe('HTTP: load shedding and server limits', function () {
     let lag = 0;
     let clock = 0;
     let release = deferred();
+    let shedder: LoadShedder;
     before(async () => {
-      const shedder = new LoadShedder({ lagMs: () => lag, maxLagMs: 100, maxInFlight: 6, heavyClientMinRequests: 3, sustainMs: 500, holdMs: 2000, trustProxy: true, now: () => clock });
+      shedder = new LoadShedder({ lagMs: () => lag, maxLagMs: 100, maxInFlight: 6, heavyClientMinRequests: 3, sustainMs: 500, holdMs: 2000, trustProxy: true, now: () => clock });
       server = await serve(
         [
           async (ctx) => {
@@ -35,7 +37,7 @@ describe('HTTP: load shedding and server limits', function () {
       lag = 0;
       release = deferred();
       const slow = Array.from({ length: 6 }, (_, i) => rawRequest(server.url, 'GET', '/slow', { headers: from(`10.0.0.${i}`) }));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(async () => shedder.inFlight, (n) => n === 6);
       const refused = await rawRequest(server.url, 'GET', '/fast', { headers: from('10.0.1.1') });
       expect(refused.status).to.equal(503);
       expect(refused.headers['retry-after']).to.equal('1');
@@ -103,7 +105,7 @@ describe('HTTP: load shedding and server limits', function () {
       });
       const started = Date.now();
       socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(async () => text, (t) => /HTTP\/1\.1 \d{3}/.test(t)); // the first request answered while the loop lags
       lag = 0;
       clock += 2000; // past the hold: the second request is refused only by not being read yet
       socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
