@@ -12,9 +12,7 @@ import { documentedResponses } from '../support/openapi-responses.ts';
 import { reviewQueue } from '../../projections/review-queue.ts';
 import { SqliteSnapshotStore } from '../../src/snapshots/sqlite-snapshot-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { startAdminFixture, type AdminFixture } from './support.ts';
-
-const PASSWORD = 'correct horse battery staple';
+import { adminSession, startAdminFixture, type AdminFixture } from './support.ts';
 
 const formSetDefinition = (slug: string) => ({
   slug,
@@ -25,11 +23,6 @@ const formSetDefinition = (slug: string) => ({
   ],
 });
 const doc = (...paragraphs: string[]) => ({ type: 'doc', content: paragraphs.map((text) => ({ type: 'paragraph', content: [{ type: 'text', text }] })) });
-
-async function login(f: AdminFixture): Promise<{ token: string; headers: Record<string, string> }> {
-  const response = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
-  return { token: ((await response.json()) as { token: string }).token, headers: { 'X-Project-Id': f.project.projectId } };
-}
 
 /** Every page of a list, following nextCursor; `between` runs after each page (writes during the walk). */
 async function walk(f: AdminFixture, route: string, options: { limit: number; session?: { token: string; headers: Record<string, string> }; between?: (page: number) => Promise<void> }): Promise<any[]> {
@@ -61,7 +54,7 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
     f = await startAdminFixture({ dataDir });
     formSetId = (await f.call('POST', '/form-sets', { body: formSetDefinition('articles') })).body.id;
     otherFormSetId = (await f.call('POST', '/form-sets', { body: formSetDefinition('notes') })).body.id;
-    session = await login(f);
+    session = await adminSession(f);
   });
   after(async () => {
     await f.stop();
@@ -429,7 +422,7 @@ describe('admin API: long histories and the review desk (issue 15)', function ()
       const submitted = await f.call('POST', `/revisions/${latest.id}/submit`, { body: { revision: latest.revision }, token });
       expect(submitted.status, JSON.stringify(submitted.body)).to.equal(200);
       expect(submitted.body).to.include({ status: 'pending_review', revision: 41 });
-      session = await login(f);
+      session = await adminSession(f);
     });
   });
 });

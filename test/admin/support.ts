@@ -1,5 +1,6 @@
 import type { Logger } from '../../src/logging/logger.ts';
 import path from 'node:path';
+import { expect } from 'chai';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
@@ -8,6 +9,9 @@ import { AccessService, type BootstrapResult } from '../../src/application/acces
 import { tempDir } from '../support/temp-dir.ts';
 
 export const OPERATOR = { kind: 'operator' as const, operatorId: 'test' };
+
+/** The password of the fixture's tenant admin. */
+export const PASSWORD = 'correct horse battery staple';
 
 /** A service started in this process on a free port, with one bootstrapped project. */
 export interface AdminFixture {
@@ -30,7 +34,7 @@ export async function startAdminFixture(options: { plan?: string; env?: Record<s
     projectName: `Project ${Math.random().toString(36).slice(2, 8)}`,
     plan: options.plan ?? 'business',
     adminEmail: `admin-${Math.random().toString(36).slice(2, 8)}@example.com`,
-    adminPassword: 'correct horse battery staple',
+    adminPassword: PASSWORD,
     contentLocales: { locales: ['en', 'ja'], defaultLocale: 'en' },
   });
   await service.supervisor!.waitFor(project.position, 5000);
@@ -69,3 +73,11 @@ export const articleFormSet = {
     { key: 'rating', type: 'number', label: 'Rating', required: false, limits: { min: 0, max: 5 } },
   ],
 };
+
+/** A console session of the fixture's tenant admin, acting in its project. */
+export async function adminSession(f: AdminFixture): Promise<{ token: string; headers: Record<string, string> }> {
+  const response = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
+  expect(response.status).to.equal(200);
+  const { token } = (await response.json()) as { token: string };
+  return { token, headers: { 'X-Project-Id': f.project.projectId } };
+}

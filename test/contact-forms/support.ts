@@ -1,15 +1,6 @@
-import { expect } from 'chai';
 import type { AdminFixture } from '../admin/support.ts';
 
-export const PASSWORD = 'correct horse battery staple';
-
-/** A console session of the fixture's tenant admin, acting in its project. */
-export async function adminSession(f: AdminFixture): Promise<{ token: string; headers: Record<string, string> }> {
-  const response = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
-  expect(response.status).to.equal(200);
-  const { token } = (await response.json()) as { token: string };
-  return { token, headers: { 'X-Project-Id': f.project.projectId } };
-}
+export { adminSession, PASSWORD } from '../admin/support.ts';
 
 /** The project-pinned public base of the fixture's project. */
 export const pinnedBase = (f: AdminFixture) => `${f.service.url}/public/p/${f.project.projectId}/v1`;

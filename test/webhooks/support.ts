@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { generate } from 'selfsigned';
-import { expect } from 'chai';
 import { tempDir } from '../support/temp-dir.ts';
 import type { AdminFixture } from '../admin/support.ts';
 
@@ -151,19 +150,8 @@ export class Receiver {
 
 export { freePort as closedPort } from '../support/ports.ts';
 
-export const PASSWORD = 'correct horse battery staple';
-
-/** A tenant_admin session for the fixture's project: webhooks are not part of any agent key scope. */
-export async function adminSession(f: AdminFixture): Promise<{ token: string; headers: Record<string, string> }> {
-  const response = await fetch(`${f.service.url}/admin/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }),
-  });
-  expect(response.status).to.equal(200);
-  const { token } = (await response.json()) as { token: string };
-  return { token, headers: { 'X-Project-Id': f.project.projectId } };
-}
+// A tenant_admin session for the fixture's project: webhooks are not part of any agent key scope.
+export { adminSession, PASSWORD } from '../admin/support.ts';
 
 /** Polls until `check` returns a value that satisfies `done`; fails with the last value after `timeoutMs`. */
 export async function until<T>(check: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> {
