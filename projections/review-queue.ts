@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { entryEvents, type EntryEvent } from '../src/domain/content/entry/entry-events.ts';
-import { entryListing, LISTING_LOCALE_EVENTS, listingLocaleOf, type ListingLocale } from '../src/domain/content/entry/entry-listing.ts';
+import { entryTitle, LISTING_LOCALE_EVENTS, listingLocaleOf, type ListingLocale } from '../src/domain/content/entry/entry-listing.ts';
 import type { InReviewStatus } from '../src/domain/content/entry/entry-workflow.ts';
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
@@ -173,7 +173,7 @@ async function applyEntry(event: EntryEvent, recorded: RecordedEvent, view: Proj
       const formSet = await view.get<Doc<FormSetInfo>>('form_sets', d.formSetId);
       const project = await view.get<Doc<ListingLocale>>('projects', d.projectId);
       await patchEntry({
-        title: entryListing(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null).title,
+        title: entryTitle(formSet?.definition ?? null, d.snapshot, project?.defaultLocale ?? null),
         latestRevisionId: d.revisionId,
         latestRevisionBy: actorOf(recorded),
       });

@@ -41,8 +41,7 @@ export function listingLocaleOf(event: { type: string; data: unknown }): Listing
  * the field with the widget or SEO title role (mapped, else inferred from field names such as `title`).
  */
 export function entryListing(definition: Pick<FormSetDefinition, 'fields' | 'seoRoles' | 'widgetRoles'> | null, snapshot: Snapshot, defaultLocale: string | null): EntryListing {
-  const titleKey = definition ? (definition.widgetRoles?.title ?? resolveSeoRoles(definition).title) : snapshot['title'] !== undefined ? 'title' : undefined;
-  const title = titleKey === undefined ? '' : textIn(snapshot[titleKey], defaultLocale).slice(0, 500);
+  const title = entryTitle(definition, snapshot, defaultLocale);
   const texts: string[] = [];
   const locales = new Set<string>();
   const keys = definition ? definition.fields.filter((f) => TEXT_TYPES.has(f.type)).map((f) => f.key) : Object.keys(snapshot);
@@ -62,6 +61,12 @@ export function entryListing(definition: Pick<FormSetDefinition, 'fields' | 'seo
     }
   }
   return { title, titleSort: title.toLowerCase(), search: indexText(title, ...texts), locales: [...locales].sort() };
+}
+
+/** EntryListing.title alone, without tokenising every text (what a read model that shows only the title needs). */
+export function entryTitle(definition: Pick<FormSetDefinition, 'fields' | 'seoRoles' | 'widgetRoles'> | null, snapshot: Snapshot, defaultLocale: string | null): string {
+  const titleKey = definition ? (definition.widgetRoles?.title ?? resolveSeoRoles(definition).title) : snapshot['title'] !== undefined ? 'title' : undefined;
+  return titleKey === undefined ? '' : textIn(snapshot[titleKey], defaultLocale).slice(0, 500);
 }
 
 function textIn(value: unknown, locale: string | null): string {
