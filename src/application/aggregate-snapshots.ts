@@ -124,7 +124,9 @@ export class AggregateSnapshots<State> {
     if (revision !== null && position !== null) {
       let stored = base?.stored ?? -1n;
       if (revision - stored >= BigInt(this.#every)) stored = await this.#store(streamId, { state, revision, position, stored });
-      this.#cache?.set(streamId, based(state, revision, position, stored));
+      // Nothing folded after the base and nothing stored: the base is the entry as it is (its size measured already).
+      const unchanged = base !== null && revision === base.revision && stored === base.stored;
+      this.#cache?.set(streamId, unchanged ? base : based(state, revision, position, stored));
     }
     return { state, revision, position };
   }
