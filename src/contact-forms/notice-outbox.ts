@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { OutboxDefinition } from '../outbox/outbox-worker.ts';
-import { noticeRetryLater, recordNoticeAttempt } from '../outbox/notice-attempts.ts';
+import { noticeRetryLater, postChatNotice, recordNoticeAttempt, sendNoticeMail, type ChatPoster } from '../outbox/notice-attempts.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
 import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -12,11 +12,6 @@ import type { ProjectDoc } from '../../projections/access.ts';
 import { openValues } from './submission-crypto.ts';
 import { composeAutoreply, composeChatText, composeNotification, consoleLinkFor, messageIdFor, type NoticeContext } from './notice-messages.ts';
 import { openChatUrl } from './contact-form-service.ts';
-
-/** Posts a chat message (the webhook sender: HTTPS only, SSRF guard at check and connect time, timeout). */
-export interface ChatPoster {
-  send(url: string, body: Buffer, headers: Record<string, string>, signal?: AbortSignal): Promise<{ ok: boolean; status: number | null; error: string | null }>;
-}
 
 export interface NoticeOutcome {
   outcome: 'sent' | 'skipped';
@@ -86,19 +81,12 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
           const message = job.kind === 'notification' ? composeNotification(job.form, values, context) : composeAutoreply(job.form, values, context);
           if (!message) return { outcome: 'skipped', messageId: null, detail: 'the submission holds no address in the autoreply field' };
           if (message.to.length === 0) return { outcome: 'skipped', messageId: null, detail: 'no recipients' };
-          const receipt = await deps.mail.send(message);
-          const details = [
-            receipt.duplicate ? 'already delivered before (same Message-ID); not written again' : null,
-            receipt.rejected.length ? `the server refused ${receipt.rejected.length} of ${message.to.length} recipients: ${receipt.rejected.join(', ')}` : null,
-          ].filter(Boolean);
-          return { outcome: 'sent', messageId: message.messageId, detail: details.length ? details.join('; ') : null };
+          return { outcome: 'sent', messageId: message.messageId, detail: await sendNoticeMail(deps.mail, message) };
         }
         case 'chat': {
           if (!job.form.chat_webhook) return { outcome: 'skipped', messageId: null, detail: 'no chat webhook configured' };
           const url = openChatUrl(deps.secrets, job.formId, job.form.chat_webhook);
-          const result = await deps.chat.send(url, Buffer.from(JSON.stringify({ text: composeChatText(job.form, context) })), { 'Content-Type': 'application/json' }, signal);
-          if (!result.ok) throw new Error(`chat notification failed: ${result.error ?? `HTTP ${result.status}`}`);
-          return { outcome: 'sent', messageId: null, detail: result.status === null ? null : `HTTP ${result.status}` };
+          return { outcome: 'sent', messageId: null, detail: await postChatNotice(deps.chat, url, composeChatText(job.form, context), signal) };
         }
       }
     },

@@ -2,6 +2,7 @@ import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { NotLeaderError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from '../event-store/errors.ts';
 import { collect } from '../event-store/event-store.ts';
 import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
+import type { MailMessage, MailTransport } from '../mail/mail-transport.ts';
 
 /**
  * Notices (e-mail and chat) sent by an outbox exactly once per event as far as a receiver can tell: an attempt
@@ -12,6 +13,11 @@ import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
  * time. Contact-form notices and review notices both go through it.
  */
 export const MAX_NOTICE_ATTEMPTS = 2;
+
+/** Posts a chat message (the webhook sender: HTTPS only, SSRF guard at check and connect time, timeout). */
+export interface ChatPoster {
+  send(url: string, body: Buffer, headers: Record<string, string>, signal?: AbortSignal): Promise<{ ok: boolean; status: number | null; error: string | null }>;
+}
 
 /** A concurrent worker claimed the same attempt: leave the notice to it (the outbox leaves it pending). */
 export class AttemptClaimedElsewhere extends Error {
@@ -50,4 +56,21 @@ export function noticeRetryLater(error: unknown): boolean {
     error instanceof NotLeaderError ||
     /^Mongo(Network|ServerSelection|NotConnected)/.test((error as Error)?.name ?? '')
   );
+}
+
+/** Hands an e-mail notice to the transport; answers what its receipt adds to "sent" (already delivered, refused recipients), or null. */
+export async function sendNoticeMail(mail: MailTransport, message: MailMessage): Promise<string | null> {
+  const receipt = await mail.send(message);
+  const details = [
+    receipt.duplicate ? 'already delivered before (same Message-ID); not written again' : null,
+    receipt.rejected.length ? `the server refused ${receipt.rejected.length} of ${message.to.length} recipients: ${receipt.rejected.join(', ')}` : null,
+  ].filter(Boolean);
+  return details.length ? details.join('; ') : null;
+}
+
+/** Posts a notice to a Slack-compatible chat webhook ({"text": ...}); answers the HTTP status as its detail; throws when the post failed. */
+export async function postChatNotice(chat: ChatPoster, url: string, text: string, signal: AbortSignal): Promise<string | null> {
+  const result = await chat.send(url, Buffer.from(JSON.stringify({ text })), { 'Content-Type': 'application/json' }, signal);
+  if (!result.ok) throw new Error(`chat notice failed: ${result.error ?? `HTTP ${result.status}`}`);
+  return result.status === null ? null : `HTTP ${result.status}`;
 }

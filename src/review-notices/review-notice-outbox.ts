@@ -1,10 +1,9 @@
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { OutboxDefinition } from '../outbox/outbox-worker.ts';
-import { noticeRetryLater, recordNoticeAttempt } from '../outbox/notice-attempts.ts';
+import { noticeRetryLater, postChatNotice, recordNoticeAttempt, sendNoticeMail, type ChatPoster } from '../outbox/notice-attempts.ts';
 import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
-import type { ChatPoster } from '../contact-forms/notice-outbox.ts';
 import { reviewNoticeAttemptsStream, reviewNoticeAttemptStarted, reviewNoticeCompleted } from '../domain/review-notice/review-notice-events.ts';
 import type { SealedChatWebhook } from '../domain/access/project-decider.ts';
 import type { AgentKeyDoc, ProjectDoc, UserDoc } from '../../projections/access.ts';
@@ -117,17 +116,10 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
         'outbox:review-notices',
       );
       if (chatUrl !== null) {
-        const result = await deps.chat.send(chatUrl, Buffer.from(JSON.stringify({ text: composeReviewChatText(facts) })), { 'Content-Type': 'application/json' }, signal);
-        if (!result.ok) throw new Error(`chat notice failed: ${result.error ?? `HTTP ${result.status}`}`);
-        return { outcome: 'sent', messageId: null, recipients: 0, detail: result.status === null ? null : `HTTP ${result.status}` };
+        return { outcome: 'sent', messageId: null, recipients: 0, detail: await postChatNotice(deps.chat, chatUrl, composeReviewChatText(facts), signal) };
       }
       const message = composeReviewMail(facts, to, deps.mailFrom);
-      const receipt = await deps.mail.send(message);
-      const details = [
-        receipt.duplicate ? 'already delivered before (same Message-ID); not written again' : null,
-        receipt.rejected.length ? `the server refused ${receipt.rejected.length} of ${to.length} recipients: ${receipt.rejected.join(', ')}` : null,
-      ].filter(Boolean);
-      return { outcome: 'sent', messageId: message.messageId, recipients: to.length, detail: details.length ? details.join('; ') : null };
+      return { outcome: 'sent', messageId: message.messageId, recipients: to.length, detail: await sendNoticeMail(deps.mail, message) };
     },
 
     completion(notice, result): PendingEvent {
