@@ -255,8 +255,9 @@ export const publicContent = defineProjection({
         const entry = await view.get<Doc<PublicEntryDoc>>('entries', d.entryId);
         // Version 1 kept drafts by revision id; this code folds into a generation it built until the
         // rebuild after the upgrade swaps in, so a draft saved before the upgrade is found there too.
-        const key = (await view.get('drafts', d.entryId)) ? d.entryId : d.revisionId;
-        const draft = await view.get<Doc<DraftDoc>>('drafts', key);
+        const current = await view.get<Doc<DraftDoc>>('drafts', d.entryId);
+        const key = current ? d.entryId : d.revisionId;
+        const draft = current ?? (await view.get<Doc<DraftDoc>>('drafts', key));
         if (!entry || !draft || draft.revisionId !== d.revisionId) return;
         view.delete('drafts', key);
         if (entry.firstPublishedAt === null) await addLiveCount(view, entry.formSetId, 1);
