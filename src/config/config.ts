@@ -176,7 +176,7 @@ const settings = {
   },
   CONSOLE_URL: {
     schema: url(['http', 'https']).optional(),
-    allowed: 'the base URL that contact-form notices link submissions under ({CONSOLE_URL}/contact-forms/{formId}/submissions/{submissionId}); default the service\'s own /admin/v1 (the admin API route that reads the submission)',
+    allowed: 'the web console\'s base URL, which notices link into (review notices: {CONSOLE_URL}/p/{projectId}/review/{revisionId}; contact-form notices: {CONSOLE_URL}/p/{projectId}/contact-forms/{formId}/submissions/{submissionId}); default the service\'s own /console',
   },
   CONTACT_HOSTS: {
     schema: z
@@ -336,7 +336,7 @@ export interface ContactFormsConfig {
   /** SMTP_URL; unset: .eml files in DATA_DIR/mail. */
   smtpUrl: string | undefined;
   mailDir: string;
-  /** CONSOLE_URL; unset: the service's own /admin/v1. */
+  /** CONSOLE_URL; unset: the service's own /console. */
   consoleUrl: string | undefined;
   /** CONTACT_HOSTS, lower-case. */
   hosts: string[];

@@ -107,7 +107,7 @@ export async function openContactForms(
     },
     startWorker(serviceUrl) {
       if (worker) return;
-      const consoleBase = settings.consoleUrl ?? `${(serviceUrl ?? defaultOrigin(config)).replace(/\/+$/, '')}/admin/v1`;
+      const consoleBase = settings.consoleUrl ?? `${(serviceUrl ?? defaultOrigin(config)).replace(/\/+$/, '')}/console`;
       let chat = overrides.chat;
       if (!chat) {
         chatSender = new WebhookSender({ policy: outboundPolicy(config.outboundAllowlist), timeoutMs: config.webhooks.timeoutMs, extraCa: readCa(config.webhooks.caFile) });
@@ -117,9 +117,7 @@ export async function openContactForms(
       const noticeReader = new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor });
       worker = new OutboxWorker(noticeOutbox({ log, reader: noticeReader, keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }), workerOptions);
       worker.start();
-      // Review notices link the web console's review page: CONSOLE_URL, else the service's own /console.
-      const reviewConsoleBase = settings.consoleUrl ?? `${(serviceUrl ?? defaultOrigin(config)).replace(/\/+$/, '')}/console`;
-      reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => reviewConsoleBase }), workerOptions);
+      reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase }), workerOptions);
       reviewWorker.start();
     },
     stop: () =>

@@ -25,7 +25,7 @@ export interface NoticeContext {
   /** The project's default locale, for the autoreply fallback. */
   defaultLocale: string;
   mailFrom: string;
-  /** The link to the submission: {console base}/contact-forms/{formId}/submissions/{submissionId}. */
+  /** The link to the submission in the console: {console base}/p/{projectId}/contact-forms/{formId}/submissions/{submissionId}. */
   consoleLink: string;
 }
 
@@ -33,8 +33,9 @@ export function messageIdFor(submissionId: string, kind: NoticeKind, mailFrom: s
   return `<${submissionId}.${kind}@${mailDomain(mailFrom)}>`;
 }
 
-export function consoleLinkFor(consoleBase: string, formId: string, submissionId: string): string {
-  return `${consoleBase.replace(/\/+$/, '')}/contact-forms/${formId}/submissions/${submissionId}`;
+/** The console page of a submission, which opens it after sign-in (console/src/app.tsx routes it). */
+export function consoleLinkFor(consoleBase: string, projectId: string, formId: string, submissionId: string): string {
+  return `${consoleBase.replace(/\/+$/, '')}/p/${projectId}/contact-forms/${formId}/submissions/${submissionId}`;
 }
 
 export function composeNotification(form: ContactFormSettings, values: SubmittedValues, context: NoticeContext): MailMessage {

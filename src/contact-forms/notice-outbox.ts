@@ -65,7 +65,7 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
         locale: job.locale,
         defaultLocale: project?.contentLocales.defaultLocale ?? job.locale,
         mailFrom: deps.mailFrom,
-        consoleLink: consoleLinkFor(deps.consoleBase(), job.formId, job.submissionId),
+        consoleLink: consoleLinkFor(deps.consoleBase(), job.projectId, job.formId, job.submissionId),
       };
 
       // Everything is ready: record the attempt, then hand the notice over.

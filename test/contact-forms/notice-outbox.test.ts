@@ -71,7 +71,7 @@ describe('contact forms: the notice outbox', function () {
       expect(await status(normal)).to.deep.include({ status: 'sent', attempts: 1 });
       expect(await status(erased)).to.deep.include({ status: 'skipped', detail: 'the submission was erased before the notice was sent', attempts: 0 });
       expect(fs.readdirSync(mailDir)).to.deep.equal([`${normal}.notification@example.com.eml`]);
-      expect((await simpleParser(fs.readFileSync(path.join(mailDir, fs.readdirSync(mailDir)[0]!)))).text).to.contain(`https://console.example.com/contact-forms/${formId}/submissions/${normal}`);
+      expect((await simpleParser(fs.readFileSync(path.join(mailDir, fs.readdirSync(mailDir)[0]!)))).text).to.contain(`https://console.example.com/p/${projectId}/contact-forms/${formId}/submissions/${normal}`);
     } finally {
       await worker.stop();
       await supervisor.stop();
