@@ -166,4 +166,20 @@ describe('public API: a publish drops only the cached responses made of what it 
     expect(await hitsOf()).to.deep.equal(['/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/news/entries', '/form-sets/news/sitemap.xml']);
     expect((await f.get('/form-sets/blog/entries/a')).body.data.title).to.equal('A, again');
   });
+
+  it('does not keep entries or list pages read before Koa for URLs with a parameter the route did not read', async () => {
+    for (const path of ['/form-sets/blog/entries/b', '/form-sets/blog/entries']) {
+      for (let n = 0; n < 3; n++) {
+        expect((await f.get(`${path}?n=${n}`)).status, path).to.equal(200);
+        const before = await hits();
+        expect((await f.get(`${path}?n=${n}`)).status, path).to.equal(200);
+        expect(await hits(), `${path}?n=${n} answered from the cache`).to.equal(before);
+      }
+      // A parameter the route reads is kept as before.
+      await f.get(`${path}?locale=en`);
+      const before = await hits();
+      await f.get(`${path}?locale=en`);
+      expect(await hits(), `${path}?locale=en answered from the cache`).to.equal(before + 1);
+    }
+  });
 });

@@ -14,7 +14,7 @@ import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } f
 import type { PublicProject } from './public-context.ts';
 import { bodyEtag, publicCacheControl, PUBLIC_CORS_HEADERS, VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
 import { matches, type CacheTicket, type PublicResponseCache } from './public-response-cache.ts';
-import { QueryParams } from './query-params.ts';
+import { QueryParams, unreadQueryParams } from './query-params.ts';
 
 export interface PublicFastReadsOptions {
   reader: ReadModelReader;
@@ -86,7 +86,9 @@ export class PublicFastReads {
         scope = `entry:${found.entryId}`;
       }
       const route = `${match.base === 'pinned' ? PINNED_BASE : HOST_BASE}/form-sets/:formSetSlug/entries${match.entrySlug === undefined ? '' : '/:entrySlug'}`;
-      const requestId = this.#send(req, res, json, route, ticket && { ...ticket, scopes: [scope] });
+      // As the cache middleware: a URL with a parameter the route did not read is never kept (?n=1, ?n=2, ...).
+      const keep = ticket && unreadQueryParams(request).length === 0 ? { ...ticket, scopes: [scope] } : undefined;
+      const requestId = this.#send(req, res, json, route, keep);
       this.#finished(req, res, requestId, path, querystring, route, started);
       return true;
     } catch {
