@@ -53,8 +53,7 @@ export function requestLogger(options: RequestLoggerOptions): Middleware {
 
   return async function requestLoggerMiddleware(ctx, next) {
     const started = process.hrtime.bigint();
-    const offered = ctx.get(REQUEST_ID_HEADER);
-    const requestId = VALID_REQUEST_ID.test(offered) ? offered : generateId();
+    const requestId = requestIdFrom(ctx.get(REQUEST_ID_HEADER), generateId);
     const log = options.logger.child({ reqId: requestId });
     setRequestContext(ctx, requestId, log);
     ctx.set(REQUEST_ID_HEADER, requestId);
@@ -79,6 +78,24 @@ export function requestLogger(options: RequestLoggerOptions): Middleware {
 
     await next();
   };
+}
+
+/** The id of a request: the X-Request-Id the client offered when it is valid, else a new one. */
+export function requestIdFrom(offered: string | string[] | undefined, generate: () => string = randomUUID): string {
+  return typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : generate();
+}
+
+const NOT_LOGGED = new Set(QUERY_PARAMS_NOT_LOGGED);
+
+/**
+ * The request line of a request answered before Koa (the public response cache and fast reads), as
+ * requestLogger writes it; their answers are 200s and 304s, so at info.
+ */
+export function logAnsweredBeforeKoa(logger: Logger, line: { reqId: string; method: string | undefined; url: string; status: number; seconds: number; cache?: 'hit' }): void {
+  if (!logger.isLevelEnabled('info')) return;
+  const [path, querystring = ''] = line.url.split('?', 2) as [string, string?];
+  const durationMs = Math.round(line.seconds * 1e5) / 100;
+  logger.info({ reqId: line.reqId, method: line.method, path: loggablePath({ path, querystring }, NOT_LOGGED), status: line.status, durationMs, ...(line.cache ? { cache: line.cache } : {}) }, 'request');
 }
 
 /**

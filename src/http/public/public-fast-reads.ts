@@ -1,19 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { parse as parseQuery } from 'node:querystring';
-import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../logging/logger.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { isUuid } from '../../event-store/position.ts';
 import { nonCanonicalPathReason } from '../middleware/canonical-path.ts';
-import { loggablePath, QUERY_PARAMS_NOT_LOGGED, REQUEST_ID_HEADER } from '../middleware/request-logger.ts';
+import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
 import { entryListRequest, entryListResponse, singleEntryResponse } from './entry-reads.ts';
 import { requestedLocale, type FormSetLookup } from './entry-lookup.ts';
 import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
 import type { PublicProject } from './public-context.ts';
-import { bodyEtag, publicCacheControl, PUBLIC_CORS_HEADERS, VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
-import { matches, type CacheTicket, type PublicResponseCache } from './public-response-cache.ts';
+import { bodyEtag, publicCacheControl, PUBLIC_CORS_HEADERS, requestOrigin, VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
+import { notModified, type CacheTicket, type PublicResponseCache } from './public-response-cache.ts';
 import { QueryParams, unreadQueryParams } from './query-params.ts';
 
 export interface PublicFastReadsOptions {
@@ -39,8 +37,6 @@ interface RouteMatch {
   entrySlug: string | undefined;
 }
 
-const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-
 /**
  * The public API's hottest reads answered from the read model before Koa: GET of one entry by slug and of a
  * list page, on both bases. A read is a project and form set lookup (cached per read-model version), one index
@@ -51,7 +47,6 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * the store) resolves false and Koa answers it as always, so clients see one behaviour whichever path served.
  */
 export class PublicFastReads {
-  readonly #omitted = new Set(QUERY_PARAMS_NOT_LOGGED);
   readonly #cacheControl: string;
 
   constructor(private readonly options: PublicFastReadsOptions) {
@@ -89,7 +84,9 @@ export class PublicFastReads {
       // As the cache middleware: a URL with a parameter the route did not read is never kept (?n=1, ?n=2, ...).
       const keep = ticket && unreadQueryParams(request).length === 0 ? { ...ticket, scopes: [scope] } : undefined;
       const requestId = this.#send(req, res, json, route, keep);
-      this.#finished(req, res, requestId, path, querystring, route, started);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.options.onAnswer?.({ route, status: res.statusCode, seconds });
+      logAnsweredBeforeKoa(this.options.logger, { reqId: requestId, method: req.method, url: req.url, status: res.statusCode, seconds });
       return true;
     } catch {
       // Koa answers it: the error envelope, a redirect, or the same read again.
@@ -98,9 +95,7 @@ export class PublicFastReads {
   }
 
   async #target(req: IncomingMessage, match: RouteMatch, request: Pick<Context, 'query' | 'state'>): Promise<PublicProject | undefined> {
-    const forwarded = (name: string) => (this.options.trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
-    const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
-    const host = forwarded('x-forwarded-host') || req.headers.host || '';
+    const { protocol, host } = requestOrigin(req, this.options.trustProxy);
     if (match.base === 'pinned') {
       const project = await this.options.access.project(match.projectId!);
       const baseUrl = `${protocol}://${host}/public/p/${match.projectId}/v1`;
@@ -127,10 +122,9 @@ export class PublicFastReads {
     const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
     if (length >= VARY_ENCODING_MIN_BYTES) headers.push(['Vary', 'Accept-Encoding']);
     if (ticket) this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route, scopes: ticket.scopes });
-    const offered = req.headers['x-request-id'];
-    const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
+    const requestId = requestIdFrom(req.headers['x-request-id']);
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
-    if (matches(req.headers['if-none-match'], etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''))) {
+    if (notModified(req, etag)) {
       res.writeHead(304, [...headers.filter(([name]) => name !== 'Content-Type').flat(), REQUEST_ID_HEADER, requestId]);
       res.end();
       return requestId;
@@ -140,14 +134,6 @@ export class PublicFastReads {
     return requestId;
   }
 
-  #finished(req: IncomingMessage, res: ServerResponse, requestId: string, path: string, querystring: string, route: string, started: bigint): void {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    this.options.onAnswer?.({ route, status: res.statusCode, seconds });
-    const logger = this.options.logger;
-    if (logger.isLevelEnabled('info')) {
-      logger.info({ reqId: requestId, method: req.method, path: loggablePath({ path, querystring }, this.#omitted), status: res.statusCode, durationMs: Math.round(seconds * 1e5) / 100 }, 'request');
-    }
-  }
 }
 
 /**

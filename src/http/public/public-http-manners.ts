@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { Middleware } from 'koa';
 
 /** Request headers a browser may send cross-origin to the public API. */
@@ -20,6 +22,17 @@ export function publicCacheControl(maxAgeSeconds: number): string {
 /** The strong ETag of a body: over its exact bytes. */
 export function bodyEtag(bytes: Buffer | string): string {
   return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
+}
+
+/**
+ * Scheme and host a request answered before Koa was addressed to, as Koa's ctx.protocol and ctx.host give them:
+ * X-Forwarded-Proto and X-Forwarded-Host (their first entries) only behind a trusted proxy (TRUST_PROXY).
+ */
+export function requestOrigin(req: IncomingMessage, trustProxy: boolean): { protocol: string; host: string } {
+  const forwarded = (name: string) => (trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
+  const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
+  const host = forwarded('x-forwarded-host') || req.headers.host || '';
+  return { protocol, host };
 }
 
 /** Bodies this long or longer may be answered gzipped by the response cache: caches must vary on Accept-Encoding. */

@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import accepts from 'accepts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
 import type { ReadModelChange, ReadModelVersions } from '../../read-models/read-model-versions.ts';
 import { changedScopes } from '../../../projections/public-content.ts';
 import { cacheScopesOf } from './public-context.ts';
-import { loggablePath, QUERY_PARAMS_NOT_LOGGED, REQUEST_ID_HEADER } from '../middleware/request-logger.ts';
+import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
+import { requestOrigin } from './public-http-manners.ts';
 import { unreadQueryParams } from './query-params.ts';
 
 interface CachedResponse {
@@ -91,7 +90,6 @@ const MAX_TRACKED_SCOPES = 100_000;
 const VARYING_HEADERS = ['x-service-public-api-key', 'authorization', 'accept', 'accept-encoding'] as const;
 /** Response headers that belong to one request and are never replayed. */
 const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Whole public GET responses kept in memory, keyed by what selects them (scheme, host, URL and the headers
@@ -115,7 +113,6 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  */
 export class PublicResponseCache {
   readonly #entries = new Map<string, CachedResponse>();
-  readonly #omitted = new Set(QUERY_PARAMS_NOT_LOGGED);
   readonly #prefix: string;
   #bytes = 0;
   /** Counts changes; a scope's entry is the number of its last change. */
@@ -207,9 +204,7 @@ export class PublicResponseCache {
   }
 
   #rawKey(req: IncomingMessage, url: string): string {
-    const forwarded = (name: string) => (this.options.trustProxy ? String(req.headers[name] ?? '').split(',')[0]!.trim() : '');
-    const protocol = forwarded('x-forwarded-proto') || ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
-    const host = forwarded('x-forwarded-host') || req.headers.host || '';
+    const { protocol, host } = requestOrigin(req, this.options.trustProxy);
     return this.#key(protocol, host, url, (name) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : (value ?? '');
@@ -222,30 +217,22 @@ export class PublicResponseCache {
     const started = process.hrtime.bigint();
     const hit = this.#lookup(this.#rawKey(req, req.url));
     if (!hit) return false;
-    const offered = req.headers['x-request-id'];
-    const requestId = typeof offered === 'string' && VALID_REQUEST_ID.test(offered) ? offered : randomUUID();
+    const requestId = requestIdFrom(req.headers['x-request-id']);
     // br or gzip when the client takes it (negotiated as Koa does) and the body is worth it (a sitemap of
     // 10,000 URLs shrinks ~20x).
     const encoding = hit.compressible ? accepts(req).encodings('br', 'gzip', 'identity') : 'identity';
     const variant = encoding === 'br' || encoding === 'gzip' ? this.#encoded(hit, encoding) : hit;
-    const notModified = matches(req.headers['if-none-match'], variant.etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''));
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
-    if (notModified) {
+    if (notModified(req, variant.etag)) {
       res.writeHead(304, [...variant.rawHeaders304, REQUEST_ID_HEADER, requestId]);
       res.end();
     } else {
       res.writeHead(200, [...variant.rawHeaders, REQUEST_ID_HEADER, requestId]);
       res.end(variant.body);
     }
-    this.options.onHit?.({ route: hit.route, status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
-    const logger = this.options.logger;
-    if (logger.isLevelEnabled('info')) {
-      const [path, query = ''] = req.url.split('?', 2) as [string, string?];
-      logger.info(
-        { reqId: requestId, method: 'GET', path: loggablePath({ path, querystring: query }, this.#omitted), status: res.statusCode, durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100, cache: 'hit' },
-        'request',
-      );
-    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.options.onHit?.({ route: hit.route, status: res.statusCode, seconds });
+    logAnsweredBeforeKoa(this.options.logger, { reqId: requestId, method: 'GET', url: req.url, status: res.statusCode, seconds, cache: 'hit' });
     return true;
   }
 
@@ -333,6 +320,14 @@ function ownBuffer(body: Buffer): Buffer {
 /** An upper bound of a string's memory: two bytes a character (V8's two-byte form) and a header. */
 function stringBytes(text: string): number {
   return 2 * text.length + 16;
+}
+
+/**
+ * Whether a GET answered before Koa gets a 304: its If-None-Match names `etag`, and it does not ask for the
+ * body whatever (Cache-Control: no-cache), as Koa's ctx.fresh decides.
+ */
+export function notModified(req: IncomingMessage, etag: string): boolean {
+  return matches(req.headers['if-none-match'], etag) && !/no-cache/i.test(String(req.headers['cache-control'] ?? ''));
 }
 
 /** If-None-Match against one strong ETag: a list, weak forms and `*` included (weak comparison, as for GET). */
