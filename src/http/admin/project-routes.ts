@@ -7,6 +7,7 @@ import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import type { AgentScope, UserRole } from '../../domain/principal.ts';
 import { notFound } from '../errors/error-factory.ts';
+import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
@@ -130,9 +131,6 @@ const keySummarySchema = z.object({
 const issuedKeySchema = keySummarySchema.extend({ key: z.string().describe('The key itself, shown in this answer only.'), notice: z.string() }).meta({ id: 'IssuedKey' });
 const userSummarySchema = z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), createdAt: z.string() }).meta({ id: 'UserSummary' });
 const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
-
-/** How long a write waits for the access read model to show it (read your writes). */
-const READ_YOUR_WRITES_MS = 3000;
 
 /**
  * Project settings, console login appearance and IP allowlist, API keys and members (spec sections 4.4,

@@ -7,10 +7,9 @@ import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts'
 import { sealReviewChatUrl } from '../../review-notices/review-chat-url.ts';
 import type { ProjectDoc as ProjectRecord, UserDoc } from '../../../projections/access.ts';
 import { forbidden, notFound } from '../errors/error-factory.ts';
+import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
-
-const READ_YOUR_WRITES_MS = 3000;
 
 const preferencesSchema = z.object({
   reviewNotices: z.boolean().describe('E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off.'),
