@@ -6,6 +6,7 @@ import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts'
 import { AsOfReads } from '../../application/as-of-reads.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { actorSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
@@ -14,13 +15,11 @@ const at = instant.describe('The instant to answer for: an ISO 8601 date-time wi
 const atQuery = strictQuery({ at });
 const atListQuery = listQuery({ at });
 
-const actor = z.object({ type: z.string(), id: z.string() });
-
 const asOfRevisionSchema = z.object({
   id: z.uuid(),
   revision: z.number().int().positive(),
   publishedAt: z.string().describe('When this revision was published.'),
-  publishedBy: actor.describe('Who published it: a user, an agent key, or the system (the scheduled publishing job).'),
+  publishedBy: actorSchema.describe('Who published it: a user, an agent key, or the system (the scheduled publishing job).'),
   trigger: z.enum(['approve', 'publish', 'schedule']),
 });
 
@@ -57,8 +56,8 @@ export const workflowSchema = z.object({
       revision: z.number().int(),
       status: z.enum(REVISION_STATUSES),
       savedAt: z.string(),
-      savedBy: actor.nullable(),
-      submittedBy: actor.nullable().describe('Who submitted it, while in review or scheduled (and once published).'),
+      savedBy: actorSchema.nullable(),
+      submittedBy: actorSchema.nullable().describe('Who submitted it, while in review or scheduled (and once published).'),
       publishAt: z.string().nullable(),
       publishedAt: z.string().nullable(),
       rejectionReason: z.string().nullable(),
@@ -66,7 +65,7 @@ export const workflowSchema = z.object({
     .nullable()
     .describe('The newest revision then, whatever its status.'),
   live: z.object({ revisionId: z.uuid(), revision: z.number().int(), publishedAt: z.string() }).nullable().describe('The revision the public API served then, or null.'),
-  lastEvent: z.object({ eventId: z.uuid(), type: z.string(), occurredAt: z.string(), actor }).describe('The last event at or before the instant: the state holds from its time on.'),
+  lastEvent: z.object({ eventId: z.uuid(), type: z.string(), occurredAt: z.string(), actor: actorSchema }).describe('The last event at or before the instant: the state holds from its time on.'),
 });
 
 /**

@@ -8,6 +8,7 @@ import { contactFormSettingsSchema } from '../../domain/contact-form/contact-for
 import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import { actorSchema } from './content-views.ts';
 import { listQuery, pageSchema } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
@@ -58,7 +59,7 @@ const submissionSchema = z.object({
   erased: z.boolean(),
   erasedAt: z.string().nullable(),
   values: z.record(z.string(), z.unknown()).nullable().describe('The submitted values, by field key; null once erased.'),
-  notes: z.array(z.object({ id: z.uuid(), text: z.string().nullable(), addedAt: z.string(), author: z.object({ type: z.string(), id: z.string() }) })),
+  notes: z.array(z.object({ id: z.uuid(), text: z.string().nullable(), addedAt: z.string(), author: actorSchema })),
   deliveries: z
     .record(z.string(), z.object({ status: z.enum(['pending', 'sent', 'failed', 'skipped']), attempts: z.number().int(), messageId: z.string().nullable(), detail: z.string().nullable(), completedAt: z.string().nullable() }))
     .describe('The delivery status of each notice the submission asked for, by kind.'),

@@ -89,7 +89,8 @@ export function revisionSummary(doc: Record<string, unknown>) {
   };
 }
 
-const actor = z.object({ type: z.string(), id: z.string() });
+/** Who did something: a user, an agent key or the system, as events record it. */
+export const actorSchema = z.object({ type: z.string(), id: z.string() });
 const status = z.enum(REVISION_STATUSES);
 
 export const revisionSummarySchema = z.object({
@@ -137,7 +138,7 @@ export const entrySummarySchema = z.object({
   revisionCount: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  updatedBy: actor.nullable(),
+  updatedBy: actorSchema.nullable(),
 }).meta({ id: 'EntrySummary' });
 
 export const entryDetailSchema = entrySummarySchema.extend({
@@ -149,7 +150,7 @@ export const historyItemSchema = z.object({
   eventId: z.uuid(),
   type: z.string(),
   kind: z.string(),
-  actor,
+  actor: actorSchema,
   occurredAt: z.string(),
   revisionId: z.uuid().nullable(),
   revision: z.number().int().nullable(),
@@ -210,7 +211,7 @@ export const reviewItemSchema = z.object({
   status: z.enum(IN_REVIEW_STATUSES),
   entry: z.object({ id: z.uuid(), slug: z.string(), title: z.string() }),
   formSet: z.object({ id: z.uuid(), name: z.string().nullable() }),
-  submittedBy: actor,
+  submittedBy: actorSchema,
   submittedAt: z.string(),
   assignee: z.string().nullable(),
   publishAt: z.string().nullable().describe('Set while scheduled: when the scheduled job publishes it.'),
