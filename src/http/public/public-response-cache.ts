@@ -30,6 +30,11 @@ interface CachedResponse {
   /** Compressible bodies: the br and gzip representations, each made on the first request that accepts it. */
   encoded?: Partial<Record<'br' | 'gzip', EncodedResponse>>;
   compressible: boolean;
+  /**
+   * Compressible bodies: the encoding their requests take, negotiated on the first hit. The key holds the
+   * request's Accept-Encoding, so every request that finds this entry negotiates the same.
+   */
+  encoding?: string | false;
   /** The router's path pattern of the request that filled the entry, for metrics. */
   route: string | undefined;
 }
@@ -220,7 +225,7 @@ export class PublicResponseCache {
     const requestId = requestIdFrom(req.headers['x-request-id']);
     // br or gzip when the client takes it (negotiated as Koa does) and the body is worth it (a sitemap of
     // 10,000 URLs shrinks ~20x).
-    const encoding = hit.compressible ? accepts(req).encodings('br', 'gzip', 'identity') : 'identity';
+    const encoding = hit.compressible ? (hit.encoding ??= accepts(req).encodings('br', 'gzip', 'identity')) : 'identity';
     const variant = encoding === 'br' || encoding === 'gzip' ? this.#encoded(hit, encoding) : hit;
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
     if (notModified(req, variant.etag)) {
