@@ -51,8 +51,21 @@ export type EntryLookup = { kind: 'found'; view: Doc<EntryViewDoc> } | { kind: '
  * the entry's current slug (the caller answers 301), however many renames ago it was.
  */
 export async function entryBySlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<EntryLookup> {
+  const view = await liveEntryView(reader, formSetId, slug, locale, fields);
+  return view ? { kind: 'found', view } : formerSlug(reader, formSetId, slug, locale);
+}
+
+/** The view of the live entry of the form set that has this slug now, in a locale (only `fields` of it when given); one index lookup. */
+export async function liveEntryView(reader: ReadModelReader, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<Doc<EntryViewDoc> | undefined> {
   const [view] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId, locale, slug }, limit: 1, ...(fields ? { fields } : {}) });
-  if (view) return { kind: 'found', view };
+  return view;
+}
+
+/**
+ * Where a slug that no live entry has now leads: the current slug of the live entry that had it, however many
+ * renames ago (the caller answers 301), or missing.
+ */
+export async function formerSlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string): Promise<Exclude<EntryLookup, { kind: 'found' }>> {
   const redirect = await reader.get<Doc<SlugRedirectDoc>>(PUBLIC_CONTENT, 'slug_redirects', slugRedirectId(formSetId, slug));
   if (!redirect) return { kind: 'missing' };
   const entry = await reader.get<Doc<PublicEntryDoc>>(PUBLIC_CONTENT, 'entries', redirect.entryId);

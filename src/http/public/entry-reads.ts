@@ -5,7 +5,7 @@ import { queryTokens } from '../../search/search-tokens.ts';
 import { ENTRY_VIEW_SORT_FIELDS, type EntryViewDoc, type LiveCountDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { isSortableField } from '../../public-content/entry-view.ts';
 import { planRequired, validationError } from '../errors/error-factory.ts';
-import { entryBySlug, PUBLIC_CONTENT, requestedLocale, type EntryLookup } from './entry-lookup.ts';
+import { formerSlug, liveEntryView, PUBLIC_CONTENT, requestedLocale, type EntryLookup } from './entry-lookup.ts';
 import type { PublicProject } from './public-context.ts';
 import type { QueryParams } from './query-params.ts';
 
@@ -27,12 +27,21 @@ const LIST_ITEM_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
  * serialised bytes with mediaUrls on the request's base; or the current slug of a renamed entry; or missing.
  */
 export async function singleEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ kind: 'found'; json: string; entryId: string } | Exclude<EntryLookup, { kind: 'found' }>> {
-  const found = await entryBySlug(reader, formSetId, slug, locale, SINGLE_ENTRY_FIELDS);
-  if (found.kind !== 'found') return found;
-  if (found.view.jsonHead !== undefined) return { kind: 'found', json: singleEntryJson(found.view as Required<EntryViewDoc>, found.view.media, baseUrl), entryId: found.view.entryId };
+  const live = await liveEntryResponse(reader, formSetId, slug, locale, baseUrl);
+  return live ? { kind: 'found', ...live } : formerSlug(reader, formSetId, slug, locale);
+}
+
+/**
+ * The single-entry response of the live entry that has this slug now, or undefined when none has (a former
+ * slug, see singleEntryResponse): one index lookup that reads the entry's serialised parts.
+ */
+export async function liveEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ json: string; entryId: string } | undefined> {
+  const view = await liveEntryView(reader, formSetId, slug, locale, SINGLE_ENTRY_FIELDS);
+  if (!view) return undefined;
+  if (view.jsonHead !== undefined) return { json: singleEntryJson(view as Required<EntryViewDoc>, view.media, baseUrl), entryId: view.entryId };
   // A document of an older generation, without the serialised parts (while the rebuild after an upgrade runs).
-  const whole = await entryBySlug(reader, formSetId, slug, locale);
-  return whole.kind === 'found' ? { kind: 'found', json: entryJson(whole.view, baseUrl), entryId: whole.view.entryId } : whole;
+  const whole = await liveEntryView(reader, formSetId, slug, locale);
+  return whole ? { json: entryJson(whole, baseUrl), entryId: whole.entryId } : undefined;
 }
 
 /** The single-entry response of a whole entry view (by path, by slug, by external id). */

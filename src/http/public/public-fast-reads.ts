@@ -6,7 +6,7 @@ import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { isUuid } from '../../event-store/position.ts';
 import { nonCanonicalPathReason } from '../middleware/canonical-path.ts';
 import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
-import { entryListRequest, entryListResponse, singleEntryResponse } from './entry-reads.ts';
+import { entryListRequest, entryListResponse, liveEntryResponse } from './entry-reads.ts';
 import { requestedLocale, type FormSetLookup } from './entry-lookup.ts';
 import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
 import type { PublicProject } from './public-context.ts';
@@ -75,8 +75,9 @@ export class PublicFastReads {
         json = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.baseUrl);
         scope = `form-set:${formSet.formSetId}`;
       } else {
-        const found = await singleEntryResponse(this.options.reader, formSet.formSetId, match.entrySlug, requestedLocale(params, target), target.mediaBaseUrl);
-        if (found.kind !== 'found') return false;
+        // No live entry with the slug: Koa answers the 301 of a former slug, or the 404 (so the former slugs are looked up once).
+        const found = await liveEntryResponse(this.options.reader, formSet.formSetId, match.entrySlug, requestedLocale(params, target), target.mediaBaseUrl);
+        if (!found) return false;
         json = found.json;
         scope = `entry:${found.entryId}`;
       }
