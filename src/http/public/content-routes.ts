@@ -9,7 +9,7 @@ import { publicProjectOf, setCacheScopes } from './public-context.ts';
 import type { PublicRoutes } from './public-router.ts';
 import { QueryParams } from './query-params.ts';
 import { entryBySlug, entryNotFound, PUBLIC_CONTENT, requestedLocale } from './entry-lookup.ts';
-import { movedPermanently } from './entry-responses.ts';
+import { answerFormerSlug, movedPermanently } from './entry-responses.ts';
 import { entryJson, entryListRequest, entryListResponse, formSetSummary, singleEntryResponse } from './entry-reads.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { previewRoute } from './preview-route.ts';
@@ -54,11 +54,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const { formSetSlug, entrySlug } = ctx.params as { formSetSlug: string; entrySlug: string };
       const formSet = await deps.formSets.bySlug(target.projectId, formSetSlug);
       const found = await singleEntryResponse(reader, formSet.formSetId, entrySlug, locale, target.mediaBaseUrl);
-      if (found.kind === 'missing') throw entryNotFound(formSetSlug, entrySlug);
-      if (found.kind === 'moved') {
-        const search = ctx.querystring ? `?${ctx.querystring}` : '';
-        return movedPermanently(ctx, `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}/entries/${encodeURIComponent(found.slug)}${search}`);
-      }
+      if (found.kind !== 'found') return answerFormerSlug(ctx, target, formSet, entrySlug, found);
       sendJson(ctx, found.json);
       setCacheScopes(ctx, [`entry:${found.entryId}`]);
     });

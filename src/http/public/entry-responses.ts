@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { EntryViewDoc } from '../../../projections/public-content.ts';
 import type { PublicFormSetDoc } from '../../../projections/public-content.ts';
-import { entryBySlug, entryNotFound, requestedLocale } from './entry-lookup.ts';
+import { entryBySlug, entryNotFound, requestedLocale, type EntryLookup } from './entry-lookup.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import type { PublicProject } from './public-context.ts';
 import { QueryParams } from './query-params.ts';
@@ -23,13 +23,21 @@ export async function entryOrRedirect(
   const slug = ctx.params.entrySlug!;
   const formSet = await deps.formSets.bySlug(target.projectId, formSetSlug);
   const found = await entryBySlug(deps.reader, formSet.formSetId, slug, locale);
-  if (found.kind === 'missing') throw entryNotFound(formSetSlug, slug);
-  if (found.kind === 'moved') {
-    const search = ctx.querystring ? `?${ctx.querystring}` : '';
-    movedPermanently(ctx, `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}/entries/${encodeURIComponent(found.slug)}${suffix}${search}`);
+  if (found.kind !== 'found') {
+    answerFormerSlug(ctx, target, formSet, slug, found, suffix);
     return undefined;
   }
   return { view: found.view, formSet };
+}
+
+/**
+ * Answers a /form-sets/{formSetSlug}/entries/{entrySlug}[suffix] request whose slug no live entry has: 301 to
+ * the entry's current slug (suffix and query string kept), or 404.
+ */
+export function answerFormerSlug(ctx: Context, target: PublicProject, formSet: PublicFormSetDoc, slug: string, lookup: Exclude<EntryLookup, { kind: 'found' }>, suffix = ''): void {
+  if (lookup.kind === 'missing') throw entryNotFound(formSet.slug, slug);
+  const search = ctx.querystring ? `?${ctx.querystring}` : '';
+  movedPermanently(ctx, `${target.baseUrl}/form-sets/${encodeURIComponent(formSet.slug)}/entries/${encodeURIComponent(lookup.slug)}${suffix}${search}`);
 }
 
 
