@@ -19,7 +19,8 @@ export interface JsonBodyOptions {
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const JSON_TYPES = ['application/json', '+json'];
+/** The media types taken as JSON bodies: application/json and any *\/*+json. */
+export const JSON_TYPES: string[] = ['application/json', '+json'];
 
 /**
  * JSON request bodies for the routes that take them (mount per router or per route, not app-wide).

@@ -8,14 +8,13 @@ import { FORM_SET_SLUG_PATTERN } from '../../domain/content/form-set/form-set-sl
 import { domainErrorToHttp } from '../errors/domain-error-to-http.ts';
 import { notFound, unsupportedMediaType, validationError } from '../errors/error-factory.ts';
 import { toHttpError } from '../errors/to-http-error.ts';
-import { jsonBody } from '../middleware/json-body.ts';
+import { jsonBody, JSON_TYPES } from '../middleware/json-body.ts';
 import { urlencodedForm } from '../middleware/urlencoded-form.ts';
 import { cspNonce, sendHtmlPage } from '../contact-host/html-page.ts';
 import { publicProjectOf } from './public-context.ts';
 import type { PublicRoutes } from './public-router.ts';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
-const JSON_TYPES = ['application/json', '+json'];
 
 interface SubmitState {
   /** The body came as an HTML form post and the client asked for HTML: answer with pages. */
