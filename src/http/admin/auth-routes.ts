@@ -5,13 +5,13 @@ import { decideSignIn } from '../../domain/access/sign-in.ts';
 import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/password-hashing.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import type { AdminDeps, ProjectDoc } from './admin-context.ts';
+import { USER_ROLES } from './project-routes.ts';
 import { isUuid } from './request-body.ts';
 import { notFound, rateLimited, unavailable } from '../errors/error-factory.ts';
 import { SlotsFullError } from '../../security/work-slots.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
 import type { LoginAppearance } from '../../domain/access/project-decider.ts';
 import type { UserDoc } from '../../../projections/access.ts';
-import type { UserRole } from '../../domain/principal.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
@@ -20,12 +20,10 @@ const loginBody = z.object({
   projectId: z.string().optional(),
 });
 
-const ROLES = ['tenant_admin', 'tenant_user'] as const satisfies readonly UserRole[];
-
 const sessionSchema = z.object({
   token: z.string().describe('The session token: send as Authorization: Bearer, with X-Project-Id.'),
   expiresAt: z.iso.datetime(),
-  user: z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(ROLES) }),
+  user: z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES) }),
 }).meta({ id: 'Session' });
 
 export const loginBrandingSchema = z.object({

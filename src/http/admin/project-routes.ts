@@ -37,6 +37,10 @@ interface UserRecord {
 
 type Doc<T> = T & Record<string, unknown>;
 
+const KEY_TYPES = ['agent', 'public'] as const;
+const AGENT_SCOPES = ['full', 'content', 'schema'] as const satisfies readonly AgentScope[];
+export const USER_ROLES = ['tenant_admin', 'tenant_user'] as const satisfies readonly UserRole[];
+
 const nullableText = (max: number) => z.string().max(max).nullable().optional();
 
 const patchLocalesBody = z.object({
@@ -75,9 +79,9 @@ const ipAllowlistBody = z.object({
 });
 
 const issueKeyBody = z.object({
-  type: z.enum(['agent', 'public']),
+  type: z.enum(KEY_TYPES),
   /** Agent keys only; default full. */
-  scope: z.enum(['full', 'content', 'schema']).optional(),
+  scope: z.enum(AGENT_SCOPES).optional(),
   /** Agent keys only; default "Agent key". */
   name: z.string().min(1).max(100).optional(),
 });
@@ -116,9 +120,6 @@ export const loginAppearanceSchema = z.object({
 }).meta({ id: 'LoginAppearance' });
 export const ipAllowlistEntrySchema = z.object({ id: z.uuid(), cidr: z.string().describe('Canonical CIDR: network address / prefix length.'), label: z.string() }).meta({ id: 'IpAllowlistEntry' });
 export const ipAllowlistSchema = z.object({ items: z.array(ipAllowlistEntrySchema), enforced: z.boolean().describe('true on Business and above when the list is not empty.') });
-const KEY_TYPES = ['agent', 'public'] as const;
-const AGENT_SCOPES = ['full', 'content', 'schema'] as const satisfies readonly AgentScope[];
-const USER_ROLES = ['tenant_admin', 'tenant_user'] as const satisfies readonly UserRole[];
 const keySummarySchema = z.object({
   id: z.uuid(),
   type: z.enum(KEY_TYPES),
