@@ -93,7 +93,9 @@ const NOT_LOGGED = new Set(QUERY_PARAMS_NOT_LOGGED);
  */
 export function logAnsweredBeforeKoa(logger: Logger, line: { reqId: string; method: string | undefined; url: string; status: number; seconds: number; cache?: 'hit' }): void {
   if (!logger.isLevelEnabled('info')) return;
-  const [path, querystring = ''] = line.url.split('?', 2) as [string, string?];
+  const mark = line.url.indexOf('?');
+  const path = mark < 0 ? line.url : line.url.slice(0, mark);
+  const querystring = mark < 0 ? '' : line.url.slice(mark + 1);
   const durationMs = Math.round(line.seconds * 1e5) / 100;
   logger.info({ reqId: line.reqId, method: line.method, path: loggablePath({ path, querystring }, NOT_LOGGED), status: line.status, durationMs, ...(line.cache ? { cache: line.cache } : {}) }, 'request');
 }
