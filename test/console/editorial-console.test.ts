@@ -491,6 +491,21 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     const refused = await fetch(consoleUrl);
     expect(refused.status).to.equal(403);
     expect(await refused.text()).to.include('Console access refused');
+    // A browser sees a styled page (its one inline style admitted by hash) naming the address the service saw.
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    try {
+      const { page, problems } = await watchedPage(context);
+      const answer = await page.goto(consoleUrl);
+      expect(answer?.status()).to.equal(403);
+      await page.getByRole('heading', { name: 'Console access refused' }).waitFor();
+      expect(await page.locator('dd').textContent()).to.match(/^(::ffff:)?127\.0\.0\.1$/);
+      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('main')).borderTopWidth"), 'the inline style applied').to.equal('4px');
+      await expectAccessible(page, 'the console refusal page');
+      await screenshot(page, 'console-ip-refused');
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
     expect((await fetch(`${f.service.url}/console/`)).status).to.equal(200);
     expect((await api('GET', '/form-sets')).status).to.equal(403);
     expect((await f.call('DELETE', `/project/ip-allowlist/${added.body.id}`)).status).to.equal(204);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -113,9 +114,7 @@ export function consoleRoutes(options: ConsoleRoutesOptions): Router {
           assertConsoleAccess({ plan: project.plan, consoleIpAllowlist: project.ipAllowlist }, ctx.ip);
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
-          ctx.status = 403;
-          ctx.type = 'text/html; charset=utf-8';
-          ctx.body = refusalPage(error.message, error.hint);
+          sendRefusalPage(ctx, error.message, error.hint);
           return;
         }
       }
@@ -151,7 +150,42 @@ function setPageHeaders(ctx: Context): void {
   ctx.set('Referrer-Policy', 'no-referrer');
 }
 
-function refusalPage(message: string, hint: string | undefined): string {
+const REFUSAL_STYLE = [
+  ':root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK JP",sans-serif;line-height:1.5}',
+  'body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f4f5f7;color:#1d2330}',
+  'main{box-sizing:border-box;max-width:34rem;width:calc(100% - 2rem);margin:1rem;padding:2rem;background:#fff;border:1px solid #d6d9e0;border-top:4px solid #b42318;border-radius:8px}',
+  'h1{margin:0 0 .75rem;font-size:1.375rem}',
+  'p{margin:.5rem 0}',
+  '.hint{color:#4a5163}',
+  'dl{margin:1.25rem 0 0;padding-top:1rem;border-top:1px solid #e3e5ea;display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}',
+  'dt{color:#4a5163}',
+  'dd{margin:0;font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}',
+  '@media (prefers-color-scheme:dark){body{background:#14171d;color:#e6e8ee}main{background:#1d2129;border-color:#343a46;border-top-color:#f97066}.hint,dt{color:#aab1c0}dl{border-color:#343a46}}',
+].join('');
+
+/** The refusal page carries its one inline style, admitted by its hash: nothing else may load or run. */
+const REFUSAL_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(REFUSAL_STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The page a browser gets when the project's console IP allowlist does not admit its address: what happened,
+ * what to do, and the address the service saw (the one to add to the allowlist, or to check behind a proxy).
+ */
+function sendRefusalPage(ctx: Context, message: string, hint: string | undefined): void {
   const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Console access refused</title></head><body><main><h1>Console access refused</h1><p>${escape(message)}</p>${hint ? `<p>${escape(hint)}</p>` : ''}</main></body></html>`;
+  ctx.status = 403;
+  ctx.set('Content-Security-Policy', REFUSAL_CSP);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+    + '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    + `<title>Console access refused</title><style>${REFUSAL_STYLE}</style></head><body><main>`
+    + `<h1>Console access refused</h1><p>${escape(message)}</p>${hint ? `<p class="hint">${escape(hint)}</p>` : ''}`
+    + `<dl><dt>Your address</dt><dd>${escape(ctx.ip || 'unknown')}</dd></dl>`
+    + '</main></body></html>';
 }
