@@ -179,7 +179,8 @@ export const content = defineProjection({
     },
     revisions: {
       indexes: [
-        { name: 'by_entry_revision', fields: [['entryId', 1], ['revision', 1]] },
+        // Read while folding: entry.deleted removes every revision of the entry.
+        { name: 'by_entry_revision', fields: [['entryId', 1], ['revision', 1]], whileFolding: true },
         { name: 'by_status_publish_at', fields: [['projectId', 1], ['status', 1], ['publishAt', 1]] },
         // The scheduled-publishing job looks across projects.
         { name: 'due_for_publishing', fields: [['status', 1], ['publishAt', 1]] },

@@ -181,8 +181,9 @@ export const publicContent = defineProjection({
     form_sets: { indexes: [{ name: 'by_project_slug', fields: [['projectId', 1], ['slug', 1]] }] },
     entries: {
       indexes: [
-        { name: 'by_form_set', fields: [['formSetId', 1]] },
-        { name: 'by_project', fields: [['projectId', 1]] },
+        // Read while folding: a form set's or the project's locales change re-shapes their entries.
+        { name: 'by_form_set', fields: [['formSetId', 1]], whileFolding: true },
+        { name: 'by_project', fields: [['projectId', 1]], whileFolding: true },
       ],
     },
     drafts: {},

@@ -65,7 +65,8 @@ export const publicationHistory = defineProjection({
         { name: 'by_entry_from', fields: [['entryId', 1], ['fromMs', -1]] },
       ],
     },
-    entries: { indexes: [{ name: 'by_form_set', fields: [['formSetId', 1]] }] },
+    // Read while folding: a deleted form set closes its entries' publications.
+    entries: { indexes: [{ name: 'by_form_set', fields: [['formSetId', 1]], whileFolding: true }] },
   },
   filter: { eventTypes: ['entry.created', 'entry.slug-changed', 'entry.revision-published', 'entry.deleted', 'form-set.deleted'] },
   async apply(event, view) {

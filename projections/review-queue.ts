@@ -114,7 +114,8 @@ export const reviewQueue = defineProjection({
         { name: 'by_project_assignee_submitted', fields: [['projectId', 1], ['assignee', 1], ['submittedAt', 1]] },
         { name: 'by_project_form_set_submitted', fields: [['projectId', 1], ['formSetId', 1], ['submittedAt', 1]] },
         { name: 'by_project_status_submitted', fields: [['projectId', 1], ['status', 1], ['submittedAt', 1]] },
-        { name: 'by_form_set', fields: [['formSetId', 1]] },
+        // Read while folding: a renamed form set renames its items.
+        { name: 'by_form_set', fields: [['formSetId', 1]], whileFolding: true },
       ],
     },
     entries: {},

@@ -8,6 +8,9 @@
  *   npm run bench:public -- --data /tmp/annals-seed-100k
  *
  * The folder gets `bench-seed.json`: the project id, the console login and every entry's id and slug.
+ *
+ * `--delete-every K` deletes every K-th entry after they are all published (a site removes content too;
+ * a rebuild folds those deletions): they are left out of `entries`.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -40,7 +43,7 @@ export function articleFields(i: number, revision = 1): Record<string, unknown> 
   return { title: { en: `Article ${suffix}`, ja: `記事 ${suffix}` }, body: { en: `${LOREM}${suffix}`, ja: `公開APIの記事です。${suffix}` }, published_date: day, rating: i % 5 };
 }
 
-export async function seedPublicBench(dataDir: string, count: number, say: (line: string) => void): Promise<BenchSeed> {
+export async function seedPublicBench(dataDir: string, count: number, say: (line: string) => void, options: { deleteEvery?: number } = {}): Promise<BenchSeed> {
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
   const service = await startService(config, { logger: pino({ level: 'silent' }), clock: systemClock });
   const adminEmail = 'bench@example.com';
@@ -89,6 +92,19 @@ export async function seedPublicBench(dataDir: string, count: number, say: (line
       );
       if (i % 5000 === 4999) say(`  ${i + 1} / ${count} entries`);
     }
+    const deleteEvery = options.deleteEvery ?? 0;
+    if (deleteEvery > 0) {
+      const kept: BenchSeed['entries'] = [];
+      for (const [i, entry] of seed.entries.entries()) {
+        if ((i + 1) % deleteEvery !== 0) {
+          kept.push(entry);
+          continue;
+        }
+        await service.log.append(entryStream(entry.entryId), [{ type: 'entry.deleted', data: { ...scope, entryId: entry.entryId, slug: entry.slug, previousSlugs: [] } }], 'any', context);
+      }
+      say(`  ${seed.entries.length - kept.length} entries deleted`);
+      seed.entries = kept;
+    }
     const head = await service.stores.events.headPosition();
     if (!(await service.supervisor!.waitFor(head!, 3_600_000))) throw new Error('projections did not catch up');
   } finally {
@@ -101,10 +117,10 @@ export async function seedPublicBench(dataDir: string, count: number, say: (line
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { entries: { type: 'string', default: '100000' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { entries: { type: 'string', default: '100000' }, out: { type: 'string' }, 'delete-every': { type: 'string', default: '0' } } });
   if (!values.out) throw new Error('--out DIR is required');
   fs.mkdirSync(values.out, { recursive: true, mode: 0o700 });
   const started = performance.now();
-  const seed = await seedPublicBench(path.resolve(values.out), Number(values.entries), (line) => process.stderr.write(`${line}\n`));
+  const seed = await seedPublicBench(path.resolve(values.out), Number(values.entries), (line) => process.stderr.write(`${line}\n`), { deleteEvery: Number(values['delete-every']) });
   process.stdout.write(`${JSON.stringify({ out: path.resolve(values.out), entries: seed.entries.length, seconds: Math.round((performance.now() - started) / 1000) })}\n`);
 }

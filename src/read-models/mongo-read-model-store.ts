@@ -76,6 +76,7 @@ import {
   type ReadModelSchema,
   type ReadModelStore,
   type SkipRecord,
+  foldingIndexesOf,
 } from './read-model-store.ts';
 import { databaseFromUrl, describeDatabase, DUPLICATE_KEY, errorMessage, isStaleWriteError, redactUrlSecrets, translateError, unwrap } from './mongo-errors.ts';
 
@@ -228,7 +229,7 @@ export class MongoReadModelStore implements ReadModelStore {
           if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
         }
       }
-      if (!options.deferIndexes) await this.#createIndexes(schema, generation);
+      await this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema) : schema, generation);
       const record = await this.#generations.findOneAndUpdate(
         { _id: generationId(schema.projection, generation) },
         {

@@ -20,6 +20,12 @@ export interface IndexSpec {
   /** Document fields (dotted paths allowed) and direction. */
   fields: ReadonlyArray<readonly [field: string, direction: 1 | -1]>;
   unique?: boolean;
+  /**
+   * The projection queries by this index while it folds events (view.find, say every revision of a deleted
+   * entry): created with the generation even when a rebuild defers the other indexes, so that those reads
+   * use it instead of scanning the collection once per event.
+   */
+  whileFolding?: boolean;
 }
 
 export interface CollectionSpec {
@@ -44,6 +50,12 @@ export interface ReadModelSchema {
   projection: string;
   /** Collection names: [a-z0-9_]. */
   collections: Readonly<Record<string, CollectionSpec>>;
+}
+
+/** The schema with only the indexes a projection queries while folding (IndexSpec.whileFolding) and no search. */
+export function foldingIndexesOf(schema: ReadModelSchema): ReadModelSchema {
+  const collections = Object.entries(schema.collections).map(([name, spec]) => [name, { indexes: (spec.indexes ?? []).filter((index) => index.whileFolding) }] as const);
+  return { projection: schema.projection, collections: Object.fromEntries(collections) };
 }
 
 /** Which copy of a projection's collections an operation addresses. */
@@ -169,9 +181,9 @@ export interface ReadModelStore {
    * generation that exists it adds the collections and indexes it lacks and leaves its record (version,
    * state, checkpoint) and documents as they are: newer code folding into a generation an older version
    * built gets what it declares (ProjectionSupervisor, after a version change).
-   * With `deferIndexes`, only the collections: a rebuild loads documents first and calls createIndexes
-   * before swapping in (building an index once is far cheaper than maintaining it through a bulk load;
-   * projections only read by id while folding, so nothing needs the indexes before then).
+   * With `deferIndexes`, only the collections and the indexes marked `whileFolding` (foldingIndexesOf): a
+   * rebuild loads documents first and calls createIndexes before swapping in (building an index once is far
+   * cheaper than maintaining it through a bulk load; apart from those, projections read by id while folding).
    */
   createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string, options?: { deferIndexes?: boolean }): Promise<GenerationRecord>;
   /** Creates the declared indexes of a generation (idempotent). Fails when a unique index does not hold. */

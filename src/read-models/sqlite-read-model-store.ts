@@ -30,6 +30,7 @@ import {
   type ReadModelStore,
   type Scalar,
   type SkipRecord,
+  foldingIndexesOf,
 } from './read-model-store.ts';
 
 const SCHEMA = `
@@ -127,7 +128,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         // Empty until the indexes are created: a rebuild fills it once, after its bulk load.
         if (spec.textField !== undefined) this.#db.exec(createSearchTableSql(searchTableName(target, collection)));
       }
-      if (!options.deferIndexes) this.#createIndexes(schema, generation);
+      this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema) : schema, generation);
       this.#stmt(
         `INSERT INTO projection_generations (projection, generation, version, state, checkpoint, failure, created_at, updated_at)
          VALUES (?, ?, ?, 'building', NULL, NULL, ?, ?) ON CONFLICT DO NOTHING`,

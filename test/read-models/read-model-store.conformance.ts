@@ -274,6 +274,20 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(refused).to.be.instanceOf(Error);
     });
 
+    test('with deferred indexes, creates the indexes the projection reads while folding at once (a unique one is enforced)', async () => {
+      const schema = {
+        projection: 'test-folding',
+        collections: { articles: { indexes: [{ name: 'by_slug', fields: [['slug', 1]] as const, unique: true, whileFolding: true }, { name: 'by_tag', fields: [['tag', 1]] as const, unique: true }] } },
+      };
+      const target = { projection: 'test-folding', generation: 1 };
+      await store.createGeneration(schema, 1, 1, NOW, { deferIndexes: true });
+      // by_tag is deferred: a duplicate tag is loaded; by_slug is not: a duplicate slug is refused.
+      await store.commit(target, [put('articles', 'a1', 1n, { slug: 'one', tag: 't' }), put('articles', 'a2', 2n, { slug: 'two', tag: 't' })], 2n, NOW);
+      const refused = await store.commit(target, [put('articles', 'a3', 3n, { slug: 'one', tag: 'u' })], 3n, NOW).then(() => null, (e: unknown) => e);
+      expect(refused).to.be.instanceOf(UniqueConstraintError);
+      expect(await store.find(target, 'articles', { filter: { slug: 'one' } })).to.deep.equal([{ slug: 'one', tag: 't' }]);
+    });
+
     test('keeps generations apart; activating one retires the previous, checked against the expected active one', async () => {
       await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'one' })], 1n, NOW);
       await store.activateGeneration('test-articles', 1, null, NOW);

@@ -28,6 +28,21 @@ describe('read models: SQLite adapter, file behaviour', () => {
     expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_test_articles__articles__g1__by_slug/);
   });
 
+  it('a rebuild that defers indexes still reads the entry revisions of content by index while folding', async () => {
+    const { content } = await import('../../projections/content.ts');
+    const { schemaOf } = await import('../../src/projection-engine/projection.ts');
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    await store.createGeneration(schemaOf(content), 1, 1, NOW, { deferIndexes: true });
+    await store.close();
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(file, { readonly: true });
+    const indexes = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_content__%'`).all() as Array<{ name: string }>).map((i) => i.name);
+    db.close();
+    // by_entry_revision (entry.deleted finds every revision of the entry) and nothing the folding does not read.
+    expect(indexes).to.deep.equal(['rm_content__revisions__g1__by_entry_revision']);
+  });
+
   it('keeps the search index in an FTS5 table whose terms are the tokens as written, dropped with the generation', async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
