@@ -37,6 +37,8 @@ const STRINGS = {
     problem: 'There is a problem',
     thanksTitle: 'Thank you',
     thanksBody: 'Your message has been sent.',
+    sendAnother: 'Send another message',
+    backTo: (site: string) => `Back to ${site}`,
     checking: 'Checking that you are not a robot…',
     sending: 'Sending…',
     noscript: (n: number) => (n > 0 ? `Without JavaScript, this form can be sent ${n} seconds after the page was opened (a spam check).` : 'This form needs JavaScript for its spam check. Please turn JavaScript on and reload the page.'),
@@ -50,6 +52,8 @@ const STRINGS = {
     problem: '入力内容を確認してください',
     thanksTitle: 'ありがとうございました',
     thanksBody: 'メッセージを送信しました。',
+    sendAnother: '別のメッセージを送信する',
+    backTo: (site: string) => `${site} に戻る`,
     checking: 'ロボットでないことを確認しています…',
     sending: '送信しています…',
     noscript: (n: number) => (n > 0 ? `JavaScript が無効な場合、このフォームはページを開いてから ${n} 秒後に送信できます（スパム対策）。` : 'このフォームのスパム対策には JavaScript が必要です。JavaScript を有効にしてページを再読み込みしてください。'),
@@ -114,12 +118,31 @@ ${honeypot}
   return document(input.locale, form.name, input.embed, input.nonce, body);
 }
 
-export function renderThanksPage(input: { form: ContactFormSettings; locale: string; embed: boolean; nonce: string }): string {
+/**
+ * The page after a message was sent. `again` is the form page's URL (a link to send another message);
+ * `site` the project's site (its settings' URL and name), linked as the way back, outside an embed (where
+ * the page around the frame is the site).
+ */
+export function renderThanksPage(input: { form: ContactFormSettings; locale: string; embed: boolean; nonce: string; again?: string; site?: { url: string; name: string | null } }): string {
   const t = uiStrings(input.locale);
+  const links = [
+    input.again ? `<a href="${escapeHtml(input.again)}">${escapeHtml(t.sendAnother)}</a>` : '',
+    input.site && !input.embed ? `<a href="${escapeHtml(input.site.url)}">${escapeHtml(t.backTo(input.site.name ?? siteHost(input.site.url)))}</a>` : '',
+  ].filter(Boolean);
   return document(input.locale, input.form.name, input.embed, input.nonce, `<main>
 <h1>${escapeHtml(input.form.name)}</h1>
 <div class="thanks" role="status" id="thank-you"><h2>${escapeHtml(t.thanksTitle)}</h2><p>${escapeHtml(t.thanksBody)}</p></div>
+${links.length ? `<nav class="next" aria-label="${escapeHtml(t.thanksTitle)}"><ul>${links.map((link) => `<li>${link}</li>`).join('')}</ul></nav>` : ''}
 </main>`);
+}
+
+/** A site URL's host, to name a site that has no name. */
+function siteHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 export function renderErrorPage(input: { title: string; message: string; locale: string; nonce: string; embed?: boolean }): string {
@@ -187,6 +210,8 @@ input[type=text],input[type=email],input[type=url],input[type=tel],input[type=nu
 .summary h2{margin-top:0;font-size:1.1em}
 .summary a{color:#b00020}
 .thanks{border:3px solid #00703c;padding:0.75rem 1rem}
+.next ul{list-style:none;margin:1.25rem 0 0;padding:0;display:flex;flex-wrap:wrap;gap:0.5rem 1.5rem}
+.next a{color:#1d70b8}
 button{font:inherit;padding:0.6rem 1.4rem;background:#1d70b8;color:#fff;border:0;border-radius:4px;cursor:pointer}
 button[disabled]{opacity:0.6}
 .hp{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}

@@ -55,12 +55,15 @@ describe('contact forms: HTML form posts to POST /contact-forms/{slug}/submit', 
     expect(error.error.message).to.contain('email: must be an e-mail address').and.contain('guests: ').and.contain('consent: is required');
   });
 
-  it('answers a browser (Accept: text/html) with the thank-you page, or an error page naming the problem', async () => {
+  it('answers a browser (Accept: text/html) with the thank-you page (leading back to the project\'s site), or an error page naming the problem', async () => {
+    expect((await f.call('PUT', '/project/site-settings', { body: { siteUrl: 'https://shop.example/', siteName: 'The <Shop>' }, ...(await adminSession(f)) })).status).to.equal(200);
     const thanks = await post('name=Ann&email=ann%40example.org&consent=on', { ...fromNewIp(), accept: BROWSER_ACCEPT });
     expect(thanks.status).to.equal(200);
     expect(thanks.headers.get('content-type')).to.equal('text/html; charset=utf-8');
     expect(thanks.headers.get('content-security-policy')).to.contain("default-src 'none'");
-    expect(await thanks.text()).to.contain('id="thank-you"');
+    const page = await thanks.text();
+    expect(page).to.contain('id="thank-you"');
+    expect(page).to.contain('<a href="https://shop.example">Back to The &lt;Shop&gt;</a>');
     const invalid = await post('name=Ann&email=nope&consent=on', { ...fromNewIp(), accept: BROWSER_ACCEPT });
     expect(invalid.status).to.equal(400);
     expect(invalid.headers.get('content-type')).to.equal('text/html; charset=utf-8');

@@ -73,6 +73,11 @@ describe(needing(chromiumProgram, 'contact forms: the hosted page and its iframe
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('#thank-you').waitFor({ timeout: 30_000 });
     expect(await page.getByRole('heading', { name: 'Thank you' }).count()).to.equal(1);
+    // The way on: the form again (no site is set for this project, so no link back to one).
+    expect(await page.getByRole('link', { name: /^Back to / }).count()).to.equal(0);
+    await page.getByRole('link', { name: 'Send another message' }).click();
+    await page.getByLabel('Name').waitFor();
+    expect(await page.getByLabel('Name').inputValue()).to.equal('');
     expect(problems).to.deep.equal([]);
     const list = await eventually(submissions, (b) => b.items.some((s: { values: { name?: string } | null }) => s.values?.name === 'Mia Müller'));
     const saved = list.items.find((s: { values: { name?: string } | null }) => s.values?.name === 'Mia Müller');

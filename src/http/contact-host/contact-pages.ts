@@ -92,7 +92,7 @@ export function contactPages(contact: ContactForms): Middleware {
     // The honeypot first: a bot that filled it gets the thank-you page whatever else it sent.
     if (form.settings.honeypot_enabled && isFilled(raw[form.settings.honeypot_field])) {
       contact.logger.info({ projectId: project.projectId, formId: form.formId }, 'hosted contact page: honeypot filled; answered as accepted, nothing saved');
-      return sendHtmlPage(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce }), embed);
+      return sendHtmlPage(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce, again: action, ...siteOf(project) }), embed);
     }
     const token = typeof raw['_challenge'] === 'string' ? raw['_challenge'] : undefined;
     const verdict = contact.challenges.check(token, raw['_pow'], scope);
@@ -110,8 +110,14 @@ export function contactPages(contact: ContactForms): Middleware {
       const general = outcome.problems.filter((p) => !form.settings.fields.some((f) => f.key === p.field));
       return sendHtmlPage(ctx, 400, render(locale, { values: shown, fieldErrors, ...(general.length ? { notice: general.map((p) => `${p.field}: ${p.message}`).join('; ') } : {}), ...(token ? { token } : {}) }), embed);
     }
-    return sendHtmlPage(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce }), embed);
+    return sendHtmlPage(ctx, 200, renderThanksPage({ form: form.settings, locale, embed, nonce, again: action, ...siteOf(project) }), embed);
   };
+}
+
+/** The project's site, when its settings name one: the thank-you page's way back. */
+export function siteOf(project: Pick<ProjectDoc, 'siteSettings'>): { site?: { url: string; name: string | null } } {
+  const url = project.siteSettings?.siteUrl;
+  return url ? { site: { url, name: project.siteSettings.siteName } } : {};
 }
 
 /** The posted values to show again in the form (field keys only, as sent). */

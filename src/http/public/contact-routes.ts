@@ -11,6 +11,7 @@ import { toHttpError } from '../errors/to-http-error.ts';
 import { jsonBody, JSON_TYPES } from '../middleware/json-body.ts';
 import { urlencodedForm } from '../middleware/urlencoded-form.ts';
 import { cspNonce, sendHtmlPage } from '../contact-host/html-page.ts';
+import { siteOf } from '../contact-host/contact-pages.ts';
 import { publicProjectOf } from './public-context.ts';
 import type { PublicRoutes } from './public-router.ts';
 
@@ -84,7 +85,7 @@ export function publicContactRoutes(contact: ContactForms): PublicRoutes {
         const { submissionId } = await contact.submissions.submit({ projectId, plan: project.plan, contentLocales: project.contentLocales }, found, values, locale);
         ctx.set('Cache-Control', 'no-store');
         if ((ctx.state as SubmitState).htmlAnswers) {
-          sendHtmlPage(ctx, 200, renderThanksPage({ form: found.settings, locale: localeOf(ctx), embed: false, nonce: cspNonce(ctx) }), false);
+          sendHtmlPage(ctx, 200, renderThanksPage({ form: found.settings, locale: localeOf(ctx), embed: false, nonce: cspNonce(ctx), ...siteOf(project) }), false);
           return;
         }
         ctx.status = 200;
