@@ -80,10 +80,10 @@ export function ReviewQueue() {
                 <td>
                   <StatusBadge status={item.status} />
                 </td>
-                <td>{formatTime(item.submittedAt)}</td>
+                <td><time dateTime={item.submittedAt}>{formatTime(item.submittedAt)}</time></td>
                 <td>{actorName(item.submittedBy)}</td>
                 <td>{item.assignee ? userName(item.assignee) : ''}</td>
-                <td>{formatTime(item.publishAt)}</td>
+                <td>{item.publishAt ? <time dateTime={item.publishAt}>{formatTime(item.publishAt)}</time> : null}</td>
               </tr>
             ))}
           </tbody>
