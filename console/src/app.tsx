@@ -15,6 +15,7 @@ import { ReviewQueue } from './pages/review-queue.tsx';
 import { ReviewCompare } from './pages/review-compare.tsx';
 import { MediaLibrary } from './pages/media-library.tsx';
 import { AuditLog } from './pages/audit-log.tsx';
+import { ADMIN_ROUTES } from './admin/admin-routes.tsx';
 
 /**
  * Routes, one folder of pages per area. Everything of a project lives under /console/p/{projectId}/,
@@ -36,6 +37,7 @@ const router = createBrowserRouter(
         { path: 'review/:revisionId', element: <ReviewCompare /> },
         { path: 'media', element: <MediaLibrary /> },
         { path: 'audit', element: <AuditLog /> },
+        ...ADMIN_ROUTES,
       ],
     },
     { path: '*', element: <Navigate to="/" replace /> },

@@ -1,3 +1,5 @@
+import { adminEn } from './admin-en.ts';
+
 /** English UI text. Keys are shared with ja.ts, which must have every one (checked by its type). */
 export const en = {
   'app.name': 'annals console',
@@ -195,6 +197,7 @@ export const en = {
   'diff.added': 'added',
   'diff.removed': 'removed',
   'diff.changed': 'changed',
+  ...adminEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

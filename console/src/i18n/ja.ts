@@ -1,4 +1,5 @@
 import type { Messages } from './en.ts';
+import { adminJa } from './admin-ja.ts';
 
 /** 日本語の UI テキスト。キーは en.ts と同じ（型で全キーを確認）。 */
 export const ja: Messages = {
@@ -197,4 +198,5 @@ export const ja: Messages = {
   'diff.added': '追加',
   'diff.removed': '削除',
   'diff.changed': '変更',
+  ...adminJa,
 };

@@ -7,6 +7,7 @@ import { SessionExpiredDialog, SignInPage } from '../pages/sign-in.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { ProjectContext, type ProjectContextValue } from './project-context.tsx';
 import type { MessageKey } from '../i18n/en.ts';
+import { ADMIN_AREAS } from '../admin/admin-routes.tsx';
 
 /**
  * The frame of every page of a project: header (project switcher, language, user, sign-out), the
@@ -30,6 +31,7 @@ const AREAS: Area[] = [
   { label: 'nav.review', to: 'review' },
   { label: 'nav.media', to: 'media' },
   { label: 'nav.audit', to: 'audit', adminOnly: true },
+  ...ADMIN_AREAS,
 ];
 
 function SignedInProject({ projectId }: { projectId: string }) {

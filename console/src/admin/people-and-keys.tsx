@@ -1,0 +1,218 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { Modal } from '../components/modal.tsx';
+import { CopyButton } from './copy-button.tsx';
+import { ConfirmDialog } from './confirm-dialog.tsx';
+import { Pager, usePaged } from './pager.tsx';
+import { planAtLeast, type ApiKey, type ConsoleUser } from './shapes.ts';
+import type { MessageKey } from '../i18n/en.ts';
+
+/** The tenant's console users and the project's agent and public keys. */
+export function PeopleAndKeys() {
+  const { t } = useI18n();
+  return (
+    <section>
+      <h1>{t('people.title')}</h1>
+      <Users />
+      <Keys />
+    </section>
+  );
+}
+
+function Users() {
+  const { t, formatTime } = useI18n();
+  const { api, isAdmin } = useProject();
+  const queryClient = useQueryClient();
+  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: ConsoleUser[] }> });
+  const page = usePaged(users.data?.items ?? [], 20);
+  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as ConsoleUser['role'] });
+  const create = useMutation({
+    mutationFn: () => api.POST('/users', { body: draft }) as Promise<ConsoleUser>,
+    onSuccess: async () => {
+      setDraft({ email: '', password: '', role: 'tenant_user' });
+      await queryClient.invalidateQueries({ queryKey: ['users'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <section aria-labelledby="users-title">
+      <h2 id="users-title">{t('people.users')}</h2>
+      <ErrorMessage error={users.error} />
+      <table className="list">
+        <thead>
+          <tr>
+            <th scope="col">{t('people.email')}</th>
+            <th scope="col">{t('people.role')}</th>
+            <th scope="col">{t('people.state')}</th>
+            <th scope="col">{t('people.created')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.items.map((u) => (
+            <tr key={u.id}>
+              <td>{u.email}</td>
+              <td>{t(`role.${u.role}` as MessageKey)}</td>
+              <td>{u.disabled ? t('people.disabled') : t('people.active')}</td>
+              <td>{formatTime(u.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager {...page} />
+      {isAdmin && (
+        <form className="filters" onSubmit={submit} aria-labelledby="invite-title">
+          <h3 id="invite-title" className="visually-hidden">
+            {t('people.invite')}
+          </h3>
+          <label>
+            {t('people.email')}
+            <input type="email" required value={draft.email} onChange={(e) => setDraft({ ...draft, email: e.target.value })} />
+          </label>
+          <label>
+            {t('people.password')}
+            <input type="password" required autoComplete="new-password" value={draft.password} onChange={(e) => setDraft({ ...draft, password: e.target.value })} />
+          </label>
+          <label>
+            {t('people.role')}
+            <select value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value as ConsoleUser['role'] })}>
+              <option value="tenant_user">{t('role.tenant_user')}</option>
+              <option value="tenant_admin">{t('role.tenant_admin')}</option>
+            </select>
+          </label>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {t('people.invite')}
+          </button>
+        </form>
+      )}
+      <ErrorMessage error={create.error} />
+    </section>
+  );
+}
+
+function Keys() {
+  const { t, formatTime } = useI18n();
+  const { api, projectId, project, isAdmin } = useProject();
+  const queryClient = useQueryClient();
+  const keys = useQuery({ queryKey: [projectId, 'keys'], queryFn: () => api.GET('/keys') as Promise<{ items: ApiKey[] }>, enabled: isAdmin });
+  const page = usePaged(keys.data?.items ?? [], 20);
+  const [draft, setDraft] = useState({ name: '', scope: 'full' as NonNullable<ApiKey['scope']> });
+  const [issued, setIssued] = useState<(ApiKey & { key: string }) | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: [projectId, 'keys'] });
+  const issue = useMutation({
+    mutationFn: (type: 'agent' | 'public') => api.POST('/keys', { body: type === 'agent' ? { type, scope: draft.scope, name: draft.name.trim() || undefined } : { type } }) as Promise<ApiKey & { key: string }>,
+    onSuccess: async (key) => {
+      setIssued(key);
+      setDraft({ name: '', scope: 'full' });
+      await refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (key: ApiKey) => api.DELETE('/keys/{keyId}', { params: { path: { keyId: key.id } } }),
+    onSuccess: async () => {
+      setRevoking(null);
+      await refresh();
+    },
+  });
+  if (!isAdmin) return null;
+  const oneAgentKey = !planAtLeast(project.plan, 'standard');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    issue.mutate('agent');
+  };
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">{t('keys.title')}</h2>
+      <p className="help">{oneAgentKey ? t('keys.planOne', { plan: project.plan }) : t('keys.planMany')}</p>
+      <ErrorMessage error={keys.error} />
+      <table className="list">
+        <thead>
+          <tr>
+            <th scope="col">{t('keys.type')}</th>
+            <th scope="col">{t('keys.name')}</th>
+            <th scope="col">{t('keys.prefix')}</th>
+            <th scope="col">{t('keys.scope')}</th>
+            <th scope="col">{t('keys.created')}</th>
+            <th scope="col">{t('keys.state')}</th>
+            <th scope="col">
+              <span className="visually-hidden">{t('keys.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.items.map((k) => (
+            <tr key={k.id}>
+              <td>{t(`keys.type.${k.type}` as MessageKey)}</td>
+              <td>{k.name ?? ''}</td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{k.scope ?? ''}</td>
+              <td>{formatTime(k.createdAt)}</td>
+              <td>{k.revokedAt ? t('keys.revokedAt', { time: formatTime(k.revokedAt) }) : t('keys.active')}</td>
+              <td>
+                {!k.revokedAt && (
+                  <button type="button" className="danger" onClick={() => setRevoking(k)}>
+                    {t('keys.revoke')}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager {...page} />
+      <form className="filters" onSubmit={submit}>
+        <label>
+          {t('keys.name')}
+          <input type="text" maxLength={100} value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+        </label>
+        <label>
+          {t('keys.scope')}
+          <select value={draft.scope} onChange={(e) => setDraft({ ...draft, scope: e.target.value as NonNullable<ApiKey['scope']> })}>
+            <option value="full">{t('keys.scope.full')}</option>
+            <option value="content">{t('keys.scope.content')}</option>
+            <option value="schema">{t('keys.scope.schema')}</option>
+          </select>
+        </label>
+        <button type="submit" className="primary" disabled={issue.isPending}>
+          {t('keys.newAgent')}
+        </button>
+        <button type="button" onClick={() => issue.mutate('public')} disabled={issue.isPending}>
+          {t('keys.newPublic')}
+        </button>
+      </form>
+      <ErrorMessage error={issue.error ?? revoke.error} />
+      <Modal open={issued !== null} title={t('keys.issuedTitle')} onClose={() => setIssued(null)}>
+        {issued && (
+          <>
+            <p className="notice" role="alert">
+              {t('keys.shownOnce')}
+            </p>
+            <label>
+              {issued.type === 'agent' ? t('keys.issuedAgent', { scope: issued.scope ?? '' }) : t('keys.issuedPublic')}
+              <input type="text" readOnly className="secret" value={issued.key} onFocus={(e) => e.target.select()} />
+            </label>
+            <div className="dialog-actions">
+              <CopyButton text={issued.key} />
+              <button type="button" className="primary" onClick={() => setIssued(null)}>
+                {t('webhooks.secretStored')}
+              </button>
+            </div>
+          </>
+        )}
+      </Modal>
+      {revoking && (
+        <ConfirmDialog open title={t('keys.revokeTitle', { prefix: revoking.prefix })} confirmLabel={t('keys.revoke')} busy={revoke.isPending} onCancel={() => setRevoking(null)} onConfirm={() => revoke.mutate(revoking)}>
+          <p>{t('keys.revokeText')}</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

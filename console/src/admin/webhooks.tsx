@@ -1,0 +1,171 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { Modal } from '../components/modal.tsx';
+import { PlanNotice } from './plan-notice.tsx';
+import { CopyButton } from './copy-button.tsx';
+import { planAtLeast, WEBHOOK_EVENTS, type Webhook } from './shapes.ts';
+
+/** The project's webhooks (Standard plan and above): list, create with the secret shown once, enable/disable. */
+export function WebhookList() {
+  const { t } = useI18n();
+  const { api, projectId, project, path } = useProject();
+  const queryClient = useQueryClient();
+  const allowed = planAtLeast(project.plan, 'standard');
+  const hooks = useQuery({ queryKey: [projectId, 'webhooks'], queryFn: () => api.GET('/webhooks') as Promise<{ items: Webhook[] }>, enabled: allowed });
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<(Webhook & { secret: string }) | null>(null);
+  const toggle = useMutation({
+    mutationFn: (hook: Webhook) => api.PATCH('/webhooks/{webhookId}', { params: { path: { webhookId: hook.id } }, body: { enabled: !hook.enabled } }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [projectId, 'webhooks'] }),
+  });
+  if (!allowed) {
+    return (
+      <section>
+        <h1>{t('webhooks.title')}</h1>
+        <PlanNotice feature={t('webhooks.title')} plan="standard" />
+      </section>
+    );
+  }
+  return (
+    <section>
+      <div className="page-head">
+        <h1>{t('webhooks.title')}</h1>
+        <button type="button" className="primary" onClick={() => setCreating(true)}>
+          {t('webhooks.new')}
+        </button>
+      </div>
+      <ErrorMessage error={hooks.error ?? toggle.error} />
+      {hooks.data?.items.length === 0 && <p className="muted">{t('webhooks.none')}</p>}
+      {hooks.data && hooks.data.items.length > 0 && (
+        <table className="list">
+          <thead>
+            <tr>
+              <th scope="col">{t('webhooks.col.name')}</th>
+              <th scope="col">{t('webhooks.col.url')}</th>
+              <th scope="col">{t('webhooks.col.events')}</th>
+              <th scope="col">{t('webhooks.col.enabled')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hooks.data.items.map((hook) => (
+              <tr key={hook.id}>
+                <td>
+                  <Link to={path(`webhooks/${hook.id}`)}>{hook.name}</Link>
+                </td>
+                <td className="small break">{hook.url}</td>
+                <td className="small">{hook.events.join(', ')}</td>
+                <td>
+                  <label className="inline">
+                    <input type="checkbox" checked={hook.enabled} disabled={toggle.isPending} onChange={() => toggle.mutate(hook)} />
+                    <span className="visually-hidden">{t('webhooks.enabledOf', { name: hook.name })}</span>
+                    {hook.enabled ? t('webhooks.on') : t('webhooks.off')}
+                  </label>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Modal open={creating} title={t('webhooks.new')} onClose={() => setCreating(false)}>
+        {creating && (
+          <WebhookForm
+            onDone={(hook) => {
+              setCreating(false);
+              setCreated(hook as Webhook & { secret: string });
+            }}
+            onCancel={() => setCreating(false)}
+          />
+        )}
+      </Modal>
+      <Modal open={created !== null} title={t('webhooks.secretTitle')} onClose={() => setCreated(null)}>
+        {created && (
+          <>
+            <p className="notice" role="alert">
+              {t('webhooks.secretWarning')}
+            </p>
+            <label>
+              {t('webhooks.secret')}
+              <input type="text" readOnly value={created.secret} className="secret" onFocus={(e) => e.target.select()} />
+            </label>
+            <div className="dialog-actions">
+              <CopyButton text={created.secret} />
+              <button type="button" className="primary" onClick={() => setCreated(null)}>
+                {t('webhooks.secretStored')}
+              </button>
+            </div>
+          </>
+        )}
+      </Modal>
+    </section>
+  );
+}
+
+/** Name, URL, description, events and the enabled flag; a new webhook when `hook` is not given. */
+export function WebhookForm({ hook, onDone, onCancel }: { hook?: Webhook; onDone: (result: Webhook) => void; onCancel?: () => void }) {
+  const { t } = useI18n();
+  const { api, projectId } = useProject();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState({ name: hook?.name ?? '', url: hook?.url ?? 'https://', description: hook?.description ?? '', events: hook?.events ?? ['entry.published'], enabled: hook?.enabled ?? true });
+  const save = useMutation({
+    mutationFn: () => {
+      const body = { ...draft, description: draft.description.trim() || null };
+      return (hook ? api.PATCH('/webhooks/{webhookId}', { params: { path: { webhookId: hook.id } }, body }) : api.POST('/webhooks', { body })) as Promise<Webhook>;
+    },
+    onSuccess: async (result) => {
+      await queryClient.invalidateQueries({ queryKey: [projectId, 'webhooks'] });
+      onDone(result);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} className="admin-form">
+      <label>
+        {t('webhooks.col.name')}
+        <input type="text" required maxLength={100} value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+      </label>
+      <label>
+        {t('webhooks.col.url')}
+        <input type="url" required value={draft.url} onChange={(e) => setDraft({ ...draft, url: e.target.value })} />
+      </label>
+      <label>
+        {t('webhooks.description')}
+        <input type="text" maxLength={500} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
+      </label>
+      <fieldset>
+        <legend>{t('webhooks.col.events')}</legend>
+        {WEBHOOK_EVENTS.map((event) => (
+          <label key={event} className="inline">
+            <input
+              type="checkbox"
+              checked={draft.events.includes(event)}
+              onChange={(e) => setDraft({ ...draft, events: e.target.checked ? [...draft.events, event] : draft.events.filter((x) => x !== event) })}
+            />
+            <code>{event}</code>
+          </label>
+        ))}
+      </fieldset>
+      <label className="inline">
+        <input type="checkbox" checked={draft.enabled} onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })} />
+        {t('webhooks.col.enabled')}
+      </label>
+      <ErrorMessage error={save.error} />
+      <div className="dialog-actions">
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            {t('admin.cancel')}
+          </button>
+        )}
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {hook ? t('webhooks.save') : t('webhooks.create')}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,267 @@
+/**
+ * The administrator console (issue 19) end to end: Debian's Chromium through playwright-core against a
+ * started service (one browser and one service for the file). Contact forms and their inbox, webhooks
+ * against a real HTTPS receiver, agent keys, the sign-in page's appearance; axe-core on each page.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { simpleParser } from 'mailparser';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { adminSession, PASSWORD, Receiver, until } from '../webhooks/support.ts';
+import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { assertNoSeriousAxeViolation, CHROMIUM_FLAGS, consoleBuilt, pageWithProblems, screenshotTo, signInAt } from './admin-browser.ts';
+
+/** The background image of an element as the browser computes it (where the sign-in page's colours show). */
+const backgroundOf = (el: unknown): string => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundImage: string } }).getComputedStyle(el).backgroundImage;
+
+/** The session lives in the page's memory only: moving between pages goes through the app's own navigation. */
+async function openArea(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+}
+
+describe(needing(chromiumProgram, 'console: the administrator pages in headless Chromium'), function () {
+  this.timeout(120_000);
+  let f: AdminFixture;
+  let browser: Browser;
+  let receiver: Receiver;
+  let dataDir: string;
+  let session: { token: string; headers: Record<string, string> };
+  let consoleUrl: string;
+  let admin: { context: BrowserContext; page: Page; problems: string[] };
+  const api = (method: string, route: string, body?: unknown) => f.call(method, route, { token: session.token, headers: session.headers, ...(body === undefined ? {} : { body }) });
+
+  before(async function () {
+    const executablePath = requireProgram(this, chromiumProgram);
+    consoleBuilt();
+    receiver = await Receiver.start();
+    dataDir = path.join(tempDir(), 'data');
+    f = await startAdminFixture({
+      plan: 'business',
+      dataDir,
+      env: { CONTACT_POW_DIFFICULTY: '8', CONTACT_SUBMIT_RATE_LIMIT: '1000', OUTBOUND_ALLOWLIST: '127.0.0.1', WEBHOOK_CA_FILE: receiver.caFile, SCHEDULED_PUBLISH_INTERVAL_MS: '86400000' },
+    });
+    session = await adminSession(f);
+    consoleUrl = `${f.service.url}/console/p/${f.project.projectId}/`;
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: f.service.url });
+    admin = { context, ...(await pageWithProblems(context)) };
+    await signInAt(admin.page, consoleUrl, f.project.adminEmail, PASSWORD);
+  });
+  afterEach(() => {
+    expect(admin?.problems ?? [], 'CSP refusals or page errors').to.deep.equal([]);
+  });
+  after(async () => {
+    await browser?.close();
+    await f?.stop();
+    await receiver?.close();
+  });
+
+  it('contact form: created with its settings, a hosted-page submission arrives unread, the e-mail link opens it after sign-in, a note, erasure', async () => {
+    const { page } = admin;
+    await openArea(page, 'Contact forms');
+    await page.getByRole('link', { name: 'New contact form' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Enquiries');
+    await page.getByLabel('Slug').fill('enquiries');
+    await page.getByLabel('Notification e-mails').fill('team@example.com');
+    await page.getByLabel('Reply-To field').selectOption('email');
+    await page.getByLabel('Send an autoreply').check();
+    await page.getByLabel('Send the autoreply to the address in').selectOption('email');
+    await page.getByLabel('Autoreply subject (en)').fill('Thank you, {name}');
+    await page.getByLabel('Autoreply body (en)').fill('We will answer soon.');
+    await page.getByLabel('Autoreply subject (ja)').fill('お問い合わせありがとうございます');
+    await page.getByLabel('Publish a hosted page').check();
+    await page.getByRole('button', { name: 'Add a field' }).click();
+    await page.getByLabel('Key of field 4').fill('topic');
+    await page.getByLabel('Type of field 4').selectOption('select');
+    await page.getByLabel('Label of field 4').fill('Topic');
+    await page.getByLabel('Options of field 4').fill('sales=Sales\nsupport=Support');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Contact form: Enquiries' }).waitFor();
+    const formId = page.url().split('/').pop()!;
+    const form = (await api('GET', `/contact-forms/${formId}`)).body;
+    expect(form).to.deep.include({ name: 'Enquiries', slug: 'enquiries', notification_emails: ['team@example.com'], reply_to_field: 'email', autoreply_enabled: true, autoreply_to_field: 'email', hosted_page_enabled: true });
+    expect(form.autoreply_subject).to.deep.equal({ en: 'Thank you, {name}', ja: 'お問い合わせありがとうございます' });
+    expect(form.fields[3]).to.deep.include({ key: 'topic', type: 'select', label: 'Topic', options: [{ value: 'sales', label: 'Sales' }, { value: 'support', label: 'Support' }] });
+    const hostedUrl = `${f.service.url}/contact/${f.project.projectSlug}/enquiries`;
+    expect(await page.getByRole('link', { name: hostedUrl }).count()).to.equal(1);
+    expect(await page.getByLabel('Embed snippet').inputValue()).to.equal(`<iframe src="${hostedUrl}/embed" title="Enquiries" width="100%" height="640" loading="lazy"></iframe>`);
+    await assertNoSeriousAxeViolation(page, 'the contact form editor');
+    await screenshotTo(page, 'admin-contact-form-editor');
+
+    // A visitor submits through the hosted page.
+    const visitor = await browser.newContext();
+    const hosted = await visitor.newPage();
+    await hosted.goto(hostedUrl);
+    await hosted.getByLabel('Name').fill('Mia Müller');
+    await hosted.getByLabel('E-mail').fill('mia@example.org');
+    await hosted.getByLabel('Message').fill('Please call me back.');
+    await hosted.getByLabel('Topic').selectOption('sales');
+    await hosted.getByRole('button', { name: 'Send' }).click();
+    await hosted.locator('#thank-you').waitFor({ timeout: 30_000 });
+    await visitor.close();
+
+    // It waits in the inbox, unread.
+    await page.getByRole('link', { name: 'Submissions' }).click();
+    const unread = page.getByRole('region', { name: /^Unread/ });
+    await unread.getByRole('link', { name: /Mia Müller/ }).waitFor();
+    expect(await unread.getByRole('listitem').count()).to.equal(1);
+    expect(await page.getByRole('region', { name: 'Read' }).getByText('None.').count()).to.equal(1);
+    await assertNoSeriousAxeViolation(page, 'the submissions inbox');
+    await screenshotTo(page, 'admin-submissions-inbox');
+
+    // The notification e-mail links the submission's console page, which opens it after sign-in.
+    const mailDir = path.join(dataDir, 'mail');
+    const file = await until(async () => (fs.existsSync(mailDir) ? fs.readdirSync(mailDir).find((n) => n.includes('.notification@')) : undefined), Boolean, 15_000, 'the notification e-mail');
+    const mail = await simpleParser(fs.readFileSync(path.join(mailDir, file!)));
+    const submissionId = file!.split('.')[0]!;
+    const link = /Open it in the console: (\S+)/.exec(mail.text!)![1]!;
+    expect(link).to.equal(`${f.service.url}/console/p/${f.project.projectId}/contact-forms/${formId}/submissions/${submissionId}`);
+    const reader = await browser.newContext({ locale: 'en-GB' });
+    const readerPage = (await pageWithProblems(reader)).page;
+    await signInAt(readerPage, link, f.project.adminEmail, PASSWORD);
+    const detail = readerPage.getByRole('article');
+    await detail.getByText('Please call me back.').waitFor();
+    expect(await detail.getByText('mia@example.org').count()).to.equal(1);
+    // Opened, it is read.
+    await until(async () => (await api('GET', `/contact-forms/${formId}/submissions/${submissionId}`)).body.read, (read) => read === true, 5_000, 'read');
+    await readerPage.getByLabel('Add a note').fill('Called back; sending a quote.');
+    await readerPage.getByRole('button', { name: 'Add note' }).click();
+    await detail.getByText('Called back; sending a quote.').waitFor();
+    await detail.getByRole('row', { name: /Notification e-mail sent/ }).waitFor();
+    await assertNoSeriousAxeViolation(readerPage, 'a submission');
+    await screenshotTo(readerPage, 'admin-submission');
+
+    // Erase: the dialog says what goes and what stays.
+    await readerPage.getByRole('button', { name: 'Erase…' }).click();
+    const dialog = readerPage.getByRole('dialog', { name: 'Erase this submission?' });
+    await dialog.waitFor();
+    const text = await dialog.innerText();
+    expect(text).to.contain('Its submitted values (4 fields) and internal notes (1) can never be read again').and.contain('This cannot be undone.').and.contain('Kept: the fact that a submission arrived');
+    await assertNoSeriousAxeViolation(readerPage, 'the erase dialog');
+    await screenshotTo(readerPage, 'admin-submission-erase');
+    await dialog.getByRole('button', { name: 'Erase for good' }).click();
+    await detail.getByText(/Erased .*: its values and notes can no longer be read/).waitFor();
+    const erased = (await api('GET', `/contact-forms/${formId}/submissions/${submissionId}`)).body;
+    expect(erased).to.deep.include({ erased: true, values: null });
+    expect(erased.notes.map((n: { text: string | null }) => n.text)).to.deep.equal([null]);
+    const listed = (await api('GET', `/contact-forms/${formId}/submissions`)).body.items;
+    expect(listed.map((s: { id: string }) => s.id)).to.deep.equal([submissionId]);
+    await reader.close();
+  });
+
+  it('webhooks: the secret shown once, a failed delivery (500) with its response, redelivered after recovery, a test sent, failures filtered', async () => {
+    const { page } = admin;
+    receiver.behaviours.set('/hook', { status: 500, body: 'receiver down' });
+    await openArea(page, 'Webhooks');
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    const create = page.getByRole('dialog', { name: 'New webhook' });
+    await create.getByLabel('Name').fill('Site rebuild');
+    await create.getByLabel('URL (https)').fill(receiver.url('/hook'));
+    await create.getByRole('button', { name: 'Create webhook' }).click();
+    const shown = page.getByRole('dialog', { name: 'The signing secret' });
+    await shown.waitFor();
+    const secret = await shown.getByLabel('Signing secret').inputValue();
+    expect(secret).to.match(/^whsec_/);
+    expect(await shown.getByRole('alert').innerText()).to.contain('shown only this once');
+    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).to.equal(secret);
+    await assertNoSeriousAxeViolation(page, 'the signing secret dialog');
+    await screenshotTo(page, 'admin-webhook-secret');
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    receiver.secrets.set('/hook', secret);
+    const webhooks = (await api('GET', '/webhooks')).body;
+    expect(JSON.stringify(webhooks)).not.to.include(secret);
+
+    // An entry is published: the receiver answers 500.
+    const formSet = await f.call('POST', '/form-sets', { body: articleFormSet });
+    const entry = (await f.call('POST', `/form-sets/${formSet.body.id}/entries`, { body: { slug: 'hello', fields: { title: { en: 'Hello' } } } })).body;
+    expect((await api('POST', `/revisions/${entry.revision.id}/submit`, {})).status).to.equal(200);
+    expect((await api('POST', `/revisions/${entry.revision.id}/publish`, {})).status).to.equal(200);
+    await receiver.waitFor('/hook', (got) => got.length === 1);
+
+    await page.getByRole('link', { name: 'Site rebuild' }).click();
+    await page.getByLabel('Status').selectOption('failed');
+    const failed = page.locator('ul.deliveries > li');
+    await failed.filter({ hasText: 'HTTP 500' }).waitFor();
+    expect(await failed.count()).to.equal(1);
+    await failed.locator('summary').click();
+    await failed.getByText('receiver down').waitFor();
+    expect(await failed.locator('pre.code').first().innerText()).to.equal(receiver.received('/hook')[0]!.raw.toString('utf8'));
+    await assertNoSeriousAxeViolation(page, 'the delivery history');
+    await screenshotTo(page, 'admin-webhook-deliveries');
+
+    // The receiver recovers; redelivered, the same bytes arrive, signed.
+    receiver.behaviours.set('/hook', { status: 200, body: 'ok' });
+    await failed.getByRole('button', { name: 'Redeliver' }).click();
+    const got = await receiver.waitFor('/hook', (all) => all.length === 2);
+    expect(got[1]!.raw.equals(got[0]!.raw)).to.equal(true);
+    expect(got[1]!.verified).to.equal(true);
+    await page.getByLabel('Status').selectOption('');
+    const all = page.locator('ul.deliveries > li');
+    await all.filter({ hasText: 'succeeded' }).filter({ hasText: '2 attempts' }).waitFor();
+
+    // Send test.
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const tests = await receiver.waitFor('/hook', (r) => r.length === 3);
+    expect(tests[2]!.headers['x-service-test']).to.equal('true');
+    await all.filter({ hasText: 'test' }).filter({ hasText: 'succeeded' }).waitFor();
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No deliveries.').waitFor();
+    await assertNoSeriousAxeViolation(page, 'the webhook page');
+  });
+
+  it('agent keys: created with a scope and shown once, used, revoked and refused', async () => {
+    const { page } = admin;
+    await openArea(page, 'People and keys');
+    const keys = page.getByRole('region', { name: 'API keys' });
+    await keys.getByLabel('Name').fill('Build bot');
+    await keys.getByLabel('Scope').selectOption('content');
+    await keys.getByRole('button', { name: 'Create agent key' }).click();
+    const shown = page.getByRole('dialog', { name: 'Your new key' });
+    const key = await shown.getByLabel('Agent key, scope content').inputValue();
+    expect(key).to.match(/^sk-agent-/);
+    await assertNoSeriousAxeViolation(page, 'the new key dialog');
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    expect((await f.call('GET', '/form-sets', { token: key })).status).to.equal(200);
+    // Shown once: the list holds its prefix only.
+    expect(JSON.stringify((await api('GET', '/keys')).body)).not.to.include(key);
+    const row = keys.getByRole('row', { name: /Build bot/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const confirm = page.getByRole('dialog', { name: /^Revoke the key/ });
+    expect(await confirm.innerText()).to.contain('refused (401)');
+    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText(/revoked/).waitFor();
+    const refused = await f.call('GET', '/form-sets', { token: key });
+    expect(refused.status).to.equal(401);
+    await assertNoSeriousAxeViolation(page, 'people and keys');
+    await screenshotTo(page, 'admin-people-keys');
+  });
+
+  it('login appearance: a live preview while editing, then the sign-in page shows it', async () => {
+    const { page } = admin;
+    await openArea(page, 'Project settings');
+    const card = page.getByRole('form', { name: 'Sign-in page' });
+    await card.getByLabel('Primary colour', { exact: true }).fill('#7c2d12');
+    await card.getByLabel('Message').fill('Welcome to the newsroom');
+    const preview = card.getByRole('figure', { name: 'Preview of the sign-in page' });
+    await preview.getByText('Welcome to the newsroom').waitFor();
+    expect(await preview.locator('.sign-in-page').evaluate(backgroundOf)).to.contain('rgb(124, 45, 18)');
+    await assertNoSeriousAxeViolation(page, 'project settings');
+    await screenshotTo(page, 'admin-settings');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await card.getByRole('status').getByText('Saved.').waitFor();
+
+    const visitor = await browser.newContext();
+    const signInPage = await visitor.newPage();
+    await signInPage.goto(consoleUrl);
+    await signInPage.getByText('Welcome to the newsroom').waitFor();
+    expect(await signInPage.locator('.sign-in-page').evaluate(backgroundOf)).to.contain('rgb(124, 45, 18)');
+    await screenshotTo(signInPage, 'admin-sign-in-branded');
+    await visitor.close();
+  });
+});
