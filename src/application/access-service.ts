@@ -13,7 +13,7 @@ import { tenantDecider } from '../domain/access/tenant-decider.ts';
 import { domainChanges, projectDecider, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SealedChatWebhook, type SiteSettings } from '../domain/access/project-decider.ts';
 import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { hostnameList } from '../domain/access/access-values.ts';
-import { roleValue, userDecider } from '../domain/access/user-decider.ts';
+import { roleValue, userDecider, type UserCommand } from '../domain/access/user-decider.ts';
 import { AGENT_KEY_SCOPES, keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { newApiKey } from '../security/api-keys.ts';
 import { hashPassword, passwordProblem } from '../security/password-hashing.ts';
@@ -102,6 +102,10 @@ export interface ProjectCreated {
   plan: Plan;
   contentLocales: ContentLocales;
   position: bigint;
+}
+
+export interface UserChanged extends UserCreated {
+  disabled: boolean;
 }
 
 export interface UserCreated {
@@ -261,6 +265,22 @@ export class AccessService {
     checkPassword(input.password);
     await this.#requireTenant(input.tenantId);
     return this.#createUserWithHash(caller, { ...input, email }, await hashPassword(input.password), options);
+  }
+
+  /** Changes a member's role (members.manage: tenant_admin; never one's own). Unchanged when it already has it. */
+  async changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions = {}): Promise<UserChanged> {
+    return this.#changeUser(caller, userId, { type: 'change-role', role }, options);
+  }
+
+  /** Disables a member: sign-in and every session of theirs are refused from then on (never one's own account). */
+  async disableUser(caller: Caller, userId: string, options: WriteOptions = {}): Promise<UserChanged> {
+    return this.#changeUser(caller, userId, { type: 'disable-user' }, options);
+  }
+
+  async #changeUser(caller: Caller, userId: string, command: UserCommand, options: WriteOptions): Promise<UserChanged> {
+    const result = await handleCommand(this.#log, userStream(userId), userDecider, command, { caller }, this.#append(caller, options));
+    const user = result.state!;
+    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, disabled: user.disabled, position: positionOf(result) };
   }
 
   /**

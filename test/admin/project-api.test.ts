@@ -246,6 +246,36 @@ describe('admin API: project settings, console login, keys and members over HTTP
     expect(byEditor.status).to.equal(403);
   });
 
+  it("changes a member's role and disables a member with a tenant_admin session: never one's own account, never by an editor or an agent key", async () => {
+    const email = `member-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const created = await f.call('POST', '/users', { token: session, body: { email, password: PASSWORD, role: 'tenant_user' } });
+    const userId = created.body.id as string;
+    const member = (await login(email, PASSWORD)).body.token as string;
+    // An editor may not manage members; an agent key never.
+    expect((await f.call('PATCH', `/users/${f.project.userId}`, { token: member, body: { role: 'tenant_user' } })).status).to.equal(403);
+    expect((await f.call('PATCH', `/users/${userId}`, { body: { role: 'tenant_admin' } })).status).to.equal(403);
+
+    const promoted = await f.call('PATCH', `/users/${userId}`, { token: session, body: { role: 'tenant_admin' } });
+    expect(promoted.status, JSON.stringify(promoted.body)).to.equal(200);
+    expect(promoted.body).to.deep.equal({ id: userId, tenantId: f.project.tenantId, email, role: 'tenant_admin', disabled: false });
+    const listed = await f.call('GET', '/users', { token: session });
+    expect(listed.body.items.find((u: { id: string }) => u.id === userId)).to.include({ role: 'tenant_admin', disabled: false });
+
+    const own = await f.call('PATCH', `/users/${f.project.userId}`, { token: session, body: { disabled: true } });
+    expect([own.status, own.body.error.code]).to.deep.equal([403, 'FORBIDDEN']);
+    expect(own.body.error.message).to.equal('You cannot disable your own account.');
+    const both = await f.call('PATCH', `/users/${userId}`, { token: session, body: { role: 'tenant_user', disabled: true } });
+    expect([both.status, both.body.error.code]).to.deep.equal([400, 'VALIDATION_ERROR']);
+    expect((await f.call('PATCH', `/users/${userId}`, { token: session, body: { disabled: false } })).status).to.equal(400);
+    expect((await f.call('PATCH', '/users/00000000-0000-4000-8000-000000000000', { token: session, body: { disabled: true } })).status).to.equal(404);
+
+    const disabled = await f.call('PATCH', `/users/${userId}`, { token: session, body: { disabled: true } });
+    expect(disabled.status, JSON.stringify(disabled.body)).to.equal(200);
+    expect(disabled.body.disabled).to.equal(true);
+    expect((await login(email, PASSWORD)).status).to.equal(403);
+    expect((await f.call('GET', '/form-sets', { token: member, headers: { 'x-project-id': f.project.projectId } })).status).to.be.oneOf([401, 403]);
+  });
+
   it('sets site settings and custom domains; a domain another project holds is 409 until released', async () => {
     const settings = await asAdmin('PUT', '/project/site-settings', { siteUrl: 'https://www.example.com/', siteName: 'Example' });
     expect(settings.status, JSON.stringify(settings.body)).to.equal(200);

@@ -24,8 +24,16 @@ export function PeopleAndKeys() {
 
 function Users() {
   const { t, formatTime } = useI18n();
-  const { api, isAdmin } = useProject();
+  const { api, isAdmin, userId } = useProject();
   const queryClient = useQueryClient();
+  const [disabling, setDisabling] = useState<ConsoleUser | null>(null);
+  const change = useMutation({
+    mutationFn: ({ user, body }: { user: ConsoleUser; body: { role: ConsoleUser['role'] } | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body }),
+    onSuccess: async () => {
+      setDisabling(null);
+      await queryClient.invalidateQueries({ queryKey: ['users'] });
+    },
+  });
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: ConsoleUser[] }> });
   const page = usePaged(users.data?.items ?? [], 20);
   const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as ConsoleUser['role'] });
@@ -51,20 +59,50 @@ function Users() {
             <th scope="col">{t('people.role')}</th>
             <th scope="col">{t('people.state')}</th>
             <th scope="col">{t('people.created')}</th>
+            {isAdmin && (
+              <th scope="col">
+                <span className="visually-hidden">{t('keys.actions')}</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
           {page.items.map((u) => (
             <tr key={u.id}>
               <td>{u.email}</td>
-              <td>{t(`role.${u.role}` as MessageKey)}</td>
+              <td>
+                {isAdmin && u.id !== userId && !u.disabled ? (
+                  <select aria-label={t('people.roleOf', { email: u.email })} value={u.role} disabled={change.isPending} onChange={(e) => change.mutate({ user: u, body: { role: e.target.value as ConsoleUser['role'] } })}>
+                    <option value="tenant_user">{t('role.tenant_user')}</option>
+                    <option value="tenant_admin">{t('role.tenant_admin')}</option>
+                  </select>
+                ) : (
+                  t(`role.${u.role}` as MessageKey)
+                )}
+              </td>
               <td>{u.disabled ? t('people.disabled') : t('people.active')}</td>
               <td>{formatTime(u.createdAt)}</td>
+              {isAdmin && (
+                <td>
+                  {u.id !== userId && !u.disabled && (
+                    <button type="button" className="danger" onClick={() => setDisabling(u)}>
+                      {t('people.disable')}
+                    </button>
+                  )}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
       </table>
       <Pager {...page} />
+      <p className="help">{t('people.roles')}</p>
+      <ErrorMessage error={change.error} />
+      {disabling && (
+        <ConfirmDialog open title={t('people.disableTitle', { email: disabling.email })} confirmLabel={t('people.disable')} busy={change.isPending} onCancel={() => setDisabling(null)} onConfirm={() => change.mutate({ user: disabling, body: { disabled: true } })}>
+          <p>{t('people.disableText')}</p>
+        </ConfirmDialog>
+      )}
       {isAdmin && (
         <form className="filters" onSubmit={submit} aria-labelledby="invite-title">
           <h3 id="invite-title" className="visually-hidden">

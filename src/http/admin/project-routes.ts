@@ -6,7 +6,7 @@ import { assertCan } from '../../domain/access/permissions.ts';
 import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import type { AgentScope, UserRole } from '../../domain/principal.ts';
-import { notFound } from '../errors/error-factory.ts';
+import { notFound, validationError } from '../errors/error-factory.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
@@ -84,6 +84,11 @@ const issueKeyBody = z.object({
   scope: z.enum(AGENT_SCOPES).optional(),
   /** Agent keys only; default "Agent key". */
   name: z.string().min(1).max(100).optional(),
+});
+
+const updateUserBody = z.object({
+  role: z.enum(['tenant_admin', 'tenant_user', 'editor', 'reviewer']).optional(),
+  disabled: z.literal(true, { error: 'only true: a disabled member cannot be enabled again here' }).optional(),
 });
 
 const createUserBody = z.object({
@@ -344,6 +349,18 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     await settle(created.position);
     ctx.status = 201;
     ctx.body = { id: created.userId, tenantId: created.tenantId, email: created.email, role: created.role, disabled: false };
+  });
+
+  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, responses: { 200: 'The user' } }, async (ctx, { body }) => {
+    const caller: Caller = principalOf(ctx);
+    assertCan(caller, 'members.manage');
+    const userId = ctx.params['userId'];
+    if (!isUuid(userId)) throw notFound(`No user ${userId}.`);
+    // One change per request, so that a refusal never leaves half of it written.
+    if ((body.role === undefined) === (body.disabled === undefined)) throw validationError('Give either role or disabled: true (one change per request).');
+    const changed = body.role !== undefined ? await access.changeUserRole(caller, userId, body.role) : await access.disableUser(caller, userId);
+    await settle(changed.position);
+    ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, disabled: changed.disabled };
   });
 
   return router;
