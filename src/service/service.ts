@@ -56,7 +56,9 @@ import { openContactForms, type ContactForms, type ContactFormsOverrides } from 
 import { publicContactRoutes } from '../http/public/contact-routes.ts';
 import { contactPages } from '../http/contact-host/contact-pages.ts';
 import { consoleRoutes } from '../http/console/console-routes.ts';
-import { PACKAGE_ROOT } from '../package-root.ts';
+import { PACKAGE_ROOT, packageVersion } from '../package-root.ts';
+import { OperationsOverviewService } from '../application/operations-overview.ts';
+import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
 import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
@@ -233,7 +235,19 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config) });
+      const operations = supervisor
+        ? new OperationsOverviewService({
+            projections,
+            log,
+            store: stores.readModels,
+            reader: adminDepsValue.reader,
+            operations: new ProjectionOperations({ projections, log, store: stores.readModels, clock, logger }),
+            version: packageVersion(),
+            adapters: { eventStore: config.eventStore.kind, readModels: config.readModels.kind, blobs: config.media.blobs.kind },
+            clock,
+          })
+        : undefined;
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), ...(operations ? { operations } : {}) });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);

@@ -45,6 +45,7 @@ export const ACTIONS = [
   'webhooks.read',
   'webhooks.manage',
   'audit.read',
+  'operations.manage',
   'help.read',
   // keys and members
   'keys.list',
@@ -149,6 +150,7 @@ export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
   'webhooks.read': { label: 'read webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
   'webhooks.manage': { label: 'manage webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
   'audit.read': { label: 'read the project audit log', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'operations.manage': { label: 'see and operate projections and outboxes', userRole: 'tenant_admin', agents: scopes(NONE) },
   'help.read': { label: 'read the admin help', userRole: 'tenant_user', agents: scopes(ALL) },
 
   'keys.list': { label: 'list API keys', userRole: 'tenant_admin', agents: scopes(NONE) },

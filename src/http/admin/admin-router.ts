@@ -20,9 +20,11 @@ import type { TranslationProvider } from '../../translation/translation-provider
 import { mcpRoute } from './mcp-route.ts';
 import { asOfRoutes } from './as-of-routes.ts';
 import { reviewNoticeRoutes } from './review-notice-routes.ts';
+import { operationsRoutes } from './operations-routes.ts';
+import type { OperationsOverviewService } from '../../application/operations-overview.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
-export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider } = {}): Router {
+export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService } = {}): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   const api = new ApiRegistry();
   const open = authRoutes(deps, api);
@@ -38,6 +40,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const contact = contactFormRoutes(deps, api, services.contactForms);
   const notices = reviewNoticeRoutes(deps, api, services.contactForms);
   const translation = translationRoutes(deps, api, services.translation);
+  const operations = operationsRoutes(deps, api, services.operations);
   const mcp = mcpRoute(deps, api, { mediaMaxBytes: services.media?.maxBytes });
   // Built once all routes are registered; served without credentials.
   const document = openApiDocument(api, { version: '1.0.0' });
@@ -48,6 +51,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, operations, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { collect } from '../../src/event-store/event-store.ts';
+import { startAdminFixture, type AdminFixture } from './support.ts';
+import { adminSession, PASSWORD, until } from '../webhooks/support.ts';
+
+/** A poisoned projection over HTTP: shown with its failing event, retried, skipped with a reason; a rebuild with progress. */
+describe('admin API: operations (projections, outboxes, version and adapters)', function () {
+  this.timeout(60_000);
+  let f: AdminFixture;
+  let session: { token: string; headers: Record<string, string> };
+  const call = (method: string, route: string, body?: unknown) => f.call(method, route, { token: session.token, headers: session.headers, ...(body === undefined ? {} : { body }) });
+  const overview = async () => (await call('GET', '/operations')).body as { version: string; adapters: Record<string, string>; projections: any[]; outboxes: Array<{ name: string; pending: number }> };
+  const projection = async (name: string) => (await overview()).projections.find((p) => p.name === name);
+
+  before(async () => {
+    f = await startAdminFixture({ plan: 'business' });
+    session = await adminSession(f);
+  });
+  after(async () => {
+    await f?.stop();
+  });
+
+  it('answers the version, the adapters, every projection live and the project\'s outbox backlogs', async () => {
+    const response = await call('GET', '/operations');
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    expect(response.headers.get('cache-control')).to.equal('no-store');
+    const body = response.body;
+    expect(body.version).to.match(/^\d+\.\d+\.\d+/);
+    expect(body.adapters).to.deep.equal({ eventStore: 'sqlite', readModels: 'sqlite', blobs: 'local-folder' });
+    expect(body.projections.map((p: { name: string }) => p.name)).to.include.members(['audit-trail', 'stream-activity', 'access', 'content', 'webhooks', 'contact-forms']);
+    for (const p of body.projections) expect(p.active?.failure ?? null, p.name).to.equal(null);
+    expect(body.outboxes).to.deep.equal([{ name: 'webhooks', pending: 0 }, { name: 'contact-notices', pending: 0 }, { name: 'media-purge', pending: 0 }]);
+  });
+
+  it('is for tenant_admin sessions only: an agent key and an editor get 403', async () => {
+    expect((await f.call('GET', '/operations')).status).to.equal(403);
+    const email = `editor-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    expect((await call('POST', '/users', { email, password: PASSWORD, role: 'tenant_user' })).status).to.equal(201);
+    const login = await f.call('POST', '/auth/login', { body: { email, password: PASSWORD } });
+    const editor = await f.call('GET', '/operations', { token: login.body.token, headers: session.headers });
+    expect([editor.status, editor.body.error.code]).to.deep.equal([403, 'FORBIDDEN']);
+  });
+
+  it('shows a poisoned projection with its failing event; retry tries it again; skip needs a reason, records it with the caller and resumes', async () => {
+    // An event some other tool wrote, without the metadata every event of ours carries.
+    const poisonId = randomUUID();
+    await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
+    const paused = await until(() => projection('stream-activity'), (p) => p.state === 'paused', 10_000, 'stream-activity paused');
+    expect(paused.active.failure).to.include({ eventId: poisonId, eventType: 'legacy.imported', streamId: `imported-${poisonId}` });
+    expect(paused.active.failure.message).to.be.a('string').and.not.equal('');
+
+    const retried = await call('POST', '/operations/projections/stream-activity/retry');
+    expect(retried.status, JSON.stringify(retried.body)).to.equal(200);
+    expect(retried.body.retrying).to.include({ eventId: poisonId });
+    // The same event fails again: paused again.
+    await until(() => projection('stream-activity'), (p) => p.state === 'paused', 10_000, 'paused again');
+
+    const noReason = await call('POST', '/operations/projections/stream-activity/skip', { reason: '  ' });
+    expect([noReason.status, noReason.body.error.code]).to.deep.equal([400, 'VALIDATION_ERROR']);
+    const skipped = await call('POST', '/operations/projections/stream-activity/skip', { reason: 'legacy import without metadata' });
+    expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
+    expect(skipped.body.skipped).to.include({ eventId: poisonId });
+    const resumed = await until(() => projection('stream-activity'), (p) => p.state === 'live' || p.state === 'behind', 10_000, 'resumed');
+    expect(resumed.skips).to.be.at.least(1);
+    const audit = await collect(f.service.log.readStream('operations-projections'));
+    const record = audit.find((e) => (e.data as { eventId: string }).eventId === poisonId)!;
+    expect(record.data).to.deep.include({ projection: 'stream-activity', reason: 'legacy import without metadata' });
+    expect(record.metadata.actor).to.deep.equal({ type: 'user', id: f.project.userId });
+
+    const notPaused = await call('POST', '/operations/projections/stream-activity/retry');
+    expect([notPaused.status, notPaused.body.error.code]).to.deep.equal([409, 'CONFLICT']);
+    const unknown = await call('POST', '/operations/projections/nope/retry');
+    expect([unknown.status, unknown.body.error.code]).to.deep.equal([404, 'NOT_FOUND']);
+  });
+
+  it('rebuilds a projection into a new generation in the background, with its progress shown until it is done', async () => {
+    const before = await projection('audit-trail');
+    const started = await call('POST', '/operations/projections/audit-trail/rebuild');
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    expect(started.body).to.include({ projection: 'audit-trail', state: 'running' });
+    const done = await until(() => projection('audit-trail'), (p) => p.rebuild?.state === 'done', 20_000, 'rebuild done');
+    expect(done.rebuild.fraction).to.equal(1);
+    expect(done.rebuild.events).to.be.greaterThan(0);
+    expect(done.active.generation).to.be.greaterThan(before.active.generation);
+    expect(done.rebuild.generation).to.equal(done.active.generation);
+  });
+});
