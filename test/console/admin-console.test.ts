@@ -3,6 +3,7 @@
  * started service (one browser and one service for the file). Contact forms and their inbox, webhooks
  * against a real HTTPS receiver, agent keys, the sign-in page's appearance; axe-core on each page.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -12,6 +13,7 @@ import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/s
 import { adminSession, PASSWORD, Receiver, until } from '../webhooks/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { collect } from '../../src/event-store/event-store.ts';
 import { assertNoSeriousAxeViolation, CHROMIUM_FLAGS, consoleBuilt, pageWithProblems, screenshotTo, signInAt } from './admin-browser.ts';
 
 /** The background image of an element as the browser computes it (where the sign-in page's colours show). */
@@ -263,5 +265,59 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     expect(await signInPage.locator('.sign-in-page').evaluate(backgroundOf)).to.contain('rgb(124, 45, 18)');
     await screenshotTo(signInPage, 'admin-sign-in-branded');
     await visitor.close();
+  });
+
+  it('operations: a poisoned projection shown with its failing event, retried, skipped with a reason; outboxes, version and adapters', async () => {
+    const { page } = admin;
+    const poisonId = randomUUID();
+    await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
+    await openArea(page, 'Operations');
+    const row = page.getByRole('row', { name: /stream-activity/ });
+    await row.getByText('paused').waitFor();
+    const failure = page.getByRole('alert').filter({ hasText: poisonId });
+    await failure.getByText(`Paused on legacy.imported event ${poisonId}`).waitFor();
+    expect(await page.getByRole('definition').allInnerTexts()).to.include.members(['sqlite', 'local-folder']);
+    await assertNoSeriousAxeViolation(page, 'operations with a paused projection');
+    await screenshotTo(page, 'admin-operations-paused');
+
+    // Retried, the same event fails again.
+    await row.getByRole('button', { name: 'Retry' }).click();
+    await until(async () => (await api('GET', '/operations')).body.projections.find((p: { name: string }) => p.name === 'stream-activity'), (p) => p.state === 'paused', 10_000, 'paused again');
+    await row.getByRole('button', { name: 'Skip event…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Skip the failing event of stream-activity?' });
+    expect(await dialog.innerText()).to.contain(poisonId).and.contain('recorded in the log');
+    const confirm = dialog.getByRole('button', { name: 'Skip the event' });
+    expect(await confirm.isDisabled()).to.equal(true);
+    await dialog.getByLabel('Reason').fill('Legacy import without metadata');
+    await assertNoSeriousAxeViolation(page, 'the skip dialog');
+    await confirm.click();
+    await row.getByText('live').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('alert').filter({ hasText: poisonId }).count()).to.equal(0);
+    const skip = (await collect(f.service.log.readStream('operations-projections'))).find((e) => (e.data as { eventId: string }).eventId === poisonId)!;
+    expect(skip.data).to.deep.include({ reason: 'Legacy import without metadata' });
+    expect(skip.metadata.actor).to.deep.equal({ type: 'user', id: f.project.userId });
+    await screenshotTo(page, 'admin-operations');
+  });
+
+  it('role-aware and in Japanese: an editor reads the inbox but sees no administrator area and no erase', async () => {
+    const email = `editor-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    expect((await api('POST', '/users', { email, password: PASSWORD, role: 'tenant_user' })).status).to.equal(201);
+    const context = await browser.newContext({ locale: 'ja-JP' });
+    const { page, problems } = await pageWithProblems(context);
+    await page.goto(consoleUrl);
+    await page.getByLabel('メールアドレス').fill(email);
+    await page.getByLabel('パスワード').fill(PASSWORD);
+    await page.getByRole('button', { name: 'サインイン' }).click();
+    const nav = page.getByRole('navigation', { name: 'メイン' });
+    await nav.getByRole('link', { name: 'お問い合わせフォーム' }).click();
+    for (const area of ['Webhook', 'ユーザーとキー', 'プロジェクト設定', '運用']) expect(await nav.getByRole('link', { name: area, exact: true }).count(), area).to.equal(0);
+    await page.getByRole('link', { name: /受信一覧/ }).click();
+    await page.getByRole('link', { name: /Mia Müller|消去済み/ }).first().waitFor();
+    await page.getByRole('link', { name: /消去済み/ }).first().click();
+    await page.getByRole('article').waitFor();
+    expect(await page.getByRole('button', { name: '消去…' }).count()).to.equal(0);
+    await assertNoSeriousAxeViolation(page, 'the inbox in Japanese, as an editor');
+    expect(problems).to.deep.equal([]);
+    await context.close();
   });
 });

@@ -26,6 +26,7 @@ export const ADMIN_ROUTES: RouteObject[] = [
   { path: 'webhooks/:webhookId', element: page(() => import('./webhook-detail.tsx'), 'WebhookDetail') },
   { path: 'people', element: page(() => import('./people-and-keys.tsx'), 'PeopleAndKeys') },
   { path: 'settings', element: page(() => import('./project-settings.tsx'), 'ProjectSettings') },
+  { path: 'operations', element: page(() => import('./operations.tsx'), 'Operations') },
 ];
 
 export const ADMIN_AREAS: Array<{ label: MessageKey; to: string; adminOnly?: boolean }> = [
@@ -33,4 +34,5 @@ export const ADMIN_AREAS: Array<{ label: MessageKey; to: string; adminOnly?: boo
   { label: 'nav.webhooks', to: 'webhooks', adminOnly: true },
   { label: 'nav.people', to: 'people', adminOnly: true },
   { label: 'nav.settings', to: 'settings', adminOnly: true },
+  { label: 'nav.operations', to: 'operations', adminOnly: true },
 ];

@@ -179,7 +179,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
                     <textarea rows={3} aria-label={t('contact.field.optionsOf', { n: index + 1 })} placeholder={t('contact.field.optionsHelp')} defaultValue={optionsText(field)} onChange={(e) => setField(index, { options: parseOptions(e.target.value) })} />
                   )}
                 </td>
-                <td className="row">
+                <td className="nowrap">
                   <button type="button" disabled={index === 0} onClick={() => moveField(index, -1)} aria-label={t('contact.field.up', { n: index + 1 })}>
                     ↑
                   </button>
