@@ -14,7 +14,7 @@ import { adminSession, PASSWORD, Receiver, until } from '../webhooks/support.ts'
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { collect } from '../../src/event-store/event-store.ts';
-import { assertNoSeriousAxeViolation, CHROMIUM_FLAGS, consoleBuilt, pageWithProblems, screenshotTo, signInAt } from './admin-browser.ts';
+import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
 
 /** The background image of an element as the browser computes it (where the sign-in page's colours show). */
 const backgroundOf = (el: unknown): string => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundImage: string } }).getComputedStyle(el).backgroundImage;
@@ -37,7 +37,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
 
   before(async function () {
     const executablePath = requireProgram(this, chromiumProgram);
-    consoleBuilt();
+    requireConsoleBuild();
     receiver = await Receiver.start();
     dataDir = path.join(tempDir(), 'data');
     f = await startAdminFixture({
@@ -47,11 +47,11 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     });
     session = await adminSession(f);
     consoleUrl = `${f.service.url}/console/p/${f.project.projectId}/`;
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: f.service.url });
-    admin = { context, ...(await pageWithProblems(context)) };
-    await signInAt(admin.page, consoleUrl, f.project.adminEmail, PASSWORD);
+    admin = { context, ...(await watchedPage(context)) };
+    await signIn(admin.page, consoleUrl, f.project.adminEmail, PASSWORD);
   });
   afterEach(() => {
     expect(admin?.problems ?? [], 'CSP refusals or page errors').to.deep.equal([]);
@@ -91,8 +91,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const hostedUrl = `${f.service.url}/contact/${f.project.projectSlug}/enquiries`;
     expect(await page.getByRole('link', { name: hostedUrl }).count()).to.equal(1);
     expect(await page.getByLabel('Embed snippet').inputValue()).to.equal(`<iframe src="${hostedUrl}/embed" title="Enquiries" width="100%" height="640" loading="lazy"></iframe>`);
-    await assertNoSeriousAxeViolation(page, 'the contact form editor');
-    await screenshotTo(page, 'admin-contact-form-editor');
+    await expectAccessible(page, 'the contact form editor');
+    await screenshot(page, 'admin-contact-form-editor');
 
     // A visitor submits through the hosted page.
     const visitor = await browser.newContext();
@@ -112,8 +112,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await unread.getByRole('link', { name: /Mia Müller/ }).waitFor();
     expect(await unread.getByRole('listitem').count()).to.equal(1);
     expect(await page.getByRole('region', { name: 'Read' }).getByText('None.').count()).to.equal(1);
-    await assertNoSeriousAxeViolation(page, 'the submissions inbox');
-    await screenshotTo(page, 'admin-submissions-inbox');
+    await expectAccessible(page, 'the submissions inbox');
+    await screenshot(page, 'admin-submissions-inbox');
 
     // The notification e-mail links the submission's console page, which opens it after sign-in.
     const mailDir = path.join(dataDir, 'mail');
@@ -123,8 +123,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const link = /Open it in the console: (\S+)/.exec(mail.text!)![1]!;
     expect(link).to.equal(`${f.service.url}/console/p/${f.project.projectId}/contact-forms/${formId}/submissions/${submissionId}`);
     const reader = await browser.newContext({ locale: 'en-GB' });
-    const readerPage = (await pageWithProblems(reader)).page;
-    await signInAt(readerPage, link, f.project.adminEmail, PASSWORD);
+    const readerPage = (await watchedPage(reader)).page;
+    await signIn(readerPage, link, f.project.adminEmail, PASSWORD);
     const detail = readerPage.getByRole('article');
     await detail.getByText('Please call me back.').waitFor();
     expect(await detail.getByText('mia@example.org').count()).to.equal(1);
@@ -134,8 +134,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await readerPage.getByRole('button', { name: 'Add note' }).click();
     await detail.getByText('Called back; sending a quote.').waitFor();
     await detail.getByRole('row', { name: /Notification e-mail sent/ }).waitFor();
-    await assertNoSeriousAxeViolation(readerPage, 'a submission');
-    await screenshotTo(readerPage, 'admin-submission');
+    await expectAccessible(readerPage, 'a submission');
+    await screenshot(readerPage, 'admin-submission');
 
     // Erase: the dialog says what goes and what stays.
     await readerPage.getByRole('button', { name: 'Erase…' }).click();
@@ -143,8 +143,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await dialog.waitFor();
     const text = await dialog.innerText();
     expect(text).to.contain('Its submitted values (4 fields) and internal notes (1) can never be read again').and.contain('This cannot be undone.').and.contain('Kept: the fact that a submission arrived');
-    await assertNoSeriousAxeViolation(readerPage, 'the erase dialog');
-    await screenshotTo(readerPage, 'admin-submission-erase');
+    await expectAccessible(readerPage, 'the erase dialog');
+    await screenshot(readerPage, 'admin-submission-erase');
     await dialog.getByRole('button', { name: 'Erase for good' }).click();
     await detail.getByText(/Erased .*: its values and notes can no longer be read/).waitFor();
     const erased = (await api('GET', `/contact-forms/${formId}/submissions/${submissionId}`)).body;
@@ -172,8 +172,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await shown.getByRole('button', { name: 'Copy' }).click();
     await shown.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).to.equal(secret);
-    await assertNoSeriousAxeViolation(page, 'the signing secret dialog');
-    await screenshotTo(page, 'admin-webhook-secret');
+    await expectAccessible(page, 'the signing secret dialog');
+    await screenshot(page, 'admin-webhook-secret');
     await shown.getByRole('button', { name: 'I have stored it' }).click();
     receiver.secrets.set('/hook', secret);
     const webhooks = (await api('GET', '/webhooks')).body;
@@ -194,8 +194,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await failed.locator('summary').click();
     await failed.getByText('receiver down').waitFor();
     expect(await failed.locator('pre.code').first().innerText()).to.equal(receiver.received('/hook')[0]!.raw.toString('utf8'));
-    await assertNoSeriousAxeViolation(page, 'the delivery history');
-    await screenshotTo(page, 'admin-webhook-deliveries');
+    await expectAccessible(page, 'the delivery history');
+    await screenshot(page, 'admin-webhook-deliveries');
 
     // The receiver recovers; redelivered, the same bytes arrive, signed.
     receiver.behaviours.set('/hook', { status: 200, body: 'ok' });
@@ -214,7 +214,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await all.filter({ hasText: 'test' }).filter({ hasText: 'succeeded' }).waitFor();
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No deliveries.').waitFor();
-    await assertNoSeriousAxeViolation(page, 'the webhook page');
+    await expectAccessible(page, 'the webhook page');
   });
 
   it('agent keys: created with a scope and shown once, used, revoked and refused', async () => {
@@ -227,7 +227,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const shown = page.getByRole('dialog', { name: 'Your new key' });
     const key = await shown.getByLabel('Agent key, scope content').inputValue();
     expect(key).to.match(/^sk-agent-/);
-    await assertNoSeriousAxeViolation(page, 'the new key dialog');
+    await expectAccessible(page, 'the new key dialog');
     await shown.getByRole('button', { name: 'I have stored it' }).click();
     expect((await f.call('GET', '/form-sets', { token: key })).status).to.equal(200);
     // Shown once: the list holds its prefix only.
@@ -240,8 +240,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await row.getByText(/revoked/).waitFor();
     const refused = await f.call('GET', '/form-sets', { token: key });
     expect(refused.status).to.equal(401);
-    await assertNoSeriousAxeViolation(page, 'people and keys');
-    await screenshotTo(page, 'admin-people-keys');
+    await expectAccessible(page, 'people and keys');
+    await screenshot(page, 'admin-people-keys');
   });
 
   it('login appearance: a live preview while editing, then the sign-in page shows it', async () => {
@@ -253,8 +253,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const preview = card.getByRole('figure', { name: 'Preview of the sign-in page' });
     await preview.getByText('Welcome to the newsroom').waitFor();
     expect(await preview.locator('.sign-in-page').evaluate(backgroundOf)).to.contain('rgb(124, 45, 18)');
-    await assertNoSeriousAxeViolation(page, 'project settings');
-    await screenshotTo(page, 'admin-settings');
+    await expectAccessible(page, 'project settings');
+    await screenshot(page, 'admin-settings');
     await card.getByRole('button', { name: 'Save' }).click();
     await card.getByRole('status').getByText('Saved.').waitFor();
 
@@ -263,7 +263,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await signInPage.goto(consoleUrl);
     await signInPage.getByText('Welcome to the newsroom').waitFor();
     expect(await signInPage.locator('.sign-in-page').evaluate(backgroundOf)).to.contain('rgb(124, 45, 18)');
-    await screenshotTo(signInPage, 'admin-sign-in-branded');
+    await screenshot(signInPage, 'admin-sign-in-branded');
     await visitor.close();
   });
 
@@ -277,8 +277,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const failure = page.getByRole('alert').filter({ hasText: poisonId });
     await failure.getByText(`Paused on legacy.imported event ${poisonId}`).waitFor();
     expect(await page.getByRole('definition').allInnerTexts()).to.include.members(['sqlite', 'local-folder']);
-    await assertNoSeriousAxeViolation(page, 'operations with a paused projection');
-    await screenshotTo(page, 'admin-operations-paused');
+    await expectAccessible(page, 'operations with a paused projection');
+    await screenshot(page, 'admin-operations-paused');
 
     // Retried, the same event fails again.
     await row.getByRole('button', { name: 'Retry' }).click();
@@ -289,21 +289,21 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const confirm = dialog.getByRole('button', { name: 'Skip the event' });
     expect(await confirm.isDisabled()).to.equal(true);
     await dialog.getByLabel('Reason').fill('Legacy import without metadata');
-    await assertNoSeriousAxeViolation(page, 'the skip dialog');
+    await expectAccessible(page, 'the skip dialog');
     await confirm.click();
     await row.getByText('live').waitFor({ timeout: 15_000 });
     expect(await page.getByRole('alert').filter({ hasText: poisonId }).count()).to.equal(0);
     const skip = (await collect(f.service.log.readStream('operations-projections'))).find((e) => (e.data as { eventId: string }).eventId === poisonId)!;
     expect(skip.data).to.deep.include({ reason: 'Legacy import without metadata' });
     expect(skip.metadata.actor).to.deep.equal({ type: 'user', id: f.project.userId });
-    await screenshotTo(page, 'admin-operations');
+    await screenshot(page, 'admin-operations');
   });
 
   it('role-aware and in Japanese: an editor reads the inbox but sees no administrator area and no erase', async () => {
     const email = `editor-${Math.random().toString(36).slice(2, 8)}@example.com`;
     expect((await api('POST', '/users', { email, password: PASSWORD, role: 'tenant_user' })).status).to.equal(201);
     const context = await browser.newContext({ locale: 'ja-JP' });
-    const { page, problems } = await pageWithProblems(context);
+    const { page, problems } = await watchedPage(context);
     await page.goto(consoleUrl);
     await page.getByLabel('メールアドレス').fill(email);
     await page.getByLabel('パスワード').fill(PASSWORD);
@@ -316,7 +316,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await page.getByRole('link', { name: /消去済み/ }).first().click();
     await page.getByRole('article').waitFor();
     expect(await page.getByRole('button', { name: '消去…' }).count()).to.equal(0);
-    await assertNoSeriousAxeViolation(page, 'the inbox in Japanese, as an editor');
+    await expectAccessible(page, 'the inbox in Japanese, as an editor');
     expect(problems).to.deep.equal([]);
     await context.close();
   });
