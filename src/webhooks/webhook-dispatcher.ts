@@ -16,6 +16,19 @@ import type { SendResult, WebhookSender } from './webhook-sender.ts';
 export const WEBHOOKS_PROJECTION = 'webhooks';
 export const USER_AGENT = 'annals-webhooks/1';
 
+/** The request headers of a delivery attempt (spec section 6); the delivery history shows them as sent. */
+export function deliveryHeaders(attempt: { event: string; deliveryId: string; attemptId: string; test: boolean }, secret: string, body: Uint8Array): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Service-Event': attempt.event,
+    'X-Service-Delivery': attempt.deliveryId,
+    'X-Service-Attempt': attempt.attemptId,
+    'X-Service-Signature': signatureHeader(secret, body),
+    ...(attempt.test ? { 'X-Service-Test': 'true' } : {}),
+  };
+}
+
 /** How a dispatch job ended: an attempt was made (whatever its result), or nothing was sent, and why. */
 export type DispatchOutcome =
   | { kind: 'attempt'; attemptId: string; result: SendResult; finishedAt: string }
@@ -130,15 +143,7 @@ export function webhookOutbox(deps: DispatcherDeps): OutboxDefinition<JobDoc & R
         { actor: ACTOR, correlationId: job.deliveryId },
       );
       const body = Buffer.from(payload, 'utf8');
-      const headers: Record<string, string> = {
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
-        'X-Service-Event': job.event,
-        'X-Service-Delivery': job.deliveryId,
-        'X-Service-Attempt': attemptId,
-        'X-Service-Signature': signatureHeader(secret, body),
-        ...(job.trigger === 'test' ? { 'X-Service-Test': 'true' } : {}),
-      };
+      const headers = deliveryHeaders({ event: job.event, deliveryId: job.deliveryId, attemptId, test: job.trigger === 'test' }, secret, body);
       const result = await sender.send(webhook.url, body, headers, signal);
       const fields = { webhookId: job.webhookId, deliveryId: job.deliveryId, attemptId, event: job.event, trigger: job.trigger, status: result.status, durationMs: result.durationMs };
       if (result.ok) logger.info(fields, 'webhook delivered');

@@ -17,7 +17,7 @@ import type { OutboundPolicy, Resolver } from '../security/ssrf-guard.ts';
 import { assertCallableUrl } from '../application/callable-url.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { AttemptDoc, DeliveryDoc, DeliveryStatus, WebhookDoc } from '../../projections/webhooks.ts';
-import { secretContext, WEBHOOKS_PROJECTION } from './webhook-dispatcher.ts';
+import { deliveryHeaders, secretContext, WEBHOOKS_PROJECTION } from './webhook-dispatcher.ts';
 import { generateSigningSecret } from './webhook-signature.ts';
 
 /** Webhooks per project. */
@@ -58,6 +58,8 @@ export interface AttemptView {
   responseBody: string | null;
   responseTruncated: boolean;
   error: string | null;
+  /** The request headers the attempt was sent with (its signature made again with the webhook's secret; none when that cannot be opened). */
+  headers: Record<string, string>;
 }
 
 export interface DeliveryView {
@@ -173,7 +175,7 @@ export class WebhookService {
     query: PageRequest & { status?: DeliveryStatus | undefined },
   ): Promise<Page<DeliveryView> & { webhookId: string }> {
     this.#gate(principal, project, 'webhooks.read');
-    await this.#webhookOrFail(project, webhookId);
+    const webhook = await this.#webhookOrFail(project, webhookId);
     const filter = { webhookId, ...(query.status === undefined ? {} : { status: query.status }) };
     const page = await keysetPage(this.deps.reader, { projection: WEBHOOKS_PROJECTION, collection: 'deliveries', filter, sort: [['seq', 'desc']], identity: ['deliveries', webhookId, query.status ?? null], map: (doc) => doc as Doc<DeliveryDoc> }, query);
     const docs = page.items;
@@ -182,14 +184,15 @@ export class WebhookService {
       sort: [['seq', 'asc']],
       limit: 10_000,
     });
-    return { webhookId, items: docs.map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.deliveryId))), nextCursor: page.nextCursor };
+    const secret = this.#secretOf(webhook);
+    return { webhookId, items: docs.map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.deliveryId), secret)), nextCursor: page.nextCursor };
   }
 
   async delivery(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {
     this.#gate(principal, project, 'webhooks.read');
     const delivery = await this.#deliveryOrFail(project, webhookId, deliveryId);
     const attempts = await this.deps.reader.find<Doc<AttemptDoc>>(WEBHOOKS_PROJECTION, 'attempts', { filter: { deliveryId }, sort: [['seq', 'asc']], limit: 10_000 });
-    return deliveryView(delivery, attempts);
+    return deliveryView(delivery, attempts, this.#secretOf(await this.#webhookOrFail(project, webhookId)));
   }
 
   /** Sends a recorded delivery again: the same payload bytes, as a new attempt in its history. */
@@ -247,6 +250,15 @@ export class WebhookService {
     return assertCallableUrl('url', url, this.deps, 'Webhooks');
   }
 
+  /** The signing secret, to show the signature each attempt carried; null when it cannot be opened (SECRETS_KEY changed). */
+  #secretOf(webhook: WebhookDoc): string | null {
+    try {
+      return webhook.sealedSecret === null ? null : this.deps.box.open(webhook.sealedSecret, secretContext(webhook.webhookId));
+    } catch {
+      return null;
+    }
+  }
+
   async #webhookOrFail(project: WebhookProject, webhookId: string): Promise<Doc<WebhookDoc>> {
     const doc = await this.deps.reader.get<Doc<WebhookDoc>>(WEBHOOKS_PROJECTION, 'webhooks', webhookId);
     if (!doc || doc.deleted || doc.projectId !== project.projectId) throw notFound(`No webhook ${webhookId}.`);
@@ -270,7 +282,7 @@ function webhookView(doc: WebhookDoc): WebhookView {
   return { id: doc.webhookId, name: doc.name, url: doc.url, description: doc.description, events: doc.events, enabled: doc.enabled, createdAt: doc.createdAt, updatedAt: doc.updatedAt };
 }
 
-function deliveryView(doc: DeliveryDoc, attempts: AttemptDoc[]): DeliveryView {
+function deliveryView(doc: DeliveryDoc, attempts: AttemptDoc[], secret: string | null): DeliveryView {
   return {
     id: doc.deliveryId,
     webhookId: doc.webhookId,
@@ -295,6 +307,7 @@ function deliveryView(doc: DeliveryDoc, attempts: AttemptDoc[]): DeliveryView {
       responseBody: a.responseBody,
       responseTruncated: a.responseTruncated,
       error: a.error,
+      headers: secret === null ? {} : deliveryHeaders({ event: doc.event, deliveryId: doc.deliveryId, attemptId: a.attemptId, test: doc.trigger === 'test' }, secret, Buffer.from(a.payload, 'utf8')),
     })),
   };
 }

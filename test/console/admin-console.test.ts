@@ -194,6 +194,11 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await failed.locator('summary').click();
     await failed.getByText('receiver down').waitFor();
     expect(await failed.locator('pre.code').first().innerText()).to.equal(receiver.received('/hook')[0]!.raw.toString('utf8'));
+    // The headers as the receiver got them, signature included.
+    const sent = receiver.received('/hook')[0]!.headers;
+    for (const name of ['X-Service-Signature', 'X-Service-Delivery', 'X-Service-Attempt', 'User-Agent']) {
+      expect(await failed.getByRole('row', { name: new RegExp(`^${name}`) }).getByRole('cell').innerText(), name).to.equal(sent[name.toLowerCase()]);
+    }
     await expectAccessible(page, 'the delivery history');
     await screenshot(page, 'admin-webhook-deliveries');
 

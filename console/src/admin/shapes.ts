@@ -88,6 +88,7 @@ export interface DeliveryAttempt {
   responseBody: string | null;
   responseTruncated: boolean;
   error: string | null;
+  headers: Record<string, string>;
 }
 
 export interface Delivery {

@@ -66,6 +66,7 @@ const deliverySchema = z.object({
       responseBody: z.string().nullable().describe('The first 4 KiB.'),
       responseTruncated: z.boolean(),
       error: z.string().nullable(),
+      headers: z.record(z.string(), z.string()).describe('The request headers the attempt was sent with: content type, user agent, event, delivery and attempt ids, the signature (made again with the webhook\'s secret) and X-Service-Test on a test.'),
     }),
   ),
 }).meta({ id: 'WebhookDelivery' });
