@@ -96,6 +96,8 @@ export interface AgentKeyDoc {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  /** When the key last authenticated a request (to KEY_USAGE_RESOLUTION_MS); absent when never. */
+  lastUsedAt?: string;
 }
 
 export interface PublicKeyDoc {
@@ -279,6 +281,12 @@ export const access = defineProjection({
       }
       case 'agent-key.revoked':
         return revokeKey(view, 'agent_keys', event.data.keyId, event.data.revokedAt);
+      case 'agent-key.used': {
+        // On the listing document only: the one authentication reads (by hash) is not rewritten for it.
+        const key = await view.get<Doc<AgentKeyDoc>>('agent_keys_by_id', event.data.keyId);
+        if (key && (key.lastUsedAt ?? '') < event.data.usedAt) view.put('agent_keys_by_id', key.keyId, { ...key, lastUsedAt: event.data.usedAt });
+        return;
+      }
       case 'public-key.issued': {
         const d = event.data;
         const doc: PublicKeyDoc = {

@@ -58,6 +58,7 @@ import { contactPages } from '../http/contact-host/contact-pages.ts';
 import { consoleRoutes } from '../http/console/console-routes.ts';
 import { PACKAGE_ROOT, packageVersion } from '../package-root.ts';
 import { OperationsOverviewService } from '../application/operations-overview.ts';
+import { KeyUsageRecorder } from '../application/key-usage.ts';
 import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
 import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
@@ -408,6 +409,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     passwordChecks: new WorkSlots({ concurrency: config.sessions.passwordHashConcurrency, maxQueued: 64 }),
     clock: d.clock,
     logger: d.logger,
+    keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
   };
 }
 

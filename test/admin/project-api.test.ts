@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { until } from '../webhooks/support.ts';
+import { collect } from '../../src/event-store/event-store.ts';
 import type { BootstrapResult } from '../../src/application/access-service.ts';
 import { OPERATOR, startAdminFixture, type AdminFixture } from './support.ts';
 
@@ -196,6 +198,24 @@ describe('admin API: project settings, console login, keys and members over HTTP
     expect(after.body.error.code).to.equal('UNAUTHORIZED');
     expect((await asAdmin('GET', '/keys')).body.items.find((k: { id: string }) => k.id === issued.body.id).revokedAt).to.be.a('string');
     expect((await asAdmin('DELETE', '/keys/00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+  });
+
+  it("shows each agent key's last use, recorded at most once per 10 minutes per key (agent-key.used on the key's own stream)", async () => {
+    const issued = await asAdmin('POST', '/keys', { type: 'agent', scope: 'full', name: 'last use' });
+    const listedBefore = (await asAdmin('GET', '/keys')).body.items;
+    expect(listedBefore.find((k: { id: string }) => k.id === issued.body.id).lastUsedAt).to.equal(null);
+    expect(listedBefore.find((k: { id: string }) => k.id === f.project.publicKey.keyId).lastUsedAt).to.equal(null);
+    const beforeUse = Date.now();
+    for (let i = 0; i < 3; i++) expect((await f.call('GET', '/form-sets', { token: issued.body.key })).status).to.equal(200);
+    const used = await until(
+      async () => (await asAdmin('GET', '/keys')).body.items.find((k: { id: string }) => k.id === issued.body.id).lastUsedAt as string | null,
+      (at) => at !== null,
+      5_000,
+      'lastUsedAt',
+    );
+    expect(Date.parse(used!)).to.be.within(beforeUse - 1000, Date.now());
+    const events = await collect(f.service.log.readStream(`agent-key-usage-${issued.body.id}`));
+    expect(events.map((e) => [e.type, e.data, e.metadata.actor])).to.deep.equal([['agent-key.used', { keyId: issued.body.id, projectId: f.project.projectId, usedAt: used }, { type: 'agent', id: issued.body.id }]]);
   });
 
   it('refuses every key route to agent keys with 403 FORBIDDEN', async () => {

@@ -238,11 +238,14 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     // Shown once: the list holds its prefix only.
     expect(JSON.stringify((await api('GET', '/keys')).body)).not.to.include(key);
     const row = keys.getByRole('row', { name: /Build bot/ });
+    // Used, it shows when (the list is read again on the revocation below at the latest).
+    await row.getByRole('cell', { name: 'never' }).waitFor();
     await row.getByRole('button', { name: 'Revoke' }).click();
     const confirm = page.getByRole('dialog', { name: /^Revoke the key/ });
     expect(await confirm.innerText()).to.contain('refused (401)');
     await confirm.getByRole('button', { name: 'Revoke' }).click();
     await row.getByText(/revoked/).waitFor();
+    expect(await row.getByRole('cell', { name: 'never' }).count()).to.equal(0);
     const refused = await f.call('GET', '/form-sets', { token: key });
     expect(refused.status).to.equal(401);
     await expectAccessible(page, 'people and keys');

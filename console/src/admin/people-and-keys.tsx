@@ -177,6 +177,7 @@ function Keys() {
             <th scope="col">{t('keys.prefix')}</th>
             <th scope="col">{t('keys.scope')}</th>
             <th scope="col">{t('keys.created')}</th>
+            <th scope="col">{t('keys.lastUsed')}</th>
             <th scope="col">{t('keys.state')}</th>
             <th scope="col">
               <span className="visually-hidden">{t('keys.actions')}</span>
@@ -193,6 +194,7 @@ function Keys() {
               </td>
               <td>{k.scope ?? ''}</td>
               <td>{formatTime(k.createdAt)}</td>
+              <td>{k.type === 'agent' ? (k.lastUsedAt ? formatTime(k.lastUsedAt) : t('keys.neverUsed')) : ''}</td>
               <td>{k.revokedAt ? t('keys.revokedAt', { time: formatTime(k.revokedAt) }) : t('keys.active')}</td>
               <td>
                 {!k.revokedAt && (

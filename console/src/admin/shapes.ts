@@ -120,6 +120,8 @@ export interface ApiKey {
   name: string | null;
   createdAt: string;
   revokedAt: string | null;
+  /** Agent keys: when the key last authenticated a request (to 10 minutes); null when never. */
+  lastUsedAt: string | null;
 }
 
 /** Plans in order; features name the first plan that has them (spec section 8). */

@@ -198,6 +198,8 @@ export const adminEn = {
   'keys.scope.content': 'content',
   'keys.scope.schema': 'schema (same rights as full)',
   'keys.created': 'Created',
+  'keys.lastUsed': 'Last used',
+  'keys.neverUsed': 'never',
   'keys.state': 'State',
   'keys.active': 'active',
   'keys.revokedAt': 'revoked {time}',

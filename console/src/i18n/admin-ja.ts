@@ -200,6 +200,8 @@ export const adminJa: Record<keyof typeof adminEn, string> = {
   'keys.scope.content': 'content',
   'keys.scope.schema': 'schema（full と同じ権限）',
   'keys.created': '作成日時',
+  'keys.lastUsed': '最終使用',
+  'keys.neverUsed': '未使用',
   'keys.state': '状態',
   'keys.active': '有効',
   'keys.revokedAt': '{time} に失効',

@@ -198,6 +198,13 @@ export const agentKeyRevoked = defineEvent({
   schema: z.object({ keyId: id, projectId: id, revokedAt: timestamp }),
 });
 
+/** An agent key authenticated a request: recorded at most once per KEY_USAGE_RESOLUTION_MS per key and process, for its "last used" time. */
+export const agentKeyUsed = defineEvent({
+  type: 'agent-key.used',
+  version: 1,
+  schema: z.object({ keyId: id, projectId: id, usedAt: timestamp }),
+});
+
 export const publicKeyIssued = defineEvent({
   type: 'public-key.issued',
   version: 1,
@@ -232,6 +239,7 @@ export const accessEvents = [
   userSessionRevoked,
   agentKeyIssued,
   agentKeyRevoked,
+  agentKeyUsed,
   publicKeyIssued,
   publicKeyRevoked,
 ] as const satisfies readonly EventDefinition[];
@@ -264,4 +272,5 @@ export type KeyEvent =
   | EventOf<typeof agentKeyRevoked>
   | EventOf<typeof publicKeyIssued>
   | EventOf<typeof publicKeyRevoked>;
-export type AccessEvent = TenantEvent | ProjectEvent | UserEvent | KeyEvent;
+export type KeyUsageEvent = EventOf<typeof agentKeyUsed>;
+export type AccessEvent = TenantEvent | ProjectEvent | UserEvent | KeyEvent | KeyUsageEvent;

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../../domain/principal.ts';
+import type { KeyUsageRecorder } from '../../application/key-usage.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ContentService, ProjectView } from '../../application/content-service.ts';
 import type { AccessService } from '../../application/access-service.ts';
@@ -31,6 +32,8 @@ export interface AdminDeps {
   passwordChecks: WorkSlots;
   clock: Clock;
   logger: Logger;
+  /** Records agent keys' use, for their "last used" time. */
+  keyUsage?: KeyUsageRecorder;
 }
 
 /** The access read model's project document. */

@@ -54,6 +54,7 @@ export function authenticate(deps: AdminDeps): Middleware {
         }
       }
       state.principal = { kind: 'agent', keyId: key.keyId, tenantId: key.tenantId, projectId: key.projectId, scope: key.scope } satisfies Principal;
+      if (!isInternalCall(ctx)) deps.keyUsage?.seen(key.keyId, key.projectId);
       state.project = project;
     } else {
       let claims;

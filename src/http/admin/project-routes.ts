@@ -24,6 +24,7 @@ interface KeyRecord {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  lastUsedAt?: string;
 }
 
 interface UserRecord {
@@ -133,6 +134,7 @@ const keySummarySchema = z.object({
   name: z.string().nullable(),
   createdAt: z.string(),
   revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable().describe('Agent keys: when the key was last used, exact to 10 minutes; null if never (and for public keys).'),
 }).meta({ id: 'KeySummary' });
 const issuedKeySchema = keySummarySchema.extend({ key: z.string().describe('The key itself, shown in this answer only.'), notice: z.string() }).meta({ id: 'IssuedKey' });
 const userSummarySchema = z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), createdAt: z.string() }).meta({ id: 'UserSummary' });
@@ -286,7 +288,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- API keys (console sessions only: agent keys can never issue keys)
 
-  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: z.object({ items: z.array(keySummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: z.object({ items: z.array(keySummarySchema) }) } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'keys.list');
     const projectId = projectOf(ctx).projectId;
     const query = { filter: { projectId }, sort: [['createdAt', 'asc']] as Array<[string, 'asc']>, limit: 1000 };
@@ -380,6 +382,7 @@ function keySummary(key: KeyRecord, type: 'agent' | 'public'): z.input<typeof ke
     name: key.name ?? null,
     createdAt: key.createdAt,
     revokedAt: key.revokedAt,
+    lastUsedAt: key.lastUsedAt ?? null,
   };
 }
 
