@@ -80,7 +80,6 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
     fields.splice(index + by, 0, moved!);
     set('fields', fields);
   };
-  const emailFields = draft.fields.filter((f) => f.type === 'email');
   const locales = project.contentLocales.locales;
 
   const save = useMutation({
@@ -210,14 +209,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
         </p>
         <label>
           {t('contact.replyTo')}
-          <select value={draft.reply_to_field ?? ''} onChange={(e) => set('reply_to_field', e.target.value || null)}>
-            <option value="">{t('contact.noneChosen')}</option>
-            {emailFields.map((f) => (
-              <option key={f.key} value={f.key}>
-                {f.label || f.key}
-              </option>
-            ))}
-          </select>
+          <EmailFieldSelect fields={draft.fields} value={draft.reply_to_field} onChange={(value) => set('reply_to_field', value)} />
         </label>
         {planAtLeast(project.plan, 'standard') ? (
           <label>
@@ -252,14 +244,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
         </label>
         <label>
           {t('contact.autoreplyTo')}
-          <select value={draft.autoreply_to_field ?? ''} onChange={(e) => set('autoreply_to_field', e.target.value || null)}>
-            <option value="">{t('contact.noneChosen')}</option>
-            {emailFields.map((f) => (
-              <option key={f.key} value={f.key}>
-                {f.label || f.key}
-              </option>
-            ))}
-          </select>
+          <EmailFieldSelect fields={draft.fields} value={draft.autoreply_to_field} onChange={(value) => set('autoreply_to_field', value)} />
         </label>
         {locales.map((locale) => (
           <div key={locale} className="locale-block">
@@ -322,5 +307,22 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
         </ConfirmDialog>
       )}
     </form>
+  );
+}
+
+/** One of the form's e-mail fields, or none. */
+function EmailFieldSelect({ fields, value, onChange }: { fields: ContactField[]; value: string | null; onChange: (value: string | null) => void }) {
+  const { t } = useI18n();
+  return (
+    <select value={value ?? ''} onChange={(e) => onChange(e.target.value || null)}>
+      <option value="">{t('contact.noneChosen')}</option>
+      {fields
+        .filter((f) => f.type === 'email')
+        .map((f) => (
+          <option key={f.key} value={f.key}>
+            {f.label || f.key}
+          </option>
+        ))}
+    </select>
   );
 }

@@ -24,3 +24,25 @@ export function CopyButton({ text }: { text: string }) {
     </>
   );
 }
+
+/** A secret in the one answer that holds it: a warning, the value to select or copy, and a way on once stored. */
+export function ShownOnce({ warning, label, value, onStored }: { warning: string; label: string; value: string; onStored: () => void }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <p className="notice" role="alert">
+        {warning}
+      </p>
+      <label>
+        {label}
+        <input type="text" readOnly value={value} className="secret" onFocus={(e) => e.target.select()} />
+      </label>
+      <div className="dialog-actions">
+        <CopyButton text={value} />
+        <button type="button" className="primary" onClick={onStored}>
+          {t('admin.stored')}
+        </button>
+      </div>
+    </>
+  );
+}

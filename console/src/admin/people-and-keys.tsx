@@ -4,7 +4,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { Modal } from '../components/modal.tsx';
-import { CopyButton } from './copy-button.tsx';
+import { ShownOnce } from './copy-button.tsx';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { Pager, usePaged } from './pager.tsx';
 import { planAtLeast, type ApiKey, type ConsoleUser } from './shapes.ts';
@@ -231,21 +231,12 @@ function Keys() {
       <ErrorMessage error={issue.error ?? revoke.error} />
       <Modal open={issued !== null} title={t('keys.issuedTitle')} onClose={() => setIssued(null)}>
         {issued && (
-          <>
-            <p className="notice" role="alert">
-              {t('keys.shownOnce')}
-            </p>
-            <label>
-              {issued.type === 'agent' ? t('keys.issuedAgent', { scope: issued.scope ?? '' }) : t('keys.issuedPublic')}
-              <input type="text" readOnly className="secret" value={issued.key} onFocus={(e) => e.target.select()} />
-            </label>
-            <div className="dialog-actions">
-              <CopyButton text={issued.key} />
-              <button type="button" className="primary" onClick={() => setIssued(null)}>
-                {t('webhooks.secretStored')}
-              </button>
-            </div>
-          </>
+          <ShownOnce
+            warning={t('keys.shownOnce')}
+            label={issued.type === 'agent' ? t('keys.issuedAgent', { scope: issued.scope ?? '' }) : t('keys.issuedPublic')}
+            value={issued.key}
+            onStored={() => setIssued(null)}
+          />
         )}
       </Modal>
       {revoking && (

@@ -6,7 +6,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { Modal } from '../components/modal.tsx';
 import { PlanNotice } from './plan-notice.tsx';
-import { CopyButton } from './copy-button.tsx';
+import { ShownOnce } from './copy-button.tsx';
 import { planAtLeast, WEBHOOK_EVENTS, type Webhook } from './shapes.ts';
 
 /** The project's webhooks (Standard plan and above): list, create with the secret shown once, enable/disable. */
@@ -82,23 +82,7 @@ export function WebhookList() {
         )}
       </Modal>
       <Modal open={created !== null} title={t('webhooks.secretTitle')} onClose={() => setCreated(null)}>
-        {created && (
-          <>
-            <p className="notice" role="alert">
-              {t('webhooks.secretWarning')}
-            </p>
-            <label>
-              {t('webhooks.secret')}
-              <input type="text" readOnly value={created.secret} className="secret" onFocus={(e) => e.target.select()} />
-            </label>
-            <div className="dialog-actions">
-              <CopyButton text={created.secret} />
-              <button type="button" className="primary" onClick={() => setCreated(null)}>
-                {t('webhooks.secretStored')}
-              </button>
-            </div>
-          </>
-        )}
+        {created && <ShownOnce warning={t('webhooks.secretWarning')} label={t('webhooks.secret')} value={created.secret} onStored={() => setCreated(null)} />}
       </Modal>
     </section>
   );
