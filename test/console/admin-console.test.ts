@@ -266,6 +266,16 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await card.getByRole('button', { name: 'Save' }).click();
     await card.getByRole('status').getByText('Saved.').waitFor();
 
+    // Where the articles' entries live on the site: the form set's sitemap URL pattern.
+    const patterns = page.getByRole('region', { name: 'Entry URLs on the site' });
+    await patterns.getByLabel('URL pattern of Articles').fill('/news/{slug}');
+    await patterns.getByRole('form', { name: 'Articles' }).getByRole('button', { name: 'Save' }).click();
+    await patterns.getByRole('status').getByText('Saved.').waitFor();
+    const articles = (await api('GET', '/form-sets')).body.items.find((s: { slug: string }) => s.slug === 'articles');
+    const definition = (await api('GET', `/form-sets/${articles.id}`)).body.definition;
+    expect(definition.sitemap).to.include({ urlPattern: '/news/{slug}', include: true });
+    expect(definition.fields.map((field: { key: string }) => field.key)).to.deep.equal(articleFormSet.fields.map((field) => field.key));
+
     const visitor = await browser.newContext();
     const signInPage = await visitor.newPage();
     await signInPage.goto(consoleUrl);

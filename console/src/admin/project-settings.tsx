@@ -38,6 +38,7 @@ export function ProjectSettings() {
         <>
           <LocalesForm current={details.data.contentLocales} />
           <SiteForm current={details.data.siteSettings} />
+          <UrlPatterns siteUrl={details.data.siteSettings.siteUrl ?? null} />
           <DomainsForm current={details.data.customDomains} />
         </>
       )}
@@ -129,6 +130,82 @@ function SiteForm({ current }: { current: ProjectDetails['siteSettings'] }) {
         <textarea rows={2} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} />
       </label>
     </Card>
+  );
+}
+
+interface FormSetDefinitionView {
+  id: string;
+  slug: string;
+  name: string;
+  version: number;
+  definition: { id?: string; sitemap?: { include: boolean; urlPattern: string; changefreq: string; priority: number } } & Record<string, unknown>;
+}
+
+/** Where each form set's entries live on the site (sitemaps, Open Graph URLs, llms.txt): the URL pattern of its definition. */
+function UrlPatterns({ siteUrl }: { siteUrl: string | null }) {
+  const { t } = useI18n();
+  const { api, projectId } = useProject();
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string; name: string }> }> });
+  return (
+    <section className="panel" aria-labelledby="patterns-title">
+      <h2 id="patterns-title">{t('settings.patterns')}</h2>
+      <p className="help">{t('settings.patternsHelp', { site: siteUrl ?? t('settings.noSiteUrl') })}</p>
+      <ErrorMessage error={formSets.error} />
+      {formSets.data?.items.map((formSet) => (
+        <UrlPattern key={formSet.id} formSetId={formSet.id} />
+      ))}
+    </section>
+  );
+}
+
+function UrlPattern({ formSetId }: { formSetId: string }) {
+  const { api, projectId } = useProject();
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) as Promise<FormSetDefinitionView> });
+  if (!formSet.data) return <ErrorMessage error={formSet.error} />;
+  return <UrlPatternForm formSet={formSet.data} />;
+}
+
+function UrlPatternForm({ formSet }: { formSet: FormSetDefinitionView }) {
+  const { t } = useI18n();
+  const { api, projectId } = useProject();
+  const queryClient = useQueryClient();
+  const sitemap = formSet.definition.sitemap ?? { include: true, urlPattern: '/{formSetSlug}/{slug}', changefreq: 'weekly', priority: 0.5 };
+  const [draft, setDraft] = useState({ urlPattern: sitemap.urlPattern, include: sitemap.include });
+  const save = useMutation({
+    mutationFn: () => {
+      // The definition is replaced whole: everything but the sitemap settings goes back as it was read.
+      const { id: _id, ...definition } = formSet.definition;
+      return api.PUT('/form-sets/{formSetId}', { params: { path: { formSetId: formSet.id } }, body: { ...definition, sitemap: { ...sitemap, ...draft }, expectedVersion: formSet.version } }) as Promise<FormSetDefinitionView>;
+    },
+    onSuccess: (updated) => queryClient.setQueryData([projectId, 'form-set', formSet.id], updated),
+  });
+  return (
+    <form
+      className="filters"
+      aria-label={formSet.name}
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate();
+      }}
+    >
+      <label>
+        {t('settings.patternOf', { name: formSet.name })}
+        <input type="text" required value={draft.urlPattern} onChange={(e) => setDraft({ ...draft, urlPattern: e.target.value })} />
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={draft.include} onChange={(e) => setDraft({ ...draft, include: e.target.checked })} />
+        {t('settings.inSitemap')}
+      </label>
+      <button type="submit" disabled={save.isPending}>
+        {t('settings.save')}
+      </button>
+      {save.isSuccess && (
+        <span role="status" className="muted">
+          {t('contact.saved')}
+        </span>
+      )}
+      <ErrorMessage error={save.error} />
+    </form>
   );
 }
 
