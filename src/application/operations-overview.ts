@@ -3,10 +3,12 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { Clock } from '../clock.ts';
 import type { Projection } from '../projection-engine/projection.ts';
 import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
-import { readProjectionStatus, type ProjectionStatus } from '../projection-engine/projection-status.ts';
+import { readProjectionStatus, type GenerationStatus, type ProjectionStatus } from '../projection-engine/projection-status.ts';
 import { RebuildPausedError, type RebuildProgress } from '../projection-engine/rebuild.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { ReadModelStore } from '../read-models/read-model-store.ts';
+import type { Principal } from '../domain/principal.ts';
+import { isServiceOperator } from '../domain/access/service-operators.ts';
 
 /** The outboxes a project's work waits in: webhook deliveries, contact-form notices, media purges. */
 const OUTBOXES = [
@@ -29,11 +31,13 @@ export interface RebuildRun {
 }
 
 export interface OperationsOverview {
+  /** Whether the caller is one of the service's operators (isServiceOperator): only they see failing events and act. */
+  operator: boolean;
   version: string;
   adapters: { eventStore: string; readModels: string; blobs: string };
   projections: Array<ProjectionStatus & { rebuild: RebuildRun | null }>;
   /** Items of this project waiting in each outbox. */
-  outboxes: Array<{ name: string; pending: number }>;
+  outboxes: Array<{ name: (typeof OUTBOXES)[number]['name']; pending: number }>;
 }
 
 /**
@@ -55,18 +59,36 @@ export class OperationsOverviewService {
       version: string;
       adapters: OperationsOverview['adapters'];
       clock: Clock;
+      /** OPERATOR_TENANT_IDS. */
+      operatorTenantIds: readonly string[];
     },
   ) {
     this.#operations = deps.operations;
   }
 
-  async overview(projectId: string): Promise<OperationsOverview> {
+  /** Whether the caller operates the service (see isServiceOperator). */
+  async isOperator(principal: Principal): Promise<boolean> {
+    if (principal.kind !== 'user' || principal.role !== 'tenant_admin') return false;
+    const tenantCount = this.deps.operatorTenantIds.length > 0 ? 0 : await this.deps.reader.count('access', 'tenants', {});
+    return isServiceOperator(principal, { operatorTenantIds: this.deps.operatorTenantIds, tenantCount });
+  }
+
+  /**
+   * The overview for a caller in a project: the project's own outbox backlogs; projection state and lag for
+   * every tenant admin, the failing event (stream, id, message) and a rebuild's error only for an operator.
+   */
+  async overview(projectId: string, operator: boolean): Promise<OperationsOverview> {
     const status = await readProjectionStatus(this.deps.projections, this.deps.store, this.deps.log);
     const outboxes = await Promise.all(OUTBOXES.map(async (o) => ({ name: o.name, pending: await this.deps.reader.count(o.projection, o.collection, { status: 'pending', projectId }) })));
     return {
+      operator,
       version: this.deps.version,
       adapters: this.deps.adapters,
-      projections: status.map((s) => ({ ...s, rebuild: this.#runs.get(s.name) ?? null })),
+      projections: status.map((s) => {
+        const rebuild = this.#runs.get(s.name) ?? null;
+        if (operator) return { ...s, rebuild: rebuild && { ...rebuild } };
+        return { ...s, active: withoutEventDetails(s.active), building: withoutEventDetails(s.building), rebuild: rebuild && { ...rebuild, error: null } };
+      }),
       outboxes,
     };
   }
@@ -99,3 +121,9 @@ export class OperationsOverviewService {
   }
 }
 
+
+/** A generation's status without what its failing event says about whose data it is: type, position and time stay. */
+function withoutEventDetails(generation: GenerationStatus | null): GenerationStatus | null {
+  if (!generation?.failure) return generation;
+  return { ...generation, failure: { ...generation.failure, eventId: null, streamId: null, message: null } };
+}

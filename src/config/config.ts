@@ -178,6 +178,14 @@ const settings = {
     schema: url(['http', 'https']).optional(),
     allowed: 'the web console\'s base URL, which notices link into (review notices: {CONSOLE_URL}/p/{projectId}/review/{revisionId}; contact-form notices: {CONSOLE_URL}/p/{projectId}/contact-forms/{formId}/submissions/{submissionId}); default the service\'s own /console',
   },
+  OPERATOR_TENANT_IDS: {
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((id) => id.trim().toLowerCase()).filter(Boolean))
+      .pipe(z.array(z.uuid('not a tenant id (a UUID)')))
+      .default([]),
+    allowed: "a comma-separated list of tenant ids whose tenant_admins are the service's operators (retry, skip and rebuild projections, see failing events); default none, in which case the tenant_admins of the only tenant are, while the service holds one",
+  },
   CONTACT_HOSTS: {
     schema: z
       .string()
@@ -294,6 +302,8 @@ export interface Config {
   /** Unset on the embedded default: see resolveSessionSecret. */
   sessionSecret: string | undefined;
   trustProxy: boolean;
+  /** OPERATOR_TENANT_IDS, lower-case: see isServiceOperator. */
+  operatorTenantIds: string[];
   publicCacheMaxAgeSeconds: number;
   sitemapUrlsPerFile: number;
   publicResponseCacheBytes: number;
@@ -431,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
     aggregateCacheBytes: p.AGGREGATE_CACHE_MB * 1024 * 1024,
     trustProxy: p.TRUST_PROXY,
+    operatorTenantIds: p.OPERATOR_TENANT_IDS,
     publicCacheMaxAgeSeconds: p.PUBLIC_CACHE_MAX_AGE,
     sitemapUrlsPerFile: p.SITEMAP_URLS_PER_FILE,
     publicResponseCacheBytes: p.PUBLIC_RESPONSE_CACHE_MB * 1024 * 1024,

@@ -6,7 +6,7 @@ import { encodePosition } from '../event-store/position.ts';
 import { OPERATIONS_STREAM, projectionEventSkipped } from '../domain/operations-events.ts';
 import type { GenerationRecord, ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Projection } from './projection.ts';
-import { describeFailure } from './projector.ts';
+import { describeFailure, type FailureDescription } from './projector.ts';
 import { startRebuild, type RebuildProgress, type RebuildResult } from './rebuild.ts';
 
 /** An operator command that cannot be carried out as asked; the message says why. */
@@ -46,7 +46,7 @@ export class ProjectionOperations {
   }
 
   /** Clears the failure, so the projector tries the event again. */
-  async retry(name: string): Promise<{ projection: string; generation: number; retrying: Record<string, string> }> {
+  async retry(name: string): Promise<{ projection: string; generation: number; retrying: FailureDescription }> {
     const paused = await this.#paused(name);
     await this.deps.store.setFailure(paused, null, this.deps.clock.now().toISOString());
     return { projection: name, generation: paused.generation, retrying: describeFailure(paused.failure!) };
@@ -56,7 +56,7 @@ export class ProjectionOperations {
    * Records that the projection passes over the event it is paused on (kept for every later rebuild,
    * and appended to the log as an audit event), then lets the projector resume.
    */
-  async skip(name: string, reason: string, actor: Actor): Promise<{ projection: string; generation: number; skipped: Record<string, string> }> {
+  async skip(name: string, reason: string, actor: Actor): Promise<{ projection: string; generation: number; skipped: FailureDescription }> {
     const paused = await this.#paused(name);
     const failure = paused.failure!;
     const now = this.deps.clock.now().toISOString();

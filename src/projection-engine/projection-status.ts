@@ -22,7 +22,8 @@ export interface GenerationStatus {
   checkpoint: string | null;
   /** head - checkpoint, in log positions: events on SQLite, bytes of log on EventStoreDB. */
   lag: string | null;
-  failure: null | { eventId: string; eventType: string; streamId: string; position: string; message: string; failedAt: string };
+  /** The event the generation is paused on; eventId, streamId and message are null where the reader may not see them (see OperationsOverviewService). */
+  failure: null | { eventId: string | null; eventType: string; streamId: string | null; position: string; message: string | null; failedAt: string };
   updatedAt: string;
 }
 

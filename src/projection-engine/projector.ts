@@ -376,7 +376,7 @@ export class Projector {
   }
 }
 
-export function describeFailure(failure: ProjectionFailure): Record<string, string> {
+export function describeFailure(failure: ProjectionFailure): FailureDescription {
   return {
     eventId: failure.eventId,
     eventType: failure.eventType,
@@ -385,6 +385,16 @@ export function describeFailure(failure: ProjectionFailure): Record<string, stri
     message: failure.message,
     failedAt: failure.failedAt,
   };
+}
+
+/** A projection failure in JSON-safe form (the position as a fixed-width string). */
+export interface FailureDescription {
+  eventId: string;
+  eventType: string;
+  streamId: string;
+  position: string;
+  message: string;
+  failedAt: string;
 }
 
 /** Tells this process apart from an earlier one with the same pid (a restarted container's pid 1). */

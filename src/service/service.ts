@@ -246,6 +246,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
             version: packageVersion(),
             adapters: { eventStore: config.eventStore.kind, readModels: config.readModels.kind, blobs: config.media.blobs.kind },
             clock,
+            operatorTenantIds: config.operatorTenantIds,
           })
         : undefined;
       const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), ...(operations ? { operations } : {}) });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { expect } from 'chai';
 import { collect } from '../../src/event-store/event-store.ts';
-import { startAdminFixture, type AdminFixture } from './support.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { OPERATOR, startAdminFixture, type AdminFixture } from './support.ts';
 import { adminSession, PASSWORD, until } from '../webhooks/support.ts';
 
 /** A poisoned projection over HTTP: shown with its failing event, retried, skipped with a reason; a rebuild with progress. */
@@ -26,6 +28,8 @@ describe('admin API: operations (projections, outboxes, version and adapters)', 
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     expect(response.headers.get('cache-control')).to.equal('no-store');
     const body = response.body;
+    // The service holds one tenant and OPERATOR_TENANT_IDS is unset: its tenant admin operates it.
+    expect(body.operator).to.equal(true);
     expect(body.version).to.match(/^\d+\.\d+\.\d+/);
     expect(body.adapters).to.deep.equal({ eventStore: 'sqlite', readModels: 'sqlite', blobs: 'local-folder' });
     expect(body.projections.map((p: { name: string }) => p.name)).to.include.members(['audit-trail', 'stream-activity', 'access', 'content', 'webhooks', 'contact-forms']);
@@ -84,5 +88,59 @@ describe('admin API: operations (projections, outboxes, version and adapters)', 
     expect(done.rebuild.events).to.be.greaterThan(0);
     expect(done.active.generation).to.be.greaterThan(before.active.generation);
     expect(done.rebuild.generation).to.equal(done.active.generation);
+  });
+});
+
+/**
+ * Projections are shared by every tenant on the service: a tenant admin who is not an operator sees their state
+ * and lag, but not the failing event's stream, id or message (another tenant's), and may not retry, skip or rebuild.
+ */
+describe('admin API: operations are for the service\'s operators when it holds more than one tenant', function () {
+  this.timeout(60_000);
+  let f: AdminFixture;
+  let dataDir: string;
+  const sessionOf = async (fixture: AdminFixture, email: string, projectId: string) => {
+    const login = await fixture.call('POST', '/auth/login', { body: { email, password: PASSWORD } });
+    expect(login.status, JSON.stringify(login.body)).to.equal(200);
+    return (method: string, route: string, body?: unknown) => fixture.call(method, route, { token: login.body.token, headers: { 'X-Project-Id': projectId }, ...(body === undefined ? {} : { body }) });
+  };
+
+  after(async () => {
+    await f?.stop();
+  });
+
+  it('a second tenant ends the single-tenant default; OPERATOR_TENANT_IDS names who operates', async () => {
+    dataDir = path.join(tempDir(), 'data');
+    f = await startAdminFixture({ plan: 'business', dataDir });
+    const first = { email: f.project.adminEmail, projectId: f.project.projectId, tenantId: f.project.tenantId };
+    const other = await f.access.bootstrap(OPERATOR, { projectName: 'Other tenant', plan: 'free', adminEmail: `other-${randomUUID().slice(0, 8)}@example.com`, adminPassword: PASSWORD });
+    await f.service.supervisor!.waitFor(other.position, 5000);
+
+    const poisonId = randomUUID();
+    await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
+    let admin = await sessionOf(f, first.email, first.projectId);
+    const seen = await until(async () => (await admin('GET', '/operations')).body, (b) => b.projections.find((p: { name: string }) => p.name === 'stream-activity')?.state === 'paused', 10_000, 'paused');
+    expect(seen.operator).to.equal(false);
+    const failure = seen.projections.find((p: { name: string }) => p.name === 'stream-activity').active.failure;
+    expect(failure).to.include({ eventType: 'legacy.imported', eventId: null, streamId: null, message: null });
+    expect(failure.position).to.be.a('string');
+    for (const [action, body] of [['retry', undefined], ['skip', { reason: 'legacy import' }], ['rebuild', undefined]] as const) {
+      const refused = await admin('POST', `/operations/projections/stream-activity/${action}`, body);
+      expect([refused.status, refused.body.error.code], action).to.deep.equal([403, 'FORBIDDEN']);
+      expect(refused.body.error.hint).to.include('OPERATOR_TENANT_IDS');
+    }
+
+    // The same log, restarted with the other tenant named: its admin operates, the first one still does not.
+    await f.stop();
+    f = await startAdminFixture({ plan: 'business', dataDir, env: { OPERATOR_TENANT_IDS: other.tenantId } });
+    admin = await sessionOf(f, first.email, first.projectId);
+    expect((await admin('GET', '/operations')).body.operator).to.equal(false);
+    const operator = await sessionOf(f, other.adminEmail, other.projectId);
+    const overview = await until(async () => (await operator('GET', '/operations')).body, (b) => b.projections.find((p: { name: string }) => p.name === 'stream-activity')?.state === 'paused', 10_000, 'paused after restart');
+    expect(overview.operator).to.equal(true);
+    expect(overview.projections.find((p: { name: string }) => p.name === 'stream-activity').active.failure).to.include({ eventId: poisonId, streamId: `imported-${poisonId}` });
+    const skipped = await operator('POST', '/operations/projections/stream-activity/skip', { reason: 'legacy import without metadata' });
+    expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
+    expect(skipped.body.skipped).to.include({ eventId: poisonId });
   });
 });

@@ -25,6 +25,7 @@ export const ADMIN_TAGS = {
   Webhooks: 'Webhooks, their delivery history, redelivery and Send Test (Standard plan and above).',
   'Contact forms': 'Contact forms and the submissions they receive.',
   MCP: 'The MCP tool server over Streamable HTTP.',
+  Operations: "Projections, outboxes, the version and adapters (tenant_admin sessions); retry, skip and rebuild for the service's operators.",
 } as const;
 export type AdminTag = keyof typeof ADMIN_TAGS;
 

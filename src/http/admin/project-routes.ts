@@ -310,7 +310,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
-      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: deps.clock.now().toISOString(), revokedAt: null }),
+      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: deps.clock.now().toISOString(), revokedAt: null, lastUsedAt: null }),
       key: issued.key,
       notice: 'Store this key now: it is shown only once.',
     } satisfies z.input<typeof issuedKeySchema>;
@@ -353,7 +353,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { id: created.userId, tenantId: created.tenantId, email: created.email, role: created.role, disabled: false };
   });
 
-  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, responses: { 200: 'The user' } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The user as changed', schema: createdUserSchema } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx, { body }) => {
     const caller: Caller = principalOf(ctx);
     assertCan(caller, 'members.manage');
     const userId = ctx.params['userId'];
@@ -362,7 +362,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     if ((body.role === undefined) === (body.disabled === undefined)) throw validationError('Give either role or disabled: true (one change per request).');
     const changed = body.role !== undefined ? await access.changeUserRole(caller, userId, body.role) : await access.disableUser(caller, userId);
     await settle(changed.position);
-    ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, disabled: changed.disabled };
+    ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, disabled: changed.disabled } satisfies z.input<typeof createdUserSchema>;
   });
 
   return router;

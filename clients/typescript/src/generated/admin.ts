@@ -1141,8 +1141,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * List the project's agent and public keys (prefix only: keys are shown once, at creation)
-         * @description List the project's agent and public keys (prefix only: keys are shown once, at creation). Credentials: an agent key, or a console session token with X-Project-Id.
+         * List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)
+         * @description List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes). Credentials: an agent key, or a console session token with X-Project-Id.
          */
         get: operations["listKeys"];
         put?: never;
@@ -1219,6 +1219,26 @@ export type paths = {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)
+         * @description Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/revisions/{revisionId}/preview-token": {
@@ -1613,6 +1633,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session)
+         * @description Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getOperations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/projections/{name}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused)
+         * @description Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["retryProjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/projections/{name}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators)
+         * @description Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["skipProjectionEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/projections/{name}/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress
+         * @description Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["rebuildProjection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1996,6 +2096,19 @@ export type components = {
             /** @description Characters sent to the provider. */
             characters: number;
         };
+        FailingEvent: {
+            /** @description The event's id; null unless the caller is a service operator. */
+            eventId: string | null;
+            eventType: string;
+            /** @description The stream the event is in; null unless the caller is a service operator. */
+            streamId: string | null;
+            /** @description A log position (fixed-width decimal string). */
+            position: string;
+            /** @description Why the projection could not fold it; null unless the caller is a service operator. */
+            message: string | null;
+            /** Format: date-time */
+            failedAt: string;
+        };
         FormBlueprintPlan: {
             /** @description false: applying would create nothing, because of the problems. */
             ok: boolean;
@@ -2190,6 +2303,17 @@ export type components = {
             formSetSlugs: string[];
             masterKeys: string[];
         };
+        GenerationStatus: {
+            generation: number;
+            version: number;
+            /** @description A log position (fixed-width decimal string). */
+            checkpoint: string | null;
+            /** @description Head minus checkpoint, in log positions: events on SQLite, bytes of log on EventStoreDB. */
+            lag: string | null;
+            /** @description The event the generation is paused on, if it is. */
+            failure: components["schemas"]["FailingEvent"] | null;
+            updatedAt: string;
+        };
         HistoryItem: {
             position: string;
             /** Format: uuid */
@@ -2223,6 +2347,8 @@ export type components = {
             name: string | null;
             createdAt: string;
             revokedAt: string | null;
+            /** @description Agent keys: when the key was last used, exact to 10 minutes; null if never (and for public keys). */
+            lastUsedAt: string | null;
             /** @description The key itself, shown in this answer only. */
             key: string;
             notice: string;
@@ -2239,6 +2365,8 @@ export type components = {
             name: string | null;
             createdAt: string;
             revokedAt: string | null;
+            /** @description Agent keys: when the key was last used, exact to 10 minutes; null if never (and for public keys). */
+            lastUsedAt: string | null;
         };
         LoginAppearance: {
             logoUrl: string | null;
@@ -2308,6 +2436,23 @@ export type components = {
             sitePublishedAt: string | null;
             published: boolean;
         };
+        OperationsOverview: {
+            /** @description Whether the caller is a service operator (OPERATOR_TENANT_IDS): only operators see failing events and retry, skip or rebuild. */
+            operator: boolean;
+            version: string;
+            adapters: {
+                eventStore: string;
+                readModels: string;
+                blobs: string;
+            };
+            projections: components["schemas"]["ProjectionStatus"][];
+            outboxes: {
+                /** @enum {string} */
+                name: "webhooks" | "contact-notices" | "media-purge";
+                /** @description Items of this project waiting. */
+                pending: number;
+            }[];
+        };
         PlannedMaster: {
             key: string;
             name: string;
@@ -2330,6 +2475,48 @@ export type components = {
             expiresAt: string;
             previewUrl: string;
         };
+        ProjectionEventSkipped: {
+            projection: string;
+            generation: number;
+            /** @description The event passed over. */
+            skipped: {
+                eventId: string;
+                eventType: string;
+                streamId: string;
+                position: string;
+                message: string;
+                failedAt: string;
+            };
+        };
+        ProjectionRetried: {
+            projection: string;
+            generation: number;
+            /** @description The event the projector tries again. */
+            retrying: {
+                eventId: string;
+                eventType: string;
+                streamId: string;
+                position: string;
+                message: string;
+                failedAt: string;
+            };
+        };
+        ProjectionStatus: {
+            name: string;
+            /** @description Version of the projection code in this build. */
+            version: number;
+            /** @enum {string} */
+            state: "live" | "behind" | "paused" | "not-started" | "outdated";
+            active: components["schemas"]["GenerationStatus"] | null;
+            /** @description A generation being rebuilt, if any. */
+            building: components["schemas"]["GenerationStatus"] | null;
+            /** @description A log position (fixed-width decimal string). */
+            head: string | null;
+            /** @description Events skipped with a reason, kept for every rebuild. */
+            skips: number;
+            /** @description The last rebuild started from this API in this process, if any. */
+            rebuild: components["schemas"]["RebuildRun"] | null;
+        };
         ProjectOverview: {
             /** Format: uuid */
             id: string;
@@ -2349,6 +2536,21 @@ export type components = {
             publicBase: string;
             /** @constant */
             publicKeyHeader: "X-Service-Public-Api-Key";
+        };
+        RebuildRun: {
+            projection: string;
+            /** @enum {string} */
+            state: "running" | "done" | "paused" | "failed";
+            /** Format: date-time */
+            startedAt: string;
+            finishedAt: string | null;
+            events: number;
+            /** @description Fraction of the log covered, 0..1. */
+            fraction: number;
+            /** @description The generation built, once done. */
+            generation: number | null;
+            /** @description Why it stopped, when it did; null unless the caller is a service operator. */
+            error: string | null;
         };
         RestoredRevision: {
             /** Format: uuid */
@@ -2609,6 +2811,10 @@ export type components = {
                 responseBody: string | null;
                 responseTruncated: boolean;
                 error: string | null;
+                /** @description The request headers the attempt was sent with: content type, user agent, event, delivery and attempt ids, the signature (made again with the webhook's secret) and X-Service-Test on a test. */
+                headers: {
+                    [key: string]: string;
+                };
             }[];
         };
         ErrorConflict: {
@@ -6153,6 +6359,50 @@ export interface operations {
             503: components["responses"]["Http503ServiceUnavailable"];
         };
     };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    /** @constant */
+                    disabled?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description The user as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedUser"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
     issuePreviewToken: {
         parameters: {
             query?: never;
@@ -7374,6 +7624,143 @@ export interface operations {
             409: components["responses"]["Http409ConflictOrRevisionConflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getOperations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operations overview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationsOverview"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    retryProjection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event being retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectionRetried"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    skipProjectionEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The skipped event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectionEventSkipped"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    rebuildProjection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rebuild, started (or the one already running) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RebuildRun"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
