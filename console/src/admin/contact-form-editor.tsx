@@ -35,17 +35,19 @@ export function ContactFormEditor() {
   const { api, projectId } = useProject();
   const existing = useQuery({
     queryKey: [projectId, 'contact-form', formId],
-    queryFn: () => api.GET('/contact-forms/{formId}', { params: { path: { formId: formId! } } }) as Promise<ContactForm>,
+    queryFn: () => api.GET('/contact-forms/{formId}', { params: { path: { formId: formId! } } }),
     enabled: Boolean(formId),
   });
   if (formId && !existing.data) return existing.error ? <ErrorMessage error={existing.error} /> : <p>{t('app.loading')}</p>;
   return <SettingsForm key={existing.data?.version ?? 0} form={existing.data ?? null} />;
 }
 
+/** The options one a line: `value=label`, or the value alone where the label is the same. */
 function optionsText(field: ContactField): string {
-  return (field.options ?? []).map((o) => (typeof o === 'string' ? o : o.label && o.label !== o.value ? `${o.value}=${o.label}` : o.value)).join('\n');
+  return (field.options ?? []).map((o) => (o.label !== o.value ? `${o.value}=${o.label}` : o.value)).join('\n');
 }
 
+/** Options as the service answers them: a line without a label is its own label. */
 function parseOptions(text: string): ContactField['options'] {
   return text
     .split('\n')
@@ -53,7 +55,7 @@ function parseOptions(text: string): ContactField['options'] {
     .filter(Boolean)
     .map((line) => {
       const [value, ...label] = line.split('=');
-      return label.length ? { value: value!.trim(), label: label.join('=').trim() } : value!.trim();
+      return { value: value!.trim(), label: label.length ? label.join('=').trim() : value!.trim() };
     });
 }
 
@@ -91,9 +93,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
         email_signature: draft.email_signature?.trim() ? draft.email_signature : null,
         ...(chatUrl.trim() ? { chat_webhook_url: chatUrl.trim() } : {}),
       };
-      return (form
-        ? api.PATCH('/contact-forms/{formId}', { params: { path: { formId: form.id } }, body: { ...body, expectedVersion: form.version } })
-        : api.POST('/contact-forms', { body })) as Promise<ContactForm>;
+      return form ? api.PATCH('/contact-forms/{formId}', { params: { path: { formId: form.id } }, body: { ...body, expectedVersion: form.version } }) : api.POST('/contact-forms', { body });
     },
     onSuccess: async (result) => {
       await queryClient.invalidateQueries({ queryKey: [projectId, 'contact-forms'] });
@@ -171,7 +171,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
                   <input type="text" aria-label={t('contact.field.labelOf', { n: index + 1 })} required value={field.label} onChange={(e) => setField(index, { label: e.target.value })} />
                 </td>
                 <td>
-                  <input type="checkbox" aria-label={t('contact.field.requiredOf', { n: index + 1 })} checked={Boolean(field.required)} onChange={(e) => setField(index, { required: e.target.checked })} />
+                  <input type="checkbox" aria-label={t('contact.field.requiredOf', { n: index + 1 })} checked={field.required} onChange={(e) => setField(index, { required: e.target.checked })} />
                 </td>
                 <td>
                   {OPTION_TYPES.includes(field.type) && (

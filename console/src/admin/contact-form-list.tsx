@@ -3,13 +3,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import type { ContactForm, Submission } from './shapes.ts';
+import type { ContactForm } from './shapes.ts';
 
 /** The project's contact forms, each with its unread count and a way into its inbox. */
 export function ContactFormList() {
   const { t } = useI18n();
   const { api, projectId, path, isAdmin } = useProject();
-  const forms = useQuery({ queryKey: [projectId, 'contact-forms'], queryFn: () => api.GET('/contact-forms') as Promise<{ items: ContactForm[] }> });
+  const forms = useQuery({ queryKey: [projectId, 'contact-forms'], queryFn: () => api.GET('/contact-forms') });
   return (
     <section>
       <div className="page-head">
@@ -59,7 +59,7 @@ function UnreadLink({ form }: { form: ContactForm }) {
   const { api, projectId, path } = useProject();
   const unread = useQuery({
     queryKey: [projectId, 'submissions', form.id, 'count'],
-    queryFn: () => api.GET('/contact-forms/{formId}/submissions', { params: { path: { formId: form.id }, query: { read: false, limit: 1 } } }) as Promise<{ unread: number; items: Submission[] }>,
+    queryFn: () => api.GET('/contact-forms/{formId}/submissions', { params: { path: { formId: form.id }, query: { read: 'false', limit: 1 } } }),
   });
   return <Link to={path(`contact-forms/${form.id}/submissions`)}>{unread.data ? t('contact.inboxUnread', { count: unread.data.unread }) : t('contact.inbox')}</Link>;
 }

@@ -7,8 +7,7 @@ import { Modal } from '../components/modal.tsx';
 import { ShownOnce } from './copy-button.tsx';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { Pager, usePaged } from './pager.tsx';
-import { planAtLeast, type ApiKey, type ConsoleUser } from './shapes.ts';
-import type { MessageKey } from '../i18n/en.ts';
+import { KEY_SCOPES, planAtLeast, USER_ROLES, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope, type UserRole } from './shapes.ts';
 
 /** The tenant's console users and the project's agent and public keys. */
 export function PeopleAndKeys() {
@@ -28,17 +27,17 @@ function Users() {
   const queryClient = useQueryClient();
   const [disabling, setDisabling] = useState<ConsoleUser | null>(null);
   const change = useMutation({
-    mutationFn: ({ user, body }: { user: ConsoleUser; body: { role: ConsoleUser['role'] } | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body }),
+    mutationFn: ({ user, body }: { user: ConsoleUser; body: { role: UserRole } | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body }),
     onSuccess: async () => {
       setDisabling(null);
       await queryClient.invalidateQueries({ queryKey: ['users'] });
     },
   });
-  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') as Promise<{ items: ConsoleUser[] }> });
+  const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') });
   const page = usePaged(users.data?.items ?? [], 20);
-  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as ConsoleUser['role'] });
+  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as UserRole });
   const create = useMutation({
-    mutationFn: () => api.POST('/users', { body: draft }) as Promise<ConsoleUser>,
+    mutationFn: () => api.POST('/users', { body: draft }),
     onSuccess: async () => {
       setDraft({ email: '', password: '', role: 'tenant_user' });
       await queryClient.invalidateQueries({ queryKey: ['users'] });
@@ -72,12 +71,11 @@ function Users() {
               <td>{u.email}</td>
               <td>
                 {isAdmin && u.id !== userId && !u.disabled ? (
-                  <select aria-label={t('people.roleOf', { email: u.email })} value={u.role} disabled={change.isPending} onChange={(e) => change.mutate({ user: u, body: { role: e.target.value as ConsoleUser['role'] } })}>
-                    <option value="tenant_user">{t('role.tenant_user')}</option>
-                    <option value="tenant_admin">{t('role.tenant_admin')}</option>
+                  <select aria-label={t('people.roleOf', { email: u.email })} value={u.role} disabled={change.isPending} onChange={(e) => change.mutate({ user: u, body: { role: e.target.value as UserRole } })}>
+                    <RoleOptions />
                   </select>
                 ) : (
-                  t(`role.${u.role}` as MessageKey)
+                  t(`role.${u.role}`)
                 )}
               </td>
               <td>{u.disabled ? t('people.disabled') : t('people.active')}</td>
@@ -118,9 +116,8 @@ function Users() {
           </label>
           <label>
             {t('people.role')}
-            <select value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value as ConsoleUser['role'] })}>
-              <option value="tenant_user">{t('role.tenant_user')}</option>
-              <option value="tenant_admin">{t('role.tenant_admin')}</option>
+            <select value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value as UserRole })}>
+              <RoleOptions />
             </select>
           </label>
           <button type="submit" className="primary" disabled={create.isPending}>
@@ -133,18 +130,28 @@ function Users() {
   );
 }
 
+/** The roles a member may have, as the API names them. */
+function RoleOptions() {
+  const { t } = useI18n();
+  return USER_ROLES.map((role) => (
+    <option key={role} value={role}>
+      {t(`role.${role}`)}
+    </option>
+  ));
+}
+
 function Keys() {
   const { t, formatTime } = useI18n();
   const { api, projectId, project, isAdmin } = useProject();
   const queryClient = useQueryClient();
-  const keys = useQuery({ queryKey: [projectId, 'keys'], queryFn: () => api.GET('/keys') as Promise<{ items: ApiKey[] }>, enabled: isAdmin });
+  const keys = useQuery({ queryKey: [projectId, 'keys'], queryFn: () => api.GET('/keys'), enabled: isAdmin });
   const page = usePaged(keys.data?.items ?? [], 20);
-  const [draft, setDraft] = useState({ name: '', scope: 'full' as NonNullable<ApiKey['scope']> });
-  const [issued, setIssued] = useState<(ApiKey & { key: string }) | null>(null);
+  const [draft, setDraft] = useState({ name: '', scope: 'full' as KeyScope });
+  const [issued, setIssued] = useState<IssuedKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: [projectId, 'keys'] });
   const issue = useMutation({
-    mutationFn: (type: 'agent' | 'public') => api.POST('/keys', { body: type === 'agent' ? { type, scope: draft.scope, name: draft.name.trim() || undefined } : { type } }) as Promise<ApiKey & { key: string }>,
+    mutationFn: (type: 'agent' | 'public') => api.POST('/keys', { body: type === 'agent' ? { type, scope: draft.scope, name: draft.name.trim() || undefined } : { type } }),
     onSuccess: async (key) => {
       setIssued(key);
       setDraft({ name: '', scope: 'full' });
@@ -187,7 +194,7 @@ function Keys() {
         <tbody>
           {page.items.map((k) => (
             <tr key={k.id}>
-              <td>{t(`keys.type.${k.type}` as MessageKey)}</td>
+              <td>{t(`keys.type.${k.type}`)}</td>
               <td>{k.name ?? ''}</td>
               <td>
                 <code>{k.prefix}…</code>
@@ -215,10 +222,12 @@ function Keys() {
         </label>
         <label>
           {t('keys.scope')}
-          <select value={draft.scope} onChange={(e) => setDraft({ ...draft, scope: e.target.value as NonNullable<ApiKey['scope']> })}>
-            <option value="full">{t('keys.scope.full')}</option>
-            <option value="content">{t('keys.scope.content')}</option>
-            <option value="schema">{t('keys.scope.schema')}</option>
+          <select value={draft.scope} onChange={(e) => setDraft({ ...draft, scope: e.target.value as KeyScope })}>
+            {KEY_SCOPES.map((scope) => (
+              <option key={scope} value={scope}>
+                {t(`keys.scope.${scope}`)}
+              </option>
+            ))}
           </select>
         </label>
         <button type="submit" className="primary" disabled={issue.isPending}>

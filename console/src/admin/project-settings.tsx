@@ -5,31 +5,14 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { PlanNotice } from './plan-notice.tsx';
-import { planAtLeast } from './shapes.ts';
-
-interface ProjectDetails {
-  contentLocales: { locales: string[]; defaultLocale: string };
-  customDomains: string[];
-  siteSettings: { siteUrl?: string | null; siteName?: string | null; description?: string | null };
-}
-interface Appearance {
-  logoUrl: string | null;
-  primaryColor: string | null;
-  accentColor: string | null;
-  message: string | null;
-  projectName: string;
-}
-interface AllowlistEntry {
-  id: string;
-  cidr: string;
-  label?: string | null;
-}
+import type { ProjectOverview } from '../shell/project-context.tsx';
+import { planAtLeast, type FormSet, type IpAllowlistEntry, type LoginAppearance } from './shapes.ts';
 
 /** Project settings (tenant_admin): locales, site, custom domains, the sign-in page's look, the console IP allowlist. */
 export function ProjectSettings() {
   const { t } = useI18n();
   const { api, projectId } = useProject();
-  const details = useQuery({ queryKey: [projectId, 'project'], queryFn: () => api.GET('/project') as Promise<ProjectDetails> });
+  const details = useQuery({ queryKey: [projectId, 'project'], queryFn: () => api.GET('/project') });
   return (
     <section className="settings">
       <h1>{t('settings.title')}</h1>
@@ -38,7 +21,7 @@ export function ProjectSettings() {
         <>
           <LocalesForm current={details.data.contentLocales} />
           <SiteForm current={details.data.siteSettings} />
-          <UrlPatterns siteUrl={details.data.siteSettings.siteUrl ?? null} />
+          <UrlPatterns siteUrl={details.data.siteSettings.siteUrl} />
           <DomainsForm current={details.data.customDomains} />
         </>
       )}
@@ -80,7 +63,7 @@ function useSave<T>(call: () => Promise<T>) {
   return useMutation({ mutationFn: call, onSuccess: () => queryClient.invalidateQueries({ queryKey: [projectId, 'project'] }) });
 }
 
-function LocalesForm({ current }: { current: ProjectDetails['contentLocales'] }) {
+function LocalesForm({ current }: { current: ProjectOverview['contentLocales'] }) {
   const { t } = useI18n();
   const { api } = useProject();
   const [locales, setLocales] = useState(current.locales.join(', '));
@@ -110,7 +93,7 @@ function LocalesForm({ current }: { current: ProjectDetails['contentLocales'] })
   );
 }
 
-function SiteForm({ current }: { current: ProjectDetails['siteSettings'] }) {
+function SiteForm({ current }: { current: ProjectOverview['siteSettings'] }) {
   const { t } = useI18n();
   const { api } = useProject();
   const [draft, setDraft] = useState({ siteUrl: current.siteUrl ?? '', siteName: current.siteName ?? '', description: current.description ?? '' });
@@ -133,19 +116,11 @@ function SiteForm({ current }: { current: ProjectDetails['siteSettings'] }) {
   );
 }
 
-interface FormSetDefinitionView {
-  id: string;
-  slug: string;
-  name: string;
-  version: number;
-  definition: { id?: string; sitemap?: { include: boolean; urlPattern: string; changefreq: string; priority: number } } & Record<string, unknown>;
-}
-
 /** Where each form set's entries live on the site (sitemaps, Open Graph URLs, llms.txt): the URL pattern of its definition. */
 function UrlPatterns({ siteUrl }: { siteUrl: string | null }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
-  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') as Promise<{ items: Array<{ id: string; name: string }> }> });
+  const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') });
   return (
     <section className="panel" aria-labelledby="patterns-title">
       <h2 id="patterns-title">{t('settings.patterns')}</h2>
@@ -160,22 +135,22 @@ function UrlPatterns({ siteUrl }: { siteUrl: string | null }) {
 
 function UrlPattern({ formSetId }: { formSetId: string }) {
   const { api, projectId } = useProject();
-  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) as Promise<FormSetDefinitionView> });
+  const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) });
   if (!formSet.data) return <ErrorMessage error={formSet.error} />;
   return <UrlPatternForm formSet={formSet.data} />;
 }
 
-function UrlPatternForm({ formSet }: { formSet: FormSetDefinitionView }) {
+function UrlPatternForm({ formSet }: { formSet: FormSet }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const queryClient = useQueryClient();
-  const sitemap = formSet.definition.sitemap ?? { include: true, urlPattern: '/{formSetSlug}/{slug}', changefreq: 'weekly', priority: 0.5 };
+  const { sitemap } = formSet.definition;
   const [draft, setDraft] = useState({ urlPattern: sitemap.urlPattern, include: sitemap.include });
   const save = useMutation({
     mutationFn: () => {
       // The definition is replaced whole: everything but the sitemap settings goes back as it was read.
       const { id: _id, ...definition } = formSet.definition;
-      return api.PUT('/form-sets/{formSetId}', { params: { path: { formSetId: formSet.id } }, body: { ...definition, sitemap: { ...sitemap, ...draft }, expectedVersion: formSet.version } }) as Promise<FormSetDefinitionView>;
+      return api.PUT('/form-sets/{formSetId}', { params: { path: { formSetId: formSet.id } }, body: { ...definition, sitemap: { ...sitemap, ...draft }, expectedVersion: formSet.version } });
     },
     onSuccess: (updated) => queryClient.setQueryData([projectId, 'form-set', formSet.id], updated),
   });
@@ -233,7 +208,7 @@ function LoginAppearance() {
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const queryClient = useQueryClient();
-  const current = useQuery({ queryKey: [projectId, 'login-appearance'], queryFn: () => api.GET('/project/login-appearance') as Promise<Appearance> });
+  const current = useQuery({ queryKey: [projectId, 'login-appearance'], queryFn: () => api.GET('/project/login-appearance') });
   if (!current.data) return <ErrorMessage error={current.error} />;
   return (
     <AppearanceForm
@@ -246,7 +221,7 @@ function LoginAppearance() {
   );
 }
 
-function AppearanceForm({ current, onSaved }: { current: Appearance; onSaved: (next: Appearance) => Promise<void> }) {
+function AppearanceForm({ current, onSaved }: { current: LoginAppearance; onSaved: (next: LoginAppearance) => Promise<void> }) {
   const { t } = useI18n();
   const { api } = useProject();
   const [draft, setDraft] = useState({ logoUrl: current.logoUrl ?? '', primaryColor: current.primaryColor ?? '', accentColor: current.accentColor ?? '', message: current.message ?? '' });
@@ -254,7 +229,7 @@ function AppearanceForm({ current, onSaved }: { current: Appearance; onSaved: (n
     mutationFn: () =>
       api.PUT('/project/login-appearance', {
         body: { logoUrl: draft.logoUrl.trim() || null, primaryColor: draft.primaryColor.trim() || null, accentColor: draft.accentColor.trim() || null, message: draft.message.trim() || null },
-      }) as Promise<Appearance>,
+      }),
     onSuccess: onSaved,
   });
   // The preview is the sign-in page's own markup and classes, coloured as the draft says.
@@ -314,9 +289,9 @@ function IpAllowlist() {
   const { api, projectId, project } = useProject();
   const queryClient = useQueryClient();
   const allowed = planAtLeast(project.plan, 'business');
-  const entries = useQuery({ queryKey: [projectId, 'ip-allowlist'], queryFn: () => api.GET('/project/ip-allowlist') as Promise<{ items: AllowlistEntry[]; enforced: boolean }> });
+  const entries = useQuery({ queryKey: [projectId, 'ip-allowlist'], queryFn: () => api.GET('/project/ip-allowlist') });
   const [draft, setDraft] = useState({ cidr: '', label: '' });
-  const [removing, setRemoving] = useState<AllowlistEntry | null>(null);
+  const [removing, setRemoving] = useState<IpAllowlistEntry | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: [projectId, 'ip-allowlist'] });
   const add = useMutation({
     mutationFn: () => api.POST('/project/ip-allowlist', { body: { cidr: draft.cidr.trim(), ...(draft.label.trim() ? { label: draft.label.trim() } : {}) } }),
@@ -326,7 +301,7 @@ function IpAllowlist() {
     },
   });
   const remove = useMutation({
-    mutationFn: (entry: AllowlistEntry) => api.DELETE('/project/ip-allowlist/{entryId}', { params: { path: { entryId: entry.id } } }),
+    mutationFn: (entry: IpAllowlistEntry) => api.DELETE('/project/ip-allowlist/{entryId}', { params: { path: { entryId: entry.id } } }),
     onSuccess: async () => {
       setRemoving(null);
       await refresh();

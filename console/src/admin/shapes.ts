@@ -1,131 +1,57 @@
-/** The admin API's answers the administrator and operator pages read (see /admin/v1/openapi.json). */
-export const CONTACT_FIELD_TYPES = ['text', 'textarea', 'email', 'url', 'tel', 'number', 'date', 'select', 'radio', 'checkbox', 'boolean', 'multiselect'] as const;
-export type ContactFieldType = (typeof CONTACT_FIELD_TYPES)[number];
+import type { AdminSchema } from '@annals/client';
+
+/**
+ * The admin API's answers as the administrator and operator pages read them: the typed client's shapes,
+ * generated from the service's OpenAPI document (/admin/v1/openapi.json), named as the pages speak of
+ * them. Nothing here is written by hand but the lists of choices a page offers, and each of those is
+ * checked against the API's enum in both directions (a choice the API lacks, or one it gained, does not
+ * compile).
+ */
+export type ContactForm = AdminSchema<'ContactForm'>;
+export type ContactField = ContactForm['fields'][number];
+export type ContactFieldType = ContactField['type'];
+/** What the form editor edits: a contact form without what the service sets. */
+export type ContactFormSettings = Omit<ContactForm, 'id' | 'version' | 'createdAt' | 'updatedAt' | 'submitPath' | 'hostedPagePath'>;
+export type Submission = AdminSchema<'ContactSubmission'>;
+export type NoticeDelivery = Submission['deliveries'][string];
+
+export type Webhook = AdminSchema<'Webhook'>;
+/** A new webhook, with its signing secret (shown once). */
+export type CreatedWebhook = AdminSchema<'CreatedWebhook'>;
+export type WebhookEvent = Webhook['events'][number];
+export type Delivery = AdminSchema<'WebhookDelivery'>;
+export type DeliveryStatus = Delivery['status'];
+
+export type ConsoleUser = AdminSchema<'UserSummary'>;
+export type UserRole = ConsoleUser['role'];
+export type ApiKey = AdminSchema<'KeySummary'>;
+export type KeyScope = NonNullable<ApiKey['scope']>;
+/** A new key, with the key itself (shown once). */
+export type IssuedKey = AdminSchema<'IssuedKey'>;
+
+export type Plan = AdminSchema<'ProjectOverview'>['plan'];
+export type LoginAppearance = AdminSchema<'LoginAppearance'>;
+export type IpAllowlistEntry = AdminSchema<'IpAllowlistEntry'>;
+export type FormSet = AdminSchema<'FormSet'>;
+
+/** The members of a string enum in the order written, checked to be every member and nothing else. */
+function every<T extends string>(members: Record<T, true>): T[] {
+  return Object.keys(members) as T[];
+}
+
+export const CONTACT_FIELD_TYPES = every<ContactFieldType>({ text: true, textarea: true, email: true, url: true, tel: true, number: true, date: true, select: true, radio: true, checkbox: true, boolean: true, multiselect: true });
+/** The field types that take options (the service refuses options on any other). */
 export const OPTION_TYPES: readonly ContactFieldType[] = ['select', 'radio', 'multiselect'];
 
-export interface ContactField {
-  key: string;
-  type: ContactFieldType;
-  label: string;
-  required?: boolean;
-  options?: Array<string | { value: string; label?: string }>;
-  [other: string]: unknown;
-}
+export const WEBHOOK_EVENTS = every<WebhookEvent>({ 'entry.published': true, 'entry.updated': true, 'entry.deleted': true, 'entry.submitted': true, 'entry.rejected': true, 'entry.scheduled': true, 'master.published': true });
+/** The delivery statuses, in the order the history's filter offers them. */
+export const DELIVERY_STATUSES = every<DeliveryStatus>({ failed: true, succeeded: true, pending: true, in_progress: true, skipped: true });
 
-export interface ContactFormSettings {
-  name: string;
-  slug: string;
-  notification_emails: string[];
-  reply_to_field: string | null;
-  honeypot_enabled: boolean;
-  honeypot_field: string;
-  fields: ContactField[];
-  autoreply_enabled: boolean;
-  autoreply_to_field: string | null;
-  autoreply_subject: Record<string, string>;
-  autoreply_body: Record<string, string>;
-  email_signature: string | null;
-  hosted_page_enabled: boolean;
-  chat_webhook_url: string | null;
-}
-
-export interface ContactForm extends ContactFormSettings {
-  id: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  submitPath: string;
-  hostedPagePath: string | null;
-}
-
-export interface NoticeDelivery {
-  status: 'pending' | 'sent' | 'failed' | 'skipped';
-  attempts: number;
-  messageId: string | null;
-  detail: string | null;
-  completedAt: string | null;
-}
-
-export interface Submission {
-  id: string;
-  formId: string;
-  receivedAt: string;
-  locale: string;
-  read: boolean;
-  erased: boolean;
-  erasedAt: string | null;
-  values: Record<string, unknown> | null;
-  notes: Array<{ id: string; text: string | null; addedAt: string; author: { type: string; id: string } }>;
-  deliveries: Record<string, NoticeDelivery>;
-}
-
-export const WEBHOOK_EVENTS = ['entry.published', 'entry.updated', 'entry.deleted', 'master.published'] as const;
-
-export interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type DeliveryStatus = 'pending' | 'in_progress' | 'succeeded' | 'failed' | 'skipped';
-
-export interface DeliveryAttempt {
-  id: string;
-  number: number;
-  trigger: 'event' | 'redelivery' | 'test';
-  state: 'in_progress' | 'succeeded' | 'failed' | 'interrupted';
-  timestamp: string;
-  finishedAt: string | null;
-  url: string;
-  payload: string;
-  httpStatus: number | null;
-  durationMs: number | null;
-  responseBody: string | null;
-  responseTruncated: boolean;
-  error: string | null;
-  headers: Record<string, string>;
-}
-
-export interface Delivery {
-  id: string;
-  webhookId: string;
-  event: string;
-  trigger: 'event' | 'test';
-  status: DeliveryStatus;
-  createdAt: string;
-  payload: string | null;
-  attemptCount: number;
-  notSent: { reason: string; detail: string } | null;
-  attempts: DeliveryAttempt[];
-}
-
-export interface ConsoleUser {
-  id: string;
-  email: string;
-  role: 'tenant_admin' | 'tenant_user';
-  disabled: boolean;
-  createdAt: string;
-}
-
-export interface ApiKey {
-  id: string;
-  type: 'agent' | 'public';
-  prefix: string;
-  scope: 'full' | 'content' | 'schema' | null;
-  name: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-  /** Agent keys: when the key last authenticated a request (to 10 minutes); null when never. */
-  lastUsedAt: string | null;
-}
+export const USER_ROLES = every<UserRole>({ tenant_user: true, tenant_admin: true });
+export const KEY_SCOPES = every<KeyScope>({ full: true, content: true, schema: true });
 
 /** Plans in order; features name the first plan that has them (spec section 8). */
-export const PLANS = ['free', 'solo', 'standard', 'business', 'enterprise'] as const;
-export function planAtLeast(plan: string, needed: (typeof PLANS)[number]): boolean {
-  return PLANS.indexOf(plan as (typeof PLANS)[number]) >= PLANS.indexOf(needed);
+export const PLANS = every<Plan>({ free: true, solo: true, standard: true, business: true, enterprise: true });
+export function planAtLeast(plan: Plan, needed: Plan): boolean {
+  return PLANS.indexOf(plan) >= PLANS.indexOf(needed);
 }

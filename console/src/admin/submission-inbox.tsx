@@ -9,8 +9,6 @@ import { ConfirmDialog } from './confirm-dialog.tsx';
 import type { ContactForm, Submission } from './shapes.ts';
 import type { MessageKey } from '../i18n/en.ts';
 
-type SubmissionPage = { items: Submission[]; nextCursor: string | null; unread: number };
-
 /**
  * A contact form's submissions: the unread ones first, then those read, each list paged by the server.
  * Opening one marks it read; /contact-forms/{formId}/submissions/{submissionId} (the link in the
@@ -20,7 +18,7 @@ export function SubmissionInbox() {
   const { formId = '', submissionId } = useParams();
   const { t } = useI18n();
   const { api, projectId, path, isAdmin } = useProject();
-  const form = useQuery({ queryKey: [projectId, 'contact-form', formId], queryFn: () => api.GET('/contact-forms/{formId}', { params: { path: { formId } } }) as Promise<ContactForm> });
+  const form = useQuery({ queryKey: [projectId, 'contact-form', formId], queryFn: () => api.GET('/contact-forms/{formId}', { params: { path: { formId } } }) });
   return (
     <section>
       <div className="page-head">
@@ -59,8 +57,8 @@ function SubmissionList({ formId, read, heading, form, selected }: { formId: str
   const { api, projectId, path } = useProject();
   const list = useInfiniteQuery({
     queryKey: [projectId, 'submissions', formId, read],
-    initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/contact-forms/{formId}/submissions', { params: { path: { formId }, query: { read, limit: 20, cursor: pageParam } } }) as Promise<SubmissionPage>,
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => api.GET('/contact-forms/{formId}/submissions', { params: { path: { formId }, query: { read: read ? 'true' : 'false', limit: 20, cursor: pageParam } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const items = list.data?.pages.flatMap((p) => p.items) ?? [];
@@ -98,19 +96,19 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const key = [projectId, 'submission', submissionId];
-  const submission = useQuery({ queryKey: key, queryFn: () => api.GET('/contact-forms/{formId}/submissions/{submissionId}', { params: { path: { formId, submissionId } } }) as Promise<Submission> });
+  const submission = useQuery({ queryKey: key, queryFn: () => api.GET('/contact-forms/{formId}/submissions/{submissionId}', { params: { path: { formId, submissionId } } }) });
   const [note, setNote] = useState('');
   const [confirmErase, setConfirmErase] = useState(false);
   const refreshLists = () => queryClient.invalidateQueries({ queryKey: [projectId, 'submissions', formId] });
   const mark = useMutation({
-    mutationFn: (read: boolean) => api.PATCH('/contact-forms/{formId}/submissions/{submissionId}', { params: { path: { formId, submissionId } }, body: { read } }) as Promise<Submission>,
+    mutationFn: (read: boolean) => api.PATCH('/contact-forms/{formId}/submissions/{submissionId}', { params: { path: { formId, submissionId } }, body: { read } }),
     onSuccess: async (updated) => {
       queryClient.setQueryData(key, updated);
       await refreshLists();
     },
   });
   const addNote = useMutation({
-    mutationFn: (text: string) => api.POST('/contact-forms/{formId}/submissions/{submissionId}/notes', { params: { path: { formId, submissionId } }, body: { text } }) as Promise<Submission>,
+    mutationFn: (text: string) => api.POST('/contact-forms/{formId}/submissions/{submissionId}/notes', { params: { path: { formId, submissionId } }, body: { text } }),
     onSuccess: (updated) => {
       queryClient.setQueryData(key, updated);
       setNote('');
@@ -186,7 +184,7 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
             <tr key={kind}>
               <td>{t(`inbox.kind.${kind}` as MessageKey)}</td>
               <td>
-                <span className={`badge delivery-${d.status}`}>{t(`inbox.delivery.${d.status}` as MessageKey)}</span>
+                <span className={`badge delivery-${d.status}`}>{t(`inbox.delivery.${d.status}`)}</span>
                 {d.completedAt && <span className="muted small"> {formatTime(d.completedAt)}</span>}
               </td>
               <td>{d.attempts}</td>

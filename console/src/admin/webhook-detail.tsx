@@ -5,10 +5,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { WebhookForm } from './webhooks.tsx';
-import type { Delivery, DeliveryStatus, Webhook } from './shapes.ts';
-import type { MessageKey } from '../i18n/en.ts';
-
-type DeliveryPage = { items: Delivery[]; nextCursor: string | null };
+import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type WebhookEvent } from './shapes.ts';
 
 /** One webhook: its settings, Send Test, and its delivery history (filter by status, redeliver). */
 export function WebhookDetail() {
@@ -16,14 +13,14 @@ export function WebhookDetail() {
   const { t } = useI18n();
   const { api, projectId, path } = useProject();
   const queryClient = useQueryClient();
-  const hook = useQuery({ queryKey: [projectId, 'webhook', webhookId], queryFn: () => api.GET('/webhooks/{webhookId}', { params: { path: { webhookId } } }) as Promise<Webhook> });
+  const hook = useQuery({ queryKey: [projectId, 'webhook', webhookId], queryFn: () => api.GET('/webhooks/{webhookId}', { params: { path: { webhookId } } }) });
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
-  const [testEvent, setTestEvent] = useState('');
+  const [testEvent, setTestEvent] = useState<WebhookEvent | ''>('');
   const deliveriesKey = [projectId, 'deliveries', webhookId];
   const deliveries = useInfiniteQuery({
     queryKey: [...deliveriesKey, status],
-    initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/webhooks/{webhookId}/deliveries', { params: { path: { webhookId }, query: { status, limit: 20, cursor: pageParam } } }) as Promise<DeliveryPage>,
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => api.GET('/webhooks/{webhookId}/deliveries', { params: { path: { webhookId }, query: { status: status || undefined, limit: 20, cursor: pageParam } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // A delivery in flight changes on its own: look again while one is pending.
     refetchInterval: (query) => (query.state.data?.pages.some((p) => p.items.some((d) => d.status === 'pending' || d.status === 'in_progress')) ? 1000 : false),
@@ -43,13 +40,13 @@ export function WebhookDetail() {
       </div>
       <details className="panel">
         <summary>{t('webhooks.edit')}</summary>
-        <WebhookForm key={hook.data.updatedAt} hook={hook.data} onDone={(updated) => queryClient.setQueryData([projectId, 'webhook', webhookId], updated)} />
+        <WebhookForm key={hook.data.updatedAt} hook={hook.data} save={(body) => api.PATCH('/webhooks/{webhookId}', { params: { path: { webhookId } }, body })} onDone={(updated) => queryClient.setQueryData([projectId, 'webhook', webhookId], updated)} />
       </details>
 
       <div className="row panel">
         <label className="inline">
           {t('webhooks.testEvent')}
-          <select value={testEvent} onChange={(e) => setTestEvent(e.target.value)}>
+          <select value={testEvent} onChange={(e) => setTestEvent(e.target.value as WebhookEvent | '')}>
             <option value="">{t('webhooks.testDefault')}</option>
             {hook.data.events.map((e) => (
               <option key={e} value={e}>
@@ -75,9 +72,9 @@ export function WebhookDetail() {
           {t('webhooks.filterStatus')}
           <select value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
             <option value="">{t('webhooks.allStatuses')}</option>
-            {(['failed', 'succeeded', 'pending', 'in_progress', 'skipped'] as const).map((s) => (
+            {DELIVERY_STATUSES.map((s) => (
               <option key={s} value={s}>
-                {t(`webhooks.status.${s}` as MessageKey)}
+                {t(`webhooks.status.${s}`)}
               </option>
             ))}
           </select>
@@ -114,7 +111,7 @@ function DeliveryItem({ delivery: d, webhookId, onChanged }: { delivery: Deliver
     <li className={`delivery delivery-${d.status}`}>
       <details>
         <summary>
-          <span className={`badge webhook-${d.status}`}>{t(`webhooks.status.${d.status}` as MessageKey)}</span> <code>{d.event}</code>
+          <span className={`badge webhook-${d.status}`}>{t(`webhooks.status.${d.status}`)}</span> <code>{d.event}</code>
           {d.trigger === 'test' && <span className="badge">{t('webhooks.test')}</span>} {formatTime(d.createdAt)}
           {last?.httpStatus != null && <span className="muted"> · HTTP {last.httpStatus}</span>}
           {last?.durationMs != null && <span className="muted"> · {t('webhooks.duration', { ms: Math.round(last.durationMs) })}</span>}
@@ -127,7 +124,7 @@ function DeliveryItem({ delivery: d, webhookId, onChanged }: { delivery: Deliver
           {d.attempts.map((a) => (
             <li key={a.id}>
               <p>
-                <strong>{t('webhooks.attempt', { n: a.number })}</strong> {t(`webhooks.trigger.${a.trigger}` as MessageKey)} · {t(`webhooks.state.${a.state}` as MessageKey)} · {formatTime(a.timestamp)}
+                <strong>{t('webhooks.attempt', { n: a.number })}</strong> {t(`webhooks.trigger.${a.trigger}`)} · {t(`webhooks.state.${a.state}`)} · {formatTime(a.timestamp)}
                 {a.httpStatus != null && ` · HTTP ${a.httpStatus}`}
                 {a.durationMs != null && ` · ${t('webhooks.duration', { ms: Math.round(a.durationMs) })}`}
               </p>

@@ -7,7 +7,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { Modal } from '../components/modal.tsx';
 import { PlanNotice } from './plan-notice.tsx';
 import { ShownOnce } from './copy-button.tsx';
-import { planAtLeast, WEBHOOK_EVENTS, type Webhook } from './shapes.ts';
+import { planAtLeast, WEBHOOK_EVENTS, type CreatedWebhook, type Webhook, type WebhookEvent } from './shapes.ts';
 
 /** The project's webhooks (Standard plan and above): list, create with the secret shown once, enable/disable. */
 export function WebhookList() {
@@ -15,9 +15,9 @@ export function WebhookList() {
   const { api, projectId, project, path } = useProject();
   const queryClient = useQueryClient();
   const allowed = planAtLeast(project.plan, 'standard');
-  const hooks = useQuery({ queryKey: [projectId, 'webhooks'], queryFn: () => api.GET('/webhooks') as Promise<{ items: Webhook[] }>, enabled: allowed });
+  const hooks = useQuery({ queryKey: [projectId, 'webhooks'], queryFn: () => api.GET('/webhooks'), enabled: allowed });
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<(Webhook & { secret: string }) | null>(null);
+  const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const toggle = useMutation({
     mutationFn: (hook: Webhook) => api.PATCH('/webhooks/{webhookId}', { params: { path: { webhookId: hook.id } }, body: { enabled: !hook.enabled } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: [projectId, 'webhooks'] }),
@@ -73,9 +73,10 @@ export function WebhookList() {
       <Modal open={creating} title={t('webhooks.new')} onClose={() => setCreating(false)}>
         {creating && (
           <WebhookForm
+            save={(body) => api.POST('/webhooks', { body })}
             onDone={(hook) => {
               setCreating(false);
-              setCreated(hook as Webhook & { secret: string });
+              setCreated(hook);
             }}
             onCancel={() => setCreating(false)}
           />
@@ -88,17 +89,20 @@ export function WebhookList() {
   );
 }
 
-/** Name, URL, description, events and the enabled flag; a new webhook when `hook` is not given. */
-export function WebhookForm({ hook, onDone, onCancel }: { hook?: Webhook; onDone: (result: Webhook) => void; onCancel?: () => void }) {
+/** What the form sends: a webhook's settings, as POST /webhooks takes them and PATCH takes them too. */
+export type WebhookSettings = Pick<Webhook, 'name' | 'url' | 'description' | 'events' | 'enabled'>;
+
+/**
+ * Name, URL, description, events and the enabled flag, sent by `save` (the create, or the update of
+ * `hook`); `onDone` gets the answer as the call typed it.
+ */
+export function WebhookForm<Answer>({ hook, save: send, onDone, onCancel }: { hook?: Webhook; save: (settings: WebhookSettings) => Promise<Answer>; onDone: (result: Answer) => void; onCancel?: () => void }) {
   const { t } = useI18n();
-  const { api, projectId } = useProject();
+  const { projectId } = useProject();
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState({ name: hook?.name ?? '', url: hook?.url ?? 'https://', description: hook?.description ?? '', events: hook?.events ?? ['entry.published'], enabled: hook?.enabled ?? true });
+  const [draft, setDraft] = useState({ name: hook?.name ?? '', url: hook?.url ?? 'https://', description: hook?.description ?? '', events: hook?.events ?? (['entry.published'] as WebhookEvent[]), enabled: hook?.enabled ?? true });
   const save = useMutation({
-    mutationFn: () => {
-      const body = { ...draft, description: draft.description.trim() || null };
-      return (hook ? api.PATCH('/webhooks/{webhookId}', { params: { path: { webhookId: hook.id } }, body }) : api.POST('/webhooks', { body })) as Promise<Webhook>;
-    },
+    mutationFn: () => send({ ...draft, description: draft.description.trim() || null }),
     onSuccess: async (result) => {
       await queryClient.invalidateQueries({ queryKey: [projectId, 'webhooks'] });
       onDone(result);
