@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { simpleParser } from 'mailparser';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { articleFormSet, OPERATOR, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { adminSession, PASSWORD, Receiver, until } from '../webhooks/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -337,5 +337,24 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await expectAccessible(page, 'the inbox in Japanese, as an editor');
     expect(problems).to.deep.equal([]);
     await context.close();
+  });
+
+  // Last in the file: a second tenant ends the single-tenant default, so the admin is no operator from here on.
+  it('operations, for a tenant admin who is not the service\'s operator: state, lag and the failing event\'s type; no controls, and why', async () => {
+    const { page } = admin;
+    const other = await f.access.bootstrap(OPERATOR, { projectName: 'Other tenant', plan: 'free', adminEmail: `other-${randomUUID().slice(0, 8)}@example.com`, adminPassword: PASSWORD });
+    await f.service.supervisor!.waitFor(other.position, 5000);
+    const poisonId = randomUUID();
+    await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
+    await openArea(page, 'Contact forms');
+    await openArea(page, 'Operations');
+    const row = page.getByRole('row', { name: /stream-activity/ });
+    await row.getByText('paused').waitFor();
+    await page.getByRole('alert').getByText('Paused on a legacy.imported event').waitFor();
+    expect(await page.getByText(poisonId).count(), 'the failing event\'s id and stream').to.equal(0);
+    for (const name of ['Retry', 'Skip event…', 'Rebuild']) expect(await page.getByRole('button', { name }).count(), name).to.equal(0);
+    await page.getByText(/are for the service's operators/).waitFor();
+    await expectAccessible(page, 'operations for a tenant admin who is not an operator');
+    await screenshot(page, 'admin-operations-not-operator');
   });
 });

@@ -4,46 +4,21 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { Modal } from '../components/modal.tsx';
-import type { MessageKey } from '../i18n/en.ts';
+import type { FailingEvent, ProjectionStatus } from './shapes.ts';
 
-interface Failure {
-  eventId: string;
-  eventType: string;
-  streamId: string;
-  position: string;
-  message: string;
-  failedAt: string;
-}
-interface Generation {
-  generation: number;
-  checkpoint: string | null;
-  lag: string | null;
-  failure: Failure | null;
-}
-interface ProjectionRow {
-  name: string;
-  version: number;
-  state: 'live' | 'behind' | 'paused' | 'not-started' | 'outdated';
-  active: Generation | null;
-  building: Generation | null;
-  skips: number;
-  rebuild: { state: 'running' | 'done' | 'paused' | 'failed'; events: number; fraction: number; generation: number | null; error: string | null; finishedAt: string | null } | null;
-}
-interface Overview {
-  version: string;
-  adapters: { eventStore: string; readModels: string; blobs: string };
-  projections: ProjectionRow[];
-  outboxes: Array<{ name: string; pending: number }>;
-}
-
-/** Operations (tenant_admin): projections with their failures, retry, skip with a reason, rebuild with progress; outboxes; version and adapters. */
+/**
+ * Operations (tenant_admin): projections with their state and lag, outboxes, version and adapters. The
+ * projections are shared by every tenant of the service, so the failing event's details and retry, skip
+ * with a reason and rebuild with progress are shown to the service's operators only (the answer says
+ * whether the caller is one); the others are told why they see no controls.
+ */
 export function Operations() {
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const key = [projectId, 'operations'];
   const overview = useQuery({
     queryKey: key,
-    queryFn: () => api.GET('/operations') as Promise<Overview>,
+    queryFn: () => api.GET('/operations'),
     // Lag, failures and rebuilds move on their own: look again every few seconds, every second while a rebuild runs.
     refetchInterval: (query) => (query.state.data?.projections.some((p) => p.rebuild?.state === 'running') ? 1000 : 5000),
   });
@@ -73,7 +48,7 @@ export function Operations() {
             </div>
           </dl>
           <h2>{t('ops.projections')}</h2>
-          <p className="help">{t('ops.projectionsHelp')}</p>
+          <p className="help">{t(data.operator ? 'ops.projectionsHelp' : 'ops.notOperator')}</p>
           <table className="list">
             <thead>
               <tr>
@@ -82,14 +57,16 @@ export function Operations() {
                 <th scope="col">{t('ops.generation')}</th>
                 <th scope="col">{t('ops.lag')}</th>
                 <th scope="col">{t('ops.skips')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('keys.actions')}</span>
-                </th>
+                {data.operator && (
+                  <th scope="col">
+                    <span className="visually-hidden">{t('keys.actions')}</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
               {data.projections.map((p) => (
-                <ProjectionLine key={p.name} projection={p} />
+                <ProjectionLine key={p.name} projection={p} operator={data.operator} />
               ))}
             </tbody>
           </table>
@@ -104,7 +81,7 @@ export function Operations() {
             <tbody>
               {data.outboxes.map((o) => (
                 <tr key={o.name}>
-                  <td>{t(`ops.outbox.${o.name}` as MessageKey)}</td>
+                  <td>{t(`ops.outbox.${o.name}`)}</td>
                   <td>{o.pending}</td>
                 </tr>
               ))}
@@ -116,8 +93,24 @@ export function Operations() {
   );
 }
 
-function ProjectionLine({ projection: p }: { projection: ProjectionRow }) {
+/** The event a projection is paused on: its type and position for everyone, its id, stream and the error for operators. */
+function FailureNotice({ failure }: { failure: FailingEvent }) {
   const { t, formatTime } = useI18n();
+  return (
+    <div className="failure" role="alert">
+      <p>
+        <strong>{failure.eventId ? t('ops.failedOn', { type: failure.eventType, id: failure.eventId }) : t('ops.failedOnType', { type: failure.eventType })}</strong>
+      </p>
+      <p className="small">
+        {failure.streamId ? t('ops.failureWhere', { stream: failure.streamId, position: failure.position, time: formatTime(failure.failedAt) }) : t('ops.failurePosition', { position: failure.position, time: formatTime(failure.failedAt) })}
+      </p>
+      {failure.message && <pre className="code">{failure.message}</pre>}
+    </div>
+  );
+}
+
+function ProjectionLine({ projection: p, operator }: { projection: ProjectionStatus; operator: boolean }) {
+  const { t } = useI18n();
   const { api, projectId } = useProject();
   const queryClient = useQueryClient();
   const [skipping, setSkipping] = useState(false);
@@ -143,45 +136,39 @@ function ProjectionLine({ projection: p }: { projection: ProjectionRow }) {
           <code>{p.name}</code> <span className="muted small">v{p.version}</span>
         </th>
         <td>
-          <span className={`badge ops-${p.state}`}>{t(`ops.state.${p.state}` as MessageKey)}</span>
+          <span className={`badge ops-${p.state}`}>{t(`ops.state.${p.state}`)}</span>
         </td>
         <td>{p.active?.generation ?? '–'}</td>
         <td>{p.active?.lag ?? '–'}</td>
         <td>{p.skips}</td>
-        <td>
-          <div className="row">
-            {failure && (
-              <>
-                <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
-                  {t('ops.retry')}
-                </button>
-                <button type="button" className="danger" onClick={() => setSkipping(true)}>
-                  {t('ops.skip')}
-                </button>
-              </>
-            )}
-            <button type="button" onClick={() => rebuild.mutate()} disabled={rebuild.isPending || run?.state === 'running'}>
-              {t('ops.rebuild')}
-            </button>
-          </div>
-        </td>
+        {operator && (
+          <td>
+            <div className="row">
+              {failure && (
+                <>
+                  <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
+                    {t('ops.retry')}
+                  </button>
+                  <button type="button" className="danger" onClick={() => setSkipping(true)}>
+                    {t('ops.skip')}
+                  </button>
+                </>
+              )}
+              <button type="button" onClick={() => rebuild.mutate()} disabled={rebuild.isPending || run?.state === 'running'}>
+                {t('ops.rebuild')}
+              </button>
+            </div>
+          </td>
+        )}
       </tr>
       {(failure || run || retry.error || rebuild.error) && (
         <tr>
-          <td colSpan={6}>
-            {failure && (
-              <div className="failure" role="alert">
-                <p>
-                  <strong>{t('ops.failedOn', { type: failure.eventType, id: failure.eventId })}</strong>
-                </p>
-                <p className="small">{t('ops.failureWhere', { stream: failure.streamId, position: failure.position, time: formatTime(failure.failedAt) })}</p>
-                <pre className="code">{failure.message}</pre>
-              </div>
-            )}
+          <td colSpan={operator ? 6 : 5}>
+            {failure && <FailureNotice failure={failure} />}
             {run && (
               <div className="rebuild">
                 <label>
-                  {t(`ops.rebuild.${run.state}` as MessageKey, { events: run.events, generation: run.generation ?? '' })}
+                  {t(`ops.rebuild.${run.state}`, { events: run.events, generation: run.generation ?? '' })}
                   <progress max={1} value={run.fraction} />
                 </label>
                 {run.error && <p className="error">{run.error}</p>}
@@ -191,7 +178,7 @@ function ProjectionLine({ projection: p }: { projection: ProjectionRow }) {
           </td>
         </tr>
       )}
-      {skipping && failure && (
+      {operator && skipping && failure && (
         <Modal open title={t('ops.skipTitle', { name: p.name })} onClose={() => setSkipping(false)}>
           <form
             onSubmit={(event) => {
@@ -199,7 +186,7 @@ function ProjectionLine({ projection: p }: { projection: ProjectionRow }) {
               skip.mutate();
             }}
           >
-            <p>{t('ops.skipText', { type: failure.eventType, id: failure.eventId })}</p>
+            <p>{t('ops.skipText', { type: failure.eventType, id: failure.eventId ?? failure.position })}</p>
             <label>
               {t('ops.reason')}
               <textarea rows={3} required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />

@@ -34,6 +34,10 @@ export type LoginAppearance = AdminSchema<'LoginAppearance'>;
 export type IpAllowlistEntry = AdminSchema<'IpAllowlistEntry'>;
 export type FormSet = AdminSchema<'FormSet'>;
 
+export type ProjectionStatus = AdminSchema<'ProjectionStatus'>;
+/** The event a projection is paused on; its id, stream and message are null unless the caller is an operator. */
+export type FailingEvent = AdminSchema<'FailingEvent'>;
+
 /** The members of a string enum in the order written, checked to be every member and nothing else. */
 function every<T extends string>(members: Record<T, true>): T[] {
   return Object.keys(members) as T[];
