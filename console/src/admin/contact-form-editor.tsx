@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
+import { planName } from './plan-notice.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { ConfirmDialog } from './confirm-dialog.tsx';
@@ -218,7 +219,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
           </label>
         ) : null}
         <p id="chat-help" className="help">
-          {planAtLeast(project.plan, 'standard') ? t('contact.chatHelp') : t('admin.planNeeded', { feature: t('contact.chat'), plan: 'Standard', current: project.plan })}
+          {planAtLeast(project.plan, 'standard') ? t('contact.chatHelp') : t('admin.planNeeded', { feature: t('contact.chat'), plan: planName('standard'), current: planName(project.plan) })}
         </p>
       </fieldset>
 

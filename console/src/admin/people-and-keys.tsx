@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
+import { planName } from './plan-notice.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { Modal } from '../components/modal.tsx';
@@ -174,7 +175,7 @@ function Keys() {
   return (
     <section aria-labelledby="keys-title">
       <h2 id="keys-title">{t('keys.title')}</h2>
-      <p className="help">{oneAgentKey ? t('keys.planOne', { plan: project.plan }) : t('keys.planMany')}</p>
+      <p className="help">{oneAgentKey ? t('keys.planOne', { plan: planName(project.plan) }) : t('keys.planMany')}</p>
       <ErrorMessage error={keys.error} />
       <table className="list">
         <thead>
