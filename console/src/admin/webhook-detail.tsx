@@ -115,7 +115,7 @@ function DeliveryItem({ delivery: d, webhookId, onChanged }: { delivery: Deliver
           {d.trigger === 'test' && <span className="badge">{t('webhooks.test')}</span>} {formatTime(d.createdAt)}
           {last?.httpStatus != null && <span className="muted"> · HTTP {last.httpStatus}</span>}
           {last?.durationMs != null && <span className="muted"> · {t('webhooks.duration', { ms: Math.round(last.durationMs) })}</span>}
-          <span className="muted"> · {t('webhooks.attemptCount', { count: d.attemptCount })}</span>
+          <span className="muted"> · {d.attemptCount === 1 ? t('webhooks.attemptCountOne') : t('webhooks.attemptCount', { count: d.attemptCount })}</span>
         </summary>
         {d.notSent && <p className="notice">{t('webhooks.notSent', { reason: d.notSent.reason, detail: d.notSent.detail })}</p>}
         <h3>{t('webhooks.payload')}</h3>

@@ -160,6 +160,7 @@ export const adminEn = {
   'webhooks.test': 'test',
   'webhooks.duration': '{ms} ms',
   'webhooks.attemptCount': '{count} attempts',
+  'webhooks.attemptCountOne': '1 attempt',
   'webhooks.attempt': 'Attempt {n}',
   'webhooks.notSent': 'Not sent: {reason} ({detail})',
   'webhooks.payload': 'Payload sent',

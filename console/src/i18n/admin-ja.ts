@@ -162,6 +162,7 @@ export const adminJa: Record<keyof typeof adminEn, string> = {
   'webhooks.test': 'テスト',
   'webhooks.duration': '{ms} ミリ秒',
   'webhooks.attemptCount': '試行 {count} 回',
+  'webhooks.attemptCountOne': '試行 1 回',
   'webhooks.attempt': '試行 {n}',
   'webhooks.notSent': '未送信: {reason}（{detail}）',
   'webhooks.payload': '送信したペイロード',
