@@ -95,6 +95,10 @@ function normalize(text: string): string {
 
 function segmentWords(text: string, emit: (token: string) => void): void {
   if (text === '') return;
+  if (FAST_TEXT.test(text)) {
+    fastWords(text, emit);
+    return;
+  }
   for (const segment of words.segment(text)) {
     if (!segment.isWordLike) continue;
     for (const piece of segment.segment.split(TOKEN_BREAK)) {
@@ -107,4 +111,80 @@ function cap(token: string): string {
   if (token.length <= MAX_TOKEN_LENGTH) return token;
   const codePoints = Array.from(token);
   return codePoints.length <= MAX_TOKEN_LENGTH ? token : codePoints.slice(0, MAX_TOKEN_LENGTH).join('');
+}
+
+/**
+ * Text of ASCII and the Latin letters of U+00C0–U+024F (and the ideographic comma and full stop between CJK
+ * runs): what fastWords segments exactly as Intl.Segmenter does, without its per-segment objects (a rebuild
+ * spent most of its time in them). Anything else goes to the segmenter.
+ */
+const FAST_TEXT = /^[\x00-\x7F\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u3001\u3002]*$/;
+
+/** Word-break classes (UAX #29, as ICU's root rules give them) of the characters FAST_TEXT admits. */
+const OTHER = 0;
+const LETTER = 1;
+const DIGIT = 2;
+const UNDERSCORE = 3;
+/** ':' joins letters only. */
+const MID_LETTER = 4;
+/** ',' and ';' join digits only. */
+const MID_NUM = 5;
+/** '.' and "'" join letters to letters and digits to digits. */
+const MID_NUM_LET = 6;
+
+function wordBreakClass(code: number): number {
+  if ((code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0xc0 && code <= 0x24f)) return LETTER;
+  if (code >= 0x30 && code <= 0x39) return DIGIT;
+  switch (code) {
+    case 0x5f:
+      return UNDERSCORE;
+    case 0x3a:
+      return MID_LETTER;
+    case 0x2c:
+    case 0x3b:
+      return MID_NUM;
+    case 0x2e:
+    case 0x27:
+      return MID_NUM_LET;
+    default:
+      return OTHER; // also U+3001 and U+3002
+  }
+}
+
+/**
+ * The word-like segments of FAST_TEXT text, as Intl.Segmenter finds them: letters, digits and underscores
+ * run together (WB5, WB8–WB10, WB13a/b); a ':', '.' or "'" between two letters and a ',', ';', '.' or "'"
+ * between two digits stay inside the word (WB6/7, WB11/12). A segment of one underscore is not word-like;
+ * of two or more it is (as ICU reports them). test/search/search-tokens.test.ts compares the two.
+ */
+function fastWords(text: string, emit: (token: string) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let previous = wordBreakClass(text.charCodeAt(i));
+    if (previous === OTHER || previous === MID_LETTER || previous === MID_NUM || previous === MID_NUM_LET) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let wordLike = previous !== UNDERSCORE;
+    i++;
+    while (i < n) {
+      const next = wordBreakClass(text.charCodeAt(i));
+      if (next === LETTER || next === DIGIT || next === UNDERSCORE) {
+        if (next !== UNDERSCORE) wordLike = true;
+        previous = next;
+        i++;
+        continue;
+      }
+      if (next === OTHER || i + 1 >= n) break;
+      const after = wordBreakClass(text.charCodeAt(i + 1));
+      const joinsLetters = previous === LETTER && after === LETTER && (next === MID_LETTER || next === MID_NUM_LET);
+      const joinsDigits = previous === DIGIT && after === DIGIT && (next === MID_NUM || next === MID_NUM_LET);
+      if (!joinsLetters && !joinsDigits) break;
+      previous = after;
+      i += 2;
+    }
+    if (wordLike || i - start > 1) emit(cap(text.slice(start, i)));
+  }
 }

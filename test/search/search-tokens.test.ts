@@ -91,6 +91,27 @@ describe('search tokens', () => {
     });
   });
 
+  describe('segmentation without Intl.Segmenter for Latin text', () => {
+    /** What indexTokens gave before its fast path: the segmenter's word-like segments of the normalised text. */
+    const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+    const bySegmenter = (text: string) =>
+      [...segmenter.segment(text.normalize('NFKC').toLowerCase().normalize('NFKC'))].filter((s) => s.isWordLike).map((s) => s.segment);
+
+    it('cuts ASCII and Latin-1/Latin Extended text into exactly the words Intl.Segmenter finds', () => {
+      // The characters whose word-break classes matter (letters, digits, '_', ':', '.', "'", ',', ';') and others.
+      const alphabet = [...'aZé0_.:\',;- "\t\n@/ǅßĳ'];
+      let seed = 16;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      for (let n = 0; n < 20_000; n++) {
+        const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+        expect(indexTokens(text), JSON.stringify(text)).to.deep.equal(bySegmenter(text));
+      }
+      for (const text of ['a:b 1:2 a.b 1.2 a.1 1.a 1,2 a,b a..b a._b _.a a_.b _ __ ___ _1 a1_b2.c3 1,000.5', "x.y. 3.14.15 isn't naïve façade ǀx ȸ", 'API。12、x']) {
+        expect(indexTokens(text), text).to.deep.equal(bySegmenter(text));
+      }
+    });
+  });
+
   describe('limits and safety', () => {
     it('never yields an empty token or one with whitespace, control characters or double quotes', () => {
       const texts = ['say "hello"\tthere\u0000now', 'a\u0007b\u2028c\u00A0d', '"""', '  ', '', '!!! ... ---', 'x\uD800y', '東京"タワー"'];
