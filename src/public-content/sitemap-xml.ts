@@ -28,16 +28,23 @@ export function urlsetXml(urls: readonly SitemapUrl[]): string {
 
 /**
  * One `<url>` of a urlset without its opening `<url><loc>` and the site URL: the site path onward, serialised
- * once (at projection time) so that a sitemap is these fragments joined (urlsetOfFragments), not a document
- * built per request. xmlbuilder2 escapes every value.
+ * once (at projection time, for every live entry: a rebuild spent a seventh of its time building these with
+ * xmlbuilder2) so that a sitemap is these fragments joined (urlsetOfFragments), not a document built per
+ * request. Byte for byte what xmlbuilder2 writes for the same elements (xmlText).
  */
 export function urlFragment(url: Omit<SitemapUrl, 'loc'> & { path: string }): string {
-  const node = create().ele('url');
-  node.ele('loc').txt(url.path);
-  node.ele('lastmod').txt(w3cDatetime(url.lastmod));
-  node.ele('changefreq').txt(url.changefreq);
-  node.ele('priority').txt(url.priority.toFixed(1));
-  return node.end({ headless: true, prettyPrint: false }).slice(URL_OPENING.length);
+  return (
+    `${xmlText(url.path)}</loc><lastmod>${xmlText(w3cDatetime(url.lastmod))}</lastmod>` +
+    `<changefreq>${xmlText(url.changefreq)}</changefreq><priority>${url.priority.toFixed(1)}</priority></url>`
+  );
+}
+
+/**
+ * A text node's content as xmlbuilder2 serialises it (without its well-formedness check, as the documents here
+ * are built): '&' that does not already start an entity or character reference, '<' and '>' escaped.
+ */
+function xmlText(value: string): string {
+  return value.replace(/&(?![A-Za-z]+;|#\d+;)/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 const URL_OPENING = '<url><loc>';
