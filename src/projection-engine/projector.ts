@@ -7,7 +7,7 @@ import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-
 import { encodePosition } from '../event-store/position.ts';
 import { LeaseLostError, UniqueConstraintError, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Projection } from './projection.ts';
-import { ReadModelAccessError, WriteBatch } from './write-batch.ts';
+import { ReadModelAccessError, StoredDocuments, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
 /** 'standby': another projector (this process or another) holds the generation's lease; this one waits to take over. */
@@ -70,6 +70,8 @@ export class Projector {
   /** After a batch broke a unique index: fold one event per commit until past this position. */
   #isolateUntil: bigint | null = null;
   #lastCommitAt = 0;
+  /** The documents this projector read from its generation since its consume loop started (see StoredDocuments). */
+  #stored = new StoredDocuments();
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
   /** When the lease must be renewed (clock milliseconds); null while not held. */
   #leaseRenewAt: number | null = null;
@@ -219,7 +221,9 @@ export class Projector {
     this.#subscription = subscription;
     if (this.#stopped) await subscription.stop();
     const iterator = subscription[Symbol.asyncIterator]();
-    let batch = new WriteBatch(this.#o.store, this.target, from);
+    // Each run of the loop reads the store afresh: a failed commit may have left it other than the batch says.
+    this.#stored = new StoredDocuments();
+    let batch = new WriteBatch(this.#o.store, this.target, from, this.#stored);
     this.#lastCommitAt = Date.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
     let flushDue: Promise<typeof FLUSH_DUE> | undefined;
@@ -333,12 +337,13 @@ export class Projector {
         await this.#pause(culprit, new Error(`${error.message}. The projection put two documents with one unique value: fix the projection (or the data it folds) and retry, or skip this event`));
         throw new ConsumeEnded('paused');
       }
+      this.#stored.forget(writes);
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
       this.#release(checkpoint);
     }
-    return new WriteBatch(this.#o.store, this.target, this.#checkpoint);
+    return new WriteBatch(this.#o.store, this.target, this.#checkpoint, this.#stored);
   }
 
   async #pause(event: RecordedEvent, error: unknown): Promise<void> {

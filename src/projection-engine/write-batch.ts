@@ -33,6 +33,35 @@ interface Pending {
 }
 
 /**
+ * Documents a projector read from its generation and has not written since: the form set or project that
+ * every event of an entry reads is parsed once, not once per event. Only the projector holding the
+ * generation's lease writes it, so what it read stays true until it writes that document itself (the
+ * projector forgets each document a commit wrote, and starts afresh after any failure). Bounded: when full,
+ * it starts over.
+ */
+export class StoredDocuments {
+  readonly #docs = new Map<string, Document | null>();
+
+  constructor(readonly limit = 10_000) {}
+
+  /** The stored document (null: none stored), or undefined when not known. A copy. */
+  get(collection: string, id: string): Document | null | undefined {
+    const doc = this.#docs.get(key(collection, id));
+    return doc === undefined || doc === null ? doc : copyDocument(doc);
+  }
+
+  remember(collection: string, id: string, doc: Document | null): void {
+    if (this.#docs.size >= this.limit) this.#docs.clear();
+    this.#docs.set(key(collection, id), doc === null ? null : copyDocument(doc));
+  }
+
+  /** These writes are committed: the documents they wrote are read from the store again. */
+  forget(writes: readonly DocumentWrite[]): void {
+    for (const write of writes) this.#docs.delete(key(write.collection, write.id));
+  }
+}
+
+/**
  * The uncommitted writes of one batch of events. Reads go through it, so an event sees the effects of
  * the events before it in the batch. The writes of the event being folded are journaled, so when that
  * event fails they are undone and the events before it can still be committed.
@@ -53,14 +82,20 @@ export class WriteBatch {
     private readonly store: ReadModelStore,
     private readonly target: ModelTarget,
     committedCheckpoint: bigint | null,
+    /** What the projector knows of its stored documents, shared by its batches; none: every read goes to the store. */
+    private readonly stored?: StoredDocuments,
   ) {
     this.#checkpoint = committedCheckpoint;
     this.view = {
       get: async <T extends Document>(collection: string, id: string) => {
         const pending = this.#pending.get(key(collection, id));
         if (pending) return (pending.doc === null ? null : copyDocument(pending.doc)) as T | null;
+        const known = this.stored?.get(collection, id);
+        if (known !== undefined) return known as T | null;
         try {
-          return (await this.store.get(this.target, collection, id)) as T | null;
+          const doc = await this.store.get(this.target, collection, id);
+          this.stored?.remember(collection, id, doc);
+          return doc as T | null;
         } catch (error) {
           throw new ReadModelAccessError(`reading ${collection}/${id}: ${(error as Error).message}`, { cause: error });
         }

@@ -52,7 +52,49 @@ const named = defineProjection({
   },
 });
 
+/** Sums test.counted into one document, each event also reading a settings document it never writes. */
+const summing = defineProjection({
+  name: 'test-summing',
+  version: 1,
+  description: 'a running total, scaled by a stored setting',
+  collections: { totals: {}, settings: {} },
+  filter: { eventTypes: ['test.counted'] },
+  async apply(event, view) {
+    const settings = (await view.get<{ factor: number }>('settings', 'global'))!;
+    const total = (await view.get<{ sum: number; factors: number[] }>('totals', 'all')) ?? { sum: 0, factors: [] };
+    view.put('totals', 'all', { sum: total.sum + (event.data as { by: number }).by * settings.factor, factors: [...total.factors, settings.factor] });
+    settings.factor = -1; // a projection may change what it read without writing it back
+  },
+});
+
 describe('projector: when it commits', () => {
+  it('reads a document it does not write from the store once, and one it wrote as committed, across batches', async () => {
+    const f = engineFixture();
+    try {
+      for (let i = 1; i <= 9; i++) await f.count(`s-${i}`, i);
+      const target = { projection: 'test-summing', generation: 1 };
+      await f.store.createGeneration(schemaOf(summing), 1, 1, '2026-11-22T12:00:00.000Z');
+      await f.store.commit(target, [{ collection: 'settings', id: 'global', position: 0n, doc: { factor: 10 } }], 0n, '2026-11-22T12:00:00.000Z');
+      const reads: string[] = [];
+      const store = new Proxy(f.store, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          if (property === 'get') return (...args: Parameters<ReadModelStore['get']>) => (reads.push(`${args[1]}/${args[2]}`), target.get(...args));
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const projector = new Projector({ projection: summing, generation: 1, log: f.log, store, clock: f.clock, logger: silentLogger, stopWhenCaughtUp: true, batchSize: 2 });
+      expect(await projector.run()).to.equal('live');
+      expect(await f.store.get(target, 'totals', 'all')).to.deep.equal({ sum: 450, factors: Array(9).fill(10) });
+      expect(reads.filter((r) => r === 'settings/global')).to.have.length(1);
+      // The total is written by every batch (of two events): the first event of each batch reads it from the store.
+      expect(reads.filter((r) => r === 'totals/all')).to.have.length(5);
+    } finally {
+      await f.close();
+    }
+  });
+
+
   it('pauses on the event whose write breaks a unique index (found within its batch), instead of retrying the batch forever', async () => {
     const f = engineFixture();
     try {
