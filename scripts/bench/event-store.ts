@@ -55,8 +55,8 @@ interface SizeResult {
   appendSingle: { events: number; perSecond: number; baselinePerSecond: number; ratio: number };
   appendBatched: { batch: number; perSecond: number; baselinePerSecond: number; ratio: number };
   readAll: { perSecond: number };
-  /** perSecond: events of the log replayed per second; folded: how many of them the projection handles. */
-  rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number }>;
+  /** perSecond: events of the log replayed per second (perCpuSecond: per second of the process's CPU time); folded: how many of them the projection handles. */
+  rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number; cpuMs: number; perCpuSecond: number }>;
 }
 
 if (values.log) {
@@ -116,10 +116,11 @@ function diskUse(dir: string) {
 async function rebuildEvery(store: SqliteEventStore, file: string, read: number, readAll: number) {
   const readModels = SqliteReadModelStore.open(file);
   const log = new EventLog(store, serviceEventCatalog(), systemClock);
-  const rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number; ms: number }> = [];
+  const rebuild: Array<{ projection: string; folded: number; perSecond: number; ratioToReadAll: number; ms: number; cpuMs: number; perCpuSecond: number }> = [];
   const only = values.only?.split(',');
   for (const projection of projections.filter((p) => only === undefined || only.includes(p.name))) {
     let last = 0;
+    const cpu = process.cpuUsage();
     const handle = startRebuild({
       projection, log, store: readModels, clock: systemClock, logger: pino({ level: 'silent' }), dropGraceMs: 0,
       onProgress: (p) => {
@@ -130,11 +131,18 @@ async function rebuildEvery(store: SqliteEventStore, file: string, read: number,
       },
     });
     const result = await handle.result;
+    // On a shared machine the process's CPU time (user and system) varies less than the wall time.
+    const used = process.cpuUsage(cpu);
+    const cpuMs = Math.round((used.user + used.system) / 1000);
     process.stderr.write('\r');
     // Rate over the whole log replayed: a projection filtered to a few event types still reads past the rest.
     const rate = perSecond(read, result.durationMs);
-    rebuild.push({ projection: projection.name, folded: result.events, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)), ms: result.durationMs });
-    say(`rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} log events/s, ${result.events.toLocaleString('en')} folded, ${result.durationMs} ms  (ratio to readAll ${(rate / readAll).toFixed(2)})`);
+    const perCpuSecond = perSecond(read, cpuMs);
+    rebuild.push({ projection: projection.name, folded: result.events, perSecond: rate, ratioToReadAll: Number((rate / readAll).toFixed(2)), ms: result.durationMs, cpuMs, perCpuSecond });
+    say(
+      `rebuild ${projection.name.padEnd(15)} ${rate.toLocaleString('en')} log events/s, ${result.events.toLocaleString('en')} folded, ${result.durationMs} ms ` +
+        `(${cpuMs} ms CPU: ${perCpuSecond.toLocaleString('en')} log events per CPU second)  (ratio to readAll ${(rate / readAll).toFixed(2)})`,
+    );
   }
   await readModels.close();
   return rebuild;
