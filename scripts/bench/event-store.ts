@@ -103,9 +103,11 @@ function diskUse(dir: string) {
   db.close();
   const parts = new Map<string, number>();
   for (const { name, bytes } of rows) {
-    // rm_<projection>__<collection>__g<n>[__<index>], fts_<projection>__<collection>__g<n>[_data...]: per collection, its table, its indexes, its search table.
-    const match = /^(rm|fts)_(.+?)__(.+?)__g\d+(?:__(.+)|_\w+)?$/.exec(name);
-    const key = match ? `${match[2]!.replaceAll('_', '-')}/${match[3]}${match[1] === 'fts' ? ' (search)' : match[4] ? ` (index ${match[4]})` : ''}` : name;
+    // rm_<projection>__<collection>__g<n>[__<index>], its primary key sqlite_autoindex_rm_..._1, and
+    // fts_<projection>__<collection>__g<n>[_data...]: per collection, its table, each index, its search table.
+    const match = /^(sqlite_autoindex_rm|rm|fts)_(.+?)__(.+?)__g\d+(?:__(.+)|_\w+)?$/.exec(name);
+    const part = match?.[1] === 'fts' ? ' (search)' : match?.[1] === 'sqlite_autoindex_rm' ? ' (index of ids)' : match?.[4] ? ` (index ${match[4]})` : '';
+    const key = match ? `${match[2]!.replaceAll('_', '-')}/${match[3]}${part}` : name;
     parts.set(key, (parts.get(key) ?? 0) + bytes);
   }
   const readModelParts = [...parts].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
