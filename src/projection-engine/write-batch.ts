@@ -36,23 +36,30 @@ interface Pending {
  * Documents a projector read from its generation and has not written since: the form set or project that
  * every event of an entry reads is parsed once, not once per event. Only the projector holding the
  * generation's lease writes it, so what it read stays true until it writes that document itself (the
- * projector forgets each document a commit wrote, and starts afresh after any failure). Bounded: when full,
- * it starts over.
+ * projector forgets each document a commit wrote, and starts afresh after any failure). Holds the `limit`
+ * documents read last (documents may be large: an entry's snapshot), so the few that every event reads stay.
  */
 export class StoredDocuments {
+  /** In order of last use, oldest first. */
   readonly #docs = new Map<string, Document | null>();
 
-  constructor(readonly limit = 10_000) {}
+  constructor(readonly limit = 500) {}
 
   /** The stored document (null: none stored), or undefined when not known. A copy. */
   get(collection: string, id: string): Document | null | undefined {
-    const doc = this.#docs.get(key(collection, id));
-    return doc === undefined || doc === null ? doc : copyDocument(doc);
+    const k = key(collection, id);
+    const doc = this.#docs.get(k);
+    if (doc === undefined) return undefined;
+    this.#docs.delete(k);
+    this.#docs.set(k, doc);
+    return doc === null ? null : copyDocument(doc);
   }
 
   remember(collection: string, id: string, doc: Document | null): void {
-    if (this.#docs.size >= this.limit) this.#docs.clear();
-    this.#docs.set(key(collection, id), doc === null ? null : copyDocument(doc));
+    const k = key(collection, id);
+    this.#docs.delete(k);
+    this.#docs.set(k, doc === null ? null : copyDocument(doc));
+    if (this.#docs.size > this.limit) this.#docs.delete(this.#docs.keys().next().value!);
   }
 
   /** These writes are committed: the documents they wrote are read from the store again. */
