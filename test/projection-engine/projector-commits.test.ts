@@ -21,9 +21,10 @@ const rare = defineProjection({
   },
 });
 
-/** A read-model store that counts commits. */
-function counting(store: ReadModelStore): { store: ReadModelStore; commits: () => number } {
+/** A read-model store that counts commits and lists the documents read by id (`collection/id`). */
+function counting(store: ReadModelStore): { store: ReadModelStore; commits: () => number; reads: string[] } {
   let commits = 0;
+  const reads: string[] = [];
   const wrapped = new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
@@ -33,10 +34,16 @@ function counting(store: ReadModelStore): { store: ReadModelStore; commits: () =
           return target.commit(...args);
         };
       }
+      if (property === 'get') {
+        return (...args: Parameters<ReadModelStore['get']>) => {
+          reads.push(`${args[1]}/${args[2]}`);
+          return target.get(...args);
+        };
+      }
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { store: wrapped, commits: () => commits };
+  return { store: wrapped, commits: () => commits, reads };
 }
 
 /** Keeps one document per stream with a unique `name`: a test event that names an existing name collides. */
@@ -75,14 +82,7 @@ describe('projector: when it commits', () => {
       const target = { projection: 'test-summing', generation: 1 };
       await f.store.createGeneration(schemaOf(summing), 1, 1, '2026-11-22T12:00:00.000Z');
       await f.store.commit(target, [{ collection: 'settings', id: 'global', position: 0n, doc: { factor: 10 } }], 0n, '2026-11-22T12:00:00.000Z');
-      const reads: string[] = [];
-      const store = new Proxy(f.store, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver) as unknown;
-          if (property === 'get') return (...args: Parameters<ReadModelStore['get']>) => (reads.push(`${args[1]}/${args[2]}`), target.get(...args));
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+      const { store, reads } = counting(f.store);
       const projector = new Projector({ projection: summing, generation: 1, log: f.log, store, clock: f.clock, logger: silentLogger, stopWhenCaughtUp: true, batchSize: 2 });
       expect(await projector.run()).to.equal('live');
       expect(await f.store.get(target, 'totals', 'all')).to.deep.equal({ sum: 450, factors: Array(9).fill(10) });
