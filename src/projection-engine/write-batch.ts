@@ -36,12 +36,16 @@ interface Pending {
  * Documents a projector read from its generation and has not written since: the form set or project that
  * every event of an entry reads is parsed once, not once per event. Only the projector holding the
  * generation's lease writes it, so what it read stays true until it writes that document itself (the
- * projector forgets each document a commit wrote, and starts afresh after any failure). Holds the `limit`
- * documents read last (documents may be large: an entry's snapshot), so the few that every event reads stay.
+ * projector forgets each document a commit wrote, and starts afresh after any failure). A document is kept
+ * from its second read on (most documents are read once, then written: copying each would cost more than it
+ * saves), and only the `limit` documents read last (documents may be large: an entry's snapshot), so the
+ * few that every event reads stay.
  */
 export class StoredDocuments {
   /** In order of last use, oldest first. */
   readonly #docs = new Map<string, Document | null>();
+  /** Documents read once since they were last written, not kept yet. */
+  readonly #readOnce = new Set<string>();
 
   constructor(readonly limit = 500) {}
 
@@ -55,8 +59,14 @@ export class StoredDocuments {
     return doc === null ? null : copyDocument(doc);
   }
 
+  /** The document was read from the store (null: none there); kept from its second read on. */
   remember(collection: string, id: string, doc: Document | null): void {
     const k = key(collection, id);
+    if (!this.#readOnce.delete(k)) {
+      if (this.#readOnce.size >= this.limit * 10) this.#readOnce.clear();
+      this.#readOnce.add(k);
+      return;
+    }
     this.#docs.delete(k);
     this.#docs.set(k, doc === null ? null : copyDocument(doc));
     if (this.#docs.size > this.limit) this.#docs.delete(this.#docs.keys().next().value!);
@@ -64,7 +74,11 @@ export class StoredDocuments {
 
   /** These writes are committed: the documents they wrote are read from the store again. */
   forget(writes: readonly DocumentWrite[]): void {
-    for (const write of writes) this.#docs.delete(key(write.collection, write.id));
+    for (const write of writes) {
+      const k = key(write.collection, write.id);
+      this.#docs.delete(k);
+      this.#readOnce.delete(k);
+    }
   }
 }
 
