@@ -337,7 +337,7 @@ export class Projector {
         await this.#pause(culprit, new Error(`${error.message}. The projection put two documents with one unique value: fix the projection (or the data it folds) and retry, or skip this event`));
         throw new ConsumeEnded('paused');
       }
-      this.#stored.forget(writes);
+      this.#stored.forget(batch.writtenKeys());
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });

@@ -49,9 +49,8 @@ export class StoredDocuments {
 
   constructor(readonly limit = 500) {}
 
-  /** The stored document (null: none stored), or undefined when not known. A copy. */
-  get(collection: string, id: string): Document | null | undefined {
-    const k = key(collection, id);
+  /** The stored document (null: none stored), or undefined when not known. A copy. `k`: documentKey. */
+  get(k: string): Document | null | undefined {
     const doc = this.#docs.get(k);
     if (doc === undefined) return undefined;
     this.#docs.delete(k);
@@ -60,8 +59,7 @@ export class StoredDocuments {
   }
 
   /** The document was read from the store (null: none there); kept from its second read on. */
-  remember(collection: string, id: string, doc: Document | null): void {
-    const k = key(collection, id);
+  remember(k: string, doc: Document | null): void {
     if (!this.#readOnce.delete(k)) {
       if (this.#readOnce.size >= this.limit * 10) this.#readOnce.clear();
       this.#readOnce.add(k);
@@ -72,10 +70,10 @@ export class StoredDocuments {
     if (this.#docs.size > this.limit) this.#docs.delete(this.#docs.keys().next().value!);
   }
 
-  /** These writes are committed: the documents they wrote are read from the store again. */
-  forget(writes: readonly DocumentWrite[]): void {
-    for (const write of writes) {
-      const k = key(write.collection, write.id);
+  /** The documents of these keys were written (committed): they are read from the store again. */
+  forget(keys: Iterable<string>): void {
+    if (this.#docs.size === 0 && this.#readOnce.size === 0) return;
+    for (const k of keys) {
       this.#docs.delete(k);
       this.#readOnce.delete(k);
     }
@@ -109,13 +107,14 @@ export class WriteBatch {
     this.#checkpoint = committedCheckpoint;
     this.view = {
       get: async <T extends Document>(collection: string, id: string) => {
-        const pending = this.#pending.get(key(collection, id));
+        const k = documentKey(collection, id);
+        const pending = this.#pending.get(k);
         if (pending) return (pending.doc === null ? null : copyDocument(pending.doc)) as T | null;
-        const known = this.stored?.get(collection, id);
+        const known = this.stored?.get(k);
         if (known !== undefined) return known as T | null;
         try {
           const doc = await this.store.get(this.target, collection, id);
-          this.stored?.remember(collection, id, doc);
+          this.stored?.remember(k, doc);
           return doc as T | null;
         } catch (error) {
           throw new ReadModelAccessError(`reading ${collection}/${id}: ${(error as Error).message}`, { cause: error });
@@ -179,8 +178,13 @@ export class WriteBatch {
     return [...this.#pending.values()];
   }
 
+  /** The documentKey of every document the batch writes. */
+  writtenKeys(): IterableIterator<string> {
+    return this.#pending.keys();
+  }
+
   #write(collection: string, id: string, doc: Document | null): void {
-    const k = key(collection, id);
+    const k = documentKey(collection, id);
     this.#journal.push([k, this.#pending.get(k)]);
     this.#setPending(k, { collection, id, doc, position: this.#position });
   }
@@ -274,6 +278,7 @@ function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-function key(collection: string, id: string): string {
+/** A document's key in a batch and in StoredDocuments. */
+export function documentKey(collection: string, id: string): string {
   return `${collection}\u0000${id}`;
 }
