@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { shapeEntryView } from '../../src/public-content/entry-view.ts';
 import { entryListJson, listItem, serialiseEntry, singleEntryBody, singleEntryJson } from '../../src/public-content/public-json.ts';
 import type { FormSetDefinition } from '../../src/domain/content/form-set/form-set-definition.ts';
-import { entryJson } from '../../src/http/public/entry-reads.ts';
+import { entryJson, entryListResponse } from '../../src/http/public/entry-reads.ts';
+import path from 'node:path';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
+import { schemaOf } from '../../src/projection-engine/projection.ts';
+import { entryViewId, publicContent, type PublicFormSetDoc } from '../../projections/public-content.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 const definition = {
   id: 'fs-1',
@@ -56,6 +62,28 @@ describe('public JSON serialised at projection time', () => {
         expect(entryJson(shaped, base)).to.equal(JSON.stringify(singleEntryBody(shaped, base)));
       }
       expect(serialised.jsonItem).to.equal(JSON.stringify(listItem(shaped)));
+    }
+  });
+
+  it('lists documents of an older generation (without jsonItem) with the same bytes as serialised ones', async () => {
+    const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+    try {
+      const target = { projection: publicContent.name, generation: 1 };
+      await store.createGeneration(schemaOf(publicContent), 1, publicContent.version, '2026-11-22T10:00:00.000Z');
+      await store.activateGeneration(publicContent.name, 1, null, '2026-11-22T10:00:00.000Z');
+      const shaped = view('en');
+      const { jsonHead, jsonTail, jsonItem } = serialiseEntry(shaped);
+      const formSet = { formSetId: 'fs-1', projectId: 'p-1', slug: 'blog', name: 'Blog', description: null, definition } as unknown as PublicFormSetDoc;
+      const request = { formSet, locale: 'en', limit: 20, offset: 0, sort: undefined, text: undefined, includeSnapshot: false };
+      const reader = new ReadModelReader(store);
+      const list = () => entryListResponse(reader, request, 'http://127.0.0.1/public/p/p-1/v1');
+      const expected = entryListJson({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }, 1, 20, 0, [jsonItem]);
+      await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc: { ...shaped, jsonHead, jsonTail }, position: 1n }, { collection: 'live_counts', id: 'fs-1', doc: { formSetId: 'fs-1', liveEntries: 1 }, position: 1n }], 1n, '2026-11-22T10:00:00.000Z');
+      expect(await list()).to.equal(expected);
+      await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc: { ...shaped, jsonHead, jsonTail, jsonItem }, position: 2n }], 2n, '2026-11-22T10:00:00.000Z');
+      expect(await list()).to.equal(expected);
+    } finally {
+      await store.close();
     }
   });
 

@@ -19,8 +19,10 @@ export const MAX_OFFSET = 100_000;
 
 /** What a single-entry read needs of an entry view: its serialised parts and media ids. */
 const SINGLE_ENTRY_FIELDS = ['jsonHead', 'jsonTail', 'media', 'entryId'];
-/** What a list page needs of an entry view without the snapshot (the rest for documents without jsonItem). */
-const LIST_ITEM_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
+/** What a list page reads of each entry view without the snapshot: its item, serialised at projection time. */
+const LIST_ITEM_FIELDS = ['jsonItem'];
+/** What makes a list item of a document without jsonItem (an older generation's, while the rebuild after an upgrade runs). */
+const LIST_ITEM_SOURCE_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
 
 /**
  * The single-entry response (GET /form-sets/{formSetSlug}/entries/{entrySlug}) of a live entry by slug: its
@@ -92,16 +94,22 @@ export async function entryListResponse(reader: ReadModelReader, request: EntryL
     : text === undefined
       ? [['publishedAt', 'desc'], ['entryId', 'desc']]
       : undefined; // relevance
-  const [items, total] =
-    text !== undefined && text.length === 0
-      ? [[], 0]
-      : await Promise.all([
-          reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), ...(includeSnapshot ? {} : { fields: LIST_ITEM_FIELDS }) }),
-          text === undefined
-            ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
-            : reader.count(PUBLIC_CONTENT, 'entry_views', filter, text),
-        ]);
-  const json = items.map((view) => (includeSnapshot ? JSON.stringify(listItem(view, { baseUrl })) : (view.jsonItem ?? JSON.stringify(listItem(view)))));
+  if (text !== undefined && text.length === 0) return entryListJson(formSetSummary(formSet), 0, limit, offset, []);
+  const query = { filter, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}) };
+  const [items, total] = await Promise.all([
+    reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', includeSnapshot ? query : { ...query, fields: LIST_ITEM_FIELDS }),
+    text === undefined
+      ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
+      : reader.count(PUBLIC_CONTENT, 'entry_views', filter, text),
+  ]);
+  let json: string[];
+  if (includeSnapshot) json = items.map((view) => JSON.stringify(listItem(view, { baseUrl })));
+  else if (items.every((view) => view.jsonItem !== undefined)) json = items.map((view) => view.jsonItem!);
+  else {
+    // Read again with what an item is made of: the page is the same unless a write came in between, as with any two reads.
+    const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
+    json = views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view)));
+  }
   return entryListJson(formSetSummary(formSet), total, limit, offset, json);
 }
 
