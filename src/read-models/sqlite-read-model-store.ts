@@ -323,7 +323,6 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
     assertAfter(query);
-    assertFields(query.fields);
     const doc = documentColumns(query.fields);
     if (query.after !== undefined) return this.#findAfter(target, collection, query, doc);
     const from = this.#from(target, collection, query.filter, query.text);
@@ -564,23 +563,38 @@ interface DocumentColumns {
   decode(row: DocumentRow): Document;
 }
 
+const WHOLE_DOCUMENT: DocumentColumns = { sql: 'json(d.doc) AS doc', decode: (row) => JSON.parse(row['doc'] as string) as Document };
+/** By the fields' names joined with ',' (a character no valid name holds; the count tells ['a,b'] from ['a', 'b']). */
+const fieldColumns = new Map<string, DocumentColumns & { count: number }>();
+
 /**
  * How a query reads its documents: whole (as JSON text), or only the fields of Query.fields, one column
  * each (`->` gives a field's JSON text, SQL NULL when the document lacks it), so the rest is never decoded.
+ * Checks the fields (ReadModelError) and makes their columns once per list of names: reads are the hot path.
  */
 function documentColumns(fields: Query['fields']): DocumentColumns {
-  if (fields === undefined) return { sql: 'json(d.doc) AS doc', decode: (row) => JSON.parse(row['doc'] as string) as Document };
-  return {
-    sql: fields.map((field, i) => `d.doc -> '$.${field}' AS f${i}`).join(', '),
-    decode(row) {
+  if (fields === undefined) return WHOLE_DOCUMENT;
+  const key = Array.isArray(fields) ? fields.join(',') : '';
+  const known = fieldColumns.get(key);
+  if (known !== undefined && known.count === fields.length) return known;
+  assertFields(fields);
+  const names = [...fields];
+  const columns = names.map((_, i) => `f${i}`);
+  const made = {
+    count: names.length,
+    sql: names.map((field, i) => `d.doc -> '$.${field}' AS ${columns[i]}`).join(', '),
+    decode(row: DocumentRow): Document {
       const doc: Document = {};
-      fields.forEach((field, i) => {
-        const value = row[`f${i}`];
-        if (typeof value === 'string') doc[field] = JSON.parse(value);
-      });
+      for (let i = 0; i < names.length; i++) {
+        const value = row[columns[i]!];
+        if (typeof value === 'string') doc[names[i]!] = JSON.parse(value);
+      }
       return doc;
     },
   };
+  if (fieldColumns.size > 1_000) fieldColumns.clear();
+  fieldColumns.set(key, made);
+  return made;
 }
 
 /** Names checked and made once: every query names its table and fields, and reads are the hot path. */

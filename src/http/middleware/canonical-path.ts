@@ -1,6 +1,9 @@
 import type { Middleware } from 'koa';
 import { validationError } from '../errors/error-factory.ts';
 
+/** Segments without '%', a backslash or a control character, none empty, '.' or '..': canonical as they are. */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/%\\\u0000-\u001f\u007f]+)+$/;
+
 /**
  * Why a request path is not in the one form routes are written in, or null when it is. Routing and
  * authentication then see every request the same way: a path that a proxy, a router or a file server could
@@ -8,6 +11,9 @@ import { validationError } from '../errors/error-factory.ts';
  * escapes) is refused before any of them looks at it, instead of being normalised differently by each.
  */
 export function nonCanonicalPathReason(path: string): string | null {
+  // Most paths: non-empty segments with nothing to decode, none of them a dot segment. Checked in one step;
+  // anything else gets the checks below, which name the problem.
+  if (PLAIN_PATH.test(path)) return null;
   if (!path.startsWith('/')) return 'it does not start with /';
   if (path.includes('//')) return 'it has an empty segment (//)';
   if (path.includes('\\')) return 'it has a backslash';

@@ -48,9 +48,12 @@ interface RouteMatch {
  */
 export class PublicFastReads {
   readonly #cacheControl: string;
+  /** The headers every answer has before its ETag, as writeHead takes them (a flat list). */
+  readonly #fixedHeaders: readonly string[];
 
   constructor(private readonly options: PublicFastReadsOptions) {
     this.#cacheControl = publicCacheControl(options.cacheMaxAgeSeconds);
+    this.#fixedHeaders = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl]].flat();
   }
 
   /** Answers the request when it is a read this serves; false leaves it to Koa (nothing has been sent then). */
@@ -120,17 +123,25 @@ export class PublicFastReads {
   #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: (CacheTicket & { scopes: readonly string[] }) | undefined): string {
     const etag = bodyEtag(body);
     const length = Buffer.byteLength(body);
-    const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
-    if (length >= VARY_ENCODING_MIN_BYTES) headers.push(['Vary', 'Accept-Encoding']);
-    if (ticket) this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route, scopes: ticket.scopes });
+    const vary = length >= VARY_ENCODING_MIN_BYTES;
+    if (ticket) {
+      const headers: Array<readonly [string, string]> = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl], ['ETag', etag]];
+      if (vary) headers.push(['Vary', 'Accept-Encoding']);
+      this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route, scopes: ticket.scopes });
+    }
     const requestId = requestIdFrom(req.headers['x-request-id']);
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
+    const headers = [...this.#fixedHeaders, 'ETag', etag];
+    if (vary) headers.push('Vary', 'Accept-Encoding');
+    headers.push(REQUEST_ID_HEADER, requestId);
     if (notModified(req, etag)) {
-      res.writeHead(304, [...headers.filter(([name]) => name !== 'Content-Type').flat(), REQUEST_ID_HEADER, requestId]);
+      headers.splice(headers.indexOf('Content-Type'), 2);
+      res.writeHead(304, headers);
       res.end();
       return requestId;
     }
-    res.writeHead(200, [...headers.flat(), REQUEST_ID_HEADER, requestId, 'Content-Length', String(length)]);
+    headers.push('Content-Length', String(length));
+    res.writeHead(200, headers);
     res.end(body);
     return requestId;
   }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Middleware } from 'koa';
@@ -21,7 +21,7 @@ export function publicCacheControl(maxAgeSeconds: number): string {
 
 /** The strong ETag of a body: over its exact bytes. */
 export function bodyEtag(bytes: Buffer | string): string {
-  return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
+  return `"${hash('sha1', bytes, 'base64url')}"`;
 }
 
 /**
