@@ -92,6 +92,8 @@ interface GenerationRow {
 export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
+  /** SQL of plain queries by shape (see #plainQuery). */
+  readonly #plainSql = new Map<string, string>();
   #closed = false;
 
   static open(file: string): SqliteReadModelStore {
@@ -325,6 +327,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     assertAfter(query);
     const doc = documentColumns(query.fields);
     if (query.after !== undefined) return this.#findAfter(target, collection, query, doc);
+    const plain = this.#plainQuery(target, collection, query, doc);
+    if (plain) {
+      const rows = (this.#readStmt(plain.sql)?.all(...plain.params, Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT)) ?? []) as DocumentRow[];
+      return rows.map((r) => ({ id: r.id, doc: doc.decode(r) }));
+    }
     const from = this.#from(target, collection, query.filter, query.text);
     if (!from) return [];
     const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
@@ -338,6 +345,43 @@ export class SqliteReadModelStore implements ReadModelStore {
     const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT +? OFFSET +?`;
     const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as DocumentRow[];
     return rows.map((r) => ({ id: r.id, doc: doc.decode(r) }));
+  }
+
+  /**
+   * The statement and parameters of the most common read, made once per shape: equality conditions on
+   * scalars only, a sort or none, no text, keyset or offset (a single document by a unique key, a first page).
+   * Undefined for any other query, which findWithIds builds as it comes. The same SQL string each time also
+   * makes the statement lookup cheap (its hash is kept with the string).
+   */
+  #plainQuery(target: ModelTarget, collection: string, query: Query, doc: DocumentColumns): { sql: string; params: unknown[] } | undefined {
+    if (query.text !== undefined || (query.offset ?? 0) > 0) return undefined;
+    const table = tableName(target, collection);
+    let key = `${table}\n${doc.id}\n`;
+    const params: unknown[] = [];
+    for (const field in query.filter) {
+      const value = query.filter[field];
+      if (typeof value === 'string' || typeof value === 'number') params.push(value);
+      else if (typeof value === 'boolean') params.push(value ? 1 : 0);
+      else return undefined;
+      // Checks the name (once per name): no valid one holds the separators, so no two shapes share a key.
+      fieldExpression(field);
+      key += `${field}\u0001`;
+    }
+    key += '\n';
+    for (const [field, direction] of query.sort ?? []) {
+      fieldExpression(field);
+      key += `${field} ${direction === 'desc' ? 'desc' : 'asc'}\u0001`;
+    }
+    let sql = this.#plainSql.get(key);
+    if (sql === undefined) {
+      const { where } = whereClause(query.filter);
+      const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
+      order.push(`d.id ${query.sort?.at(-1)?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
+      sql = `SELECT d.id AS id, ${doc.sql} FROM "${table}" d${where} ORDER BY ${order.join(', ')} LIMIT +?`;
+      if (this.#plainSql.size > 1_000) this.#plainSql.clear();
+      this.#plainSql.set(key, sql);
+    }
+    return { sql, params };
   }
 
   /**
@@ -558,14 +602,17 @@ function asUniqueConstraintError(error: unknown, target: ModelTarget, writes: re
 
 type DocumentRow = { id: string } & Record<string, unknown>;
 interface DocumentColumns {
+  /** Tells these columns from other lists of fields' (in keys of prepared SQL). */
+  id: number;
   /** The SELECT columns of the document (table alias d). */
   sql: string;
   decode(row: DocumentRow): Document;
 }
 
-const WHOLE_DOCUMENT: DocumentColumns = { sql: 'json(d.doc) AS doc', decode: (row) => JSON.parse(row['doc'] as string) as Document };
+const WHOLE_DOCUMENT: DocumentColumns = { id: 0, sql: 'json(d.doc) AS doc', decode: (row) => JSON.parse(row['doc'] as string) as Document };
 /** By the fields' names joined with ',' (a character no valid name holds; the count tells ['a,b'] from ['a', 'b']). */
 const fieldColumns = new Map<string, DocumentColumns & { count: number }>();
+let lastColumnsId = 0;
 
 /**
  * How a query reads its documents: whole (as JSON text), or only the fields of Query.fields, one column
@@ -581,6 +628,7 @@ function documentColumns(fields: Query['fields']): DocumentColumns {
   const names = [...fields];
   const columns = names.map((_, i) => `f${i}`);
   const made = {
+    id: ++lastColumnsId,
     count: names.length,
     sql: names.map((field, i) => `d.doc -> '$.${field}' AS ${columns[i]}`).join(', '),
     decode(row: DocumentRow): Document {
