@@ -9,6 +9,9 @@ export type Principal =
   | { kind: 'user'; userId: string; tenantId: string; role: UserRole }
   | { kind: 'agent'; keyId: string; tenantId: string; projectId: string; scope: AgentScope };
 
+/** Every role name accepted wherever a role is given: the two roles and their aliases (normaliseRole). */
+export const ROLE_NAMES = ['tenant_admin', 'tenant_user', 'editor', 'reviewer'] as const;
+
 /** Role aliases accepted wherever a role is given: editor and reviewer are tenant_user. */
 export function normaliseRole(role: string): UserRole | null {
   switch (role) {

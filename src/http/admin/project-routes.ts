@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
 import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
-import type { AgentScope, UserRole } from '../../domain/principal.ts';
+import { ROLE_NAMES, type AgentScope, type UserRole } from '../../domain/principal.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { ApiRegistry } from './api-registry.ts';
@@ -88,14 +88,14 @@ const issueKeyBody = z.object({
 });
 
 const updateUserBody = z.object({
-  role: z.enum(['tenant_admin', 'tenant_user', 'editor', 'reviewer']).optional(),
+  role: z.enum(ROLE_NAMES).optional(),
   disabled: z.literal(true, { error: 'only true: a disabled member cannot be enabled again here' }).optional(),
 });
 
 const createUserBody = z.object({
   email: z.string().min(3).max(254),
   password: z.string().min(1).max(1024),
-  role: z.enum(['tenant_admin', 'tenant_user', 'editor', 'reviewer']),
+  role: z.enum(ROLE_NAMES),
 });
 
 // ---- answers
