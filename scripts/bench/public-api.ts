@@ -2,7 +2,7 @@
  * Public read API on the embedded default (SQLite), each scenario interleaved with a bare node:http baseline.
  *
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
-                           [--cache off,on] [--only single,page1,page250,sitemap] [--service-root DIR] [--json]
+ *                           [--cache off,on] [--only single,page1,page250,sitemap] [--service-root DIR] [--json]
  *                           [--cold-start [--drop-page-cache]]
  *
  * The data: `--entries` published entries (en and ja values) seeded into a temporary folder, or a copy of a
