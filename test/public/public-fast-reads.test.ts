@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { expect } from 'chai';
 import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 import { captureLogger } from '../http/support.ts';
@@ -11,6 +12,19 @@ async function answeredBy(f: PublicFixture, by: 'read-model' | 'response-cache')
 }
 
 const fastAnswers = (f: PublicFixture) => answeredBy(f, 'read-model');
+
+/** GET of a request target sent as it is (fetch and http.get of a URL drop a '#' and what follows). */
+function rawGet(host: string, target: string): Promise<{ status: number; body: any }> {
+  const [hostname, port] = host.split(':') as [string, string];
+  return new Promise((resolve, reject) => {
+    const request = http.get({ hostname, port: Number(port), path: target }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    request.on('error', reject);
+  });
+}
 
 /** The response headers a client sees, less the ones of the connection and the moment. */
 function lasting(headers: Headers): Record<string, string> {
@@ -48,6 +62,8 @@ describe('public API: entries and list pages read from their serialised document
       '/form-sets/blog/entries?limit=1&sort=published_date:desc',
       '/form-sets/blog/entries?page=2&limit=1&sort=rating:asc&locale=ja',
       '/form-sets/blog/entries?include_snapshot=true',
+      // Koa's query is everything after the first '?': limit=1 is read, x is 'a?b'.
+      '/form-sets/blog/entries?x=a?b&limit=1',
     ]) {
       const before = await fastAnswers(f);
       const fast = await fetch(`${f.pinnedBase}${path}`);
@@ -104,6 +120,24 @@ describe('public API: entries and list pages read from their serialised document
     expect(response.status).to.equal(200);
     expect(((await response.json()) as { mediaUrls: Record<string, string> }).mediaUrls.og_image).to.equal(`${f.pinnedBase}/media/${cover}`);
     expect(await fastAnswers(f)).to.equal(before + 1);
+  });
+
+  it('reads the path and query of a URL with more than one ? or a # as Koa does', async () => {
+    const before = await fastAnswers(f);
+    // A '?' inside a value is part of it, as Koa reads it: locale 'ja?x' is refused, not read as 'ja'.
+    const refused = await f.get('/form-sets/blog/entries/first-post?locale=ja?x');
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error.message).to.match(/^locale:/);
+    expect((await f.get('/form-sets/blog/entries/first-post?locale=ja')).status).to.equal(200);
+    expect(await fastAnswers(f)).to.equal(before + 1);
+    // Koa's query stops at a '#' (the fragment is not its to read): '?x=1#&limit=1' is the page of '?x=1'.
+    const host = new URL(f.service.url).host;
+    const path = `${new URL(f.pinnedBase).pathname}/form-sets/blog/entries`;
+    const fragment = await rawGet(host, `${path}?x=1#&limit=1`);
+    const plain = await f.get('/form-sets/blog/entries?x=1');
+    expect(fragment.status).to.equal(200);
+    expect(fragment.body).to.deep.equal(plain.body);
+    expect(plain.body.items).to.have.length(2);
   });
 
   it('leaves redirects, errors and unknown projects to Koa, which answers them as always', async () => {

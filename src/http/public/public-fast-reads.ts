@@ -60,7 +60,9 @@ export class PublicFastReads {
   async serve(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     if (req.method !== 'GET' || !req.url?.startsWith('/public/')) return false;
     const started = process.hrtime.bigint();
-    const [path, querystring = ''] = req.url.split('?', 2) as [string, string?];
+    const split = koaPathAndQuery(req.url);
+    if (!split) return false;
+    const [path, querystring] = split;
     // A path Koa refuses before routing (canonicalPath) is Koa's to refuse.
     const match = nonCanonicalPathReason(path) === null ? matchRoute(path) : undefined;
     if (!match) return false;
@@ -171,6 +173,17 @@ function matchRoute(path: string): RouteMatch | undefined {
   const plain = (segment: string | undefined) => segment !== undefined && segment !== '' && !segment.includes('%');
   if (!plain(rest[1]) || (rest.length === 4 && !plain(rest[3]))) return undefined;
   return { base, projectId, formSetSlug: rest[1]!, entrySlug: rest[3] };
+}
+
+/**
+ * The path and query string of a request target as Koa reads them (ctx.path, ctx.querystring, by parseurl):
+ * split at the first '?', so a '?' inside the query is part of it. Undefined for a target parseurl reads with
+ * url.parse instead (one with a '#' or white space, where the query stops at the '#'): Koa answers those.
+ */
+function koaPathAndQuery(url: string): [path: string, querystring: string] | undefined {
+  if (/[\t\n\f\r #\u00a0\ufeff]/.test(url)) return undefined;
+  const mark = url.indexOf('?');
+  return mark === -1 ? [url, ''] : [url.slice(0, mark), url.slice(mark + 1)];
 }
 
 /** The host name without port, as Koa's ctx.hostname gives it (an IPv6 literal in brackets). */
