@@ -253,8 +253,10 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);
+      // One cache of project, key and domain lookups for Koa's public routes and the fast reads before Koa.
+      const access = new AccessLookups(adminDepsValue.reader, versions);
       const publicApi = publicRouter(
-        { reader: adminDepsValue.reader, versions, cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds },
+        { access, cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds },
         // Route groups of the public API, each mounted on both bases.
         [publicContentRoutes(contentDeps), publicMediaRoutes(media.public), publicContactRoutes(contact)],
         [publicOpenApiRoutes()],
@@ -272,7 +274,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       // Entries and list pages straight from their serialised documents, before Koa (and into the cache).
       const fastReads = new PublicFastReads({
         reader: adminDepsValue.reader,
-        access: new AccessLookups(adminDepsValue.reader, versions),
+        access,
         formSets: contentDeps.formSets,
         cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds,
         trustProxy: config.trustProxy,

@@ -1,18 +1,15 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Middleware } from 'koa';
-import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
-import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
-import { AccessLookups, HOST_BASE, PINNED_BASE, resolveHostProject, resolvePinnedProject } from './project-resolution.ts';
+import { type AccessLookups, HOST_BASE, PINNED_BASE, resolveHostProject, resolvePinnedProject } from './project-resolution.ts';
 import { publicConditional } from './public-http-manners.ts';
 
 /** A group of public routes, registered with paths relative to the base (e.g. `/media/:assetId`). */
 export type PublicRoutes = (router: Router) => void;
 
 export interface PublicRouterDeps {
-  reader: ReadModelReader;
-  /** Versions of the read models, which key the caches of project lookups. */
-  versions: ReadModelVersions;
+  /** The project lookups, cached per access read-model version; the same instance the fast reads use. */
+  access: AccessLookups;
   /** PUBLIC_CACHE_MAX_AGE. */
   cacheMaxAgeSeconds: number;
 }
@@ -25,7 +22,7 @@ export interface PublicRouterDeps {
 export function publicRouter(deps: PublicRouterDeps, groups: readonly PublicRoutes[], open: readonly PublicRoutes[] = []): Router {
   const root = newRouter();
   const conditional = publicConditional({ maxAgeSeconds: deps.cacheMaxAgeSeconds });
-  const access = new AccessLookups(deps.reader, deps.versions);
+  const { access } = deps;
   const unresolved = newRouter({ prefix: HOST_BASE });
   unresolved.use(conditional);
   for (const group of open) group(unresolved);
