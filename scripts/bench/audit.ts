@@ -29,6 +29,7 @@ import { CHAIN_KEY, chainLink, genesisLink } from '../../src/event-store/hash-ch
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { PACKAGE_ROOT } from '../../src/package-root.ts';
 import { revisionEvent } from '../../test/support/synthetic-history.ts';
+import { median } from './support/percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +46,6 @@ const batched = Number(values.batched);
 const verifyEvents = Number(values['verify-events']);
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const perSecond = (n: number, ms: number) => Math.round((n * 1000) / ms);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const benchEvent = defineEvent({ type: 'bench.revision-saved', version: 1, schema: z.record(z.string(), z.unknown()) });
 const catalog = new EventCatalog([benchEvent]);

@@ -17,11 +17,11 @@ import { loadConfig } from '../../src/config/config.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startService } from '../../src/service/service.ts';
 import { AccessService } from '../../src/application/access-service.ts';
+import { median } from './support/percentile.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '9' }, json: { type: 'boolean', default: false } } });
 const RUNS = Number(values.runs);
 const say = (line: string) => process.stderr.write(`${line}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-bench-console-'));
 const service = await startService(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }), clock: systemClock });

@@ -30,6 +30,7 @@ import { startService, type RunningService } from '../../src/service/service.ts'
 import { AccessService } from '../../src/application/access-service.ts';
 import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
 import { tempDir } from '../../test/support/temp-dir.ts';
+import { median, percentile } from './support/percentile.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -60,12 +61,6 @@ interface Figures {
   getP50: number;
   diffP50: number;
   workflowP50: number;
-}
-
-/** Nearest-rank quantile. */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 /** Counts what the projections commit: the JSON bytes of every document written, by projection. */
@@ -191,15 +186,15 @@ async function measure(counted: { bytes: number; documents: number }): Promise<F
     }
   }
   return sizes.map((_, i) => ({
-    revisions: quantile(revisions[i]!, 0.5),
-    saveP50: quantile(saves[i]!, 0.5),
-    saveP99: quantile(saves[i]!, 0.99),
+    revisions: median(revisions[i]!),
+    saveP50: median(saves[i]!),
+    saveP99: percentile(saves[i]!, 99),
     bytesPerSave: Math.round(bytes[i]! / samples),
     documentsPerSave: documents[i]! / samples,
     getBytes: getBytes[i]!,
-    getP50: quantile(gets[i]!, 0.5),
-    diffP50: quantile(diffs[i]!, 0.5),
-    workflowP50: quantile(workflow[i]!, 0.5),
+    getP50: median(gets[i]!),
+    diffP50: median(diffs[i]!),
+    workflowP50: median(workflow[i]!),
   }));
 }
 
@@ -218,7 +213,6 @@ for (let repeat = 0; repeat < repeats; repeat++) {
 }
 await service.stop();
 
-const median = (values: number[]) => quantile(values, 0.5);
 const spread = (values: number[], digits: number) => {
   const low = Math.min(...values);
   const high = Math.max(...values);

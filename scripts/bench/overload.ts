@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { rssBytes, startDemoService, stopService } from './support/service-process.ts';
+import { median, percentile } from './support/percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -74,17 +75,12 @@ interface Probe {
   connectedMs?: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 function summarise(probes: Probe[]) {
-  const ms = probes.map((p) => p.ms).sort((a, b) => a - b);
+  const ms = probes.map((p) => p.ms);
   const statuses: Record<string, number> = {};
   for (const p of probes) statuses[String(p.status)] = (statuses[String(p.status)] ?? 0) + 1;
-  const connect = probes.map((p) => p.connectedMs ?? NaN).filter((n) => !Number.isNaN(n)).sort((a, b) => a - b);
-  return { count: probes.length, p50Ms: Math.round(percentile(ms, 50)), p99Ms: Math.round(percentile(ms, 99)), maxMs: Math.round(ms[ms.length - 1] ?? NaN), connectP50Ms: Math.round(percentile(connect, 50)), statuses };
+  const connect = probes.map((p) => p.connectedMs ?? NaN).filter((n) => !Number.isNaN(n));
+  return { count: probes.length, p50Ms: Math.round(median(ms)), p99Ms: Math.round(percentile(ms, 99)), maxMs: Math.round(percentile(ms, 100)), connectP50Ms: Math.round(median(connect)), statuses };
 }
 
 const service = await startDemoService(serviceRoot, {}, say);

@@ -34,6 +34,7 @@ import autocannon from 'autocannon';
 import { articleFields, seedPublicBench, type BenchSeed } from './public-seed.ts';
 import { startBaselineServer } from './support/load.ts';
 import { rssBytes } from './support/service-process.ts';
+import { percentile } from './support/percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -205,8 +206,6 @@ class WriteLoad {
     return json;
   }
 }
-
-const percentile = (list: number[], p: number) => (list.length ? [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor((list.length * p) / 100))]! : 0);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-bench-public-'));
 const children: ChildProcess[] = [];

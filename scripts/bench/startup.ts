@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from './support/percentile.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, json: { type: 'boolean', default: false } } });
 const RUNS = Number(values.runs);
@@ -77,7 +78,6 @@ for (let run = 0; run < RUNS; run++) {
     say(`${name.padEnd(16)} run ${run + 1}: healthy after ${String(start.healthyMs).padStart(5)} ms, RSS ${start.rssMiB} MiB (${start.rssSettledMiB} MiB 3 s later)`);
   }
 }
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 const summary = Object.fromEntries(
   Object.entries(results).map(([name, starts]) => {
     const ms = starts.map((s) => s.healthyMs);

@@ -45,6 +45,7 @@ import { ProjectionWatermark } from '../../src/application/projection-watermark.
 import { webhookServiceFor } from '../../src/webhooks/webhook-setup.ts';
 import { signatureHeader } from '../../src/webhooks/webhook-signature.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { percentile } from './support/percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -146,9 +147,9 @@ async function waitForReceipts(entries: Array<{ entryId: string }>, timeoutMs: n
 }
 
 function latencies(entries: Array<{ entryId: string; publishedAt: number }>): { p50: number; p90: number; p99: number; max: number } {
-  const all = entries.flatMap((e) => paths.map((p) => receipts.get(`${p} ${e.entryId}`)! - e.publishedAt)).sort((a, b) => a - b);
-  const at = (q: number) => Math.round(all[Math.min(all.length - 1, Math.floor(q * all.length))]!);
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: Math.round(all[all.length - 1]!) };
+  const all = entries.flatMap((e) => paths.map((p) => receipts.get(`${p} ${e.entryId}`)! - e.publishedAt));
+  const at = (p: number) => Math.round(percentile(all, p));
+  return { p50: at(50), p90: at(90), p99: at(99), max: at(100) };
 }
 
 // ---- 1. burst --------------------------------------------------------------------------------------
