@@ -335,14 +335,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
     const from = this.#from(target, collection, query.filter, query.text);
     if (!from) return [];
-    const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
     // bm25: lower is more relevant (more occurrences of rarer tokens, in a shorter text).
-    if (query.sort === undefined && from.search) order.push(`bm25("${from.search}") ASC`);
-    const last = query.sort?.[query.sort.length - 1];
-    order.push(`d.id ${last?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
+    const relevance = query.sort === undefined && from.search ? `bm25("${from.search}") ASC` : undefined;
     const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
     const offset = Math.max(0, query.offset ?? 0);
-    const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql} ORDER BY ${order.join(', ')} LIMIT +? OFFSET +?`;
+    const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql} ORDER BY ${orderBy(query.sort, relevance)} LIMIT +? OFFSET +?`;
     const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as DocumentRow[];
     return rows.map((r) => ({ id: r.id, doc: doc.decode(r) }));
   }
@@ -365,9 +362,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     const params: unknown[] = [];
     for (const field in query.filter) {
       const value = query.filter[field];
-      if (typeof value === 'string' || typeof value === 'number') params.push(value);
-      else if (typeof value === 'boolean') params.push(value ? 1 : 0);
-      else return undefined;
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+      params.push(bind(value));
       // Checks the name (once per name): no valid one holds the separators, so no two shapes share a key.
       fieldExpression(field);
       key += `${field}\u0001`;
@@ -380,9 +376,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     let sql = this.#plainSql.get(key);
     if (sql === undefined) {
       const { where } = whereClause(query.filter);
-      const order = (query.sort ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`);
-      order.push(`d.id ${query.sort?.at(-1)?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
-      sql = `SELECT d.id AS id, ${doc.sql} FROM "${table}" d${where} ORDER BY ${order.join(', ')} LIMIT +? OFFSET +?`;
+      sql = `SELECT d.id AS id, ${doc.sql} FROM "${table}" d${where} ORDER BY ${orderBy(query.sort)} LIMIT +? OFFSET +?`;
       if (this.#plainSql.size > 1_000) this.#plainSql.clear();
       this.#plainSql.set(key, sql);
     }
@@ -451,14 +445,14 @@ export class SqliteReadModelStore implements ReadModelStore {
       }
       segments = [[`(${clauses.join(' OR ')})`, params]];
     }
-    const order = [...sort.map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), `d.id ${descending ? 'DESC' : 'ASC'}`];
+    const order = orderBy(sort);
     const found: DocumentEntry[] = [];
     for (const [condition, params] of segments) {
       if (found.length >= limit) break;
       const from = this.#from(target, collection, query.filter, query.text);
       if (!from) return [];
       const where = from.sql.includes(' WHERE ') ? ` AND ${condition}` : ` WHERE ${condition}`;
-      const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql}${where} ORDER BY ${order.join(', ')} LIMIT +?`;
+      const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql}${where} ORDER BY ${order} LIMIT +?`;
       const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, ...params, limit - found.length) ?? []) as DocumentRow[];
       for (const row of rows) found.push({ id: row.id, doc: doc.decode(row) });
     }
@@ -705,6 +699,17 @@ function fieldExpression(field: string): string {
   return expression;
 }
 
+/**
+ * The ORDER BY keys of every read: the sort keys, then `relevance` (bm25 of a text search without a sort),
+ * then the id tie-break in the direction of the last sort key, which the declared indexes end with.
+ */
+function orderBy(sort: Query['sort'], relevance?: string): string {
+  const order = (sort ?? []).map(([field, direction]) => `${fieldExpression(field)} ${direction === 'desc' ? 'DESC' : 'ASC'}`);
+  if (relevance !== undefined) order.push(relevance);
+  order.push(`d.id ${sort?.at(-1)?.[1] === 'desc' ? 'DESC' : 'ASC'}`);
+  return order.join(', ');
+}
+
 function whereClause(filter: Query['filter']): { where: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
@@ -735,7 +740,7 @@ function conditionSql(expr: string, condition: FieldCondition): [string, unknown
   throw new ReadModelError(`unsupported condition ${JSON.stringify(condition)}`);
 }
 
-/** json_extract yields 1/0 for JSON booleans. */
+/** A value compared with a field, as SQLite binds it: json_extract yields 1/0 for JSON booleans. */
 function bind(value: Scalar): unknown {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }
