@@ -52,8 +52,7 @@ const URL_OPENING = '<url><loc>';
 /** The `<urlset>` of these fragments (urlFragment) on the site URL: byte for byte what urlsetXml writes. */
 export function urlsetOfFragments(siteUrl: string, fragments: readonly string[]): string {
   if (fragments.length === 0) return urlsetXml([]);
-  const loc = create().ele('loc').txt(siteUrl).end({ headless: true, prettyPrint: false });
-  const opening = `${URL_OPENING}${loc.slice('<loc>'.length, -'</loc>'.length)}`;
+  const opening = `${URL_OPENING}${xmlText(siteUrl)}`;
   return `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="${SITEMAP_NAMESPACE}">${opening}${fragments.join(opening)}</urlset>`;
 }
 

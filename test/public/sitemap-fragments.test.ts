@@ -9,7 +9,7 @@ describe('sitemaps joined from URL fragments serialised at projection time', () 
       { path: '/plain', lastmod: 'not a date', changefreq: 'never', priority: 1 },
       { path: '/x&amp;y&#38;z&#x26;&;]]>\u0001\t\r\n\u{1F600}', lastmod: '2026-01-02T00:00:00Z', changefreq: 'a&b<c>', priority: 0.25 },
     ];
-    for (const siteUrl of ['https://example.com', 'http://127.0.0.1:8080/site?a=1&b=<2>']) {
+    for (const siteUrl of ['https://example.com', 'http://127.0.0.1:8080/site?a=1&b=<2>', 'https://example.com/x&amp;y&#38;z&;>']) {
       const expected = urlsetXml(urls.map(({ path, ...rest }) => ({ loc: `${siteUrl}${path}`, ...rest })));
       expect(urlsetOfFragments(siteUrl, urls.map(urlFragment))).to.equal(expected);
       expect(urlsetOfFragments(siteUrl, [urlFragment(urls[0]!)])).to.equal(urlsetXml([{ ...urls[0]!, loc: `${siteUrl}${urls[0]!.path}` }]));
