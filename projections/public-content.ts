@@ -210,7 +210,8 @@ export const publicContent = defineProjection({
     site_versions: {},
     live_counts: {},
     slug_redirects: {},
-    masters: {},
+    // Read while folding: the project's locales change re-shapes its masters.
+    masters: { indexes: [{ name: 'by_project', fields: [['projectId', 1]], whileFolding: true }] },
     master_views: {
       indexes: [
         { name: 'by_project_locale_key', fields: [['projectId', 1], ['locale', 1], ['key', 1]] },

@@ -43,6 +43,29 @@ describe('read models: SQLite adapter, file behaviour', () => {
     expect(indexes).to.deep.equal(['rm_content__revisions__g1__by_entry_revision']);
   });
 
+  it('a rebuild that defers indexes still reads the entries and masters of public-content by index while folding', async () => {
+    const { publicContent } = await import('../../projections/public-content.ts');
+    const { schemaOf } = await import('../../src/projection-engine/projection.ts');
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    await store.createGeneration(schemaOf(publicContent), 1, 1, NOW, { deferIndexes: true });
+    await store.close();
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(file, { readonly: true });
+    const indexes = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_public_content__%' ORDER BY name`).all() as Array<{ name: string }>).map((i) => i.name);
+    // A change of the project's locales finds its entries and its masters; a form set change or deletion its entries.
+    expect(indexes).to.deep.equal([
+      'rm_public_content__entries__g1__by_form_set',
+      'rm_public_content__entries__g1__by_project',
+      'rm_public_content__masters__g1__by_project',
+    ]);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT d.id AS id, json(d.doc) AS doc FROM "rm_public_content__masters__g1" d WHERE json_extract(doc, '$.projectId') = ? ORDER BY d.id ASC`)
+      .all('p') as Array<{ detail: string }>;
+    db.close();
+    expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_public_content__masters__g1__by_project/);
+  });
+
   it('keeps the search index in an FTS5 table whose terms are the tokens as written, dropped with the generation', async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
