@@ -285,6 +285,41 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await visitor.close();
   });
 
+  it('IP allowlist: removing the range that admits the session is refused, and the refusal is told inside the confirmation dialog', async () => {
+    const { page } = admin;
+    expect((await api('POST', '/project/ip-allowlist', { cidr: '127.0.0.0/8', label: 'loopback' })).status).to.equal(201);
+    expect((await api('POST', '/project/ip-allowlist', { cidr: '10.0.0.0/8', label: 'office VPN' })).status).to.equal(201);
+    await openArea(page, 'Operations');
+    await openArea(page, 'Project settings');
+    const allowlist = page.getByRole('region', { name: 'Console IP allowlist' });
+    const loopback = allowlist.getByRole('row', { name: /127\.0\.0\.0\/8/ });
+    await loopback.getByRole('button', { name: 'Remove' }).click();
+    const refused = page.getByRole('dialog', { name: 'Remove 127.0.0.0/8?' });
+    await refused.getByRole('button', { name: 'Remove' }).click();
+    // The service's error envelope, message and hint, in the dialog that asked; nothing else on the page repeats it.
+    const alert = refused.getByRole('alert');
+    await alert.getByText(/would block your own address \(/).waitFor();
+    expect(await alert.innerText()).to.contain('Add an entry that covers your current address first.');
+    expect(await page.getByText(/would block your own address \(/).count()).to.equal(1);
+    expect(await refused.getByRole('button', { name: 'Remove' }).isEnabled()).to.equal(true);
+    await expectAccessible(page, 'a refused removal');
+    await screenshot(page, 'admin-allowlist-remove-refused');
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await refused.waitFor({ state: 'hidden' });
+    expect((await api('GET', '/project/ip-allowlist')).body.items).to.have.length(2);
+
+    // The other range goes; then the last one, whose dialog says so, and which asks afresh, without the refusal.
+    await allowlist.getByRole('row', { name: /10\.0\.0\.0\/8/ }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog', { name: 'Remove 10.0.0.0/8?' }).getByRole('button', { name: 'Remove' }).click();
+    await allowlist.getByRole('row', { name: /10\.0\.0\.0\/8/ }).waitFor({ state: 'detached' });
+    await loopback.getByRole('button', { name: 'Remove' }).click();
+    expect(await refused.innerText()).to.contain('This is the last range');
+    expect(await refused.getByRole('alert').count()).to.equal(0);
+    await refused.getByRole('button', { name: 'Remove' }).click();
+    await loopback.waitFor({ state: 'detached' });
+    expect((await api('GET', '/project/ip-allowlist')).body.items).to.deep.equal([]);
+  });
+
   it('operations: a poisoned projection shown with its failing event, retried, skipped with a reason; outboxes, version and adapters', async () => {
     const { page } = admin;
     const poisonId = randomUUID();

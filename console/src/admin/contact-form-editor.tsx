@@ -5,7 +5,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { planName } from './plan-notice.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import { ConfirmDialog } from './confirm-dialog.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { CONTACT_FIELD_TYPES, OPTION_TYPES, planAtLeast, type ContactField, type ContactFieldType, type ContactForm, type ContactFormSettings } from './shapes.ts';
 
 const BLANK: ContactFormSettings = {
@@ -110,6 +110,10 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
       navigate(path('contact-forms'));
     },
   });
+  const closeDelete = () => {
+    setConfirmDelete(false);
+    remove.reset();
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
@@ -117,197 +121,200 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
   const hostedUrl = form?.hostedPagePath ? `${location.origin}${form.hostedPagePath}` : null;
 
   return (
-    <form className="editor admin-form" onSubmit={submit}>
-      <div className="page-head">
-        <h1>{form ? t('contact.editTitle', { name: form.name }) : t('contact.new')}</h1>
-        {form && <Link to={path(`contact-forms/${form.id}/submissions`)}>{t('contact.inbox')}</Link>}
-      </div>
+    <>
+      <form className="editor admin-form" onSubmit={submit}>
+        <div className="page-head">
+          <h1>{form ? t('contact.editTitle', { name: form.name }) : t('contact.new')}</h1>
+          {form && <Link to={path(`contact-forms/${form.id}/submissions`)}>{t('contact.inbox')}</Link>}
+        </div>
 
-      <fieldset>
-        <legend>{t('contact.section.basics')}</legend>
-        <label>
-          {t('contact.name')}
-          <input type="text" required value={draft.name} onChange={(e) => set('name', e.target.value)} />
-        </label>
-        <label>
-          {t('contact.slug')}
-          <input type="text" required pattern="[a-z0-9][a-z0-9-]*" value={draft.slug} onChange={(e) => set('slug', e.target.value)} aria-describedby="slug-help" />
-        </label>
-        <p id="slug-help" className="help">
-          {t('contact.slugHelp')}
-        </p>
-      </fieldset>
+        <fieldset>
+          <legend>{t('contact.section.basics')}</legend>
+          <label>
+            {t('contact.name')}
+            <input type="text" required value={draft.name} onChange={(e) => set('name', e.target.value)} />
+          </label>
+          <label>
+            {t('contact.slug')}
+            <input type="text" required pattern="[a-z0-9][a-z0-9-]*" value={draft.slug} onChange={(e) => set('slug', e.target.value)} aria-describedby="slug-help" />
+          </label>
+          <p id="slug-help" className="help">
+            {t('contact.slugHelp')}
+          </p>
+        </fieldset>
 
-      <fieldset>
-        <legend>{t('contact.section.fields')}</legend>
-        <table className="list fields-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('contact.field.key')}</th>
-              <th scope="col">{t('contact.field.type')}</th>
-              <th scope="col">{t('contact.field.label')}</th>
-              <th scope="col">{t('contact.field.required')}</th>
-              <th scope="col">{t('contact.field.options')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('contact.field.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {draft.fields.map((field, index) => (
-              <tr key={index}>
-                <td>
-                  <input type="text" aria-label={t('contact.field.keyOf', { n: index + 1 })} required value={field.key} onChange={(e) => setField(index, { key: e.target.value })} />
-                </td>
-                <td>
-                  <select aria-label={t('contact.field.typeOf', { n: index + 1 })} value={field.type} onChange={(e) => setField(index, { type: e.target.value as ContactFieldType })}>
-                    {CONTACT_FIELD_TYPES.map((type) => (
-                      <option key={type} value={type}>
-                        {type}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td>
-                  <input type="text" aria-label={t('contact.field.labelOf', { n: index + 1 })} required value={field.label} onChange={(e) => setField(index, { label: e.target.value })} />
-                </td>
-                <td>
-                  <input type="checkbox" aria-label={t('contact.field.requiredOf', { n: index + 1 })} checked={field.required} onChange={(e) => setField(index, { required: e.target.checked })} />
-                </td>
-                <td>
-                  {OPTION_TYPES.includes(field.type) && (
-                    <textarea rows={3} aria-label={t('contact.field.optionsOf', { n: index + 1 })} placeholder={t('contact.field.optionsHelp')} defaultValue={optionsText(field)} onChange={(e) => setField(index, { options: parseOptions(e.target.value) })} />
-                  )}
-                </td>
-                <td className="nowrap">
-                  <button type="button" disabled={index === 0} onClick={() => moveField(index, -1)} aria-label={t('contact.field.up', { n: index + 1 })}>
-                    ↑
-                  </button>
-                  <button type="button" disabled={index === draft.fields.length - 1} onClick={() => moveField(index, 1)} aria-label={t('contact.field.down', { n: index + 1 })}>
-                    ↓
-                  </button>
-                  <button type="button" className="danger" onClick={() => set('fields', draft.fields.filter((_, i) => i !== index))} aria-label={t('contact.field.remove', { n: index + 1 })}>
-                    ✕
-                  </button>
-                </td>
+        <fieldset>
+          <legend>{t('contact.section.fields')}</legend>
+          <table className="list fields-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('contact.field.key')}</th>
+                <th scope="col">{t('contact.field.type')}</th>
+                <th scope="col">{t('contact.field.label')}</th>
+                <th scope="col">{t('contact.field.required')}</th>
+                <th scope="col">{t('contact.field.options')}</th>
+                <th scope="col">
+                  <span className="visually-hidden">{t('contact.field.actions')}</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        <button type="button" onClick={() => set('fields', [...draft.fields, { key: '', type: 'text', label: '', required: false }])}>
-          {t('contact.field.add')}
-        </button>
-      </fieldset>
-
-      <fieldset>
-        <legend>{t('contact.section.notices')}</legend>
-        <label>
-          {t('contact.emails')}
-          <textarea rows={3} value={emails} onChange={(e) => setEmails(e.target.value)} aria-describedby="emails-help" />
-        </label>
-        <p id="emails-help" className="help">
-          {t('contact.emailsHelp')}
-        </p>
-        <label>
-          {t('contact.replyTo')}
-          <EmailFieldSelect fields={draft.fields} value={draft.reply_to_field} onChange={(value) => set('reply_to_field', value)} />
-        </label>
-        {planAtLeast(project.plan, 'standard') ? (
-          <label>
-            {t('contact.chat')}
-            <input type="url" value={chatUrl} placeholder={draft.chat_webhook_url ?? 'https://hooks.slack.com/services/…'} onChange={(e) => setChatUrl(e.target.value)} aria-describedby="chat-help" />
-          </label>
-        ) : null}
-        <p id="chat-help" className="help">
-          {planAtLeast(project.plan, 'standard') ? t('contact.chatHelp') : t('admin.planNeeded', { feature: t('contact.chat'), plan: planName('standard'), current: planName(project.plan) })}
-        </p>
-      </fieldset>
-
-      <fieldset>
-        <legend>{t('contact.section.spam')}</legend>
-        <label className="inline">
-          <input type="checkbox" checked={draft.honeypot_enabled} onChange={(e) => set('honeypot_enabled', e.target.checked)} />
-          {t('contact.honeypot')}
-        </label>
-        {draft.honeypot_enabled && (
-          <label>
-            {t('contact.honeypotField')}
-            <input type="text" value={draft.honeypot_field} onChange={(e) => set('honeypot_field', e.target.value)} />
-          </label>
-        )}
-      </fieldset>
-
-      <fieldset>
-        <legend>{t('contact.section.autoreply')}</legend>
-        <label className="inline">
-          <input type="checkbox" checked={draft.autoreply_enabled} onChange={(e) => set('autoreply_enabled', e.target.checked)} />
-          {t('contact.autoreply')}
-        </label>
-        <label>
-          {t('contact.autoreplyTo')}
-          <EmailFieldSelect fields={draft.fields} value={draft.autoreply_to_field} onChange={(value) => set('autoreply_to_field', value)} />
-        </label>
-        {locales.map((locale) => (
-          <div key={locale} className="locale-block">
-            <label>
-              {t('contact.autoreplySubject', { locale })}
-              <input type="text" value={draft.autoreply_subject[locale] ?? ''} onChange={(e) => set('autoreply_subject', { ...draft.autoreply_subject, [locale]: e.target.value })} />
-            </label>
-            <label>
-              {t('contact.autoreplyBody', { locale })}
-              <textarea rows={4} value={draft.autoreply_body[locale] ?? ''} onChange={(e) => set('autoreply_body', { ...draft.autoreply_body, [locale]: e.target.value })} />
-            </label>
-          </div>
-        ))}
-        <p className="help">{t('contact.autoreplyHelp')}</p>
-        <label>
-          {t('contact.signature')}
-          <textarea rows={3} value={draft.email_signature ?? ''} onChange={(e) => set('email_signature', e.target.value)} />
-        </label>
-      </fieldset>
-
-      <fieldset>
-        <legend>{t('contact.section.hosted')}</legend>
-        <label className="inline">
-          <input type="checkbox" checked={draft.hosted_page_enabled} onChange={(e) => set('hosted_page_enabled', e.target.checked)} />
-          {t('contact.hosted')}
-        </label>
-        {hostedUrl && (
-          <>
-            <p>
-              {t('contact.hostedUrl')} <a href={hostedUrl}>{hostedUrl}</a>
-            </p>
-            <label>
-              {t('contact.embed')}
-              <textarea readOnly rows={2} value={`<iframe src="${hostedUrl}/embed" title="${draft.name.replace(/"/g, '&quot;')}" width="100%" height="640" loading="lazy"></iframe>`} />
-            </label>
-          </>
-        )}
-        {form && <p className="help">{t('contact.submitPath', { path: form.submitPath })}</p>}
-      </fieldset>
-
-      <ErrorMessage error={save.error ?? remove.error} />
-      <div className="sticky-actions row">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {t('contact.save')}
-        </button>
-        {saved && (
-          <span role="status" className="muted">
-            {t('contact.saved')}
-          </span>
-        )}
-        {form && (
-          <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
-            {t('contact.delete')}
+            </thead>
+            <tbody>
+              {draft.fields.map((field, index) => (
+                <tr key={index}>
+                  <td>
+                    <input type="text" aria-label={t('contact.field.keyOf', { n: index + 1 })} required value={field.key} onChange={(e) => setField(index, { key: e.target.value })} />
+                  </td>
+                  <td>
+                    <select aria-label={t('contact.field.typeOf', { n: index + 1 })} value={field.type} onChange={(e) => setField(index, { type: e.target.value as ContactFieldType })}>
+                      {CONTACT_FIELD_TYPES.map((type) => (
+                        <option key={type} value={type}>
+                          {type}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td>
+                    <input type="text" aria-label={t('contact.field.labelOf', { n: index + 1 })} required value={field.label} onChange={(e) => setField(index, { label: e.target.value })} />
+                  </td>
+                  <td>
+                    <input type="checkbox" aria-label={t('contact.field.requiredOf', { n: index + 1 })} checked={field.required} onChange={(e) => setField(index, { required: e.target.checked })} />
+                  </td>
+                  <td>
+                    {OPTION_TYPES.includes(field.type) && (
+                      <textarea rows={3} aria-label={t('contact.field.optionsOf', { n: index + 1 })} placeholder={t('contact.field.optionsHelp')} defaultValue={optionsText(field)} onChange={(e) => setField(index, { options: parseOptions(e.target.value) })} />
+                    )}
+                  </td>
+                  <td className="nowrap">
+                    <button type="button" disabled={index === 0} onClick={() => moveField(index, -1)} aria-label={t('contact.field.up', { n: index + 1 })}>
+                      ↑
+                    </button>
+                    <button type="button" disabled={index === draft.fields.length - 1} onClick={() => moveField(index, 1)} aria-label={t('contact.field.down', { n: index + 1 })}>
+                      ↓
+                    </button>
+                    <button type="button" className="danger" onClick={() => set('fields', draft.fields.filter((_, i) => i !== index))} aria-label={t('contact.field.remove', { n: index + 1 })}>
+                      ✕
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button type="button" onClick={() => set('fields', [...draft.fields, { key: '', type: 'text', label: '', required: false }])}>
+            {t('contact.field.add')}
           </button>
-        )}
-      </div>
+        </fieldset>
+
+        <fieldset>
+          <legend>{t('contact.section.notices')}</legend>
+          <label>
+            {t('contact.emails')}
+            <textarea rows={3} value={emails} onChange={(e) => setEmails(e.target.value)} aria-describedby="emails-help" />
+          </label>
+          <p id="emails-help" className="help">
+            {t('contact.emailsHelp')}
+          </p>
+          <label>
+            {t('contact.replyTo')}
+            <EmailFieldSelect fields={draft.fields} value={draft.reply_to_field} onChange={(value) => set('reply_to_field', value)} />
+          </label>
+          {planAtLeast(project.plan, 'standard') ? (
+            <label>
+              {t('contact.chat')}
+              <input type="url" value={chatUrl} placeholder={draft.chat_webhook_url ?? 'https://hooks.slack.com/services/…'} onChange={(e) => setChatUrl(e.target.value)} aria-describedby="chat-help" />
+            </label>
+          ) : null}
+          <p id="chat-help" className="help">
+            {planAtLeast(project.plan, 'standard') ? t('contact.chatHelp') : t('admin.planNeeded', { feature: t('contact.chat'), plan: planName('standard'), current: planName(project.plan) })}
+          </p>
+        </fieldset>
+
+        <fieldset>
+          <legend>{t('contact.section.spam')}</legend>
+          <label className="inline">
+            <input type="checkbox" checked={draft.honeypot_enabled} onChange={(e) => set('honeypot_enabled', e.target.checked)} />
+            {t('contact.honeypot')}
+          </label>
+          {draft.honeypot_enabled && (
+            <label>
+              {t('contact.honeypotField')}
+              <input type="text" value={draft.honeypot_field} onChange={(e) => set('honeypot_field', e.target.value)} />
+            </label>
+          )}
+        </fieldset>
+
+        <fieldset>
+          <legend>{t('contact.section.autoreply')}</legend>
+          <label className="inline">
+            <input type="checkbox" checked={draft.autoreply_enabled} onChange={(e) => set('autoreply_enabled', e.target.checked)} />
+            {t('contact.autoreply')}
+          </label>
+          <label>
+            {t('contact.autoreplyTo')}
+            <EmailFieldSelect fields={draft.fields} value={draft.autoreply_to_field} onChange={(value) => set('autoreply_to_field', value)} />
+          </label>
+          {locales.map((locale) => (
+            <div key={locale} className="locale-block">
+              <label>
+                {t('contact.autoreplySubject', { locale })}
+                <input type="text" value={draft.autoreply_subject[locale] ?? ''} onChange={(e) => set('autoreply_subject', { ...draft.autoreply_subject, [locale]: e.target.value })} />
+              </label>
+              <label>
+                {t('contact.autoreplyBody', { locale })}
+                <textarea rows={4} value={draft.autoreply_body[locale] ?? ''} onChange={(e) => set('autoreply_body', { ...draft.autoreply_body, [locale]: e.target.value })} />
+              </label>
+            </div>
+          ))}
+          <p className="help">{t('contact.autoreplyHelp')}</p>
+          <label>
+            {t('contact.signature')}
+            <textarea rows={3} value={draft.email_signature ?? ''} onChange={(e) => set('email_signature', e.target.value)} />
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>{t('contact.section.hosted')}</legend>
+          <label className="inline">
+            <input type="checkbox" checked={draft.hosted_page_enabled} onChange={(e) => set('hosted_page_enabled', e.target.checked)} />
+            {t('contact.hosted')}
+          </label>
+          {hostedUrl && (
+            <>
+              <p>
+                {t('contact.hostedUrl')} <a href={hostedUrl}>{hostedUrl}</a>
+              </p>
+              <label>
+                {t('contact.embed')}
+                <textarea readOnly rows={2} value={`<iframe src="${hostedUrl}/embed" title="${draft.name.replace(/"/g, '&quot;')}" width="100%" height="640" loading="lazy"></iframe>`} />
+              </label>
+            </>
+          )}
+          {form && <p className="help">{t('contact.submitPath', { path: form.submitPath })}</p>}
+        </fieldset>
+
+        <ErrorMessage error={save.error} />
+        <div className="sticky-actions row">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {t('contact.save')}
+          </button>
+          {saved && (
+            <span role="status" className="muted">
+              {t('contact.saved')}
+            </span>
+          )}
+          {form && (
+            <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+              {t('contact.delete')}
+            </button>
+          )}
+        </div>
+      </form>
+      {/* Outside the settings form: the dialog is a form of its own, and forms do not nest. */}
       {form && (
-        <ConfirmDialog open={confirmDelete} title={t('contact.deleteTitle', { name: form.name })} confirmLabel={t('contact.delete')} onCancel={() => setConfirmDelete(false)} onConfirm={() => remove.mutate()}>
+        <FormDialog open={confirmDelete} title={t('contact.deleteTitle', { name: form.name })} submitLabel={t('contact.delete')} danger disabled={remove.isPending} error={remove.error} onClose={closeDelete} onSubmit={() => remove.mutate()}>
           <p>{t('contact.deleteText')}</p>
-        </ConfirmDialog>
+        </FormDialog>
       )}
-    </form>
+    </>
   );
 }
 

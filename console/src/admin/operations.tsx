@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import { Modal } from '../components/modal.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import type { FailingEvent, ProjectionStatus } from './shapes.ts';
 
 /**
@@ -127,6 +127,10 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
       await refresh();
     },
   });
+  const closeSkip = () => {
+    setSkipping(false);
+    skip.reset();
+  };
   const failure = p.active?.failure ?? p.building?.failure ?? null;
   const run = p.rebuild;
   return (
@@ -179,29 +183,13 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
         </tr>
       )}
       {operator && skipping && failure && (
-        <Modal open title={t('ops.skipTitle', { name: p.name })} onClose={() => setSkipping(false)}>
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              skip.mutate();
-            }}
-          >
-            <p>{t('ops.skipText', { type: failure.eventType, id: failure.eventId ?? failure.position })}</p>
-            <label>
-              {t('ops.reason')}
-              <textarea rows={3} required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />
-            </label>
-            <ErrorMessage error={skip.error} />
-            <div className="dialog-actions">
-              <button type="button" onClick={() => setSkipping(false)}>
-                {t('admin.cancel')}
-              </button>
-              <button type="submit" className="danger" disabled={skip.isPending || !reason.trim()}>
-                {t('ops.skipConfirm')}
-              </button>
-            </div>
-          </form>
-        </Modal>
+        <FormDialog open title={t('ops.skipTitle', { name: p.name })} submitLabel={t('ops.skipConfirm')} danger disabled={skip.isPending || !reason.trim()} error={skip.error} onClose={closeSkip} onSubmit={() => skip.mutate()}>
+          <p>{t('ops.skipText', { type: failure.eventType, id: failure.eventId ?? failure.position })}</p>
+          <label>
+            {t('ops.reason')}
+            <textarea rows={3} required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />
+          </label>
+        </FormDialog>
       )}
     </>
   );

@@ -4,9 +4,9 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { planName } from './plan-notice.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { Modal } from '../components/modal.tsx';
 import { ShownOnce } from './copy-button.tsx';
-import { ConfirmDialog } from './confirm-dialog.tsx';
 import { Pager, usePaged } from './pager.tsx';
 import { KEY_SCOPES, planAtLeast, USER_ROLES, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope, type UserRole } from './shapes.ts';
 
@@ -27,13 +27,21 @@ function Users() {
   const { api, isAdmin, userId } = useProject();
   const queryClient = useQueryClient();
   const [disabling, setDisabling] = useState<ConsoleUser | null>(null);
-  const change = useMutation({
-    mutationFn: ({ user, body }: { user: ConsoleUser; body: { role: UserRole } | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body }),
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['users'] });
+  const patch = ({ user, body }: { user: ConsoleUser; body: { role: UserRole } | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body });
+  const change = useMutation({ mutationFn: patch, onSuccess: refresh });
+  // Disabling answers inside its dialog, so it is a mutation of its own, apart from the role changes.
+  const disable = useMutation({
+    mutationFn: (user: ConsoleUser) => patch({ user, body: { disabled: true } }),
     onSuccess: async () => {
       setDisabling(null);
-      await queryClient.invalidateQueries({ queryKey: ['users'] });
+      await refresh();
     },
   });
+  const closeDisable = () => {
+    setDisabling(null);
+    disable.reset();
+  };
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') });
   const page = usePaged(users.data?.items ?? [], 20);
   const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as UserRole });
@@ -41,7 +49,7 @@ function Users() {
     mutationFn: () => api.POST('/users', { body: draft }),
     onSuccess: async () => {
       setDraft({ email: '', password: '', role: 'tenant_user' });
-      await queryClient.invalidateQueries({ queryKey: ['users'] });
+      await refresh();
     },
   });
   const submit = (event: FormEvent) => {
@@ -98,9 +106,9 @@ function Users() {
       <p className="help">{t('people.roles')}</p>
       <ErrorMessage error={change.error} />
       {disabling && (
-        <ConfirmDialog open title={t('people.disableTitle', { email: disabling.email })} confirmLabel={t('people.disable')} busy={change.isPending} onCancel={() => setDisabling(null)} onConfirm={() => change.mutate({ user: disabling, body: { disabled: true } })}>
+        <FormDialog open title={t('people.disableTitle', { email: disabling.email })} submitLabel={t('people.disable')} danger disabled={disable.isPending} error={disable.error} onClose={closeDisable} onSubmit={() => disable.mutate(disabling)}>
           <p>{t('people.disableText')}</p>
-        </ConfirmDialog>
+        </FormDialog>
       )}
       {isAdmin && (
         <form className="filters" onSubmit={submit} aria-labelledby="invite-title">
@@ -166,6 +174,10 @@ function Keys() {
       await refresh();
     },
   });
+  const closeRevoke = () => {
+    setRevoking(null);
+    revoke.reset();
+  };
   if (!isAdmin) return null;
   const oneAgentKey = !planAtLeast(project.plan, 'standard');
   const submit = (event: FormEvent) => {
@@ -238,7 +250,7 @@ function Keys() {
           {t('keys.newPublic')}
         </button>
       </form>
-      <ErrorMessage error={issue.error ?? revoke.error} />
+      <ErrorMessage error={issue.error} />
       <Modal open={issued !== null} title={t('keys.issuedTitle')} onClose={() => setIssued(null)}>
         {issued && (
           <ShownOnce
@@ -250,9 +262,9 @@ function Keys() {
         )}
       </Modal>
       {revoking && (
-        <ConfirmDialog open title={t('keys.revokeTitle', { prefix: revoking.prefix })} confirmLabel={t('keys.revoke')} busy={revoke.isPending} onCancel={() => setRevoking(null)} onConfirm={() => revoke.mutate(revoking)}>
+        <FormDialog open title={t('keys.revokeTitle', { prefix: revoking.prefix })} submitLabel={t('keys.revoke')} danger disabled={revoke.isPending} error={revoke.error} onClose={closeRevoke} onSubmit={() => revoke.mutate(revoking)}>
           <p>{t('keys.revokeText')}</p>
-        </ConfirmDialog>
+        </FormDialog>
       )}
     </section>
   );

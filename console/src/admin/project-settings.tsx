@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import { ConfirmDialog } from './confirm-dialog.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { PlanNotice } from './plan-notice.tsx';
 import type { ProjectOverview } from '../shell/project-context.tsx';
 import { planAtLeast, type FormSet, type IpAllowlistEntry, type LoginAppearance } from './shapes.ts';
@@ -307,6 +307,10 @@ function IpAllowlist() {
       await refresh();
     },
   });
+  const closeRemove = () => {
+    setRemoving(null);
+    remove.reset();
+  };
   const items = entries.data?.items ?? [];
   return (
     <section className="panel" aria-labelledby="allowlist-title">
@@ -364,11 +368,11 @@ function IpAllowlist() {
           </button>
         </form>
       )}
-      <ErrorMessage error={add.error ?? remove.error} />
+      <ErrorMessage error={add.error} />
       {removing && (
-        <ConfirmDialog open title={t('settings.removeTitle', { cidr: removing.cidr })} confirmLabel={t('settings.remove')} busy={remove.isPending} onCancel={() => setRemoving(null)} onConfirm={() => remove.mutate(removing)}>
+        <FormDialog open title={t('settings.removeTitle', { cidr: removing.cidr })} submitLabel={t('settings.remove')} danger disabled={remove.isPending} error={remove.error} onClose={closeRemove} onSubmit={() => remove.mutate(removing)}>
           <p>{items.length === 1 ? t('settings.removeLast') : t('settings.removeText')}</p>
-        </ConfirmDialog>
+        </FormDialog>
       )}
     </section>
   );

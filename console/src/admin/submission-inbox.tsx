@@ -4,8 +4,8 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { useActorName } from '../components/user-names.ts';
-import { ConfirmDialog } from './confirm-dialog.tsx';
 import type { ContactForm, Submission } from './shapes.ts';
 import type { MessageKey } from '../i18n/en.ts';
 
@@ -122,6 +122,10 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
       await refreshLists();
     },
   });
+  const closeErase = () => {
+    setConfirmErase(false);
+    erase.reset();
+  };
   // Opening an unread submission marks it read (once; "Mark unread" puts it back).
   const [autoMarked, setAutoMarked] = useState(false);
   useEffect(() => {
@@ -214,14 +218,14 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
           </button>
         </form>
       )}
-      <ErrorMessage error={mark.error ?? addNote.error ?? erase.error} />
-      <ConfirmDialog open={confirmErase} title={t('inbox.eraseTitle')} confirmLabel={t('inbox.eraseConfirm')} busy={erase.isPending} onCancel={() => setConfirmErase(false)} onConfirm={() => erase.mutate()}>
+      <ErrorMessage error={mark.error ?? addNote.error} />
+      <FormDialog open={confirmErase} title={t('inbox.eraseTitle')} submitLabel={t('inbox.eraseConfirm')} danger disabled={erase.isPending} error={erase.error} onClose={closeErase} onSubmit={() => erase.mutate()}>
         <p>{t('inbox.eraseText', { fields: Object.keys(s.values ?? {}).length, notes: s.notes.length })}</p>
         <p>{t('inbox.eraseKept', { time: formatTime(s.receivedAt) })}</p>
         <p>
           <strong>{t('inbox.eraseFinal')}</strong>
         </p>
-      </ConfirmDialog>
+      </FormDialog>
       {s.erased && <button type="button" onClick={() => navigate(path(`contact-forms/${formId}/submissions`))}>{t('inbox.close')}</button>}
     </article>
   );

@@ -3,7 +3,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { Modal } from './modal.tsx';
 import { ErrorMessage } from './error-message.tsx';
 
-/** A modal form: its fields, the API's error, Cancel and one submit button. */
+/** A modal form: its fields, the API's error, Cancel and one submit button, red with `danger` (delete, revoke, disable, erase). */
 export function FormDialog({ open, title, onClose, onSubmit, submitLabel, disabled, error, danger, children }: { open: boolean; title: string; onClose: () => void; onSubmit: () => void; submitLabel: string; disabled?: boolean; error?: unknown; danger?: boolean; children?: ReactNode }) {
   const { t } = useI18n();
   const submit = (event: FormEvent) => {
