@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { OPERATOR, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { adminSession } from '../contact-forms/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
@@ -349,7 +349,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await screenshot(page, 'audit-log');
   });
 
-  it('media library: upload with progress, edit the alt text, search; the upload is then offered by the picker', async () => {
+  it('media library: upload with progress, edit the alt text, search (sent once the typing pauses); the upload is then offered by the picker', async () => {
     const { page } = reviewer;
     await page.getByRole('link', { name: 'Media library' }).click();
     await page.locator('.drop-zone input[type="file"]').setInputFiles(await pngFile(files, 'green.png', { r: 20, g: 160, b: 60 }));
@@ -359,12 +359,23 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     const media = (await api('GET', '/media?name=green')).body.items;
     expect(media.map((m: { altText: string }) => m.altText)).to.deep.equal(['A green square']);
-    await page.getByLabel('Search by file name').fill('green');
+    // Typed a key at a time, faster than the search waits: one search reaches the server, for the whole word.
+    const searches: string[] = [];
+    const onRequest = (request: Request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/admin/v1/media' && url.searchParams.has('name')) searches.push(url.searchParams.get('name')!);
+    };
+    page.on('request', onRequest);
+    await page.getByLabel('Search by file name').pressSequentially('green', { delay: 60 });
     await page.locator('ul.media-grid li').filter({ hasText: 'blue.png' }).waitFor({ state: 'detached' });
     await page.locator('ul.media-grid li').filter({ hasText: 'green.png' }).waitFor();
     expect(await page.locator('ul.media-grid li').allInnerTexts()).to.have.length(1);
+    await page.waitForTimeout(500);
+    page.off('request', onRequest);
+    expect(searches).to.deep.equal(['green']);
     await expectAccessible(page, 'the media library');
     await page.getByLabel('Search by file name').fill('');
+    await page.locator('ul.media-grid li').filter({ hasText: 'blue.png' }).waitFor();
     await screenshot(page, 'media-library');
   });
 

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
+import { useDebouncedValue } from '../components/use-debounced-value.ts';
 import type { EntrySummary } from '../api/shapes.ts';
 
 /** entry_ref: the id of another entry, chosen by searching a form set's entries. */
@@ -43,10 +44,12 @@ function EntryPicker({ open, onClose, onPick }: { open: boolean; onClose: () => 
   const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets'), enabled: open });
   const [formSetId, setFormSetId] = useState('');
   const [q, setQ] = useState('');
+  // Sent once the typing pauses, trimmed: "news " asks nothing new after "news".
+  const search = useDebouncedValue(q.trim());
   const chosen = formSetId || formSets.data?.items[0]?.id || '';
   const entries = useQuery({
-    queryKey: [projectId, 'entry-picker', chosen, q],
-    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId: chosen }, query: { limit: 20, q: q.trim() || undefined } } }),
+    queryKey: [projectId, 'entry-picker', chosen, search],
+    queryFn: () => api.GET('/form-sets/{formSetId}/entries', { params: { path: { formSetId: chosen }, query: { limit: 20, q: search || undefined } } }),
     enabled: open && Boolean(chosen),
   });
   return (

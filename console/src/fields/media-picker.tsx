@@ -4,11 +4,16 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
+import { useDebouncedValue } from '../components/use-debounced-value.ts';
 import type { Asset } from '../api/shapes.ts';
 
-/** Media of the project, newest first, a page at a time from the server; filtered by name and type. */
-export function useMediaPages(name: string, type: string) {
+/**
+ * Media of the project, newest first, a page at a time from the server; filtered by name and type. The name
+ * is typed into a search box: it is sent once the typing pauses. The type is chosen at once.
+ */
+export function useMediaPages(typedName: string, type: string) {
   const { api, projectId } = useProject();
+  const name = useDebouncedValue(typedName);
   return useInfiniteQuery({
     queryKey: [projectId, 'media', name, type],
     initialPageParam: '',
