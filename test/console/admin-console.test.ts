@@ -300,6 +300,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const alert = refused.getByRole('alert');
     await alert.getByText(/would block your own address \(/).waitFor();
     expect(await alert.innerText()).to.contain('Add an entry that covers your current address first.');
+    // A refusal is told as the service said it, not as something that went wrong.
+    expect(await alert.innerText()).to.match(/^This change would block your own address/).and.not.contain('Something went wrong');
     expect(await page.getByText(/would block your own address \(/).count()).to.equal(1);
     expect(await refused.getByRole('button', { name: 'Remove' }).isEnabled()).to.equal(true);
     await expectAccessible(page, 'a refused removal');
