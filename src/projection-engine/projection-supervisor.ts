@@ -173,6 +173,8 @@ export class ProjectionSupervisor {
       if (record && record.version !== projection.version) {
         await this.#prepareServingGeneration(projection, active, record.version);
         this.#rebuildInBackground(projection, record.version);
+      } else {
+        await this.#addDeclaredIndexes(projection, active);
       }
     }
     this.#runs.set(projection.name, this.#startLive(projection, active));
@@ -192,6 +194,20 @@ export class ProjectionSupervisor {
     } catch (error) {
       this.#o.logger.warn({ err: error, projection: projection.name, generation }, 'the serving generation cannot take every index of the new code; adding its collections only');
       await this.#o.store.createGeneration(schemaOf(projection), generation, version, now, { deferIndexes: true });
+    }
+  }
+
+  /**
+   * An index the code declares that the serving generation lacks (added by a release that kept the
+   * projection's version: the documents' shape did not change) is built at start, instead of waiting for
+   * the next rebuild; existing indexes are left as they are (idempotent). One the documents break (a new
+   * unique index) is left to a rebuild, with a warning.
+   */
+  async #addDeclaredIndexes(projection: Projection, generation: number): Promise<void> {
+    try {
+      await this.#o.store.createIndexes(schemaOf(projection), generation);
+    } catch (error) {
+      this.#o.logger.warn({ err: error, projection: projection.name, generation }, 'an index the code declares cannot be built on the serving generation; it is left to a rebuild');
     }
   }
 

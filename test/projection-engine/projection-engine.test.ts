@@ -1,3 +1,5 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { defineProjection, type Projection } from '../../src/projection-engine/projection.ts';
 import { Projector } from '../../src/projection-engine/projector.ts';
@@ -199,6 +201,29 @@ describe('projection engine', () => {
     await eventually(async () => supervisor!.liveGeneration('test-totals'), (g) => g === 2);
     expect(await doc('test-totals', 'seen', 'g-old')).to.deep.equal({ events: 5 });
     expect(await doc('test-totals', 'totals', 'g-new')).to.deep.equal({ total: 3, events: 1 });
+  });
+
+  it('an index a release declares without changing the version is built on the serving generation at start, without a rebuild', async () => {
+    for (let i = 0; i < 5; i++) await f.count(`i-${i}`, i);
+    const first = await start([totals()]);
+    expect(await first.waitFor((await f.log.headPosition())!, 3000)).to.equal(true);
+    await first.stop();
+    supervisor = undefined;
+    const indexes = () => {
+      const db = new Database(path.join(f.dir, 'read-models.sqlite'), { readonly: true });
+      try {
+        return (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_test_totals__%'`).all() as Array<{ name: string }>).map((i) => i.name);
+      } finally {
+        db.close();
+      }
+    };
+    expect(indexes()).to.deep.equal([]);
+    const indexed = { ...totals(), collections: { totals: { indexes: [{ name: 'by_total', fields: [['total', 1]] as Array<[string, 1]> }] } } };
+    const s = await start([indexed]);
+    expect(indexes()).to.deep.equal(['rm_test_totals__totals__g1__by_total']);
+    expect(s.liveGeneration('test-totals')).to.equal(1);
+    expect(await f.store.listGenerations('test-totals')).to.have.length(1);
+    expect(await doc('test-totals', 'totals', 'i-4')).to.deep.equal({ total: 4, events: 1 });
   });
 
   it('rebuilds in the background when the projection code version changes', async () => {
