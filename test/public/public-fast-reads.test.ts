@@ -2,6 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 import { captureLogger } from '../http/support.ts';
+import { createLogger } from '../../src/logging/logger.ts';
 
 /** Requests answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
 async function answeredBy(f: PublicFixture, by: 'read-model' | 'response-cache'): Promise<number> {
@@ -215,5 +216,44 @@ describe('public API: a publish drops only the cached responses made of what it 
       await f.get(`${path}?locale=en`);
       expect(await hits(), `${path}?locale=en answered from the cache`).to.equal(before + 1);
     }
+  });
+});
+
+describe('public API: a read answered before Koa stays answered once when recording it fails', function () {
+  this.timeout(60_000);
+  let f: PublicFixture;
+  let refused = 0;
+  // A log destination that fails on the request line of one entry, as a full disk or a closed pipe would.
+  const destination = {
+    write(line: string) {
+      if (line.includes('"msg":"request"') && line.includes('/entries/first-post')) {
+        refused++;
+        throw new Error('log destination failed');
+      }
+    },
+  };
+
+  before(async () => {
+    f = await startPublicFixture({ env: { PUBLIC_RESPONSE_CACHE_MB: '0' }, logger: createLogger({ level: 'info', destination }) });
+    const created = await f.call('POST', '/form-sets', { body: blogFormSet() });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await f.publish(created.body.id, 'first-post', { title: { en: 'First post' }, published_date: '2026-03-01', rating: 4 });
+    await f.settle();
+  });
+  after(() => f.stop());
+
+  it('answers 200 once and counts the request once; Koa does not read it again', async () => {
+    const counted = async () => {
+      const text = await (await fetch(`${f.service.url}/metrics`)).text();
+      return text.split('\n').filter((line) => line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('/entries/:entrySlug"')).reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+    };
+    const before = await counted();
+    const response = await fetch(`${f.pinnedBase}/form-sets/blog/entries/first-post`);
+    expect(response.status).to.equal(200);
+    expect(((await response.json()) as { entry: { slug: string } }).entry.slug).to.equal('first-post');
+    expect(refused).to.equal(1);
+    expect(await counted()).to.equal(before + 1);
+    // The server goes on answering.
+    expect((await fetch(`${f.pinnedBase}/form-sets/blog/entries`)).status).to.equal(200);
   });
 });

@@ -94,7 +94,16 @@ export class PublicFastReads {
       this.options.onAnswer?.({ route, status: res.statusCode, seconds });
       logAnsweredBeforeKoa(this.options.logger, { reqId: requestId, method: req.method, url: req.url, status: res.statusCode, seconds });
       return true;
-    } catch {
+    } catch (error) {
+      // Once the answer is on its way, Koa must not answer again (a failed metric or log line after it).
+      if (res.headersSent) {
+        try {
+          this.options.logger.warn({ err: error }, 'a public read was answered, but recording it failed');
+        } catch {
+          // The logger is what failed: the answer stands.
+        }
+        return true;
+      }
       // Koa answers it: the error envelope, a redirect, or the same read again.
       return false;
     }
