@@ -46,7 +46,7 @@ const { values } = parseArgs({
     cache: { type: 'string', default: 'off,on' },
     only: { type: 'string', default: 'single,popular,page1,page250,sitemap' },
     'service-root': { type: 'string' },
-    /** Also restart the service (default settings) and measure random single entries over its first minute. */
+    /** Also restart the service in each --cache mode and measure random single entries over its first minute. */
     'cold-start': { type: 'boolean', default: false },
     /** With --cold-start: write back and drop the OS page cache before the restart (root on a machine of one's own), so the read models come from disk. */
     'drop-page-cache': { type: 'boolean', default: false },
@@ -309,7 +309,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     }
     await stop(service);
   }
-  const coldStart = values['cold-start'] ? await measureColdStart(seed, slugs) : undefined;
+  const coldStart = values['cold-start'] ? await sequentially(values.cache.split(',') as Array<'off' | 'on'>, (cache) => measureColdStart(seed, slugs, cache)) : undefined;
   let bytes = 0;
   for (const name of fs.readdirSync(dataDir)) if (/\.sqlite(-wal)?$/.test(name)) bytes += fs.statSync(path.join(dataDir, name)).size;
   const bytesPerEntry = Math.round(bytes / seed.entries.length);
@@ -318,19 +318,19 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
 }
 
 /**
- * A restart on the built read models, then random single entries in six 10-second windows from the moment
+ * A restart on the built read models, in each --cache mode, then random single entries in six 10-second windows from the moment
  * /readyz answers, and one more after a further minute of reads: each window's p99 against the last (warm)
  * one. The OS page cache is kept unless --drop-page-cache (it needs root, and empties it for everything on the
  * machine): then the files are written back and the cache dropped first, as after a reboot.
  */
-async function measureColdStart(seed: BenchSeed, slugs: string[]) {
+async function measureColdStart(seed: BenchSeed, slugs: string[], cache: 'off' | 'on') {
   if (values['drop-page-cache']) {
     execFileSync('sync');
     fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
     say('cold start: OS page cache dropped');
   }
   const port = 18_000 + Math.floor(Math.random() * 1000);
-  const service = child(['--import', 'tsx', 'src/main.ts'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  const service = child(['--import', 'tsx', 'src/main.ts'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_RESPONSE_CACHE_MB: cache === 'off' ? '0' : '64' });
   children.push(service);
   const serviceUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
@@ -345,6 +345,13 @@ async function measureColdStart(seed: BenchSeed, slugs: string[]) {
   const warm = await window();
   await stop(service);
   const worst = Math.max(...windows.map((w) => w.p99Ms));
-  say(`cold start: ready in ${readyMs} ms; first minute p99 by 10 s window ${windows.map((w) => w.p99Ms).join(' / ')} ms (req/s ${windows.map((w) => w.requestsPerSecond).join(' / ')}); warm p99 ${warm.p99Ms} ms: worst ${Math.round((worst / Math.max(1, warm.p99Ms)) * 10) / 10}x warm`);
-  return { readyMs, pageCacheDropped: values['drop-page-cache'], firstMinute: windows, warm, worstToWarm: Math.round((worst / Math.max(1, warm.p99Ms)) * 10) / 10 };
+  say(`cold start, cache ${cache}: ready in ${readyMs} ms; first minute p99 by 10 s window ${windows.map((w) => w.p99Ms).join(' / ')} ms (req/s ${windows.map((w) => w.requestsPerSecond).join(' / ')}); warm p99 ${warm.p99Ms} ms: worst ${Math.round((worst / Math.max(1, warm.p99Ms)) * 10) / 10}x warm`);
+  return { cache, readyMs, pageCacheDropped: values['drop-page-cache'], firstMinute: windows, warm, worstToWarm: Math.round((worst / Math.max(1, warm.p99Ms)) * 10) / 10 };
+}
+
+/** Runs `step` for each item, one after another, and collects what each returned. */
+async function sequentially<T, R>(items: readonly T[], step: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await step(item));
+  return results;
 }
