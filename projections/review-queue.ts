@@ -27,8 +27,10 @@ import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts'
  * - `notices`, id `{eventId}.{channel}`: the outbox of review notices (src/review-notices/review-notice-outbox.ts),
  *   one per workflow event and channel (mail; chat when the project had a review chat webhook at that point of
  *   the log), with what the notice tells as it was at the event (title, form set, revision, who acted, the
- *   author, the reason). Pending until its completion is folded: a rebuild arrives at the same statuses and
- *   sends nothing again. Only workflow events after review-notices.started are notified.
+ *   author, the reason). Pending until its completion is folded, which removes it: the completion event
+ *   (review-notice.completed, on the stream outbox-review-notices-{jobId}) records how it ended, so a rebuild
+ *   arrives at the same pending notices and sends nothing again. Only workflow events after
+ *   review-notices.started are notified.
  * - `notice_projects`, id projectId: the project's review chat webhook (sealed), or null.
  * - `notice_state`, id `started`: whether review-notices.started has been folded.
  */
@@ -65,8 +67,6 @@ export interface ReviewEntryDoc {
   latestRevisionBy?: { type: string; id: string };
 }
 
-export type ReviewNoticeStatus = 'pending' | 'sent' | 'failed' | 'skipped';
-
 /** What a notice tells of the revision in review, as the review item had it at the event. */
 type NoticedItem = Pick<ReviewItemDoc, 'entryId' | 'projectId' | 'formSetId' | 'formSetName' | 'entrySlug' | 'title' | 'revisionId' | 'revision'>;
 
@@ -84,12 +84,10 @@ export interface ReviewNoticeDoc extends NoticedItem {
   reason: string | null;
   publishAt: string | null;
   occurredAt: string;
-  status: ReviewNoticeStatus;
+  /** Always pending: a notice leaves the outbox when its completion is folded (the worker takes pending items). */
+  status: 'pending';
+  /** Hand-overs recorded so far (review-notice.attempt-started). */
   attempts: number;
-  messageId: string | null;
-  recipients: number;
-  detail: string | null;
-  completedAt: string | null;
 }
 
 interface FormSetInfo {
@@ -105,7 +103,8 @@ const NOTICE_TYPES: string[] = [...reviewNoticeEvents.map((d) => d.type), 'proje
 
 export const reviewQueue = defineProjection({
   name: 'review-queue',
-  version: 2,
+  // Version 3: a notice leaves the outbox when its completion is folded (version 2 kept it, finished).
+  version: 3,
   description: 'Revisions waiting for review or for their publish time, across form sets (the review desk), and the outbox of review notices.',
   collections: {
     items: {
@@ -277,10 +276,6 @@ async function addNotices(
       occurredAt: recorded.metadata.occurredAt,
       status: 'pending',
       attempts: 0,
-      messageId: null,
-      recipients: 0,
-      detail: null,
-      completedAt: null,
     };
     view.put('notices', jobId, { ...notice });
   }
@@ -305,7 +300,8 @@ async function applyNoticeEvent(recorded: RecordedEvent, view: ProjectionView): 
     case 'review-notice.completed': {
       const d = event.data;
       const notice = await view.get<Doc<ReviewNoticeDoc>>('notices', d.jobId);
-      if (notice) view.put('notices', notice.jobId, { ...notice, status: d.outcome, messageId: d.messageId, recipients: d.recipients, detail: d.detail, completedAt: recorded.metadata.occurredAt });
+      // Done: the outbox holds work to do; how the notice ended is the completion event in the log.
+      if (notice) view.delete('notices', notice.jobId);
       return;
     }
   }

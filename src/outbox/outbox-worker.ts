@@ -22,6 +22,9 @@ import { InterruptibleDelay } from '../interruptible-delay.ts';
  * `retryLater` marks errors (a store briefly unavailable) after which the item stays pending and is tried
  * again at a later poll instead of being recorded as failed.
  */
+/** The stream an outbox item's completion event is appended to (once: the expectation is "no stream"). */
+export const outboxCompletionStream = (outbox: string, itemId: string): string => `outbox-${outbox}-${itemId}`;
+
 export interface OutboxPartitioning {
   /** The item field holding the partition key. */
   field: string;
@@ -256,7 +259,7 @@ export class OutboxWorker<Item extends Document, Outcome> {
     }
     observe(result.ok ? (definition.outcomeLabel?.(result.outcome) ?? 'done') : 'error');
     try {
-      await options.log.append(`outbox-${definition.name}-${id}`, [definition.completion(item, result)], 'no_stream', {
+      await options.log.append(outboxCompletionStream(definition.name, id), [definition.completion(item, result)], 'no_stream', {
         actor: { type: 'system', id: `outbox:${definition.name}` },
       });
     } catch (error) {

@@ -3,8 +3,12 @@ import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/s
 import { eventually } from '../support/engine-fixture.ts';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../mail/smtp-peer.ts';
 import { Receiver, adminSession, PASSWORD } from '../webhooks/support.ts';
+import { entryStream } from '../../src/domain/content/entry/entry-events.ts';
+import { reviewNoticeAttemptsStream, reviewNoticeJobId } from '../../src/domain/review-notice/review-notice-events.ts';
+import { StreamNotFoundError } from '../../src/event-store/errors.ts';
+import type { RecordedEvent } from '../../src/event-store/event-store.ts';
+import { outboxCompletionStream } from '../../src/outbox/outbox-worker.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
-import type { ReviewNoticeDoc } from '../../projections/review-queue.ts';
 
 /**
  * Review notices through the outbox, e-mailed to a real SMTP server on loopback and posted to a real HTTPS
@@ -42,10 +46,33 @@ describe('review notices: e-mail, chat and webhooks about the review workflow', 
     await act(author, 'POST', `/revisions/${created.revision.id}/submit`, {});
     return { entryId: created.entry.id as string, revisionId: created.revision.id as string, slug: created.entry.slug as string };
   };
-  const noticeOf = (entryId: string, kind: string, channel = 'mail') =>
+  /** Every event of a stream, none when it does not exist. */
+  const eventsOf = async (streamId: string) => {
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const event of f.service.log.readStream(streamId)) events.push(event);
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return events;
+  };
+  /**
+   * How the notice of `kind` about the entry ended, as the log records it: the outbox keeps a notice only while
+   * it is pending; its completion event (on its own stream) says how it ended, its attempt events how often it was handed over.
+   */
+  const noticeOf = (entryId: string, kind: string, channel: 'mail' | 'chat' = 'mail') =>
     eventually(
-      async () => (await reader.find<ReviewNoticeDoc & Record<string, unknown>>('review-queue', 'notices', { filter: { entryId, kind, channel }, limit: 10 }))[0],
-      (n) => n !== undefined && n.status !== 'pending',
+      async () => {
+        for (const told of await eventsOf(entryStream(entryId))) {
+          const jobId = reviewNoticeJobId(told.id, channel);
+          const [completed] = await eventsOf(outboxCompletionStream('review-notices', jobId));
+          const d = completed?.data as { kind: string; outcome: string; messageId: string | null; recipients: number; detail: string | null } | undefined;
+          if (d?.kind !== kind) continue;
+          return { status: d.outcome, messageId: d.messageId, recipients: d.recipients, detail: d.detail, attempts: (await eventsOf(reviewNoticeAttemptsStream(jobId))).length };
+        }
+        return undefined;
+      },
+      (n) => n !== undefined,
       20_000,
     ).then((n) => n!);
   const mailsOf = (kind: string, revisionId: string) => smtp.messages.filter((m) => m.parsed.headers.get('x-review-notice') === kind && (m.parsed.text ?? '').includes(`/review/${revisionId}`));
@@ -118,6 +145,8 @@ describe('review notices: e-mail, chat and webhooks about the review workflow', 
     const notice = await noticeOf(entry.entryId, 'submitted');
     expect(notice).to.include({ status: 'sent', attempts: 1, recipients: 2, messageId: mail.parsed.messageId });
     expect((await noticeOf(entry.entryId, 'submitted', 'chat')).status).to.equal('sent');
+    // Both done, both leave the outbox: it holds only work still to do.
+    await eventually(() => reader.find('review-queue', 'notices', { filter: { entryId: entry.entryId }, limit: 10 }), (pending) => pending.length === 0, 10_000);
     expect(mailsOf('submitted', entry.revisionId)).to.have.length(1);
   });
 
