@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { WrongExpectedVersionError } from '../event-store/errors.ts';
-import type { Document, Query } from '../read-models/read-model-store.ts';
+import { MAX_GET_MANY_IDS, type Document, type Query } from '../read-models/read-model-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
@@ -49,8 +49,6 @@ export interface OutboxDefinition<Item extends Document, Outcome> {
   projectionVersion?: number;
   /** The item's id within the collection (the document id its projection stores it under). */
   idOf(item: Item): string;
-  /** The document field holding that id, when there is one: lets the worker check many claims in one query. */
-  idField?: string;
   /** Performs the side effect. Throwing is recorded as a failed outcome through `completion`. */
   perform(item: Item, signal: AbortSignal): Promise<Outcome>;
   /** The event that records how the item ended, for the projection to fold. */
@@ -189,30 +187,22 @@ export class OutboxWorker<Item extends Document, Outcome> {
     return false;
   }
 
-  /** Releases the claims of performed items the read model no longer lists as pending. */
+  /**
+   * Releases the claims of performed items the read model no longer lists as pending: their documents read
+   * by id (the primary key, so the check costs the same however many items wait or are done).
+   */
   async #releaseFolded(claimed: Set<string>): Promise<void> {
     const { definition, options } = this;
     const performed = [...claimed].filter((id) => !this.#inFlight.has(id));
-    const release = (id: string) => {
-      claimed.delete(id);
-      this.#keyOf.delete(id);
-    };
-    if (definition.idField === undefined) {
-      for (const id of performed) {
-        const current = await options.reader.get<Item>(definition.projection, definition.collection, id);
-        if (current?.['status'] !== 'pending') release(id);
+    for (let i = 0; i < performed.length; i += MAX_GET_MANY_IDS) {
+      const chunk = performed.slice(i, i + MAX_GET_MANY_IDS);
+      const found = await options.reader.getMany(definition.projection, definition.collection, chunk);
+      const pending = new Set(found.filter((entry) => entry.doc['status'] === 'pending').map((entry) => entry.id));
+      for (const id of chunk) {
+        if (pending.has(id)) continue;
+        claimed.delete(id);
+        this.#keyOf.delete(id);
       }
-      return;
-    }
-    // One query per 500 claims instead of one read per claim.
-    for (let i = 0; i < performed.length; i += 500) {
-      const chunk = performed.slice(i, i + 500);
-      const still = await options.reader.find<Item>(definition.projection, definition.collection, {
-        filter: { status: 'pending', [definition.idField]: { $in: chunk } },
-        limit: chunk.length,
-      });
-      const pending = new Set(still.map((item) => definition.idOf(item)));
-      for (const id of chunk) if (!pending.has(id)) release(id);
     }
   }
 

@@ -57,6 +57,7 @@ import {
   assertTextField,
   assertTextTokens,
   assertAfter,
+  assertGetManyIds,
   assertFields,
   GenerationConflictError,
   ReadModelError,
@@ -566,6 +567,16 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.#guard('read a document', async () => {
       const stored = await this.#db.collection<StoredDocument>(name).findOne({ _id: id }, { projection: { [DOC_FIELD]: 1 } });
       return stored ? stored.doc : null;
+    });
+  }
+
+  async getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]> {
+    assertGetManyIds(ids);
+    if (ids.length === 0) return [];
+    const name = physicalCollectionName(target.projection, collection, target.generation);
+    return this.#guard('read documents', async () => {
+      const stored = await this.#db.collection<StoredDocument>(name).find({ _id: { $in: [...ids] } }, { projection: { [DOC_FIELD]: 1 } }).toArray();
+      return stored.map((entry) => ({ id: entry._id, doc: entry.doc }));
     });
   }
 

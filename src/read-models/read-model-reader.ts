@@ -26,6 +26,12 @@ export class ReadModelReader {
     return generation === null ? null : ((await this.store.get({ projection, generation }, collection, id)) as T | null);
   }
 
+  /** The documents of these ids that exist, each with its id (ReadModelStore.getMany). */
+  async getMany(projection: string, collection: string, ids: readonly string[]): Promise<DocumentEntry[]> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? [] : this.store.getMany({ projection, generation }, collection, ids);
+  }
+
   /** `query.text` searches the collection's textField (see Query.text). */
   async find<T extends Document = Document>(projection: string, collection: string, query?: Query): Promise<T[]> {
     const generation = await this.activeGeneration(projection);

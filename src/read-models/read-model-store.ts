@@ -229,6 +229,12 @@ export interface ReadModelStore {
   getLease(target: ModelTarget): Promise<LeaseRecord | null>;
 
   get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
+  /**
+   * The documents of these ids that exist, each with its id, in no particular order: one lookup of the
+   * primary key, whatever the collection's size (an outbox checking which of its claims are still pending).
+   * At most MAX_GET_MANY_IDS ids; ReadModelError otherwise.
+   */
+  getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]>;
   find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
   /** As find, each document with its id. */
   findWithIds(target: ModelTarget, collection: string, query?: Query): Promise<DocumentEntry[]>;
@@ -297,6 +303,14 @@ export function assertFieldPath(path: string): void {
 export const MAX_QUERY_LIMIT = 10_000;
 
 export const MAX_QUERY_FIELDS = 16;
+
+/** Most ids one getMany looks up. */
+export const MAX_GET_MANY_IDS = 1000;
+
+/** Refuses a getMany of more than MAX_GET_MANY_IDS ids (both adapters). */
+export function assertGetManyIds(ids: readonly string[]): void {
+  if (ids.length > MAX_GET_MANY_IDS) throw new ReadModelError(`getMany takes at most ${MAX_GET_MANY_IDS} ids, not ${ids.length}`);
+}
 const TOP_LEVEL_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Checks the field list of a query (Query.fields). */

@@ -14,6 +14,7 @@ import {
   assertTextField,
   assertTextTokens,
   assertAfter,
+  assertGetManyIds,
   assertFields,
   type CollectionSpec,
   type CommitOptions,
@@ -317,6 +318,15 @@ export class SqliteReadModelStore implements ReadModelStore {
     const statement = this.#readStmt(`SELECT json(doc) AS doc FROM "${tableName(target, collection)}" WHERE id = ?`);
     const row = statement?.get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as Document) : null;
+  }
+
+  async getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]> {
+    assertGetManyIds(ids);
+    if (ids.length === 0) return [];
+    // One statement for any number of ids: they arrive as one JSON array.
+    const statement = this.#readStmt(`SELECT id, json(doc) AS doc FROM "${tableName(target, collection)}" WHERE id IN (SELECT value FROM json_each(?))`);
+    const rows = (statement?.all(JSON.stringify(ids)) ?? []) as Array<{ id: string; doc: string }>;
+    return rows.map((row) => ({ id: row.id, doc: JSON.parse(row.doc) as Document }));
   }
 
   async find(target: ModelTarget, collection: string, query: Query = {}): Promise<Document[]> {

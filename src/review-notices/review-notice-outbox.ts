@@ -76,7 +76,6 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
     // An upgrade from a version without notices rebuilds review-queue in the background: wait for it.
     projectionVersion: reviewQueue.version,
     idOf: (notice) => notice.jobId,
-    idField: 'jobId',
     outcomeLabel: (outcome) => outcome.outcome,
     order: [['occurredAt', 'asc']],
     retryLater: noticeRetryLater,

@@ -92,7 +92,6 @@ export function webhookOutbox(deps: DispatcherDeps): OutboxDefinition<JobDoc & R
     projection: WEBHOOKS_PROJECTION,
     collection: 'jobs',
     idOf: (job) => job.jobId,
-    idField: 'jobId',
     order: [['seq', 'asc']],
     partitioning: {
       field: 'webhookId',

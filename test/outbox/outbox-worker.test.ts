@@ -118,8 +118,6 @@ describe('outbox worker: side effects driven from the log', function () {
         }
         fs.appendFileSync(path.join(dir, 'journal'), `${item.noticeId}\n`);
       },
-      // Claims checked in one query by id field (the other tests read them one by one).
-      idField: 'noticeId',
       partitioning: {
         field: 'text',
         concurrency: 1,
@@ -192,7 +190,7 @@ describe('outbox worker: side effects driven from the log', function () {
     const lines: Array<{ level: number; msg: string }> = [];
     const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
     await request('u1');
-    worker = new OutboxWorker({ ...outbox(), collection: 'queue', idField: 'noticeId', order: [['noticeId', 'asc']], projectionVersion: 2 }, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger, pollIntervalMs: 20 });
+    worker = new OutboxWorker({ ...outbox(), collection: 'queue', order: [['noticeId', 'asc']], projectionVersion: 2 }, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger, pollIntervalMs: 20 });
     worker.start();
     await new Promise((r) => setTimeout(r, 400));
     expect(journal()).to.deep.equal([]);

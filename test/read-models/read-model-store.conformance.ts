@@ -7,6 +7,7 @@ import {
   ReadModelError,
   UniqueConstraintError,
   LeaseLostError,
+  MAX_GET_MANY_IDS,
   type DocumentWrite,
   type ModelTarget,
   type ReadModelSchema,
@@ -75,6 +76,22 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await store.get(gen1, 'articles', 'a1')).to.deep.equal({ slug: 'kept', title: 'Kept', n: 1 });
       await store.commit(gen1, [put('extra', 'x1', 5n, { kind: 'k' })], 5n, LATER);
       expect(await store.find(gen1, 'extra', { filter: { kind: 'k' } })).to.deep.equal([{ kind: 'k' }]);
+    });
+
+    test('getMany answers the documents of the ids that exist, each with its id, and refuses more than MAX_GET_MANY_IDS ids', async () => {
+      await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'one', n: 1 }), put('articles', 'a2', 2n, { slug: 'two', n: 2 }), put('articles', 'a3', 3n, { slug: 'three', n: 3 })], 3n, NOW);
+      const found = await store.getMany(gen1, 'articles', ['a3', 'missing', 'a1']);
+      expect(found.sort((a, b) => a.id.localeCompare(b.id))).to.deep.equal([
+        { id: 'a1', doc: { slug: 'one', n: 1 } },
+        { id: 'a3', doc: { slug: 'three', n: 3 } },
+      ]);
+      expect(await store.getMany(gen1, 'articles', [])).to.deep.equal([]);
+      expect(await store.getMany(gen1, 'tags', ['a1'])).to.deep.equal([]);
+      const many = Array.from({ length: MAX_GET_MANY_IDS }, (_, i) => `id-${i}`);
+      expect(await store.getMany(gen1, 'articles', [...many.slice(1), 'a2'])).to.deep.equal([{ id: 'a2', doc: { slug: 'two', n: 2 } }]);
+      let refused: unknown;
+      await store.getMany(gen1, 'articles', [...many, 'a2']).catch((error: unknown) => (refused = error));
+      expect(refused).to.be.instanceOf(ReadModelError);
     });
 
     test('commits document writes together with the checkpoint', async () => {
