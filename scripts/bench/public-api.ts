@@ -124,7 +124,7 @@ async function untilCaughtUp(serviceUrl: string): Promise<void> {
 }
 
 /**
- * Until the outboxes are idle (annals_outbox_items_total unchanged for 3 s): a seed's publishes leave a
+ * Until the outboxes are idle (annals_outbox_items_total unchanged for 3 s): a seed's publishes leave
  * review notices to work through (two per entry, ~550/s: minutes for a 100k seed), which would count in the CPU per request.
  */
 async function untilOutboxesIdle(serviceUrl: string): Promise<void> {
