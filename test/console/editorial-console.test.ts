@@ -422,6 +422,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     // The list filtered by assignee (the server filters): only the entry assigned to the admin.
     await page.getByLabel('Assignee').selectOption({ label: f.project.adminEmail });
     await page.getByRole('link', { name: 'Background piece' }).waitFor({ state: 'detached' });
+    // The filtered page may replace the table after the other row is gone: count once the admin's entry shows.
+    await page.getByRole('link', { name: 'Solar festival' }).waitFor();
     expect(await page.locator('table.list tbody tr').count()).to.equal(1);
     await page.getByRole('link', { name: 'Solar festival' }).click();
     await page.getByRole('button', { name: 'Duplicate' }).click();
