@@ -110,10 +110,6 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
       navigate(path('contact-forms'));
     },
   });
-  const closeDelete = () => {
-    setConfirmDelete(false);
-    remove.reset();
-  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
@@ -310,7 +306,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
       </form>
       {/* Outside the settings form: the dialog is a form of its own, and forms do not nest. */}
       {form && (
-        <FormDialog open={confirmDelete} title={t('contact.deleteTitle', { name: form.name })} submitLabel={t('contact.delete')} danger disabled={remove.isPending} error={remove.error} onClose={closeDelete} onSubmit={() => remove.mutate()}>
+        <FormDialog open={confirmDelete} title={t('contact.deleteTitle', { name: form.name })} submitLabel={t('contact.delete')} danger mutation={remove} onClose={() => setConfirmDelete(false)} onSubmit={() => remove.mutate()}>
           <p>{t('contact.deleteText')}</p>
         </FormDialog>
       )}

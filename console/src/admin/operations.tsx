@@ -127,10 +127,6 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
       await refresh();
     },
   });
-  const closeSkip = () => {
-    setSkipping(false);
-    skip.reset();
-  };
   const failure = p.active?.failure ?? p.building?.failure ?? null;
   const run = p.rebuild;
   return (
@@ -183,7 +179,7 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
         </tr>
       )}
       {operator && skipping && failure && (
-        <FormDialog open title={t('ops.skipTitle', { name: p.name })} submitLabel={t('ops.skipConfirm')} danger disabled={skip.isPending || !reason.trim()} error={skip.error} onClose={closeSkip} onSubmit={() => skip.mutate()}>
+        <FormDialog open title={t('ops.skipTitle', { name: p.name })} submitLabel={t('ops.skipConfirm')} danger disabled={!reason.trim()} mutation={skip} onClose={() => setSkipping(false)} onSubmit={() => skip.mutate()}>
           <p>{t('ops.skipText', { type: failure.eventType, id: failure.eventId ?? failure.position })}</p>
           <label>
             {t('ops.reason')}

@@ -38,10 +38,6 @@ function Users() {
       await refresh();
     },
   });
-  const closeDisable = () => {
-    setDisabling(null);
-    disable.reset();
-  };
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') });
   const page = usePaged(users.data?.items ?? [], 20);
   const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as UserRole });
@@ -106,7 +102,7 @@ function Users() {
       <p className="help">{t('people.roles')}</p>
       <ErrorMessage error={change.error} />
       {disabling && (
-        <FormDialog open title={t('people.disableTitle', { email: disabling.email })} submitLabel={t('people.disable')} danger disabled={disable.isPending} error={disable.error} onClose={closeDisable} onSubmit={() => disable.mutate(disabling)}>
+        <FormDialog open title={t('people.disableTitle', { email: disabling.email })} submitLabel={t('people.disable')} danger mutation={disable} onClose={() => setDisabling(null)} onSubmit={() => disable.mutate(disabling)}>
           <p>{t('people.disableText')}</p>
         </FormDialog>
       )}
@@ -174,10 +170,6 @@ function Keys() {
       await refresh();
     },
   });
-  const closeRevoke = () => {
-    setRevoking(null);
-    revoke.reset();
-  };
   if (!isAdmin) return null;
   const oneAgentKey = !planAtLeast(project.plan, 'standard');
   const submit = (event: FormEvent) => {
@@ -262,7 +254,7 @@ function Keys() {
         )}
       </Modal>
       {revoking && (
-        <FormDialog open title={t('keys.revokeTitle', { prefix: revoking.prefix })} submitLabel={t('keys.revoke')} danger disabled={revoke.isPending} error={revoke.error} onClose={closeRevoke} onSubmit={() => revoke.mutate(revoking)}>
+        <FormDialog open title={t('keys.revokeTitle', { prefix: revoking.prefix })} submitLabel={t('keys.revoke')} danger mutation={revoke} onClose={() => setRevoking(null)} onSubmit={() => revoke.mutate(revoking)}>
           <p>{t('keys.revokeText')}</p>
         </FormDialog>
       )}

@@ -307,10 +307,6 @@ function IpAllowlist() {
       await refresh();
     },
   });
-  const closeRemove = () => {
-    setRemoving(null);
-    remove.reset();
-  };
   const items = entries.data?.items ?? [];
   return (
     <section className="panel" aria-labelledby="allowlist-title">
@@ -370,7 +366,7 @@ function IpAllowlist() {
       )}
       <ErrorMessage error={add.error} />
       {removing && (
-        <FormDialog open title={t('settings.removeTitle', { cidr: removing.cidr })} submitLabel={t('settings.remove')} danger disabled={remove.isPending} error={remove.error} onClose={closeRemove} onSubmit={() => remove.mutate(removing)}>
+        <FormDialog open title={t('settings.removeTitle', { cidr: removing.cidr })} submitLabel={t('settings.remove')} danger mutation={remove} onClose={() => setRemoving(null)} onSubmit={() => remove.mutate(removing)}>
           <p>{items.length === 1 ? t('settings.removeLast') : t('settings.removeText')}</p>
         </FormDialog>
       )}

@@ -122,10 +122,6 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
       await refreshLists();
     },
   });
-  const closeErase = () => {
-    setConfirmErase(false);
-    erase.reset();
-  };
   // Opening an unread submission marks it read (once; "Mark unread" puts it back).
   const [autoMarked, setAutoMarked] = useState(false);
   useEffect(() => {
@@ -219,7 +215,7 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
         </form>
       )}
       <ErrorMessage error={mark.error ?? addNote.error} />
-      <FormDialog open={confirmErase} title={t('inbox.eraseTitle')} submitLabel={t('inbox.eraseConfirm')} danger disabled={erase.isPending} error={erase.error} onClose={closeErase} onSubmit={() => erase.mutate()}>
+      <FormDialog open={confirmErase} title={t('inbox.eraseTitle')} submitLabel={t('inbox.eraseConfirm')} danger mutation={erase} onClose={() => setConfirmErase(false)} onSubmit={() => erase.mutate()}>
         <p>{t('inbox.eraseText', { fields: Object.keys(s.values ?? {}).length, notes: s.notes.length })}</p>
         <p>{t('inbox.eraseKept', { time: formatTime(s.receivedAt) })}</p>
         <p>

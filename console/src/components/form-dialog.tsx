@@ -3,23 +3,38 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { Modal } from './modal.tsx';
 import { ErrorMessage } from './error-message.tsx';
 
-/** A modal form: its fields, the API's error, Cancel and one submit button, red with `danger` (delete, revoke, disable, erase). */
-export function FormDialog({ open, title, onClose, onSubmit, submitLabel, disabled, error, danger, children }: { open: boolean; title: string; onClose: () => void; onSubmit: () => void; submitLabel: string; disabled?: boolean; error?: unknown; danger?: boolean; children?: ReactNode }) {
+/** What a dialog needs of the mutation it submits (react-query's useMutation result has it). */
+export interface DialogMutation {
+  isPending: boolean;
+  error: unknown;
+  reset: () => void;
+}
+
+/**
+ * A modal form: its fields, the API's error, Cancel and one submit button, red with `danger` (delete, revoke,
+ * disable, erase). Given the `mutation` it submits, it shows that mutation's error, waits while it runs, and
+ * forgets the error when closed, so the next time it opens clean.
+ */
+export function FormDialog({ open, title, onClose, onSubmit, submitLabel, disabled, error, mutation, danger, children }: { open: boolean; title: string; onClose: () => void; onSubmit: () => void; submitLabel: string; disabled?: boolean; error?: unknown; mutation?: DialogMutation; danger?: boolean; children?: ReactNode }) {
   const { t } = useI18n();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit();
   };
+  const close = () => {
+    mutation?.reset();
+    onClose();
+  };
   return (
-    <Modal open={open} title={title} onClose={onClose}>
+    <Modal open={open} title={title} onClose={close}>
       <form onSubmit={submit}>
         {children}
-        <ErrorMessage error={error} />
+        <ErrorMessage error={error ?? mutation?.error} />
         <div className="dialog-actions">
-          <button type="button" onClick={onClose}>
+          <button type="button" onClick={close}>
             {t('action.cancel')}
           </button>
-          <button type="submit" className={danger ? 'danger' : 'primary'} disabled={disabled}>
+          <button type="submit" className={danger ? 'danger' : 'primary'} disabled={disabled || mutation?.isPending}>
             {submitLabel}
           </button>
         </div>
