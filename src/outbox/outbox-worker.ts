@@ -5,6 +5,9 @@ import { MAX_GET_MANY_IDS, type Document, type Query } from '../read-models/read
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
+/** The stream an outbox item's completion event is appended to (once: the expectation is "no stream"). */
+export const outboxCompletionStream = (outbox: string, itemId: string): string => `outbox-${outbox}-${itemId}`;
+
 /**
  * An outbox: side effects (webhook deliveries, e-mails) the log asks for, performed outside any request
  * and outside any projection.
@@ -22,9 +25,6 @@ import { InterruptibleDelay } from '../interruptible-delay.ts';
  * `retryLater` marks errors (a store briefly unavailable) after which the item stays pending and is tried
  * again at a later poll instead of being recorded as failed.
  */
-/** The stream an outbox item's completion event is appended to (once: the expectation is "no stream"). */
-export const outboxCompletionStream = (outbox: string, itemId: string): string => `outbox-${outbox}-${itemId}`;
-
 export interface OutboxPartitioning {
   /** The item field holding the partition key. */
   field: string;
