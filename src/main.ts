@@ -4,6 +4,8 @@
  * stores, within SHUTDOWN_DEADLINE_MS whatever happens; a second signal (a second or more after the first)
  * exits at once (src/service/shutdown.ts).
  */
+// First: before any other module allocates (see the module).
+import './service/short-lived-allocations.ts';
 import { ConfigError, loadConfig } from './config/config.ts';
 import { createLogger } from './logging/logger.ts';
 import { systemClock } from './clock.ts';
