@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { invalid } from '../domain/domain-error.ts';
 import { encodePosition } from '../event-store/position.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import type { Document, FieldCondition, Query } from '../read-models/read-model-store.ts';
+import { keysetValue, type Document, type FieldCondition, type Query } from '../read-models/read-model-store.ts';
 
 /**
  * One paging scheme for every admin list: the caller sends `limit` (bounded) and the `cursor` of the page
@@ -177,7 +177,7 @@ async function readPage<T>(
   from: Keyset | undefined,
   limit: number,
 ): Promise<{ docs: Document[]; next: Keyset | undefined }> {
-  const keyset = (entry: { id: string; doc: Document }): Keyset => ({ values: sort.map(([field]) => sortValue(entry.doc, field)), id: entry.id });
+  const keyset = (entry: { id: string; doc: Document }): Keyset => ({ values: sort.map(([field]) => keysetValue(entry.doc, field)), id: entry.id });
   const batch = list.keep ? SCAN_BATCH : limit + 1;
   const docs: Document[] = [];
   let after = from;
@@ -210,8 +210,3 @@ async function readPage<T>(
 const SCAN_BATCH = 200;
 const SCAN_BUDGET = 2000;
 
-function sortValue(doc: Document, field: string): string | number | null {
-  let value: unknown = doc;
-  for (const key of field.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : null;
-}

@@ -1,4 +1,4 @@
-import type { Document, DocumentEntry, Query, ReadModelStore } from './read-model-store.ts';
+import { keysetValue, MAX_QUERY_LIMIT, type Document, type DocumentEntry, type Query, type ReadModelStore } from './read-model-store.ts';
 
 /** Which generation of a projection this process reads, where it decides that itself (ProjectionSupervisor). */
 export interface ReadGenerations {
@@ -42,6 +42,25 @@ export class ReadModelReader {
   async findWithIds(projection: string, collection: string, query?: Query): Promise<DocumentEntry[]> {
     const generation = await this.activeGeneration(projection);
     return generation === null ? [] : this.store.findWithIds({ projection, generation }, collection, query);
+  }
+
+  /**
+   * Every document the query matches, however many (find stops at MAX_QUERY_LIMIT): read in keyset pages
+   * of MAX_QUERY_LIMIT in the query's order, so each page is an index range and none walks past the ones
+   * before it. The sort's top-level fields are read along with `fields`. A document written between two
+   * pages is seen as it was when its page was read.
+   */
+  async findAll<T extends Document = Document>(projection: string, collection: string, query: Omit<Query, 'limit' | 'offset' | 'after' | 'text'> & { sort: NonNullable<Query['sort']> }): Promise<T[]> {
+    const fields = query.fields === undefined ? undefined : [...new Set([...query.fields, ...query.sort.map(([field]) => field.split('.')[0]!)])];
+    const all: T[] = [];
+    let after: Query['after'];
+    for (;;) {
+      const page = await this.findWithIds(projection, collection, { ...query, ...(fields ? { fields } : {}), limit: MAX_QUERY_LIMIT, ...(after ? { after } : {}) });
+      for (const entry of page) all.push(entry.doc as T);
+      const last = page.at(-1);
+      if (page.length < MAX_QUERY_LIMIT || !last) return all;
+      after = { values: query.sort.map(([field]) => keysetValue(last.doc, field)), id: last.id };
+    }
   }
 
   /** With `text`, counts only the documents that match it too (see Query.text). */

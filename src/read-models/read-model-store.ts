@@ -320,6 +320,13 @@ export function assertFields(fields: Query['fields']): void {
   for (const field of fields) if (typeof field !== 'string' || !TOP_LEVEL_FIELD.test(field)) throw new ReadModelError(`invalid field ${JSON.stringify(field)}: a top-level field name`);
 }
 
+/** A document's value of a sort field as a keyset holds it (Query.after): a string, a finite number, or null for anything else. */
+export function keysetValue(doc: Document, field: string): string | number | null {
+  let value: unknown = doc;
+  for (const key of field.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : null;
+}
+
 /** Checks a keyset condition (Query.after) against the query it belongs to. */
 export function assertAfter(query: Query): void {
   const after = query.after;

@@ -8,11 +8,13 @@ import {
   UniqueConstraintError,
   LeaseLostError,
   MAX_GET_MANY_IDS,
+  MAX_QUERY_LIMIT,
   type DocumentWrite,
   type ModelTarget,
   type ReadModelSchema,
   type ReadModelStore,
 } from '../../src/read-models/read-model-store.ts';
+import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
 
@@ -92,6 +94,30 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       let refused: unknown;
       await store.getMany(gen1, 'articles', [...many, 'a2']).catch((error: unknown) => (refused = error));
       expect(refused).to.be.instanceOf(ReadModelError);
+    });
+
+    test('ReadModelReader.findAll reads every match past MAX_QUERY_LIMIT, in order, each once, with the fields asked for', async () => {
+      // More than two pages, with equal sort values across a page boundary (the id breaks the tie).
+      const total = MAX_QUERY_LIMIT * 2 + 7;
+      const writes = Array.from({ length: total }, (_, i) => put('articles', `a${String(i).padStart(6, '0')}`, BigInt(i + 1), { slug: `s${i}`, status: i % 3 === 0 ? 'draft' : 'live', meta: { publishedAt: String(Math.floor(i / 3)).padStart(6, '0') }, body: 'x' }));
+      await store.commit(gen1, writes, BigInt(total), NOW);
+      await store.activateGeneration('test-articles', 1, null, NOW);
+      const reader = new ReadModelReader(store);
+      expect(await reader.find('test-articles', 'articles', { filter: { status: 'live' } })).to.have.length(MAX_QUERY_LIMIT);
+      const live = await reader.findAll<{ slug: string; meta: { publishedAt: string }; body?: string }>('test-articles', 'articles', {
+        filter: { status: 'live' },
+        sort: [['meta.publishedAt', 'desc']],
+        fields: ['slug'],
+      });
+      const expected = writes.filter((w) => (w.doc as { status: string }).status === 'live');
+      expect(live).to.have.length(expected.length);
+      expect(new Set(live.map((doc) => doc.slug)).size).to.equal(expected.length);
+      // Newest publishedAt first; ties by id, descending too.
+      const publishedAt = (write: DocumentWrite) => (write.doc as { meta: { publishedAt: string } }).meta.publishedAt;
+      const order = [...expected].sort((a, b) => publishedAt(b).localeCompare(publishedAt(a)) || b.id.localeCompare(a.id));
+      expect(live.map((doc) => doc.slug)).to.deep.equal(order.map((w) => (w.doc as { slug: string }).slug));
+      // Only the fields asked for and the sort's.
+      expect(Object.keys(live[0]!).sort()).to.deep.equal(['meta', 'slug']);
     });
 
     test('commits document writes together with the checkpoint', async () => {

@@ -36,7 +36,7 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
     const key = JSON.stringify(['sitemap', versionId, version, part ?? 0, target.baseUrl, site.url, deps.sitemapUrlsPerFile]);
     const output = await cache.get(key, async () => {
       // A range of the index reading only the serialised <url>s (rows of an older generation: their paths).
-      const rows = await reader.find<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', {
+      const rows = await reader.findAll<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', {
         filter: formSet ? { formSetId: formSet.formSetId } : { projectId: target.projectId },
         sort: formSet ? [['slug', 'asc']] : [['formSetSlug', 'asc'], ['slug', 'asc']],
         fields: ['urlXml', 'paths', 'lastmod', 'changefreq', 'priority'],
@@ -106,7 +106,7 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
     const output = await cache.get(key, async () => {
       const [formSets, rows] = await Promise.all([
         reader.find<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', { filter: { projectId: target.projectId }, sort: [['slug', 'asc']] }),
-        reader.find<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', { filter: { projectId: target.projectId }, sort: [['formSetSlug', 'asc'], ['slug', 'asc']] }),
+        reader.findAll<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', { filter: { projectId: target.projectId }, sort: [['formSetSlug', 'asc'], ['slug', 'asc']] }),
       ]);
       const byFormSet = new Map<string, Array<Doc<SiteIndexDoc>>>();
       for (const row of rows) {
