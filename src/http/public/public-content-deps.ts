@@ -1,5 +1,6 @@
 import type { Config } from '../../config/config.ts';
 import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../logging/logger.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { SessionTokens } from '../../security/session-tokens.ts';
 import type { AdminDeps } from '../admin/admin-context.ts';
@@ -15,9 +16,10 @@ export interface PublicContentDeps {
   /** Versions of the read models, which key the caches of form set lookups. */
   versions: ReadModelVersions;
   formSets: FormSetLookup;
+  logger: Logger;
 }
 
-export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'sessions' | 'clock'>, versions: ReadModelVersions): PublicContentDeps {
-  return { reader: admin.reader, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(admin.reader, versions) };
+export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'sessions' | 'clock' | 'logger'>, versions: ReadModelVersions): PublicContentDeps {
+  return { reader: admin.reader, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(admin.reader, versions), logger: admin.logger };
 }
 

@@ -19,11 +19,12 @@ type Doc<T> = T & Record<string, unknown>;
 /**
  * SEO outputs (spec 4.1): sitemaps (sitemaps.org 0.9; an index of numbered parts beyond the per-file limit),
  * schema.org JSON-LD and Open Graph per entry, and llms.txt. Sitemaps and llms.txt are built from the small
- * `site_index` rows and cached per project/form-set version (the position of the last change), so a repeat
- * request costs one lookup and a conditional one a 304. No robots.txt and no llms-full.txt: those paths 404.
+ * `site_index` rows (all of them, page by page) and cached per project/form-set version (the position of the
+ * last change), so a repeat request costs one lookup and a conditional one a 304; one that is slow to build
+ * is rebuilt in the background while its content keeps changing (SiteOutputCache). No robots.txt and no llms-full.txt: those paths 404.
  */
 export function seoRoutes(router: Router, deps: PublicContentDeps): void {
-  const cache = new SiteOutputCache();
+  const cache = new SiteOutputCache({ onBuildFailed: (error) => deps.logger.warn({ err: error }, 'building a sitemap or llms.txt in the background failed; the last one built is served meanwhile') });
   const { reader } = deps;
 
   const sitemap = (scope: 'project' | 'form-set') => async (ctx: Context) => {
@@ -33,8 +34,8 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
     const versionId = formSet?.formSetId ?? target.projectId;
     const version = (await reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', versionId))?.version ?? 'empty';
     const site = siteOf(target);
-    const key = JSON.stringify(['sitemap', versionId, version, part ?? 0, target.baseUrl, site.url, deps.sitemapUrlsPerFile]);
-    const output = await cache.get(key, async () => {
+    const family = JSON.stringify(['sitemap', versionId, part ?? 0, target.baseUrl, site.url, deps.sitemapUrlsPerFile]);
+    const output = await cache.get(family, version, async () => {
       // A range of the index reading only the serialised <url>s (rows of an older generation: their paths).
       const rows = await reader.findAll<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', {
         filter: formSet ? { formSetId: formSet.formSetId } : { projectId: target.projectId },
@@ -102,8 +103,8 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
     const version = (await reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', target.projectId))?.version ?? 'empty';
     const site = siteOf(target);
     const { siteSettings } = target.project;
-    const key = JSON.stringify(['llms', target.projectId, version, target.baseUrl, site.url, site.name, siteSettings.description]);
-    const output = await cache.get(key, async () => {
+    const family = JSON.stringify(['llms', target.projectId, target.baseUrl, site.url, site.name, siteSettings.description]);
+    const output = await cache.get(family, version, async () => {
       const [formSets, rows] = await Promise.all([
         reader.find<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', { filter: { projectId: target.projectId }, sort: [['slug', 'asc']] }),
         reader.findAll<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', { filter: { projectId: target.projectId }, sort: [['formSetSlug', 'asc'], ['slug', 'asc']] }),

@@ -27,47 +27,142 @@ export function encodedOutput(output: CachedOutput, encoding: ContentEncoding): 
       : gzipAsync(output.body));
 }
 
+/** When a build counts as slow (see SiteOutputCache), and how long after one the next waits, as a multiple of its time. */
+export const SLOW_BUILD_MS = 50;
+export const SLOW_BUILD_REST_FACTOR = 2;
+
+interface Family {
+  /** The last output built, the content version it was built from, and the number of the build that made it. */
+  latest?: { version: string; output: CachedOutput | undefined; build: number };
+  /** The build under way (one at a time per family). */
+  building?: { version: string; promise: Promise<CachedOutput | undefined> };
+  /** The version asked for last, to build once the rest after a slow build is over. */
+  wanted?: { version: string; build: () => Promise<string | undefined> };
+  /** When the last build finished and how long it took (ms, on the cache's clock). */
+  lastBuild?: { finishedAt: number; tookMs: number };
+  /** Cancels the build scheduled for when the rest is over. */
+  cancelTimer?: () => void;
+}
+
 /**
- * Built sitemaps and llms.txt, kept per key (which names the content version they were built from), least
- * recently used first out. Concurrent requests for the same missing key build it once. A process-local
- * cache: every API replica builds its own, and a new version is a new key, so nothing is ever stale.
+ * Built sitemaps and llms.txt, one output per family (the same document for the same request: a form set's
+ * sitemap part on one base URL) with the content version it was built from; least recently used families
+ * first out. A process-local cache: every API replica builds its own.
+ *
+ * Each version is built once: requests for a version being built wait for that build. While a family's
+ * builds are quick (under SLOW_BUILD_MS), every request gets the version it asks for. A slow one (the
+ * sitemap of tens of thousands of entries) under a steady stream of publishes would be rebuilt for nearly
+ * every request, each waiting for it, and take whole cores: once its last build was slow, a request for a
+ * newer version gets the last output built at once (with that output's ETag), and the version asked for
+ * last is built in the background, one build at a time, starting SLOW_BUILD_REST_FACTOR times the last
+ * build's time after it finished at the earliest. Such an output is behind the read model by about three
+ * build times at most, and its builds take at most a third of one core however fast the content changes.
  */
 export class SiteOutputCache {
-  readonly #entries = new Map<string, CachedOutput | undefined>();
-  readonly #building = new Map<string, Promise<CachedOutput | undefined>>();
+  readonly #families = new Map<string, Family>();
   #bytes = 0;
+  #builds = 0;
 
-  constructor(private readonly limits: { maxEntries: number; maxBytes: number } = { maxEntries: 256, maxBytes: 64 * 1024 * 1024 }) {}
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  readonly #now: () => number;
+  readonly #onBuildFailed: (error: unknown) => void;
+  readonly #schedule: (run: () => void, ms: number) => () => void;
 
-  async get(key: string, build: () => Promise<string | undefined>): Promise<CachedOutput | undefined> {
-    if (this.#entries.has(key)) {
-      const hit = this.#entries.get(key);
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit;
+  constructor(
+    options: {
+      maxEntries?: number;
+      maxBytes?: number;
+      /** Milliseconds on a monotonic clock (injectable for tests). */
+      now?: () => number;
+      /** Told when a background build fails (the last output built is served meanwhile, and the build is tried again). */
+      onBuildFailed?: (error: unknown) => void;
+      /** Runs `run` after `ms` (injectable for tests); returns how to cancel it. Default: an unref'd timer. */
+      schedule?: (run: () => void, ms: number) => () => void;
+    } = {},
+  ) {
+    this.#maxEntries = options.maxEntries ?? 256;
+    this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.#now = options.now ?? (() => performance.now());
+    this.#onBuildFailed = options.onBuildFailed ?? (() => {});
+    this.#schedule =
+      options.schedule ??
+      ((run, ms) => {
+        const timer = setTimeout(run, ms);
+        timer.unref();
+        return () => clearTimeout(timer);
+      });
+  }
+
+  async get(family: string, version: string, build: () => Promise<string | undefined>): Promise<CachedOutput | undefined> {
+    let entry = this.#families.get(family);
+    if (entry) {
+      // Most recently used last.
+      this.#families.delete(family);
+      this.#families.set(family, entry);
+    } else {
+      entry = {};
+      this.#families.set(family, entry);
     }
-    const pending = this.#building.get(key);
-    if (pending) return pending;
+    if (entry.latest?.version === version) return entry.latest.output;
+    if (entry.building?.version === version) return entry.building.promise;
+    const slow = entry.latest !== undefined && entry.lastBuild !== undefined && entry.lastBuild.tookMs >= SLOW_BUILD_MS;
+    // A quick build of the version asked for, even beside another one: the answer is always current.
+    if (!slow) return this.#build(family, entry, version, build);
+    entry.wanted = { version, build };
+    this.#buildWantedWhenRested(family, entry);
+    return entry.latest!.output;
+  }
+
+  /** Builds the version asked for last, now if the rest after the last build is over, else when it is. */
+  #buildWantedWhenRested(family: string, entry: Family): void {
+    if (entry.building || entry.cancelTimer || !entry.wanted) return;
+    const { finishedAt, tookMs } = entry.lastBuild!;
+    const wait = finishedAt + tookMs * SLOW_BUILD_REST_FACTOR - this.#now();
+    const start = () => {
+      entry.cancelTimer = undefined;
+      const wanted = entry.wanted;
+      if (!wanted || this.#families.get(family) !== entry) return;
+      entry.wanted = undefined;
+      if (entry.latest?.version === wanted.version) return;
+      this.#build(family, entry, wanted.version, wanted.build).catch(this.#onBuildFailed);
+    };
+    if (wait <= 0) start();
+    else entry.cancelTimer = this.#schedule(start, wait);
+  }
+
+  #build(family: string, entry: Family, version: string, build: () => Promise<string | undefined>): Promise<CachedOutput | undefined> {
+    const started = this.#now();
+    const number = ++this.#builds;
     const promise = build()
       .then((body) => {
         const output = body === undefined ? undefined : { body, etag: createHash('sha1').update(body).digest('base64url') };
-        this.#store(key, output);
+        const finishedAt = this.#now();
+        entry.lastBuild = { finishedAt, tookMs: finishedAt - started };
+        // Builds may finish out of order: an older one never replaces a newer one's output.
+        if (this.#families.get(family) === entry && (entry.latest?.build ?? 0) < number) this.#store(entry, { version, output, build: number });
         return output;
       })
-      .finally(() => this.#building.delete(key));
-    this.#building.set(key, promise);
+      .finally(() => {
+        if (entry.building?.promise === promise) entry.building = undefined;
+        // A newer version asked for while this one was built.
+        if (this.#families.get(family) === entry) this.#buildWantedWhenRested(family, entry);
+      });
+    entry.building = { version, promise };
     return promise;
   }
 
-  #store(key: string, output: CachedOutput | undefined): void {
-    const size = output?.body.length ?? 0;
-    if (size > this.limits.maxBytes) return;
-    this.#entries.set(key, output);
-    this.#bytes += size;
-    for (const [oldest, value] of this.#entries) {
-      if (this.#entries.size <= this.limits.maxEntries && this.#bytes <= this.limits.maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= value?.body.length ?? 0;
+  #store(entry: Family, latest: NonNullable<Family['latest']>): void {
+    const size = latest.output?.body.length ?? 0;
+    if (size > this.#maxBytes) return;
+    this.#bytes += size - (entry.latest?.output?.body.length ?? 0);
+    entry.latest = latest;
+    for (const [oldest, value] of this.#families) {
+      if (this.#families.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      if (value === entry) continue;
+      this.#families.delete(oldest);
+      value.cancelTimer?.();
+      this.#bytes -= value.latest?.output?.body.length ?? 0;
     }
   }
 }

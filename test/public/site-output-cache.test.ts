@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { SiteOutputCache, SLOW_BUILD_MS, SLOW_BUILD_REST_FACTOR } from '../../src/http/public/site-output-cache.ts';
+
+/** A cache on a clock and scheduler the test moves by hand, and builds it counts. */
+function harness() {
+  let now = 0;
+  const scheduled: Array<{ run: () => void; ms: number; cancelled: boolean }> = [];
+  const failures: unknown[] = [];
+  const cache = new SiteOutputCache({
+    now: () => now,
+    schedule: (run, ms) => {
+      const job = { run, ms, cancelled: false };
+      scheduled.push(job);
+      return () => (job.cancelled = true);
+    },
+    onBuildFailed: (error) => failures.push(error),
+  });
+  const built: string[] = [];
+  /** A build of `version` that takes `ms` on the clock. */
+  const build = (version: string, ms = 1) => async () => {
+    built.push(version);
+    now += ms;
+    return `<urlset>${version}</urlset>`;
+  };
+  return {
+    cache,
+    built,
+    scheduled,
+    failures,
+    advance: (ms: number) => (now += ms),
+    build,
+    body: async (version: string, ms?: number) => (await cache.get('sitemap', version, build(version, ms)))?.body,
+  };
+}
+
+describe('site output cache (sitemaps and llms.txt)', () => {
+  it('builds each version once and, while builds are quick, answers every request with the version it asks for', async () => {
+    const h = harness();
+    expect(await h.body('v1')).to.equal('<urlset>v1</urlset>');
+    expect(await h.body('v1')).to.equal('<urlset>v1</urlset>');
+    expect(await h.body('v2')).to.equal('<urlset>v2</urlset>');
+    expect(await h.body('v3')).to.equal('<urlset>v3</urlset>');
+    expect(h.built).to.deep.equal(['v1', 'v2', 'v3']);
+    // Concurrent requests for one version share its build.
+    const [a, b] = await Promise.all([h.body('v4'), h.body('v4')]);
+    expect([a, b]).to.deep.equal(['<urlset>v4</urlset>', '<urlset>v4</urlset>']);
+    expect(h.built).to.deep.equal(['v1', 'v2', 'v3', 'v4']);
+    expect(h.scheduled).to.have.length(0);
+  });
+
+  it('never lets an older build that finishes last replace a newer output', async () => {
+    const h = harness();
+    let finishOld!: (body: string) => void;
+    const old = h.cache.get('sitemap', 'v1', () => new Promise<string>((resolve) => (finishOld = resolve)));
+    expect(await h.body('v2')).to.equal('<urlset>v2</urlset>');
+    finishOld('<urlset>v1</urlset>');
+    expect((await old)?.body).to.equal('<urlset>v1</urlset>');
+    expect(await h.body('v2')).to.equal('<urlset>v2</urlset>');
+    expect(h.built).to.deep.equal(['v2']);
+  });
+
+  it('after a slow build, answers newer versions with the last output at once and builds the latest asked for once rested', async () => {
+    const h = harness();
+    const slowMs = SLOW_BUILD_MS * 4;
+    expect(await h.body('v1', slowMs)).to.equal('<urlset>v1</urlset>');
+    h.advance(10);
+    // Publishes go on: requests for v2 and v3 get v1 without waiting, and nothing is built during the rest.
+    expect(await h.body('v2', slowMs)).to.equal('<urlset>v1</urlset>');
+    expect(await h.body('v3', slowMs)).to.equal('<urlset>v1</urlset>');
+    expect(h.built).to.deep.equal(['v1']);
+    expect(h.scheduled).to.have.length(1);
+    expect(h.scheduled[0]!.ms).to.equal(slowMs * SLOW_BUILD_REST_FACTOR - 10);
+    // The rest is over: the version asked for last is built (v2 never is).
+    h.advance(h.scheduled[0]!.ms);
+    h.scheduled[0]!.run();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.built).to.deep.equal(['v1', 'v3']);
+    expect(await h.body('v3', slowMs)).to.equal('<urlset>v3</urlset>');
+    // A request long after the rest starts the build of its version at once, and gets the last output meanwhile.
+    h.advance(slowMs * SLOW_BUILD_REST_FACTOR * 10);
+    expect(await h.body('v4', slowMs)).to.equal('<urlset>v3</urlset>');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.built).to.deep.equal(['v1', 'v3', 'v4']);
+    expect(await h.body('v4', slowMs)).to.equal('<urlset>v4</urlset>');
+    expect(h.scheduled).to.have.length(1);
+  });
+
+  it('keeps serving the last output when a background build fails, tells about it, and tries again after the rest', async () => {
+    const h = harness();
+    const slowMs = SLOW_BUILD_MS * 2;
+    await h.body('v1', slowMs);
+    h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
+    const failing = async () => {
+      h.built.push('v2 (failed)');
+      throw new Error('store unavailable');
+    };
+    expect((await h.cache.get('sitemap', 'v2', failing))?.body).to.equal('<urlset>v1</urlset>');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.failures.map((error) => (error as Error).message)).to.deep.equal(['store unavailable']);
+    expect((await h.cache.get('sitemap', 'v2', h.build('v2', slowMs)))?.body).to.equal('<urlset>v1</urlset>');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.built).to.deep.equal(['v1', 'v2 (failed)', 'v2']);
+    expect(await h.body('v2', slowMs)).to.equal('<urlset>v2</urlset>');
+  });
+});
