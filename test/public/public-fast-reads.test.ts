@@ -192,6 +192,8 @@ describe('public API: a publish drops only the cached responses made of what it 
       }
       return answered;
     };
+    // Kept from the second read of each URL (the first only notes it).
+    await hitsOf();
     await hitsOf();
     expect(await hitsOf()).to.deep.equal(paths);
     const saved = await f.call('POST', `/entries/${a.entryId}/revisions`, { body: { fields: { title: { en: 'A, again' } } } });
@@ -210,7 +212,8 @@ describe('public API: a publish drops only the cached responses made of what it 
         expect((await f.get(`${path}?n=${n}`)).status, path).to.equal(200);
         expect(await hits(), `${path}?n=${n} answered from the cache`).to.equal(before);
       }
-      // A parameter the route reads is kept as before.
+      // A parameter the route reads is kept as before (from its second read).
+      await f.get(`${path}?locale=en`);
       await f.get(`${path}?locale=en`);
       const before = await hits();
       await f.get(`${path}?locale=en`);
