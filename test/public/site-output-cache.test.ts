@@ -62,32 +62,40 @@ describe('site output cache (sitemaps and llms.txt)', () => {
   it('after a slow build, answers newer versions with the last output at once and builds the latest asked for once rested', async () => {
     const h = harness();
     const slowMs = SLOW_BUILD_MS * 4;
+    // One slow build alone (a cold start's, say) changes nothing: the next version is built for its request.
     expect(await h.body('v1', slowMs)).to.equal('<urlset>v1</urlset>');
+    expect(await h.body('v2', slowMs)).to.equal('<urlset>v2</urlset>');
     h.advance(10);
-    // Publishes go on: requests for v2 and v3 get v1 without waiting, and nothing is built during the rest.
-    expect(await h.body('v2', slowMs)).to.equal('<urlset>v1</urlset>');
-    expect(await h.body('v3', slowMs)).to.equal('<urlset>v1</urlset>');
-    expect(h.built).to.deep.equal(['v1']);
+    // Two in a row, and publishes go on: requests for v3 and v4 get v2 without waiting, and nothing is built during the rest.
+    expect(await h.body('v3', slowMs)).to.equal('<urlset>v2</urlset>');
+    expect(await h.body('v4', slowMs)).to.equal('<urlset>v2</urlset>');
+    expect(h.built).to.deep.equal(['v1', 'v2']);
     expect(h.scheduled).to.have.length(1);
     expect(h.scheduled[0]!.ms).to.equal(slowMs * SLOW_BUILD_REST_FACTOR - 10);
-    // The rest is over: the version asked for last is built (v2 never is).
+    // The rest is over: the version asked for last is built (v3 never is).
     h.advance(h.scheduled[0]!.ms);
     h.scheduled[0]!.run();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(h.built).to.deep.equal(['v1', 'v3']);
-    expect(await h.body('v3', slowMs)).to.equal('<urlset>v3</urlset>');
+    expect(h.built).to.deep.equal(['v1', 'v2', 'v4']);
+    expect(await h.body('v4', slowMs)).to.equal('<urlset>v4</urlset>');
     // A request long after the rest starts the build of its version at once, and gets the last output meanwhile.
     h.advance(slowMs * SLOW_BUILD_REST_FACTOR * 10);
-    expect(await h.body('v4', slowMs)).to.equal('<urlset>v3</urlset>');
+    expect(await h.body('v5', slowMs)).to.equal('<urlset>v4</urlset>');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(h.built).to.deep.equal(['v1', 'v3', 'v4']);
-    expect(await h.body('v4', slowMs)).to.equal('<urlset>v4</urlset>');
+    expect(h.built).to.deep.equal(['v1', 'v2', 'v4', 'v5']);
+    expect(await h.body('v5', slowMs)).to.equal('<urlset>v5</urlset>');
+    // Quick builds again (a smaller sitemap): back to building each version for its request.
+    h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
+    expect(await h.body('v6', 1)).to.equal('<urlset>v5</urlset>');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await h.body('v7', 1)).to.equal('<urlset>v7</urlset>');
     expect(h.scheduled).to.have.length(1);
   });
 
   it('keeps serving the last output when a background build fails, tells about it, and tries again after the rest', async () => {
     const h = harness();
     const slowMs = SLOW_BUILD_MS * 2;
+    await h.body('v0', slowMs);
     await h.body('v1', slowMs);
     h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
     const failing = async () => {
@@ -99,7 +107,7 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     expect(h.failures.map((error) => (error as Error).message)).to.deep.equal(['store unavailable']);
     expect((await h.cache.get('sitemap', 'v2', h.build('v2', slowMs)))?.body).to.equal('<urlset>v1</urlset>');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(h.built).to.deep.equal(['v1', 'v2 (failed)', 'v2']);
+    expect(h.built).to.deep.equal(['v0', 'v1', 'v2 (failed)', 'v2']);
     expect(await h.body('v2', slowMs)).to.equal('<urlset>v2</urlset>');
   });
 });

@@ -28,8 +28,12 @@ export function encodedOutput(output: CachedOutput, encoding: ContentEncoding): 
 }
 
 /** When a build counts as slow (see SiteOutputCache), and how long after one the next waits, as a multiple of its time. */
-export const SLOW_BUILD_MS = 50;
-export const SLOW_BUILD_REST_FACTOR = 2;
+/**
+ * A build of 10 ms (a sitemap of a few thousand URLs) redone for each of 20 publishes a second would take a
+ * fifth of a core; a 10,000-entry sitemap takes ~50 ms, a 90,000-entry one ~500 ms.
+ */
+export const SLOW_BUILD_MS = 10;
+export const SLOW_BUILD_REST_FACTOR = 3;
 
 interface Family {
   /** The last output built, the content version it was built from, and the number of the build that made it. */
@@ -40,6 +44,8 @@ interface Family {
   wanted?: { version: string; build: () => Promise<string | undefined> };
   /** When the last build finished and how long it took (ms, on the cache's clock). */
   lastBuild?: { finishedAt: number; tookMs: number };
+  /** Builds in a row that took SLOW_BUILD_MS or more. */
+  slowBuilds: number;
   /** Cancels the build scheduled for when the rest is over. */
   cancelTimer?: () => void;
 }
@@ -52,11 +58,11 @@ interface Family {
  * Each version is built once: requests for a version being built wait for that build. While a family's
  * builds are quick (under SLOW_BUILD_MS), every request gets the version it asks for. A slow one (the
  * sitemap of tens of thousands of entries) under a steady stream of publishes would be rebuilt for nearly
- * every request, each waiting for it, and take whole cores: once its last build was slow, a request for a
+ * every request, each waiting for it, and take whole cores: once its last two builds were slow, a request for a
  * newer version gets the last output built at once (with that output's ETag), and the version asked for
  * last is built in the background, one build at a time, starting SLOW_BUILD_REST_FACTOR times the last
- * build's time after it finished at the earliest. Such an output is behind the read model by about three
- * build times at most, and its builds take at most a third of one core however fast the content changes.
+ * build's time after it finished at the earliest. Such an output is behind the read model by about five
+ * build times at most, and its builds take at most a quarter of one core however fast the content changes.
  */
 export class SiteOutputCache {
   readonly #families = new Map<string, Family>();
@@ -101,12 +107,13 @@ export class SiteOutputCache {
       this.#families.delete(family);
       this.#families.set(family, entry);
     } else {
-      entry = {};
+      entry = { slowBuilds: 0 };
       this.#families.set(family, entry);
     }
     if (entry.latest?.version === version) return entry.latest.output;
     if (entry.building?.version === version) return entry.building.promise;
-    const slow = entry.latest !== undefined && entry.lastBuild !== undefined && entry.lastBuild.tookMs >= SLOW_BUILD_MS;
+    // Two slow builds in a row: one alone may be a cold start's (code not compiled yet, files not cached).
+    const slow = entry.latest !== undefined && entry.slowBuilds >= 2;
     // A quick build of the version asked for, even beside another one: the answer is always current.
     if (!slow) return this.#build(family, entry, version, build);
     entry.wanted = { version, build };
@@ -139,6 +146,7 @@ export class SiteOutputCache {
         const output = body === undefined ? undefined : { body, etag: createHash('sha1').update(body).digest('base64url') };
         const finishedAt = this.#now();
         entry.lastBuild = { finishedAt, tookMs: finishedAt - started };
+        entry.slowBuilds = entry.lastBuild.tookMs >= SLOW_BUILD_MS ? entry.slowBuilds + 1 : 0;
         // Builds may finish out of order: an older one never replaces a newer one's output.
         if (this.#families.get(family) === entry && (entry.latest?.build ?? 0) < number) this.#store(entry, { version, output, build: number });
         return output;
