@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { SiteOutputCache, SLOW_BUILD_MS, SLOW_BUILD_REST_FACTOR } from '../../src/http/public/site-output-cache.ts';
 
@@ -90,6 +91,32 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(await h.body('v7', 1)).to.equal('<urlset>v7</urlset>');
     expect(h.scheduled).to.have.length(1);
+  });
+
+  it('makes the compressed forms of a background build before serving its output, so no request waits for them', async () => {
+    const h = harness();
+    const slowMs = SLOW_BUILD_MS * 2;
+    const large = (version: string) => async () => {
+      h.built.push(version);
+      h.advance(slowMs);
+      return `<urlset>${version}${' '.repeat(4096)}</urlset>`;
+    };
+    const get = (version: string) => h.cache.get('sitemap', version, large(version), { encodings: ['gzip'] });
+    await get('v1');
+    const v2 = await get('v2');
+    // Built for their requests: compressed on demand, not before.
+    expect(v2?.encoded).to.equal(undefined);
+    h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
+    expect((await get('v3'))?.body).to.equal(v2?.body);
+    // The background build is served once its compressed form is made (real gzip, off the event loop).
+    let v3 = await get('v3');
+    for (let tries = 0; !v3?.body.includes('v3') && tries < 2000; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      v3 = await get('v3');
+    }
+    expect(v3?.body).to.contain('v3');
+    expect(v3?.encoded?.gzip).to.be.instanceOf(Promise);
+    expect(gunzipSync(await v3!.encoded!.gzip!).toString()).to.equal(v3!.body);
   });
 
   it('keeps serving the last output when a background build fails, tells about it, and tries again after the rest', async () => {

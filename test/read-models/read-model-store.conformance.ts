@@ -104,11 +104,11 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       await store.activateGeneration('test-articles', 1, null, NOW);
       const reader = new ReadModelReader(store);
       expect(await reader.find('test-articles', 'articles', { filter: { status: 'live' } })).to.have.length(MAX_QUERY_LIMIT);
-      const live = await reader.findAll<{ slug: string; meta: { publishedAt: string }; body?: string }>('test-articles', 'articles', {
-        filter: { status: 'live' },
-        sort: [['meta.publishedAt', 'desc']],
-        fields: ['slug'],
-      });
+      const query = { filter: { status: 'live' }, sort: [['meta.publishedAt', 'desc']] as Array<[string, 'desc']>, fields: ['slug'] };
+      const live = await reader.findAll<{ slug: string; meta: { publishedAt: string }; body?: string }>('test-articles', 'articles', query, { pageSize: MAX_QUERY_LIMIT });
+      // Pages of the default size (1,000) and of a size that does not divide the total: the same documents.
+      expect(await reader.findAll('test-articles', 'articles', query)).to.deep.equal(live);
+      expect(await reader.findAll('test-articles', 'articles', query, { pageSize: 777 })).to.deep.equal(live);
       const expected = writes.filter((w) => (w.doc as { status: string }).status === 'live');
       expect(live).to.have.length(expected.length);
       expect(new Set(live.map((doc) => doc.slug)).size).to.equal(expected.length);

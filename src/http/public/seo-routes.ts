@@ -23,6 +23,9 @@ type Doc<T> = T & Record<string, unknown>;
  * last change), so a repeat request costs one lookup and a conditional one a 304; one that is slow to build
  * is rebuilt in the background while its content keeps changing (SiteOutputCache). No robots.txt and no llms-full.txt: those paths 404.
  */
+/** What sitemaps are sent in to clients that take it (see below), best first. */
+const SITEMAP_ENCODINGS = ['br', 'gzip'] as const;
+
 export function seoRoutes(router: Router, deps: PublicContentDeps): void {
   const cache = new SiteOutputCache({ onBuildFailed: (error) => deps.logger.warn({ err: error }, 'building a sitemap or llms.txt in the background failed; the last one built is served meanwhile') });
   const { reader } = deps;
@@ -58,14 +61,14 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
       }
       if (part > parts || (parts === 1 && part !== 1)) return undefined;
       return urlset(urls.slice((part - 1) * perFile, part * perFile));
-    });
+    }, { encodings: SITEMAP_ENCODINGS });
     if (output === undefined) throw notFound(`No sitemap part ${part}.`);
     setCacheScopes(ctx, [formSet ? `form-set:${formSet.formSetId}` : `project:${target.projectId}`]);
     ctx.type = 'application/xml; charset=utf-8';
     // Compressed when the client takes br or gzip (a 10,000-URL sitemap shrinks ~20x), made once per version;
     // below VARY_ENCODING_MIN_BYTES it would save nothing (the response cache keeps the same threshold).
     ctx.vary('Accept-Encoding');
-    const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
+    const encoding = ctx.acceptsEncodings(...SITEMAP_ENCODINGS, 'identity');
     if ((encoding === 'br' || encoding === 'gzip') && output.body.length >= VARY_ENCODING_MIN_BYTES) {
       ctx.set('Content-Encoding', encoding);
       ctx.set('ETag', `"${output.etag}-${encoding}"`);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
 
 export interface CachedOutput {
   body: string;
@@ -42,6 +43,8 @@ interface Family {
   building?: { version: string; promise: Promise<CachedOutput | undefined> };
   /** The version asked for last, to build once the rest after a slow build is over. */
   wanted?: { version: string; build: () => Promise<string | undefined> };
+  /** The encodings its outputs are sent in (made before a background build's output is served). */
+  encodings: readonly ContentEncoding[];
   /** When the last build finished and how long it took (ms, on the cache's clock). */
   lastBuild?: { finishedAt: number; tookMs: number };
   /** Builds in a row that took SLOW_BUILD_MS or more. */
@@ -100,14 +103,19 @@ export class SiteOutputCache {
       });
   }
 
-  async get(family: string, version: string, build: () => Promise<string | undefined>): Promise<CachedOutput | undefined> {
+  /**
+   * The output of `family` at `version` (see above). `encodings`: the compressed forms the family's outputs
+   * are sent in (encodedOutput), made in a background build before its output is served, so that no request
+   * waits for them either.
+   */
+  async get(family: string, version: string, build: () => Promise<string | undefined>, options: { encodings?: readonly ContentEncoding[] } = {}): Promise<CachedOutput | undefined> {
     let entry = this.#families.get(family);
     if (entry) {
       // Most recently used last.
       this.#families.delete(family);
       this.#families.set(family, entry);
     } else {
-      entry = { slowBuilds: 0 };
+      entry = { slowBuilds: 0, encodings: options.encodings ?? [] };
       this.#families.set(family, entry);
     }
     if (entry.latest?.version === version) return entry.latest.output;
@@ -132,18 +140,19 @@ export class SiteOutputCache {
       if (!wanted || this.#families.get(family) !== entry) return;
       entry.wanted = undefined;
       if (entry.latest?.version === wanted.version) return;
-      this.#build(family, entry, wanted.version, wanted.build).catch(this.#onBuildFailed);
+      this.#build(family, entry, wanted.version, wanted.build, true).catch(this.#onBuildFailed);
     };
     if (wait <= 0) start();
     else entry.cancelTimer = this.#schedule(start, wait);
   }
 
-  #build(family: string, entry: Family, version: string, build: () => Promise<string | undefined>): Promise<CachedOutput | undefined> {
+  #build(family: string, entry: Family, version: string, build: () => Promise<string | undefined>, inBackground = false): Promise<CachedOutput | undefined> {
     const started = this.#now();
     const number = ++this.#builds;
     const promise = build()
-      .then((body) => {
+      .then(async (body) => {
         const output = body === undefined ? undefined : { body, etag: createHash('sha1').update(body).digest('base64url') };
+        if (inBackground && output && Buffer.byteLength(output.body) >= VARY_ENCODING_MIN_BYTES) await Promise.all(entry.encodings.map((encoding) => encodedOutput(output, encoding)));
         const finishedAt = this.#now();
         entry.lastBuild = { finishedAt, tookMs: finishedAt - started };
         entry.slowBuilds = entry.lastBuild.tookMs >= SLOW_BUILD_MS ? entry.slowBuilds + 1 : 0;
