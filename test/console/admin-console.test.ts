@@ -240,7 +240,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const row = keys.getByRole('row', { name: /Build bot/ });
     // Used, it shows when (the list is read again on the revocation below at the latest).
     await row.getByRole('cell', { name: 'never' }).waitFor();
-    await row.getByRole('button', { name: 'Revoke' }).click();
+    // Each row's button is named with its key (a screen reader's list of buttons tells them apart).
+    await row.getByRole('button', { name: /^Revoke the key \S+…$/ }).click();
     const confirm = page.getByRole('dialog', { name: /^Revoke the key/ });
     expect(await confirm.innerText()).to.contain('refused (401)');
     await confirm.getByRole('button', { name: 'Revoke' }).click();
@@ -293,7 +294,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await openArea(page, 'Project settings');
     const allowlist = page.getByRole('region', { name: 'Console IP allowlist' });
     const loopback = allowlist.getByRole('row', { name: /127\.0\.0\.0\/8/ });
-    await loopback.getByRole('button', { name: 'Remove' }).click();
+    // Each row's button is named with its range, so they are told apart without the row around them.
+    await allowlist.getByRole('button', { name: 'Remove 127.0.0.0/8', exact: true }).click();
     const refused = page.getByRole('dialog', { name: 'Remove 127.0.0.0/8?' });
     await refused.getByRole('button', { name: 'Remove' }).click();
     // The service's error envelope, message and hint, in the dialog that asked; nothing else on the page repeats it.
@@ -311,10 +313,10 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     expect((await api('GET', '/project/ip-allowlist')).body.items).to.have.length(2);
 
     // The other range goes; then the last one, whose dialog says so, and which asks afresh, without the refusal.
-    await allowlist.getByRole('row', { name: /10\.0\.0\.0\/8/ }).getByRole('button', { name: 'Remove' }).click();
+    await allowlist.getByRole('button', { name: 'Remove 10.0.0.0/8', exact: true }).click();
     await page.getByRole('dialog', { name: 'Remove 10.0.0.0/8?' }).getByRole('button', { name: 'Remove' }).click();
     await allowlist.getByRole('row', { name: /10\.0\.0\.0\/8/ }).waitFor({ state: 'detached' });
-    await loopback.getByRole('button', { name: 'Remove' }).click();
+    await allowlist.getByRole('button', { name: 'Remove 127.0.0.0/8', exact: true }).click();
     expect(await refused.innerText()).to.contain('This is the last range');
     expect(await refused.getByRole('alert').count()).to.equal(0);
     await refused.getByRole('button', { name: 'Remove' }).click();

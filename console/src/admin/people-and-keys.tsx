@@ -210,7 +210,7 @@ function Keys() {
               <td>{k.revokedAt ? t('keys.revokedAt', { time: formatTime(k.revokedAt) }) : t('keys.active')}</td>
               <td>
                 {!k.revokedAt && (
-                  <button type="button" className="danger" onClick={() => setRevoking(k)}>
+                  <button type="button" className="danger" aria-label={t('keys.revokeNamed', { prefix: k.prefix })} onClick={() => setRevoking(k)}>
                     {t('keys.revoke')}
                   </button>
                 )}

@@ -334,7 +334,7 @@ function IpAllowlist() {
                 </td>
                 <td>{entry.label ?? ''}</td>
                 <td>
-                  <button type="button" className="danger" onClick={() => setRemoving(entry)}>
+                  <button type="button" className="danger" aria-label={t('settings.removeNamed', { cidr: entry.cidr })} onClick={() => setRemoving(entry)}>
                     {t('settings.remove')}
                   </button>
                 </td>
