@@ -7,6 +7,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { FormDialog } from '../components/form-dialog.tsx';
 import { CONTACT_FIELD_TYPES, OPTION_TYPES, planAtLeast, type ContactField, type ContactFieldType, type ContactForm, type ContactFormSettings } from './shapes.ts';
+import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
 
 const BLANK: ContactFormSettings = {
   name: '',
@@ -149,9 +150,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
                 <th scope="col">{t('contact.field.label')}</th>
                 <th scope="col">{t('contact.field.required')}</th>
                 <th scope="col">{t('contact.field.options')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('contact.field.actions')}</span>
-                </th>
+                <ActionsColumnHeader label={t('contact.field.actions')} />
               </tr>
             </thead>
             <tbody>

@@ -5,6 +5,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { FormDialog } from '../components/form-dialog.tsx';
 import type { FailingEvent, ProjectionStatus } from './shapes.ts';
+import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
 
 /**
  * Operations (tenant_admin): projections with their state and lag, outboxes, version and adapters. The
@@ -58,9 +59,7 @@ export function Operations() {
                 <th scope="col">{t('ops.lag')}</th>
                 <th scope="col">{t('ops.skips')}</th>
                 {data.operator && (
-                  <th scope="col">
-                    <span className="visually-hidden">{t('keys.actions')}</span>
-                  </th>
+                  <ActionsColumnHeader />
                 )}
               </tr>
             </thead>

@@ -9,6 +9,7 @@ import { Modal } from '../components/modal.tsx';
 import { ShownOnce } from './copy-button.tsx';
 import { Pager, usePaged } from './pager.tsx';
 import { KEY_SCOPES, planAtLeast, USER_ROLES, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope, type UserRole } from './shapes.ts';
+import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
 
 /** The tenant's console users and the project's agent and public keys. */
 export function PeopleAndKeys() {
@@ -64,9 +65,7 @@ function Users() {
             <th scope="col">{t('people.state')}</th>
             <th scope="col">{t('people.created')}</th>
             {isAdmin && (
-              <th scope="col">
-                <span className="visually-hidden">{t('keys.actions')}</span>
-              </th>
+              <ActionsColumnHeader />
             )}
           </tr>
         </thead>
@@ -191,9 +190,7 @@ function Keys() {
             <th scope="col">{t('keys.created')}</th>
             <th scope="col">{t('keys.lastUsed')}</th>
             <th scope="col">{t('keys.state')}</th>
-            <th scope="col">
-              <span className="visually-hidden">{t('keys.actions')}</span>
-            </th>
+            <ActionsColumnHeader />
           </tr>
         </thead>
         <tbody>

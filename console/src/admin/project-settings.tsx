@@ -7,6 +7,7 @@ import { FormDialog } from '../components/form-dialog.tsx';
 import { PlanNotice } from './plan-notice.tsx';
 import type { ProjectOverview } from '../shell/project-context.tsx';
 import { planAtLeast, type FormSet, type IpAllowlistEntry, type LoginAppearance } from './shapes.ts';
+import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
 
 /** Project settings (tenant_admin): locales, site, custom domains, the sign-in page's look, the console IP allowlist. */
 export function ProjectSettings() {
@@ -321,9 +322,7 @@ function IpAllowlist() {
             <tr>
               <th scope="col">{t('settings.cidr')}</th>
               <th scope="col">{t('settings.label')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('keys.actions')}</span>
-              </th>
+              <ActionsColumnHeader />
             </tr>
           </thead>
           <tbody>
