@@ -155,6 +155,29 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await reader.close();
   });
 
+  it('contact form deleted from its editor: the dialog says what stays, the hosted page goes, the slug is free again', async () => {
+    const { page } = admin;
+    const fields = [{ key: 'email', type: 'email', label: 'E-mail' }];
+    const created = await api('POST', '/contact-forms', { name: 'Old enquiries', slug: 'old-enquiries', fields, notification_emails: ['team@example.com'], hosted_page_enabled: true });
+    expect(created.status).to.equal(201);
+    const hostedUrl = `${f.service.url}/contact/${f.project.projectSlug}/old-enquiries`;
+    expect((await fetch(hostedUrl)).status).to.equal(200);
+    await openArea(page, 'Contact forms');
+    await page.getByRole('link', { name: 'Old enquiries' }).click();
+    await page.getByRole('heading', { name: 'Contact form: Old enquiries' }).waitFor();
+    await page.getByRole('button', { name: 'Delete form' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete the contact form Old enquiries?' });
+    expect(await dialog.innerText()).to.contain('Its submissions stay filed.');
+    await expectAccessible(page, 'the delete dialog');
+    await dialog.getByRole('button', { name: 'Delete form' }).click();
+    // Back on the list, without it; the API, the hosted page and the slug agree.
+    await page.getByRole('link', { name: 'New contact form' }).waitFor();
+    await page.getByRole('link', { name: 'Old enquiries' }).waitFor({ state: 'detached' });
+    expect((await api('GET', `/contact-forms/${created.body.id}`)).status).to.equal(404);
+    expect((await fetch(hostedUrl)).status).to.equal(404);
+    expect((await api('POST', '/contact-forms', { name: 'New enquiries', slug: 'old-enquiries', fields })).status).to.equal(201);
+  });
+
   it('webhooks: the secret shown once, a failed delivery (500) with its response, redelivered after recovery, a test sent, failures filtered', async () => {
     const { page } = admin;
     receiver.behaviours.set('/hook', { status: 500, body: 'receiver down' });
@@ -251,6 +274,42 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     expect(refused.status).to.equal(401);
     await expectAccessible(page, 'people and keys');
     await screenshot(page, 'admin-people-keys');
+  });
+
+  it('console users: one added as an editor, made an administrator, disabled, and then refused at sign-in and in the session they had', async () => {
+    const { page } = admin;
+    await openArea(page, 'People and keys');
+    const users = page.getByRole('region', { name: 'Console users' });
+    const email = `editor-${randomUUID().slice(0, 6)}@example.com`;
+    await users.getByLabel('E-mail').fill(email);
+    await users.getByLabel('First password').fill(PASSWORD);
+    // The new user's role (the list's selects are named "Role of <e-mail>").
+    await users.getByRole('combobox', { name: /^Role(?! of)/ }).selectOption({ label: 'editor' });
+    await users.getByRole('button', { name: 'Add user' }).click();
+    const role = users.getByRole('combobox', { name: `Role of ${email}` });
+    expect(await role.inputValue()).to.equal('tenant_user');
+    const login = () => fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const signedIn = await login();
+    expect(signedIn.status).to.equal(200);
+    const { token } = (await signedIn.json()) as { token: string };
+    const asThem = () => f.call('GET', '/form-sets', { token, headers: { 'x-project-id': f.project.projectId } });
+    expect((await asThem()).status).to.equal(200);
+    await role.selectOption({ label: 'administrator' });
+    await until(async () => ((await api('GET', '/users')).body.items as Array<{ email: string; role: string }>).find((u) => u.email === email)?.role, (r) => r === 'tenant_admin', 10_000, 'role changed');
+    await users.getByRole('button', { name: `Disable ${email}`, exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: `Disable ${email}?` });
+    expect(await confirm.innerText()).to.contain('can no longer sign in');
+    await expectAccessible(page, 'the disable dialog');
+    await confirm.getByRole('button', { name: 'Disable' }).click();
+    const row = users.getByRole('row', { name: new RegExp(email.replace(/[.]/g, '\\.')) });
+    await row.getByRole('cell', { name: 'disabled', exact: true }).waitFor();
+    // Disabled: no role to change, no button, no sign-in, and the session they had is refused.
+    expect(await row.getByRole('combobox').count()).to.equal(0);
+    expect(await users.getByRole('button', { name: `Disable ${email}`, exact: true }).count()).to.equal(0);
+    const refusedLogin = await login();
+    expect(refusedLogin.status).to.equal(403);
+    expect(((await refusedLogin.json()) as { error: { message: string } }).error.message).to.equal('This account is disabled.');
+    expect((await asThem()).status).to.equal(401);
   });
 
   it('login appearance: a live preview while editing, then the sign-in page shows it', async () => {

@@ -87,7 +87,7 @@ function Users() {
               {isAdmin && (
                 <td>
                   {u.id !== userId && !u.disabled && (
-                    <button type="button" className="danger" onClick={() => setDisabling(u)}>
+                    <button type="button" className="danger" aria-label={t('people.disableNamed', { email: u.email })} onClick={() => setDisabling(u)}>
                       {t('people.disable')}
                     </button>
                   )}

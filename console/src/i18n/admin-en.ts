@@ -184,6 +184,7 @@ export const adminEn = {
   'people.roleOf': 'Role of {email}',
   'people.roles': 'Administrators do everything, settings included; editors create, edit and submit for review.',
   'people.disable': 'Disable',
+  'people.disableNamed': 'Disable {email}',
   'people.disableTitle': 'Disable {email}?',
   'people.disableText': 'They can no longer sign in, and their open sessions are refused. What they wrote stays, with their name.',
   'keys.title': 'API keys',

@@ -186,6 +186,7 @@ export const adminJa: Record<keyof typeof adminEn, string> = {
   'people.roleOf': '{email} の役割',
   'people.roles': '管理者は設定を含むすべての操作を、編集者は作成・編集・レビュー依頼を行えます。',
   'people.disable': '無効にする',
+  'people.disableNamed': '{email} を無効にする',
   'people.disableTitle': '{email} を無効にしますか？',
   'people.disableText': 'サインインできなくなり、開いているセッションも拒否されます。書いた内容は名前とともに残ります。',
   'keys.title': 'API キー',
