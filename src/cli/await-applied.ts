@@ -20,7 +20,7 @@ export interface AwaitAppliedOptions {
  * 'timeout' (projectors running but still behind after `maxMs`).
  */
 export async function awaitApplied(store: ReadModelStore, position: bigint, projection: string, options: AwaitAppliedOptions = {}): Promise<Applied> {
-  const started = Date.now();
+  const started = performance.now();
   const idleMs = options.idleMs ?? 1500;
   const maxMs = options.maxMs ?? 30_000;
   const delay = new InterruptibleDelay();
@@ -28,7 +28,7 @@ export async function awaitApplied(store: ReadModelStore, position: bigint, proj
     const active = (await store.listGenerations()).filter((g) => g.state === 'active');
     const reached = (name?: string) => active.some((g) => (name === undefined || g.projection === name) && g.checkpoint !== null && g.checkpoint >= position);
     if (reached(projection)) return 'applied';
-    const elapsed = Date.now() - started;
+    const elapsed = performance.now() - started;
     if (!reached() && elapsed >= idleMs) return 'no-running-service';
     if (elapsed >= maxMs) return 'timeout';
     await delay.sleep(options.pollMs ?? 20);

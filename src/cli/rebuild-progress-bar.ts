@@ -6,7 +6,7 @@ const STEPS = 10_000;
 /** A progress bar for one rebuild: share of the log replayed, events folded, events/s and ETA. */
 export class RebuildProgressBar {
   readonly #bar: SingleBar;
-  readonly #started = Date.now();
+  readonly #started = performance.now();
   #running = false;
 
   constructor(private readonly name: string, stream: NodeJS.WriteStream) {
@@ -29,7 +29,7 @@ export class RebuildProgressBar {
       this.#bar.start(STEPS, 0, { events: 0, rate: 0 });
       this.#running = true;
     }
-    const seconds = (Date.now() - this.#started) / 1000;
+    const seconds = (performance.now() - this.#started) / 1000;
     this.#bar.update(Math.round(progress.fraction * STEPS), { events: progress.events, rate: seconds > 0 ? Math.round(progress.events / seconds) : 0 });
   }
 

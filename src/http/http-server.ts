@@ -156,14 +156,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     closing ??= new Promise<void>((resolve) => {
       drain.begin();
       logger.info({ graceMs }, 'http server draining');
-      const started = Date.now();
+      const started = performance.now();
       const forceTimer = setTimeout(() => {
         logger.warn({ graceMs }, 'http server grace period over: closing remaining connections');
         server.closeAllConnections();
       }, graceMs);
       server.close(() => {
         clearTimeout(forceTimer);
-        logger.info({ durationMs: Date.now() - started }, 'http server closed');
+        logger.info({ durationMs: performance.now() - started }, 'http server closed');
         resolve();
       });
       server.closeIdleConnections();

@@ -114,7 +114,7 @@ export class ProjectionSupervisor {
    * projection paused on a poison event is not waited for (it answers false at once).
    */
   async waitFor(position: bigint, timeoutMs: number, names?: readonly string[]): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     const projections = [...this.#runs.keys()].filter((name) => !names || names.includes(name));
     const results = await Promise.all(projections.map((name) => this.#waitForProjection(name, position, deadline)));
     return results.every(Boolean);
@@ -125,9 +125,9 @@ export class ProjectionSupervisor {
     for (;;) {
       const run = this.#runs.get(name);
       if (!run) return true;
-      const reached = await Promise.race([run.projector.waitFor(position, Math.max(0, deadline - Date.now())), run.replaced.then(() => 'replaced' as const)]);
+      const reached = await Promise.race([run.projector.waitFor(position, Math.max(0, deadline - performance.now())), run.replaced.then(() => 'replaced' as const)]);
       if (reached !== 'replaced') return reached;
-      if (Date.now() >= deadline) return false;
+      if (performance.now() >= deadline) return false;
     }
   }
 
@@ -137,7 +137,7 @@ export class ProjectionSupervisor {
   }
 
   readiness(): { ready: boolean; checks: Record<string, ReadinessCheck> } {
-    const now = Date.now();
+    const now = performance.now();
     const checks: Record<string, ReadinessCheck> = {};
     for (const [name, run] of this.#runs) {
       const { projector } = run;
@@ -268,12 +268,12 @@ export class ProjectionSupervisor {
     const name = run.projection.name;
     this.#o.logger.info({ projection: name, from: run.projector.target.generation, to: generation }, 'following swapped-in generation');
     const next = this.#startLive(run.projection, generation);
-    const deadline = Date.now() + FOLLOW_CATCH_UP_MS;
+    const deadline = performance.now() + FOLLOW_CATCH_UP_MS;
     for (;;) {
       const folded = run.projector.checkpoint;
       const caughtUp = folded === null || (next.projector.checkpoint !== null && next.projector.checkpoint >= folded);
-      if (caughtUp || this.#stopped || Date.now() >= deadline) break;
-      await next.projector.waitFor(folded, Math.max(1, deadline - Date.now()));
+      if (caughtUp || this.#stopped || performance.now() >= deadline) break;
+      await next.projector.waitFor(folded, Math.max(1, deadline - performance.now()));
     }
     this.#runs.set(name, next);
     run.markReplaced();
@@ -288,7 +288,7 @@ export class ProjectionSupervisor {
 
   async #sampleHead(): Promise<void> {
     const head = await this.#o.log.headPosition();
-    const now = Date.now();
+    const now = performance.now();
     if (head !== null && (this.#samples.length === 0 || this.#samples[this.#samples.length - 1]!.position !== head)) {
       this.#samples.push({ position: head, at: now });
     }

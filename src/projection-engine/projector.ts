@@ -224,7 +224,7 @@ export class Projector {
     // Each run of the loop reads the store afresh: a failed commit may have left it other than the batch says.
     this.#stored = new StoredDocuments();
     let batch = new WriteBatch(this.#o.store, this.target, from, this.#stored);
-    this.#lastCommitAt = Date.now();
+    this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
     let flushDue: Promise<typeof FLUSH_DUE> | undefined;
     try {
@@ -288,7 +288,7 @@ export class Projector {
           // Progress past events this projection does not handle. Live, the flush timer commits it soon;
           // catching up, it rides with the batch, committed by size or elapsed time.
           batch.advance(message.position);
-          if (this.#state !== 'live' && Date.now() - this.#lastCommitAt >= this.#o.commitIntervalMs) {
+          if (this.#state !== 'live' && performance.now() - this.#lastCommitAt >= this.#o.commitIntervalMs) {
             batch = await this.#commit(batch);
             flushDue = undefined;
           }
@@ -311,7 +311,7 @@ export class Projector {
 
   /** Commits the batch if it holds anything new, and returns a fresh one. */
   async #commit(batch: WriteBatch): Promise<WriteBatch> {
-    this.#lastCommitAt = Date.now();
+    this.#lastCommitAt = performance.now();
     const checkpoint = batch.checkpoint;
     if (checkpoint !== null && checkpoint !== this.#checkpoint) {
       let writes: DocumentWrite[] = [];

@@ -81,7 +81,7 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
   let dropped: Promise<void> = Promise.resolve();
   const result = (async (): Promise<RebuildResult> => {
     const { projection, store, clock, log, logger } = options;
-    const started = Date.now();
+    const started = performance.now();
     const generations = await store.listGenerations(projection.name);
     // A generation left 'building' by an interrupted rebuild is of no use: start over.
     for (const g of generations.filter((g) => g.state === 'building')) await store.dropGeneration(schemaOf(projection), g.generation);
@@ -124,7 +124,7 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
       previousGeneration: previous,
       events: projector.eventsFolded,
       checkpoint: projector.checkpoint,
-      durationMs: Date.now() - started,
+      durationMs: performance.now() - started,
     };
   })();
   return {

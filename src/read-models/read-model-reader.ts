@@ -93,7 +93,7 @@ export class ReadModelReader {
     const live = this.options.generations?.liveGeneration(projection);
     if (live !== undefined && live !== null) return live;
     const cached = this.#active.get(projection);
-    const now = Date.now();
+    const now = performance.now();
     if (cached && now - cached.at < (this.options.cacheMs ?? 1000)) return cached.generation;
     const generation = await this.store.activeGeneration(projection);
     this.#active.set(projection, { generation, at: now });
