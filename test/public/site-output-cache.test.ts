@@ -137,4 +137,31 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     expect(h.built).to.deep.equal(['v0', 'v1', 'v2 (failed)', 'v2']);
     expect(await h.body('v2', slowMs)).to.equal('<urlset>v2</urlset>');
   });
+
+  it('survives a background build that fails while what it tells about the failure fails too (a logger closed by shutdown)', async () => {
+    let now = 0;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const cache = new SiteOutputCache({
+        now: () => now,
+        onBuildFailed: () => {
+          throw new Error('SonicBoom destroyed');
+        },
+      });
+      const slow = (body: string) => async () => ((now += SLOW_BUILD_MS * 2), body);
+      await cache.get('llms', 'v1', slow('one'));
+      await cache.get('llms', 'v2', slow('two'));
+      now += SLOW_BUILD_MS * 2 * SLOW_BUILD_REST_FACTOR;
+      const served = await cache.get('llms', 'v3', async () => {
+        throw new Error('read models closed');
+      });
+      expect(served?.body).to.equal('two');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

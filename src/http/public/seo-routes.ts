@@ -16,6 +16,9 @@ import { VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
 
 type Doc<T> = T & Record<string, unknown>;
 
+/** What sitemaps are sent in to clients that take it (see below), best first. */
+const SITEMAP_ENCODINGS = ['br', 'gzip'] as const;
+
 /**
  * SEO outputs (spec 4.1): sitemaps (sitemaps.org 0.9; an index of numbered parts beyond the per-file limit),
  * schema.org JSON-LD and Open Graph per entry, and llms.txt. Sitemaps and llms.txt are built from the small
@@ -23,9 +26,6 @@ type Doc<T> = T & Record<string, unknown>;
  * last change), so a repeat request costs one lookup and a conditional one a 304; one that is slow to build
  * is rebuilt in the background while its content keeps changing (SiteOutputCache). No robots.txt and no llms-full.txt: those paths 404.
  */
-/** What sitemaps are sent in to clients that take it (see below), best first. */
-const SITEMAP_ENCODINGS = ['br', 'gzip'] as const;
-
 export function seoRoutes(router: Router, deps: PublicContentDeps): void {
   const cache = new SiteOutputCache({ onBuildFailed: (error) => deps.logger.warn({ err: error }, 'building a sitemap or llms.txt in the background failed; the last one built is served meanwhile') });
   const { reader } = deps;

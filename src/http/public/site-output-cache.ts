@@ -140,7 +140,13 @@ export class SiteOutputCache {
       if (!wanted || this.#families.get(family) !== entry) return;
       entry.wanted = undefined;
       if (entry.latest?.version === wanted.version) return;
-      this.#build(family, entry, wanted.version, wanted.build, true).catch(this.#onBuildFailed);
+      this.#build(family, entry, wanted.version, wanted.build, true).catch((error: unknown) => {
+        try {
+          this.#onBuildFailed(error);
+        } catch {
+          // Telling failed too (a logger closed by shutdown, whose stores the build was reading): nothing is owed to anyone.
+        }
+      });
     };
     if (wait <= 0) start();
     else entry.cancelTimer = this.#schedule(start, wait);
