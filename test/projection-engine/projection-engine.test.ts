@@ -135,6 +135,21 @@ describe('projection engine', () => {
     expect(await doc('test-totals', 'totals', 'r-0')).to.deep.equal({ total: 20, events: 11 });
   });
 
+  it('a rebuild commits 10,000 documents at a time (each commit rewrites the index pages it touches)', async () => {
+    // One document per event, one more than a batch holds.
+    const events = 10_001;
+    for (let i = 0; i < events; i += 1000) {
+      const n = Math.min(1000, events - i);
+      await f.log.append(`bulk-${i}`, Array.from({ length: n }, () => ({ type: 'test.counted', data: { by: 1 } })), 'any', { actor: { type: 'user', id: 'u-1' } });
+    }
+    const perStream = defineProjection({ ...countsAll, name: 'test-bulk', apply: (event, view) => view.put('counts', event.id, { n: 1 }) });
+    const commits: number[] = [];
+    const result = await startRebuild({ projection: perStream, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, dropGraceMs: 0, onProgress: (p) => commits.push(p.events) }).result;
+    expect(result.events).to.equal(events);
+    expect(commits).to.deep.equal([10_000, events]);
+    expect(await f.store.count({ projection: 'test-bulk', generation: result.generation }, 'counts')).to.equal(events);
+  });
+
   it('reads through the supervisor agree with its read-your-writes waits while it follows a swap', async () => {
     for (let i = 0; i < 20; i++) await f.count('s-1', 1);
     // A slow watch: the swap is seen late, as with the default interval and a rebuild in another process.
