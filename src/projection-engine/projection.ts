@@ -30,8 +30,9 @@ export interface ProjectionView {
    * Every document of the collection whose fields equal the given values (dotted paths; null also matches
    * a missing field; strict equality of strings, numbers and booleans), including the batch's own
    * uncommitted writes and excluding documents the batch deleted, in id order. The documents are copies.
-   * For fan-out (e.g. re-shaping every entry of a project): use an indexed field; while a rebuild loads a
-   * new generation its indexes are not built yet, so each call scans the collection. An invalid field
+   * For fan-out (e.g. re-shaping every entry of a project): use the fields of an index marked whileFolding,
+   * built before the first find in the collection; while a rebuild loads a new generation its other indexes
+   * are not built yet, so a find by them scans the collection. An invalid field
    * path or value throws (the event pauses); a store failure throws ReadModelAccessError (retried).
    */
   find<T extends Document = Document>(collection: string, where: Readonly<Record<string, Scalar>>): Promise<T[]>;

@@ -5,8 +5,8 @@ import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { LeaseLostError, UniqueConstraintError, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
-import type { Projection } from './projection.ts';
+import { LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
+import { schemaOf, type Projection } from './projection.ts';
 import { ReadModelAccessError, StoredDocuments, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
@@ -72,6 +72,8 @@ export class Projector {
   #lastCommitAt = 0;
   /** The documents this projector read from its generation since its consume loop started (see StoredDocuments). */
   #stored = new StoredDocuments();
+  /** Collections whose whileFolding indexes this projector built (or found built) before its first find in them. */
+  readonly #findable = new Set<string>();
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
   /** When the lease must be renewed (clock milliseconds); null while not held. */
   #leaseRenewAt: number | null = null;
@@ -223,7 +225,7 @@ export class Projector {
     const iterator = subscription[Symbol.asyncIterator]();
     // Each run of the loop reads the store afresh: a failed commit may have left it other than the batch says.
     this.#stored = new StoredDocuments();
-    let batch = new WriteBatch(this.#o.store, this.target, from, this.#stored);
+    let batch = this.#newBatch(from);
     this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
     let flushDue: Promise<typeof FLUSH_DUE> | undefined;
@@ -343,7 +345,22 @@ export class Projector {
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
       this.#release(checkpoint);
     }
-    return new WriteBatch(this.#o.store, this.target, this.#checkpoint, this.#stored);
+    return this.#newBatch(this.#checkpoint);
+  }
+
+  #newBatch(checkpoint: bigint | null): WriteBatch {
+    return new WriteBatch(this.#o.store, this.target, checkpoint, this.#stored, (collection) => this.#beforeFind(collection));
+  }
+
+  /**
+   * A rebuild's generation lacks the whileFolding indexes that are not unique until the projection first
+   * finds in their collection (IndexSpec.whileFolding): they are built then. Idempotent, so on a generation
+   * that has them it only checks, once per collection.
+   */
+  async #beforeFind(collection: string): Promise<void> {
+    if (this.#findable.has(collection)) return;
+    await this.#o.store.createIndexes(foldingIndexesOf(schemaOf(this.#o.projection), { collection }), this.target.generation);
+    this.#findable.add(collection);
   }
 
   async #pause(event: RecordedEvent, error: unknown): Promise<void> {

@@ -103,6 +103,8 @@ export class WriteBatch {
     committedCheckpoint: bigint | null,
     /** What the projector knows of its stored documents, shared by its batches; none: every read goes to the store. */
     private readonly stored?: StoredDocuments,
+    /** Called before a find in the collection reads the store (the projector builds the indexes it reads by). */
+    private readonly beforeFind?: (collection: string) => Promise<void>,
   ) {
     this.#checkpoint = committedCheckpoint;
     this.view = {
@@ -213,6 +215,7 @@ export class WriteBatch {
     }
     let stored: DocumentEntry[];
     try {
+      await this.beforeFind?.(collection);
       stored = await this.#findStored(collection, where);
     } catch (error) {
       throw new ReadModelAccessError(`finding in ${collection} by ${JSON.stringify(where)}: ${(error as Error).message}`, { cause: error });

@@ -230,7 +230,7 @@ export class MongoReadModelStore implements ReadModelStore {
           if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
         }
       }
-      await this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema) : schema, generation);
+      await this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema, { uniqueOnly: true }) : schema, generation);
       const record = await this.#generations.findOneAndUpdate(
         { _id: generationId(schema.projection, generation) },
         {

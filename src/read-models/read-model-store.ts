@@ -22,8 +22,11 @@ export interface IndexSpec {
   unique?: boolean;
   /**
    * The projection queries by this index while it folds events (view.find, say every revision of a deleted
-   * entry): created with the generation even when a rebuild defers the other indexes, so that those reads
-   * use it instead of scanning the collection once per event.
+   * entry): while a rebuild defers the other indexes, a projector builds this one before its first find in
+   * the collection, so that those reads use it instead of scanning the collection once per event. A rebuild
+   * that never finds in the collection builds it with the others after its load rather than updating it on
+   * every commit (document ids are random: each commit would rewrite pages all over it). A unique one is
+   * created with the generation, so that it refuses a duplicate at the event that makes it.
    */
   whileFolding?: boolean;
 }
@@ -52,9 +55,14 @@ export interface ReadModelSchema {
   collections: Readonly<Record<string, CollectionSpec>>;
 }
 
-/** The schema with only the indexes a projection queries while folding (IndexSpec.whileFolding) and no search. */
-export function foldingIndexesOf(schema: ReadModelSchema): ReadModelSchema {
-  const collections = Object.entries(schema.collections).map(([name, spec]) => [name, { indexes: (spec.indexes ?? []).filter((index) => index.whileFolding) }] as const);
+/**
+ * The schema with only the indexes a projection queries while folding (IndexSpec.whileFolding) and no search:
+ * with `collection`, of that collection only; with `uniqueOnly`, only the unique ones.
+ */
+export function foldingIndexesOf(schema: ReadModelSchema, options: { collection?: string; uniqueOnly?: boolean } = {}): ReadModelSchema {
+  const collections = Object.entries(schema.collections)
+    .filter(([name]) => options.collection === undefined || name === options.collection)
+    .map(([name, spec]) => [name, { indexes: (spec.indexes ?? []).filter((index) => index.whileFolding && (!options.uniqueOnly || index.unique)) }] as const);
   return { projection: schema.projection, collections: Object.fromEntries(collections) };
 }
 
@@ -181,9 +189,11 @@ export interface ReadModelStore {
    * generation that exists it adds the collections and indexes it lacks and leaves its record (version,
    * state, checkpoint) and documents as they are: newer code folding into a generation an older version
    * built gets what it declares (ProjectionSupervisor, after a version change).
-   * With `deferIndexes`, only the collections and the indexes marked `whileFolding` (foldingIndexesOf): a
-   * rebuild loads documents first and calls createIndexes before swapping in (building an index once is far
-   * cheaper than maintaining it through a bulk load; apart from those, projections read by id while folding).
+   * With `deferIndexes`, only the collections and the unique indexes marked `whileFolding`
+   * (foldingIndexesOf(schema, { uniqueOnly: true })): a rebuild loads documents first and calls createIndexes
+   * before swapping in (building an index once is far cheaper than maintaining it through a bulk load). Its
+   * projector creates a collection's other whileFolding indexes before it first finds in it (projections
+   * otherwise read by id while folding).
    */
   createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string, options?: { deferIndexes?: boolean }): Promise<GenerationRecord>;
   /** Creates the declared indexes of a generation (idempotent). Fails when a unique index does not hold. */

@@ -131,7 +131,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         // Empty until the indexes are created: a rebuild fills it once, after its bulk load.
         if (spec.textField !== undefined) this.#db.exec(createSearchTableSql(searchTableName(target, collection)));
       }
-      this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema) : schema, generation);
+      this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema, { uniqueOnly: true }) : schema, generation);
       this.#stmt(
         `INSERT INTO projection_generations (projection, generation, version, state, checkpoint, failure, created_at, updated_at)
          VALUES (?, ?, ?, 'building', NULL, NULL, ?, ?) ON CONFLICT DO NOTHING`,

@@ -153,6 +153,35 @@ describe('projection view: find', () => {
   });
 });
 
+describe('projection view: find while a rebuild loads', () => {
+  it('builds the whileFolding indexes of a collection before the first find in it, not before', async () => {
+    const f = engineFixture();
+    try {
+      for (const [stream, by] of [['g1-a', 1], ['g1-b', 2], ['g1-x', -10], ['g1-c', 4]] as const) await f.count(stream, by);
+      const folding = defineProjection({ ...members, name: 'test-folding', collections: { members: { indexes: [{ name: 'by_group', fields: [['group', 1]], whileFolding: true }] } } });
+      const Database = (await import('better-sqlite3')).default;
+      const indexed: boolean[] = [];
+      const rebuilt = await startRebuild({
+        projection: folding, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, dropGraceMs: 0, batchSize: 1,
+        onProgress: () => {
+          const db = new Database(path.join(f.dir, 'read-models.sqlite'), { readonly: true });
+          indexed.push(db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = 'rm_test_folding__members__g1__by_group'`).get() !== undefined);
+          db.close();
+        },
+      }).result;
+      // One commit per event: the third (a negative count) is the first that finds.
+      expect(indexed).to.deep.equal([false, false, true, true]);
+      expect(await f.store.findWithIds({ projection: 'test-folding', generation: rebuilt.generation }, 'members')).to.deep.equal([
+        { id: 'g1-a', doc: { id: 'g1-a', group: 'g1', total: 1, bonus: 10 } },
+        { id: 'g1-b', doc: { id: 'g1-b', group: 'g1', total: 2, bonus: 10 } },
+        { id: 'g1-c', doc: { id: 'g1-c', group: 'g1', total: 4, bonus: 0 } },
+      ]);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
 /**
  * Members of groups: a positive count adds to a member (stream "<group>-<member>"), a negative one gives
  * every member of the group a bonus (a fan-out through find), zero moves the member to the group "moved".
