@@ -136,7 +136,7 @@ export function startRebuild(options: RebuildOptions): RebuildHandle {
       previousGeneration: previous,
       events: projector.eventsFolded,
       checkpoint: projector.checkpoint,
-      durationMs: performance.now() - started,
+      durationMs: Math.round(performance.now() - started),
     };
   })();
   return {
