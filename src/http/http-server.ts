@@ -163,7 +163,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }, graceMs);
       server.close(() => {
         clearTimeout(forceTimer);
-        logger.info({ durationMs: performance.now() - started }, 'http server closed');
+        logger.info({ durationMs: Math.round(performance.now() - started) }, 'http server closed');
         resolve();
       });
       server.closeIdleConnections();
