@@ -100,6 +100,27 @@ describe('public response cache', () => {
     expect(handled).to.equal(400);
   });
 
+  it('once full, keeps a newcomer only when its URL is asked for more often than the entry it would evict', async () => {
+    version = 'v-full';
+    change('public-content');
+    // Fill it with URLs read three times each, well past its size.
+    for (let i = 0; i < 900; i++) for (let read = 0; read < 3; read++) await get(`${server.url}/public/popular-${i}`);
+    expect(cache.bytes).to.be.above(MAX_BYTES * 0.9).and.at.most(MAX_BYTES);
+    const full = { size: cache.size, bytes: cache.bytes };
+    // A long tail read twice each evicts nothing and is never kept.
+    handled = 0;
+    for (let i = 0; i < 200; i++) for (let read = 0; read < 2; read++) await get(`${server.url}/public/tail-${i}`);
+    expect(handled).to.equal(400);
+    expect({ size: cache.size, bytes: cache.bytes }).to.deep.equal(full);
+    // One asked for more often than the oldest entry gets in, and is answered from memory from then on.
+    handled = 0;
+    for (let read = 0; read < 8; read++) await get(`${server.url}/public/rising`);
+    expect(handled).to.be.at.least(4).and.below(8);
+    const before = handled;
+    await get(`${server.url}/public/rising`);
+    expect(handled).to.equal(before);
+  });
+
   it('reads again once the read models change, and keys by URL and by the headers that select the project', async () => {
     handled = 0;
     await get(`${server.url}/public/b`);

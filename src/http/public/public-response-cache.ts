@@ -9,6 +9,7 @@ import { cacheScopesOf } from './public-context.ts';
 import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
 import { requestOrigin } from './public-http-manners.ts';
 import { unreadQueryParams } from './query-params.ts';
+import { FrequencySketch } from './frequency-sketch.ts';
 
 interface CachedResponse {
   /** The change count when the request that filled it began: valid while nothing it is made of changed since. */
@@ -84,8 +85,6 @@ export interface CacheTicket {
 }
 
 const PUBLIC_CONTENT = 'public-content';
-/** Slots of the doorkeeper (see PublicResponseCache): 256 KB of key hashes. */
-const DOORKEEPER_SLOTS = 1 << 16;
 /** Changed scopes remembered at most (one per changed entry); beyond, everything counts as changed. */
 const MAX_TRACKED_SCOPES = 100_000;
 
@@ -113,12 +112,13 @@ const PER_REQUEST_HEADERS = new Set(['x-request-id', 'date', 'connection', 'keep
  * The oldest stored entries go first once `maxBytes` is reached (first in, first out: a hit costs one map
  * lookup and no reordering, which measurably matters with tens of thousands of entries).
  *
- * A response is kept from the second time its key misses, not the first (a doorkeeper, as in TinyLFU): a
- * fixed table of key hashes notes the first miss. Read once and never again, most of a long tail of URLs
- * (random entries of a large site) would otherwise each cost a copy, an entry and the eviction of one that
- * mattered: at 100,000 entries that made random single-entry reads 7x the bare server's CPU with the cache
- * on against 4x with it off. A key whose entry is held but out of date (its entry changed) is kept again at
- * once: it has earned its place.
+ * Admission, as TinyLFU's: a sketch of how often each key was asked for lately (FrequencySketch, 256 KB, hits
+ * and misses counted) decides what is kept. A response is never kept the first time its key misses; while
+ * the cache has room, from the second; once it is full, only when its key was asked for more often than the
+ * key of the entry it would evict first. A long tail of URLs read once or twice (random entries of a large
+ * site) would otherwise each cost a copy, an entry and the eviction of one that mattered: at 100,000 entries
+ * that made random single-entry reads 7x the bare server's CPU with the cache on against 4x with it off. A
+ * key whose entry is held but out of date (its entry changed) is kept again at once: it has earned its place.
  *
  * Two ways in: `middleware()` fills the cache (and serves it) inside Koa; `serveRaw()` answers a hit straight
  * from the HTTP server, before Koa builds a context, with the same headers, a fresh X-Request-Id, a 304 for
@@ -133,8 +133,7 @@ export class PublicResponseCache {
   #changes = 0;
   #everythingChangedAt = 0;
   readonly #scopeChangedAt = new Map<string, number>();
-  /** The hash of the last key that missed once in each slot (0: none). */
-  readonly #doorkeeper = new Uint32Array(DOORKEEPER_SLOTS);
+  readonly #frequencies = new FrequencySketch();
 
   constructor(private readonly options: PublicResponseCacheOptions) {
     this.#prefix = options.prefix ?? '/public/';
@@ -202,7 +201,7 @@ export class PublicResponseCache {
   /**
    * For a GET answered outside Koa (PublicFastReads): its key and the change count before the read, to pass
    * to remember() with the response. Undefined when the cache is off, and when the response is not to be
-   * kept this time (the first miss of its key: see the doorkeeper above).
+   * kept this time (see Admission above).
    */
   ticket(req: IncomingMessage): CacheTicket | undefined {
     if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return undefined;
@@ -290,6 +289,8 @@ export class PublicResponseCache {
     const hit = this.#entries.get(key);
     if (!hit || hit.filledAt < this.#everythingChangedAt) return undefined;
     for (const scope of hit.scopes) if ((this.#scopeChangedAt.get(scope) ?? 0) > hit.filledAt) return undefined;
+    // Hits count too: an entry read often keeps its place against newcomers.
+    this.#frequencies.add(key);
     return hit;
   }
 
@@ -303,17 +304,15 @@ export class PublicResponseCache {
     return this.#entries.size;
   }
 
-  /** Whether a response to this key is kept now (see the doorkeeper above). */
+  /** Whether a response to this key, which missed, is kept now (see Admission above). */
   #admits(key: string): boolean {
     if (this.#entries.has(key)) return true;
-    const hash = keyHash(key);
-    const slot = hash & (DOORKEEPER_SLOTS - 1);
-    if (this.#doorkeeper[slot] === hash) {
-      this.#doorkeeper[slot] = 0;
-      return true;
-    }
-    this.#doorkeeper[slot] = hash;
-    return false;
+    const frequency = this.#frequencies.add(key);
+    if (frequency < 2) return false;
+    if (this.#bytes < this.options.maxBytes) return true;
+    // Full: it would evict the oldest entry first.
+    const oldest = this.#entries.keys().next().value;
+    return oldest === undefined || frequency > this.#frequencies.frequency(oldest);
   }
 
   #store(key: string, entry: CachedResponse): void {
@@ -347,13 +346,6 @@ function ownBuffer(body: Buffer): Buffer {
   const copy = Buffer.allocUnsafeSlow(body.length);
   body.copy(copy);
   return copy;
-}
-
-/** FNV-1a of a key's UTF-16 code units, never 0 (the doorkeeper's empty slot). */
-function keyHash(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash >>> 0 || 1;
 }
 
 /** An upper bound of a string's memory: two bytes a character (V8's two-byte form) and a header. */
