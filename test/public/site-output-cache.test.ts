@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { SiteOutputCache, SLOW_BUILD_MS, SLOW_BUILD_REST_FACTOR } from '../../src/http/public/site-output-cache.ts';
+import { MIN_BUILD_REST_MS, restAfter, SiteOutputCache, SLOW_BUILD_MS, SLOW_BUILD_REST_FACTOR } from '../../src/http/public/site-output-cache.ts';
 
 /** A cache on a clock and scheduler the test moves by hand, and builds it counts. */
 function harness() {
@@ -49,6 +49,12 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     expect(h.scheduled).to.have.length(0);
   });
 
+  it('rests at least MIN_BUILD_REST_MS between background builds, and SLOW_BUILD_REST_FACTOR times a long build', () => {
+    expect(restAfter(SLOW_BUILD_MS)).to.equal(MIN_BUILD_REST_MS);
+    expect(restAfter(45)).to.equal(MIN_BUILD_REST_MS);
+    expect(restAfter(500)).to.equal(500 * SLOW_BUILD_REST_FACTOR);
+  });
+
   it('never lets an older build that finishes last replace a newer output', async () => {
     const h = harness();
     let finishOld!: (body: string) => void;
@@ -72,7 +78,7 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     expect(await h.body('v4', slowMs)).to.equal('<urlset>v2</urlset>');
     expect(h.built).to.deep.equal(['v1', 'v2']);
     expect(h.scheduled).to.have.length(1);
-    expect(h.scheduled[0]!.ms).to.equal(slowMs * SLOW_BUILD_REST_FACTOR - 10);
+    expect(h.scheduled[0]!.ms).to.equal(restAfter(slowMs) - 10);
     // The rest is over: the version asked for last is built (v3 never is).
     h.advance(h.scheduled[0]!.ms);
     h.scheduled[0]!.run();
@@ -80,13 +86,13 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     expect(h.built).to.deep.equal(['v1', 'v2', 'v4']);
     expect(await h.body('v4', slowMs)).to.equal('<urlset>v4</urlset>');
     // A request long after the rest starts the build of its version at once, and gets the last output meanwhile.
-    h.advance(slowMs * SLOW_BUILD_REST_FACTOR * 10);
+    h.advance(restAfter(slowMs) * 10);
     expect(await h.body('v5', slowMs)).to.equal('<urlset>v4</urlset>');
     await new Promise((resolve) => setImmediate(resolve));
     expect(h.built).to.deep.equal(['v1', 'v2', 'v4', 'v5']);
     expect(await h.body('v5', slowMs)).to.equal('<urlset>v5</urlset>');
     // Quick builds again (a smaller sitemap): back to building each version for its request.
-    h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
+    h.advance(restAfter(slowMs));
     expect(await h.body('v6', 1)).to.equal('<urlset>v5</urlset>');
     await new Promise((resolve) => setImmediate(resolve));
     expect(await h.body('v7', 1)).to.equal('<urlset>v7</urlset>');
@@ -106,7 +112,7 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     const v2 = await get('v2');
     // Built for their requests: compressed on demand, not before.
     expect(v2?.encoded).to.equal(undefined);
-    h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
+    h.advance(restAfter(slowMs));
     expect((await get('v3'))?.body).to.equal(v2?.body);
     // The background build is served once its compressed form is made (real gzip, off the event loop).
     let v3 = await get('v3');
@@ -124,7 +130,7 @@ describe('site output cache (sitemaps and llms.txt)', () => {
     const slowMs = SLOW_BUILD_MS * 2;
     await h.body('v0', slowMs);
     await h.body('v1', slowMs);
-    h.advance(slowMs * SLOW_BUILD_REST_FACTOR);
+    h.advance(restAfter(slowMs));
     const failing = async () => {
       h.built.push('v2 (failed)');
       throw new Error('store unavailable');
@@ -153,7 +159,7 @@ describe('site output cache (sitemaps and llms.txt)', () => {
       const slow = (body: string) => async () => ((now += SLOW_BUILD_MS * 2), body);
       await cache.get('llms', 'v1', slow('one'));
       await cache.get('llms', 'v2', slow('two'));
-      now += SLOW_BUILD_MS * 2 * SLOW_BUILD_REST_FACTOR;
+      now += restAfter(SLOW_BUILD_MS * 2);
       const served = await cache.get('llms', 'v3', async () => {
         throw new Error('read models closed');
       });

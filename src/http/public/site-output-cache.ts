@@ -35,6 +35,13 @@ export function encodedOutput(output: CachedOutput, encoding: ContentEncoding): 
  */
 export const SLOW_BUILD_MS = 10;
 export const SLOW_BUILD_REST_FACTOR = 3;
+/** The least time between background builds of one output: a 45 ms sitemap would otherwise be built seven times a second. */
+export const MIN_BUILD_REST_MS = 1000;
+
+/** How long after a slow build of `tookMs` the next background build of the same output may start. */
+export function restAfter(tookMs: number): number {
+  return Math.max(tookMs * SLOW_BUILD_REST_FACTOR, MIN_BUILD_REST_MS);
+}
 
 interface Family {
   /** The last output built, the content version it was built from, and the number of the build that made it. */
@@ -63,9 +70,10 @@ interface Family {
  * sitemap of tens of thousands of entries) under a steady stream of publishes would be rebuilt for nearly
  * every request, each waiting for it, and take whole cores: once its last two builds were slow, a request for a
  * newer version gets the last output built at once (with that output's ETag), and the version asked for
- * last is built in the background, one build at a time, starting SLOW_BUILD_REST_FACTOR times the last
- * build's time after it finished at the earliest. Such an output is behind the read model by about five
- * build times at most, and its builds take at most a quarter of one core however fast the content changes.
+ * last is built in the background, one build at a time, starting at the earliest SLOW_BUILD_REST_FACTOR
+ * times the last build's time after it finished, and never sooner than MIN_BUILD_REST_MS (restAfter). Such
+ * an output is behind the read model by about five build times or a little over a second, whichever is
+ * more, and its builds take at most a quarter of one core however fast the content changes.
  */
 export class SiteOutputCache {
   readonly #families = new Map<string, Family>();
@@ -133,7 +141,7 @@ export class SiteOutputCache {
   #buildWantedWhenRested(family: string, entry: Family): void {
     if (entry.building || entry.cancelTimer || !entry.wanted) return;
     const { finishedAt, tookMs } = entry.lastBuild!;
-    const wait = finishedAt + tookMs * SLOW_BUILD_REST_FACTOR - this.#now();
+    const wait = finishedAt + restAfter(tookMs) - this.#now();
     const start = () => {
       entry.cancelTimer = undefined;
       const wanted = entry.wanted;
