@@ -134,6 +134,8 @@ export class PublicResponseCache {
   #everythingChangedAt = 0;
   readonly #scopeChangedAt = new Map<string, number>();
   readonly #frequencies = new FrequencySketch();
+  /** The key serveRaw built for a request it could not answer, for ticket() to take instead of building it again. */
+  readonly #missedKeys = new WeakMap<IncomingMessage, string>();
 
   constructor(private readonly options: PublicResponseCacheOptions) {
     this.#prefix = options.prefix ?? '/public/';
@@ -205,7 +207,7 @@ export class PublicResponseCache {
    */
   ticket(req: IncomingMessage): CacheTicket | undefined {
     if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return undefined;
-    const key = this.#rawKey(req, req.url);
+    const key = this.#missedKeys.get(req) ?? this.#rawKey(req, req.url);
     // Decided before the read, so that a response not kept costs no copy.
     return this.#admits(key) ? { key, filledAt: this.#changes } : undefined;
   }
@@ -233,8 +235,12 @@ export class PublicResponseCache {
   serveRaw(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.enabled || req.method !== 'GET' || !req.url?.startsWith(this.#prefix)) return false;
     const started = process.hrtime.bigint();
-    const hit = this.#lookup(this.#rawKey(req, req.url));
-    if (!hit) return false;
+    const key = this.#rawKey(req, req.url);
+    const hit = this.#lookup(key);
+    if (!hit) {
+      this.#missedKeys.set(req, key);
+      return false;
+    }
     const requestId = requestIdFrom(req.headers['x-request-id']);
     // br or gzip when the client takes it (negotiated as Koa does) and the body is worth it (a sitemap of
     // 10,000 URLs shrinks ~20x).

@@ -24,7 +24,8 @@ const SITEMAP_ENCODINGS = ['br', 'gzip'] as const;
  * schema.org JSON-LD and Open Graph per entry, and llms.txt. Sitemaps and llms.txt are built from the small
  * `site_index` rows (all of them, page by page) and cached per project/form-set version (the position of the
  * last change), so a repeat request costs one lookup and a conditional one a 304; one that is slow to build
- * is rebuilt in the background while its content keeps changing (SiteOutputCache). No robots.txt and no llms-full.txt: those paths 404.
+ * is rebuilt in the background while its content keeps changing (SiteOutputCache). No robots.txt and no
+ * llms-full.txt: those paths 404.
  */
 export function seoRoutes(router: Router, deps: PublicContentDeps): void {
   const cache = new SiteOutputCache({ onBuildFailed: (error) => deps.logger.warn({ err: error }, 'building a sitemap or llms.txt in the background failed; the last one built is served meanwhile') });
