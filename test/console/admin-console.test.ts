@@ -169,6 +169,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const dialog = page.getByRole('dialog', { name: 'Delete the contact form Old enquiries?' });
     expect(await dialog.innerText()).to.contain('Its submissions stay filed.');
     await expectAccessible(page, 'the delete dialog');
+    await screenshot(page, 'admin-contact-form-delete');
     await dialog.getByRole('button', { name: 'Delete form' }).click();
     // Back on the list, without it; the API, the hosted page and the slug agree.
     await page.getByRole('link', { name: 'New contact form' }).waitFor();
@@ -303,6 +304,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const confirm = page.getByRole('dialog', { name: `Disable ${email}?` });
     expect(await confirm.innerText()).to.contain('can no longer sign in');
     await expectAccessible(page, 'the disable dialog');
+    await screenshot(page, 'admin-user-disable');
     await confirm.getByRole('button', { name: 'Disable' }).click();
     const row = users.getByRole('row', { name: new RegExp(email.replace(/[.]/g, '\\.')) });
     await row.getByRole('cell', { name: 'disabled', exact: true }).waitFor();
