@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
 import {
   GenerationConflictError,
   MAX_QUERY_LIMIT,
@@ -92,6 +93,8 @@ interface GenerationRow {
  */
 export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
+  /** Counts of the sorted lists read deep, so that a deep page does not walk every entry before it. */
+  readonly #deepPages: SqliteDeepPages;
   readonly #statements = new Map<string, Database.Statement>();
   /** SQL of plain queries by shape (see #plainQuery). */
   readonly #plainSql = new Map<string, string>();
@@ -112,6 +115,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private constructor(db: Database.Database) {
     this.#db = db;
     db.exec(SCHEMA);
+    this.#deepPages = new SqliteDeepPages(db, { field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
   }
 
   async createGeneration(
@@ -210,6 +214,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.#stmt('DELETE FROM projection_leases WHERE projection = ? AND generation = ?').run(schema.projection, generation);
     }).immediate();
     this.#statements.clear();
+    this.#deepPages.forgetTables(Object.keys(schema.collections).map((collection) => tableName({ projection: schema.projection, generation }, collection)));
     // The dropped tables' pages go back to the file system (files made with auto_vacuum = INCREMENTAL), so
     // the file does not keep the size of two generations after every rebuild.
     this.#db.pragma('incremental_vacuum');
@@ -262,17 +267,21 @@ export class SqliteReadModelStore implements ReadModelStore {
     // Deletes first, then puts in position order: a batch that frees a unique value and gives it to
     // another document commits, as applying its events one by one would.
     const ordered = [...writes].sort((a, b) => (a.doc === null) !== (b.doc === null) ? (a.doc === null ? -1 : 1) : a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
+    // Writes to tables whose deep pages are counted, told to the counts once the batch has committed.
+    const counted: CountedWrite[] = [];
     this.#db.transaction(() => {
       if (leaseHolder !== undefined) {
         const lease = this.#stmt('SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?').get(target.projection, target.generation) as { holder: string } | undefined;
         if (lease?.holder !== leaseHolder) throw new LeaseLostError(target, leaseHolder, lease?.holder ?? null);
       }
-      const writers = new Map<string, { upsert: Database.Statement; remove: Database.Statement }>();
+      const writers = new Map<string, { table: string; counted: boolean; upsert: Database.Statement; remove: Database.Statement }>();
       for (const write of ordered) {
         let writer = writers.get(write.collection);
         if (!writer) {
           const table = tableName(target, write.collection);
           writer = {
+            table,
+            counted: this.#deepPages.counts(table),
             upsert: this.#stmt(
               `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, jsonb(?))
                ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, doc = excluded.doc WHERE excluded.pos > "${table}".pos`,
@@ -282,14 +291,16 @@ export class SqliteReadModelStore implements ReadModelStore {
           writers.set(write.collection, writer);
         }
         const pos = encodePosition(write.position);
-        if (write.doc === null) writer.remove.run(write.id, pos);
-        else writer.upsert.run(write.id, pos, JSON.stringify(write.doc));
+        const before = writer.counted ? this.#deepPages.countedFieldsBefore(writer.table, write.id) : undefined;
+        const { changes } = write.doc === null ? writer.remove.run(write.id, pos) : writer.upsert.run(write.id, pos, JSON.stringify(write.doc));
+        if (writer.counted && changes > 0) counted.push({ table: writer.table, id: write.id, before, doc: write.doc });
       }
       this.#stmt(
         `UPDATE projection_generations SET checkpoint = ?, updated_at = ?
          WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
       ).run(encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint));
     }).immediate();
+    if (counted.length > 0) this.#deepPages.apply(counted);
   }
 
   async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
@@ -340,7 +351,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     const plain = this.#plainQuery(target, collection, query, doc);
     if (plain) {
       const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
-      const rows = (this.#readStmt(plain.sql)?.all(...plain.params, limit, Math.max(0, query.offset ?? 0)) ?? []) as DocumentRow[];
+      const offset = Math.max(0, query.offset ?? 0);
+      const deep = offset >= DEEP_OFFSET && query.sort?.length ? this.#deepPages.page(tableName(target, collection), (query.filter ?? {}) as Record<string, string | number | boolean>, query.sort, doc.sql, limit, offset) : undefined;
+      const rows = (deep ?? this.#readStmt(plain.sql)?.all(...plain.params, limit, offset) ?? []) as DocumentRow[];
       return rows.map((r) => ({ id: r.id, doc: doc.decode(r) }));
     }
     const from = this.#from(target, collection, query.filter, query.text);

@@ -270,6 +270,64 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       });
     });
 
+    describe('deep pages (Query.offset far into a sorted list)', () => {
+      type Sort = Array<[string, 'asc' | 'desc']>;
+      const sorts: Sort[] = [
+        [['meta.publishedAt', 'desc']],
+        [['meta.publishedAt', 'asc']],
+        [['rank', 'desc'], ['slug', 'asc']],
+        [['title', 'asc']],
+      ];
+      // Titles that JavaScript's UTF-16 order and SQL's code point order rank differently: U+FF5E and U+1F600.
+      const titles = ['plain', 'Ünïcode', '\uFF5Ewide', '\u{1F600}smile', 'zeta', ''];
+      const doc = (i: number, overrides: Record<string, unknown> = {}) => ({
+        slug: `s${String(i).padStart(5, '0')}`,
+        status: i % 3 === 0 ? 'draft' : 'published',
+        rank: i % 7,
+        title: `${titles[i % titles.length]}${i % 11}`,
+        ...(i % 10 === 0 ? {} : { meta: { publishedAt: `2026-01-${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:00` } }),
+        ...overrides,
+      });
+      let position = 0n;
+      const commitAll = async (writes: Array<(p: bigint) => DocumentWrite>) => {
+        for (let i = 0; i < writes.length; i += 500) {
+          position++;
+          await store.commit(gen1, writes.slice(i, i + 500).map((w) => w(position)), position, NOW);
+        }
+      };
+      /** Every page of every list, read at its offset, is the slice of the whole list read from its start. */
+      async function expectPagesAreSlices(label: string): Promise<void> {
+        for (const sort of sorts) {
+          for (const filter of [{ status: 'published' }, undefined]) {
+            const whole = (await store.findWithIds(gen1, 'articles', { sort, ...(filter ? { filter } : {}), limit: MAX_QUERY_LIMIT })).map((e) => e.id);
+            for (const offset of [255, 256, 300, 511, 512, 700, 1000, whole.length - 5, whole.length, whole.length + 10]) {
+              if (offset < 0) continue;
+              const page = await store.findWithIds(gen1, 'articles', { sort, ...(filter ? { filter } : {}), limit: 37, offset, fields: ['slug'] });
+              expect(page.map((e) => e.id), `${label}: ${JSON.stringify(sort)} ${JSON.stringify(filter)} at ${offset}`).to.deep.equal(whole.slice(offset, offset + 37));
+              expect(page.every((e) => e.doc.slug === e.id.replace('d', 's'))).to.equal(true);
+            }
+          }
+        }
+      }
+
+      test('are the slices of the whole list, for sorts with NULLs, ties and non-ASCII text, through inserts, moves and deletes', async () => {
+        await commitAll(Array.from({ length: 1_500 }, (_, i) => (p: bigint) => put('articles', `d${String(i).padStart(5, '0')}`, p, doc(i))));
+        await expectPagesAreSlices('as loaded');
+        // 700 more into one narrow range of every sort (blocks there must be cut), among the existing ones.
+        await commitAll(Array.from({ length: 700 }, (_, k) => (p: bigint) => put('articles', `d${String(1_500 + k).padStart(5, '0')}`, p, doc(1_500 + k, { rank: 3, title: 'm', meta: { publishedAt: '2026-01-15T12:00' } }))));
+        await expectPagesAreSlices('after inserts into one range');
+        // Moves: to the other status (another filtered list), to a NULL first key and back, to another rank.
+        await commitAll(Array.from({ length: 400 }, (_, k) => (p: bigint) => put('articles', `d${String(k * 3).padStart(5, '0')}`, p, doc(k * 3, k % 2 ? { status: 'published', meta: null } : { status: 'published', rank: 9 }))));
+        await expectPagesAreSlices('after moves');
+        // Deletes: most of one range (its blocks empty out) and every fifth elsewhere.
+        await commitAll(Array.from({ length: 2_200 }, (_, i) => i).filter((i) => (i >= 1_550 && i < 2_150) || i % 5 === 0).map((i) => (p: bigint) => del('articles', `d${String(i).padStart(5, '0')}`, p)));
+        await expectPagesAreSlices('after deletes');
+        // Writes older than the stored document change nothing (a replayed batch).
+        await store.commit(gen1, [put('articles', 'd00001', 1n, doc(1, { rank: 0, meta: null }))], position, NOW);
+        await expectPagesAreSlices('after a stale write');
+      });
+    });
+
     test('a write that breaks a unique index fails the commit with UniqueConstraintError naming the collection and index', async () => {
       await store.commit(gen1, [put('articles', 'a1', 1n, { slug: 'same' })], 1n, NOW);
       const error = await store.commit(gen1, [put('articles', 'a2', 2n, { slug: 'same' })], 2n, NOW).then(() => null, (e: unknown) => e);

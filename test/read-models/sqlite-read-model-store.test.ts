@@ -132,6 +132,53 @@ describe('read models: SQLite adapter, file behaviour', () => {
     expect(after, `${after} pages after three rebuilds, ${one} with one generation`).to.be.at.most(Math.ceil(one * 1.1));
   });
 
+  describe('deep pages', () => {
+    const target = { projection: 'test-articles', generation: 1 };
+    const query = (offset: number) => ({ filter: { status: 'published' }, sort: [['meta.publishedAt', 'desc']] as Array<[string, 'asc' | 'desc']>, limit: 20, offset, fields: ['slug'] });
+    const article = (i: number, at = `2026-01-01T00:00:${String(i).padStart(6, '0')}`) => ({ collection: 'articles', id: `a${String(i).padStart(6, '0')}`, position: BigInt(i + 1), doc: { slug: `s${i}`, status: 'published', meta: { publishedAt: at } } });
+    const load = async (store: SqliteReadModelStore, count: number) => {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      for (let i = 0; i < count; i += 5_000) await store.commit(target, Array.from({ length: Math.min(5_000, count - i) }, (_, k) => article(i + k)), BigInt(i + 5_000), NOW);
+    };
+    const medianMicros = async (read: () => Promise<unknown>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 41; i++) {
+        const started = process.hrtime.bigint();
+        await read();
+        times.push(Number(process.hrtime.bigint() - started) / 1000);
+      }
+      return times.sort((a, b) => a - b)[20]!;
+    };
+
+    it('a page 30,000 entries into a list costs about what a page near its start does (OFFSET alone walks every entry before it)', async function () {
+      this.timeout(60_000);
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+      await load(store, 30_000);
+      const last = await store.findWithIds(target, 'articles', query(29_980));
+      expect(last.map((e) => e.doc.slug)).to.deep.equal(Array.from({ length: 20 }, (_, k) => `s${19 - k}`));
+      const near = await medianMicros(() => store.find(target, 'articles', query(300)));
+      const deep = await medianMicros(() => store.find(target, 'articles', query(29_900)));
+      await store.close();
+      // OFFSET 29,900 steps over ~100 times the entries of OFFSET 300 (~25x the time measured before the counts).
+      expect(deep, `median ${deep.toFixed(0)} µs at offset 29,900, ${near.toFixed(0)} µs at offset 300`).to.be.below(near * 4);
+    });
+
+    it("another connection's commit is seen at once: the counts are dropped and rebuilt once the file is quiet", async function () {
+      this.timeout(60_000);
+      const file = path.join(tempDir(), 'read-models.sqlite');
+      const store = SqliteReadModelStore.open(file);
+      await load(store, 2_000);
+      expect((await store.findWithIds(target, 'articles', query(1_000))).map((e) => e.doc.slug)[0]).to.equal('s999');
+      // Another process adds ten entries at the start of the list (the newest) and removes the oldest one.
+      const other = SqliteReadModelStore.open(file);
+      await other.commit(target, [...Array.from({ length: 10 }, (_, k) => article(10_000 + k, `2027-01-01T00:00:0${k}`)), { collection: 'articles', id: 'a000000', position: 99_999n, doc: null }], 99_999n, NOW);
+      await other.close();
+      expect((await store.findWithIds(target, 'articles', query(1_000))).map((e) => e.doc.slug)[0]).to.equal('s1009');
+      expect((await store.findWithIds(target, 'articles', query(1_990))).map((e) => e.doc.slug)).to.deep.equal(['s19', 's18', 's17', 's16', 's15', 's14', 's13', 's12', 's11', 's10', 's9', 's8', 's7', 's6', 's5', 's4', 's3', 's2', 's1']);
+      await store.close();
+    });
+  });
+
   it('refuses a corrupt file with a clear message', () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     fs.writeFileSync(file, Buffer.alloc(8192, 7));

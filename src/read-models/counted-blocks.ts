@@ -1,0 +1,176 @@
+/**
+ * Positions in a sorted list without walking it: the list cut into blocks of consecutive keys, each with the
+ * number of keys it holds. The document at offset k is then found by adding block counts (a few hundred
+ * numbers at 100,000 documents) and walking at most one block from the key its block starts after, instead of
+ * stepping over k index entries. Pure data structure: the SQLite read-model store keeps it in step with its
+ * writes (sqlite-deep-pages.ts).
+ */
+
+/** A value as SQLite returns json_extract of a document field: NULL, a number, or text. */
+export type SqlValue = null | number | string;
+
+/** A document's place in a sorted list: its sort values, then its id (the last tie-breaker). */
+export interface SortKey {
+  readonly values: readonly SqlValue[];
+  readonly id: string;
+}
+
+export type SortDirection = 'asc' | 'desc';
+
+/** Text in SQLite's BINARY order: by UTF-8 bytes, which is code point order (not JavaScript's UTF-16 units). */
+export function compareText(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (U+D800–DFFF) encode code points above U+FFFF: they sort after U+E000–FFFF.
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Two values as SQLite's ORDER BY ranks them ascending: NULL first, then numbers, then text. */
+export function compareSqlValues(a: SqlValue, b: SqlValue): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  const aText = typeof a === 'string';
+  if (aText !== (typeof b === 'string')) return aText ? 1 : -1;
+  if (aText) return compareText(a, b as string);
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+/**
+ * The order of a query's sort: each key in its direction, then the id in the last key's direction (as the
+ * store's ORDER BY appends it).
+ */
+export function sortKeyOrder(directions: readonly SortDirection[]): (a: SortKey, b: SortKey) => number {
+  const idDescending = directions.at(-1) === 'desc';
+  return (a, b) => {
+    for (let i = 0; i < directions.length; i++) {
+      const c = compareSqlValues(a.values[i] ?? null, b.values[i] ?? null);
+      if (c !== 0) return directions[i] === 'desc' ? -c : c;
+    }
+    const c = compareText(a.id, b.id);
+    return idDescending ? -c : c;
+  };
+}
+
+/** Where an offset falls: walk `skip` keys from just after `after` (from the list's start when undefined). */
+export interface BlockPosition {
+  block: number;
+  after: SortKey | undefined;
+  skip: number;
+}
+
+/**
+ * One sorted list as blocks. Block b holds the keys after starts[b] (exclusive) up to and including
+ * starts[b + 1]; block 0 starts at the list's beginning. A block's start is a boundary, not a document: it
+ * stays valid when the document that had that key is removed.
+ */
+export class CountedBlocks {
+  readonly #starts: Array<SortKey | undefined> = [undefined];
+  readonly #counts: number[] = [0];
+  #total = 0;
+
+  constructor(private readonly compare: (a: SortKey, b: SortKey) => number) {}
+
+  /** Blocks cut every `size` keys from keys given in the list's order. */
+  static fromSorted(compare: (a: SortKey, b: SortKey) => number, keys: Iterable<SortKey>, size: number): CountedBlocks {
+    const blocks = new CountedBlocks(compare);
+    for (const key of keys) blocks.append(key, size);
+    return blocks;
+  }
+
+  #last: SortKey | undefined;
+
+  /** Counts a key that comes after every key counted so far (while building), starting a block every `size`. */
+  append(key: SortKey, size: number): void {
+    if (this.#counts.at(-1) === size) {
+      this.#starts.push(this.#last);
+      this.#counts.push(0);
+    }
+    this.#counts[this.#counts.length - 1]! += 1;
+    this.#total++;
+    this.#last = key;
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+
+  get blockCount(): number {
+    return this.#counts.length;
+  }
+
+  count(block: number): number {
+    return this.#counts[block] ?? 0;
+  }
+
+  start(block: number): SortKey | undefined {
+    return this.#starts[block];
+  }
+
+  /** The block a key belongs in: the last one whose start comes before it. */
+  blockOf(key: SortKey): number {
+    let low = 0;
+    let high = this.#starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.compare(this.#starts[middle]!, key) < 0) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /** Counts a key added to the list; returns its block. */
+  add(key: SortKey): number {
+    const block = this.blockOf(key);
+    this.#counts[block]! += 1;
+    this.#total++;
+    return block;
+  }
+
+  /** Counts a key removed from the list (it was in it); returns the block it was in. */
+  remove(key: SortKey): number {
+    const block = this.blockOf(key);
+    if (this.#counts[block]! === 0) throw new Error('counted blocks: removing from an empty block (the list changed without being told)');
+    this.#counts[block]! -= 1;
+    this.#total--;
+    return block;
+  }
+
+  /** The block of the key at `offset` and how far into it; undefined at or beyond the end. */
+  locate(offset: number): BlockPosition | undefined {
+    if (offset < 0 || offset >= this.#total) return undefined;
+    let before = 0;
+    for (let block = 0; block < this.#counts.length; block++) {
+      const count = this.#counts[block]!;
+      if (offset < before + count) return { block, after: this.#starts[block], skip: offset - before };
+      before += count;
+    }
+    return undefined;
+  }
+
+  /** Cuts a block in two after `at`, the key at position `firstCount` of the block (counted from 1). */
+  split(block: number, at: SortKey, firstCount: number): void {
+    const count = this.#counts[block]!;
+    if (firstCount <= 0 || firstCount >= count) throw new Error(`counted blocks: cannot split a block of ${count} after ${firstCount}`);
+    this.#starts.splice(block + 1, 0, at);
+    this.#counts.splice(block + 1, 0, count - firstCount);
+    this.#counts[block] = firstCount;
+  }
+
+  /** Joins an empty block (not the first) into the one before it. */
+  dropIfEmpty(block: number): boolean {
+    if (block === 0 || this.#counts[block] !== 0) return false;
+    this.#starts.splice(block, 1);
+    this.#counts.splice(block, 1);
+    return true;
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * Deep pages of the SQLite read-model store in bounded time. `LIMIT 20 OFFSET 4980` makes SQLite step over
+ * 4,980 index entries (~28 ns each: 140 µs at page 250, 2.8 ms at offset 100,000); the cost grows with the
+ * page number, and a crawler asking for the deepest pages makes every request the most expensive one.
+ *
+ * For a sorted list that is read deep (one filter's values and one sort, e.g. a form set's entries in one
+ * locale by publishedAt), this keeps its keys counted in blocks of ~128 (counted-blocks.ts): the page at
+ * offset k starts at most one block's walk after a known key, whatever k is. The blocks are built from the
+ * index on the first deep read of the list (one walk of it), and kept exact by the store's commits, which
+ * tell this every document they change in a table it counts (its values before, the document after).
+ * Another connection's commit (another process) makes the counts unknown: they are dropped, and rebuilt on
+ * a later deep read once the file has been quiet for a second. Lists whose later sort keys hold NULL, or
+ * whose keys are not scalars, are left to OFFSET.
+ */
+import type Database from 'better-sqlite3';
+import { CountedBlocks, sortKeyOrder, type SortDirection, type SortKey, type SqlValue } from './counted-blocks.ts';
+
+/** Keys per block when built; a block is cut in two above twice this. */
+export const BLOCK_SIZE = 128;
+/** Offsets from which a page is found through the blocks; below, SQLite steps over the entries itself. */
+export const DEEP_OFFSET = 2 * BLOCK_SIZE;
+/** Lists counted at once (least recently read dropped first). */
+const MAX_LISTS = 64;
+/** Time that building lists may take per second; beyond it, deep pages use OFFSET until the next second. */
+const BUILD_BUDGET_MS_PER_SECOND = 200;
+/** How long the file must go without another connection's commit before lists are built again. */
+const QUIET_BEFORE_BUILD_MS = 1_000;
+
+type Scalar = string | number | boolean;
+type Row = Record<string, unknown>;
+
+/** What the store lends this: its SQL for a field and an order, and its prepared statements. */
+export interface DeepPagesSql {
+  field(path: string): string;
+  orderBy(sort: ReadonlyArray<readonly [string, SortDirection]>): string;
+  /** A prepared statement, or null when the table does not exist (a generation dropped meanwhile). */
+  statement(sql: string): Database.Statement | null;
+}
+
+/** A document write to a counted table, as the commit saw it. */
+export interface CountedWrite {
+  table: string;
+  /** The table's counted fields of the document before the write (countedFieldsBefore); undefined if it had none. */
+  before: SqlValue[] | undefined;
+  id: string;
+  /** The document after the write; null when it was removed. */
+  doc: Record<string, unknown> | null;
+}
+
+class SortedList {
+  readonly order: (a: SortKey, b: SortKey) => number;
+  /** Keys whose first sort value is NULL, and the others: apart, so that a block never spans both. */
+  nulls: CountedBlocks;
+  values: CountedBlocks;
+
+  constructor(
+    readonly key: string,
+    readonly table: string,
+    readonly filter: ReadonlyArray<readonly [string, SqlValue]>,
+    readonly sort: ReadonlyArray<readonly [string, SortDirection]>,
+  ) {
+    this.order = sortKeyOrder(sort.map(([, direction]) => direction));
+    this.nulls = new CountedBlocks(this.order);
+    this.values = new CountedBlocks(this.order);
+  }
+
+  /** The two parts in the list's order: NULLs first ascending, last descending (as SQLite sorts). */
+  get parts(): [CountedBlocks, CountedBlocks] {
+    return this.sort[0]![1] === 'asc' ? [this.nulls, this.values] : [this.values, this.nulls];
+  }
+
+  partOf(key: SortKey): CountedBlocks {
+    return key.values[0] === null ? this.nulls : this.values;
+  }
+}
+
+export class SqliteDeepPages {
+  readonly #lists = new Map<string, SortedList>();
+  /** Lists by table, and the fields the table's lists are counted by (filters, then sorts, each once). */
+  readonly #byTable = new Map<string, { lists: Set<SortedList>; fields: string[] }>();
+  readonly #dataVersion: Database.Statement;
+  #seenVersion: number | undefined;
+  #quietSince = -Infinity;
+  #budgetSecond = 0;
+  #budgetUsedMs = 0;
+
+  constructor(
+    db: Database.Database,
+    private readonly sql: DeepPagesSql,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /**
+   * The rows of the page at `offset` (deep: ≥ DEEP_OFFSET) of a list given by equality filters and a sort,
+   * with the given columns; undefined to leave it to OFFSET (no usable counts, and no budget to build them).
+   */
+  page(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>, columns: string, limit: number, offset: number): Row[] | undefined {
+    this.#noticeOtherConnections();
+    const list = this.#list(table, filter, sort);
+    if (!list) return undefined;
+    const [first, second] = list.parts;
+    let part = first;
+    let at = offset;
+    if (at >= first.total) {
+      part = second;
+      at -= first.total;
+    }
+    const position = part.locate(at);
+    if (!position) return [];
+    const rows = this.#walk(list, part, position.after, position.skip, limit, columns);
+    if (rows === null) return undefined;
+    if (rows.length < limit && part === first && second.total > 0) {
+      const rest = this.#walk(list, second, undefined, 0, limit - rows.length, columns);
+      if (rest === null) return undefined;
+      rows.push(...rest);
+    }
+    return rows;
+  }
+
+  /** Whether writes to this table must be told (countedFieldsBefore before each, then applied after the commit). */
+  counts(table: string): boolean {
+    return this.#byTable.has(table);
+  }
+
+  /** The counted fields of a document as stored now (inside the commit, before writing it); undefined if absent. */
+  countedFieldsBefore(table: string, id: string): SqlValue[] | undefined {
+    const fields = this.#byTable.get(table)?.fields;
+    if (!fields) return undefined;
+    const row = this.sql.statement(`SELECT ${fields.map((field) => this.sql.field(field)).join(', ')} FROM "${table}" WHERE id = ?`)?.raw(true).get(id) as SqlValue[] | undefined;
+    return row;
+  }
+
+  /** Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped. */
+  apply(writes: readonly CountedWrite[]): void {
+    const touched = new Set<SortedList>();
+    for (const write of writes) {
+      const table = this.#byTable.get(write.table);
+      if (!table) continue;
+      const after = write.doc ? table.fields.map((field) => sqlValueOf(valueAt(write.doc!, field))) : undefined;
+      for (const list of [...table.lists]) {
+        try {
+          const before = write.before ? keyIn(list, table.fields, write.before, write.id) : undefined;
+          const now = after ? keyIn(list, table.fields, after, write.id) : undefined;
+          if (before === false || now === false) throw new Error('not countable');
+          if (before) list.partOf(before).remove(before);
+          if (now) list.partOf(now).add(now);
+          touched.add(list);
+        } catch {
+          this.#drop(list);
+        }
+      }
+    }
+    for (const list of touched) if (this.#lists.has(list.key)) this.#rebalance(list);
+  }
+
+  /** Forgets the lists of tables that are gone (a dropped generation). */
+  forgetTables(tables: Iterable<string>): void {
+    for (const table of tables) for (const list of this.#byTable.get(table)?.lists ?? []) this.#drop(list);
+  }
+
+  clear(): void {
+    for (const list of [...this.#lists.values()]) this.#drop(list);
+  }
+
+  /** Lists counted now (for tests and metrics). */
+  get size(): number {
+    return this.#lists.size;
+  }
+
+  #noticeOtherConnections(): void {
+    const version = this.#dataVersion.get() as number;
+    if (this.#seenVersion !== undefined && version !== this.#seenVersion) {
+      this.clear();
+      this.#quietSince = this.now();
+    }
+    this.#seenVersion = version;
+  }
+
+  #list(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | undefined {
+    const filterEntries = Object.entries(filter).map(([field, value]) => [field, bound(value)] as const);
+    const key = JSON.stringify([table, filterEntries, sort]);
+    const known = this.#lists.get(key);
+    if (known) {
+      // Least recently read last.
+      this.#lists.delete(key);
+      this.#lists.set(key, known);
+      return known;
+    }
+    const started = this.now();
+    if (started - this.#quietSince < QUIET_BEFORE_BUILD_MS) return undefined;
+    const second = Math.floor(started / 1000);
+    if (second !== this.#budgetSecond) {
+      this.#budgetSecond = second;
+      this.#budgetUsedMs = 0;
+    }
+    if (this.#budgetUsedMs >= BUILD_BUDGET_MS_PER_SECOND) return undefined;
+    const list = this.#build(key, table, filterEntries, sort);
+    this.#budgetUsedMs += this.now() - started;
+    if (!list) return undefined;
+    if (this.#lists.size >= MAX_LISTS) this.#drop(this.#lists.values().next().value!);
+    this.#lists.set(key, list);
+    let byTable = this.#byTable.get(table);
+    if (!byTable) this.#byTable.set(table, (byTable = { lists: new Set(), fields: [] }));
+    byTable.lists.add(list);
+    for (const field of [...filterEntries.map(([field]) => field), ...sort.map(([field]) => field)]) if (!byTable.fields.includes(field)) byTable.fields.push(field);
+    return list;
+  }
+
+  /** Counts a list from one walk of its index; undefined if its keys cannot be counted. */
+  #build(key: string, table: string, filter: ReadonlyArray<readonly [string, SqlValue]>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | undefined {
+    const list = new SortedList(key, table, filter, sort);
+    const [where, params] = this.#where(list, undefined, undefined);
+    const statement = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${table}" d${where} ORDER BY ${this.sql.orderBy(sort)}`);
+    if (!statement) return undefined;
+    for (const row of statement.raw(true).iterate(...params) as Iterable<unknown[]>) {
+      const sortKey = rowKey(row, sort.length);
+      if (!countable(sortKey)) return undefined;
+      list.partOf(sortKey).append(sortKey, BLOCK_SIZE);
+    }
+    return list;
+  }
+
+  /** Up to `limit` rows of one part of the list, from `skip` keys after `after`; null if the table is gone. */
+  #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number, limit: number, columns: string): Row[] | null {
+    const [where, params] = this.#where(list, part, after);
+    const statement = this.sql.statement(`SELECT d.id AS id, ${columns} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
+    return statement ? (statement.all(...params, limit, skip) as Row[]) : null;
+  }
+
+  /** The key of the document `skip` keys after `after` in one part of the list. */
+  #keyAt(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number): SortKey | undefined {
+    const [where, params] = this.#where(list, part, after);
+    const row = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT 1 OFFSET +?`)?.raw(true).get(...params, skip) as unknown[] | undefined;
+    return row ? rowKey(row, list.sort.length) : undefined;
+  }
+
+  #keyColumns(list: SortedList): string {
+    return [...list.sort.map(([field]) => this.sql.field(field)), 'd.id'].join(', ');
+  }
+
+  /**
+   * The WHERE of the list (its filter), of one part of it (first sort value NULL or not), and of the keys after
+   * `after` in that part: one condition SQLite walks as an index range, because it bounds the first sort key
+   * that is not NULL in the part (the later keys are never NULL in a counted list).
+   */
+  #where(list: SortedList, part: CountedBlocks | undefined, after: SortKey | undefined): [string, unknown[]] {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    for (const [field, value] of list.filter) {
+      clauses.push(`${this.sql.field(field)} = ?`);
+      params.push(value);
+    }
+    const keys = list.sort.map(([field]) => this.sql.field(field));
+    const descending = list.sort.map(([, direction]) => direction === 'desc');
+    if (part !== undefined) clauses.push(`${keys[0]} ${part === list.nulls ? 'IS NULL' : 'IS NOT NULL'}`);
+    if (after !== undefined) {
+      const from = part === list.nulls ? 1 : 0;
+      if (from < keys.length) {
+        clauses.push(`${keys[from]} ${descending[from] ? '<=' : '>='} ?`);
+        params.push(after.values[from]);
+      }
+      const alternatives: string[] = [];
+      for (let i = from; i <= keys.length; i++) {
+        const parts: string[] = [];
+        for (let j = from; j < i; j++) {
+          parts.push(`${keys[j]} = ?`);
+          params.push(after.values[j]);
+        }
+        if (i < keys.length) {
+          parts.push(`${keys[i]} ${descending[i] ? '<' : '>'} ?`);
+          params.push(after.values[i]);
+        } else {
+          parts.push(`d.id ${descending.at(-1) ? '<' : '>'} ?`);
+          params.push(after.id);
+        }
+        alternatives.push(`(${parts.join(' AND ')})`);
+      }
+      clauses.push(`(${alternatives.join(' OR ')})`);
+    }
+    return [clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params];
+  }
+
+  /** Cuts blocks grown beyond twice BLOCK_SIZE, drops emptied ones. */
+  #rebalance(list: SortedList): void {
+    for (const part of [list.nulls, list.values]) {
+      for (let block = 0; block < part.blockCount; block++) {
+        while (part.count(block) > 2 * BLOCK_SIZE) {
+          const at = this.#keyAt(list, part, part.start(block), BLOCK_SIZE - 1);
+          if (!at) return this.#drop(list);
+          part.split(block, at, BLOCK_SIZE);
+          block++;
+        }
+        if (part.dropIfEmpty(block)) block--;
+      }
+    }
+  }
+
+  #drop(list: SortedList): void {
+    this.#lists.delete(list.key);
+    const byTable = this.#byTable.get(list.table);
+    if (!byTable) return;
+    byTable.lists.delete(list);
+    if (byTable.lists.size === 0) this.#byTable.delete(list.table);
+    else byTable.fields = [...new Set([...byTable.lists].flatMap((other) => [...other.filter.map(([field]) => field), ...other.sort.map(([field]) => field)]))];
+  }
+}
+
+/** A document's key in the list, undefined if the filter does not take it, false if it cannot be counted. */
+function keyIn(list: SortedList, fields: readonly string[], values: readonly SqlValue[], id: string): SortKey | undefined | false {
+  for (const [field, value] of list.filter) if (values[fields.indexOf(field)] !== value) return undefined;
+  const key = { values: list.sort.map(([field]) => values[fields.indexOf(field)]!), id };
+  return countable(key) ? key : false;
+}
+
+/** Whether the keys after the first are all present: the part's range condition relies on it. */
+function countable(key: SortKey): boolean {
+  for (let i = 1; i < key.values.length; i++) if (key.values[i] === null) return false;
+  return true;
+}
+
+function rowKey(row: readonly unknown[], sortLength: number): SortKey {
+  return { values: row.slice(0, sortLength) as SqlValue[], id: row[sortLength] as string };
+}
+
+function bound(value: Scalar): SqlValue {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/** A document field by dotted path. */
+function valueAt(doc: Record<string, unknown>, path: string): unknown {
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    // json_extract's '$.a.0' names a key, never an array's element.
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** What json_extract returns for a value of the stored JSON (JSON.stringify of the document). */
+function sqlValueOf(value: unknown): SqlValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
