@@ -300,7 +300,14 @@ export class SqliteReadModelStore implements ReadModelStore {
          WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
       ).run(encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint));
     }).immediate();
-    if (counted.length > 0) this.#deepPages.apply(counted);
+    if (counted.length > 0) {
+      try {
+        this.#deepPages.apply(counted);
+      } catch {
+        // The batch has committed: counts that cannot follow it are dropped (deep pages use OFFSET meanwhile).
+        this.#deepPages.clear();
+      }
+    }
   }
 
   async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
@@ -546,6 +553,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.#closed) return;
     this.#closed = true;
     this.#statements.clear();
+    this.#deepPages.clear();
     this.#db.close();
   }
 
