@@ -32,6 +32,8 @@ export interface ReviewNoticeOutboxDeps {
 
 type Doc<T> = T & Record<string, unknown>;
 type Actor = { type: string; id: string };
+/** Who else than a console user can have saved a revision, as the skipped notice's reason names them. */
+const AUTHOR_KINDS: Record<string, string> = { agent: 'an agent key', operator: 'an operator', system: 'the system', public: 'a public caller' };
 
 /**
  * The outbox of review notices (projections/review-queue.ts `notices`), performed by the generic
@@ -61,7 +63,7 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
       return to.length ? { to } : { none: 'no tenant_admin to tell (every one opted out, is disabled, or submitted it)' };
     }
     const author = notice.author;
-    if (author.type !== 'user') return { none: `the author is ${author.type === 'agent' ? 'an agent key' : `a ${author.type}`}, not a console user` };
+    if (author.type !== 'user') return { none: `the author is ${AUTHOR_KINDS[author.type] ?? `a ${author.type}`}, not a console user` };
     if (notice.actor.type === author.type && notice.actor.id === author.id) return { none: 'the author did it themselves' };
     const doc = await user(author.id);
     if (!doc || doc.disabled) return { none: 'the author\'s account is gone or disabled' };

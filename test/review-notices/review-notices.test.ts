@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { eventually } from '../support/engine-fixture.ts';
@@ -193,6 +194,22 @@ describe('review notices: e-mail, chat and webhooks about the review workflow', 
     expect(await noticeOf(entry.entryId, 'rejected')).to.include({ status: 'skipped', detail: 'the author opted out of review notices' });
     expect(mailsOf('rejected', entry.revisionId)).to.have.length(0);
     await act(author, 'PUT', '/me/notice-preferences', { reviewNotices: true });
+
+    // A revision an operator wrote (an import, the demo content) has no console user to tell of its publication.
+    const scope = { projectId: f.project.projectId, formSetId, entryId: randomUUID() };
+    const revisionId = randomUUID();
+    await f.service.log.append(
+      entryStream(scope.entryId),
+      [
+        { type: 'entry.created', data: { ...scope, slug: `entry-${++slugs}` } },
+        { type: 'entry.revision-saved', data: { ...scope, revisionId, revision: 1, snapshot: { title: 'Imported' }, savedAt: new Date().toISOString() } },
+        { type: 'entry.revision-submitted', data: { ...scope, revisionId, revision: 1 } },
+        { type: 'entry.revision-published', data: { ...scope, revisionId, revision: 1, publishedAt: new Date().toISOString(), trigger: 'publish' } },
+      ],
+      'no_stream',
+      { actor: { type: 'operator', id: 'importer' } },
+    );
+    expect(await noticeOf(scope.entryId, 'published')).to.include({ status: 'skipped', detail: 'the author is an operator, not a console user' });
   });
 
   it('webhooks opt in to entry.submitted, entry.rejected and entry.scheduled (additions to the spec\'s four); a webhook of the four gets none of them', async () => {
