@@ -13,6 +13,7 @@ import {
 } from '../read-models/read-model-store.ts';
 import type { ProjectionView } from './projection.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
+import { compareCodePoints, valueAt } from '../read-models/document-values.ts';
 
 /** Documents are plain JSON: a copy needs no prototype or cycle handling (~8x faster than structuredClone). */
 const copyDocument = rfdc({ proto: false, circles: false });
@@ -252,33 +253,6 @@ function matches(doc: Document, conditions: ReadonlyArray<[string, Scalar]>): bo
     const actual = valueAt(doc, field);
     return value === null ? actual === null || actual === undefined : actual === value;
   });
-}
-
-/** The value at a dotted path through nested objects; undefined when a step is missing or not an object. */
-function valueAt(doc: Document, path: string): unknown {
-  let current: unknown = doc;
-  for (const step of path.split('.')) {
-    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
-    current = Object.hasOwn(current, step) ? (current as Record<string, unknown>)[step] : undefined;
-  }
-  return current;
-}
-
-/** Code point order (the order of UTF-8 bytes, as the stores sort ids), not UTF-16 code unit order. */
-function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates (D800–DFFF, astral code points) sort after E000–FFFF.
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
 }
 
 /** A document's key in a batch and in StoredDocuments. */

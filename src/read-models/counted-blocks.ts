@@ -5,6 +5,7 @@
  * stepping over k index entries. Pure data structure: the SQLite read-model store keeps it in step with its
  * writes (sqlite-deep-pages.ts).
  */
+import { compareCodePoints } from './document-values.ts';
 
 /** A value as SQLite returns json_extract of a document field: NULL, a number, or text. */
 export type SqlValue = null | number | string;
@@ -17,31 +18,14 @@ export interface SortKey {
 
 export type SortDirection = 'asc' | 'desc';
 
-/** Text in SQLite's BINARY order: by UTF-8 bytes, which is code point order (not JavaScript's UTF-16 units). */
-export function compareText(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates (U+D800–DFFF) encode code points above U+FFFF: they sort after U+E000–FFFF.
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
-/** Two values as SQLite's ORDER BY ranks them ascending: NULL first, then numbers, then text. */
+/** Two values as SQLite's ORDER BY ranks them ascending: NULL first, then numbers, then text (BINARY: UTF-8 bytes, i.e. code points). */
 export function compareSqlValues(a: SqlValue, b: SqlValue): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
   const aText = typeof a === 'string';
   if (aText !== (typeof b === 'string')) return aText ? 1 : -1;
-  if (aText) return compareText(a, b as string);
+  if (aText) return compareCodePoints(a, b as string);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
@@ -56,7 +40,7 @@ export function sortKeyOrder(directions: readonly SortDirection[]): (a: SortKey,
       const c = compareSqlValues(a.values[i] ?? null, b.values[i] ?? null);
       if (c !== 0) return directions[i] === 'desc' ? -c : c;
     }
-    const c = compareText(a.id, b.id);
+    const c = compareCodePoints(a.id, b.id);
     return idDescending ? -c : c;
   };
 }

@@ -13,6 +13,7 @@
  * whose keys are not scalars, are left to OFFSET.
  */
 import type Database from 'better-sqlite3';
+import { valueAt } from './document-values.ts';
 import { CountedBlocks, sortKeyOrder, type SortDirection, type SortKey, type SqlValue } from './counted-blocks.ts';
 
 /** Keys per block when built; a block is cut in two above twice this. */
@@ -326,17 +327,6 @@ function rowKey(row: readonly unknown[], sortLength: number): SortKey {
 
 function bound(value: Scalar): SqlValue {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
-}
-
-/** A document field by dotted path. */
-function valueAt(doc: Record<string, unknown>, path: string): unknown {
-  let value: unknown = doc;
-  for (const part of path.split('.')) {
-    // json_extract's '$.a.0' names a key, never an array's element.
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
 }
 
 /** What json_extract returns for a value of the stored JSON (JSON.stringify of the document). */
