@@ -2,7 +2,7 @@
  * Public read API on the embedded default (SQLite), each scenario interleaved with a bare node:http baseline.
  *
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
- *                           [--cache off,on] [--only single,page1,page250,sitemap] [--service-root DIR] [--json]
+ *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap] [--service-root DIR] [--json]
  *                           [--cold-start [--drop-page-cache]]
  *
  * The data: `--entries` published entries (en and ja values) seeded into a temporary folder, or a copy of a
@@ -44,7 +44,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
-    only: { type: 'string', default: 'single,popular,page1,page250,sitemap' },
+    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap' },
     'service-root': { type: 'string' },
     /** Also restart the service in each --cache mode and measure random single entries over its first minute. */
     'cold-start': { type: 'boolean', default: false },
@@ -237,12 +237,15 @@ async function run(seed: BenchSeed) {
 
 async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number }) {
   const slugs = seed.entries.map((e) => e.slug);
+  const lastPage = Math.min(Math.ceil(slugs.length / 20), 5_000);
   const scenarios = [
     { name: 'single', label: 'single entry, random slug', path: '', paths: (basePath: string) => () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * slugs.length)]}` },
     // The 100 most read entries: what a site's traffic mostly is, and what a write elsewhere should not evict.
     { name: 'popular', label: 'single entry, 100 popular', path: '', paths: (basePath: string) => () => `${basePath}/form-sets/articles/entries/${slugs[Math.floor(Math.random() * 100)]}` },
     { name: 'page1', label: 'list page 1', path: '/form-sets/articles/entries?limit=20&sort=published_date:desc' },
     { name: 'page250', label: 'list page 250', path: '/form-sets/articles/entries?limit=20&page=250&sort=published_date:desc' },
+    // The list's last page (the deepest the API serves at 100,000 entries): what a crawler of every page reaches.
+    { name: 'pagelast', label: `list page ${lastPage} (last)`, path: `/form-sets/articles/entries?limit=20&page=${lastPage}&sort=published_date:desc` },
     { name: 'sitemap', label: 'form-set sitemap, gzip/br', path: '/form-sets/articles/sitemap.xml', headers: { 'accept-encoding': 'gzip, br' } },
   ].filter((s) => values.only.split(',').includes(s.name));
 
