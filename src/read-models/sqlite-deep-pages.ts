@@ -26,6 +26,8 @@ const MAX_LISTS = 64;
 const BUILD_BUDGET_MS_PER_SECOND = 200;
 /** How long the file must go without another connection's commit before lists are built again. */
 const QUIET_BEFORE_BUILD_MS = 1_000;
+/** How long a list found not countable (NULL in a later sort key) is left to OFFSET before it is tried again. */
+const UNCOUNTABLE_RETRY_MS = 60_000;
 
 type Scalar = string | number | boolean;
 type Row = Record<string, unknown>;
@@ -77,6 +79,8 @@ class SortedList {
 
 export class SqliteDeepPages {
   readonly #lists = new Map<string, SortedList>();
+  /** Lists whose keys could not be counted, with when that was found (so that each deep read does not walk them again). */
+  readonly #uncountable = new Map<string, number>();
   /** Lists by table, and the fields the table's lists are counted by (filters, then sorts, each once). */
   readonly #byTable = new Map<string, { lists: Set<SortedList>; fields: string[] }>();
   readonly #dataVersion: Database.Statement;
@@ -163,6 +167,7 @@ export class SqliteDeepPages {
 
   clear(): void {
     for (const list of [...this.#lists.values()]) this.#drop(list);
+    this.#uncountable.clear();
   }
 
   /** Lists counted now (for tests and metrics). */
@@ -191,6 +196,8 @@ export class SqliteDeepPages {
     }
     const started = this.now();
     if (started - this.#quietSince < QUIET_BEFORE_BUILD_MS) return undefined;
+    const foundUncountable = this.#uncountable.get(key);
+    if (foundUncountable !== undefined && started - foundUncountable < UNCOUNTABLE_RETRY_MS) return undefined;
     const second = Math.floor(started / 1000);
     if (second !== this.#budgetSecond) {
       this.#budgetSecond = second;
@@ -199,6 +206,10 @@ export class SqliteDeepPages {
     if (this.#budgetUsedMs >= BUILD_BUDGET_MS_PER_SECOND) return undefined;
     const list = this.#build(key, table, filterEntries, sort);
     this.#budgetUsedMs += this.now() - started;
+    if (list === null) {
+      if (this.#uncountable.size >= MAX_LISTS * 4) this.#uncountable.clear();
+      this.#uncountable.set(key, started);
+    }
     if (!list) return undefined;
     if (this.#lists.size >= MAX_LISTS) this.#drop(this.#lists.values().next().value!);
     this.#lists.set(key, list);
@@ -209,15 +220,15 @@ export class SqliteDeepPages {
     return list;
   }
 
-  /** Counts a list from one walk of its index; undefined if its keys cannot be counted. */
-  #build(key: string, table: string, filter: ReadonlyArray<readonly [string, SqlValue]>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | undefined {
+  /** Counts a list from one walk of its index; null if its keys cannot be counted, undefined if its table is gone. */
+  #build(key: string, table: string, filter: ReadonlyArray<readonly [string, SqlValue]>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | null | undefined {
     const list = new SortedList(key, table, filter, sort);
     const [where, params] = this.#where(list, undefined, undefined);
     const statement = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${table}" d${where} ORDER BY ${this.sql.orderBy(sort)}`);
     if (!statement) return undefined;
     for (const row of statement.raw(true).iterate(...params) as Iterable<unknown[]>) {
       const sortKey = rowKey(row, sort.length);
-      if (!countable(sortKey)) return undefined;
+      if (!countable(sortKey)) return null;
       list.partOf(sortKey).append(sortKey, BLOCK_SIZE);
     }
     return list;

@@ -277,6 +277,8 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
         [['meta.publishedAt', 'asc']],
         [['rank', 'desc'], ['slug', 'asc']],
         [['title', 'asc']],
+        // NULLs in a later sort key (the SQLite adapter leaves such a list to OFFSET).
+        [['status', 'asc'], ['meta.publishedAt', 'desc']],
       ];
       // Titles that JavaScript's UTF-16 order and SQL's code point order rank differently: U+FF5E and U+1F600.
       const titles = ['plain', 'Ünïcode', '\uFF5Ewide', '\u{1F600}smile', 'zeta', ''];
