@@ -11,6 +11,7 @@
  */
 
 import { MAX_QUERY_TOKENS, MAX_TOKEN_LENGTH } from '../search/search-tokens.ts';
+import { valueAt } from './document-values.ts';
 
 export type Document = { [key: string]: unknown };
 
@@ -332,8 +333,7 @@ export function assertFields(fields: Query['fields']): void {
 
 /** A document's value of a sort field as a keyset holds it (Query.after): a string, a finite number, or null for anything else. */
 export function keysetValue(doc: Document, field: string): string | number | null {
-  let value: unknown = doc;
-  for (const key of field.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  const value = valueAt(doc, field);
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : null;
 }
 

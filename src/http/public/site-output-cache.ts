@@ -28,10 +28,10 @@ export function encodedOutput(output: CachedOutput, encoding: ContentEncoding): 
       : gzipAsync(output.body));
 }
 
-/** When a build counts as slow (see SiteOutputCache), and how long after one the next waits, as a multiple of its time. */
 /**
- * A build of 10 ms (a sitemap of a few thousand URLs) redone for each of 20 publishes a second would take a
- * fifth of a core; a 10,000-entry sitemap takes ~50 ms, a 90,000-entry one ~500 ms.
+ * When a build counts as slow (see SiteOutputCache), and how long after one the next waits, as a multiple of
+ * its time. A build of 10 ms (a sitemap of a few thousand URLs) redone for each of 20 publishes a second would
+ * take a fifth of a core; a 10,000-entry sitemap takes ~50 ms, a 90,000-entry one ~500 ms.
  */
 export const SLOW_BUILD_MS = 10;
 export const SLOW_BUILD_REST_FACTOR = 3;
