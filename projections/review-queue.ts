@@ -5,7 +5,7 @@ import type { InReviewStatus } from '../src/domain/content/entry/entry-workflow.
 import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
-import { reviewNoticeEvents, reviewNoticeJobId, type ReviewNoticeChannel, type ReviewNoticeEvent, type ReviewNoticeKind } from '../src/domain/review-notice/review-notice-events.ts';
+import { reviewNoticeEvents, reviewNoticeJobId, unreachableMailNotice, type ReviewNoticeChannel, type ReviewNoticeEvent, type ReviewNoticeKind } from '../src/domain/review-notice/review-notice-events.ts';
 import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts';
 
 /**
@@ -25,8 +25,8 @@ import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts'
  * - `form_sets`, id formSetId: name and what the title is read from; `projects`, id projectId: the
  *   default locale.
  * - `notices`, id `{eventId}.{channel}`: the outbox of review notices (src/review-notices/review-notice-outbox.ts),
- *   one per workflow event and channel (mail; chat when the project had a review chat webhook at that point of
- *   the log), with what the notice tells as it was at the event (title, form set, revision, who acted, the
+ *   one per workflow event and channel (mail, unless it can reach nobody: unreachableMailNotice; chat when the
+ *   project had a review chat webhook at that point of the log), with what the notice tells as it was at the event (title, form set, revision, who acted, the
  *   author, the reason). Pending until its completion is folded, which removes it: the completion event
  *   (review-notice.completed, on the stream outbox-review-notices-{jobId}) records how it ended, so a rebuild
  *   arrives at the same pending notices and sends nothing again. Only workflow events after
@@ -104,7 +104,8 @@ const NOTICE_TYPES: string[] = [...reviewNoticeEvents.map((d) => d.type), 'proje
 export const reviewQueue = defineProjection({
   name: 'review-queue',
   // Version 3: a notice leaves the outbox when its completion is folded (version 2 kept it, finished).
-  version: 3,
+  // Version 4: no e-mail notice is queued that can reach nobody (unreachableMailNotice).
+  version: 4,
   description: 'Revisions waiting for review or for their publish time, across form sets (the review desk), and the outbox of review notices.',
   collections: {
     items: {
@@ -252,7 +253,11 @@ async function addNotices(
 ): Promise<void> {
   if (!(await view.get('notice_state', 'started'))) return;
   const chat = await view.get<Doc<{ chat: SealedChatWebhook | null }>>('notice_projects', item.projectId);
-  const channels: ReviewNoticeChannel[] = chat?.chat ? ['mail', 'chat'] : ['mail'];
+  const actor = actorOf(recorded);
+  const author = item.author ?? item.submittedBy;
+  const channels: ReviewNoticeChannel[] = [];
+  if (unreachableMailNotice(kind, actor, author) === null) channels.push('mail');
+  if (chat?.chat) channels.push('chat');
   for (const channel of channels) {
     const jobId = reviewNoticeJobId(recorded.id, channel);
     const notice: ReviewNoticeDoc = {
@@ -268,8 +273,8 @@ async function addNotices(
       title: item.title,
       revisionId: item.revisionId,
       revision: item.revision,
-      actor: actorOf(recorded),
-      author: item.author ?? item.submittedBy,
+      actor,
+      author,
       submittedBy: item.submittedBy,
       reason: extra.reason ?? null,
       publishAt: extra.publishAt ?? item.publishAt,

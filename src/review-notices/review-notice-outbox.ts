@@ -32,15 +32,14 @@ export interface ReviewNoticeOutboxDeps {
 
 type Doc<T> = T & Record<string, unknown>;
 type Actor = { type: string; id: string };
-/** Who else than a console user can have saved a revision, as the skipped notice's reason names them. */
-const AUTHOR_KINDS: Record<string, string> = { agent: 'an agent key', operator: 'an operator', system: 'the system', public: 'a public caller' };
 
 /**
  * The outbox of review notices (projections/review-queue.ts `notices`), performed by the generic
  * OutboxWorker exactly as contact-form notices are: each hand-over recorded first (review-notice.attempt-
  * started, at most two, the same Message-ID each time), each notice completed by one review-notice.completed
  * on its own stream. Recipients are read when the notice is sent (the access read model): who is a
- * tenant_admin, who opted out, addresses. Nobody gets a notice about their own action.
+ * tenant_admin, who opted out, addresses. Nobody gets a notice about their own action (such a notice is
+ * not even queued: unreachableMailNotice).
  */
 export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefinition<Doc<ReviewNoticeDoc>, ReviewNoticeOutcome> {
   const user = async (id: string) => deps.reader.get<Doc<UserDoc>>('access', 'users', id);
@@ -62,10 +61,8 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
         .map((u) => u.email);
       return to.length ? { to } : { none: 'no tenant_admin to tell (every one opted out, is disabled, or submitted it)' };
     }
-    const author = notice.author;
-    if (author.type !== 'user') return { none: `the author is ${AUTHOR_KINDS[author.type] ?? `a ${author.type}`}, not a console user` };
-    if (notice.actor.type === author.type && notice.actor.id === author.id) return { none: 'the author did it themselves' };
-    const doc = await user(author.id);
+    // The projection queues no author notice that can reach nobody (unreachableMailNotice): the author is a console user other than the actor.
+    const doc = await user(notice.author.id);
     if (!doc || doc.disabled) return { none: 'the author\'s account is gone or disabled' };
     if (doc.reviewNotices === false) return { none: 'the author opted out of review notices' };
     return { to: [doc.email] };

@@ -9,7 +9,8 @@ import { defineEvent } from '../../event-store/event-catalog.ts';
  * - approved (entry.revision-published by approve), scheduled (entry.revision-approved), rejected
  *   (entry.revision-rejected, with the reason), published (entry.revision-published by publish or by the
  *   scheduled job): to the revision's author (who saved it; the submitter when an agent key saved it),
- *   unless the author did it themselves.
+ *   unless the author did it themselves; no e-mail notice is queued when the author is not a console user
+ *   or did it themselves (unreachableMailNotice).
  *
  * Streams:
  * - `review-notices`: review-notices.started, once: notices are due for workflow events after it only, so a
@@ -24,6 +25,29 @@ export const REVIEW_NOTICE_KINDS = ['submitted', 'approved', 'scheduled', 'rejec
 export type ReviewNoticeKind = (typeof REVIEW_NOTICE_KINDS)[number];
 export const REVIEW_NOTICE_CHANNELS = ['mail', 'chat'] as const;
 export type ReviewNoticeChannel = (typeof REVIEW_NOTICE_CHANNELS)[number];
+
+/** Who acted or wrote a revision: a console user, an agent key, an operator, the system, a public caller. */
+export interface NoticeActor {
+  type: string;
+  id: string;
+}
+
+/** Who else than a console user can have saved a revision, as unreachableMailNotice names them. */
+const AUTHOR_KINDS: Record<string, string> = { agent: 'an agent key', operator: 'an operator', system: 'the system', public: 'a public caller' };
+
+/**
+ * Why an e-mail notice of `kind` can reach nobody, known from the workflow event alone; null when it may
+ * reach someone (who exactly is read when it is sent: opt-outs, disabled accounts, the tenant_admins). An
+ * author-directed notice (every kind but submitted) goes to the revision's author, who must be a console user
+ * other than the one who acted. Such a notice is not queued at all: it would cost an outbox item, its
+ * completion event and stream in the log, and their audit and stream-activity rows, to tell nobody.
+ */
+export function unreachableMailNotice(kind: ReviewNoticeKind, actor: NoticeActor, author: NoticeActor): string | null {
+  if (kind === 'submitted') return null;
+  if (author.type !== 'user') return `the author is ${AUTHOR_KINDS[author.type] ?? `a ${author.type}`}, not a console user`;
+  if (actor.type === author.type && actor.id === author.id) return 'the author did it themselves';
+  return null;
+}
 
 /** The outbox item of one notice: the workflow event it tells about, and the channel. */
 export const reviewNoticeJobId = (eventId: string, channel: ReviewNoticeChannel): string => `${eventId}.${channel}`;
@@ -48,7 +72,7 @@ export const reviewNoticeCompleted = defineEvent({
   version: 1,
   schema: z.object({
     ...scope,
-    /** sent; failed (with the error); skipped (nobody to tell: every recipient opted out, or the author is an agent key). */
+    /** sent; failed (with the error); skipped (nobody to tell when it was due: every recipient opted out, the author's account is disabled). */
     outcome: z.enum(['sent', 'failed', 'skipped']),
     /** The Message-ID of an e-mail. */
     messageId: z.string().nullable(),
