@@ -29,6 +29,12 @@ export const auditTrail = defineProjection({
   },
   apply(event, view) {
     const position = encodePosition(event.position);
+    const { actor, occurredAt } = event.metadata ?? {};
+    // Who and when are what an audit record is filed by: an event without them (written by another tool) stops
+    // the projection, so that an operator looks at it and decides (skip records the decision, with a reason, in the log).
+    if (typeof actor?.type !== 'string' || typeof actor.id !== 'string' || typeof occurredAt !== 'string' || Number.isNaN(Date.parse(occurredAt))) {
+      throw new Error(`event ${event.id} (${event.type}) has no actor or time in its metadata: an audit record names both`);
+    }
     // The project comes from the metadata the event log stamps; only revision events have their data
     // parsed, for the revision they name (most events' data is never read here).
     const projectId = event.metadata.projectId ?? null;
@@ -43,9 +49,9 @@ export const auditTrail = defineProjection({
       type: event.type,
       projectId,
       ...(subject === null ? {} : { subject }),
-      actor: event.metadata.actor,
-      occurredAt: event.metadata.occurredAt,
-      occurredAtMs: Date.parse(event.metadata.occurredAt),
+      actor,
+      occurredAt,
+      occurredAtMs: Date.parse(occurredAt),
       correlationId: event.metadata.correlationId,
       causationId: event.metadata.causationId,
       ...(event.metadata.idempotencyKey === undefined ? {} : { idempotencyKey: event.metadata.idempotencyKey }),

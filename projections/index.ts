@@ -1,4 +1,5 @@
 import type { Projection } from '../src/projection-engine/projection.ts';
+import type { ReadModelSchema } from '../src/read-models/read-model-store.ts';
 import { access } from './access.ts';
 import { auditTrail } from './audit-trail.ts';
 import { content } from './content.ts';
@@ -6,9 +7,15 @@ import { contactForms } from './contact-forms.ts';
 import { publicContent } from './public-content.ts';
 import { reviewQueue } from './review-queue.ts';
 import { media } from './media.ts';
-import { streamActivity } from './stream-activity.ts';
 import { webhooks } from './webhooks.ts';
 import { publicationHistory } from './publication-history.ts';
 
 /** Every read model the service maintains. */
-export const projections: readonly Projection[] = [auditTrail, streamActivity, access, content, publicContent, reviewQueue, publicationHistory, media, webhooks, contactForms];
+export const projections: readonly Projection[] = [auditTrail, access, content, publicContent, reviewQueue, publicationHistory, media, webhooks, contactForms];
+
+/**
+ * Projections earlier releases maintained, with the collections they had: the service drops their read models
+ * at start. `stream-activity` (per stream: event count, first and last change, actors) was read by no API,
+ * page or command, yet folded every event and held ~10% of the read models' disk.
+ */
+export const retiredProjections: readonly ReadModelSchema[] = [{ projection: 'stream-activity', collections: { streams: {} } }];

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
-import type { DocumentWrite, ReadModelStore } from '../read-models/read-model-store.ts';
+import type { DocumentWrite, ReadModelSchema, ReadModelStore } from '../read-models/read-model-store.ts';
 import { schemaOf, type Projection } from './projection.ts';
 import { Projector, describeFailure, type ProjectorOptions } from './projector.ts';
 import { startRebuild, type RebuildHandle } from './rebuild.ts';
 
 export interface SupervisorOptions {
   projections: readonly Projection[];
+  /** Projections an earlier release maintained and this one does not: their generations are dropped at start. */
+  retired?: readonly ReadModelSchema[];
   log: EventLog;
   store: ReadModelStore;
   clock: Clock;
@@ -70,7 +72,7 @@ export class ProjectionSupervisor {
   readonly #o: Required<Omit<SupervisorOptions, 'projector'>> & Pick<SupervisorOptions, 'projector'>;
 
   constructor(options: SupervisorOptions) {
-    this.#o = { readinessMaxLagMs: 5000, watchIntervalMs: 1000, ...options };
+    this.#o = { readinessMaxLagMs: 5000, watchIntervalMs: 1000, retired: [], ...options };
   }
 
   /** Listens to commits of every live projector; returns the function that stops listening. */
@@ -90,6 +92,7 @@ export class ProjectionSupervisor {
   }
 
   async start(): Promise<void> {
+    for (const schema of this.#o.retired) await this.#dropRetired(schema);
     for (const projection of this.#o.projections) await this.#startProjection(projection);
     await this.#sampleHead();
     this.#timer = setInterval(() => {
@@ -155,6 +158,15 @@ export class ProjectionSupervisor {
         : { ok: true };
     }
     return { ready: Object.values(checks).every((c) => c.ok), checks };
+  }
+
+  /** A projection no longer maintained: its read models are dropped (their space reclaimed), whatever state they were in. */
+  async #dropRetired(schema: ReadModelSchema): Promise<void> {
+    const generations = await this.#o.store.listGenerations(schema.projection);
+    for (const g of generations) await this.#o.store.dropGeneration(schema, g.generation);
+    if (generations.length > 0) {
+      this.#o.logger.info({ projection: schema.projection, generations: generations.map((g) => g.generation) }, 'dropped the read models of a projection this release no longer maintains');
+    }
   }
 
   async #startProjection(projection: Projection): Promise<void> {

@@ -20,7 +20,7 @@ import { HttpError } from '../http/errors/http-error.ts';
 import { EventTooLargeError, NotLeaderError, UnavailableError } from '../event-store/errors.ts';
 import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
 import { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
-import { projections } from '../../projections/index.ts';
+import { projections, retiredProjections } from '../../projections/index.ts';
 import { serviceEventCatalog } from './event-catalog.ts';
 import { openStores, type Stores } from './open-stores.ts';
 import { resolveSessionSecret } from './session-secret.ts';
@@ -176,7 +176,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     if (config.roles.has('projector')) {
       // Review notices are due for workflow events from the first start of this version on, never for older history.
       await markReviewNoticesStarted(log);
-      supervisor = new ProjectionSupervisor({ projections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
+      supervisor = new ProjectionSupervisor({ projections, retired: retiredProjections, log, store: stores.readModels, clock, logger, readinessMaxLagMs: config.readinessMaxLagMs });
       await supervisor.start();
       // One active scheduler, beside the projectors (ROLES splits API replicas from this process).
       publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, intervalMs: config.scheduledPublishIntervalMs, entrySnapshots });

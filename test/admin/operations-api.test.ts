@@ -32,7 +32,7 @@ describe('admin API: operations (projections, outboxes, version and adapters)', 
     expect(body.operator).to.equal(true);
     expect(body.version).to.match(/^\d+\.\d+\.\d+/);
     expect(body.adapters).to.deep.equal({ eventStore: 'sqlite', readModels: 'sqlite', blobs: 'local-folder' });
-    expect(body.projections.map((p: { name: string }) => p.name)).to.include.members(['audit-trail', 'stream-activity', 'access', 'content', 'webhooks', 'contact-forms']);
+    expect(body.projections.map((p: { name: string }) => p.name)).to.include.members(['audit-trail', 'access', 'content', 'webhooks', 'contact-forms']);
     for (const p of body.projections) expect(p.active?.failure ?? null, p.name).to.equal(null);
     expect(body.outboxes).to.deep.equal([{ name: 'webhooks', pending: 0 }, { name: 'contact-notices', pending: 0 }, { name: 'media-purge', pending: 0 }]);
   });
@@ -50,29 +50,29 @@ describe('admin API: operations (projections, outboxes, version and adapters)', 
     // An event some other tool wrote, without the metadata every event of ours carries.
     const poisonId = randomUUID();
     await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
-    const paused = await until(() => projection('stream-activity'), (p) => p.state === 'paused', 10_000, 'stream-activity paused');
+    const paused = await until(() => projection('audit-trail'), (p) => p.state === 'paused', 10_000, 'audit-trail paused');
     expect(paused.active.failure).to.include({ eventId: poisonId, eventType: 'legacy.imported', streamId: `imported-${poisonId}` });
     expect(paused.active.failure.message).to.be.a('string').and.not.equal('');
 
-    const retried = await call('POST', '/operations/projections/stream-activity/retry');
+    const retried = await call('POST', '/operations/projections/audit-trail/retry');
     expect(retried.status, JSON.stringify(retried.body)).to.equal(200);
     expect(retried.body.retrying).to.include({ eventId: poisonId });
     // The same event fails again: paused again.
-    await until(() => projection('stream-activity'), (p) => p.state === 'paused', 10_000, 'paused again');
+    await until(() => projection('audit-trail'), (p) => p.state === 'paused', 10_000, 'paused again');
 
-    const noReason = await call('POST', '/operations/projections/stream-activity/skip', { reason: '  ' });
+    const noReason = await call('POST', '/operations/projections/audit-trail/skip', { reason: '  ' });
     expect([noReason.status, noReason.body.error.code]).to.deep.equal([400, 'VALIDATION_ERROR']);
-    const skipped = await call('POST', '/operations/projections/stream-activity/skip', { reason: 'legacy import without metadata' });
+    const skipped = await call('POST', '/operations/projections/audit-trail/skip', { reason: 'legacy import without metadata' });
     expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
     expect(skipped.body.skipped).to.include({ eventId: poisonId });
-    const resumed = await until(() => projection('stream-activity'), (p) => p.state === 'live' || p.state === 'behind', 10_000, 'resumed');
+    const resumed = await until(() => projection('audit-trail'), (p) => p.state === 'live' || p.state === 'behind', 10_000, 'resumed');
     expect(resumed.skips).to.be.at.least(1);
     const audit = await collect(f.service.log.readStream('operations-projections'));
     const record = audit.find((e) => (e.data as { eventId: string }).eventId === poisonId)!;
-    expect(record.data).to.deep.include({ projection: 'stream-activity', reason: 'legacy import without metadata' });
+    expect(record.data).to.deep.include({ projection: 'audit-trail', reason: 'legacy import without metadata' });
     expect(record.metadata.actor).to.deep.equal({ type: 'user', id: f.project.userId });
 
-    const notPaused = await call('POST', '/operations/projections/stream-activity/retry');
+    const notPaused = await call('POST', '/operations/projections/audit-trail/retry');
     expect([notPaused.status, notPaused.body.error.code]).to.deep.equal([409, 'CONFLICT']);
     const unknown = await call('POST', '/operations/projections/nope/retry');
     expect([unknown.status, unknown.body.error.code]).to.deep.equal([404, 'NOT_FOUND']);
@@ -119,13 +119,13 @@ describe('admin API: operations are for the service\'s operators when it holds m
     const poisonId = randomUUID();
     await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
     let admin = await sessionOf(f, first.email, first.projectId);
-    const seen = await until(async () => (await admin('GET', '/operations')).body, (b) => b.projections.find((p: { name: string }) => p.name === 'stream-activity')?.state === 'paused', 10_000, 'paused');
+    const seen = await until(async () => (await admin('GET', '/operations')).body, (b) => b.projections.find((p: { name: string }) => p.name === 'audit-trail')?.state === 'paused', 10_000, 'paused');
     expect(seen.operator).to.equal(false);
-    const failure = seen.projections.find((p: { name: string }) => p.name === 'stream-activity').active.failure;
+    const failure = seen.projections.find((p: { name: string }) => p.name === 'audit-trail').active.failure;
     expect(failure).to.include({ eventType: 'legacy.imported', eventId: null, streamId: null, message: null });
     expect(failure.position).to.be.a('string');
     for (const [action, body] of [['retry', undefined], ['skip', { reason: 'legacy import' }], ['rebuild', undefined]] as const) {
-      const refused = await admin('POST', `/operations/projections/stream-activity/${action}`, body);
+      const refused = await admin('POST', `/operations/projections/audit-trail/${action}`, body);
       expect([refused.status, refused.body.error.code], action).to.deep.equal([403, 'FORBIDDEN']);
       expect(refused.body.error.hint).to.include('OPERATOR_TENANT_IDS');
     }
@@ -136,10 +136,10 @@ describe('admin API: operations are for the service\'s operators when it holds m
     admin = await sessionOf(f, first.email, first.projectId);
     expect((await admin('GET', '/operations')).body.operator).to.equal(false);
     const operator = await sessionOf(f, other.adminEmail, other.projectId);
-    const overview = await until(async () => (await operator('GET', '/operations')).body, (b) => b.projections.find((p: { name: string }) => p.name === 'stream-activity')?.state === 'paused', 10_000, 'paused after restart');
+    const overview = await until(async () => (await operator('GET', '/operations')).body, (b) => b.projections.find((p: { name: string }) => p.name === 'audit-trail')?.state === 'paused', 10_000, 'paused after restart');
     expect(overview.operator).to.equal(true);
-    expect(overview.projections.find((p: { name: string }) => p.name === 'stream-activity').active.failure).to.include({ eventId: poisonId, streamId: `imported-${poisonId}` });
-    const skipped = await operator('POST', '/operations/projections/stream-activity/skip', { reason: 'legacy import without metadata' });
+    expect(overview.projections.find((p: { name: string }) => p.name === 'audit-trail').active.failure).to.include({ eventId: poisonId, streamId: `imported-${poisonId}` });
+    const skipped = await operator('POST', '/operations/projections/audit-trail/skip', { reason: 'legacy import without metadata' });
     expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
     expect(skipped.body.skipped).to.include({ eventId: poisonId });
   });

@@ -24,22 +24,22 @@ describe('operator CLI: annals projections ...', function () {
     expect(before.code, before.stderr).to.equal(0);
     const initial = JSON.parse(before.stdout) as Array<{ name: string; state: string; head: string }>;
     expect(initial.map((p) => [p.name, p.state])).to.deep.equal(projections.map((p) => [p.name, 'not-started']));
-    expect(initial.map((p) => p.name)).to.include.members(['audit-trail', 'stream-activity', 'access', 'content', 'public-content']);
+    expect(initial.map((p) => p.name)).to.include.members(['audit-trail', 'access', 'content', 'public-content']);
     expect(initial[0]!.head).to.equal('00000000000000003000');
 
-    const rebuilt = await cli(dataDir, 'projections', 'rebuild', 'stream-activity');
+    const rebuilt = await cli(dataDir, 'projections', 'rebuild', 'audit-trail');
     expect(rebuilt.code, rebuilt.stderr).to.equal(0);
-    expect(rebuilt.stderr).to.match(/stream-activity .*\| 3000 events \| \d+ events\/s \| ETA/);
-    expect(rebuilt.stdout).to.match(/stream-activity: generation 1 swapped in, 3000 events/);
+    expect(rebuilt.stderr).to.match(/audit-trail .*\| 3000 events \| \d+ events\/s \| ETA/);
+    expect(rebuilt.stdout).to.match(/audit-trail: generation 1 swapped in, 3000 events/);
 
-    const again = await cli(dataDir, 'projections', 'rebuild', 'stream-activity', '--json');
+    const again = await cli(dataDir, 'projections', 'rebuild', 'audit-trail', '--json');
     const [result] = JSON.parse(again.stdout) as Array<{ generation: number; previousGeneration: number; events: number; eventsPerSecond: number }>;
     expect(result).to.include({ generation: 2, previousGeneration: 1, events: 3000 });
     expect(result!.eventsPerSecond).to.be.greaterThan(0);
 
     const after = JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout) as Array<{ name: string; state: string; active: { generation: number; checkpoint: string; lag: string } }>;
-    expect(after[1]).to.deep.include({ name: 'stream-activity', state: 'live' });
-    expect(after[1]!.active).to.include({ generation: 2, checkpoint: '00000000000000003000', lag: '0' });
+    expect(after[0]).to.deep.include({ name: 'audit-trail', state: 'live' });
+    expect(after[0]!.active).to.include({ generation: 2, checkpoint: '00000000000000003000', lag: '0' });
   });
 
   it('a poison event pauses the rebuild; skip records it in the log and the next rebuild passes it; retry refuses when nothing is paused', async () => {
@@ -51,20 +51,20 @@ describe('operator CLI: annals projections ...', function () {
     await events.append('imported-1', [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
     await events.close();
 
-    const paused = await cli(dataDir, 'projections', 'rebuild', 'stream-activity', '--json');
+    const paused = await cli(dataDir, 'projections', 'rebuild', 'audit-trail', '--json');
     expect(paused.code).to.equal(1);
-    expect(paused.stderr).to.match(new RegExp(`rebuild of stream-activity paused at event ${poisonId} \\(legacy\\.imported, position 00000000000000000201\\)`));
-    expect(paused.stderr).to.match(/projections skip stream-activity --reason/);
+    expect(paused.stderr).to.match(new RegExp(`rebuild of audit-trail paused at event ${poisonId} \\(legacy\\.imported, position 00000000000000000201\\)`));
+    expect(paused.stderr).to.match(/projections skip audit-trail --reason/);
 
-    const noReason = await cli(dataDir, 'projections', 'skip', 'stream-activity');
+    const noReason = await cli(dataDir, 'projections', 'skip', 'audit-trail');
     expect(noReason.code).to.equal(2);
     expect(noReason.stderr).to.match(/skip needs --reason/);
 
-    const skipped = await cli(dataDir, 'projections', 'skip', 'stream-activity', '--reason', 'legacy import without metadata', '--json');
+    const skipped = await cli(dataDir, 'projections', 'skip', 'audit-trail', '--reason', 'legacy import without metadata', '--json');
     expect(skipped.code, skipped.stderr).to.equal(0);
-    expect(JSON.parse(skipped.stdout)).to.deep.include({ projection: 'stream-activity' });
+    expect(JSON.parse(skipped.stdout)).to.deep.include({ projection: 'audit-trail' });
 
-    const done = await cli(dataDir, 'projections', 'rebuild', 'stream-activity', '--json');
+    const done = await cli(dataDir, 'projections', 'rebuild', 'audit-trail', '--json');
     expect(done.code, done.stderr).to.equal(0);
     // 200 events of history and the skip's own audit event; the poison event is passed over.
     expect((JSON.parse(done.stdout) as Array<{ events: number }>)[0]!.events).to.equal(201);
@@ -74,15 +74,15 @@ describe('operator CLI: annals projections ...', function () {
     await check.close();
     expect(audit).to.have.length(1);
     expect(audit[0]!.type).to.equal('projection.event-skipped');
-    expect(audit[0]!.data).to.deep.include({ projection: 'stream-activity', eventId: poisonId, reason: 'legacy import without metadata' });
+    expect(audit[0]!.data).to.deep.include({ projection: 'audit-trail', eventId: poisonId, reason: 'legacy import without metadata' });
     expect(audit[0]!.metadata.actor.type).to.equal('operator');
 
-    const retry = await cli(dataDir, 'projections', 'retry', 'stream-activity');
+    const retry = await cli(dataDir, 'projections', 'retry', 'audit-trail');
     expect(retry.code).to.equal(1);
-    expect(retry.stderr).to.match(/stream-activity is not paused/);
+    expect(retry.stderr).to.match(/audit-trail is not paused/);
     const unknown = await cli(dataDir, 'projections', 'rebuild', 'nope');
     expect(unknown.code).to.equal(1);
-    expect(unknown.stderr).to.match(/no projection named "nope"; known: audit-trail, stream-activity/);
+    expect(unknown.stderr).to.match(/no projection named "nope"; known: audit-trail, access/);
   });
 
   it('rebuilds while the service runs and keeps serving; the service follows the swap', async () => {

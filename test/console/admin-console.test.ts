@@ -393,7 +393,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const poisonId = randomUUID();
     await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
     await openArea(page, 'Operations');
-    const row = page.getByRole('row', { name: /stream-activity/ });
+    const row = page.getByRole('row', { name: /audit-trail/ });
     await row.getByText('paused').waitFor();
     const failure = page.getByRole('alert').filter({ hasText: poisonId });
     await failure.getByText(`Paused on legacy.imported event ${poisonId}`).waitFor();
@@ -403,9 +403,9 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
 
     // Retried, the same event fails again.
     await row.getByRole('button', { name: 'Retry' }).click();
-    await until(async () => (await api('GET', '/operations')).body.projections.find((p: { name: string }) => p.name === 'stream-activity'), (p) => p.state === 'paused', 10_000, 'paused again');
+    await until(async () => (await api('GET', '/operations')).body.projections.find((p: { name: string }) => p.name === 'audit-trail'), (p) => p.state === 'paused', 10_000, 'paused again');
     await row.getByRole('button', { name: 'Skip event…' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Skip the failing event of stream-activity?' });
+    const dialog = page.getByRole('dialog', { name: 'Skip the failing event of audit-trail?' });
     expect(await dialog.innerText()).to.contain(poisonId).and.contain('recorded in the log');
     const confirm = dialog.getByRole('button', { name: 'Skip the event' });
     expect(await confirm.isDisabled()).to.equal(true);
@@ -451,7 +451,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
     await openArea(page, 'Contact forms');
     await openArea(page, 'Operations');
-    const row = page.getByRole('row', { name: /stream-activity/ });
+    const row = page.getByRole('row', { name: /audit-trail/ });
     await row.getByText('paused').waitFor();
     await page.getByRole('alert').getByText('Paused on a legacy.imported event').waitFor();
     expect(await page.getByText(poisonId).count(), 'the failing event\'s id and stream').to.equal(0);

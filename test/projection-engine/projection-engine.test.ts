@@ -241,6 +241,48 @@ describe('projection engine', () => {
     expect(await doc('test-totals', 'totals', 'i-4')).to.deep.equal({ total: 4, events: 1 });
   });
 
+  it('drops the read models of a projection the release no longer maintains (retired), every generation, and frees their pages', async () => {
+    for (let i = 0; i < 1500; i++) await f.count(`r-${i}`, i);
+    // An earlier release maintained test-totals, and rebuilt it once (two generations: the active and a building one).
+    const first = await start([totals()]);
+    expect(await first.waitFor((await f.log.headPosition())!, 10_000)).to.equal(true);
+    await first.stop();
+    supervisor = undefined;
+    await f.store.createGeneration({ projection: 'test-totals', collections: totals().collections }, 2, 1, f.clock.now().toISOString());
+    const file = path.join(f.dir, 'read-models.sqlite');
+    const tables = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare(`SELECT name FROM sqlite_schema WHERE name LIKE 'rm_test_totals__%'`).all() as Array<{ name: string }>).map((t) => t.name);
+      } finally {
+        db.close();
+      }
+    };
+    /** Pages of the file: [in the file, of the test-totals tables]. */
+    const pages = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        const ofTables = db.prepare(`SELECT count(*) AS n FROM dbstat WHERE name LIKE '%test_totals%'`).get() as { n: number };
+        return [Number(db.pragma('page_count', { simple: true })), ofTables.n];
+      } finally {
+        db.close();
+      }
+    };
+    expect(tables()).to.have.members(['rm_test_totals__totals__g1', 'rm_test_totals__totals__g2']);
+    const [before, ofTables] = pages();
+    expect(ofTables).to.be.greaterThan(10);
+
+    // This release maintains another projection only (one that folds none of these events), and names test-totals as retired.
+    const other = defineProjection({ name: 'test-other', version: 1, description: 'folds nothing here', collections: { other: {} }, filter: { eventTypes: ['test.never'] }, apply() {} });
+    supervisor = new ProjectionSupervisor({ projections: [other], retired: [{ projection: 'test-totals', collections: { totals: {} } }], log: f.log, store: f.store, clock: f.clock, logger: silentLogger, watchIntervalMs: 50 });
+    await supervisor.start();
+    expect(await f.store.listGenerations('test-totals')).to.deep.equal([]);
+    expect(tables()).to.deep.equal([]);
+    // The file gives the tables' pages back (incremental vacuum), not only marks them free.
+    expect(pages()[0], 'pages of the file after the drop').to.be.at.most(before! - ofTables! + 2);
+    expect(supervisor.liveGeneration('test-other')).to.equal(1);
+  });
+
   it('rebuilds in the background when the projection code version changes', async () => {
     for (let i = 0; i < 10; i++) await f.count('v-1', 1);
     const first = await start([totals(1, 1)]);

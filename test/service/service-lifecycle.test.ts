@@ -18,7 +18,7 @@ describe('service: start, health and shutdown (npm start)', function () {
     const ready = await fetch(`${service.url}/readyz`);
     const readiness = (await ready.json()) as { ready: boolean; checks: Record<string, { ok: boolean }> };
     expect(ready.status, JSON.stringify(readiness)).to.equal(200);
-    expect(Object.keys(readiness.checks)).to.include.members(['event-store', 'read-models', 'projection:audit-trail', 'projection:stream-activity']);
+    expect(Object.keys(readiness.checks)).to.include.members(['event-store', 'read-models', 'projection:audit-trail', 'projection:access']);
     const missing = await fetch(`${service.url}/no-such-route`);
     expect(missing.status).to.equal(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).to.equal('NOT_FOUND');

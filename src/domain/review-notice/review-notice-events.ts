@@ -40,7 +40,7 @@ const AUTHOR_KINDS: Record<string, string> = { agent: 'an agent key', operator: 
  * reach someone (who exactly is read when it is sent: opt-outs, disabled accounts, the tenant_admins). An
  * author-directed notice (every kind but submitted) goes to the revision's author, who must be a console user
  * other than the one who acted. Such a notice is not queued at all: it would cost an outbox item, its
- * completion event and stream in the log, and their audit and stream-activity rows, to tell nobody.
+ * completion event and stream in the log, and their audit records, to tell nobody.
  */
 export function unreachableMailNotice(kind: ReviewNoticeKind, actor: NoticeActor, author: NoticeActor): string | null {
   if (kind === 'submitted') return null;
