@@ -174,7 +174,8 @@ const HANDLED = new Set([
 
 export const publicContent = defineProjection({
   name: 'public-content',
-  version: 3,
+  // Version 4: each entry view's serialised parts are its first keys (reshapeEntry).
+  version: 4,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -375,7 +376,12 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
       defaultLocale: project.defaultLocale,
     });
     views.push(shaped);
-    view.put('entry_views', entryViewId(entry.entryId, locale), { ...shaped, ...serialiseEntry(shaped) });
+    const { jsonItem, jsonHead, jsonTail } = serialiseEntry(shaped);
+    // What public reads take comes first: SQLite finds a key of a stored document by walking its keys in
+    // order, which cost a list page of 20 items ~5 µs of ~25 in SQL while jsonItem was the last of 20 keys.
+    // (Object.assign keeps entryId and media where they were placed.)
+    const doc: Record<string, unknown> = { jsonItem, jsonHead, jsonTail, entryId: shaped.entryId, media: shaped.media };
+    view.put('entry_views', entryViewId(entry.entryId, locale), Object.assign(doc, shaped));
   }
   touchSite(view, version, entry.projectId, entry.formSetId);
   const settings = formSet.definition.sitemap;
