@@ -57,6 +57,15 @@ describe('projection engine', () => {
     await supervisor.start();
     return supervisor;
   };
+  /** Reads the read-model file as SQLite sees it, apart from the store. */
+  const inFile = <T>(read: (db: Database.Database) => T): T => {
+    const db = new Database(path.join(f.dir, 'read-models.sqlite'), { readonly: true });
+    try {
+      return read(db);
+    } finally {
+      db.close();
+    }
+  };
   const doc = async (projection: string, collection: string, id: string) => {
     const generation = await f.store.activeGeneration(projection);
     return generation === null ? null : f.store.get({ projection, generation }, collection, id);
@@ -224,14 +233,7 @@ describe('projection engine', () => {
     expect(await first.waitFor((await f.log.headPosition())!, 3000)).to.equal(true);
     await first.stop();
     supervisor = undefined;
-    const indexes = () => {
-      const db = new Database(path.join(f.dir, 'read-models.sqlite'), { readonly: true });
-      try {
-        return (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_test_totals__%'`).all() as Array<{ name: string }>).map((i) => i.name);
-      } finally {
-        db.close();
-      }
-    };
+    const indexes = () => inFile((db) => (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_test_totals__%'`).all() as Array<{ name: string }>).map((i) => i.name));
     expect(indexes()).to.deep.equal([]);
     const indexed = { ...totals(), collections: { totals: { indexes: [{ name: 'by_total', fields: [['total', 1]] as Array<[string, 1]> }] } } };
     const s = await start([indexed]);
@@ -249,25 +251,9 @@ describe('projection engine', () => {
     await first.stop();
     supervisor = undefined;
     await f.store.createGeneration({ projection: 'test-totals', collections: totals().collections }, 2, 1, f.clock.now().toISOString());
-    const file = path.join(f.dir, 'read-models.sqlite');
-    const tables = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        return (db.prepare(`SELECT name FROM sqlite_schema WHERE name LIKE 'rm_test_totals__%'`).all() as Array<{ name: string }>).map((t) => t.name);
-      } finally {
-        db.close();
-      }
-    };
+    const tables = () => inFile((db) => (db.prepare(`SELECT name FROM sqlite_schema WHERE name LIKE 'rm_test_totals__%'`).all() as Array<{ name: string }>).map((t) => t.name));
     /** Pages of the file: [in the file, of the test-totals tables]. */
-    const pages = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        const ofTables = db.prepare(`SELECT count(*) AS n FROM dbstat WHERE name LIKE '%test_totals%'`).get() as { n: number };
-        return [Number(db.pragma('page_count', { simple: true })), ofTables.n];
-      } finally {
-        db.close();
-      }
-    };
+    const pages = () => inFile((db) => [Number(db.pragma('page_count', { simple: true })), (db.prepare(`SELECT count(*) AS n FROM dbstat WHERE name LIKE '%test_totals%'`).get() as { n: number }).n]);
     expect(tables()).to.have.members(['rm_test_totals__totals__g1', 'rm_test_totals__totals__g2']);
     const [before, ofTables] = pages();
     expect(ofTables).to.be.greaterThan(10);
