@@ -25,9 +25,9 @@ import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts'
  * - `form_sets`, id formSetId: name and what the title is read from; `projects`, id projectId: the
  *   default locale.
  * - `notices`, id `{eventId}.{channel}`: the outbox of review notices (src/review-notices/review-notice-outbox.ts),
- *   one per workflow event and channel (mail, unless it can reach nobody: unreachableMailNotice; chat when the
- *   project had a review chat webhook at that point of the log), with what the notice tells as it was at the event (title, form set, revision, who acted, the
- *   author, the reason). Pending until its completion is folded, which removes it: the completion event
+ *   one per workflow event and channel (mail, unless it can reach nobody: unreachableMailNotice; chat when
+ *   the project had a review chat webhook at that point of the log), with what the notice tells as it was at
+ *   the event (title, form set, revision, who acted, the author, the reason). Pending until its completion is folded, which removes it: the completion event
  *   (review-notice.completed, on the stream outbox-review-notices-{jobId}) records how it ended, so a rebuild
  *   arrives at the same pending notices and sends nothing again. Only workflow events after
  *   review-notices.started are notified.
