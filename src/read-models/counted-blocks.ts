@@ -61,6 +61,8 @@ export class CountedBlocks {
   readonly #starts: Array<SortKey | undefined> = [undefined];
   readonly #counts: number[] = [0];
   #total = 0;
+  /** The last key appended (while building). */
+  #last: SortKey | undefined;
 
   constructor(private readonly compare: (a: SortKey, b: SortKey) => number) {}
 
@@ -70,8 +72,6 @@ export class CountedBlocks {
     for (const key of keys) blocks.append(key, size);
     return blocks;
   }
-
-  #last: SortKey | undefined;
 
   /** Counts a key that comes after every key counted so far (while building), starting a block every `size`. */
   append(key: SortKey, size: number): void {

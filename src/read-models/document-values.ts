@@ -29,3 +29,8 @@ export function compareCodePoints(a: string, b: string): number {
   }
   return a.length - b.length;
 }
+
+/** A filter's scalar as SQLite binds it to compare with json_extract: a boolean as 1 or 0 (how JSON true and false read back). */
+export function sqlParameter(value: string | number | boolean): string | number {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}

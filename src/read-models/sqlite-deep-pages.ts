@@ -13,7 +13,7 @@
  * whose keys are not scalars, are left to OFFSET.
  */
 import type Database from 'better-sqlite3';
-import { valueAt } from './document-values.ts';
+import { sqlParameter, valueAt } from './document-values.ts';
 import { CountedBlocks, sortKeyOrder, type SortDirection, type SortKey, type SqlValue } from './counted-blocks.ts';
 
 /** Keys per block when built; a block is cut in two above twice this. */
@@ -50,6 +50,15 @@ export interface CountedWrite {
   doc: Record<string, unknown> | null;
 }
 
+/** The lists counted in one table. */
+interface CountedTable {
+  lists: Set<SortedList>;
+  /** The fields of the lists' filters and sorts, each once: the values countedFieldsBefore reads, in this order. */
+  fields: string[];
+  /** The SELECT of a document's values of `fields`, by id (made when the lists change, not at each write). */
+  selectFields: string;
+}
+
 class SortedList {
   readonly order: (a: SortKey, b: SortKey) => number;
   /** Keys whose first sort value is NULL, and the others: apart, so that a block never spans both. */
@@ -81,8 +90,8 @@ export class SqliteDeepPages {
   readonly #lists = new Map<string, SortedList>();
   /** Lists whose keys could not be counted, with when that was found (so that each deep read does not walk them again). */
   readonly #uncountable = new Map<string, number>();
-  /** Lists by table, and the fields the table's lists are counted by (filters, then sorts, each once). */
-  readonly #byTable = new Map<string, { lists: Set<SortedList>; fields: string[] }>();
+  /** Lists by table, the fields the table's lists are counted by, and the SELECT of a document's values of them. */
+  readonly #byTable = new Map<string, CountedTable>();
   readonly #dataVersion: Database.Statement;
   #seenVersion: number | undefined;
   #quietSince = -Infinity;
@@ -131,10 +140,8 @@ export class SqliteDeepPages {
 
   /** The counted fields of a document as stored now (inside the commit, before writing it); undefined if absent. */
   countedFieldsBefore(table: string, id: string): SqlValue[] | undefined {
-    const fields = this.#byTable.get(table)?.fields;
-    if (!fields) return undefined;
-    const row = this.sql.statement(`SELECT ${fields.map((field) => this.sql.field(field)).join(', ')} FROM "${table}" WHERE id = ?`)?.raw(true).get(id) as SqlValue[] | undefined;
-    return row;
+    const counted = this.#byTable.get(table);
+    return counted ? (this.sql.statement(counted.selectFields)?.raw(true).get(id) as SqlValue[] | undefined) : undefined;
   }
 
   /** Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped. */
@@ -185,7 +192,7 @@ export class SqliteDeepPages {
   }
 
   #list(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | undefined {
-    const filterEntries = Object.entries(filter).map(([field, value]) => [field, bound(value)] as const);
+    const filterEntries = Object.entries(filter).map(([field, value]) => [field, sqlParameter(value)] as const);
     const key = JSON.stringify([table, filterEntries, sort]);
     const known = this.#lists.get(key);
     if (known) {
@@ -213,10 +220,8 @@ export class SqliteDeepPages {
     if (!list) return undefined;
     if (this.#lists.size >= MAX_LISTS) this.#drop(this.#lists.values().next().value!);
     this.#lists.set(key, list);
-    let byTable = this.#byTable.get(table);
-    if (!byTable) this.#byTable.set(table, (byTable = { lists: new Set(), fields: [] }));
-    byTable.lists.add(list);
-    for (const field of [...filterEntries.map(([field]) => field), ...sort.map(([field]) => field)]) if (!byTable.fields.includes(field)) byTable.fields.push(field);
+    const lists = new Set([...(this.#byTable.get(table)?.lists ?? []), list]);
+    this.#byTable.set(table, this.#countedTable(table, lists));
     return list;
   }
 
@@ -315,7 +320,13 @@ export class SqliteDeepPages {
     if (!byTable) return;
     byTable.lists.delete(list);
     if (byTable.lists.size === 0) this.#byTable.delete(list.table);
-    else byTable.fields = [...new Set([...byTable.lists].flatMap((other) => [...other.filter.map(([field]) => field), ...other.sort.map(([field]) => field)]))];
+    else this.#byTable.set(list.table, this.#countedTable(list.table, byTable.lists));
+  }
+
+  /** A table's lists and what a commit reads of each document it writes there: every field of their filters and sorts, once. */
+  #countedTable(table: string, lists: Set<SortedList>): CountedTable {
+    const fields = [...new Set([...lists].flatMap((list) => [...list.filter.map(([field]) => field), ...list.sort.map(([field]) => field)]))];
+    return { lists, fields, selectFields: `SELECT ${fields.map((field) => this.sql.field(field)).join(', ')} FROM "${table}" WHERE id = ?` };
   }
 }
 
@@ -334,10 +345,6 @@ function countable(key: SortKey): boolean {
 
 function rowKey(row: readonly unknown[], sortLength: number): SortKey {
   return { values: row.slice(0, sortLength) as SqlValue[], id: row[sortLength] as string };
-}
-
-function bound(value: Scalar): SqlValue {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }
 
 /** What json_extract returns for a value of the stored JSON (JSON.stringify of the document). */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
 import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
+import { sqlParameter } from './document-values.ts';
 import {
   GenerationConflictError,
   MAX_QUERY_LIMIT,
@@ -393,7 +394,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const field in query.filter) {
       const value = query.filter[field];
       if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
-      params.push(bind(value));
+      params.push(sqlParameter(value));
       // Checks the name (once per name): no valid one holds the separators, so no two shapes share a key.
       fieldExpression(field);
       key += `${field}\u0001`;
@@ -755,15 +756,15 @@ function whereClause(filter: Query['filter']): { where: string; params: unknown[
 
 function conditionSql(expr: string, condition: FieldCondition): [string, unknown[]] {
   if (condition === null) return [`${expr} IS NULL`, []];
-  if (typeof condition !== 'object') return [`${expr} = ?`, [bind(condition)]];
+  if (typeof condition !== 'object') return [`${expr} = ?`, [sqlParameter(condition)]];
   if ('$in' in condition) {
     // As on MongoDB, null in the list also matches a missing field.
     const values = condition.$in.filter((v) => v !== null);
     const orNull = values.length < condition.$in.length ? [`${expr} IS NULL`] : [];
     const parts = [...(values.length ? [`${expr} IN (${values.map(() => '?').join(', ')})`] : []), ...orNull];
-    return [parts.length ? `(${parts.join(' OR ')})` : '0', values.map(bind)];
+    return [parts.length ? `(${parts.join(' OR ')})` : '0', values.map(sqlParameter)];
   }
-  if ('$ne' in condition) return [condition.$ne === null ? `${expr} IS NOT NULL` : `${expr} IS NOT ?`, condition.$ne === null ? [] : [bind(condition.$ne)]];
+  if ('$ne' in condition) return [condition.$ne === null ? `${expr} IS NOT NULL` : `${expr} IS NOT ?`, condition.$ne === null ? [] : [sqlParameter(condition.$ne)]];
   if ('$gt' in condition) return [`${expr} > ?`, [condition.$gt]];
   if ('$gte' in condition) return [`${expr} >= ?`, [condition.$gte]];
   if ('$lt' in condition) return [`${expr} < ?`, [condition.$lt]];
@@ -772,10 +773,6 @@ function conditionSql(expr: string, condition: FieldCondition): [string, unknown
 }
 
 /** A value compared with a field, as SQLite binds it: json_extract yields 1/0 for JSON booleans. */
-function bind(value: Scalar): unknown {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
-}
-
 function toGenerationRecord(row: GenerationRow): GenerationRecord {
   const failure = row.failure ? (JSON.parse(row.failure) as ProjectionFailure & { position: string }) : null;
   return {
