@@ -44,10 +44,16 @@ export interface DeepPagesSql {
 export interface CountedWrite {
   table: string;
   /** The table's counted fields of the document before the write (countedFieldsBefore); undefined if it had none. */
-  before: SqlValue[] | undefined;
+  before: CountedValues | undefined;
   id: string;
   /** The document after the write; null when it was removed. */
   doc: Record<string, unknown> | null;
+}
+
+/** A document's values of a table's counted fields, with the fields they were read for (a list dropped later in the same commit changes the table's fields). */
+export interface CountedValues {
+  fields: readonly string[];
+  values: readonly SqlValue[];
 }
 
 /** The lists counted in one table. */
@@ -139,9 +145,10 @@ export class SqliteDeepPages {
   }
 
   /** The counted fields of a document as stored now (inside the commit, before writing it); undefined if absent. */
-  countedFieldsBefore(table: string, id: string): SqlValue[] | undefined {
+  countedFieldsBefore(table: string, id: string): CountedValues | undefined {
     const counted = this.#byTable.get(table);
-    return counted ? (this.sql.statement(counted.selectFields)?.raw(true).get(id) as SqlValue[] | undefined) : undefined;
+    const values = counted ? (this.sql.statement(counted.selectFields)?.raw(true).get(id) as SqlValue[] | undefined) : undefined;
+    return values ? { fields: counted!.fields, values } : undefined;
   }
 
   /** Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped. */
@@ -153,7 +160,7 @@ export class SqliteDeepPages {
       const after = write.doc ? table.fields.map((field) => sqlValueOf(valueAt(write.doc!, field))) : undefined;
       for (const list of [...table.lists]) {
         try {
-          const before = write.before ? keyIn(list, table.fields, write.before, write.id) : undefined;
+          const before = write.before ? keyIn(list, write.before.fields, write.before.values, write.id) : undefined;
           const now = after ? keyIn(list, table.fields, after, write.id) : undefined;
           if (before === false || now === false) throw new Error('not countable');
           if (before) list.partOf(before).remove(before);
