@@ -8,7 +8,7 @@ import { orderedRecords, recordLabel, type MasterRecord } from '../src/domain/co
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
 import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-pattern.ts';
-import { serialiseEntry, type SerialisedEntry } from '../src/public-content/public-json.ts';
+import { storedEntryView, type SerialisedEntry, type StoredEntryView } from '../src/public-content/public-json.ts';
 import { urlFragment } from '../src/public-content/sitemap-xml.ts';
 
 /**
@@ -26,9 +26,10 @@ import { urlFragment } from '../src/public-content/sitemap-xml.ts';
  *   writes one document of the snapshot's size however many revisions came before (version 2; version 1
  *   kept every draft and rewrote the entry's list of them on each save). Preview reads the admin `content`
  *   projection instead.
- * - `entry_views`, id `${entryId}:${locale}`: EntryView, one per live entry and content locale, with its public
- *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3). Searchable through its
- *   `search` tokens.
+ * - `entry_views`, id `${entryId}:${locale}`: StoredEntryView, one per live entry and content locale: its public
+ *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3), and what reads filter and
+ *   sort by; the form set, revision, data and widget roles only inside that JSON (version 5, see
+ *   entryViewOf). Searchable through its `search` tokens.
  * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
  *   path(s), their sitemap `<url>`s serialised, and what llms.txt shows, so sitemaps and llms.txt never read
  *   whole entry views, and a sitemap is its rows' fragments joined.
@@ -133,8 +134,11 @@ export interface MasterViewDoc {
 
 type Doc<T> = T & Record<string, unknown>;
 
-/** A document of `entry_views`. Documents a version 2 generation wrote lack the serialised parts. */
-export type EntryViewDoc = EntryView & Partial<SerialisedEntry>;
+/**
+ * A document of `entry_views`. Versions 3 and 4 wrote the whole view beside its serialised parts, version 2
+ * without them; reads take either while a rebuild after an upgrade runs.
+ */
+export type EntryViewDoc = StoredEntryView | (EntryView & Partial<SerialisedEntry>);
 
 export const entryViewId = (entryId: string, locale: string): string => `${entryId}:${locale}`;
 export const slugRedirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
@@ -174,8 +178,9 @@ const HANDLED = new Set([
 
 export const publicContent = defineProjection({
   name: 'public-content',
-  // Version 4: each entry view's serialised parts are its first keys (reshapeEntry).
-  version: 4,
+  // Version 4: each entry view's serialised parts are its first keys (reshapeEntry). Version 5: what those
+  // parts hold is not stored apart as well (StoredEntryView).
+  version: 5,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -376,12 +381,7 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
       defaultLocale: project.defaultLocale,
     });
     views.push(shaped);
-    const { jsonItem, jsonHead, jsonTail } = serialiseEntry(shaped);
-    // What public reads take comes first: SQLite finds a key of a stored document by walking its keys in
-    // order; with jsonItem the last of 20 keys, the page-1 query of 20 items took 24.4 µs, first 22.3 µs.
-    // (Object.assign keeps entryId and media where they were placed.)
-    const doc: Record<string, unknown> = { jsonItem, jsonHead, jsonTail, entryId: shaped.entryId, media: shaped.media };
-    view.put('entry_views', entryViewId(entry.entryId, locale), Object.assign(doc, shaped));
+    view.put('entry_views', entryViewId(entry.entryId, locale), { ...storedEntryView(shaped) });
   }
   touchSite(view, version, entry.projectId, entry.formSetId);
   const settings = formSet.definition.sitemap;

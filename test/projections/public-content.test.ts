@@ -5,6 +5,7 @@ import { formSetStreamId } from '../../src/domain/content/form-set/form-set-even
 import { projectStream } from '../../src/domain/access/access-streams.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
 import { publicContent } from '../../projections/public-content.ts';
+import { entryViewOf, type StoredEntryView } from '../../src/public-content/public-json.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
 
@@ -63,8 +64,11 @@ describe('public-content projection: given these events, expect these documents'
 
       const ja = await h.doc('entry_views', `${ENTRY}:ja`);
       expect(ja).to.deep.include({ slug: 'hello', locale: 'ja', formSetSlug: 'blog', publishedAt: T0, updatedAt: T0 });
-      expect(ja!['data']).to.deep.equal({ title: 'こんにちは', summary: 'English only' });
-      expect(ja!['revision']).to.deep.equal({ id: R1, revision: 1, updatedAt: T0 });
+      // The form set, revision, data and widget roles are inside its serialised JSON only (version 5).
+      for (const part of ['formSet', 'revision', 'data', 'widgetRoles']) expect(ja).to.not.have.property(part);
+      const whole = entryViewOf(ja as unknown as StoredEntryView);
+      expect(whole.data).to.deep.equal({ title: 'こんにちは', summary: 'English only' });
+      expect(whole.revision).to.deep.equal({ id: R1, revision: 1, updatedAt: T0 });
       // Stored with what public reads take first (SQLite walks a document's keys in order to find one).
       expect(Object.keys(ja!).slice(0, 5)).to.deep.equal(['jsonItem', 'jsonHead', 'jsonTail', 'entryId', 'media']);
       expect((await h.find('entry_views')).map((v) => v['entryId'])).to.deep.equal([ENTRY, ENTRY]);
@@ -76,7 +80,7 @@ describe('public-content projection: given these events, expect these documents'
       await log.append(projectStream(PROJECT), [{ type: 'project.content-locales-changed', data: { projectId: PROJECT, locales: ['en', 'fr'], defaultLocale: 'en' } }], 'any', actor);
       await h.project();
       expect((await h.find('entry_views', { sort: [['locale', 'asc']] })).map((v) => v['locale'])).to.deep.equal(['en', 'fr']);
-      expect((await h.doc('entry_views', `${ENTRY}:fr`))!['data']).to.deep.equal({ title: 'Hello', summary: 'English only' });
+      expect(entryViewOf((await h.doc('entry_views', `${ENTRY}:fr`)) as unknown as StoredEntryView).data).to.deep.equal({ title: 'Hello', summary: 'English only' });
 
       // The form set is renamed and its URL pattern uses the locale: views and site paths follow.
       await log.append(formSetStreamId(BLOG), [{ type: 'form-set.updated', data: { projectId: PROJECT, version: 2, definition: definition('news', '/{locale}/news/{slug}'), removedFieldKeys: [], removedBlockIds: [] } }], 'stream_exists', actor);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { shapeEntryView } from '../../src/public-content/entry-view.ts';
-import { entryListJson, listItem, serialiseEntry, singleEntryBody, singleEntryJson } from '../../src/public-content/public-json.ts';
+import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryBody, singleEntryJson, storedEntryView } from '../../src/public-content/public-json.ts';
 import type { FormSetDefinition } from '../../src/domain/content/form-set/form-set-definition.ts';
 import { entryJson, entryListResponse } from '../../src/http/public/entry-reads.ts';
 import path from 'node:path';
@@ -63,6 +63,26 @@ describe('public JSON serialised at projection time', () => {
       }
       expect(serialised.jsonItem).to.equal(JSON.stringify(listItem(shaped)));
     }
+  });
+
+  it('stores a view without what its serialised JSON holds, and reads the whole view back from it', () => {
+    for (const locale of ['en', 'ja']) {
+      const shaped = view(locale);
+      const stored = storedEntryView(shaped);
+      expect(Object.keys(stored).slice(0, 5)).to.deep.equal(['jsonItem', 'jsonHead', 'jsonTail', 'entryId', 'media']);
+      for (const part of ['formSet', 'revision', 'data', 'widgetRoles']) expect(stored).to.not.have.property(part);
+      expect(JSON.stringify(stored).length).to.be.below(JSON.stringify({ ...shaped, ...serialiseEntry(shaped) }).length - JSON.stringify(shaped.data).length);
+      // Through JSON, as the store keeps it: the same view, the escapes (U+2028, </script>, emoji, backslash) and 0.1 + 0.2 included.
+      const read = entryViewOf(JSON.parse(JSON.stringify(stored)));
+      expect(read).to.deep.equal({ ...shaped, ...serialiseEntry(shaped) });
+      expect(read.data).to.deep.equal(shaped.data);
+      const base = 'https://example.com/public/v1';
+      expect(entryJson(stored, base)).to.equal(JSON.stringify(singleEntryBody(shaped, base)));
+      expect(JSON.stringify(listItem(entryViewOf(stored), { baseUrl: base }))).to.equal(JSON.stringify(listItem(shaped, { baseUrl: base })));
+    }
+    // A document an earlier version wrote (the whole view) is read as it is.
+    const whole = { ...view('en'), ...serialiseEntry(view('en')) };
+    expect(entryViewOf(whole)).to.equal(whole);
   });
 
   it('lists documents of an older generation (without jsonItem) with the same bytes as serialised ones', async () => {

@@ -3,6 +3,7 @@ import type { Router } from '@koa/router';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { EXTERNAL_ID_MAX, ENTITY_TYPE_MAX, IMPORT_PATH_MAX, SOURCE_TYPE_MAX } from '../../domain/content/entry/import-metadata.ts';
 import { mediaUrls } from '../../public-content/entry-view.ts';
+import { entryViewOf } from '../../public-content/public-json.ts';
 import type { EntryViewDoc, MasterViewDoc, PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { notFound } from '../errors/error-factory.ts';
 import { publicProjectOf, setCacheScopes } from './public-context.ts';
@@ -29,8 +30,9 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const target = publicProjectOf(ctx);
       const locale = requestedLocale(new QueryParams(ctx), target);
       const formSet = await deps.formSets.bySlug(target.projectId, ctx.params.slug!);
-      const view = await primaryEntry(reader, formSet, locale);
-      if (!view) throw notFound(`Form set ${JSON.stringify(formSet.slug)} has no published entry.`);
+      const found = await primaryEntry(reader, formSet, locale);
+      if (!found) throw notFound(`Form set ${JSON.stringify(formSet.slug)} has no published entry.`);
+      const view = entryViewOf(found);
       ctx.body = {
         formSet: formSetSummary(formSet),
         entry: { id: view.entryId, slug: view.slug },

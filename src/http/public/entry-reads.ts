@@ -1,9 +1,9 @@
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { planAtLeast } from '../../domain/plans.ts';
-import { entryListJson, listItem, serialiseEntry, singleEntryJson } from '../../public-content/public-json.ts';
+import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryJson } from '../../public-content/public-json.ts';
 import { queryTokens } from '../../search/search-tokens.ts';
 import { ENTRY_VIEW_SORT_FIELDS, type EntryViewDoc, type LiveCountDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
-import { isSortableField } from '../../public-content/entry-view.ts';
+import { isSortableField, type EntryView } from '../../public-content/entry-view.ts';
 import { planRequired, validationError } from '../errors/error-factory.ts';
 import { formerSlug, liveEntryView, PUBLIC_CONTENT, requestedLocale, type EntryLookup } from './entry-lookup.ts';
 import type { PublicProject } from './public-context.ts';
@@ -48,7 +48,7 @@ export async function liveEntryResponse(reader: ReadModelReader, formSetId: stri
 
 /** The single-entry response of a whole entry view (by path, by slug, by external id). */
 export function entryJson(view: EntryViewDoc, baseUrl: string): string {
-  return singleEntryJson(view.jsonHead !== undefined && view.jsonTail !== undefined ? { jsonHead: view.jsonHead, jsonTail: view.jsonTail } : serialiseEntry(view), view.media, baseUrl);
+  return singleEntryJson(view.jsonHead !== undefined && view.jsonTail !== undefined ? { jsonHead: view.jsonHead, jsonTail: view.jsonTail } : serialiseEntry(entryViewOf(view)), view.media, baseUrl);
 }
 
 export interface EntryListRequest {
@@ -103,12 +103,12 @@ export async function entryListResponse(reader: ReadModelReader, request: EntryL
       : reader.count(PUBLIC_CONTENT, 'entry_views', filter, text),
   ]);
   let json: string[];
-  if (includeSnapshot) json = items.map((view) => JSON.stringify(listItem(view, { baseUrl })));
+  if (includeSnapshot) json = items.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
   else if (items.every((view) => view.jsonItem !== undefined)) json = items.map((view) => view.jsonItem!);
   else {
     // Read again with what an item is made of: the page is the same unless a write came in between, as with any two reads.
     const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
-    json = views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view)));
+    json = views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view as Pick<EntryView, 'entryId' | 'slug' | 'revision'>)));
   }
   return entryListJson(formSetSummary(formSet), total, limit, offset, json);
 }

@@ -146,7 +146,7 @@ function siteOf(target: PublicProject): { url: string; name: string; configured:
   return { url: siteUrl ?? new URL(target.baseUrl).origin, name: siteName ?? target.project.name, configured: siteUrl !== null };
 }
 
-function seoContext(target: PublicProject, formSet: PublicFormSetDoc, view: EntryView): SeoContext {
+function seoContext(target: PublicProject, formSet: PublicFormSetDoc, view: Pick<EntryView, 'slug' | 'formSetSlug' | 'entryId' | 'locale' | 'seo'>): SeoContext {
   const site = siteOf(target);
   const path = expandUrlPattern(formSet.definition.sitemap.urlPattern, { slug: view.slug, formSetSlug: view.formSetSlug, entryId: view.entryId, locale: view.locale });
   return {
