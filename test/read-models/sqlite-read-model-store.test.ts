@@ -14,7 +14,50 @@ readModelStoreConformance('read models: SQLite adapter', {
   create: async () => SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite')),
 });
 
+/**
+ * The WAL's frames and how many of them the database file holds already, from the wal-index header in the
+ * -shm file (sqlite.org/walformat.html: mxFrame at byte 16, nBackfill at byte 96, in the machine's byte order).
+ */
+function walState(file: string): { frames: number; backfilled: number } {
+  const shm = fs.readFileSync(`${file}-shm`);
+  return { frames: shm.readUInt32LE(16), backfilled: shm.readUInt32LE(96) };
+}
+
 describe('read models: SQLite adapter, file behaviour', () => {
+  it('copies the WAL into the file a second after a commit (one checkpoint pending at a time), so reads skip the WAL', async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const pending: Array<{ task: () => void; ms: number; cancelled: boolean }> = [];
+    const store = SqliteReadModelStore.open(file, {
+      schedule: (task, ms) => {
+        const entry = { task, ms, cancelled: false };
+        pending.push(entry);
+        return () => void (entry.cancelled = true);
+      },
+    });
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      const target = { projection: articlesSchema.projection, generation: 1 };
+      const article = (n: number) => ({ collection: 'articles', id: `a-${n}`, doc: { slug: `s-${n}`, title: 'x'.repeat(2_000) }, position: BigInt(n) });
+      await store.commit(target, [1, 2, 3].map(article), 3n, NOW);
+      await store.commit(target, [4, 5].map(article), 5n, NOW);
+      expect(pending.map((p) => p.ms)).to.deep.equal([1_000]);
+      const before = walState(file);
+      expect(before.frames).to.be.above(0);
+      expect(before.backfilled).to.be.below(before.frames);
+      pending.shift()!.task();
+      const after = walState(file);
+      expect(after).to.deep.equal({ frames: before.frames, backfilled: before.frames });
+      expect((await store.get(target, 'articles', 'a-5'))?.['slug']).to.equal('s-5');
+      // The next write schedules the next checkpoint; closing the store cancels it.
+      await store.commit(target, [article(6)], 6n, NOW);
+      expect(pending).to.have.length(1);
+      await store.close();
+      expect(pending[0]!.cancelled).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('answers equality queries through the declared expression index', async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
