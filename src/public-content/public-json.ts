@@ -86,6 +86,22 @@ export function singleEntryJson(serialised: Pick<SerialisedEntry, 'jsonHead' | '
   return `${serialised.jsonHead}${JSON.stringify(mediaUrls(media, baseUrl))}${serialised.jsonTail}`;
 }
 
+/** `,"mediaUrls":`, how jsonHead ends. */
+const HEAD_END = ',"mediaUrls":';
+/** The key of the data in jsonHead. No value before it can hold these bytes: formSet, entry and revision have no key `data`, and a string holds a quote only escaped. */
+const DATA_KEY = ',"data":';
+
+/**
+ * An entry's item on a list page with include_snapshot, from its serialised parts: the item with the data
+ * that jsonHead holds and the media URLs on the request's base, byte for byte what JSON.stringify makes of
+ * listItem(view, { baseUrl }), without parsing anything.
+ */
+export function snapshotItemJson(serialised: Pick<SerialisedEntry, 'jsonItem' | 'jsonHead'>, media: EntryView['media'], baseUrl: string): string {
+  const { jsonItem, jsonHead } = serialised;
+  const data = jsonHead.slice(jsonHead.indexOf(DATA_KEY) + DATA_KEY.length, jsonHead.length - HEAD_END.length);
+  return `${jsonItem.slice(0, -2)},"snapshot":${data},"mediaUrls":${JSON.stringify(mediaUrls(media, baseUrl))}}}`;
+}
+
 /** A list page's bytes: its form set, counts and the items' JSON joined. */
 export function entryListJson(formSet: { id: string; slug: string; name: string; description: string | null }, total: number, limit: number, offset: number, items: readonly string[]): string {
   return `{"formSet":${JSON.stringify(formSet)},"total":${total},"limit":${limit},"offset":${offset},"items":[${items.join(',')}]}`;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { shapeEntryView } from '../../src/public-content/entry-view.ts';
-import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryBody, singleEntryJson, storedEntryView } from '../../src/public-content/public-json.ts';
+import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryBody, singleEntryJson, snapshotItemJson, storedEntryView } from '../../src/public-content/public-json.ts';
 import type { FormSetDefinition } from '../../src/domain/content/form-set/form-set-definition.ts';
 import { entryJson, entryListResponse } from '../../src/http/public/entry-reads.ts';
 import path from 'node:path';
@@ -50,6 +50,19 @@ function view(locale: string) {
   });
 }
 
+/** A view whose form set's name holds `,"data":` and whose data has a field keyed `data`: where the snapshot's bytes begin must not be fooled. */
+function dataNamedView() {
+  const fields = [...definition.fields, { key: 'data', type: 'text', label: 'Data', required: false, locale_shared: true }];
+  return shapeEntryView({
+    projectId: 'p-1',
+    formSet: { formSetId: 'fs-1', slug: 'blog', name: 'x,"data":{"a":1},"mediaUrls":', definition: { ...definition, fields } as unknown as FormSetDefinition },
+    entry: { entryId: 'e-2', slug: 'data', createdAt: '2026-11-22T10:00:00.000Z', publishedAt: '2026-11-22T11:00:00.000Z', importPath: null, external: null },
+    revision: { revisionId: 'r-2', revision: 1, updatedAt: '2026-11-22T12:00:00.000Z', snapshot: { title: { en: ',"data":' }, data: ',"mediaUrls":', cover: 'asset-1' } },
+    locale: 'en',
+    defaultLocale: 'en',
+  });
+}
+
 describe('public JSON serialised at projection time', () => {
   it('writes byte for byte what JSON.stringify makes of the single-entry response and the list item, on any base', () => {
     for (const locale of ['en', 'ja']) {
@@ -80,12 +93,17 @@ describe('public JSON serialised at projection time', () => {
       expect(entryJson(stored, base)).to.equal(JSON.stringify(singleEntryBody(shaped, base)));
       expect(JSON.stringify(listItem(entryViewOf(stored), { baseUrl: base }))).to.equal(JSON.stringify(listItem(shaped, { baseUrl: base })));
     }
+    // A list item with its snapshot, made from the serialised parts alone.
+    for (const shaped of [view('en'), view('ja'), dataNamedView()]) {
+      const base = 'https://example.com/public/v1';
+      expect(snapshotItemJson(serialiseEntry(shaped), shaped.media, base)).to.equal(JSON.stringify(listItem(shaped, { baseUrl: base })));
+    }
     // A document an earlier version wrote (the whole view) is read as it is.
     const whole = { ...view('en'), ...serialiseEntry(view('en')) };
     expect(entryViewOf(whole)).to.equal(whole);
   });
 
-  it('lists documents of an older generation (without jsonItem) with the same bytes as serialised ones', async () => {
+  it('lists documents of an older generation (without jsonItem) with the same bytes as serialised ones, with and without snapshots', async () => {
     const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
     try {
       const target = { projection: publicContent.name, generation: 1 };
@@ -102,6 +120,15 @@ describe('public JSON serialised at projection time', () => {
       expect(await list()).to.equal(expected);
       await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc: { ...shaped, jsonHead, jsonTail, jsonItem }, position: 2n }], 2n, '2026-11-22T10:00:00.000Z');
       expect(await list()).to.equal(expected);
+      // With snapshots: from a document of any generation (2: no serialised parts; 4: whole view and parts; 5: stored view), the same bytes.
+      const base = 'http://127.0.0.1/public/p/p-1/v1';
+      const withSnapshots = () => entryListResponse(reader, { ...request, includeSnapshot: true }, base);
+      const expectedWithSnapshots = entryListJson({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }, 1, 20, 0, [JSON.stringify(listItem(shaped, { baseUrl: base }))]);
+      const docs = [{ ...shaped }, { ...shaped, jsonHead, jsonTail, jsonItem }, { ...storedEntryView(shaped) }];
+      for (const [n, doc] of docs.entries()) {
+        await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc, position: BigInt(3 + n) }], BigInt(3 + n), '2026-11-22T10:00:00.000Z');
+        expect(await withSnapshots()).to.equal(expectedWithSnapshots);
+      }
     } finally {
       await store.close();
     }

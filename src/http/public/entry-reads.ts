@@ -1,6 +1,6 @@
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { planAtLeast } from '../../domain/plans.ts';
-import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryJson } from '../../public-content/public-json.ts';
+import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryJson, snapshotItemJson } from '../../public-content/public-json.ts';
 import { queryTokens } from '../../search/search-tokens.ts';
 import { ENTRY_VIEW_SORT_FIELDS, type EntryViewDoc, type LiveCountDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { isSortableField, type EntryView } from '../../public-content/entry-view.ts';
@@ -21,6 +21,8 @@ export const MAX_OFFSET = 100_000;
 const SINGLE_ENTRY_FIELDS = ['jsonHead', 'jsonTail', 'media', 'entryId'];
 /** What a list page reads of each entry view without the snapshot: its item, serialised at projection time. */
 const LIST_ITEM_FIELDS = ['jsonItem'];
+/** What a list page with include_snapshot reads of each entry view: its item, its head (which holds the data) and media ids. */
+const SNAPSHOT_ITEM_FIELDS = ['jsonItem', 'jsonHead', 'media'];
 /** What makes a list item of a document without jsonItem (an older generation's, while the rebuild after an upgrade runs). */
 const LIST_ITEM_SOURCE_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
 
@@ -97,14 +99,20 @@ export async function entryListResponse(reader: ReadModelReader, request: EntryL
   if (text !== undefined && text.length === 0) return entryListJson(formSetSummary(formSet), 0, limit, offset, []);
   const query = { filter, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}) };
   const [items, total] = await Promise.all([
-    reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', includeSnapshot ? query : { ...query, fields: LIST_ITEM_FIELDS }),
+    reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: includeSnapshot ? SNAPSHOT_ITEM_FIELDS : LIST_ITEM_FIELDS }),
     text === undefined
       ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
       : reader.count(PUBLIC_CONTENT, 'entry_views', filter, text),
   ]);
   let json: string[];
-  if (includeSnapshot) json = items.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
-  else if (items.every((view) => view.jsonItem !== undefined)) json = items.map((view) => view.jsonItem!);
+  if (includeSnapshot) {
+    if (items.every((view) => view.jsonItem !== undefined && view.jsonHead !== undefined)) json = items.map((view) => snapshotItemJson(view as Required<EntryViewDoc>, view.media, baseUrl));
+    else {
+      // Whole documents of an older generation, without the serialised parts (read again, as below).
+      const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', query);
+      json = views.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
+    }
+  } else if (items.every((view) => view.jsonItem !== undefined)) json = items.map((view) => view.jsonItem!);
   else {
     // Read again with what an item is made of: the page is the same unless a write came in between, as with any two reads.
     const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
