@@ -115,13 +115,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     // fill them three to a page where 4 KiB pages hold one, half empty (15% smaller on the bench's content).
     return new SqliteReadModelStore(
       openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 5_000, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true, pageBytes: 8192 }),
+      file,
       options.schedule,
     );
   }
 
-  private constructor(db: Database.Database, schedule: Schedule | undefined) {
+  private constructor(db: Database.Database, file: string, schedule: Schedule | undefined) {
     this.#db = db;
-    this.#checkpointer = new WalCheckpointer(db, { delayMs: CHECKPOINT_DELAY_MS, ...(schedule ? { schedule } : {}) });
+    this.#checkpointer = new WalCheckpointer(file, { delayMs: CHECKPOINT_DELAY_MS, ...(schedule ? { schedule } : {}) });
     db.exec(SCHEMA);
     this.#deepPages = new SqliteDeepPages(db, { field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
   }
@@ -562,7 +563,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#checkpointer.close();
+    await this.#checkpointer.close();
     this.#statements.clear();
     this.#deepPages.clear();
     this.#db.close();

@@ -24,9 +24,29 @@ function walState(file: string): { frames: number; backfilled: number } {
 }
 
 describe('read models: SQLite adapter, file behaviour', () => {
-  it('copies the WAL into the file a second after a commit (one checkpoint pending at a time), so reads skip the WAL', async () => {
+  it('goes on when the checkpointing thread cannot open the file: the store answers, writes and closes', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'read-models.sqlite');
+    const tasks: Array<() => Promise<void>> = [];
+    const store = SqliteReadModelStore.open(file, { schedule: (task) => (tasks.push(task), () => undefined) });
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      const target = { projection: articlesSchema.projection, generation: 1 };
+      await store.commit(target, [{ collection: 'articles', id: 'a-1', doc: { slug: 's-1' }, position: 1n }], 1n, NOW);
+      // The open connection keeps the file; the thread, opening it by name, finds nothing there.
+      fs.renameSync(file, path.join(dir, 'elsewhere.sqlite'));
+      await tasks.shift()!();
+      await store.commit(target, [{ collection: 'articles', id: 'a-2', doc: { slug: 's-2' }, position: 2n }], 2n, NOW);
+      await tasks.shift()!();
+      expect((await store.get(target, 'articles', 'a-2'))?.['slug']).to.equal('s-2');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('copies the WAL into the file a second after a commit, on a thread of its own (one checkpoint pending at a time), so reads skip the WAL', async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
-    const pending: Array<{ task: () => void; ms: number; cancelled: boolean }> = [];
+    const pending: Array<{ task: () => Promise<void>; ms: number; cancelled: boolean }> = [];
     const store = SqliteReadModelStore.open(file, {
       schedule: (task, ms) => {
         const entry = { task, ms, cancelled: false };
@@ -44,7 +64,8 @@ describe('read models: SQLite adapter, file behaviour', () => {
       const before = walState(file);
       expect(before.frames).to.be.above(0);
       expect(before.backfilled).to.be.below(before.frames);
-      pending.shift()!.task();
+      // On a thread of its own, with a connection of its own.
+      await pending.shift()!.task();
       const after = walState(file);
       expect(after).to.deep.equal({ frames: before.frames, backfilled: before.frames });
       expect((await store.get(target, 'articles', 'a-5'))?.['slug']).to.equal('s-5');
