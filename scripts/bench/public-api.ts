@@ -2,7 +2,7 @@
  * Public read API on the embedded default (SQLite), each scenario interleaved with a bare node:http baseline.
  *
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
- *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap] [--service-root DIR] [--json]
+ *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,stalls] [--service-root DIR] [--json]
  *                           [--cold-start [--drop-page-cache]]
  *
  * The data: `--entries` published entries (en and ja values) seeded into a temporary folder, or a copy of a
@@ -16,7 +16,10 @@
  * through the admin API as a console user), every scenario runs right after a baseline measurement:
  * - single entry by random slug, and among the 100 popular ones; list page 1 and page 250 (limit 20, sort
  *   published_date:desc);
- * - the form set's sitemap (all entries' URLs), asking for gzip and br.
+ * - the form set's sitemap (all entries' URLs), asking for gzip and br;
+ * - stalls: after the scenarios, still under the same load, an open-loop probe of 200 GET /healthz per second
+ *   for twice --seconds (support/open-loop-probe.ts): p50/p99/p99.9/max and how many took over 20 ms. The
+ *   scenarios' 10 waiting connections barely sample a stall of the event loop; this catches it.
  * Reported per scenario: the server's CPU time per request (user + system, from /proc) divided by the
  * baseline's measured just before (the load generator's share of the two cores does not distort it),
  * p50/p99, req/s, the service's RSS after it, and with the cache on the share of requests the cache answered
@@ -33,6 +36,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { articleFields, seedPublicBench, type BenchSeed } from './public-seed.ts';
 import { startBaselineServer } from './support/load.ts';
+import { probeOpenLoop } from './support/open-loop-probe.ts';
 import { rssBytes } from './support/service-process.ts';
 import { percentile } from './support/percentile.ts';
 
@@ -44,7 +48,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
-    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap' },
+    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,stalls' },
     'service-root': { type: 'string' },
     /** Also restart the service in each --cache mode and measure random single entries over its first minute. */
     'cold-start': { type: 'boolean', default: false },
@@ -251,6 +255,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
 
   const rows: Array<Record<string, unknown>> = [];
   const writes: Array<Record<string, unknown>> = [];
+  const stalls: Array<Record<string, unknown>> = [];
   let firstReadyMs = 0;
   for (const [i, cache] of values.cache.split(',').entries()) {
     const port = 18_000 + Math.floor(Math.random() * 1000);
@@ -302,6 +307,13 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
           `cache ${cache.padEnd(3)} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
         );
       }
+      if (values.only.split(',').includes('stalls')) {
+        const probe = await probeOpenLoop(`${serviceUrl}/healthz`, { seconds: SECONDS * 2, perSecond: 200 });
+        stalls.push({ cache, load, ...probe });
+        say(
+          `cache ${cache.padEnd(3)} ${load.padEnd(16)} ${'open-loop probe, 200/s'.padEnd(26)} p50 ${probe.p50Ms} ms  p99 ${probe.p99Ms} ms  p99.9 ${probe.p999Ms} ms  max ${probe.maxMs} ms  over 20 ms: ${probe.over20Ms} of ${probe.answered}${probe.answered < probe.sent ? ` (${probe.sent - probe.answered} unanswered)` : ''}`,
+        );
+      }
       if (writer) {
         await writer.stop();
         const seconds = (performance.now() - loadStarted) / 1000;
@@ -317,7 +329,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
   for (const name of fs.readdirSync(dataDir)) if (/\.sqlite(-wal)?$/.test(name)) bytes += fs.statSync(path.join(dataDir, name)).size;
   const bytesPerEntry = Math.round(bytes / seed.entries.length);
   say(`data folder: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytesPerEntry / 1024).toFixed(1)} KB per entry (after the write load)`);
-  return { entries: seed.entries.length, serviceRoot: root, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, rows, writes, coldStart };
+  return { entries: seed.entries.length, serviceRoot: root, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, rows, stalls, writes, coldStart };
 }
 
 /**
