@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import { WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import {
   assertAppendSize,
   type AppendResult,
@@ -25,6 +26,8 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Events fetched per query while reading or catching up. */
   pageSize?: number;
+  /** When the WAL checkpoint after appends runs (tests run it themselves). */
+  schedule?: Schedule;
 }
 
 /** A row of the events table, read in raw mode (an array in column order: cheaper than an object). */
@@ -74,6 +77,8 @@ export class SqliteEventStore implements EventStore {
   #pending: PendingAppend[] = [];
   #flushScheduled = false;
   readonly #statements;
+  /** Copies the log's WAL into its file a second after appends, off the event loop (see WalCheckpointer). */
+  readonly #checkpointer: WalCheckpointer;
   #closed = false;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
@@ -88,6 +93,7 @@ export class SqliteEventStore implements EventStore {
     db.defaultSafeIntegers(true);
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
+    this.#checkpointer = new WalCheckpointer(file, { delayMs: 1_000, ...(options.schedule ? { schedule: options.schedule } : {}) });
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
       insert: db.prepare<[string, bigint, string, string, string, string], never>(
@@ -173,7 +179,10 @@ export class SqliteEventStore implements EventStore {
       for (const append of batch) append.reject(error);
       return;
     }
-    if (batch.some((append) => append.result !== undefined)) this.#notifier.notify();
+    if (batch.some((append) => append.result !== undefined)) {
+      this.#notifier.notify();
+      this.#checkpointer.wrote();
+    }
     for (const append of batch) {
       if (append.result !== undefined) append.resolve(append.result);
       else append.reject(append.error);
@@ -274,6 +283,7 @@ export class SqliteEventStore implements EventStore {
     this.#flush();
     this.#closed = true;
     await Promise.all([...this.#subscriptions].map((s) => s.stop()));
+    await this.#checkpointer.close();
     this.#db.close();
   }
 

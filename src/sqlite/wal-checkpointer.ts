@@ -55,7 +55,8 @@ export class WalCheckpointer {
   readonly #delayMs: number;
   readonly #schedule: Schedule;
   #cancel: (() => void) | undefined;
-  #worker: Worker | undefined;
+  /** The thread, once started, and when it ended. */
+  #thread: { worker: Worker; exited: Promise<void> } | undefined;
   /** The checkpoint the thread is running, if any; one at a time. */
   #running: Promise<void> | undefined;
   #closed = false;
@@ -79,13 +80,14 @@ export class WalCheckpointer {
     this.#closed = true;
     this.#cancel?.();
     this.#cancel = undefined;
+    const thread = this.#thread;
+    if (!thread) return;
+    // The thread does not keep the process alive (unref) while it only waits for work; while closing, the
+    // caller waits for it, so it must: a process with nothing else to do would exit mid-await.
+    thread.worker.ref();
     await this.#running;
-    const worker = this.#worker;
-    this.#worker = undefined;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage('close');
-    await exited;
+    thread.worker.postMessage('close');
+    await thread.exited;
   }
 
   async #checkpoint(): Promise<void> {
@@ -101,7 +103,7 @@ export class WalCheckpointer {
 
   /** One checkpoint on the thread. A failure is not worth failing for: the next write asks again, and SQLite's own checkpoint still runs. */
   #ask(): Promise<void> {
-    const worker = (this.#worker ??= this.#start());
+    const { worker } = (this.#thread ??= this.#start());
     return new Promise<void>((resolve) => {
       const done = () => {
         worker.off('message', done);
@@ -114,15 +116,18 @@ export class WalCheckpointer {
     });
   }
 
-  #start(): Worker {
+  #start(): { worker: Worker; exited: Promise<void> } {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { file: this.#file, driver } });
     worker.unref();
     // A thread that cannot open the file (or dies) is replaced at the next checkpoint.
     worker.on('error', () => undefined);
-    worker.once('exit', () => {
-      if (this.#worker === worker) this.#worker = undefined;
-    });
-    return worker;
+    const exited = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        if (this.#thread?.worker === worker) this.#thread = undefined;
+        resolve();
+      }),
+    );
+    return { worker, exited };
   }
 }

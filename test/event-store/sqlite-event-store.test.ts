@@ -6,6 +6,7 @@ import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { walState } from '../support/wal-state.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
 eventStoreConformance('event store: SQLite adapter', {
@@ -13,6 +14,37 @@ eventStoreConformance('event store: SQLite adapter', {
 });
 
 describe('event store: SQLite adapter, file and process behaviour', () => {
+  it('copies the WAL into the file a second after appends, on a thread of its own', async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    const tasks: Array<{ task: () => Promise<void>; ms: number }> = [];
+    const store = SqliteEventStore.open(file, { schedule: (task, ms) => (tasks.push({ task, ms }), () => undefined) });
+    try {
+      await store.append('s-1', [event('a')], 'no_stream');
+      await store.append('s-1', [event('b')], 0n);
+      expect(tasks.map((t) => t.ms)).to.deep.equal([1_000]);
+      const before = walState(file);
+      expect(before.backfilled).to.be.below(before.frames);
+      await tasks.shift()!.task();
+      expect(walState(file)).to.deep.equal({ frames: before.frames, backfilled: before.frames });
+      expect((await collect(store.readStream('s-1'))).map((e) => e.type)).to.deep.equal(['a', 'b']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a process closing its stores while their checkpointing threads work waits for them and exits 0', async function () {
+    this.timeout(30_000);
+    const script = path.resolve('test/event-store/fixtures/close-after-checkpoint.ts');
+    const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+      child.on('exit', (exitCode) => resolve({ code: exitCode, out: text }));
+    });
+    // Exit 13 is Node's "unsettled top-level await": a close that waited on a thread that kept nothing alive.
+    expect({ code, out }).to.deep.equal({ code: 0, out: 'closed\n' });
+  });
+
   it('keeps appended events across close and reopen', async () => {
     const file = path.join(tempDir(), 'events.sqlite');
     const first = SqliteEventStore.open(file);

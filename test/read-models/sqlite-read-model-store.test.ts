@@ -5,6 +5,7 @@ import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-st
 import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { walState } from '../support/wal-state.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 
@@ -13,15 +14,6 @@ const NOW = '2026-11-22T10:00:00.000Z';
 readModelStoreConformance('read models: SQLite adapter', {
   create: async () => SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite')),
 });
-
-/**
- * The WAL's frames and how many of them the database file holds already, from the wal-index header in the
- * -shm file (sqlite.org/walformat.html: mxFrame at byte 16, nBackfill at byte 96, in the machine's byte order).
- */
-function walState(file: string): { frames: number; backfilled: number } {
-  const shm = fs.readFileSync(`${file}-shm`);
-  return { frames: shm.readUInt32LE(16), backfilled: shm.readUInt32LE(96) };
-}
 
 describe('read models: SQLite adapter, file behaviour', () => {
   it('goes on when the checkpointing thread cannot open the file: the store answers, writes and closes', async () => {
