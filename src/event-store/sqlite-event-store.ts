@@ -93,7 +93,7 @@ export class SqliteEventStore implements EventStore {
     db.defaultSafeIntegers(true);
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
-    this.#checkpointer = new WalCheckpointer(file, { delayMs: 1_000, ...(options.schedule ? { schedule: options.schedule } : {}) });
+    this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule });
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
       insert: db.prepare<[string, bigint, string, string, string, string], never>(

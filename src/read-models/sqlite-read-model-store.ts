@@ -37,9 +37,6 @@ import {
   foldingIndexesOf,
 } from './read-model-store.ts';
 
-/** How soon after a write its WAL frames are copied into the file, so that reads skip the WAL again (WalCheckpointer). */
-const CHECKPOINT_DELAY_MS = 1_000;
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projection_generations (
   projection TEXT    NOT NULL,
@@ -122,7 +119,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   private constructor(db: Database.Database, file: string, schedule: Schedule | undefined) {
     this.#db = db;
-    this.#checkpointer = new WalCheckpointer(file, { delayMs: CHECKPOINT_DELAY_MS, ...(schedule ? { schedule } : {}) });
+    this.#checkpointer = new WalCheckpointer(file, { schedule });
     db.exec(SCHEMA);
     this.#deepPages = new SqliteDeepPages(db, { field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
   }
