@@ -381,7 +381,7 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
       defaultLocale: project.defaultLocale,
     });
     views.push(shaped);
-    view.put('entry_views', entryViewId(entry.entryId, locale), { ...storedEntryView(shaped) });
+    view.put('entry_views', entryViewId(entry.entryId, locale), storedEntryView(shaped));
   }
   touchSite(view, version, entry.projectId, entry.formSetId);
   const settings = formSet.definition.sitemap;

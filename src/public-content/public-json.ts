@@ -5,14 +5,15 @@ import { mediaUrls, type EntryView } from './entry-view.ts';
  * with only its mediaUrls (which name the request's base) filled in, and a list page joins the items of its
  * entries. Byte for byte what JSON.stringify makes of the response objects (singleEntryBody, listItem).
  */
-export interface SerialisedEntry {
+// A type, not an interface, so that a StoredEntryView is a read-model document as it is (no copy to write it).
+export type SerialisedEntry = {
   /** The single-entry response up to the value of mediaUrls: `{"formSet":…,"entry":…,"revision":…,"data":…,"mediaUrls":`. */
   jsonHead: string;
   /** The rest after mediaUrls: `,"widgetRoles":{…}}`. */
   jsonTail: string;
   /** The entry's item on a list page without include_snapshot. */
   jsonItem: string;
-}
+};
 
 /**
  * The single-entry shape of spec section 4.1 (also by-path, by-slug, by-external-id and preview), its media URLs on
