@@ -25,7 +25,7 @@ export async function probeOpenLoop(url: string, options: { seconds: number; per
   const total = Math.round(options.seconds * options.perSecond);
   const interval = 1000 / options.perSecond;
   const begin = performance.now();
-  const inFlight = new Set<Promise<void>>();
+  const answers: Array<Promise<void>> = [];
   try {
     while (sent < total) {
       // Each request at its own time from the start (timers fire late or early by a millisecond or so).
@@ -33,7 +33,7 @@ export async function probeOpenLoop(url: string, options: { seconds: number; per
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const started = performance.now();
       sent++;
-      const request = new Promise<void>((resolve) => {
+      answers.push(new Promise<void>((resolve) => {
         http
           .get(url, { agent }, (response) => {
             response.resume();
@@ -43,11 +43,9 @@ export async function probeOpenLoop(url: string, options: { seconds: number; per
             });
           })
           .on('error', () => resolve());
-      });
-      inFlight.add(request);
-      void request.then(() => inFlight.delete(request));
+      }));
     }
-    await Promise.all(inFlight);
+    await Promise.all(answers);
   } finally {
     agent.destroy();
   }
