@@ -8,6 +8,7 @@
 import {
   assertCollectionName,
   assertFieldPath,
+  assertIndexInclude,
   assertProjectionName,
   MAX_QUERY_LIMIT,
   ReadModelError,
@@ -301,6 +302,8 @@ export const UNIQUE_INDEX_SUFFIX = '__unique';
  *   lookup does not state for a type list: lookups use the first index, so they never fall back to a scan.
  */
 export function toMongoIndexes(spec: IndexSpec): MongoIndex[] {
+  // Checked as on SQLite, and left out: a MongoDB index holds only its keys (see IndexSpec.include).
+  assertIndexInclude(spec);
   const lookup = toMongoIndex({ ...spec, unique: false });
   if (!spec.unique) return [lookup];
   const key = Object.fromEntries(Object.entries(lookup.key).filter(([path]) => path !== '_id'));

@@ -13,6 +13,7 @@ import {
   LeaseLostError,
   assertCollectionName,
   assertFieldPath,
+  assertIndexInclude,
   assertProjectionName,
   assertTextField,
   assertTextTokens,
@@ -162,9 +163,13 @@ export class SqliteReadModelStore implements ReadModelStore {
       const table = tableName(target, collection);
       for (const index of spec.indexes ?? []) {
         assertCollectionName(index.name);
+        assertIndexInclude(index);
         const columns = index.fields.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`);
         // The id tie-break of sorted queries (see Query.sort), so that the index serves the whole ORDER BY.
         if (!index.unique) columns.push(`id ${index.fields[index.fields.length - 1]![1] === 1 ? 'ASC' : 'DESC'}`);
+        // The very expressions a find with Query.fields selects (documentColumns): SQLite reads them from the
+        // index when every column a query needs is there (a covering index).
+        for (const field of index.include ?? []) columns.push(fieldColumnExpression('doc', field));
         this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
       }
       if (spec.textField !== undefined) this.#maintainSearchTable(target, collection, spec);
@@ -380,6 +385,18 @@ export class SqliteReadModelStore implements ReadModelStore {
     const sql = `SELECT d.id AS id, ${doc.sql} FROM ${from.sql} ORDER BY ${orderBy(query.sort, relevance)} LIMIT +? OFFSET +?`;
     const rows = (this.#fromStmt(sql, target, collection, from)?.all(...from.params, limit, offset) ?? []) as DocumentRow[];
     return rows.map((r) => ({ id: r.id, doc: doc.decode(r) }));
+  }
+
+  /**
+   * SQLite's plan (EXPLAIN QUERY PLAN, one line per step) for a find of the common shape (equality filter, sort,
+   * Query.fields; see #plainQuery): whether an index serves it, and whether the index alone does (COVERING).
+   * A diagnostic, for tests and for whoever wonders why a read is slow.
+   */
+  queryPlan(target: ModelTarget, collection: string, query: Query = {}): string[] {
+    const plain = this.#plainQuery(target, collection, query, documentColumns(query.fields));
+    if (!plain || query.after !== undefined) throw new ReadModelError('queryPlan explains finds by equality, sort and fields only');
+    const rows = this.#stmt(`EXPLAIN QUERY PLAN ${plain.sql}`).all(...plain.params, query.limit ?? MAX_QUERY_LIMIT, query.offset ?? 0) as Array<{ detail: string }>;
+    return rows.map((row) => row.detail);
   }
 
   /**
@@ -650,7 +667,7 @@ function documentColumns(fields: Query['fields']): DocumentColumns {
   const made = {
     id: ++lastColumnsId,
     count: names.length,
-    sql: names.map((field, i) => `d.doc -> '$.${field}' AS ${columns[i]}`).join(', '),
+    sql: names.map((field, i) => `${fieldColumnExpression('d.doc', field)} AS ${columns[i]}`).join(', '),
     decode(row: DocumentRow): Document {
       const doc: Document = {};
       for (let i = 0; i < names.length; i++) {
@@ -663,6 +680,14 @@ function documentColumns(fields: Query['fields']): DocumentColumns {
   if (fieldColumns.size > 1_000) fieldColumns.clear();
   fieldColumns.set(key, made);
   return made;
+}
+
+/**
+ * The JSON text of a top-level field of a document, as a find with Query.fields reads it; the same expression
+ * in an index (IndexSpec.include) lets SQLite read it from there. NULL when the document has no such field.
+ */
+function fieldColumnExpression(doc: string, field: string): string {
+  return `${doc} -> '$.${field}'`;
 }
 
 /** Names checked and made once: every query names its table and fields, and reads are the hot path. */

@@ -211,6 +211,13 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
       expect(plan.puts.map((x) => x.id)).to.deep.equal(['c', 'b']);
     });
 
+    it('leaves the fields an index includes out of its keys (a MongoDB index holds only keys), and checks them as SQLite does', () => {
+      const plain = { name: 'by_list', fields: [['list', 1], ['rank', -1]] as Array<[string, 1 | -1]> };
+      expect(toMongoIndexes({ ...plain, include: ['item', 'n'] })).to.deep.equal(toMongoIndexes(plain));
+      expect(() => toMongoIndexes({ ...plain, include: ['meta.note'] })).to.throw(ReadModelError, /top-level/);
+      expect(() => toMongoIndexes({ ...plain, include: ['item'], unique: true })).to.throw(ReadModelError, /unique/);
+    });
+
     it('rejects bad names, no fields, repeated fields and bad directions', () => {
       expect(() => toMongoIndexes({ name: 'Bad-Name', fields: [['a', 1]] })).to.throw(ReadModelError, /invalid index name/);
       expect(() => toMongoIndexes({ name: 'empty', fields: [] })).to.throw(ReadModelError, /names no field/);

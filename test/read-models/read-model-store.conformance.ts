@@ -34,6 +34,14 @@ export const articlesSchema: ReadModelSchema = {
   },
 };
 
+/** A list whose index holds each item's serialised JSON and a number besides its keys (IndexSpec.include). */
+export const coveredSchema: ReadModelSchema = {
+  projection: 'test-covered',
+  collections: {
+    items: { indexes: [{ name: 'by_list', fields: [['list', 1], ['rank', 1]], include: ['item', 'n'] }] },
+  },
+};
+
 /** A collection searched through its `search` field (tokens of indexText), and one that cannot be. */
 export const searchSchema: ReadModelSchema = {
   projection: 'test-search',
@@ -78,6 +86,39 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(await store.get(gen1, 'articles', 'a1')).to.deep.equal({ slug: 'kept', title: 'Kept', n: 1 });
       await store.commit(gen1, [put('extra', 'x1', 5n, { kind: 'k' })], 5n, LATER);
       expect(await store.find(gen1, 'extra', { filter: { kind: 'k' } })).to.deep.equal([{ kind: 'k' }]);
+    });
+
+    test('an index that includes fields answers finds as any index: the values as stored, after updates and deletes, for documents without them too', async () => {
+      await store.createGeneration(coveredSchema, 1, 1, NOW);
+      const target = { projection: 'test-covered', generation: 1 };
+      const item = (rank: number) => JSON.stringify({ rank, note: `"quoted" \\ ${'é東'.repeat(rank)}` });
+      await store.commit(target, [
+        ...[1, 2, 3, 4, 5].map((rank) => put('items', `i${rank}`, BigInt(rank), { list: 'a', rank, item: item(rank), n: rank * 10, body: 'not read' })),
+        put('items', 'i6', 6n, { list: 'a', rank: 6, n: 60 }),
+        put('items', 'i7', 7n, { list: 'a', rank: 7, item: { nested: [1, 'two'] }, n: null }),
+        put('items', 'b1', 8n, { list: 'b', rank: 1, item: 'other list', n: 1 }),
+      ], 8n, NOW);
+      const page = (query: { offset?: number; limit?: number } = {}) => store.find(target, 'items', { filter: { list: 'a' }, sort: [['rank', 'desc']], fields: ['item', 'n'], ...query });
+      expect(await page()).to.deep.equal([
+        { item: { nested: [1, 'two'] }, n: null },
+        { n: 60 },
+        ...[5, 4, 3, 2, 1].map((rank) => ({ item: item(rank), n: rank * 10 })),
+      ]);
+      expect(await page({ offset: 2, limit: 2 })).to.deep.equal([{ item: item(5), n: 50 }, { item: item(4), n: 40 }]);
+      // A field the index does not hold is read from the documents.
+      expect(await store.find(target, 'items', { filter: { list: 'a' }, sort: [['rank', 'asc']], fields: ['item', 'body'], limit: 1 })).to.deep.equal([{ item: item(1), body: 'not read' }]);
+      await store.commit(target, [put('items', 'i5', 9n, { list: 'a', rank: 5, item: 'changed', n: 55 }), del('items', 'i7', 10n), put('items', 'i4', 11n, { list: 'b', rank: 4, item: 'moved', n: 44 })], 11n, NOW);
+      expect(await page({ limit: 3 })).to.deep.equal([{ n: 60 }, { item: 'changed', n: 55 }, { item: item(3), n: 30 }]);
+      expect(await store.find(target, 'items', { filter: { list: 'b' }, sort: [['rank', 'desc']], fields: ['item'] })).to.deep.equal([{ item: 'moved' }, { item: 'other list' }]);
+    });
+
+    test('refuses an index that includes a dotted or repeated field, or includes fields in a unique index', async () => {
+      const withIndex = (index: Record<string, unknown>) => ({ projection: 'test-covered', collections: { items: { indexes: [{ name: 'by_list', fields: [['list', 1]], ...index }] } } }) as unknown as ReadModelSchema;
+      for (const index of [{ include: ['meta.note'] }, { include: ['item', 'item'] }, { include: [] }, { include: ['item'], unique: true }]) {
+        let refused: unknown;
+        await store.createGeneration(withIndex(index), 1, 1, NOW).catch((error: unknown) => (refused = error));
+        expect(refused, JSON.stringify(index)).to.be.instanceOf(ReadModelError);
+      }
     });
 
     test('getMany answers the documents of the ids that exist, each with its id, and refuses more than MAX_GET_MANY_IDS ids', async () => {

@@ -7,7 +7,7 @@ import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { walState } from '../support/wal-state.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
-import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
+import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 
@@ -83,6 +83,22 @@ describe('read models: SQLite adapter, file behaviour', () => {
       .all('x') as Array<{ detail: string }>;
     db.close();
     expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_test_articles__articles__g1__by_slug/);
+  });
+
+  it('reads a list page of included fields from the index alone (a covering index), and fields it does not hold from the documents', async () => {
+    const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+    try {
+      await store.createGeneration(coveredSchema, 1, 1, '2026-11-22T10:00:00.000Z');
+      const target = { projection: 'test-covered', generation: 1 };
+      const list = { filter: { list: 'a' }, sort: [['rank', 'desc']] as Array<[string, 'desc']>, limit: 20 };
+      expect(store.queryPlan(target, 'items', { ...list, fields: ['item'] }).join(' ')).to.match(/USING COVERING INDEX rm_test_covered__items__g1__by_list/);
+      expect(store.queryPlan(target, 'items', { ...list, fields: ['item', 'n'], offset: 40 }).join(' ')).to.match(/USING COVERING INDEX rm_test_covered__items__g1__by_list/);
+      const uncovered = store.queryPlan(target, 'items', { ...list, fields: ['item', 'body'] }).join(' ');
+      expect(uncovered).to.match(/USING INDEX rm_test_covered__items__g1__by_list/);
+      expect(uncovered).not.to.match(/COVERING/);
+    } finally {
+      await store.close();
+    }
   });
 
   it('a generation with deferred indexes starts without the whileFolding indexes of content and public-content (none is unique); each collection gets its own when they are built for it', async () => {
