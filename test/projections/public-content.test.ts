@@ -4,7 +4,8 @@ import { entryStream } from '../../src/domain/content/entry/entry-events.ts';
 import { formSetStreamId } from '../../src/domain/content/form-set/form-set-events.ts';
 import { projectStream } from '../../src/domain/access/access-streams.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
-import { publicContent } from '../../projections/public-content.ts';
+import { publicContent, type PublicFormSetDoc } from '../../projections/public-content.ts';
+import { entryListQuery, type EntryListRequest } from '../../src/http/public/entry-reads.ts';
 import { entryViewOf, type StoredEntryView } from '../../src/public-content/public-json.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
@@ -36,6 +37,13 @@ function definition(slug = 'blog', urlPattern = '/{formSetSlug}/{slug}') {
     widgetRoles: { title: 'title' },
     sitemap: { include: true, urlPattern, changefreq: 'weekly', priority: 0.5 },
   };
+}
+
+/** SQLite's plan for the find of a list page of BLOG in English (entryListQuery), on the active generation. */
+async function listPlan(h: ReturnType<typeof projectionHarness>, request: Partial<EntryListRequest> = {}): Promise<string> {
+  const generation = (await h.store.activeGeneration(publicContent.name))!;
+  const page: EntryListRequest = { formSet: { formSetId: BLOG } as PublicFormSetDoc, locale: 'en', limit: 20, offset: 0, sort: undefined, text: undefined, includeSnapshot: false, ...request };
+  return h.store.queryPlan({ projection: publicContent.name, generation }, 'entry_views', entryListQuery(page)).join(' ');
 }
 
 describe('public-content projection: given these events, expect these documents', () => {
@@ -71,6 +79,11 @@ describe('public-content projection: given these events, expect these documents'
       expect(whole.revision).to.deep.equal({ id: R1, revision: 1, updatedAt: T0 });
       // Stored with what public reads take first (SQLite walks a document's keys in order to find one).
       expect(Object.keys(ja!).slice(0, 5)).to.deep.equal(['jsonItem', 'jsonHead', 'jsonTail', 'entryId', 'media']);
+      // A list page in the default order (and sort=published_at) reads its items from the index alone (version 6).
+      expect(await listPlan(h)).to.match(/COVERING INDEX rm_public_content__entry_views__g1__by_published/);
+      expect(await listPlan(h, { sort: { field: 'publishedAt', direction: 'asc' } })).to.match(/COVERING INDEX rm_public_content__entry_views__g1__by_published/);
+      expect(await listPlan(h, { sort: { field: 'updatedAt', direction: 'desc' } })).to.match(/USING INDEX rm_public_content__entry_views__g1__by_updated/);
+      expect(await listPlan(h, { includeSnapshot: true })).not.to.match(/COVERING/);
       expect((await h.find('entry_views')).map((v) => v['entryId'])).to.deep.equal([ENTRY, ENTRY]);
       expect(await h.doc('site_index', ENTRY)).to.deep.include({ paths: [{ locale: 'en', path: '/blog/hello' }], title: 'Hello' });
       expect(await h.doc('live_counts', BLOG)).to.deep.include({ liveEntries: 1 });
@@ -110,6 +123,8 @@ describe('public-content projection: given these events, expect these documents'
       const rebuild = startRebuild({ projection: publicContent, log, store: h.store, clock: h.clock, logger: silentLogger });
       await rebuild.result;
       expect(await dumpReadModels(h.store, [publicContent])).to.deep.equal(before);
+      // Its indexes were built after the load, the covering one with them.
+      expect(await listPlan(h)).to.match(/COVERING INDEX rm_public_content__entry_views__g2__by_published/);
     } finally {
       await h.close();
     }

@@ -1,4 +1,5 @@
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import type { Query } from '../../read-models/read-model-store.ts';
 import { planAtLeast } from '../../domain/plans.ts';
 import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryJson, snapshotItemJson } from '../../public-content/public-json.ts';
 import { queryTokens } from '../../search/search-tokens.ts';
@@ -87,19 +88,28 @@ export function entryListRequest(params: QueryParams, target: PublicProject, for
   return { formSet, locale, limit, offset, sort, text, includeSnapshot };
 }
 
-/** A list page's bytes: a range of the sort's index, each entry's item as serialised at projection time. */
-export async function entryListResponse(reader: ReadModelReader, request: EntryListRequest, baseUrl: string): Promise<string> {
+/**
+ * The find of a list page's entry views: a range of the sort's index (the newest first without sort or q,
+ * relevance with q alone), reading each view's item (and with include_snapshot its head and media ids).
+ */
+export function entryListQuery(request: EntryListRequest): Query & { filter: Record<string, string>; fields: string[] } {
   const { formSet, locale, limit, offset, sort, text, includeSnapshot } = request;
-  const filter = { formSetId: formSet.formSetId, locale };
   const order: Array<[string, 'asc' | 'desc']> | undefined = sort
     ? [[sort.field, sort.direction], ['entryId', sort.direction]]
     : text === undefined
       ? [['publishedAt', 'desc'], ['entryId', 'desc']]
       : undefined; // relevance
+  return { filter: { formSetId: formSet.formSetId, locale }, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), fields: includeSnapshot ? SNAPSHOT_ITEM_FIELDS : LIST_ITEM_FIELDS };
+}
+
+/** A list page's bytes: a range of the sort's index, each entry's item as serialised at projection time. */
+export async function entryListResponse(reader: ReadModelReader, request: EntryListRequest, baseUrl: string): Promise<string> {
+  const { formSet, limit, offset, text, includeSnapshot } = request;
   if (text !== undefined && text.length === 0) return entryListJson(formSetSummary(formSet), 0, limit, offset, []);
-  const query = { filter, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}) };
+  const { fields, ...query } = entryListQuery(request);
+  const filter = query.filter;
   const [items, total] = await Promise.all([
-    reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: includeSnapshot ? SNAPSHOT_ITEM_FIELDS : LIST_ITEM_FIELDS }),
+    reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields }),
     text === undefined
       ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
       : reader.count(PUBLIC_CONTENT, 'entry_views', filter, text),
