@@ -103,6 +103,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   /** SQL of plain queries by shape (see #plainQuery). */
   readonly #plainSql = new Map<string, string>();
   #closed = false;
+  /** Whether this turn's read transaction is open (see #beginTurnRead). */
+  #turnRead = false;
+  readonly #begin: Database.Statement;
+  readonly #end: Database.Statement;
 
   static open(file: string, options: { schedule?: Schedule } = {}): SqliteReadModelStore {
     // Read models are rebuilt from the log, and each checkpoint commits with its writes: losing the last
@@ -122,6 +126,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.#db = db;
     this.#checkpointer = new WalCheckpointer(file, { schedule });
     db.exec(SCHEMA);
+    this.#begin = db.prepare('BEGIN');
+    this.#end = db.prepare('COMMIT');
     this.#deepPages = new SqliteDeepPages(db, { field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
   }
 
@@ -134,7 +140,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   ): Promise<GenerationRecord> {
     assertProjectionName(schema.projection);
     for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       for (const [collection, spec] of Object.entries(schema.collections)) {
         const target = { projection: schema.projection, generation };
         const table = tableName(target, collection);
@@ -153,7 +159,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
-    this.#db.transaction(() => this.#createIndexes(schema, generation)).immediate();
+    this.#transaction(() => this.#createIndexes(schema, generation)).immediate();
     this.#checkpointer.wrote();
   }
 
@@ -200,7 +206,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       const active = this.#activeNow(projection);
       if (active !== expectedActive) {
         throw new GenerationConflictError(`projection ${projection}: active generation is ${active ?? 'none'}, expected ${expectedActive ?? 'none'}`);
@@ -214,7 +220,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       for (const collection of Object.keys(schema.collections)) {
         const target = { projection: schema.projection, generation };
         // The document table's triggers go with it; the search table of a collection that lost its
@@ -282,7 +288,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const ordered = [...writes].sort((a, b) => (a.doc === null) !== (b.doc === null) ? (a.doc === null ? -1 : 1) : a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
     // Writes to tables whose deep pages are counted, told to the counts once the batch has committed.
     const counted: CountedWrite[] = [];
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       if (leaseHolder !== undefined) {
         const lease = this.#stmt('SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?').get(target.projection, target.generation) as { holder: string } | undefined;
         if (lease?.holder !== leaseHolder) throw new LeaseLostError(target, leaseHolder, lease?.holder ?? null);
@@ -576,6 +582,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#endTurnRead();
     this.#closed = true;
     await this.#checkpointer.close();
     this.#statements.clear();
@@ -588,17 +595,63 @@ export class SqliteReadModelStore implements ReadModelStore {
     return row ? Number(row.generation) : null;
   }
 
-  /** A read of a generation that does not exist (never created, or dropped) finds nothing. */
+  /**
+   * A statement of a read of documents, run in this turn's read transaction (see #beginTurnRead); null for a
+   * generation that does not exist (never created, or dropped): such a read finds nothing.
+   */
   #readStmt(sql: string): Database.Statement | null {
     try {
-      return this.#stmt(sql);
+      const statement = this.#prepared(sql);
+      this.#beginTurnRead();
+      return statement;
     } catch (error) {
       if (error instanceof ReadModelError && error.message.startsWith('read model not created')) return null;
       throw error;
     }
   }
 
+  /** A statement of anything else (writes, generations, leases): run outside any read transaction of the turn. */
   #stmt(sql: string): Database.Statement {
+    const statement = this.#prepared(sql);
+    this.#endTurnRead();
+    return statement;
+  }
+
+  /** A write transaction: it begins once this turn's read transaction has ended (see #beginTurnRead). */
+  #transaction<T>(write: () => T): Database.Transaction<() => T> {
+    this.#assertOpen();
+    this.#endTurnRead();
+    return this.#db.transaction(write);
+  }
+
+  /**
+   * Reads of documents share one read transaction per turn of the event loop: the first begins it, and it
+   * ends at the next setImmediate or before this store writes anything, whichever comes first. A statement
+   * outside a transaction begins and ends a read transaction of its own, which takes two locks on the WAL
+   * index (fcntl) and a check of its header: ~2.2 µs of the ~7.5 µs of a single-entry lookup here, and the
+   * public reads of a busy service come many to a turn. What a read sees is unchanged for this process (its
+   * own writes end the transaction first, so a read after a write sees it); another process's commit is
+   * seen from the next turn on, as if it had committed a moment later.
+   */
+  #beginTurnRead(): void {
+    if (this.#turnRead || this.#db.inTransaction) return;
+    this.#begin.run();
+    this.#turnRead = true;
+    setImmediate(this.#endTurnReadSoon);
+  }
+
+  #endTurnRead(): void {
+    if (!this.#turnRead) return;
+    this.#turnRead = false;
+    // A failed statement may have rolled the transaction back already (SQLITE_BUSY, SQLITE_NOMEM).
+    if (this.#db.inTransaction) this.#end.run();
+  }
+
+  readonly #endTurnReadSoon = (): void => {
+    if (!this.#closed) this.#endTurnRead();
+  };
+
+  #prepared(sql: string): Database.Statement {
     this.#assertOpen();
     let statement = this.#statements.get(sql);
     if (!statement) {

@@ -85,6 +85,43 @@ describe('read models: SQLite adapter, file behaviour', () => {
     expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_test_articles__articles__g1__by_slug/);
   });
 
+  it("reads of one turn of the event loop share a read transaction: the store's own writes are seen at once and commit at once, another connection's from the next turn", async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    const other = SqliteReadModelStore.open(file);
+    const target = { projection: 'test-articles', generation: 1 };
+    const slugs = async (of: SqliteReadModelStore) => (await of.find(target, 'articles', { sort: [['slug', 'asc']] })).map((doc) => doc['slug']);
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      await store.commit(target, [{ collection: 'articles', id: 'a1', position: 1n, doc: { slug: 's1' } }], 1n, NOW);
+      await nextTurn();
+      // A read opens this turn's read transaction; a commit in the same turn ends it first, so the commit is
+      // the file's at once (another connection sees it) and the next read sees it too.
+      expect(await slugs(store)).to.deep.equal(['s1']);
+      await store.commit(target, [{ collection: 'articles', id: 'a2', position: 2n, doc: { slug: 's2' } }], 2n, NOW);
+      expect(await slugs(other)).to.deep.equal(['s1', 's2']);
+      expect(await slugs(store)).to.deep.equal(['s1', 's2']);
+      // Another connection's commit: this turn's reads keep the state they began with; the next turn's see it.
+      await other.commit(target, [{ collection: 'articles', id: 'a3', position: 3n, doc: { slug: 's3' } }], 3n, NOW);
+      expect(await slugs(store)).to.deep.equal(['s1', 's2']);
+      await nextTurn();
+      expect(await slugs(store)).to.deep.equal(['s1', 's2', 's3']);
+      // Anything else the store runs (here a generation's record) ends the turn's read transaction as well.
+      await other.commit(target, [{ collection: 'articles', id: 'a4', position: 4n, doc: { slug: 's4' } }], 4n, NOW);
+      expect(await slugs(store)).to.deep.equal(['s1', 's2', 's3']);
+      expect((await store.getGeneration('test-articles', 1))!.checkpoint).to.equal(4n);
+      expect(await slugs(store)).to.deep.equal(['s1', 's2', 's3', 's4']);
+      // Closing in the middle of a turn's reads ends them; the other connection can still write.
+      await store.close();
+      await other.commit(target, [{ collection: 'articles', id: 'a5', position: 5n, doc: { slug: 's5' } }], 5n, NOW);
+      await nextTurn();
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
   it('reads a list page of included fields from the index alone (a covering index), and fields it does not hold from the documents', async () => {
     const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
     try {
@@ -271,6 +308,8 @@ describe('read models: SQLite adapter, file behaviour', () => {
       const other = SqliteReadModelStore.open(file);
       await other.commit(target, [...Array.from({ length: 10 }, (_, k) => article(10_000 + k, `2027-01-01T00:00:0${k}`)), { collection: 'articles', id: 'a000000', position: 99_999n, doc: null }], 99_999n, NOW);
       await other.close();
+      // Seen from the next turn of the event loop (this turn's reads share one read transaction).
+      await new Promise((resolve) => setImmediate(resolve));
       expect((await store.findWithIds(target, 'articles', query(1_000))).map((e) => e.doc.slug)[0]).to.equal('s1009');
       expect((await store.findWithIds(target, 'articles', query(1_990))).map((e) => e.doc.slug)).to.deep.equal(['s19', 's18', 's17', 's16', 's15', 's14', 's13', 's12', 's11', 's10', 's9', 's8', 's7', 's6', 's5', 's4', 's3', 's2', 's1']);
       await store.close();
