@@ -82,6 +82,7 @@ describe('public-content projection: given these events, expect these documents'
       // A list page in the default order (and sort=published_at) reads its items from the index alone (version 6).
       expect(await listPlan(h)).to.match(/COVERING INDEX rm_public_content__entry_views__g1__by_published/);
       expect(await listPlan(h, { sort: { field: 'publishedAt', direction: 'asc' } })).to.match(/COVERING INDEX rm_public_content__entry_views__g1__by_published/);
+      expect(await listPlan(h, { sort: { field: 'publishedDate', direction: 'desc' } })).to.match(/COVERING INDEX rm_public_content__entry_views__g1__by_published_date/);
       expect(await listPlan(h, { sort: { field: 'updatedAt', direction: 'desc' } })).to.match(/USING INDEX rm_public_content__entry_views__g1__by_updated/);
       expect(await listPlan(h, { includeSnapshot: true })).not.to.match(/COVERING/);
       expect((await h.find('entry_views')).map((v) => v['entryId'])).to.deep.equal([ENTRY, ENTRY]);
