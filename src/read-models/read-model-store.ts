@@ -31,7 +31,7 @@ export interface IndexSpec {
    */
   whileFolding?: boolean;
   /**
-   * Fields (dotted paths allowed) whose values the index also holds, after its keys: a find that filters and
+   * Top-level fields whose values the index also holds, after its keys: a find that filters and
    * sorts by this index and reads only included fields (Query.fields) then reads the index alone, with no seek
    * of each document (a list page of 20 items: 20 seeks fewer). Their bytes are stored again, in the index: for
    * small fields of hot reads. Not on a unique index. An adapter whose indexes cannot hold values besides
