@@ -2,7 +2,7 @@
  * Public read API on the embedded default (SQLite), each scenario interleaved with a bare node:http baseline.
  *
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
- *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,stalls] [--service-root DIR] [--json]
+ *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls] [--service-root DIR] [--json]
  *                           [--cold-start [--drop-page-cache]]
  *
  * The data: `--entries` published entries (en and ja values) seeded into a temporary folder, or a copy of a
@@ -17,6 +17,7 @@
  * - single entry by random slug, and among the 100 popular ones; list page 1 and page 250 (limit 20, sort
  *   published_date:desc);
  * - the form set's sitemap (all entries' URLs), asking for gzip and br;
+ * - list page 1 sorted by a form field (title), which no index serves;
  * - stalls: after the scenarios, still under the same load, an open-loop probe of 200 GET /healthz per second
  *   for twice --seconds (support/open-loop-probe.ts): p50/p99/p99.9/max and how many took over 20 ms. The
  *   scenarios' 10 waiting connections barely sample a stall of the event loop; this catches it.
@@ -48,7 +49,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
-    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,stalls' },
+    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls' },
     'service-root': { type: 'string' },
     /** Also restart the service in each --cache mode and measure random single entries over its first minute. */
     'cold-start': { type: 'boolean', default: false },
@@ -251,6 +252,8 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     // The list's last page (the deepest the API serves at 100,000 entries): what a crawler of every page reaches.
     { name: 'pagelast', label: `list page ${lastPage} (last)`, path: `/form-sets/articles/entries?limit=20&page=${lastPage}&sort=published_date:desc` },
     { name: 'sitemap', label: 'form-set sitemap, gzip/br', path: '/form-sets/articles/sitemap.xml', headers: { 'accept-encoding': 'gzip, br' } },
+    // A sort by a form field: no index serves it (see the README's "Sorting"), so its cost grows with the form set.
+    { name: 'fieldsort', label: 'list page 1, sort by a field', path: '/form-sets/articles/entries?limit=20&sort=title:asc' },
   ].filter((s) => values.only.split(',').includes(s.name));
 
   const rows: Array<Record<string, unknown>> = [];
