@@ -6,7 +6,7 @@ import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-
 import type { FormSetDoc } from './content.ts';
 import { orderedRecords, recordLabel, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
-import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
+import { shapeEntryView, SORT_SLOTS, sortSlotsOf, type EntryView, type SortSlot } from '../src/public-content/entry-view.ts';
 import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-pattern.ts';
 import { storedEntryView, type SerialisedEntry, type StoredEntryView } from '../src/public-content/public-json.ts';
 import { urlFragment } from '../src/public-content/sitemap-xml.ts';
@@ -30,7 +30,8 @@ import { urlFragment } from '../src/public-content/sitemap-xml.ts';
  *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3), and what reads filter and
  *   sort by; the form set, revision, data and widget roles only inside that JSON (version 5, see
  *   entryViewOf). Searchable through its `search` tokens. The indexes of the two published orders hold each
- *   view's list item too (IndexSpec.include; version 6), so that those pages read the index alone.
+ *   view's list item too (IndexSpec.include; version 6), so that those pages read the index alone. The
+ *   first four short scalar fields of a form set have a sort slot each, with an index (version 7).
  * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
  *   path(s), their sitemap `<url>`s serialised, and what llms.txt shows, so sitemaps and llms.txt never read
  *   whole entry views, and a sitemap is its rows' fragments joined.
@@ -53,7 +54,14 @@ export interface PublicProjectDoc {
 }
 
 /** What the admin read model keeps of a form set, less its version and times. */
-export type PublicFormSetDoc = Pick<FormSetDoc, 'formSetId' | 'projectId' | 'slug' | 'name' | 'description' | 'definition'>;
+export type PublicFormSetDoc = Pick<FormSetDoc, 'formSetId' | 'projectId' | 'slug' | 'name' | 'description' | 'definition'> & {
+  /**
+   * The fields whose sort values its entry views hold in a sort slot (sortSlotsOf; version 7): a list sorted by
+   * one reads that slot's index. Absent on documents of earlier generations, whose views hold every sort value
+   * in sortValues.
+   */
+  sortSlots?: Record<string, SortSlot>;
+};
 
 export interface PublicEntryDoc {
   entryId: string;
@@ -181,7 +189,7 @@ export const publicContent = defineProjection({
   name: 'public-content',
   // Version 4: each entry view's serialised parts are its first keys (reshapeEntry). Version 5: what those
   // parts hold is not stored apart as well (StoredEntryView).
-  version: 6,
+  version: 7,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -204,6 +212,8 @@ export const publicContent = defineProjection({
         // more per entry and locale on disk, so sort=created_at and updated_at seek their 20 views.
         listIndex('by_published', 'publishedAt', ['jsonItem']),
         listIndex('by_published_date', 'publishedDate', ['jsonItem']),
+        // A list sorted by a field of the form set with a sort slot (version 7); by any other, a scan.
+        ...SORT_SLOTS.map((slot) => listIndex(`by_sort_${slot}`, `sortSlots.${slot}`)),
         { name: 'by_import_path', fields: [['projectId', 1], ['locale', 1], ['importPath', 1]] },
         { name: 'by_external_id', fields: [['projectId', 1], ['locale', 1], ['external.externalId', 1]] },
       ],
@@ -357,6 +367,7 @@ async function applyFormSet(recorded: RecordedEvent, view: ProjectionView, versi
     name: definition.name,
     description: definition.description,
     definition,
+    sortSlots: sortSlotsOf(definition),
   };
   view.put('form_sets', doc.formSetId, { ...doc });
   if (recorded.type === 'form-set.updated') {

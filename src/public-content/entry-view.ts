@@ -27,8 +27,13 @@ export interface EntryView {
   updatedAt: string;
   /** The value of the form set's date field (widget or SEO date role), as an ISO string; null without one. */
   publishedDate: string | null;
-  /** Values of scalar fields in this locale, the sort keys beyond the four built-in ones. */
+  /**
+   * Values in this locale of the scalar fields the list may sort by that have no sort slot (sortSlotsOf): a
+   * sort by one of them reads every view of the form set and locale.
+   */
   sortValues: Record<string, string | number | boolean | null>;
+  /** Values in this locale of the fields with a sort slot, by slot (s0 to s3): each slot has an index. */
+  sortSlots: Partial<Record<SortSlot, string | number | boolean | null>>;
   formSet: { id: string; slug: string; name: string };
   revision: { id: string; revision: number; updatedAt: string };
   /** Field values in this locale (default locale's where this one has none). */
@@ -125,7 +130,7 @@ export function shapeEntryView(input: EntryViewInput): EntryView {
     publishedAt: input.entry.publishedAt,
     updatedAt: input.revision.updatedAt,
     publishedDate,
-    sortValues: sortValues(definition.fields, data),
+    ...sortKeys(definition.fields, data),
     formSet: { id: input.formSet.formSetId, slug: input.formSet.slug, name: input.formSet.name },
     revision: { id: input.revision.revisionId, revision: input.revision.revision, updatedAt: input.revision.updatedAt },
     data,
@@ -177,14 +182,41 @@ function dateValue(value: unknown): string | null {
   return null;
 }
 
-function sortValues(fields: readonly FieldDefinition[], data: Record<string, unknown>): Record<string, string | number | boolean | null> {
-  const values: Record<string, string | number | boolean | null> = {};
+/** The sort slots of an entry view: each holds one field's sort value, with an index per slot. */
+export const SORT_SLOTS = ['s0', 's1', 's2', 's3'] as const;
+export type SortSlot = (typeof SORT_SLOTS)[number];
+
+/** Short scalar types, the ones that take a sort slot: a textarea or a video embed is long and rarely sorted by. */
+const SLOTTED_TYPES: ReadonlySet<FieldType> = new Set(['text', 'url', 'number', 'boolean', 'date', 'select', 'radio', 'entry_ref']);
+
+/**
+ * The fields of a form set that have a sort slot, by key: the first SORT_SLOTS.length fields of a short scalar
+ * type, in the definition's order. A list sorted by one of them reads a range of that slot's index; by any other
+ * scalar field (sortValues), every view of the form set and locale.
+ */
+export function sortSlotsOf(definition: { fields: readonly FieldDefinition[] }): Record<string, SortSlot> {
+  const slots: Record<string, SortSlot> = {};
+  let next = 0;
+  for (const field of definition.fields) {
+    if (next === SORT_SLOTS.length) break;
+    if (SLOTTED_TYPES.has(field.type)) slots[field.key] = SORT_SLOTS[next++]!;
+  }
+  return slots;
+}
+
+function sortKeys(fields: readonly FieldDefinition[], data: Record<string, unknown>): Pick<EntryView, 'sortValues' | 'sortSlots'> {
+  const slots = sortSlotsOf({ fields });
+  const sortValues: EntryView['sortValues'] = {};
+  const sortSlots: EntryView['sortSlots'] = {};
   for (const field of fields) {
     if (!SCALAR_TYPES.has(field.type)) continue;
-    const value = field.type === 'date' ? dateValue(data[field.key]) : data[field.key];
-    values[field.key] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : null;
+    const raw = field.type === 'date' ? dateValue(data[field.key]) : data[field.key];
+    const value = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : null;
+    const slot = slots[field.key];
+    if (slot === undefined) sortValues[field.key] = value;
+    else sortSlots[slot] = value;
   }
-  return values;
+  return { sortValues, sortSlots };
 }
 
 /** Whether `key` names a field the entries list may sort by. */

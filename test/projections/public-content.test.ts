@@ -5,7 +5,7 @@ import { formSetStreamId } from '../../src/domain/content/form-set/form-set-even
 import { projectStream } from '../../src/domain/access/access-streams.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
 import { publicContent, type PublicFormSetDoc } from '../../projections/public-content.ts';
-import { entryListQuery, type EntryListRequest } from '../../src/http/public/entry-reads.ts';
+import { entryListQuery, parseSort, type EntryListRequest } from '../../src/http/public/entry-reads.ts';
 import { entryViewOf, type StoredEntryView } from '../../src/public-content/public-json.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
@@ -85,6 +85,17 @@ describe('public-content projection: given these events, expect these documents'
       expect(await listPlan(h, { sort: { field: 'publishedDate', direction: 'desc' } })).to.match(/COVERING INDEX rm_public_content__entry_views__g1__by_published_date/);
       expect(await listPlan(h, { sort: { field: 'updatedAt', direction: 'desc' } })).to.match(/USING INDEX rm_public_content__entry_views__g1__by_updated/);
       expect(await listPlan(h, { includeSnapshot: true })).not.to.match(/COVERING/);
+      // A short scalar field has a sort slot with an index (version 7); a textarea's value stays in sortValues.
+      expect(await h.doc('form_sets', BLOG)).to.deep.include({ sortSlots: { title: 's0' } });
+      expect(ja).to.deep.include({ sortSlots: { s0: 'こんにちは' }, sortValues: { summary: 'English only' } });
+      const blog = (await h.doc('form_sets', BLOG)) as unknown as PublicFormSetDoc;
+      expect(parseSort('title:desc', blog)).to.deep.equal({ field: 'sortSlots.s0', direction: 'desc' });
+      expect(parseSort('summary:asc', blog)).to.deep.equal({ field: 'sortValues.summary', direction: 'asc' });
+      expect(await listPlan(h, { sort: parseSort('title:asc', blog) })).to.match(/USING INDEX rm_public_content__entry_views__g1__by_sort_s0/);
+      expect(await listPlan(h, { sort: parseSort('summary:asc', blog) })).to.match(/TEMP B-TREE/);
+      // A form set document of a generation before slots: its views hold every sort value in sortValues.
+      const { sortSlots: _slots, ...unslotted } = blog;
+      expect(parseSort('title:desc', unslotted)).to.deep.equal({ field: 'sortValues.title', direction: 'desc' });
       expect((await h.find('entry_views')).map((v) => v['entryId'])).to.deep.equal([ENTRY, ENTRY]);
       expect(await h.doc('site_index', ENTRY)).to.deep.include({ paths: [{ locale: 'en', path: '/blog/hello' }], title: 'Hello' });
       expect(await h.doc('live_counts', BLOG)).to.deep.include({ liveEntries: 1 });

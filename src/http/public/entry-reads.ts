@@ -147,6 +147,10 @@ export function parseSort(value: string | undefined, formSet: PublicFormSetDoc):
   if (!match) throw validationError(`sort: must be <key>:<asc|desc>, e.g. published_date:desc (got ${JSON.stringify(value.slice(0, 60))}).`, { hint: allowed() });
   const [, key, direction] = match as unknown as [string, string, 'asc' | 'desc'];
   if (key in ENTRY_VIEW_SORT_FIELDS) return { field: ENTRY_VIEW_SORT_FIELDS[key as keyof typeof ENTRY_VIEW_SORT_FIELDS], direction };
-  if (isSortableField(formSet.definition, key)) return { field: `sortValues.${key}`, direction };
+  if (isSortableField(formSet.definition, key)) {
+    // A field with a sort slot is read from the slot's index; another (or any, on a generation before slots) from sortValues.
+    const slot = formSet.sortSlots?.[key];
+    return { field: slot === undefined ? `sortValues.${key}` : `sortSlots.${slot}`, direction };
+  }
   throw validationError(`sort: unknown sort key ${JSON.stringify(key)} for form set ${JSON.stringify(formSet.slug)}.`, { hint: allowed() });
 }
