@@ -107,8 +107,6 @@ export async function entryListResponse(reader: ReadModelReader, request: EntryL
   const { formSet, limit, offset, text, includeSnapshot } = request;
   if (text !== undefined && text.length === 0) return entryListJson(formSetSummary(formSet), 0, limit, offset, []);
   const query = entryListQuery(request);
-  // The same page of whole views, for documents of an older generation (below).
-  const { fields: _, ...wholeViews } = query;
   const [items, total] = await Promise.all([
     reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', query),
     text === undefined
@@ -120,13 +118,14 @@ export async function entryListResponse(reader: ReadModelReader, request: EntryL
     if (items.every((view) => view.jsonItem !== undefined && view.jsonHead !== undefined)) json = items.map((view) => snapshotItemJson(view as Required<EntryViewDoc>, view.media, baseUrl));
     else {
       // Whole documents of an older generation, without the serialised parts (read again, as below).
+      const { fields: _, ...wholeViews } = query;
       const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', wholeViews);
       json = views.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
     }
   } else if (items.every((view) => view.jsonItem !== undefined)) json = items.map((view) => view.jsonItem!);
   else {
     // Read again with what an item is made of: the page is the same unless a write came in between, as with any two reads.
-    const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...wholeViews, fields: LIST_ITEM_SOURCE_FIELDS });
+    const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
     json = views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view as Pick<EntryView, 'entryId' | 'slug' | 'revision'>)));
   }
   return entryListJson(formSetSummary(formSet), total, limit, offset, json);
