@@ -332,23 +332,18 @@ export function assertGetManyIds(ids: readonly string[]): void {
 }
 const TOP_LEVEL_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Checks the field list of a query (Query.fields). */
-export function assertFields(fields: Query['fields']): void {
+/** Checks the field list of a query (Query.fields), or what `context` names (an index's include). */
+export function assertFields(fields: Query['fields'], context = ''): void {
   if (fields === undefined) return;
-  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_QUERY_FIELDS) throw new ReadModelError(`invalid fields: 1 to ${MAX_QUERY_FIELDS} top-level field names`);
-  for (const field of fields) if (typeof field !== 'string' || !TOP_LEVEL_FIELD.test(field)) throw new ReadModelError(`invalid field ${JSON.stringify(field)}: a top-level field name`);
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_QUERY_FIELDS) throw new ReadModelError(`${context}invalid fields: 1 to ${MAX_QUERY_FIELDS} top-level field names`);
+  for (const field of fields) if (typeof field !== 'string' || !TOP_LEVEL_FIELD.test(field)) throw new ReadModelError(`${context}invalid field ${JSON.stringify(field)}: a top-level field name`);
 }
 
-/** Checks an index's included fields (IndexSpec.include): top-level names, as Query.fields reads, none twice, none on a unique index. */
+/** Checks an index's included fields (IndexSpec.include): the names a find can read (assertFields), none twice, none on a unique index. */
 export function assertIndexInclude(index: IndexSpec): void {
   if (index.include === undefined) return;
-  if (!Array.isArray(index.include) || index.include.length === 0 || index.include.length > MAX_QUERY_FIELDS) {
-    throw new ReadModelError(`index ${index.name}: include names 1 to ${MAX_QUERY_FIELDS} top-level fields`);
-  }
   if (index.unique) throw new ReadModelError(`index ${index.name}: a unique index cannot include fields (they would count in what is unique)`);
-  for (const field of index.include) {
-    if (typeof field !== 'string' || !TOP_LEVEL_FIELD.test(field)) throw new ReadModelError(`index ${index.name}: invalid included field ${JSON.stringify(field)}: a top-level field name`);
-  }
+  assertFields(index.include, `index ${index.name} include: `);
   if (new Set(index.include).size !== index.include.length) throw new ReadModelError(`index ${index.name} includes a field twice`);
 }
 
