@@ -20,10 +20,19 @@ import { InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpected
 import { isUuid } from './position.ts';
 import { AppendNotifier } from './append-notifier.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
+import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
 
 export interface SqliteEventStoreOptions {
-  /** How often a live subscription looks for events appended by other processes. */
+  /**
+   * How often a live subscription reads the log for new events when nothing woke it: appends through this
+   * process wake it at once, another process's within `otherProcessCheckMs`; this poll is the backstop.
+   */
   pollIntervalMs?: number;
+  /**
+   * While subscriptions are open, how often the store checks whether another process (an API-only replica,
+   * a command-line tool) appended, to wake them at once (PRAGMA data_version). Default 10 ms.
+   */
+  otherProcessCheckMs?: number;
   /** Events fetched per query while reading or catching up. */
   pageSize?: number;
   /** When the WAL checkpoint after appends runs (tests run it themselves). */
@@ -79,6 +88,8 @@ export class SqliteEventStore implements EventStore {
   readonly #statements;
   /** Copies the log's WAL into its file a second after appends, off the event loop (see WalCheckpointer). */
   readonly #checkpointer: WalCheckpointer;
+  /** Wakes the subscriptions when another process appends (checked while any is open). */
+  readonly #otherProcessAppends: OtherConnectionCommits;
   #closed = false;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
@@ -94,6 +105,7 @@ export class SqliteEventStore implements EventStore {
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule });
+    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), options.otherProcessCheckMs ?? 10);
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
       insert: db.prepare<[string, bigint, string, string, string, string], never>(
@@ -250,9 +262,13 @@ export class SqliteEventStore implements EventStore {
     const subscription = new SqliteSubscription(this.#db, this.#notifier, after, options.filter ?? {}, {
       pageSize: this.#pageSize,
       pollIntervalMs: this.#pollIntervalMs,
-      onStop: (sub) => this.#subscriptions.delete(sub),
+      onStop: (sub) => {
+        this.#subscriptions.delete(sub);
+        if (this.#subscriptions.size === 0) this.#otherProcessAppends.stop();
+      },
     });
     this.#subscriptions.add(subscription);
+    this.#otherProcessAppends.start();
     return subscription;
   }
 
@@ -283,6 +299,7 @@ export class SqliteEventStore implements EventStore {
     this.#flush();
     this.#closed = true;
     await Promise.all([...this.#subscriptions].map((s) => s.stop()));
+    this.#otherProcessAppends.stop();
     await this.#checkpointer.close();
     this.#db.close();
   }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { collect } from '../../src/event-store/event-store.ts';
+import { collect, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { walState } from '../support/wal-state.ts';
@@ -116,6 +116,38 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     // Each winner's two events are adjacent: nothing torn.
     for (let i = 1; i < events.length; i += 2) expect(events[i]!.data).to.deep.equal(events[i + 1]!.data);
     await check.close();
+  });
+
+  it("a live subscription wakes at another process's append, not at its next poll", async function () {
+    this.timeout(60_000);
+    const file = path.join(tempDir(), 'events.sqlite');
+    // The poll is ten minutes away: only noticing the other process's commit can deliver in time.
+    const store = SqliteEventStore.open(file, { pollIntervalMs: 600_000 });
+    await store.append('race', [event('start')], 'no_stream');
+    const subscription = store.subscribeToAll();
+    const iterator = subscription[Symbol.asyncIterator]();
+    try {
+      for (let message = await iterator.next(); message.value?.kind !== 'caught-up'; message = await iterator.next());
+      const next = iterator.next();
+      const script = path.resolve('test/event-store/fixtures/append-once.ts');
+      const output = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, file, 'other', '1', String(Date.now())], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}`))));
+      });
+      expect(JSON.parse(output)).to.deep.equal({ round: 0, result: 'won' });
+      const appendedAt = Date.now();
+      const message = await Promise.race([next, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 10_000))]);
+      expect(message, 'delivered').to.not.equal('late');
+      expect(Date.now() - appendedAt).to.be.below(2_000);
+      const delivered = (message as IteratorResult<SubscriptionMessage>).value;
+      expect(delivered.kind).to.equal('event');
+      expect(delivered.kind === 'event' && delivered.event.type).to.equal('racer');
+    } finally {
+      await subscription.stop();
+      await store.close();
+    }
   });
 
   it('refuses a file that is not a SQLite database with a clear message, leaving it untouched', () => {

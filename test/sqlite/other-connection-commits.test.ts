@@ -1,0 +1,69 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { OtherConnectionCommits } from '../../src/sqlite/other-connection-commits.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+describe('OtherConnectionCommits: commits of other connections to a SQLite file', () => {
+  let own: Database.Database;
+  let other: Database.Database;
+  let watch: OtherConnectionCommits;
+  let reported = 0;
+
+  beforeEach(() => {
+    const file = path.join(tempDir(), 'watched.sqlite');
+    own = new Database(file);
+    own.pragma('journal_mode = WAL');
+    own.exec('CREATE TABLE t (x INTEGER)');
+    other = new Database(file);
+    reported = 0;
+    watch = new OtherConnectionCommits(own, () => reported++, 5);
+  });
+
+  afterEach(() => {
+    watch.stop();
+    own.close();
+    other.close();
+  });
+
+  it("reports another connection's commit within an interval, once per change seen", async () => {
+    watch.start();
+    other.prepare('INSERT INTO t VALUES (1)').run();
+    await until(() => reported > 0);
+    expect(reported).to.equal(1);
+    // Nothing new: nothing more reported.
+    await sleep(30);
+    expect(reported).to.equal(1);
+    other.prepare('INSERT INTO t VALUES (2)').run();
+    await until(() => reported > 1);
+  });
+
+  it("does not report the connection's own commits, nor commits made while stopped", async () => {
+    watch.start();
+    own.prepare('INSERT INTO t VALUES (1)').run();
+    own.prepare('INSERT INTO t VALUES (2)').run();
+    await sleep(40);
+    expect(reported).to.equal(0);
+    watch.stop();
+    expect(watch.watching).to.equal(false);
+    other.prepare('INSERT INTO t VALUES (3)').run();
+    await sleep(40);
+    expect(reported).to.equal(0);
+    // Started again, it counts from now: the commit made while stopped is not reported.
+    watch.start();
+    await sleep(40);
+    expect(reported).to.equal(0);
+  });
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(2);
+  }
+}
