@@ -81,6 +81,30 @@ describe('read your writes: waiting for projections to reach a write', () => {
     }
   });
 
+  it('in an API-only process, writes waiting together share one read of the checkpoints per poll', async () => {
+    const f = engineFixture();
+    await f.store.createGeneration({ projection: 'test-seen', collections: { last: {} } }, 1, 1, f.clock.now().toISOString());
+    await f.store.activateGeneration('test-seen', 1, null, f.clock.now().toISOString());
+    let reads = 0;
+    const listGenerations = f.store.listGenerations.bind(f.store);
+    f.store.listGenerations = () => (reads++, listGenerations());
+    const supervisor = new ProjectionSupervisor({ projections: [seen], log: f.log, store: f.store, clock: f.clock, logger: silentLogger });
+    try {
+      const watermark = new ProjectionWatermark(f.store, undefined, { pollMs: 5 });
+      const positions = await Promise.all(Array.from({ length: 20 }, (_, i) => f.count(`w-${i}`, 1).then((r) => r.position)));
+      const waits = positions.map((position) => watermark.waitFor(position, 5_000));
+      // Nothing folds for 200 ms, then the projector (standing in for another process) catches up.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await supervisor.start();
+      expect(await Promise.all(waits)).to.deep.equal(positions.map(() => true));
+      // One read per 5 ms for all twenty (a read each per poll would be twenty times as many).
+      expect(reads).to.be.within(5, 120);
+    } finally {
+      await supervisor.stop();
+      await f.close();
+    }
+  });
+
   it('answers false after the bound when nothing folds the position', async () => {
     const f = engineFixture();
     await f.store.createGeneration({ projection: 'test-seen', collections: { last: {} } }, 1, 1, f.clock.now().toISOString());
