@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
-import { WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
+import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import {
   assertAppendSize,
   type AppendResult,
@@ -93,7 +93,7 @@ export class SqliteEventStore implements EventStore {
   #closed = false;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
-    const db = openSqliteDatabase(file, { purpose: 'event store' });
+    const db = openSqliteDatabase(file, { purpose: 'event store', walAutocheckpointPages: EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES });
     return new SqliteEventStore(db, file, options);
   }
 

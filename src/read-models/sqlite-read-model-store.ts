@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
-import { WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
+import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
 import { sqlParameter } from './document-values.ts';
 import {
@@ -111,12 +111,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   static open(file: string, options: { schedule?: Schedule } = {}): SqliteReadModelStore {
     // Read models are rebuilt from the log, and each checkpoint commits with its writes: losing the last
     // commits to a power failure only means folding those events again.
-    // Checkpointing the WAL every ~40 MB instead of ~4 MB: fewer fsyncs while projections write in bulk.
+    // The WAL is copied into the file by the checkpointing thread (WalCheckpointer); SQLite's own checkpoint,
+    // which runs on the event loop in the commit that passes its threshold, is the backstop.
     // Reads through a memory map and a 64 MiB page cache: public reads are index lookups of small pages, which
     // would otherwise each cost a read() of the file. 8 KiB pages (new files): documents of 2-3 KB (entry views)
     // fill them three to a page where 4 KiB pages hold one, half empty (15% smaller on the bench's content).
     return new SqliteReadModelStore(
-      openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: 5_000, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true, pageBytes: 8192 }),
+      openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true, pageBytes: 8192 }),
       file,
       options.schedule,
     );

@@ -7,6 +7,18 @@ export type Schedule = (task: () => Promise<void>, ms: number) => () => void;
 /** How soon after a write its WAL frames are copied into the file, so that reads skip the WAL again. */
 const CHECKPOINT_DELAY_MS = 1_000;
 
+/**
+ * SQLite's own checkpoint (wal_autocheckpoint) runs in the commit after which the WAL holds this many pages,
+ * on the event loop. Under steady writes the thread's checkpoints never find the WAL without new frames, and
+ * only a WAL copied whole is started over, so the WAL grows until this checkpoint copies what the thread has
+ * not and syncs the file: 20-40 ms in the middle of requests. At the former thresholds (the read models
+ * 5,000 pages of 8 KiB, the log SQLite's default 1,000 of 4 KiB) 20 publishes a second reached it about
+ * every second; at these, every three to four seconds. (Finishing each thread checkpoint on the event loop
+ * instead, to start the WAL over every second, cost 12-21 ms each time: the syncs, not the copying.)
+ */
+export const READ_MODELS_BACKSTOP_CHECKPOINT_PAGES = 20_000;
+export const EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES = 10_000;
+
 /** setTimeout that does not hold the process open. */
 export const timerSchedule: Schedule = (task, ms) => {
   const timer = setTimeout(() => void task(), ms);
@@ -51,7 +63,8 @@ parentPort.on('message', (message) => {
  * Why a thread: a checkpoint copies pages and syncs the file, 34 ms at the median under 20 publishes per
  * second (each second's writes), and better-sqlite3 runs it where it is called: on the event loop it held up
  * every request meanwhile. The thread starts with the first checkpoint (a store written and closed within
- * the delay never starts one). SQLite's own checkpoint stays on as the backstop.
+ * the delay never starts one). SQLite's own checkpoint stays on, at a higher threshold (see
+ * READ_MODELS_BACKSTOP_CHECKPOINT_PAGES).
  */
 export class WalCheckpointer {
   readonly #file: string;

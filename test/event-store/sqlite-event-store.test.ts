@@ -7,6 +7,7 @@ import { collect, type SubscriptionMessage } from '../../src/event-store/event-s
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { walState } from '../support/wal-state.ts';
+import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES } from '../../src/sqlite/wal-checkpointer.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
 eventStoreConformance('event store: SQLite adapter', {
@@ -43,6 +44,23 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     });
     // Exit 13 is Node's "unsettled top-level await": a close that waited on a thread that kept nothing alive.
     expect({ code, out }).to.deep.equal({ code: 0, out: 'closed\n' });
+  });
+
+  it("leaves the WAL's copying to the thread: appends past SQLite's default 1,000-page threshold do not checkpoint on the event loop", async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    // The thread's checkpoint never runs here: only SQLite's own, in a commit, could copy the WAL.
+    const store = SqliteEventStore.open(file, { schedule: () => () => undefined });
+    try {
+      // ~900 KB an append, ~220 pages of 4 KiB: 6 appends pass 1,000 pages and stay below the backstop.
+      const text = 'x'.repeat(900_000);
+      for (let n = 0; n < 6; n++) await store.append('big', [event('big', { text })], n === 0 ? 'no_stream' : BigInt(n - 1));
+      const wal = walState(file);
+      expect(wal.frames).to.be.above(1_000).and.below(EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES);
+      expect(wal.backfilled).to.equal(0);
+      expect(await collect(store.readStream('big'))).to.have.length(6);
+    } finally {
+      await store.close();
+    }
   });
 
   it('keeps appended events across close and reopen', async () => {

@@ -6,6 +6,7 @@ import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { walState } from '../support/wal-state.ts';
+import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 
@@ -66,6 +67,26 @@ describe('read models: SQLite adapter, file behaviour', () => {
       expect(pending).to.have.length(1);
       await store.close();
       expect(pending[0]!.cancelled).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("leaves the WAL's copying to the thread: commits past SQLite's former 5,000-page threshold do not checkpoint on the event loop", async function () {
+    this.timeout(60_000);
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    // The thread's checkpoint never runs here: only SQLite's own, in a commit, could copy the WAL.
+    const store = SqliteReadModelStore.open(file, { schedule: () => () => undefined });
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      const target = { projection: articlesSchema.projection, generation: 1 };
+      // ~900 KB a commit, ~110 pages of 8 KiB: 60 commits pass 5,000 pages and stay below the backstop.
+      const body = 'x'.repeat(900_000);
+      for (let n = 1; n <= 60; n++) await store.commit(target, [{ collection: 'articles', id: `a-${n}`, doc: { slug: `s-${n}`, body }, position: BigInt(n) }], BigInt(n), NOW);
+      const wal = walState(file);
+      expect(wal.frames).to.be.above(5_000).and.below(READ_MODELS_BACKSTOP_CHECKPOINT_PAGES);
+      expect(wal.backfilled).to.equal(0);
+      expect((await store.get(target, 'articles', 'a-60'))?.['slug']).to.equal('s-60');
     } finally {
       await store.close();
     }
