@@ -30,7 +30,8 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /**
    * While subscriptions are open, how often the store checks whether another process (an API-only replica,
-   * a command-line tool) appended, to wake them at once (PRAGMA data_version). Default 10 ms.
+   * a command-line tool) appended, to wake them at once (PRAGMA data_version): every 2 ms for a second after
+   * it saw one, else every `otherProcessCheckMs` (default 10).
    */
   otherProcessCheckMs?: number;
   /** Events fetched per query while reading or catching up. */
@@ -105,7 +106,7 @@ export class SqliteEventStore implements EventStore {
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule });
-    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), options.otherProcessCheckMs ?? 10);
+    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
       insert: db.prepare<[string, bigint, string, string, string, string], never>(

@@ -1,21 +1,30 @@
 import type Database from 'better-sqlite3';
 
+/** How often to check: every `activeMs` for `activeForMs` after a change was seen, else every `idleMs`. */
+export interface CheckIntervals {
+  activeMs: number;
+  idleMs: number;
+  activeForMs: number;
+}
+
 /**
  * Notices commits that other connections make to a SQLite file (another process appending to the log, a
  * command-line tool): `PRAGMA data_version` changes with each of them and never with the connection's own.
- * While started it checks every `intervalMs` (a look at the WAL index header, a few microseconds) and calls
- * `onCommit` when the version changed, so that whoever waits for new rows wakes within an interval rather
- * than at its next poll.
+ * While started it checks (a look at the WAL index header, a few microseconds) and calls `onCommit` when the
+ * version changed, so that whoever waits for new rows wakes within an interval rather than at its next poll.
+ * Checks are frequent while the other side is writing (each of its writes waits for this side, as a write
+ * to an API-only replica waits for the projector process) and sparse while it is quiet.
  */
 export class OtherConnectionCommits {
   readonly #dataVersion: Database.Statement<[], number | bigint>;
   #last: number | bigint | undefined;
+  #lastChangeAt = -Infinity;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
     db: Database.Database,
     private readonly onCommit: () => void,
-    private readonly intervalMs: number,
+    private readonly intervals: CheckIntervals,
   ) {
     this.#dataVersion = db.prepare<[], number | bigint>('PRAGMA data_version').pluck();
   }
@@ -28,21 +37,32 @@ export class OtherConnectionCommits {
   start(): void {
     if (this.#timer !== undefined) return;
     this.#last = this.#read();
-    this.#timer = setInterval(() => this.#check(), this.intervalMs);
+    this.#schedule();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(): void {
+    const { activeMs, idleMs, activeForMs } = this.intervals;
+    const active = performance.now() - this.#lastChangeAt < activeForMs;
+    this.#timer = setTimeout(() => this.#check(), active ? activeMs : idleMs);
     // The check never keeps a process alive on its own.
     this.#timer.unref();
   }
 
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
   #check(): void {
+    const run = this.#timer;
     const version = this.#read();
-    if (version === undefined || version === this.#last) return;
-    this.#last = version;
-    this.onCommit();
+    if (version !== undefined && version !== this.#last) {
+      this.#last = version;
+      this.#lastChangeAt = performance.now();
+      this.onCommit();
+    }
+    // Unless onCommit stopped the watch (or stopped and started it again).
+    if (this.#timer === run) this.#schedule();
   }
 
   #read(): number | bigint | undefined {

@@ -17,7 +17,7 @@ describe('OtherConnectionCommits: commits of other connections to a SQLite file'
     own.exec('CREATE TABLE t (x INTEGER)');
     other = new Database(file);
     reported = 0;
-    watch = new OtherConnectionCommits(own, () => reported++, 5);
+    watch = new OtherConnectionCommits(own, () => reported++, { activeMs: 5, idleMs: 5, activeForMs: 1_000 });
   });
 
   afterEach(() => {
@@ -53,6 +53,31 @@ describe('OtherConnectionCommits: commits of other connections to a SQLite file'
     watch.start();
     await sleep(40);
     expect(reported).to.equal(0);
+  });
+
+  it('checks often for a while after it saw a commit, and sparsely when the other side is quiet', async () => {
+    watch.stop();
+    watch = new OtherConnectionCommits(own, () => reported++, { activeMs: 2, idleMs: 400, activeForMs: 5_000 });
+    watch.start();
+    other.prepare('INSERT INTO t VALUES (1)').run();
+    await until(() => reported === 1);
+    // Active now: the next commit is seen within a few checks of 2 ms, not at the next idle check (400 ms).
+    other.prepare('INSERT INTO t VALUES (2)').run();
+    const committedAt = performance.now();
+    await until(() => reported === 2);
+    expect(performance.now() - committedAt).to.be.below(200);
+  });
+
+  it('keeps one round of checks when onCommit stops and starts it again, so that stop() stops it', async () => {
+    watch.stop();
+    watch = new OtherConnectionCommits(own, () => (reported++, watch.stop(), watch.start()), { activeMs: 2, idleMs: 2, activeForMs: 1_000 });
+    watch.start();
+    other.prepare('INSERT INTO t VALUES (1)').run();
+    await until(() => reported === 1);
+    watch.stop();
+    other.prepare('INSERT INTO t VALUES (2)').run();
+    await sleep(40);
+    expect(reported).to.equal(1);
   });
 });
 
