@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
-import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
+import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import {
   assertAppendSize,
   type AppendResult,
@@ -105,7 +105,7 @@ export class SqliteEventStore implements EventStore {
     db.defaultSafeIntegers(true);
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
-    this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule });
+    this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: EVENT_LOG_WAL_CUT_BACK_BYTES });
     this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),

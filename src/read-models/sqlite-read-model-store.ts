@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
-import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
+import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
 import { sqlParameter } from './document-values.ts';
 import {
@@ -125,7 +125,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   private constructor(db: Database.Database, file: string, schedule: Schedule | undefined) {
     this.#db = db;
-    this.#checkpointer = new WalCheckpointer(file, { schedule });
+    this.#checkpointer = new WalCheckpointer(file, { schedule, cutBackBytes: READ_MODELS_WAL_CUT_BACK_BYTES });
     db.exec(SCHEMA);
     this.#begin = db.prepare('BEGIN');
     this.#end = db.prepare('COMMIT');

@@ -19,6 +19,15 @@ const CHECKPOINT_DELAY_MS = 1_000;
 export const READ_MODELS_BACKSTOP_CHECKPOINT_PAGES = 20_000;
 export const EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
+/**
+ * A WAL file keeps the largest size it reached (up to the backstop's pages after a burst of writes: a first
+ * start's build of the read models, a rebuild). When the thread finds a WAL larger than this copied whole, it
+ * cuts it back to nothing (see WORKER_SOURCE). Not on every restart: cutting a WAL that is in steady use, each
+ * time it starts over (journal_size_limit), cost the event loop the regrowth (probe p99 38.8 ms in a run).
+ */
+export const READ_MODELS_WAL_CUT_BACK_BYTES = 40 * 1024 ** 2;
+export const EVENT_LOG_WAL_CUT_BACK_BYTES = 8 * 1024 ** 2;
+
 /** setTimeout that does not hold the process open. */
 export const timerSchedule: Schedule = (task, ms) => {
   const timer = setTimeout(() => void task(), ms);
@@ -32,8 +41,11 @@ export const timerSchedule: Schedule = (task, ms) => {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
+// Waits at most 100 ms for a lock (TRUNCATE below waits for writers and readers): never long for the writers it holds up.
+const db = new Database(workerData.file, { fileMustExist: true, timeout: 100 });
+const walBytes = () => { try { return fs.statSync(workerData.file + '-wal').size; } catch { return 0; } };
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
@@ -41,7 +53,13 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [state] = db.pragma('wal_checkpoint(PASSIVE)');
+    // A large WAL copied whole after a second without writes (the burst that grew it is over): cut it back to
+    // nothing. TRUNCATE holds up new writers while it copies what came meanwhile and waits for readers (100 ms at
+    // most, then gives up), so never while writes go on.
+    if (message === 'checkpoint-quiet' && workerData.cutBackBytes !== undefined && state && !state.busy && state.log > 0 && state.log === state.checkpointed && walBytes() > workerData.cutBackBytes) {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    }
   } catch {
     // Not worth failing for (see #ask).
   }
@@ -69,24 +87,35 @@ parentPort.on('message', (message) => {
 export class WalCheckpointer {
   readonly #file: string;
   readonly #schedule: Schedule;
+  readonly #cutBackBytes: number | undefined;
   #cancel: (() => void) | undefined;
+  /** Writes since the pending checkpoint was scheduled: none means the writes are over (for now). */
+  #writesSinceScheduled = 0;
   /** The thread, once started, and when it ended. */
   #thread: { worker: Worker; exited: Promise<void> } | undefined;
   /** The checkpoint the thread is running, if any; one at a time. */
   #running: Promise<void> | undefined;
   #closed = false;
 
-  constructor(file: string, options: { schedule?: Schedule | undefined } = {}) {
+  /** `cutBackBytes`: a WAL larger than this, once copied whole, is cut back to nothing (READ_MODELS_WAL_CUT_BACK_BYTES). */
+  constructor(file: string, options: { schedule?: Schedule | undefined; cutBackBytes?: number } = {}) {
     this.#file = file;
     this.#schedule = options.schedule ?? timerSchedule;
+    this.#cutBackBytes = options.cutBackBytes;
   }
 
   /** After a write: a checkpoint within a second unless one is due already (at most one a second under steady writes). */
   wrote(): void {
+    this.#writesSinceScheduled++;
+    this.#scheduleCheckpoint();
+  }
+
+  #scheduleCheckpoint(): void {
     if (this.#cancel !== undefined || this.#closed) return;
+    this.#writesSinceScheduled = 0;
     this.#cancel = this.#schedule(async () => {
       this.#cancel = undefined;
-      await this.#checkpoint();
+      await this.#checkpoint(this.#writesSinceScheduled === 0);
     }, CHECKPOINT_DELAY_MS);
   }
 
@@ -104,19 +133,23 @@ export class WalCheckpointer {
     await thread.exited;
   }
 
-  async #checkpoint(): Promise<void> {
+  /** `quiet`: no write since this checkpoint was scheduled, so a large WAL may be cut back (see WORKER_SOURCE). */
+  async #checkpoint(quiet: boolean): Promise<void> {
     if (this.#closed) return;
     if (this.#running) {
       // Still copying the last second's frames: this write's are copied by the next checkpoint.
       this.wrote();
       return;
     }
-    this.#running = this.#ask().finally(() => (this.#running = undefined));
+    this.#running = this.#ask(quiet).finally(() => (this.#running = undefined));
     await this.#running;
+    // Writes came while this one waited: one more a second later, which finds them over (and may cut back) or
+    // not (and asks again).
+    if (!quiet) this.#scheduleCheckpoint();
   }
 
   /** One checkpoint on the thread. A failure is not worth failing for: the next write asks again, and SQLite's own checkpoint still runs. */
-  #ask(): Promise<void> {
+  #ask(quiet: boolean): Promise<void> {
     const { worker } = (this.#thread ??= this.#start());
     return new Promise<void>((resolve) => {
       const done = () => {
@@ -126,13 +159,13 @@ export class WalCheckpointer {
       };
       worker.on('message', done);
       worker.on('exit', done);
-      worker.postMessage('checkpoint');
+      worker.postMessage(quiet ? 'checkpoint-quiet' : 'checkpoint');
     });
   }
 
   #start(): { worker: Worker; exited: Promise<void> } {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { file: this.#file, driver } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { file: this.#file, driver, cutBackBytes: this.#cutBackBytes } });
     worker.unref();
     // A thread that cannot open the file (or dies) is replaced at the next checkpoint.
     worker.on('error', () => undefined);

@@ -7,7 +7,7 @@ import { collect, type SubscriptionMessage } from '../../src/event-store/event-s
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { walState } from '../support/wal-state.ts';
-import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES } from '../../src/sqlite/wal-checkpointer.ts';
+import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
 eventStoreConformance('event store: SQLite adapter', {
@@ -46,18 +46,31 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     expect({ code, out }).to.deep.equal({ code: 0, out: 'closed\n' });
   });
 
-  it("leaves the WAL's copying to the thread: appends past SQLite's default 1,000-page threshold do not checkpoint on the event loop", async () => {
+  it("leaves the WAL's copying to the thread: appends past SQLite's default 1,000-page threshold do not checkpoint on the event loop; the thread cuts the large WAL back", async () => {
     const file = path.join(tempDir(), 'events.sqlite');
-    // The thread's checkpoint never runs here: only SQLite's own, in a commit, could copy the WAL.
-    const store = SqliteEventStore.open(file, { schedule: () => () => undefined });
+    // The thread's checkpoint runs only when the test says: until then only SQLite's own, in a commit, could copy the WAL.
+    const checkpoints: Array<() => Promise<void>> = [];
+    const store = SqliteEventStore.open(file, { schedule: (task) => (checkpoints.push(task), () => undefined) });
     try {
-      // ~900 KB an append, ~220 pages of 4 KiB: 6 appends pass 1,000 pages and stay below the backstop.
+      // ~900 KB an append, ~220 pages of 4 KiB: 12 appends pass 1,000 pages and stay below the backstop.
       const text = 'x'.repeat(900_000);
-      for (let n = 0; n < 6; n++) await store.append('big', [event('big', { text })], n === 0 ? 'no_stream' : BigInt(n - 1));
+      for (let n = 0; n < 12; n++) await store.append('big', [event('big', { text })], n === 0 ? 'no_stream' : BigInt(n - 1));
       const wal = walState(file);
       expect(wal.frames).to.be.above(1_000).and.below(EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES);
       expect(wal.backfilled).to.equal(0);
-      expect(await collect(store.readStream('big'))).to.have.length(6);
+      expect(fs.statSync(`${file}-wal`).size).to.be.above(EVENT_LOG_WAL_CUT_BACK_BYTES);
+      // The checkpoint scheduled by the first append saw more appends since: it copies, and leaves the file.
+      await checkpoints[0]!();
+      expect(walState(file).backfilled).to.equal(walState(file).frames);
+      expect(fs.statSync(`${file}-wal`).size).to.be.above(EVENT_LOG_WAL_CUT_BACK_BYTES);
+      // It asked for one more, which finds the appends over: the large WAL, copied whole, is cut back to nothing.
+      expect(checkpoints).to.have.length(2);
+      await checkpoints[1]!();
+      expect(fs.statSync(`${file}-wal`).size).to.equal(0);
+      expect(checkpoints).to.have.length(2);
+      await store.append('small', [event('small')], 'no_stream');
+      expect(await collect(store.readStream('big'))).to.have.length(12);
+      expect(await collect(store.readStream('small'))).to.have.length(1);
     } finally {
       await store.close();
     }

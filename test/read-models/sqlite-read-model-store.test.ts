@@ -6,7 +6,7 @@ import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { walState } from '../support/wal-state.ts';
-import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES } from '../../src/sqlite/wal-checkpointer.ts';
+import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 
@@ -72,11 +72,12 @@ describe('read models: SQLite adapter, file behaviour', () => {
     }
   });
 
-  it("leaves the WAL's copying to the thread: commits past SQLite's former 5,000-page threshold do not checkpoint on the event loop", async function () {
+  it("leaves the WAL's copying to the thread: commits past SQLite's former 5,000-page threshold do not checkpoint on the event loop; the thread cuts the large WAL back", async function () {
     this.timeout(60_000);
     const file = path.join(tempDir(), 'read-models.sqlite');
-    // The thread's checkpoint never runs here: only SQLite's own, in a commit, could copy the WAL.
-    const store = SqliteReadModelStore.open(file, { schedule: () => () => undefined });
+    // The thread's checkpoint runs only when the test says: until then only SQLite's own, in a commit, could copy the WAL.
+    const checkpoints: Array<() => Promise<void>> = [];
+    const store = SqliteReadModelStore.open(file, { schedule: (task) => (checkpoints.push(task), () => undefined) });
     try {
       await store.createGeneration(articlesSchema, 1, 1, NOW);
       const target = { projection: articlesSchema.projection, generation: 1 };
@@ -86,7 +87,20 @@ describe('read models: SQLite adapter, file behaviour', () => {
       const wal = walState(file);
       expect(wal.frames).to.be.above(5_000).and.below(READ_MODELS_BACKSTOP_CHECKPOINT_PAGES);
       expect(wal.backfilled).to.equal(0);
+      expect(fs.statSync(`${file}-wal`).size).to.be.above(READ_MODELS_WAL_CUT_BACK_BYTES);
       expect((await store.get(target, 'articles', 'a-60'))?.['slug']).to.equal('s-60');
+      // The checkpoint scheduled by the first commit saw more commits since: it copies, and leaves the file.
+      await checkpoints[0]!();
+      expect(walState(file).backfilled).to.equal(walState(file).frames);
+      expect(fs.statSync(`${file}-wal`).size).to.be.above(READ_MODELS_WAL_CUT_BACK_BYTES);
+      // It asked for one more, which finds the writes over: the large WAL, copied whole, is cut back to nothing.
+      expect(checkpoints).to.have.length(2);
+      await checkpoints[1]!();
+      expect(fs.statSync(`${file}-wal`).size).to.equal(0);
+      expect(checkpoints).to.have.length(2);
+      await store.commit(target, [{ collection: 'articles', id: 'a-61', doc: { slug: 's-61' }, position: 61n }], 61n, NOW);
+      expect((await store.get(target, 'articles', 'a-1'))?.['slug']).to.equal('s-1');
+      expect((await store.get(target, 'articles', 'a-61'))?.['slug']).to.equal('s-61');
     } finally {
       await store.close();
     }
