@@ -6,7 +6,7 @@ import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { walState } from '../support/wal-state.ts';
+import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
@@ -59,15 +59,7 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
       expect(wal.frames).to.be.above(1_000).and.below(EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES);
       expect(wal.backfilled).to.equal(0);
       expect(fs.statSync(`${file}-wal`).size).to.be.above(EVENT_LOG_WAL_CUT_BACK_BYTES);
-      // The checkpoint scheduled by the first append saw more appends since: it copies, and leaves the file.
-      await checkpoints[0]!();
-      expect(walState(file).backfilled).to.equal(walState(file).frames);
-      expect(fs.statSync(`${file}-wal`).size).to.be.above(EVENT_LOG_WAL_CUT_BACK_BYTES);
-      // It asked for one more, which finds the appends over: the large WAL, copied whole, is cut back to nothing.
-      expect(checkpoints).to.have.length(2);
-      await checkpoints[1]!();
-      expect(fs.statSync(`${file}-wal`).size).to.equal(0);
-      expect(checkpoints).to.have.length(2);
+      await expectWalCutBackAfterBurst(file, checkpoints, EVENT_LOG_WAL_CUT_BACK_BYTES);
       await store.append('small', [event('small')], 'no_stream');
       expect(await collect(store.readStream('big'))).to.have.length(12);
       expect(await collect(store.readStream('small'))).to.have.length(1);

@@ -5,7 +5,7 @@ import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-st
 import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { walState } from '../support/wal-state.ts';
+import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
@@ -89,15 +89,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
       expect(wal.backfilled).to.equal(0);
       expect(fs.statSync(`${file}-wal`).size).to.be.above(READ_MODELS_WAL_CUT_BACK_BYTES);
       expect((await store.get(target, 'articles', 'a-60'))?.['slug']).to.equal('s-60');
-      // The checkpoint scheduled by the first commit saw more commits since: it copies, and leaves the file.
-      await checkpoints[0]!();
-      expect(walState(file).backfilled).to.equal(walState(file).frames);
-      expect(fs.statSync(`${file}-wal`).size).to.be.above(READ_MODELS_WAL_CUT_BACK_BYTES);
-      // It asked for one more, which finds the writes over: the large WAL, copied whole, is cut back to nothing.
-      expect(checkpoints).to.have.length(2);
-      await checkpoints[1]!();
-      expect(fs.statSync(`${file}-wal`).size).to.equal(0);
-      expect(checkpoints).to.have.length(2);
+      await expectWalCutBackAfterBurst(file, checkpoints, READ_MODELS_WAL_CUT_BACK_BYTES);
       await store.commit(target, [{ collection: 'articles', id: 'a-61', doc: { slug: 's-61' }, position: 61n }], 61n, NOW);
       expect((await store.get(target, 'articles', 'a-1'))?.['slug']).to.equal('s-1');
       expect((await store.get(target, 'articles', 'a-61'))?.['slug']).to.equal('s-61');
