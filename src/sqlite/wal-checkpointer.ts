@@ -37,7 +37,8 @@ export const timerSchedule: Schedule = (task, ms) => {
 
 /**
  * The checkpointing thread: a connection of its own to the file, one PRAGMA wal_checkpoint(PASSIVE) per
- * message. CommonJS source run with `eval`, so that it loads the same under tsx and from dist/.
+ * message ('checkpoint'), then, for 'checkpoint-quiet' (no write since it was asked for), the cut back of a
+ * large WAL copied whole. CommonJS source run with `eval`, so that it loads the same under tsx and from dist/.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
