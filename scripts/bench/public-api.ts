@@ -25,7 +25,8 @@
  * baseline's measured just before (the load generator's share of the two cores does not distort it),
  * p50/p99, req/s, the service's RSS after it, and with the cache on the share of requests the cache answered
  * (from /metrics). Also the time to the first /readyz (the read models built from the log), the data
- * folder's bytes per entry, and the writes' rate, p99 and failures. Measurements start once the outboxes
+ * folder's bytes per entry, and the writes' rate, p99 and failures, and with stalls the service's CPU per
+ * publish cycle while only the probe reads (it adds ~1%). Measurements start once the outboxes
  * are idle (the review notices of the seed's publishes sent: minutes at 10,000 entries the first time).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -310,8 +311,13 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
           `cache ${cache.padEnd(3)} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
         );
       }
+      // The service's CPU per publish cycle, measured while only the probe (200 light requests a second) reads.
+      let cpuPerPublishMs: number | undefined;
       if (values.only.split(',').includes('stalls')) {
+        const [cpuBefore, cyclesBefore] = [cpuMicros(service.pid!), writer?.latencies.length ?? 0];
         const probe = await probeOpenLoop(`${serviceUrl}/healthz`, { seconds: SECONDS * 2, perSecond: 200 });
+        const cycles = (writer?.latencies.length ?? 0) - cyclesBefore;
+        if (writer && cycles > 0) cpuPerPublishMs = Math.round((cpuMicros(service.pid!) - cpuBefore) / cycles / 100) / 10;
         stalls.push({ cache, load, ...probe });
         say(
           `cache ${cache.padEnd(3)} ${load.padEnd(16)} ${'open-loop probe, 200/s'.padEnd(26)} p50 ${probe.p50Ms} ms  p99 ${probe.p99Ms} ms  p99.9 ${probe.p999Ms} ms  max ${probe.maxMs} ms  over 20 ms: ${probe.over20Ms} of ${probe.answered}${probe.answered < probe.sent ? ` (${probe.sent - probe.answered} unanswered)` : ''}`,
@@ -320,9 +326,9 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
       if (writer) {
         await writer.stop();
         const seconds = (performance.now() - loadStarted) / 1000;
-        const summary = { cache, publishesPerSecond: Math.round((writer.latencies.length / seconds) * 10) / 10, publishP99Ms: Math.round(percentile(writer.latencies, 99)), failures: writer.failures };
+        const summary = { cache, publishesPerSecond: Math.round((writer.latencies.length / seconds) * 10) / 10, publishP99Ms: Math.round(percentile(writer.latencies, 99)), failures: writer.failures, ...(cpuPerPublishMs === undefined ? {} : { cpuPerPublishMs }) };
         writes.push(summary);
-        say(`cache ${cache.padEnd(3)} writes: ${summary.publishesPerSecond} publishes/s done, publish cycle p99 ${summary.publishP99Ms} ms, ${summary.failures} failed`);
+        say(`cache ${cache.padEnd(3)} writes: ${summary.publishesPerSecond} publishes/s done, publish cycle p99 ${summary.publishP99Ms} ms, ${summary.failures} failed${cpuPerPublishMs === undefined ? '' : `, service CPU ${cpuPerPublishMs} ms per publish cycle (during the probe)`}`);
       }
     }
     await stop(service);
