@@ -74,9 +74,9 @@ parentPort.on('message', (message) => {
  *
  * While the WAL holds frames the file does not, every page a read fetches is first looked up in the WAL's
  * index, and pages found there are read with read() calls instead of through the memory map. SQLite's own
- * checkpoint runs only once the WAL passes its threshold (40 MB for the read models, so that bulk rebuilds
- * sync rarely), which left public reads paying for the WAL for as long as writes paused below it: ~9% of the
- * CPU of a single entry and of a list page after a rebuild, measured. Once the WAL is fully copied, a read
+ * checkpoint runs only once the WAL passes its threshold (the backstop, READ_MODELS_BACKSTOP_CHECKPOINT_PAGES),
+ * which left public reads paying for the WAL for as long as writes paused below it: ~9% of the CPU of a single
+ * entry and of a list page after a rebuild, measured (at the former threshold of 40 MB). Once the WAL is fully copied, a read
  * ignores it. PASSIVE never waits for readers or writers: frames a reader still needs are copied next time.
  *
  * Why a thread: a checkpoint copies pages and syncs the file, 34 ms at the median under 20 publishes per
