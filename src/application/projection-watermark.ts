@@ -15,7 +15,7 @@ interface Waiter {
  * Read your writes: after appending, a handler waits (bounded) until the read models it will read
  * have folded the log up to its position. In a process that runs the projectors the supervisor
  * answers at once; in an API-only process the stored checkpoints are polled: one read of them every
- * `pollMs` (default 5) while any write waits, however many do.
+ * `pollMs` (default 5) while any write waits, however many do, and one when a write starts waiting.
  */
 export class ProjectionWatermark {
   readonly #waiters = new Set<Waiter>();
