@@ -3,6 +3,7 @@ import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy, type ContentLocales, type
 import type { Plan } from '../src/domain/plans.ts';
 import type { AgentScope, UserRole } from '../src/domain/principal.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
 
 /**
  * Who may sign in and with what: tenants, projects (with every setting the console and the public side
@@ -116,7 +117,8 @@ type Doc<T> = T & Record<string, unknown>;
 
 export const access = defineProjection({
   name: 'access',
-  version: 1,
+  // Version 2: the change feed (changes below).
+  version: 2,
   description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
   collections: {
     tenants: {},
@@ -149,6 +151,9 @@ export const access = defineProjection({
     },
   },
   filter: { eventTypes: accessEvents.map((definition) => definition.type) },
+  // Who may read what: caches of public responses drop everything when it changes. The feed tells API-only
+  // replicas which commits changed anything (not every one that moved the checkpoint along).
+  changes: () => [EVERYTHING],
 
   async apply(recorded, view) {
     const event = { type: recorded.type, data: recorded.data } as AccessEvent;

@@ -188,8 +188,8 @@ const HANDLED = new Set([
 export const publicContent = defineProjection({
   name: 'public-content',
   // Version 4: each entry view's serialised parts are its first keys (reshapeEntry). Version 5: what those
-  // parts hold is not stored apart as well (StoredEntryView).
-  version: 7,
+  // parts hold is not stored apart as well (StoredEntryView). Version 8: the change feed (changes below).
+  version: 8,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -240,6 +240,8 @@ export const publicContent = defineProjection({
     },
   },
   filter: { eventTypes: [...HANDLED] },
+  // Public response caches drop what a commit changed; API-only replicas read it from the change feed.
+  changes: (writes) => changedScopes(writes),
 
   async apply(recorded, view) {
     if (!HANDLED.has(recorded.type)) return;

@@ -1,5 +1,6 @@
 import type { RecordedEvent, SubscriptionFilter } from '../event-store/event-store.ts';
-import type { CollectionSpec, Document, ReadModelSchema, Scalar } from '../read-models/read-model-store.ts';
+import type { CollectionSpec, Document, DocumentWrite, ReadModelSchema, Scalar } from '../read-models/read-model-store.ts';
+import { CHANGE_FEED_COLLECTION, changeFeedSpec } from './change-feed.ts';
 
 /**
  * A read model's definition: which events it handles and how it folds each into documents.
@@ -21,6 +22,13 @@ export interface Projection {
   /** Narrows what the projector subscribes to; omit to see every event. */
   filter?: SubscriptionFilter;
   apply(event: RecordedEvent, view: ProjectionView): void | Promise<void>;
+  /**
+   * What a commit of these writes changed, as scopes its readers cache by (say `entry:<id>`); none when it
+   * changed nothing they serve. With it, every commit that changes something records its scopes in the
+   * generation's change feed (change-feed.ts), so that processes without the projector drop from their
+   * caches only what changed. Pure: the same writes give the same scopes.
+   */
+  changes?(writes: readonly DocumentWrite[]): Iterable<string>;
 }
 
 /** What `apply` sees of its read model: reads see the batch's own earlier writes. */
@@ -44,6 +52,9 @@ export function defineProjection(projection: Projection): Projection {
   return projection;
 }
 
+/** The projection's collections, and its change feed's when it has one (Projection.changes). */
 export function schemaOf(projection: Projection): ReadModelSchema {
-  return { projection: projection.name, collections: projection.collections };
+  if (!projection.changes) return { projection: projection.name, collections: projection.collections };
+  if (CHANGE_FEED_COLLECTION in projection.collections) throw new Error(`projection ${projection.name}: the collection name ${CHANGE_FEED_COLLECTION} is its change feed's`);
+  return { projection: projection.name, collections: { ...projection.collections, [CHANGE_FEED_COLLECTION]: changeFeedSpec } };
 }

@@ -7,6 +7,7 @@ import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-
 import { encodePosition } from '../event-store/position.ts';
 import { LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
 import { schemaOf, type Projection } from './projection.ts';
+import { CHANGE_FEED_COLLECTION, CHANGE_FEED_PRUNE_EVERY, changeRecordWrite, latestChange, prunableChanges } from './change-feed.ts';
 import { ReadModelAccessError, StoredDocuments, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
@@ -77,6 +78,11 @@ export class Projector {
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
   /** When the lease must be renewed (clock milliseconds); null while not held. */
   #leaseRenewAt: number | null = null;
+  /** The change feed (Projection.changes): its newest record's `at`, read when first needed in a consume loop. */
+  #lastChange: string | null | undefined;
+  /** Change records written since the feed was last pruned, and the old ones the next record's commit deletes. */
+  #changesSincePrune = 0;
+  #changesToPrune: string[] = [];
 
   constructor(options: ProjectorOptions) {
     this.#o = {
@@ -225,6 +231,7 @@ export class Projector {
     const iterator = subscription[Symbol.asyncIterator]();
     // Each run of the loop reads the store afresh: a failed commit may have left it other than the batch says.
     this.#stored = new StoredDocuments();
+    this.#lastChange = undefined;
     let batch = this.#newBatch(from);
     this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
@@ -318,8 +325,10 @@ export class Projector {
     if (checkpoint !== null && checkpoint !== this.#checkpoint) {
       let writes: DocumentWrite[] = [];
       await this.#keepLease();
+      let change: string | undefined;
       try {
         writes = batch.writes();
+        change = await this.#recordChanges(writes, checkpoint);
         await this.#o.store.commit(this.target, writes, checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder });
       } catch (error) {
         if (error instanceof LeaseLostError) {
@@ -340,12 +349,40 @@ export class Projector {
         throw new ConsumeEnded('paused');
       }
       this.#stored.forget(batch.writtenKeys());
+      if (change !== undefined) this.#changeRecorded(change);
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
       this.#release(checkpoint);
     }
     return this.#newBatch(this.#checkpoint);
+  }
+
+  /**
+   * With a change feed (Projection.changes): adds the commit's change record to its writes, when the commit
+   * changes anything, and the deletes of records pruned since the last one; returns the record's `at`.
+   */
+  async #recordChanges(writes: DocumentWrite[], checkpoint: bigint): Promise<string | undefined> {
+    const { projection } = this.#o;
+    if (!projection.changes || writes.length === 0) return undefined;
+    const scopes = [...projection.changes(writes)];
+    if (scopes.length === 0) return undefined;
+    this.#lastChange ??= await latestChange(this.#o.store, this.target);
+    if (this.#changesSincePrune >= CHANGE_FEED_PRUNE_EVERY) {
+      this.#changesSincePrune = 0;
+      this.#changesToPrune = await prunableChanges(this.#o.store, this.target);
+    }
+    const record = changeRecordWrite(checkpoint, this.#lastChange, scopes);
+    writes.push(record);
+    for (const id of this.#changesToPrune) writes.push({ collection: CHANGE_FEED_COLLECTION, id, doc: null, position: checkpoint });
+    return record.id;
+  }
+
+  /** After the commit of a change record: the next one follows it (and every CHANGE_FEED_PRUNE_EVERY, prunes the oldest). */
+  #changeRecorded(at: string): void {
+    this.#lastChange = at;
+    this.#changesToPrune = [];
+    this.#changesSincePrune++;
   }
 
   #newBatch(checkpoint: bigint | null): WriteBatch {

@@ -1,6 +1,8 @@
 import type { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
 import { encodeNullablePosition } from '../event-store/position.ts';
 import type { DocumentWrite, ReadModelStore } from './read-model-store.ts';
+import type { Projection } from '../projection-engine/projection.ts';
+import { changeRecordOf, changesAfter, EVERYTHING, latestChange, type ChangeRecord } from '../projection-engine/change-feed.ts';
 
 /**
  * The current version of some read models (active generation and checkpoint of each), known without a
@@ -8,29 +10,37 @@ import type { DocumentWrite, ReadModelStore } from './read-model-store.ts';
  *
  * In a process that runs the projectors, the supervisor reports every commit as it happens, so a cache
  * keyed by the version never serves anything older than the read model. An API-only process (ROLES=api)
- * polls the store instead, every `pollMs`: its caches may lag the read models by that much.
+ * polls the store instead, every `pollMs`: its caches may lag the read models by that much. Either way the
+ * listeners hear what each change changed: from the commit's change record (change-feed.ts) as the
+ * supervisor reports it, or, polling, from the records committed since the last poll.
  */
 /**
- * A change of one of the read models: the document writes of the commit when known (the projector runs in
- * this process and folded into the generation it already read from); undefined otherwise (a poll saw a new
- * version, a generation was swapped in): anything in it may have changed.
+ * A change of one of the read models, and what it changed: the scopes of its commit (Projection.changes) when
+ * known; an empty set when it changed nothing (a checkpoint moved past events the projection does not fold);
+ * undefined when anything in it may have changed (a generation swapped in, a projection without a change feed
+ * wrote documents, a poll found a gap in the feed).
  */
 export interface ReadModelChange {
   projection: string;
-  writes: readonly DocumentWrite[] | undefined;
+  scopes: ReadonlySet<string> | undefined;
 }
+
+/** What ReadModelVersions needs of a projection's definition. */
+export type VersionedProjection = Pick<Projection, 'name' | 'changes'>;
 
 export class ReadModelVersions {
   readonly #versions = new Map<string, string>();
   readonly #listeners = new Set<(change: ReadModelChange) => void>();
   readonly #generations = new Map<string, number>();
+  /** Polling: the generation and newest change record seen of each projection with a change feed. */
+  readonly #feeds = new Map<string, { generation: number | null; lastChange: string | null }>();
   #current = '';
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly store: ReadModelStore,
-    private readonly projections: readonly string[],
+    private readonly projections: readonly VersionedProjection[],
     private readonly options: { supervisor?: ProjectionSupervisor | undefined; pollMs?: number } = {},
   ) {}
 
@@ -38,10 +48,11 @@ export class ReadModelVersions {
     await this.#poll();
     if (this.options.supervisor) {
       this.#unsubscribe = this.options.supervisor.onCommit(({ projection, generation, checkpoint, writes }) => {
-        if (!this.projections.includes(projection)) return;
+        const definition = this.projections.find((p) => p.name === projection);
+        if (!definition) return;
         const sameGeneration = this.#generations.get(projection) === generation;
         this.#generations.set(projection, generation);
-        this.#set(projection, `${generation}:${encodeNullablePosition(checkpoint)}:live`, sameGeneration ? writes : undefined);
+        this.#set(projection, `${generation}:${encodeNullablePosition(checkpoint)}:live`, sameGeneration && writes ? committedScopes(definition, writes) : undefined);
       });
     } else {
       this.#timer = setInterval(() => void this.#poll().catch(() => {}), this.options.pollMs ?? 250);
@@ -71,17 +82,65 @@ export class ReadModelVersions {
   }
 
   async #poll(): Promise<void> {
-    for (const name of this.projections) {
+    for (const definition of this.projections) {
+      const name = definition.name;
       const generation = await this.store.activeGeneration(name);
       const record = generation === null ? null : await this.store.getGeneration(name, generation);
-      this.#set(name, `${generation}:${encodeNullablePosition(record?.checkpoint ?? null)}`);
+      const version = `${generation}:${encodeNullablePosition(record?.checkpoint ?? null)}`;
+      if (this.#versions.get(name) === version) continue;
+      this.#set(name, version, definition.changes ? await this.#polledScopes(name, generation) : undefined);
     }
   }
 
-  #set(projection: string, version: string, writes?: readonly DocumentWrite[]): void {
+  /**
+   * What changed in a projection with a change feed since the last poll: the scopes of the records committed
+   * since, when they follow the last one seen unbroken in the same generation; otherwise anything (undefined),
+   * and the newest record is where the next poll starts.
+   */
+  async #polledScopes(projection: string, generation: number | null): Promise<ReadonlySet<string> | undefined> {
+    const seen = this.#feeds.get(projection);
+    if (generation === null) {
+      this.#feeds.delete(projection);
+      return undefined;
+    }
+    const target = { projection, generation };
+    if (seen !== undefined && seen.generation === generation) {
+      const records = await changesAfter(this.store, target, seen.lastChange);
+      if (records !== 'gap') {
+        if (records.length > 0) seen.lastChange = records.at(-1)!.at;
+        return scopesOf(records);
+      }
+    }
+    this.#feeds.set(projection, { generation, lastChange: await latestChange(this.store, target) });
+    return undefined;
+  }
+
+  #set(projection: string, version: string, scopes: ReadonlySet<string> | undefined): void {
     if (this.#versions.get(projection) === version) return;
     this.#versions.set(projection, version);
-    this.#current = this.projections.map((name) => `${name}@${this.#versions.get(name) ?? ''}`).join(',');
-    for (const listener of this.#listeners) listener({ projection, writes });
+    this.#current = this.projections.map(({ name }) => `${name}@${this.#versions.get(name) ?? ''}`).join(',');
+    for (const listener of this.#listeners) listener({ projection, scopes });
   }
 }
+
+/** What a commit this process's projector reports changed (see ReadModelChange). */
+function committedScopes(projection: VersionedProjection, writes: readonly DocumentWrite[]): ReadonlySet<string> | undefined {
+  if (writes.length === 0) return NOTHING;
+  if (!projection.changes) return undefined;
+  const record = changeRecordOf(writes);
+  return record === undefined ? NOTHING : scopesOf([record]);
+}
+
+/** The scopes of change records together; undefined when one of them changed anything (EVERYTHING). */
+function scopesOf(records: readonly ChangeRecord[]): ReadonlySet<string> | undefined {
+  const scopes = new Set<string>();
+  for (const record of records) {
+    for (const scope of record.scopes) {
+      if (scope === EVERYTHING) return undefined;
+      scopes.add(scope);
+    }
+  }
+  return scopes;
+}
+
+const NOTHING: ReadonlySet<string> = new Set();

@@ -215,7 +215,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       app.use(errorEnvelope({ logger, translate: translateErrors }));
       app.use(canonicalPath());
       app.use(publicCors());
-      versions = new ReadModelVersions(stores.readModels, ['public-content', 'access'], { supervisor });
+      versions = new ReadModelVersions(stores.readModels, projections.filter(({ name }) => name === 'public-content' || name === 'access'), { supervisor });
       await versions.start();
       responseCache = new PublicResponseCache({
         versions,

@@ -10,6 +10,7 @@ import { QueryParams } from '../../src/http/public/query-params.ts';
 import type { ReadModelChange } from '../../src/read-models/read-model-versions.ts';
 import type { DocumentWrite } from '../../src/read-models/read-model-store.ts';
 import { setCacheScopes } from '../../src/http/public/public-context.ts';
+import { changedScopes } from '../../projections/public-content.ts';
 
 /** GET with node:http (fetch would add Cache-Control: no-cache to conditional requests). */
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -30,7 +31,7 @@ describe('public response cache', () => {
   let handled = 0;
   let listener: (change: ReadModelChange) => void = () => {};
   const versions = { onChange: (l: (change: ReadModelChange) => void) => ((listener = l), () => {}) };
-  const change = (projection: string, writes?: DocumentWrite[]) => listener({ projection, writes });
+  const change = (projection: string, writes?: DocumentWrite[]) => listener({ projection, scopes: writes === undefined ? undefined : writes.length === 0 ? new Set() : changedScopes(writes) });
   const write = (collection: string, id: string, doc: Record<string, unknown> | null = {}): DocumentWrite => ({ collection, id, doc, position: 1n });
   const MAX_BYTES = 1024 * 1024;
   let cache: PublicResponseCache;

@@ -1,8 +1,15 @@
 import http from 'node:http';
+import path from 'node:path';
+import { pino } from 'pino';
 import { expect } from 'chai';
 import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 import { captureLogger } from '../http/support.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
+import { systemClock } from '../../src/clock.ts';
+import { eventually } from '../support/engine-fixture.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 /** Requests answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
 async function answeredBy(f: PublicFixture, by: 'read-model' | 'response-cache'): Promise<number> {
@@ -164,6 +171,59 @@ describe('public API: entries and list pages read from their serialised document
   });
 });
 
+/** Requests a server answered from its response cache so far (its /metrics). */
+async function cacheHitsAt(serviceUrl: string): Promise<number> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="response-cache"')) total += Number(line.split(' ').pop());
+  return total;
+}
+
+/**
+ * Publishes a, b (blog) and n (news), reads six URLs from `reader` until each is cached, publishes a again
+ * and, once `reader` serves the new a (read again, and so cached again), returns the URLs it answers from its cache.
+ */
+async function keptAfterAPublish(f: PublicFixture, reader: { url: string }): Promise<{ kept: string[] }> {
+  const blog = await f.call('POST', '/form-sets', { body: blogFormSet() });
+  const news = await f.call('POST', '/form-sets', { body: blogFormSet('news') });
+  const a = await f.publish(blog.body.id, 'a', { title: { en: 'A' } });
+  await f.publish(blog.body.id, 'b', { title: { en: 'B' } });
+  await f.publish(news.body.id, 'n', { title: { en: 'N' } });
+  const base = `${reader.url}/public/p/${f.project.projectId}/v1`;
+  const read = (path: string) => fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
+  const paths = ['/form-sets/blog/entries/a', '/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/blog/entries', '/form-sets/news/entries', '/form-sets/news/sitemap.xml'];
+  // An API-only replica learns of the publishes at its next poll of the read models.
+  await eventually(async () => (await read('/form-sets/news/entries/n')).status, (status) => status === 200);
+  const hitsOf = async () => {
+    const answered: string[] = [];
+    for (const path of paths) {
+      const before = await cacheHitsAt(reader.url);
+      const response = await read(path);
+      await response.arrayBuffer();
+      expect(response.status, path).to.equal(200);
+      if ((await cacheHitsAt(reader.url)) > before) answered.push(path);
+    }
+    return answered;
+  };
+  // Kept from the second read of each URL (the first only notes it). An API-only replica may learn of the
+  // publishes above after that (it polls every 250 ms) and drop them: they are all kept once a read after
+  // a wait longer than its poll finds them still there.
+  await hitsOf();
+  await hitsOf();
+  await eventually(async () => {
+    await hitsOf();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    return hitsOf();
+  }, (answered) => answered.length === paths.length, 15_000);
+  const saved = await f.call('POST', `/entries/${a.entryId}/revisions`, { body: { fields: { title: { en: 'A, again' } } } });
+  await f.call('POST', `/revisions/${saved.body.id}/submit`, { body: {} });
+  await f.call('POST', `/revisions/${saved.body.id}/publish`, { body: { revision: saved.body.revision } });
+  await f.settle();
+  // Until its cached a is dropped (an API-only replica learns of the publish at its next poll); read again, a is kept again at once.
+  await eventually(async () => ((await (await read('/form-sets/blog/entries/a')).json()) as { data: { title: string } }).data.title, (title) => title === 'A, again');
+  return { kept: await hitsOf() };
+}
+
 describe('public API: a publish drops only the cached responses made of what it changed', function () {
   this.timeout(60_000);
   let f: PublicFixture;
@@ -176,32 +236,8 @@ describe('public API: a publish drops only the cached responses made of what it 
   const hits = () => answeredBy(f, 'response-cache');
 
   it('keeps the other entries of the form set and other form sets cached; re-reads the entry, its lists and sitemap', async () => {
-    const blog = await f.call('POST', '/form-sets', { body: blogFormSet() });
-    const news = await f.call('POST', '/form-sets', { body: blogFormSet('news') });
-    const a = await f.publish(blog.body.id, 'a', { title: { en: 'A' } });
-    await f.publish(blog.body.id, 'b', { title: { en: 'B' } });
-    await f.publish(news.body.id, 'n', { title: { en: 'N' } });
-    const paths = ['/form-sets/blog/entries/a', '/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/blog/entries', '/form-sets/news/entries', '/form-sets/news/sitemap.xml'];
-    const hitsOf = async () => {
-      const answered: string[] = [];
-      for (const path of paths) {
-        const before = await hits();
-        const response = await f.get(path, { 'accept-encoding': 'identity' });
-        expect(response.status, path).to.equal(200);
-        if ((await hits()) > before) answered.push(path);
-      }
-      return answered;
-    };
-    // Kept from the second read of each URL (the first only notes it).
-    await hitsOf();
-    await hitsOf();
-    expect(await hitsOf()).to.deep.equal(paths);
-    const saved = await f.call('POST', `/entries/${a.entryId}/revisions`, { body: { fields: { title: { en: 'A, again' } } } });
-    await f.call('POST', `/revisions/${saved.body.id}/submit`, { body: {} });
-    await f.call('POST', `/revisions/${saved.body.id}/publish`, { body: { revision: saved.body.revision } });
-    await f.settle();
-    expect(await hitsOf()).to.deep.equal(['/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/news/entries', '/form-sets/news/sitemap.xml']);
-    expect((await f.get('/form-sets/blog/entries/a')).body.data.title).to.equal('A, again');
+    const { kept } = await keptAfterAPublish(f, f.service);
+    expect(kept).to.deep.equal(['/form-sets/blog/entries/a', '/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/news/entries', '/form-sets/news/sitemap.xml']);
   });
 
   it('does not keep entries or list pages read before Koa for URLs with a parameter the route did not read', async () => {
@@ -219,6 +255,31 @@ describe('public API: a publish drops only the cached responses made of what it 
       await f.get(`${path}?locale=en`);
       expect(await hits(), `${path}?locale=en answered from the cache`).to.equal(before + 1);
     }
+  });
+});
+
+describe('public API: an API-only replica (ROLES=api) drops only the cached responses made of what a publish changed', function () {
+  this.timeout(60_000);
+  let f: PublicFixture;
+  let replica: RunningService;
+
+  before(async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    f = await startPublicFixture({ env: { DATA_DIR: dataDir } });
+    // The agent key's first use is recorded (access changes, which drops every cached response): before the replica starts.
+    await f.call('GET', '/form-sets');
+    await f.settle();
+    const config = loadConfig({ DATA_DIR: dataDir, ROLES: 'api', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0' });
+    replica = await startService(config, { logger: pino({ level: 'silent' }), clock: systemClock });
+  });
+  after(async () => {
+    await replica?.stop();
+    await f?.stop();
+  });
+
+  it('reads what changed from the change feed of the projector beside it, as that process does', async () => {
+    const { kept } = await keptAfterAPublish(f, replica);
+    expect(kept).to.deep.equal(['/form-sets/blog/entries/a', '/form-sets/blog/entries/b', '/form-sets/news/entries/n', '/form-sets/news/entries', '/form-sets/news/sitemap.xml']);
   });
 });
 

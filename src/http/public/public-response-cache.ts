@@ -4,7 +4,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
 import type { ReadModelChange, ReadModelVersions } from '../../read-models/read-model-versions.ts';
-import { changedScopes } from '../../../projections/public-content.ts';
 import { cacheScopesOf } from './public-context.ts';
 import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
 import { requestOrigin } from './public-http-manners.ts';
@@ -65,7 +64,8 @@ const COMPRESSIBLE_TYPE = /json|xml|text|markdown/i;
 export interface PublicResponseCacheOptions {
   /**
    * The read models public responses are made of. A change of public-content drops the responses made of
-   * what changed (changedScopes); any other change, or one whose writes are unknown, drops them all.
+   * what changed (its scopes: public-content's changedScopes, in this process or, in an API-only one, from
+   * its change feed); any other change, or one whose scopes are unknown, drops them all.
    */
   versions: Pick<ReadModelVersions, 'onChange'>;
   /** PUBLIC_RESPONSE_CACHE_MB in bytes; 0 turns the cache off. */
@@ -144,15 +144,15 @@ export class PublicResponseCache {
 
   #changed(change: ReadModelChange): void {
     // A checkpoint moved past events the projection does not fold: nothing changed.
-    if (change.writes?.length === 0) return;
+    if (change.scopes?.size === 0) return;
     const at = ++this.#changes;
     // One number per changed entry: beyond MAX_TRACKED_SCOPES, forget them all and treat it all as changed.
-    if (change.projection !== PUBLIC_CONTENT || change.writes === undefined || this.#scopeChangedAt.size > MAX_TRACKED_SCOPES) {
+    if (change.projection !== PUBLIC_CONTENT || change.scopes === undefined || this.#scopeChangedAt.size > MAX_TRACKED_SCOPES) {
       this.#everythingChangedAt = at;
       this.#scopeChangedAt.clear();
       return;
     }
-    for (const scope of changedScopes(change.writes)) this.#scopeChangedAt.set(scope, at);
+    for (const scope of change.scopes) this.#scopeChangedAt.set(scope, at);
   }
 
   get enabled(): boolean {
