@@ -3,6 +3,7 @@
  *
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
  *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls] [--service-root DIR] [--json]
+ *                           [--topology one,split]
  *                           [--cold-start [--drop-page-cache]]
  *
  * The data: `--entries` published entries (en and ja values) seeded into a temporary folder, or a copy of a
@@ -28,6 +29,11 @@
  * folder's bytes per entry, and the writes' rate, p99 and failures, and with stalls the service's CPU per
  * publish cycle while only the probe reads (it adds ~1%). Measurements start once the outboxes
  * are idle (the review notices of the seed's publishes sent: minutes at 10,000 entries the first time).
+ *
+ * `--topology`: `one` (default) runs the service as one process; `split` as the README's way to serve more
+ * requests, a `ROLES=projector` process and a `ROLES=api` one on the same data folder, measured on the
+ * built read models (a first start of one process builds them). Reads, their CPU and the cache hits are
+ * the API process's; the CPU per publish cycle counts both processes.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,6 +57,7 @@ const { values } = parseArgs({
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
     only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls' },
+    topology: { type: 'string', default: 'one' },
     'service-root': { type: 'string' },
     /** Also restart the service in each --cache mode and measure random single entries over its first minute. */
     'cold-start': { type: 'boolean', default: false },
@@ -62,6 +69,10 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const WRITES_PER_SECOND = Number(values.writes);
+const TOPOLOGIES = values.topology.split(',').map((name) => {
+  if (name !== 'one' && name !== 'split') throw new Error(`--topology: one or split, not ${name}`);
+  return name;
+});
 const root = path.resolve(values['service-root'] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../..'));
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -261,21 +272,48 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
   const writes: Array<Record<string, unknown>> = [];
   const stalls: Array<Record<string, unknown>> = [];
   let firstReadyMs = 0;
-  for (const [i, cache] of values.cache.split(',').entries()) {
-    const port = 18_000 + Math.floor(Math.random() * 1000);
-    const started = performance.now();
-    const service = child(['--import', 'tsx', 'src/main.ts'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_RESPONSE_CACHE_MB: cache === 'off' ? '0' : '64' });
-    children.push(service);
-    const serviceUrl = `http://127.0.0.1:${port}`;
-    await untilReady(`${serviceUrl}/readyz`);
-    // Ready means caught up with the log's recent past: the first start is over once every projection has
-    // folded the whole log (its work would count in the CPU per request otherwise).
-    await untilCaughtUp(serviceUrl);
-    await untilOutboxesIdle(serviceUrl);
-    if (i === 0) {
+  let firstStart = true;
+  /** The service on the data folder with the cache mode, as one process or split; ready, caught up and its outboxes idle. */
+  const startService = async (cache: string, topology: 'one' | 'split') => {
+    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_RESPONSE_CACHE_MB: cache === 'off' ? '0' : '64' };
+    let started = performance.now();
+    const start = (roles: string | undefined) => {
+      const port = 18_000 + Math.floor(Math.random() * 1000);
+      const process_ = child(['--import', 'tsx', 'src/main.ts'], { ...env, PORT: String(port), ...(roles ? { ROLES: roles } : {}) });
+      children.push(process_);
+      return { process_, url: `http://127.0.0.1:${port}` };
+    };
+    if (firstStart && topology === 'split') {
+      // The first start builds the read models from the log (timed), as one process: the split runs on them.
+      const builder = start(undefined);
+      await untilReady(`${builder.url}/readyz`);
+      await untilCaughtUp(builder.url);
+      await untilOutboxesIdle(builder.url);
+      await stop(builder.process_);
       firstReadyMs = Math.round(performance.now() - started);
       say(`first start: read models built from the log and ready in ${firstReadyMs} ms`);
+      firstStart = false;
+      started = performance.now();
     }
+    const projector = topology === 'split' ? start('projector').process_ : undefined;
+    const api = start(topology === 'split' ? 'api' : undefined);
+    await untilReady(`${api.url}/readyz`);
+    // Ready means caught up with the log's recent past: the first start is over once every projection has
+    // folded the whole log (its work would count in the CPU per request otherwise).
+    await untilCaughtUp(api.url);
+    await untilOutboxesIdle(api.url);
+    if (firstStart) {
+      firstReadyMs = Math.round(performance.now() - started);
+      say(`first start: read models built from the log and ready in ${firstReadyMs} ms`);
+      firstStart = false;
+    }
+    return { service: api.process_, projector, serviceUrl: api.url };
+  };
+  for (const cache of values.cache.split(',')) for (const topology of TOPOLOGIES) {
+    const { service, projector, serviceUrl } = await startService(cache, topology);
+    const tag = `cache ${cache.padEnd(3)}${TOPOLOGIES.length > 1 ? ` ${topology.padEnd(5)}` : ''}`;
+    /** CPU of the service's processes so far, µs (with split, both). */
+    const serviceCpu = () => cpuMicros(service.pid!) + (projector ? cpuMicros(projector.pid!) : 0);
     const base = `${serviceUrl}/public/p/${seed.projectId}/v1`;
     const basePath = new URL(base).pathname;
     const login = await fetch(`${serviceUrl}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: seed.adminEmail, password: seed.adminPassword }) });
@@ -293,6 +331,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
         const total = Math.max(1, result.requestsPerSecond * SECONDS);
         const row = {
           cache,
+          topology,
           load,
           scenario: scenario.label,
           cpuRatio: Math.round((result.cpuMicros / Math.max(1, reference.cpuMicros)) * 10) / 10,
@@ -308,30 +347,31 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
         };
         rows.push(row);
         say(
-          `cache ${cache.padEnd(3)} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
+          `${tag} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
         );
       }
       // The service's CPU per publish cycle, measured while only the probe (200 light requests a second) reads.
       let cpuPerPublishMs: number | undefined;
       if (values.only.split(',').includes('stalls')) {
-        const [cpuBefore, cyclesBefore] = [cpuMicros(service.pid!), writer?.latencies.length ?? 0];
+        const [cpuBefore, cyclesBefore] = [serviceCpu(), writer?.latencies.length ?? 0];
         const probe = await probeOpenLoop(`${serviceUrl}/healthz`, { seconds: SECONDS * 2, perSecond: 200 });
         const cycles = (writer?.latencies.length ?? 0) - cyclesBefore;
-        if (writer && cycles > 0) cpuPerPublishMs = Math.round((cpuMicros(service.pid!) - cpuBefore) / cycles / 100) / 10;
-        stalls.push({ cache, load, ...probe });
+        if (writer && cycles > 0) cpuPerPublishMs = Math.round((serviceCpu() - cpuBefore) / cycles / 100) / 10;
+        stalls.push({ cache, topology, load, ...probe });
         say(
-          `cache ${cache.padEnd(3)} ${load.padEnd(16)} ${'open-loop probe, 200/s'.padEnd(26)} p50 ${probe.p50Ms} ms  p99 ${probe.p99Ms} ms  p99.9 ${probe.p999Ms} ms  max ${probe.maxMs} ms  over 20 ms: ${probe.over20Ms} of ${probe.answered}${probe.answered < probe.sent ? ` (${probe.sent - probe.answered} unanswered)` : ''}`,
+          `${tag} ${load.padEnd(16)} ${'open-loop probe, 200/s'.padEnd(26)} p50 ${probe.p50Ms} ms  p99 ${probe.p99Ms} ms  p99.9 ${probe.p999Ms} ms  max ${probe.maxMs} ms  over 20 ms: ${probe.over20Ms} of ${probe.answered}${probe.answered < probe.sent ? ` (${probe.sent - probe.answered} unanswered)` : ''}`,
         );
       }
       if (writer) {
         await writer.stop();
         const seconds = (performance.now() - loadStarted) / 1000;
-        const summary = { cache, publishesPerSecond: Math.round((writer.latencies.length / seconds) * 10) / 10, publishP99Ms: Math.round(percentile(writer.latencies, 99)), failures: writer.failures, ...(cpuPerPublishMs === undefined ? {} : { cpuPerPublishMs }) };
+        const summary = { cache, topology, publishesPerSecond: Math.round((writer.latencies.length / seconds) * 10) / 10, publishP99Ms: Math.round(percentile(writer.latencies, 99)), failures: writer.failures, ...(cpuPerPublishMs === undefined ? {} : { cpuPerPublishMs }) };
         writes.push(summary);
-        say(`cache ${cache.padEnd(3)} writes: ${summary.publishesPerSecond} publishes/s done, publish cycle p99 ${summary.publishP99Ms} ms, ${summary.failures} failed${cpuPerPublishMs === undefined ? '' : `, service CPU ${cpuPerPublishMs} ms per publish cycle (during the probe)`}`);
+        say(`${tag} writes: ${summary.publishesPerSecond} publishes/s done, publish cycle p99 ${summary.publishP99Ms} ms, ${summary.failures} failed${cpuPerPublishMs === undefined ? '' : `, service CPU ${cpuPerPublishMs} ms per publish cycle (during the probe)`}`);
       }
     }
     await stop(service);
+    if (projector) await stop(projector);
   }
   const coldStart = values['cold-start'] ? await sequentially(values.cache.split(',') as Array<'off' | 'on'>, (cache) => measureColdStart(seed, slugs, cache)) : undefined;
   let bytes = 0;
