@@ -1,4 +1,4 @@
-import { encodePosition } from '../event-store/position.ts';
+import { decodePosition, encodePosition } from '../event-store/position.ts';
 import type { CollectionSpec, DocumentWrite, ModelTarget, ReadModelStore } from '../read-models/read-model-store.ts';
 
 /**
@@ -56,19 +56,27 @@ export function changeRecordOf(writes: readonly DocumentWrite[]): ChangeRecord |
   return undefined;
 }
 
-/** The `at` of the newest record of the generation, null when it has none. */
-export async function latestChange(store: ReadModelStore, target: ModelTarget): Promise<string | null> {
-  const [newest] = await store.find(target, CHANGE_FEED_COLLECTION, { sort: [['at', 'desc']], limit: 1, fields: ['at'] });
+/**
+ * The `at` of the newest record of the generation, null when it has none; with `through` (an encoded
+ * checkpoint), the newest at or before it.
+ */
+export async function latestChange(store: ReadModelStore, target: ModelTarget, through?: string | null): Promise<string | null> {
+  const beyond = through === undefined || through === null ? undefined : encodePosition(decodePosition(through) + 1n);
+  const [newest] = await store.find(target, CHANGE_FEED_COLLECTION, { sort: [['at', 'desc']], limit: 1, fields: ['at'], ...(beyond === undefined ? {} : { after: { values: [beyond], id: beyond } }) });
   return (newest?.['at'] as string | undefined) ?? null;
 }
 
 /**
- * The records after the one at `after`, oldest first, if they follow it unbroken; 'gap' when they do not
- * (one was pruned before it was read, or the run is longer than `limit`): then anything may have changed.
+ * The records after the one at `after` and at or before the generation's checkpoint `through` (a store whose
+ * commits are not atomic, MongoDB, stores the checkpoint after the documents: a record beyond it may belong to
+ * a commit that failed half-way and is folded again), oldest first, if they follow `after` unbroken; 'gap'
+ * when they do not (one was pruned before it was read, or the run is longer than `limit`): then anything may
+ * have changed.
  */
-export async function changesAfter(store: ReadModelStore, target: ModelTarget, after: string | null, limit = CHANGE_FEED_RETAIN): Promise<ChangeRecord[] | 'gap'> {
-  const query = after === null ? { sort: [['at', 'asc']] as const, limit: limit + 1 } : { sort: [['at', 'asc']] as const, after: { values: [after], id: after }, limit: limit + 1 };
-  const records = (await store.find(target, CHANGE_FEED_COLLECTION, query)) as unknown as ChangeRecord[];
+export async function changesAfter(store: ReadModelStore, target: ModelTarget, after: string | null, through: string, limit = CHANGE_FEED_RETAIN): Promise<ChangeRecord[] | 'gap'> {
+  const query = { sort: [['at', 'asc']] as const, limit: limit + 1, ...(after === null ? {} : { after: { values: [after], id: after } }) };
+  const found = (await store.find(target, CHANGE_FEED_COLLECTION, query)) as unknown as ChangeRecord[];
+  const records = found.filter((record) => record.at <= through);
   if (records.length > limit) return 'gap';
   let previous = after;
   for (const record of records) {

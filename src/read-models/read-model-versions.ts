@@ -88,30 +88,32 @@ export class ReadModelVersions {
       const record = generation === null ? null : await this.store.getGeneration(name, generation);
       const version = `${generation}:${encodeNullablePosition(record?.checkpoint ?? null)}`;
       if (this.#versions.get(name) === version) continue;
-      this.#set(name, version, definition.changes ? await this.#polledScopes(name, generation) : undefined);
+      this.#set(name, version, definition.changes ? await this.#polledScopes(name, generation, encodeNullablePosition(record?.checkpoint ?? null)) : undefined);
     }
   }
 
   /**
    * What changed in a projection with a change feed since the last poll: the scopes of the records committed
-   * since, when they follow the last one seen unbroken in the same generation; otherwise anything (undefined),
-   * and the newest record is where the next poll starts.
+   * since, up to the checkpoint the poll read, when they follow the last one seen unbroken in the same
+   * generation; otherwise anything (undefined), and the newest record up to the checkpoint is where the next
+   * poll starts.
    */
-  async #polledScopes(projection: string, generation: number | null): Promise<ReadonlySet<string> | undefined> {
+  async #polledScopes(projection: string, generation: number | null, checkpoint: string | null): Promise<ReadonlySet<string> | undefined> {
     const seen = this.#feeds.get(projection);
     if (generation === null) {
       this.#feeds.delete(projection);
       return undefined;
     }
     const target = { projection, generation };
-    if (seen !== undefined && seen.generation === generation) {
-      const records = await changesAfter(this.store, target, seen.lastChange);
+    if (seen !== undefined && seen.generation === generation && checkpoint !== null) {
+      const records = await changesAfter(this.store, target, seen.lastChange, checkpoint);
       if (records !== 'gap') {
         if (records.length > 0) seen.lastChange = records.at(-1)!.at;
         return scopesOf(records);
       }
     }
-    this.#feeds.set(projection, { generation, lastChange: await latestChange(this.store, target) });
+    // A generation that has folded nothing has no record a reader may trust yet.
+    this.#feeds.set(projection, { generation, lastChange: checkpoint === null ? null : await latestChange(this.store, target, checkpoint) });
     return undefined;
   }
 
