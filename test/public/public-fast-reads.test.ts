@@ -11,15 +11,15 @@ import { systemClock } from '../../src/clock.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
-/** Requests answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
-async function answeredBy(f: PublicFixture, by: 'read-model' | 'response-cache'): Promise<number> {
-  const text = await (await fetch(`${f.service.url}/metrics`)).text();
+/** Requests a server (a fixture's service, a replica) answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
+async function answeredBy(server: { url: string }, by: 'read-model' | 'response-cache'): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
   let total = 0;
   for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes(`answered_by="${by}"`)) total += Number(line.split(' ').pop());
   return total;
 }
 
-const fastAnswers = (f: PublicFixture) => answeredBy(f, 'read-model');
+const fastAnswers = (f: PublicFixture) => answeredBy(f.service, 'read-model');
 
 /** GET of a request target sent as it is (fetch and http.get of a URL drop a '#' and what follows). */
 function rawGet(host: string, target: string): Promise<{ status: number; body: any }> {
@@ -171,14 +171,6 @@ describe('public API: entries and list pages read from their serialised document
   });
 });
 
-/** Requests a server answered from its response cache so far (its /metrics). */
-async function cacheHitsAt(serviceUrl: string): Promise<number> {
-  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="response-cache"')) total += Number(line.split(' ').pop());
-  return total;
-}
-
 /**
  * Publishes a, b (blog) and n (news), reads six URLs from `reader` until each is cached, publishes a again
  * and, once `reader` serves the new a (read again, and so cached again), returns the URLs it answers from its cache.
@@ -197,11 +189,11 @@ async function keptAfterAPublish(f: PublicFixture, reader: { url: string }): Pro
   const hitsOf = async () => {
     const answered: string[] = [];
     for (const path of paths) {
-      const before = await cacheHitsAt(reader.url);
+      const before = await answeredBy(reader, 'response-cache');
       const response = await read(path);
       await response.arrayBuffer();
       expect(response.status, path).to.equal(200);
-      if ((await cacheHitsAt(reader.url)) > before) answered.push(path);
+      if ((await answeredBy(reader, 'response-cache')) > before) answered.push(path);
     }
     return answered;
   };
@@ -233,7 +225,7 @@ describe('public API: a publish drops only the cached responses made of what it 
   });
   after(() => f.stop());
 
-  const hits = () => answeredBy(f, 'response-cache');
+  const hits = () => answeredBy(f.service, 'response-cache');
 
   it('keeps the other entries of the form set and other form sets cached; re-reads the entry, its lists and sitemap', async () => {
     const { kept } = await keptAfterAPublish(f, f.service);
