@@ -5,16 +5,6 @@ import type { Projection } from '../projection-engine/projection.ts';
 import { changeRecordOf, changesAfter, EVERYTHING, latestChange, type ChangeRecord } from '../projection-engine/change-feed.ts';
 
 /**
- * The current version of some read models (active generation and checkpoint of each), known without a
- * query, so that caches of what was read from them can be checked on every request for free.
- *
- * In a process that runs the projectors, the supervisor reports every commit as it happens, so a cache
- * keyed by the version never serves anything older than the read model. An API-only process (ROLES=api)
- * polls the store instead, every `pollMs`: its caches may lag the read models by that much. Either way the
- * listeners hear what each change changed: from the commit's change record (change-feed.ts) as the
- * supervisor reports it, or, polling, from the records committed since the last poll.
- */
-/**
  * A change of one of the read models, and what it changed: the scopes of its commit (Projection.changes) when
  * known; an empty set when it changed nothing (a checkpoint moved past events the projection does not fold);
  * undefined when anything in it may have changed (a generation swapped in, a projection without a change feed
@@ -28,12 +18,22 @@ export interface ReadModelChange {
 /** What ReadModelVersions needs of a projection's definition. */
 export type VersionedProjection = Pick<Projection, 'name' | 'changes'>;
 
+/**
+ * The current version of some read models (active generation and checkpoint of each), known without a
+ * query, so that caches of what was read from them can be checked on every request for free.
+ *
+ * In a process that runs the projectors, the supervisor reports every commit as it happens, so a cache
+ * keyed by the version never serves anything older than the read model. An API-only process (ROLES=api)
+ * polls the store instead, every `pollMs`: its caches may lag the read models by that much. Either way the
+ * listeners hear what each change changed: from the commit's change record (change-feed.ts) as the
+ * supervisor reports it, or, polling, from the records committed since the last poll.
+ */
 export class ReadModelVersions {
   readonly #versions = new Map<string, string>();
   readonly #listeners = new Set<(change: ReadModelChange) => void>();
   readonly #generations = new Map<string, number>();
   /** Polling: the generation and newest change record seen of each projection with a change feed. */
-  readonly #feeds = new Map<string, { generation: number | null; lastChange: string | null }>();
+  readonly #feeds = new Map<string, { generation: number; lastChange: string | null }>();
   #current = '';
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
