@@ -260,6 +260,14 @@ export interface ReadModelStore {
   /** Documents matching the filter and, when given, the text condition (as Query.text). */
   count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number>;
 
+  /**
+   * Calls `listener` soon after another connection (another process) commits, until the returned function is
+   * called: a process that does not run the projectors (ROLES=api) polls the read models on this cue instead of
+   * waiting for its next timed poll. Adapters that cannot tell cheaply leave it out (MongoDB); the timed poll
+   * remains either way.
+   */
+  watchOtherCommits?(listener: () => void): () => void;
+
   /** Verifies the store is reachable. Throws ReadModelUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

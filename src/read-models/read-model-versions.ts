@@ -24,7 +24,8 @@ export type VersionedProjection = Pick<Projection, 'name' | 'changes'>;
  *
  * In a process that runs the projectors, the supervisor reports every commit as it happens, so a cache
  * keyed by the version never serves anything older than the read model. An API-only process (ROLES=api)
- * polls the store instead, every `pollMs`: its caches may lag the read models by that much. Either way the
+ * polls the store instead, every `pollMs`, and at once when the store tells of another process's commit
+ * (ReadModelStore.watchOtherCommits: SQLite, within ~5-25 ms): its caches may lag the read models by that much. Either way the
  * listeners hear what each change changed: from the commit's change record (change-feed.ts) as the
  * supervisor reports it, or, polling, from the records committed since the last poll.
  */
@@ -37,6 +38,9 @@ export class ReadModelVersions {
   #current = '';
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
+  #unwatch: (() => void) | undefined;
+  #polling: Promise<void> | undefined;
+  #pollAgain = false;
 
   constructor(
     private readonly store: ReadModelStore,
@@ -55,14 +59,35 @@ export class ReadModelVersions {
         this.#set(projection, `${generation}:${encodeNullablePosition(checkpoint)}:live`, sameGeneration && writes ? committedScopes(definition, writes) : undefined);
       });
     } else {
-      this.#timer = setInterval(() => void this.#poll().catch(() => {}), this.options.pollMs ?? 250);
+      this.#timer = setInterval(() => this.#pollSoon(), this.options.pollMs ?? 250);
       this.#timer.unref();
+      // Where the store can tell (SQLite), another process's commit is a cue to poll at once.
+      this.#unwatch = this.store.watchOtherCommits?.(() => this.#pollSoon());
     }
   }
 
   stop(): void {
     this.#unsubscribe?.();
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     if (this.#timer) clearInterval(this.#timer);
+  }
+
+  /** A poll now, or right after the one running (one at a time: each goes on from what the last one saw). */
+  #pollSoon(): void {
+    if (this.#polling) {
+      this.#pollAgain = true;
+      return;
+    }
+    this.#polling = this.#poll()
+      .catch(() => {})
+      .finally(() => {
+        this.#polling = undefined;
+        if (this.#pollAgain) {
+          this.#pollAgain = false;
+          this.#pollSoon();
+        }
+      });
   }
 
   /** Tells `listener` about every change of the read models (see ReadModelChange); returns how to stop. */

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
 import { sqlParameter } from './document-values.ts';
@@ -98,6 +99,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
   /** Counts of the sorted lists read deep, so that a deep page does not walk every entry before it. */
   readonly #deepPages: SqliteDeepPages;
+  /** Commits of other connections (watchOtherCommits): the check runs while anyone listens. */
+  readonly #otherCommits: OtherConnectionCommits;
+  readonly #otherCommitListeners = new Set<() => void>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #checkpointer: WalCheckpointer;
   /** SQL of plain queries by shape (see #plainQuery). */
@@ -129,6 +133,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     db.exec(SCHEMA);
     this.#begin = db.prepare('BEGIN');
     this.#end = db.prepare('COMMIT');
+    this.#otherCommits = new OtherConnectionCommits(db, () => {
+      for (const listener of [...this.#otherCommitListeners]) listener();
+    }, OTHER_COMMIT_CHECKS);
     this.#deepPages = new SqliteDeepPages(db, { field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
   }
 
@@ -581,8 +588,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
   }
 
+  watchOtherCommits(listener: () => void): () => void {
+    this.#assertOpen();
+    this.#otherCommitListeners.add(listener);
+    this.#otherCommits.start();
+    return () => {
+      this.#otherCommitListeners.delete(listener);
+      if (this.#otherCommitListeners.size === 0) this.#otherCommits.stop();
+    };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#otherCommits.stop();
     this.#endTurnRead();
     this.#closed = true;
     await this.#checkpointer.close();
@@ -674,6 +692,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.#closed) throw new ReadModelUnavailableError('the read-model store is closed');
   }
 }
+
+/**
+ * How often watchOtherCommits looks for another connection's commits: every 5 ms for a second after one,
+ * every 25 ms otherwise (each look reads the WAL index header: a few microseconds).
+ */
+const OTHER_COMMIT_CHECKS = { activeMs: 5, idleMs: 25, activeForMs: 1_000 };
 
 /**
  * SQLite's "UNIQUE constraint failed: index '<table>__<index>'" as the port's UniqueConstraintError (the

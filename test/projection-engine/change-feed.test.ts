@@ -14,6 +14,8 @@ import {
 } from '../../src/projection-engine/change-feed.ts';
 import { ReadModelVersions, type ReadModelChange } from '../../src/read-models/read-model-versions.ts';
 import { encodePosition } from '../../src/event-store/position.ts';
+import path from 'node:path';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { engineFixture, eventually, silentLogger } from '../support/engine-fixture.ts';
 
 /** Totals per stream, which readers see; `by: 0` counts in a collection they do not (its commits change nothing of theirs). */
@@ -125,6 +127,25 @@ describe('projection change feed', function () {
   });
 
   describe('ReadModelVersions polling (an API-only process)', () => {
+    it('polls at once when another connection commits (SQLite), not only at its interval', async () => {
+      const replica = SqliteReadModelStore.open(path.join(f.dir, 'read-models.sqlite'));
+      // An interval no test waits for: only the cue of the other connection's commit can make it poll.
+      const versions = new ReadModelVersions(replica, [fed], { pollMs: 600_000 });
+      await versions.start();
+      const changes: Array<string[] | undefined> = [];
+      versions.onChange(({ scopes }) => changes.push(scopes && [...scopes]));
+      try {
+        await f.count('a', 1);
+        await fold();
+        await eventually(async () => changes, (seen) => seen.length > 0, 3_000);
+        expect(changes).to.deep.equal([['stream:a']]);
+      } finally {
+        versions.stop();
+        await replica.close();
+      }
+    });
+
+
     it('tells the scopes committed since its last poll, nothing for a commit that changed nothing, and anything after a gap or without a feed', async () => {
       const versions = new ReadModelVersions(f.store, [fed, unfed], { pollMs: 10 });
       const changes: Array<{ projection: string; scopes: string[] | undefined }> = [];

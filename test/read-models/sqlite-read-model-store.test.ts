@@ -112,6 +112,34 @@ describe('read models: SQLite adapter, file behaviour', () => {
     expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_test_articles__articles__g1__by_slug/);
   });
 
+  it("tells of another connection's commits, not of its own, while watched", async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    const other = SqliteReadModelStore.open(file);
+    const target = { projection: 'test-articles', generation: 1 };
+    const article = (n: number) => [{ collection: 'articles', id: `a${n}`, position: BigInt(n), doc: { slug: `s${n}` } }];
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      let told = 0;
+      const unwatch = store.watchOtherCommits(() => told++);
+      await store.commit(target, article(1), 1n, NOW);
+      await settle();
+      expect(told, 'its own commit').to.equal(0);
+      await other.commit(target, article(2), 2n, NOW);
+      const deadline = Date.now() + 2_000;
+      while (told === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(told, "the other connection's commit").to.equal(1);
+      unwatch();
+      await other.commit(target, article(3), 3n, NOW);
+      await settle();
+      expect(told, 'after the watch ended').to.equal(1);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
   it("reads of one turn of the event loop share a read transaction: the store's own writes are seen at once and commit at once, another connection's from the next turn", async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
