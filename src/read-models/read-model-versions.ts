@@ -31,11 +31,12 @@ export type VersionedProjection = Pick<Projection, 'name' | 'changes'>;
  */
 export class ReadModelVersions {
   readonly #versions = new Map<string, string>();
+  /** Polling: the generation and checkpoint each projection had at the last poll. */
+  readonly #polled = new Map<string, string>();
   readonly #listeners = new Set<(change: ReadModelChange) => void>();
   readonly #generations = new Map<string, number>();
   /** Polling: the generation and newest change record seen of each projection with a change feed. */
   readonly #feeds = new Map<string, { generation: number; lastChange: string | null }>();
-  #current = '';
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
   #unwatch: (() => void) | undefined;
@@ -96,12 +97,7 @@ export class ReadModelVersions {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Changes whenever any of the read models changes. */
-  current(): string {
-    return this.#current;
-  }
-
-  /** The version of one of the read models. */
+  /** The version of one of the read models: it changes when what the read model holds may have changed, not when only its checkpoint moved. */
   of(projection: string): string {
     return this.#versions.get(projection) ?? '';
   }
@@ -111,9 +107,11 @@ export class ReadModelVersions {
       const name = definition.name;
       const generation = await this.store.activeGeneration(name);
       const record = generation === null ? null : await this.store.getGeneration(name, generation);
-      const version = `${generation}:${encodeNullablePosition(record?.checkpoint ?? null)}`;
-      if (this.#versions.get(name) === version) continue;
-      this.#set(name, version, definition.changes ? await this.#polledScopes(name, generation, encodeNullablePosition(record?.checkpoint ?? null)) : undefined);
+      const position = `${generation}:${encodeNullablePosition(record?.checkpoint ?? null)}`;
+      if (this.#polled.get(name) === position) continue;
+      const scopes = definition.changes ? await this.#polledScopes(name, generation, encodeNullablePosition(record?.checkpoint ?? null)) : undefined;
+      this.#polled.set(name, position);
+      this.#set(name, position, scopes);
     }
   }
 
@@ -143,9 +141,10 @@ export class ReadModelVersions {
   }
 
   #set(projection: string, version: string, scopes: ReadonlySet<string> | undefined): void {
-    if (this.#versions.get(projection) === version) return;
+    // Nothing readers see changed (the checkpoint moved past events the projection does not fold, or its
+    // commit changed nothing they serve): what was read from it, and cached by its version, stays valid.
+    if (scopes?.size === 0 || this.#versions.get(projection) === version) return;
     this.#versions.set(projection, version);
-    this.#current = this.projections.map(({ name }) => `${name}@${this.#versions.get(name) ?? ''}`).join(',');
     for (const listener of this.#listeners) listener({ projection, scopes });
   }
 }
