@@ -236,20 +236,21 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
-      const operations = supervisor
-        ? new OperationsOverviewService({
-            projections,
-            log,
-            store: stores.readModels,
-            reader: adminDepsValue.reader,
-            operations: new ProjectionOperations({ projections, log, store: stores.readModels, clock, logger }),
-            version: packageVersion(),
-            adapters: { eventStore: config.eventStore.kind, readModels: config.readModels.kind, blobs: config.media.blobs.kind },
-            clock,
-            operatorTenantIds: config.operatorTenantIds,
-          })
-        : undefined;
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), ...(operations ? { operations } : {}) });
+      // Also in an API-only process (production's replicas serve the console): status, retry and skip go
+      // through the stores, which the projector process follows; a rebuild runs here, as the CLI's does in its
+      // own process, and the projector process follows the generation it swaps in.
+      const operations = new OperationsOverviewService({
+        projections,
+        log,
+        store: stores.readModels,
+        reader: adminDepsValue.reader,
+        operations: new ProjectionOperations({ projections, log, store: stores.readModels, clock, logger }),
+        version: packageVersion(),
+        adapters: { eventStore: config.eventStore.kind, readModels: config.readModels.kind, blobs: config.media.blobs.kind },
+        clock,
+        operatorTenantIds: config.operatorTenantIds,
+      });
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);

@@ -5,6 +5,10 @@ import { collect } from '../../src/event-store/event-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { OPERATOR, startAdminFixture, type AdminFixture } from './support.ts';
 import { adminSession, PASSWORD, until } from '../webhooks/support.ts';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/config.ts';
+import { startService, type RunningService } from '../../src/service/service.ts';
+import { systemClock } from '../../src/clock.ts';
 
 /** A poisoned projection over HTTP: shown with its failing event, retried, skipped with a reason; a rebuild with progress. */
 describe('admin API: operations (projections, outboxes, version and adapters)', function () {
@@ -142,5 +146,50 @@ describe('admin API: operations are for the service\'s operators when it holds m
     const skipped = await operator('POST', '/operations/projections/audit-trail/skip', { reason: 'legacy import without metadata' });
     expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
     expect(skipped.body.skipped).to.include({ eventId: poisonId });
+  });
+});
+
+/**
+ * Production runs the console against API-only replicas (ROLES=api) and the projectors in a process of their
+ * own: the replica shows the projections from the stores and operates them through the stores, which the
+ * projector process follows.
+ */
+describe('admin API: operations through an API-only replica (ROLES=api)', function () {
+  this.timeout(60_000);
+  let f: AdminFixture;
+  let replica: RunningService;
+
+  before(async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    f = await startAdminFixture({ plan: 'business', dataDir });
+    replica = await startService(loadConfig({ DATA_DIR: dataDir, ROLES: 'api', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0' }), { logger: pino({ level: 'silent' }), clock: systemClock });
+  });
+  after(async () => {
+    await replica?.stop();
+    await f?.stop();
+  });
+
+  it('shows a projection the projector process paused, and a skip made through the replica resumes it there', async () => {
+    const session = await adminSession(f);
+    const call = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${replica.url}/admin/v1${route}`, { method, headers: { authorization: `Bearer ${session.token}`, ...session.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const auditTrail = async () => ((await call('GET', '/operations')).body.projections as Array<{ name: string; state: string; skips: number; active: { failure: { eventId: string } | null } }>).find((p) => p.name === 'audit-trail')!;
+    const overview = await call('GET', '/operations');
+    expect(overview.status, JSON.stringify(overview.body)).to.equal(200);
+    expect(overview.body.operator).to.equal(true);
+
+    const poisonId = randomUUID();
+    await f.service.stores.events.append(`imported-${poisonId}`, [{ id: poisonId, type: 'legacy.imported', data: {}, metadata: {} as never }], 'no_stream');
+    const paused = await until(auditTrail, (p) => p.state === 'paused', 10_000, 'paused, as the replica sees it');
+    expect(paused.active.failure).to.include({ eventId: poisonId });
+    const skipped = await call('POST', '/operations/projections/audit-trail/skip', { reason: 'legacy import without metadata' });
+    expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
+    // The projector runs in the other process: it finds the skip in the store and goes on.
+    const head = (await f.service.stores.events.headPosition())!;
+    // (A wait on a paused projector answers false at once: asked again until it has resumed.)
+    await until(() => f.service.supervisor!.waitFor(head, 1_000, ['audit-trail']), (folded) => folded, 10_000, 'resumed in the projector process');
+    expect((await auditTrail()).skips).to.be.at.least(1);
   });
 });
