@@ -3,12 +3,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { collect } from '../../src/event-store/event-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { OPERATOR, startAdminFixture, type AdminFixture } from './support.ts';
+import { OPERATOR, startAdminFixture, startApiReplica, type AdminFixture } from './support.ts';
 import { adminSession, PASSWORD, until } from '../webhooks/support.ts';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config/config.ts';
-import { startService, type RunningService } from '../../src/service/service.ts';
-import { systemClock } from '../../src/clock.ts';
+import type { RunningService } from '../../src/service/service.ts';
 
 /** A poisoned projection over HTTP: shown with its failing event, retried, skipped with a reason; a rebuild with progress. */
 describe('admin API: operations (projections, outboxes, version and adapters)', function () {
@@ -162,7 +159,7 @@ describe('admin API: operations through an API-only replica (ROLES=api)', functi
   before(async () => {
     const dataDir = path.join(tempDir(), 'data');
     f = await startAdminFixture({ plan: 'business', dataDir });
-    replica = await startService(loadConfig({ DATA_DIR: dataDir, ROLES: 'api', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0' }), { logger: pino({ level: 'silent' }), clock: systemClock });
+    replica = await startApiReplica(dataDir);
   });
   after(async () => {
     await replica?.stop();

@@ -23,11 +23,23 @@ export interface AdminFixture {
   stop(): Promise<void>;
 }
 
+/**
+ * The configuration of a service under test on `dataDir`: an ephemeral port on loopback, silent. The service
+ * shares this process's event loop with the test driving it, so load shedding on event-loop lag would judge
+ * the test's own pace; it is off unless a test sets LOAD_SHED_LAG_MS (test/http/load-shedding.test.ts).
+ */
+function serviceConfigForTest(dataDir: string, env: Record<string, string> = {}) {
+  return loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', ...env });
+}
+
+/** An API-only process (ROLES=api) on a fixture's data folder: a replica beside the fixture's service, which runs the projectors. */
+export function startApiReplica(dataDir: string): Promise<RunningService> {
+  return startService(serviceConfigForTest(dataDir, { ROLES: 'api' }), { logger: pino({ level: 'silent' }), clock: systemClock });
+}
+
 export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock; logger?: Logger } = {}): Promise<AdminFixture> {
   const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
-  // The service shares this process's event loop with the test driving it, so load shedding on event-loop lag
-  // would judge the test's own pace; it is off unless a test sets LOAD_SHED_LAG_MS (test/http/load-shedding.test.ts).
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', ...options.env });
+  const config = serviceConfigForTest(dataDir, options.env);
   const service = await startService(config, { logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock ?? systemClock });
   const access = new AccessService({ log: service.log, clock: systemClock });
   const project = await access.bootstrap(OPERATOR, {

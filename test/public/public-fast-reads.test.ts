@@ -1,13 +1,11 @@
 import http from 'node:http';
 import path from 'node:path';
-import { pino } from 'pino';
 import { expect } from 'chai';
 import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 import { captureLogger } from '../http/support.ts';
 import { createLogger } from '../../src/logging/logger.ts';
-import { loadConfig } from '../../src/config/config.ts';
-import { startService, type RunningService } from '../../src/service/service.ts';
-import { systemClock } from '../../src/clock.ts';
+import type { RunningService } from '../../src/service/service.ts';
+import { startApiReplica } from '../admin/support.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -261,8 +259,7 @@ describe('public API: an API-only replica (ROLES=api) drops only the cached resp
     // The agent key's first use is recorded (access changes, which drops every cached response): before the replica starts.
     await f.call('GET', '/form-sets');
     await f.settle();
-    const config = loadConfig({ DATA_DIR: dataDir, ROLES: 'api', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0' });
-    replica = await startService(config, { logger: pino({ level: 'silent' }), clock: systemClock });
+    replica = await startApiReplica(dataDir);
   });
   after(async () => {
     await replica?.stop();
