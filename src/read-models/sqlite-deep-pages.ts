@@ -8,9 +8,15 @@
  * offset k starts at most one block's walk after a known key, whatever k is. The blocks are built from the
  * index on the first deep read of the list (one walk of it), and kept exact by the store's commits, which
  * tell this every document they change in a table it counts (its values before, the document after).
- * Another connection's commit (another process) makes the counts unknown: they are dropped, and rebuilt on
- * a later deep read once the file has been quiet for a second. Lists whose later sort keys hold NULL, or
- * whose keys are not scalars, are left to OFFSET.
+ *
+ * Which commits the counts hold is known by number: every commit of documents adds one to the file's count
+ * (document_commits), which a deep read reads in its own read transaction. The counts serve a read that sees
+ * the commits they hold, no more and no fewer. The store's commits run on its writer thread and are told
+ * here once they have committed, so a read may see a commit of this store's not told yet: it is left to
+ * OFFSET, and the counts go on once the commit is told. A commit by another connection (another process)
+ * is a number no commit of this store's accounts for: the counts are dropped, and rebuilt on a later deep
+ * read once the file has been quiet for a second. Lists whose later sort keys hold NULL, or whose keys are
+ * not scalars, are left to OFFSET.
  */
 import type Database from 'better-sqlite3';
 import { sqlParameter, valueAt } from './document-values.ts';
@@ -98,26 +104,26 @@ export class SqliteDeepPages {
   readonly #uncountable = new Map<string, number>();
   /** Lists by table, the fields the table's lists are counted by, and the SELECT of a document's values of them. */
   readonly #byTable = new Map<string, CountedTable>();
-  readonly #dataVersion: Database.Statement;
-  #seenVersion: number | undefined;
+  /** The count of document commits the counts hold (see the module's comment); undefined before the first deep read. */
+  #countsAt: number | undefined;
+  /** Commits of the store on their way (asked for, not yet told). */
+  #inFlight = 0;
   #quietSince = -Infinity;
   #budgetSecond = 0;
   #budgetUsedMs = 0;
 
   constructor(
-    db: Database.Database,
     private readonly sql: DeepPagesSql,
     private readonly now: () => number = () => performance.now(),
-  ) {
-    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
-  }
+  ) {}
 
   /**
    * The rows of the page at `offset` (deep: ≥ DEEP_OFFSET) of a list given by equality filters and a sort,
    * with the given columns; undefined to leave it to OFFSET (no usable counts, and no budget to build them).
    */
   page(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>, columns: string, limit: number, offset: number): Row[] | undefined {
-    this.#noticeOtherConnections();
+    const seen = this.#commitsSeen();
+    if (seen === undefined || !this.#inStep(seen)) return undefined;
     const list = this.#list(table, filter, sort);
     if (!list) return undefined;
     const [first, second] = list.parts;
@@ -139,20 +145,51 @@ export class SqliteDeepPages {
     return rows;
   }
 
-  /** Whether writes to this table must be told (countedFieldsBefore before each, then applied after the commit). */
-  counts(table: string): boolean {
-    return this.#byTable.has(table);
-  }
-
-  /** The counted fields of a document as stored now (inside the commit, before writing it); undefined if absent. */
-  countedFieldsBefore(table: string, id: string): CountedValues | undefined {
+  /**
+   * For a commit of writes to this table: undefined if no list of it is counted; otherwise the counted fields and
+   * the SELECT of a document's values of them by id, which the commit runs before each write (its `before`).
+   */
+  countedFields(table: string): { fields: readonly string[]; selectFields: string } | undefined {
     const counted = this.#byTable.get(table);
-    const values = counted ? (this.sql.statement(counted.selectFields)?.raw(true).get(id) as SqlValue[] | undefined) : undefined;
-    return values ? { fields: counted!.fields, values } : undefined;
+    return counted ? { fields: counted.fields, selectFields: counted.selectFields } : undefined;
   }
 
-  /** Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped. */
-  apply(writes: readonly CountedWrite[]): void {
+  /** A commit of the store's is on its way: reads that see it before it is told are left to OFFSET. */
+  commitStarted(): void {
+    this.#inFlight++;
+  }
+
+  /** A commit that did not commit, or of which it is not known (the next deep read finds out). */
+  commitEnded(): void {
+    this.#inFlight--;
+  }
+
+  /**
+   * A commit of the store's has committed as number `n` (the file's count of document commits after it), with
+   * `writes`, the documents it changed in the tables it read counted fields of (`countedTables`), among all
+   * the tables it wrote (`writtenTables`).
+   */
+  committed(n: number, writes: readonly CountedWrite[], writtenTables: ReadonlySet<string>, countedTables: ReadonlySet<string>): void {
+    this.#inFlight--;
+    // Nothing counted yet, or counted from a read that saw this commit already.
+    if (this.#countsAt === undefined || n <= this.#countsAt) return;
+    if (n > this.#countsAt + 1) {
+      // Another connection committed in between.
+      this.#othersCommitted();
+      this.#countsAt = undefined;
+      return;
+    }
+    // A list counted while this commit was on its way: the commit did not read its documents' values before.
+    this.forgetTables([...writtenTables].filter((table) => !countedTables.has(table)));
+    this.#apply(writes, this.#commitsSeen() === n);
+    this.#countsAt = n;
+  }
+
+  /**
+   * Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped.
+   * `exact`: whether reads now see the file as the batch left it (no later commit), which cutting a block needs.
+   */
+  #apply(writes: readonly CountedWrite[], exact: boolean): void {
     const touched = new Set<SortedList>();
     for (const write of writes) {
       const table = this.#byTable.get(write.table);
@@ -171,7 +208,7 @@ export class SqliteDeepPages {
         }
       }
     }
-    for (const list of touched) if (this.#lists.has(list.key)) this.#rebalance(list);
+    for (const list of touched) if (this.#lists.has(list.key)) this.#rebalance(list, exact);
   }
 
   /** Forgets the lists of tables that are gone (a dropped generation). */
@@ -189,13 +226,27 @@ export class SqliteDeepPages {
     return this.#lists.size;
   }
 
-  #noticeOtherConnections(): void {
-    const version = this.#dataVersion.get() as number;
-    if (this.#seenVersion !== undefined && version !== this.#seenVersion) {
-      this.clear();
-      this.#quietSince = this.now();
-    }
-    this.#seenVersion = version;
+  /** The count of document commits this read sees (in the turn's read transaction); undefined if unreadable. */
+  #commitsSeen(): number | undefined {
+    const value = this.sql.statement('SELECT n FROM document_commits WHERE id = 0')?.pluck().get() as number | bigint | undefined;
+    return value === undefined ? undefined : Number(value);
+  }
+
+  /**
+   * Whether the counts hold what a read that sees `seen` commits sees. A number not told yet may be a commit of
+   * the store's on its way (not for now), or, with none on its way, another connection's: the counts are dropped.
+   */
+  #inStep(seen: number): boolean {
+    if (seen === this.#countsAt) return true;
+    if (this.#inFlight > 0) return false;
+    if (this.#countsAt !== undefined) this.#othersCommitted();
+    this.#countsAt = seen;
+    return true;
+  }
+
+  #othersCommitted(): void {
+    this.clear();
+    this.#quietSince = this.now();
   }
 
   #list(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | undefined {
@@ -306,11 +357,13 @@ export class SqliteDeepPages {
     return [clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params];
   }
 
-  /** Cuts blocks grown beyond twice BLOCK_SIZE, drops emptied ones. */
-  #rebalance(list: SortedList): void {
+  /** Cuts blocks grown beyond twice BLOCK_SIZE (or, not `exact`, drops the list), drops emptied ones. */
+  #rebalance(list: SortedList, exact: boolean): void {
     for (const part of [list.nulls, list.values]) {
       for (let block = 0; block < part.blockCount; block++) {
         while (part.count(block) > 2 * BLOCK_SIZE) {
+          // The key to cut at is read from the file: with a later commit in it, it might not be the one counted.
+          if (!exact) return this.#drop(list);
           const at = this.#keyAt(list, part, part.start(block), BLOCK_SIZE - 1);
           if (!at) return this.#drop(list);
           part.split(block, at, BLOCK_SIZE);

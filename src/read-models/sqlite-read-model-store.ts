@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
-import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import { connectionPragmas, openSqliteDatabase, type OpenOptions } from '../sqlite/open-database.ts';
 import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
+import { SqliteWriterThread, WriterThreadError, type TransactionOutcome, type WriteStep } from '../sqlite/writer-thread.ts';
 import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
+import type { SqlValue } from './counted-blocks.ts';
 import { sqlParameter } from './document-values.ts';
 import {
   GenerationConflictError,
@@ -68,7 +70,34 @@ CREATE TABLE IF NOT EXISTS projection_skips (
   skipped_at TEXT NOT NULL,
   PRIMARY KEY (projection, event_id)
 );
+-- How many commits of documents the file has had (each commit adds one): what tells the deep-page counts
+-- which commits a read sees (see SqliteDeepPages).
+CREATE TABLE IF NOT EXISTS document_commits (
+  id INTEGER PRIMARY KEY CHECK (id = 0),
+  n  INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO document_commits (id, n) VALUES (0, 0);
 `;
+
+/**
+ * The read models' connections. Read models are rebuilt from the log, and each checkpoint commits with its
+ * writes: losing the last commits to a power failure only means folding those events again.
+ * The WAL is copied into the file by the checkpointing thread (WalCheckpointer); SQLite's own checkpoint,
+ * which runs in the commit that passes its threshold (on the writer thread), is the backstop.
+ * Reads through a memory map and a 64 MiB page cache: public reads are index lookups of small pages, which
+ * would otherwise each cost a read() of the file. 8 KiB pages (new files): documents of 2-3 KB (entry views)
+ * fill them three to a page where 4 KiB pages hold one, half empty (15% smaller on the bench's content).
+ */
+const CONNECTION = {
+  purpose: 'read models',
+  durability: 'normal',
+  walAutocheckpointPages: READ_MODELS_BACKSTOP_CHECKPOINT_PAGES,
+  mmapBytes: 1024 ** 3,
+  cacheKiB: 65_536,
+  incrementalVacuum: true,
+  pageBytes: 8192,
+} as const satisfies OpenOptions;
+const BUSY_TIMEOUT_MS = 10_000;
 
 interface GenerationRow {
   projection: string;
@@ -104,6 +133,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly #otherCommitListeners = new Set<() => void>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #checkpointer: WalCheckpointer;
+  /** Where commits run: off the event loop (see SqliteWriterThread). Everything else runs on this.#db. */
+  readonly #writer: SqliteWriterThread;
   /** SQL of plain queries by shape (see #plainQuery). */
   readonly #plainSql = new Map<string, string>();
   #closed = false;
@@ -113,22 +144,12 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly #end: Database.Statement;
 
   static open(file: string, options: { schedule?: Schedule } = {}): SqliteReadModelStore {
-    // Read models are rebuilt from the log, and each checkpoint commits with its writes: losing the last
-    // commits to a power failure only means folding those events again.
-    // The WAL is copied into the file by the checkpointing thread (WalCheckpointer); SQLite's own checkpoint,
-    // which runs on the event loop in the commit that passes its threshold, is the backstop.
-    // Reads through a memory map and a 64 MiB page cache: public reads are index lookups of small pages, which
-    // would otherwise each cost a read() of the file. 8 KiB pages (new files): documents of 2-3 KB (entry views)
-    // fill them three to a page where 4 KiB pages hold one, half empty (15% smaller on the bench's content).
-    return new SqliteReadModelStore(
-      openSqliteDatabase(file, { purpose: 'read models', durability: 'normal', walAutocheckpointPages: READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, mmapBytes: 1024 ** 3, cacheKiB: 65_536, incrementalVacuum: true, pageBytes: 8192 }),
-      file,
-      options.schedule,
-    );
+    return new SqliteReadModelStore(openSqliteDatabase(file, { ...CONNECTION, busyTimeoutMs: BUSY_TIMEOUT_MS }), file, options.schedule);
   }
 
   private constructor(db: Database.Database, file: string, schedule: Schedule | undefined) {
     this.#db = db;
+    this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS });
     this.#checkpointer = new WalCheckpointer(file, { schedule, cutBackBytes: READ_MODELS_WAL_CUT_BACK_BYTES });
     db.exec(SCHEMA);
     this.#begin = db.prepare('BEGIN');
@@ -136,7 +157,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.#otherCommits = new OtherConnectionCommits(db, () => {
       for (const listener of [...this.#otherCommitListeners]) listener();
     }, OTHER_COMMIT_CHECKS);
-    this.#deepPages = new SqliteDeepPages(db, { field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
+    this.#deepPages = new SqliteDeepPages({ field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
   }
 
   async createGeneration(
@@ -280,61 +301,86 @@ export class SqliteReadModelStore implements ReadModelStore {
     return rows.map((r) => ({ projection: r.projection, eventId: r.event_id, position: decodePosition(r.position), reason: r.reason, actor: r.actor, skippedAt: r.skipped_at }));
   }
 
+  /**
+   * A commit runs on the writer thread (SqliteWriterThread): the documents, the checkpoint and the count of
+   * document commits in one transaction, while this thread goes on answering. Once it has committed, this
+   * turn's read transaction (if any) ends, so that reads from here on see it.
+   */
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     this.#assertOpen();
+    const { steps, counted, writtenTables, countedTables } = this.#commitSteps(target, writes, checkpoint, now, options.leaseHolder);
+    let outcome: TransactionOutcome;
+    this.#deepPages.commitStarted();
     try {
-      this.#commit(target, writes, checkpoint, now, options.leaseHolder);
+      outcome = await this.#writer.transaction(steps);
     } catch (error) {
-      throw asUniqueConstraintError(error, target, writes) ?? error;
+      // Whether it committed is unknown: the counts find out at their next read (see SqliteDeepPages).
+      this.#deepPages.commitEnded();
+      this.#endTurnRead();
+      throw error instanceof WriterThreadError ? new ReadModelUnavailableError(error.message, { cause: error }) : error;
     }
+    this.#endTurnRead();
+    if (!('committed' in outcome)) {
+      this.#deepPages.commitEnded();
+      if ('aborted' in outcome) throw new LeaseLostError(target, options.leaseHolder!, (outcome.aborted.row?.[0] as string | undefined) ?? null);
+      throw commitFailure(outcome.failed, target, writes);
+    }
+    // Closed meanwhile: the commit stands, and there are no counts to tell.
+    if (this.#closed) {
+      this.#deepPages.commitEnded();
+      return;
+    }
+    const results = outcome.committed;
+    const changed = counted
+      .filter((write) => (results[write.step] as number) > 0)
+      .map((write): CountedWrite => {
+        const before = write.before === undefined ? undefined : (results[write.before.step] as SqlValue[] | null);
+        return { table: write.table, id: write.id, doc: write.doc, before: before && write.before ? { fields: write.before.fields, values: before } : undefined };
+      });
+    this.#deepPages.committed(Number((results.at(-1) as unknown[])[0]), changed, writtenTables, countedTables);
     this.#checkpointer.wrote();
   }
 
-  #commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, leaseHolder: string | undefined): void {
+  /** The statements of a commit (see commit), with where to find what the deep-page counts need in their results. */
+  #commitSteps(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, leaseHolder: string | undefined) {
+    const steps: WriteStep[] = [];
+    if (leaseHolder !== undefined) {
+      steps.push({ sql: 'SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?', params: [target.projection, target.generation], read: true, abortUnless: leaseHolder });
+    }
     // Deletes first, then puts in position order: a batch that frees a unique value and gives it to
     // another document commits, as applying its events one by one would.
     const ordered = [...writes].sort((a, b) => (a.doc === null) !== (b.doc === null) ? (a.doc === null ? -1 : 1) : a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
-    // Writes to tables whose deep pages are counted, told to the counts once the batch has committed.
-    const counted: CountedWrite[] = [];
-    this.#transaction(() => {
-      if (leaseHolder !== undefined) {
-        const lease = this.#stmt('SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?').get(target.projection, target.generation) as { holder: string } | undefined;
-        if (lease?.holder !== leaseHolder) throw new LeaseLostError(target, leaseHolder, lease?.holder ?? null);
-      }
-      const writers = new Map<string, { table: string; counted: boolean; upsert: Database.Statement; remove: Database.Statement }>();
-      for (const write of ordered) {
-        let writer = writers.get(write.collection);
-        if (!writer) {
-          const table = tableName(target, write.collection);
-          writer = {
-            table,
-            counted: this.#deepPages.counts(table),
-            upsert: this.#stmt(
-              `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, jsonb(?))
+    // Writes to tables whose deep pages are counted: the document's counted values before it (read in the
+    // transaction), to tell the counts once the batch has committed.
+    const counted: Array<{ table: string; id: string; doc: Document | null; step: number; before?: { step: number; fields: readonly string[] } }> = [];
+    const countedTables = new Set<string>();
+    const tables = new Map<string, { table: string; counted: ReturnType<SqliteDeepPages['countedFields']>; upsert: string; remove: string }>();
+    for (const write of ordered) {
+      let writer = tables.get(write.collection);
+      if (!writer) {
+        const table = tableName(target, write.collection);
+        writer = {
+          table,
+          counted: this.#deepPages.countedFields(table),
+          upsert: `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, jsonb(?))
                ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, doc = excluded.doc WHERE excluded.pos > "${table}".pos`,
-            ),
-            remove: this.#stmt(`DELETE FROM "${table}" WHERE id = ? AND pos < ?`),
-          };
-          writers.set(write.collection, writer);
-        }
-        const pos = encodePosition(write.position);
-        const before = writer.counted ? this.#deepPages.countedFieldsBefore(writer.table, write.id) : undefined;
-        const { changes } = write.doc === null ? writer.remove.run(write.id, pos) : writer.upsert.run(write.id, pos, JSON.stringify(write.doc));
-        if (writer.counted && changes > 0) counted.push({ table: writer.table, id: write.id, before, doc: write.doc });
+          remove: `DELETE FROM "${table}" WHERE id = ? AND pos < ?`,
+        };
+        if (writer.counted) countedTables.add(table);
+        tables.set(write.collection, writer);
       }
-      this.#stmt(
-        `UPDATE projection_generations SET checkpoint = ?, updated_at = ?
-         WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
-      ).run(encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint));
-    }).immediate();
-    if (counted.length > 0) {
-      try {
-        this.#deepPages.apply(counted);
-      } catch {
-        // The batch has committed: counts that cannot follow it are dropped (deep pages use OFFSET meanwhile).
-        this.#deepPages.clear();
-      }
+      const pos = encodePosition(write.position);
+      const before = writer.counted ? { step: steps.push({ sql: writer.counted.selectFields, params: [write.id], read: true }) - 1, fields: writer.counted.fields } : undefined;
+      const step = steps.push(write.doc === null ? { sql: writer.remove, params: [write.id, pos] } : { sql: writer.upsert, params: [write.id, pos, JSON.stringify(write.doc)] }) - 1;
+      if (writer.counted) counted.push({ table: writer.table, id: write.id, doc: write.doc, step, ...(before ? { before } : {}) });
     }
+    steps.push({
+      sql: `UPDATE projection_generations SET checkpoint = ?, updated_at = ?
+         WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
+      params: [encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint)],
+    });
+    steps.push({ sql: 'UPDATE document_commits SET n = n + 1 WHERE id = 0 RETURNING n', params: [], read: true });
+    return { steps, counted, writtenTables: new Set([...tables.values()].map((writer) => writer.table)), countedTables };
   }
 
   async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
@@ -603,6 +649,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.#otherCommits.stop();
     this.#endTurnRead();
     this.#closed = true;
+    // Commits already asked for are made (or refused) before the file closes.
+    await this.#writer.close();
     await this.#checkpointer.close();
     this.#statements.clear();
     this.#deepPages.clear();
@@ -713,6 +761,13 @@ function asUniqueConstraintError(error: unknown, target: ModelTarget, writes: re
     if (match?.[1]?.startsWith(prefix)) return new UniqueConstraintError(collection, match[1].slice(prefix.length), null, message);
   }
   return new UniqueConstraintError(writes[0]?.collection ?? '?', match?.[1] ?? '?', null, message);
+}
+
+/** A commit the writer thread could not make, as the error the store's callers know (SQLite's own, for the others). */
+function commitFailure(failure: { code: string | undefined; message: string }, target: ModelTarget, writes: readonly DocumentWrite[]): Error {
+  if (/no such table/.test(failure.message)) return new ReadModelError(`read model not created: ${failure.message.replace('no such table: ', '')}`);
+  const error = Object.assign(new Error(failure.message), { name: 'SqliteError', code: failure.code });
+  return asUniqueConstraintError(error, target, writes) ?? error;
 }
 
 type DocumentRow = { id: string } & Record<string, unknown>;

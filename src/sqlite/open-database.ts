@@ -78,11 +78,7 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
     if (options.incrementalVacuum) db.pragma('auto_vacuum = INCREMENTAL');
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, WAL required`);
-    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
-    if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
-    if (options.mmapBytes !== undefined) db.pragma(`mmap_size = ${Math.trunc(options.mmapBytes)}`);
-    if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.trunc(options.cacheKiB)}`);
-    db.pragma('foreign_keys = ON');
+    for (const pragma of connectionPragmas(options)) db.pragma(pragma);
     return db;
   } catch (error) {
     db.close();
@@ -94,6 +90,19 @@ export function openSqliteDatabase(file: string, options: OpenOptions): Database
       : reason(error);
     throw new SqliteOpenError(`cannot use the ${purpose} file ${file}: ${what}`, { cause: error });
   }
+}
+
+/**
+ * The settings of each connection to the file (they are not stored in it): what openSqliteDatabase sets, and what
+ * another connection to the same file (a writer thread's) sets to behave the same.
+ */
+export function connectionPragmas(options: Pick<OpenOptions, 'durability' | 'walAutocheckpointPages' | 'mmapBytes' | 'cacheKiB'>): string[] {
+  const pragmas = [`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`];
+  if (options.walAutocheckpointPages !== undefined) pragmas.push(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
+  if (options.mmapBytes !== undefined) pragmas.push(`mmap_size = ${Math.trunc(options.mmapBytes)}`);
+  if (options.cacheKiB !== undefined) pragmas.push(`cache_size = -${Math.trunc(options.cacheKiB)}`);
+  pragmas.push('foreign_keys = ON');
+  return pragmas;
 }
 
 function reason(error: unknown): string {

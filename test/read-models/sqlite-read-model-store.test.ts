@@ -1,6 +1,8 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { encodePosition } from '../../src/event-store/position.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
@@ -98,6 +100,28 @@ describe('read models: SQLite adapter, file behaviour', () => {
     }
   });
 
+  it('commits on a thread of its own: the event loop goes on while a large commit is written', async function () {
+    this.timeout(60_000);
+    const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+    const target = { projection: 'test-articles', generation: 1 };
+    const body = 'x'.repeat(500);
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 2);
+      const started = performance.now();
+      await store.commit(target, Array.from({ length: 20_000 }, (_, i) => ({ collection: 'articles', id: `a${i}`, position: BigInt(i + 1), doc: { slug: `s${i}`, status: 'published', body } })), 20_000n, NOW);
+      const tookMs = performance.now() - started;
+      clearInterval(timer);
+      expect(tookMs, 'a commit long enough to tell').to.be.above(50);
+      // On the event loop, no timer could fire until the commit was over.
+      expect(ticks, `${ticks} ticks of a 2 ms timer during a commit of ${tookMs.toFixed(0)} ms`).to.be.at.least(Math.floor(tookMs / 2 / 4));
+      expect(await store.count(target, 'articles')).to.equal(20_000);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('answers equality queries through the declared expression index', async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
@@ -112,7 +136,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
     expect(plan.map((p) => p.detail).join(' ')).to.match(/USING INDEX rm_test_articles__articles__g1__by_slug/);
   });
 
-  it("tells of another connection's commits, not of its own, while watched", async () => {
+  it("tells of another connection's commits while watched (its own commits are its writer thread's connection's: they may be told too)", async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
     const other = SqliteReadModelStore.open(file);
@@ -125,7 +149,9 @@ describe('read models: SQLite adapter, file behaviour', () => {
       const unwatch = store.watchOtherCommits(() => told++);
       await store.commit(target, article(1), 1n, NOW);
       await settle();
-      expect(told, 'its own commit').to.equal(0);
+      told = 0;
+      await settle();
+      expect(told, 'nothing committed').to.equal(0);
       await other.commit(target, article(2), 2n, NOW);
       const deadline = Date.now() + 2_000;
       while (told === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -140,10 +166,14 @@ describe('read models: SQLite adapter, file behaviour', () => {
     }
   });
 
-  it("reads of one turn of the event loop share a read transaction: the store's own writes are seen at once and commit at once, another connection's from the next turn", async () => {
+  it("reads of one turn of the event loop share a read transaction: the store's own writes are seen once committed, another connection's from the next turn", async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const store = SqliteReadModelStore.open(file);
     const other = SqliteReadModelStore.open(file);
+    // Another connection that writes without giving up the turn (the store's commits take turns: they run on its writer thread).
+    const raw = new Database(file, { timeout: 5_000 });
+    const otherWrites = (n: number) =>
+      raw.prepare('INSERT INTO rm_test_articles__articles__g1 (id, pos, doc) VALUES (?, ?, jsonb(?))').run(`a${n}`, encodePosition(BigInt(n)), JSON.stringify({ slug: `s${n}` }));
     const target = { projection: 'test-articles', generation: 1 };
     const slugs = async (of: SqliteReadModelStore) => (await of.find(target, 'articles', { sort: [['slug', 'asc']] })).map((doc) => doc['slug']);
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -158,12 +188,15 @@ describe('read models: SQLite adapter, file behaviour', () => {
       expect(await slugs(other)).to.deep.equal(['s1', 's2']);
       expect(await slugs(store)).to.deep.equal(['s1', 's2']);
       // Another connection's commit: this turn's reads keep the state they began with; the next turn's see it.
-      await other.commit(target, [{ collection: 'articles', id: 'a3', position: 3n, doc: { slug: 's3' } }], 3n, NOW);
+      await nextTurn();
+      expect(await slugs(store)).to.deep.equal(['s1', 's2']);
+      otherWrites(3);
       expect(await slugs(store)).to.deep.equal(['s1', 's2']);
       await nextTurn();
       expect(await slugs(store)).to.deep.equal(['s1', 's2', 's3']);
       // Anything else the store runs (here a generation's record) ends the turn's read transaction as well.
-      await other.commit(target, [{ collection: 'articles', id: 'a4', position: 4n, doc: { slug: 's4' } }], 4n, NOW);
+      otherWrites(4);
+      raw.prepare("UPDATE projection_generations SET checkpoint = ? WHERE projection = 'test-articles'").run(encodePosition(4n));
       expect(await slugs(store)).to.deep.equal(['s1', 's2', 's3']);
       expect((await store.getGeneration('test-articles', 1))!.checkpoint).to.equal(4n);
       expect(await slugs(store)).to.deep.equal(['s1', 's2', 's3', 's4']);
@@ -172,6 +205,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
       await other.commit(target, [{ collection: 'articles', id: 'a5', position: 5n, doc: { slug: 's5' } }], 5n, NOW);
       await nextTurn();
     } finally {
+      raw.close();
       await store.close();
       await other.close();
     }
@@ -350,6 +384,55 @@ describe('read models: SQLite adapter, file behaviour', () => {
       expect(counted).to.deep.equal(await pages(fresh));
       expect(counted[0]![0]).to.equal('s742');
       await fresh.close();
+      await store.close();
+    });
+
+    it("keeps the counts across the store's own commits, which run on its writer thread", async function () {
+      this.timeout(60_000);
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+      await load(store, 30_000);
+      await store.find(target, 'articles', query(29_900));
+      const near = await medianMicros(() => store.find(target, 'articles', query(300)));
+      // Each deep read right after a commit of the store's: counted (the commit is told before it returns), not OFFSET.
+      const times: number[] = [];
+      for (let i = 0; i < 41; i++) {
+        await store.commit(target, [article(40_000 + i, `2027-01-01T00:00:${String(i).padStart(6, '0')}`)], BigInt(40_000 + i), NOW);
+        const started = process.hrtime.bigint();
+        await store.find(target, 'articles', query(29_900));
+        times.push(Number(process.hrtime.bigint() - started) / 1000);
+      }
+      const deep = times.sort((a, b) => a - b)[20]!;
+      await store.close();
+      expect(deep, `median ${deep.toFixed(0)} µs at offset 29,900 after each commit, ${near.toFixed(0)} µs at offset 300`).to.be.below(near * 4);
+    });
+
+    it('answers a deep read that sees a commit of its own not yet told right (from the index), and from the counts again once told', async function () {
+      this.timeout(60_000);
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+      await load(store, 2_000);
+      await store.find(target, 'articles', query(1_000));
+      const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+      // The same page read from the start of the list (below the deep offset: no counts), in the same read transaction.
+      const pageOf = async () => {
+        const deep = (await store.find(target, 'articles', query(1_000))).map((d) => d['slug']);
+        const whole = (await store.find(target, 'articles', { ...query(0), limit: 1_020 })).map((d) => d['slug']);
+        return { deep, expected: whole.slice(1_000) };
+      };
+      for (let k = 0; k < 5; k++) {
+        const before = await pageOf();
+        await nextTurn();
+        // Ten new entries at the start of the list: every page after it moves by ten.
+        const committing = store.commit(target, Array.from({ length: 10 }, (_, j) => article(10_000 + k * 10 + j, `2027-01-01T00:00:${String(k * 10 + j).padStart(6, '0')}`)), BigInt(10_000 + k), NOW);
+        // This thread waits without giving up its turn: the writer thread commits meanwhile, the reply waits.
+        const until = Date.now() + 150;
+        while (Date.now() < until);
+        const seen = await pageOf();
+        expect(seen.expected, `the read sees the commit (${k})`).to.not.deep.equal(before.expected);
+        expect(seen.deep, `before the commit was told (${k})`).to.deep.equal(seen.expected);
+        await committing;
+        const told = await pageOf();
+        expect(told.deep, `after (${k})`).to.deep.equal(told.expected);
+      }
       await store.close();
     });
 
