@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { openSqliteDatabase } from '../sqlite/open-database.ts';
+import { connectionPragmas, openSqliteDatabase, type OpenOptions } from '../sqlite/open-database.ts';
+import { SqliteWriterThread, WriterThreadError } from '../sqlite/writer-thread.ts';
 import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import {
   assertAppendSize,
@@ -67,11 +68,64 @@ CREATE TABLE IF NOT EXISTS streams (
 ) WITHOUT ROWID;
 `;
 
+/** The log's connections: durable commits (synchronous=FULL), the backstop checkpoint at 10,000 pages. */
+const CONNECTION = { purpose: 'event store', walAutocheckpointPages: EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES } as const satisfies OpenOptions;
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** What the writer thread is asked to append: the appends of one group commit. */
+type AppendRequest = ReadonlyArray<{ streamId: string; events: readonly SerialisedEvent[]; expected: ExpectedRevision }>;
+/** How each append of a group commit ended: appended, refused by its expectation (the stream's current revision), or failed alone. */
+type AppendOutcome = { appended: AppendResult } | { refused: bigint | 'no_stream' } | { failed: { code: string | undefined; message: string } };
+
+/**
+ * The writer thread's handler (see SqliteWriterThread): one IMMEDIATE transaction per group commit, each
+ * append under a savepoint of its own, so that a refused expectation (or any failure of one append) undoes
+ * that append alone while the others commit. The expectation is checked here as currentRevision and
+ * checkExpectation below do (the thread cannot load them); the refusal is made into its error by the caller
+ * with the stream's current revision.
+ */
+const APPEND_HANDLER = `(db) => {
+  db.defaultSafeIntegers(true);
+  const stream = db.prepare('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?');
+  const insert = db.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  const upsertStream = db.prepare('INSERT INTO streams (stream_id, last_revision) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET last_revision = excluded.last_revision');
+  class Refused {
+    constructor(current) { this.current = current; }
+  }
+  const appendOne = db.transaction(({ streamId, events, expected }) => {
+    const row = stream.get(streamId);
+    const current = row && row.last_revision >= (row.deleted_before ?? 0n) ? row.last_revision : 'no_stream';
+    const ok = expected === 'any' ? true
+      : expected === 'no_stream' ? current === 'no_stream'
+      : expected === 'stream_exists' ? current !== 'no_stream'
+      : current === expected;
+    if (!ok) throw new Refused(current);
+    let revision = row ? row.last_revision + 1n : 0n;
+    let position = 0n;
+    for (const event of events) {
+      position = BigInt(insert.run(streamId, revision, event.id, event.type, event.data, event.metadata).lastInsertRowid);
+      revision += 1n;
+    }
+    upsertStream.run(streamId, revision - 1n);
+    return { nextExpectedRevision: revision - 1n, position };
+  });
+  const commitGroup = db.transaction((appends) => appends.map((append) => {
+    try {
+      return { appended: appendOne(append) };
+    } catch (error) {
+      if (error instanceof Refused) return { refused: error.current };
+      return { failed: { code: error && error.code, message: String(error && error.message || error) } };
+    }
+  }));
+  return (appends) => commitGroup.immediate(appends);
+}`;
+
 /**
  * The embedded event store: one SQLite file in WAL mode, durable when append returns.
  * Appends run in an IMMEDIATE transaction, so two processes appending to one stream with the same
  * expectation are serialised by SQLite's write lock: the second sees the first's revision and fails
- * with WrongExpectedVersionError.
+ * with WrongExpectedVersionError. They run on a writer thread (SqliteWriterThread) with a connection of
+ * its own, so that the event loop goes on answering while SQLite writes and waits for the disk (fsync).
  */
 export class SqliteEventStore implements EventStore {
   readonly #db: Database.Database;
@@ -79,13 +133,13 @@ export class SqliteEventStore implements EventStore {
   readonly #pollIntervalMs: number;
   readonly #pageSize: number;
   readonly #subscriptions = new Set<SqliteSubscription>();
-  /** Appends one stream's events inside the current transaction, under a savepoint of its own. */
-  readonly #appendOne: (streamId: string, events: readonly SerialisedEvent[], expected: ExpectedRevision) => AppendResult;
-  /** Commits a batch of appends as one transaction: one durable write (fsync) for all of them. */
-  readonly #commitBatch: (appends: PendingAppend[]) => void;
+  /** Where appends are committed: off the event loop (see APPEND_HANDLER). */
+  readonly #writer: SqliteWriterThread<AppendRequest, AppendOutcome[]>;
   /** Appends waiting for the next group commit (see append). */
   #pending: PendingAppend[] = [];
   #flushScheduled = false;
+  /** The group commit on the writer thread, if any: one at a time, so that appends meanwhile form the next group. */
+  #committing: Promise<void> | undefined;
   readonly #statements;
   /** Copies the log's WAL into its file a second after appends, off the event loop (see WalCheckpointer). */
   readonly #checkpointer: WalCheckpointer;
@@ -94,7 +148,7 @@ export class SqliteEventStore implements EventStore {
   #closed = false;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
-    const db = openSqliteDatabase(file, { purpose: 'event store', walAutocheckpointPages: EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES });
+    const db = openSqliteDatabase(file, { ...CONNECTION, busyTimeoutMs: BUSY_TIMEOUT_MS });
     return new SqliteEventStore(db, file, options);
   }
 
@@ -105,16 +159,11 @@ export class SqliteEventStore implements EventStore {
     db.defaultSafeIntegers(true);
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
+    this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS, handler: APPEND_HANDLER });
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: EVENT_LOG_WAL_CUT_BACK_BYTES });
     this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
-      insert: db.prepare<[string, bigint, string, string, string, string], never>(
-        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      upsertStream: db.prepare<[string, bigint], never>(
-        'INSERT INTO streams (stream_id, last_revision) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET last_revision = excluded.last_revision',
-      ),
       deleteStream: db.prepare<[bigint, string], never>('UPDATE streams SET deleted_before = ? WHERE stream_id = ?'),
       forwards: db
         .prepare<[string, bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT +?`)
@@ -129,38 +178,14 @@ export class SqliteEventStore implements EventStore {
     };
     this.#statements = s;
 
-    this.#appendOne = db.transaction((streamId: string, events: readonly SerialisedEvent[], expected: ExpectedRevision) => {
-      const row = s.stream.get(streamId);
-      const current = currentRevision(row);
-      checkExpectation(streamId, expected, current);
-      let revision = row ? row.last_revision + 1n : 0n;
-      let position = 0n;
-      for (const event of events) {
-        const info = s.insert.run(streamId, revision, event.id, event.type, event.data, event.metadata);
-        position = BigInt(info.lastInsertRowid);
-        revision += 1n;
-      }
-      s.upsertStream.run(streamId, revision - 1n);
-      return { nextExpectedRevision: revision - 1n, position };
-    }) as never;
-    // Called inside the outer transaction, #appendOne runs under a savepoint: a refused expectation (or any
-    // failure of one append) undoes that append alone, and the others of the batch still commit.
-    this.#commitBatch = db.transaction((appends: PendingAppend[]) => {
-      for (const append of appends) {
-        try {
-          append.result = this.#appendOne(append.streamId, append.events, append.expected);
-        } catch (error) {
-          append.error = error;
-        }
-      }
-    }).immediate as never;
   }
 
   /**
    * Group commit: appends made in the same turn of the event loop (concurrent requests, an outbox worker
-   * recording several deliveries) are committed together in one IMMEDIATE transaction, so they share one
-   * durable write instead of paying an fsync each. Each append keeps its own expectation check and its
-   * own outcome; each resolves only once the transaction holding it is committed (synchronous=FULL).
+   * recording several deliveries), and those made while the group before is being committed, are committed
+   * together in one IMMEDIATE transaction, so they share one durable write instead of paying an fsync each.
+   * Each append keeps its own expectation check and its own outcome; each resolves only once the
+   * transaction holding it is committed (synchronous=FULL).
    */
   append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     let serialised: SerialisedEvent[];
@@ -182,24 +207,39 @@ export class SqliteEventStore implements EventStore {
 
   #flush(): void {
     this.#flushScheduled = false;
-    const batch = this.#pending;
+    if (this.#committing || this.#pending.length === 0) return;
+    const group = this.#pending;
     this.#pending = [];
-    if (batch.length === 0) return;
+    this.#committing = this.#commit(group).finally(() => {
+      this.#committing = undefined;
+      this.#flush();
+    });
+  }
+
+  async #commit(group: PendingAppend[]): Promise<void> {
+    let outcomes: AppendOutcome[];
     try {
-      this.#commitBatch(batch);
+      outcomes = await this.#writer.run(group.map(({ streamId, events, expected }) => ({ streamId, events, expected })));
     } catch (error) {
-      // The transaction itself failed (disk full, I/O error, locked too long): nothing of it was written.
-      for (const append of batch) append.reject(error);
+      // The transaction failed (disk full, I/O error, locked too long): nothing of it was written. Or the thread
+      // died: whether it committed is unknown, and the appends fail as unavailable (a retry with the same
+      // expectation finds out).
+      const reason = error instanceof WriterThreadError ? new UnavailableError(`the event store could not append: ${error.message}`, { cause: error }) : error;
+      for (const append of group) append.reject(reason);
       return;
     }
-    if (batch.some((append) => append.result !== undefined)) {
+    if (outcomes.some((outcome) => 'appended' in outcome)) {
+      // This process's subscriptions are woken here: the appends need not be noticed as another connection's.
+      this.#otherProcessAppends.seen();
       this.#notifier.notify();
       this.#checkpointer.wrote();
     }
-    for (const append of batch) {
-      if (append.result !== undefined) append.resolve(append.result);
-      else append.reject(append.error);
-    }
+    group.forEach((append, i) => {
+      const outcome = outcomes[i]!;
+      if ('appended' in outcome) append.resolve(outcome.appended);
+      else if ('refused' in outcome) append.reject(new WrongExpectedVersionError(append.streamId, append.expected, outcome.refused));
+      else append.reject(Object.assign(new Error(outcome.failed.message), { name: 'SqliteError', code: outcome.failed.code }));
+    });
   }
 
   async *readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -297,10 +337,12 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     // Appends already accepted are committed (or refused) before the database closes.
-    this.#flush();
     this.#closed = true;
+    this.#flush();
+    while (this.#committing) await this.#committing;
     await Promise.all([...this.#subscriptions].map((s) => s.stop()));
     this.#otherProcessAppends.stop();
+    await this.#writer.close();
     await this.#checkpointer.close();
     this.#db.close();
   }
@@ -317,8 +359,6 @@ interface PendingAppend {
   expected: ExpectedRevision;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
-  result?: AppendResult;
-  error?: unknown;
 }
 
 /** Catch-up-then-live subscription over the events table. */

@@ -312,7 +312,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     let outcome: TransactionOutcome;
     this.#deepPages.commitStarted();
     try {
-      outcome = await this.#writer.transaction(steps);
+      outcome = await this.#writer.run(steps);
     } catch (error) {
       // Whether it committed is unknown: the counts find out at their next read (see SqliteDeepPages).
       this.#deepPages.commitEnded();

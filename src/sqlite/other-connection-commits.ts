@@ -40,6 +40,15 @@ export class OtherConnectionCommits {
     this.#schedule();
   }
 
+  /**
+   * Takes the commits made so far as reported: for a caller that has just made one on another connection of its
+   * own (a writer thread's) and told its waiters itself (a commit of someone else's meanwhile is told with it).
+   */
+  seen(): void {
+    if (this.#timer === undefined) return;
+    this.#last = this.#read() ?? this.#last;
+  }
+
   stop(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;

@@ -22,10 +22,18 @@ export type TransactionOutcome =
   | { aborted: { step: number; row: readonly unknown[] | null } }
   | { failed: { code: string | undefined; message: string } };
 
-/** The connection's settings, as the opening connection set them (openSqliteDatabase): PRAGMA statements run first. */
+/**
+ * The thread's connection and what it does. `pragmas` are the connection's settings, as the opening connection
+ * set them (see connectionPragmas). `handler` is the CommonJS source of a function that the thread calls with its
+ * connection (a better-sqlite3 Database) and that returns the function answering each request: what it returns
+ * is the reply (anything structured clone carries); what it throws fails that request alone. It runs on another
+ * thread: it may use only its arguments and `require`. STEPS_HANDLER (the default) runs a transaction of
+ * WriteSteps.
+ */
 export interface WriterThreadOptions {
   pragmas: readonly string[];
   busyTimeoutMs: number;
+  handler?: string;
 }
 
 /** The writer thread died (or could not open the file) with transactions outstanding: whether each committed is unknown. */
@@ -33,58 +41,77 @@ export class WriterThreadError extends Error {
   override name = 'WriterThreadError';
 }
 
-/**
- * The thread: a connection of its own to the file, one IMMEDIATE transaction per message. CommonJS source run
- * with `eval`, so that it loads the same under tsx and from dist/ (as the checkpointing thread's).
- */
+/** The handler of a request the thread could not answer: its message, and SQLite's code if it was SQLite's. */
+export class WriterRequestError extends Error {
+  override name = 'SqliteError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs a list of WriteSteps as one IMMEDIATE transaction (see SqliteWriterThread.transaction). */
+export const STEPS_HANDLER = `(db) => {
+  const statements = new Map();
+  const prepared = (sql, read) => {
+    const key = (read ? 'r ' : 'w ') + sql;
+    let statement = statements.get(key);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (read) statement.raw(true);
+      if (statements.size > 500) statements.clear();
+      statements.set(key, statement);
+    }
+    return statement;
+  };
+  class Abort {
+    constructor(step, row) { this.step = step; this.row = row; }
+  }
+  const run = db.transaction((steps) => steps.map((step, i) => {
+    if (!step.read) return prepared(step.sql, false).run(...step.params).changes;
+    const row = prepared(step.sql, true).get(...step.params) ?? null;
+    if ('abortUnless' in step && (row === null || row[0] !== step.abortUnless)) throw new Abort(i, row);
+    return row;
+  }));
+  return (steps) => {
+    try {
+      return { committed: run.immediate(steps) };
+    } catch (error) {
+      if (error instanceof Abort) return { aborted: { step: error.step, row: error.row } };
+      return { failed: { code: error && error.code, message: String(error && error.message || error) } };
+    }
+  };
+}`;
+
+/** The thread: a connection of its own to the file, then the handler's answer to each message. CommonJS run with `eval`, so that it loads the same under tsx and from dist/ (as the checkpointing thread's). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-let db;
+let answer;
 try {
-  db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
+  const db = new Database(workerData.file, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
   for (const pragma of workerData.pragmas) db.pragma(pragma);
+  answer = (0, eval)(workerData.handler)(db);
+  parentPort.on('message', (message) => {
+    if (message === 'close') {
+      db.close();
+      parentPort.close();
+      return;
+    }
+    let reply;
+    try {
+      reply = { id: message.id, reply: answer(message.request) };
+    } catch (error) {
+      reply = { id: message.id, error: { code: error && error.code, message: String(error && error.message || error) } };
+    }
+    parentPort.postMessage(reply);
+  });
 } catch (error) {
   // SQLite's errors reach the parent as their code alone: a plain Error keeps the message.
   throw new Error((error && error.code ? error.code + ': ' : '') + String(error && error.message || error));
 }
-const statements = new Map();
-const prepared = (sql, read) => {
-  const key = (read ? 'r ' : 'w ') + sql;
-  let statement = statements.get(key);
-  if (!statement) {
-    statement = db.prepare(sql);
-    if (read) statement.raw(true);
-    if (statements.size > 500) statements.clear();
-    statements.set(key, statement);
-  }
-  return statement;
-};
-class Abort {
-  constructor(step, row) { this.step = step; this.row = row; }
-}
-const run = db.transaction((steps) => steps.map((step, i) => {
-  if (!step.read) return prepared(step.sql, false).run(...step.params).changes;
-  const row = prepared(step.sql, true).get(...step.params) ?? null;
-  if ('abortUnless' in step && (row === null || row[0] !== step.abortUnless)) throw new Abort(i, row);
-  return row;
-}));
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  let reply;
-  try {
-    reply = { id: message.id, committed: run.immediate(message.steps) };
-  } catch (error) {
-    reply = error instanceof Abort
-      ? { id: message.id, aborted: { step: error.step, row: error.row } }
-      : { id: message.id, failed: { code: error && error.code, message: String(error && error.message || error) } };
-  }
-  parentPort.postMessage(reply);
-});
 `;
 
 /**
@@ -93,17 +120,17 @@ parentPort.on('message', (message) => {
  * on the loop, held every request up for its length (5 ms per publish cycle on average for the read models,
  * 20-50 ms when SQLite's own checkpoint ran in the commit).
  *
- * Transactions run one at a time, in the order asked for, each as one IMMEDIATE transaction of the thread's
- * connection; each promise settles once its transaction has committed (or not). The connection is the
+ * Requests are answered one at a time, in the order asked for, by the handler (WriterThreadOptions); each
+ * promise settles once the thread has answered (for a transaction: committed, or not). The connection is the
  * thread's: to the process's other connections its commits are another connection's (PRAGMA data_version).
- * The thread starts with the first transaction, does not keep the process alive while idle, and is replaced
- * if it dies (outstanding transactions fail with WriterThreadError).
+ * The thread starts with the first request, does not keep the process alive while idle, and is replaced if it
+ * dies (outstanding requests fail with WriterThreadError).
  */
-export class SqliteWriterThread {
+export class SqliteWriterThread<Request = readonly WriteStep[], Reply = TransactionOutcome> {
   readonly #file: string;
   readonly #options: WriterThreadOptions;
   #thread: { worker: Worker; exited: Promise<void> } | undefined;
-  readonly #pending = new Map<number, (outcome: TransactionOutcome | WriterThreadError) => void>();
+  readonly #pending = new Map<number, (outcome: { reply: Reply } | { error: Error }) => void>();
   #nextId = 1;
   #closed = false;
 
@@ -117,16 +144,20 @@ export class SqliteWriterThread {
     return this.#pending.size;
   }
 
-  /** Runs `steps` in one transaction on the thread; rejects with WriterThreadError if the thread is gone. */
-  transaction(steps: readonly WriteStep[]): Promise<TransactionOutcome> {
+  /**
+   * The handler's reply to `request`, once the thread has answered; rejects with what the handler threw
+   * (WriterRequestError), or WriterThreadError if the thread is gone. With STEPS_HANDLER: runs the steps in one
+   * transaction.
+   */
+  run(request: Request): Promise<Reply> {
     if (this.#closed) return Promise.reject(new WriterThreadError('the writer thread is closed'));
     const { worker } = (this.#thread ??= this.#start());
     const id = this.#nextId++;
-    return new Promise<TransactionOutcome>((resolve, reject) => {
-      this.#pending.set(id, (outcome) => (outcome instanceof WriterThreadError ? reject(outcome) : resolve(outcome)));
-      // While a transaction is outstanding the process must wait for it.
+    return new Promise<Reply>((resolve, reject) => {
+      this.#pending.set(id, (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.reply)));
+      // While a request is outstanding the process must wait for it.
       if (this.#pending.size === 1) worker.ref();
-      worker.postMessage({ id, steps });
+      worker.postMessage({ id, request });
     });
   }
 
@@ -146,16 +177,15 @@ export class SqliteWriterThread {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       execArgv: [],
-      workerData: { file: this.#file, driver, pragmas: this.#options.pragmas, busyTimeoutMs: this.#options.busyTimeoutMs },
+      workerData: { file: this.#file, driver, pragmas: this.#options.pragmas, busyTimeoutMs: this.#options.busyTimeoutMs, handler: this.#options.handler ?? STEPS_HANDLER },
     });
     worker.unref();
-    worker.on('message', (reply: { id: number } & TransactionOutcome) => {
-      const settle = this.#pending.get(reply.id);
+    worker.on('message', (message: { id: number; reply?: Reply; error?: { code: string | undefined; message: string } }) => {
+      const settle = this.#pending.get(message.id);
       if (!settle) return;
-      this.#pending.delete(reply.id);
+      this.#pending.delete(message.id);
       if (this.#pending.size === 0 && !this.#closed) worker.unref();
-      const { id: _, ...outcome } = reply;
-      settle(outcome as TransactionOutcome);
+      settle(message.error ? { error: new WriterRequestError(message.error.message, message.error.code) } : { reply: message.reply as Reply });
     });
     let failure: Error | undefined;
     worker.on('error', (error) => (failure = error));
@@ -165,7 +195,7 @@ export class SqliteWriterThread {
         const outstanding = [...this.#pending.values()];
         this.#pending.clear();
         const reason = failure ? `: ${failure.message}` : '';
-        for (const settle of outstanding) settle(new WriterThreadError(`the writer thread of ${this.#file} ended before answering${reason}`));
+        for (const settle of outstanding) settle({ error: new WriterThreadError(`the writer thread of ${this.#file} ended before answering${reason}`) });
         resolve();
       }),
     );

@@ -110,6 +110,32 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     await reopened.close();
   });
 
+  it('commits appends on a thread of its own: the event loop goes on while a group is written and synced, and appends made meanwhile commit after it', async function () {
+    this.timeout(60_000);
+    const file = path.join(tempDir(), 'events.sqlite');
+    const store = SqliteEventStore.open(file);
+    const data = { text: 'x'.repeat(2_000) };
+    try {
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 2);
+      const started = performance.now();
+      const first = Array.from({ length: 5_000 }, (_, i) => store.append(`s-${i}`, [{ ...event('big'), data }], 'no_stream'));
+      // Made while the first group is on the writer thread.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const later = Array.from({ length: 100 }, (_, i) => store.append(`later-${i}`, [event('small')], 'no_stream'));
+      const results = await Promise.all([...first, ...later]);
+      const tookMs = performance.now() - started;
+      clearInterval(timer);
+      expect(tookMs, 'appends long enough to tell').to.be.above(50);
+      // On the event loop, no timer could fire until the group was committed.
+      expect(ticks, `${ticks} ticks of a 2 ms timer during ${tookMs.toFixed(0)} ms of appends`).to.be.at.least(Math.floor(tookMs / 2 / 4));
+      expect(new Set(results.slice(5_000).map((r) => r.position)).size).to.equal(100);
+      expect((await collect(store.readAll())).length).to.equal(5_100);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('two processes appending to one stream with the same expectation: exactly one wins', async function () {
     this.timeout(60_000);
     const file = path.join(tempDir(), 'events.sqlite');

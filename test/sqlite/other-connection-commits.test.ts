@@ -55,6 +55,18 @@ describe('OtherConnectionCommits: commits of other connections to a SQLite file'
     expect(reported).to.equal(0);
   });
 
+  it('does not report commits made before seen(): those its caller made on a connection of its own and told itself', async () => {
+    watch.stop();
+    watch = new OtherConnectionCommits(own, () => reported++, { activeMs: 50, idleMs: 50, activeForMs: 1_000 });
+    watch.start();
+    other.prepare('INSERT INTO t VALUES (1)').run();
+    watch.seen();
+    await sleep(120);
+    expect(reported).to.equal(0);
+    other.prepare('INSERT INTO t VALUES (2)').run();
+    await until(() => reported === 1);
+  });
+
   it('checks often for a while after it saw a commit, and sparsely when the other side is quiet', async () => {
     watch.stop();
     watch = new OtherConnectionCommits(own, () => reported++, { activeMs: 2, idleMs: 400, activeForMs: 5_000 });
