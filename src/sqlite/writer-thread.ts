@@ -12,6 +12,8 @@ export type WriteParameter = string | number | bigint | null | Uint8Array;
 export interface WriteStep {
   sql: string;
   params: readonly WriteParameter[];
+  /** A value bound after `params` as its JSON text (made where the statement runs: on the thread, off the event loop). */
+  json?: unknown;
   read?: boolean;
   abortUnless?: WriteParameter;
 }
@@ -70,7 +72,7 @@ export const STEPS_HANDLER = `(db) => {
     constructor(step, row) { this.step = step; this.row = row; }
   }
   const run = db.transaction((steps) => steps.map((step, i) => {
-    if (!step.read) return prepared(step.sql, false).run(...step.params).changes;
+    if (!step.read) return prepared(step.sql, false).run(...step.params, ...('json' in step ? [JSON.stringify(step.json)] : [])).changes;
     const row = prepared(step.sql, true).get(...step.params) ?? null;
     if ('abortUnless' in step && (row === null || row[0] !== step.abortUnless)) throw new Abort(i, row);
     return row;

@@ -24,10 +24,13 @@ describe('SQLite writer thread', () => {
       const second = writer.run([
         { sql: 'UPDATE items SET n = n + 10', params: [] },
         { sql: 'SELECT sum(n) FROM items', params: [], read: true },
+        // A value bound as its JSON text, made on the thread.
+        { sql: 'INSERT INTO items (id, n) VALUES (?, json_extract(?, \'$.n\'))', params: ['j'], json: { n: 100 } },
+        { sql: 'DELETE FROM items WHERE id = ?', params: ['j'] },
       ]);
       expect(writer.outstanding).to.equal(2);
       expect(await first).to.deep.equal({ committed: [1, 1] });
-      expect(await second).to.deep.equal({ committed: [2, [23]] });
+      expect(await second).to.deep.equal({ committed: [2, [23], 1, 1] });
       expect(writer.outstanding).to.equal(0);
       // A failing statement rolls its whole transaction back and says why; the next one goes on.
       const failed = await writer.run([
