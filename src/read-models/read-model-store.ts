@@ -263,8 +263,9 @@ export interface ReadModelStore {
   /**
    * Calls `listener` soon after another connection (another process) commits, until the returned function is
    * called: a process that does not run the projectors (ROLES=api) polls the read models on this cue instead of
-   * waiting for its next timed poll. Adapters that cannot tell cheaply leave it out (MongoDB); the timed poll
-   * remains either way.
+   * waiting for its next timed poll. It may also be called after this store's own commits (SQLite's are made by
+   * its writer thread's connection): a poll more. Adapters that cannot tell cheaply leave it out (MongoDB); the
+   * timed poll remains either way.
    */
   watchOtherCommits?(listener: () => void): () => void;
 
