@@ -316,9 +316,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   /**
-   * A commit runs on the writer thread (SqliteWriterThread): the documents, the checkpoint and the count of
-   * document commits in one transaction, while this thread goes on answering. Once it has committed, this
-   * turn's read transaction (if any) ends, so that reads from here on see it.
+   * A commit runs on the writer thread (SqliteWriterThread), or for a large one on this connection
+   * (INLINE_COMMIT_WRITES): the documents, the checkpoint and the count of document commits in one
+   * transaction, while this thread goes on answering. Once it has committed, this turn's read transaction (if
+   * any) ends, so that reads from here on see it.
    */
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     this.#assertOpen();
@@ -351,7 +352,12 @@ export class SqliteReadModelStore implements ReadModelStore {
         const before = write.before === undefined ? undefined : (results[write.before.step] as SqlValue[] | null);
         return { table: write.table, id: write.id, doc: write.doc, before: before && write.before ? { fields: write.before.fields, values: before } : undefined };
       });
-    this.#deepPages.committed(Number((results.at(-1) as unknown[])[0]), changed, writtenTables, countedTables);
+    try {
+      this.#deepPages.committed(Number((results.at(-1) as unknown[])[0]), changed, writtenTables, countedTables);
+    } catch {
+      // The batch has committed: counts that cannot follow it are dropped (deep pages use OFFSET meanwhile).
+      this.#deepPages.clear();
+    }
     this.#checkpointer.wrote();
   }
 
