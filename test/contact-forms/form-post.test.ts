@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { adminSession, contactForm, pinnedBase } from './support.ts';
+import { eventually } from '../support/engine-fixture.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -39,7 +40,8 @@ describe('contact forms: HTML form posts to POST /contact-forms/{slug}/submit', 
 
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(`${base}/contact-forms/contact/submit`, { method: 'POST', headers: { 'content-type': FORM, ...headers }, body, redirect: 'manual' });
-  const saved = async (id: string) => (await f.call('GET', `/contact-forms/${formId}/submissions/${id}`, await adminSession(f))).body;
+  // The admin API follows the log: a public submit does not wait for it.
+  const saved = async (id: string) => (await eventually(async () => f.call('GET', `/contact-forms/${formId}/submissions/${id}`, await adminSession(f)), (r) => r.status === 200)).body;
 
   it('takes a form post with the same validation as JSON: values converted as the hosted page does', async () => {
     const response = await post('name=Ann&email=ann%40example.org&guests=3&consent=on&interests=a&interests=c&message=Hello+there', fromNewIp());
@@ -114,7 +116,8 @@ describe('contact forms: HTML form posts to POST /contact-forms/{slug}/submit', 
       } finally {
         await page.close();
       }
-      const list = (await f.call('GET', `/contact-forms/${formId}/submissions`, await adminSession(f))).body.items as Array<{ values: { message?: string } }>;
+      const session = await adminSession(f);
+      const list = (await eventually(() => f.call('GET', `/contact-forms/${formId}/submissions`, session), (r) => r.body.items.length > 0)).body.items as Array<{ values: { message?: string } }>;
       expect(list.map((s) => s.values?.message)).to.include("From the shop's own page");
     });
   });
