@@ -57,7 +57,11 @@ describe('contact forms: public submit POST /contact-forms/{slug}/submit', funct
     // Both are saved: the console lists them.
     const session = await adminSession(f);
     const forms = (await f.call('GET', '/contact-forms')).body.items as Array<{ id: string; slug: string }>;
-    const list = await f.call('GET', `/contact-forms/${forms.find((x) => x.slug === 'every-type')!.id}/submissions`, session);
+    // (The admin API follows the log: a public submit does not wait for it.)
+    const list = await eventually(
+      () => f.call('GET', `/contact-forms/${forms.find((x) => x.slug === 'every-type')!.id}/submissions`, session),
+      (r) => r.body.items.some((s: { id: string }) => s.id === pinned.body.submissionId),
+    );
     expect(list.body.items.map((s: { id: string }) => s.id)).to.include(pinned.body.submissionId);
     const saved = list.body.items.find((s: { id: string }) => s.id === pinned.body.submissionId);
     expect(saved.values).to.deep.equal(valid);
@@ -158,7 +162,7 @@ describe('contact forms: public submit POST /contact-forms/{slug}/submit', funct
     const byBody = await submit(base, 'contact', { ...body, _locale: 'ja-JP' }, { headers });
     const unknown = await submit(base, 'contact', body, { headers, query: '?locale=fr' });
     const none = await submit(base, 'contact', body, { headers });
-    const locale = async (id: string) => (await f.call('GET', `/contact-forms/${formId}/submissions/${id}`, session)).body.locale;
+    const locale = async (id: string) => (await eventually(() => f.call('GET', `/contact-forms/${formId}/submissions/${id}`, session), (r) => r.status === 200)).body.locale;
     expect(await locale(byQuery.body.submissionId)).to.equal('ja');
     expect(await locale(byBody.body.submissionId)).to.equal('ja');
     expect(await locale(unknown.body.submissionId)).to.equal('en');
