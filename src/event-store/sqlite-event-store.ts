@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { connectionPragmas, openSqliteDatabase, type OpenOptions } from '../sqlite/open-database.ts';
-import { SqliteWriterThread, WriterThreadError } from '../sqlite/writer-thread.ts';
+import { SqliteWriterThread, WriterRequestError, WriterThreadError } from '../sqlite/writer-thread.ts';
 import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import {
   assertAppendSize,
@@ -238,7 +238,7 @@ export class SqliteEventStore implements EventStore {
       const outcome = outcomes[i]!;
       if ('appended' in outcome) append.resolve(outcome.appended);
       else if ('refused' in outcome) append.reject(new WrongExpectedVersionError(append.streamId, append.expected, outcome.refused));
-      else append.reject(Object.assign(new Error(outcome.failed.message), { name: 'SqliteError', code: outcome.failed.code }));
+      else append.reject(new WriterRequestError(outcome.failed.message, outcome.failed.code));
     });
   }
 

@@ -181,15 +181,16 @@ export class SqliteDeepPages {
     }
     // A list counted while this commit was on its way: the commit did not read its documents' values before.
     this.forgetTables([...writtenTables].filter((table) => !countedTables.has(table)));
-    this.#apply(writes, this.#commitsSeen() === n);
+    if (writes.length > 0) this.#apply(writes, () => this.#commitsSeen() === n);
     this.#countsAt = n;
   }
 
   /**
    * Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped.
-   * `exact`: whether reads now see the file as the batch left it (no later commit), which cutting a block needs.
+   * `exact`: whether reads now see the file as the batch left it (no later commit), which cutting a block needs
+   * (asked only then: it is a read of the file).
    */
-  #apply(writes: readonly CountedWrite[], exact: boolean): void {
+  #apply(writes: readonly CountedWrite[], exact: () => boolean): void {
     const touched = new Set<SortedList>();
     for (const write of writes) {
       const table = this.#byTable.get(write.table);
@@ -358,12 +359,12 @@ export class SqliteDeepPages {
   }
 
   /** Cuts blocks grown beyond twice BLOCK_SIZE (or, not `exact`, drops the list), drops emptied ones. */
-  #rebalance(list: SortedList, exact: boolean): void {
+  #rebalance(list: SortedList, exact: () => boolean): void {
     for (const part of [list.nulls, list.values]) {
       for (let block = 0; block < part.blockCount; block++) {
         while (part.count(block) > 2 * BLOCK_SIZE) {
           // The key to cut at is read from the file: with a later commit in it, it might not be the one counted.
-          if (!exact) return this.#drop(list);
+          if (!exact()) return this.#drop(list);
           const at = this.#keyAt(list, part, part.start(block), BLOCK_SIZE - 1);
           if (!at) return this.#drop(list);
           part.split(block, at, BLOCK_SIZE);

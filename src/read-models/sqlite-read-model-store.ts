@@ -3,7 +3,7 @@ import { decodeNullablePosition, decodePosition, encodePosition } from '../event
 import { connectionPragmas, openSqliteDatabase, type OpenOptions } from '../sqlite/open-database.ts';
 import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
-import { STEPS_HANDLER, SqliteWriterThread, WriterThreadError, type TransactionOutcome, type WriteStep } from '../sqlite/writer-thread.ts';
+import { STEPS_HANDLER, SqliteWriterThread, WriterRequestError, WriterThreadError, type TransactionOutcome, type WriteStep } from '../sqlite/writer-thread.ts';
 import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite } from './sqlite-deep-pages.ts';
 import type { SqlValue } from './counted-blocks.ts';
 import { sqlParameter } from './document-values.ts';
@@ -794,7 +794,7 @@ function asUniqueConstraintError(error: unknown, target: ModelTarget, writes: re
 /** A commit the writer thread could not make, as the error the store's callers know (SQLite's own, for the others). */
 function commitFailure(failure: { code: string | undefined; message: string }, target: ModelTarget, writes: readonly DocumentWrite[]): Error {
   if (/no such table/.test(failure.message)) return new ReadModelError(`read model not created: ${failure.message.replace('no such table: ', '')}`);
-  const error = Object.assign(new Error(failure.message), { name: 'SqliteError', code: failure.code });
+  const error = new WriterRequestError(failure.message, failure.code);
   return asUniqueConstraintError(error, target, writes) ?? error;
 }
 

@@ -43,7 +43,7 @@ export class WriterThreadError extends Error {
   override name = 'WriterThreadError';
 }
 
-/** The handler of a request the thread could not answer: its message, and SQLite's code if it was SQLite's. */
+/** A write the writer thread could not make (a request its handler threw on, or one statement's failure): the message, and SQLite's code if it was SQLite's. */
 export class WriterRequestError extends Error {
   override name = 'SqliteError';
   constructor(
@@ -54,17 +54,19 @@ export class WriterRequestError extends Error {
   }
 }
 
-/** Runs a list of WriteSteps as one IMMEDIATE transaction (see SqliteWriterThread.transaction). */
+/** Runs a list of WriteSteps as one IMMEDIATE transaction (see SqliteWriterThread.run). */
 export const STEPS_HANDLER = `(db) => {
-  const statements = new Map();
+  // Reads run in raw mode (rows as arrays), so a statement used both ways is prepared once for each.
+  const reads = new Map();
+  const writes = new Map();
   const prepared = (sql, read) => {
-    const key = (read ? 'r ' : 'w ') + sql;
-    let statement = statements.get(key);
+    const statements = read ? reads : writes;
+    let statement = statements.get(sql);
     if (!statement) {
       statement = db.prepare(sql);
       if (read) statement.raw(true);
       if (statements.size > 500) statements.clear();
-      statements.set(key, statement);
+      statements.set(sql, statement);
     }
     return statement;
   };
@@ -72,7 +74,10 @@ export const STEPS_HANDLER = `(db) => {
     constructor(step, row) { this.step = step; this.row = row; }
   }
   const run = db.transaction((steps) => steps.map((step, i) => {
-    if (!step.read) return prepared(step.sql, false).run(...step.params, ...('json' in step ? [JSON.stringify(step.json)] : [])).changes;
+    if (!step.read) {
+      const statement = prepared(step.sql, false);
+      return ('json' in step ? statement.run(...step.params, JSON.stringify(step.json)) : statement.run(...step.params)).changes;
+    }
     const row = prepared(step.sql, true).get(...step.params) ?? null;
     if ('abortUnless' in step && (row === null || row[0] !== step.abortUnless)) throw new Abort(i, row);
     return row;
@@ -141,7 +146,7 @@ export class SqliteWriterThread<Request = readonly WriteStep[], Reply = Transact
     this.#options = options;
   }
 
-  /** Transactions asked for and not yet answered. */
+  /** Requests asked for and not yet answered. */
   get outstanding(): number {
     return this.#pending.size;
   }
