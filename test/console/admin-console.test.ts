@@ -212,6 +212,9 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     expect((await api('POST', `/revisions/${entry.revision.id}/submit`, {})).status).to.equal(200);
     expect((await api('POST', `/revisions/${entry.revision.id}/publish`, {})).status).to.equal(200);
     await receiver.waitFor('/hook', (got) => got.length === 1);
+    // The failed attempt is recorded once the receiver has answered (and the page reads it once): wait for it.
+    const hookId = (webhooks.items as Array<{ id: string; name: string }>).find((w) => w.name === 'Site rebuild')!.id;
+    await until(() => api('GET', `/webhooks/${hookId}/deliveries?status=failed`), (r) => r.body.items?.length === 1, 10_000, 'the failed delivery recorded');
 
     await page.getByRole('link', { name: 'Site rebuild' }).click();
     await page.getByLabel('Status').selectOption('failed');
