@@ -30,7 +30,7 @@ import { urlFragment } from '../src/public-content/sitemap-xml.ts';
  *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3), and what reads filter and
  *   sort by; the form set, revision, data and widget roles only inside that JSON (version 5, see
  *   entryViewOf). Searchable through its `search` tokens. The indexes of the two published orders hold each
- *   view's list item too (IndexSpec.include; version 6), so that those pages read the index alone. The
+ *   view's list item too (IndexSpec.include; version 6; as a string since version 9), so that those pages read the index alone. The
  *   first four short scalar fields of a form set have a sort slot each, with an index (version 7).
  * - `site_index`, id entryId: one small row per live entry of a form set listed in sitemaps, with its site
  *   path(s), their sitemap `<url>`s serialised, and what llms.txt shows, so sitemaps and llms.txt never read
@@ -189,7 +189,9 @@ export const publicContent = defineProjection({
   name: 'public-content',
   // Version 4: each entry view's serialised parts are its first keys (reshapeEntry). Version 5: what those
   // parts hold is not stored apart as well (StoredEntryView). Version 8: the change feed (changes below).
-  version: 8,
+  // Version 9: the published orders' indexes hold each list item as its string (IndexSpec.include, read by
+  // findStrings), where they held its JSON text, which a read had to parse.
+  version: 9,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},

@@ -589,11 +589,26 @@ export class MongoReadModelStore implements ReadModelStore {
    * a shorter text score higher), ties by id.
    */
   async findWithIds(target: ModelTarget, collection: string, query: Query = {}): Promise<DocumentEntry[]> {
-    const name = physicalCollectionName(target.projection, collection, target.generation);
-    assertAfter(query);
     assertFields(query.fields);
     // Only the fields asked for leave the server (Query.fields).
     const projection = query.fields === undefined ? { [DOC_FIELD]: 1 } : Object.fromEntries(query.fields.map((field) => [`${DOC_FIELD}.${field}`, 1]));
+    const stored = await this.#find(target, collection, query, projection);
+    return stored.map((s) => ({ id: s._id, doc: s.doc ?? {} }));
+  }
+
+  async findStrings(target: ModelTarget, collection: string, query: Omit<Query, 'fields'>, field: string): Promise<Array<string | null>> {
+    assertFields([field]);
+    const stored = await this.#find(target, collection, query, { [`${DOC_FIELD}.${field}`]: 1 });
+    return stored.map((s) => {
+      const value = s.doc?.[field];
+      return typeof value === 'string' ? value : null;
+    });
+  }
+
+  /** The stored documents a query finds, with the projection given. */
+  async #find(target: ModelTarget, collection: string, query: Query, projection: Record<string, number>): Promise<StoredDocument[]> {
+    const name = physicalCollectionName(target.projection, collection, target.generation);
+    assertAfter(query);
     // The keyset condition goes under $or (one clause): the text condition (toMongoText) uses $and.
     const filter = query.after === undefined ? toMongoFilter(query.filter) : { ...toMongoFilter(query.filter), $or: [toMongoAfter(query.sort, query.after)] };
     const { skip, limit } = toMongoPaging(query);
@@ -605,14 +620,7 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.#guard('find documents', async () => {
       const where = await this.#withText(name, target, collection, filter, query.text);
       if (where === null || limit === 0) return [];
-      const stored = await this.#db
-        .collection<StoredDocument>(name)
-        .find(where, { projection })
-        .sort(sort)
-        .skip(skip)
-        .limit(limit)
-        .toArray();
-      return stored.map((s) => ({ id: s._id, doc: s.doc ?? {} }));
+      return this.#db.collection<StoredDocument>(name).find(where, { projection }).sort(sort).skip(skip).limit(limit).toArray();
     });
   }
 

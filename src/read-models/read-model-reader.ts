@@ -44,6 +44,12 @@ export class ReadModelReader {
     return generation === null ? [] : this.store.findWithIds({ projection, generation }, collection, query);
   }
 
+  /** The string value of one field of each document found, null where it holds none (ReadModelStore.findStrings). */
+  async findStrings(projection: string, collection: string, query: Omit<Query, 'fields'>, field: string): Promise<Array<string | null>> {
+    const generation = await this.activeGeneration(projection);
+    return generation === null ? [] : this.store.findStrings({ projection, generation }, collection, query, field);
+  }
+
   /**
    * Every document the query matches, however many (find stops at MAX_QUERY_LIMIT): read in keyset pages of
    * `pageSize` in the query's order, each an index range (none walks past the ones before it), letting other

@@ -31,11 +31,11 @@ export interface IndexSpec {
    */
   whileFolding?: boolean;
   /**
-   * Top-level fields whose values the index also holds, after its keys: a find that filters and
-   * sorts by this index and reads only included fields (Query.fields) then reads the index alone, with no seek
-   * of each document (a list page of 20 items: 20 seeks fewer). Their bytes are stored again, in the index: for
-   * small fields of hot reads. Not on a unique index. An adapter whose indexes cannot hold values besides
-   * their keys (MongoDB) checks the names and otherwise ignores them: results are the same either way.
+   * Top-level string fields whose values the index also holds, after its keys: findStrings of one of them,
+   * filtered and sorted by this index, then reads the index alone, with no seek of each document (a list page
+   * of 20 items: 20 seeks fewer), and takes the strings as they are. Their bytes are stored again, in the
+   * index: for small fields of hot reads. Not on a unique index. An adapter whose indexes cannot hold values
+   * besides their keys (MongoDB) checks the names and otherwise ignores them: results are the same either way.
    */
   include?: readonly string[];
 }
@@ -257,6 +257,13 @@ export interface ReadModelStore {
   find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
   /** As find, each document with its id. */
   findWithIds(target: ModelTarget, collection: string, query?: Query): Promise<DocumentEntry[]>;
+  /**
+   * The string value of one top-level field of each document the query finds, in its order (Query.fields
+   * is not taken): null for a document whose field is missing or holds anything but a string. What a list
+   * of pre-serialised items reads: the strings as stored, no document decoded. An index that includes the
+   * field (IndexSpec.include) and serves the query's filter and sort answers it alone.
+   */
+  findStrings(target: ModelTarget, collection: string, query: Omit<Query, 'fields'>, field: string): Promise<Array<string | null>>;
   /** Documents matching the filter and, when given, the text condition (as Query.text). */
   count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number>;
 

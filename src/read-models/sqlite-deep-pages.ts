@@ -36,7 +36,8 @@ const QUIET_BEFORE_BUILD_MS = 1_000;
 const UNCOUNTABLE_RETRY_MS = 60_000;
 
 type Scalar = string | number | boolean;
-type Row = Record<string, unknown>;
+/** A row as the store's finds read them (raw): the document's id, then the columns asked for. */
+type Row = unknown[];
 
 /** What the store lends this: its SQL for a field and an order, and its prepared statements. */
 export interface DeepPagesSql {
@@ -302,7 +303,7 @@ export class SqliteDeepPages {
   #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number, limit: number, columns: string): Row[] | null {
     const [where, params] = this.#where(list, part, after);
     const statement = this.sql.statement(`SELECT d.id AS id, ${columns} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
-    return statement ? (statement.all(...params, limit, skip) as Row[]) : null;
+    return statement ? (statement.raw(true).all(...params, limit, skip) as Row[]) : null;
   }
 
   /** The key of the document `skip` keys after `after` in one part of the list. */

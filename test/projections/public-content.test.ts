@@ -5,7 +5,7 @@ import { formSetStreamId } from '../../src/domain/content/form-set/form-set-even
 import { projectStream } from '../../src/domain/access/access-streams.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
 import { publicContent, type PublicFormSetDoc } from '../../projections/public-content.ts';
-import { entryListQuery, parseSort, type EntryListRequest } from '../../src/http/public/entry-reads.ts';
+import { entryListQuery, LIST_ITEM_FIELD, parseSort, type EntryListRequest } from '../../src/http/public/entry-reads.ts';
 import { entryViewOf, type StoredEntryView } from '../../src/public-content/public-json.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
@@ -43,7 +43,7 @@ function definition(slug = 'blog', urlPattern = '/{formSetSlug}/{slug}') {
 async function listPlan(h: ReturnType<typeof projectionHarness>, request: Partial<EntryListRequest> = {}): Promise<string> {
   const generation = (await h.store.activeGeneration(publicContent.name))!;
   const page: EntryListRequest = { formSet: { formSetId: BLOG } as PublicFormSetDoc, locale: 'en', limit: 20, offset: 0, sort: undefined, text: undefined, includeSnapshot: false, ...request };
-  return h.store.queryPlan({ projection: publicContent.name, generation }, 'entry_views', entryListQuery(page)).join(' ');
+  return h.store.queryPlan({ projection: publicContent.name, generation }, 'entry_views', entryListQuery(page), page.includeSnapshot ? undefined : LIST_ITEM_FIELD).join(' ');
 }
 
 describe('public-content projection: given these events, expect these documents', () => {

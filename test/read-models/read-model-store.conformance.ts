@@ -11,6 +11,7 @@ import {
   MAX_QUERY_LIMIT,
   type DocumentWrite,
   type ModelTarget,
+  type Query,
   type ReadModelSchema,
   type ReadModelStore,
 } from '../../src/read-models/read-model-store.ts';
@@ -105,11 +106,25 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
         ...[5, 4, 3, 2, 1].map((rank) => ({ item: item(rank), n: rank * 10 })),
       ]);
       expect(await page({ offset: 2, limit: 2 })).to.deep.equal([{ item: item(5), n: 50 }, { item: item(4), n: 40 }]);
+      // findStrings: the strings as stored (quotes, backslashes, non-ASCII), null for a missing field or one that holds anything else.
+      const strings = (query: Omit<Query, 'fields'> = {}, field = 'item') => store.findStrings(target, 'items', { filter: { list: 'a' }, sort: [['rank', 'desc']], ...query }, field);
+      expect(await strings()).to.deep.equal([null, null, item(5), item(4), item(3), item(2), item(1)]);
+      expect(await strings({ offset: 2, limit: 2 })).to.deep.equal([item(5), item(4)]);
+      expect(await strings({ sort: [['rank', 'asc']], after: { values: [2], id: 'i2' }, limit: 2 })).to.deep.equal([item(3), item(4)]);
+      expect(await strings({ limit: 3 }, 'n')).to.deep.equal([null, null, null]);
+      expect(await strings({ limit: 1, sort: [['rank', 'asc']] }, 'body')).to.deep.equal(['not read']);
+      expect(await store.findStrings(target, 'items', { filter: { list: 'none' } }, 'item')).to.deep.equal([]);
+      for (const field of ['meta.note', '', 'a b']) {
+        const refused = await store.findStrings(target, 'items', {}, field).then(() => null, (e: unknown) => e);
+        expect(refused, field).to.be.instanceOf(ReadModelError);
+      }
       // A field the index does not hold is read from the documents.
       expect(await store.find(target, 'items', { filter: { list: 'a' }, sort: [['rank', 'asc']], fields: ['item', 'body'], limit: 1 })).to.deep.equal([{ item: item(1), body: 'not read' }]);
       await store.commit(target, [put('items', 'i5', 9n, { list: 'a', rank: 5, item: 'changed', n: 55 }), del('items', 'i7', 10n), put('items', 'i4', 11n, { list: 'b', rank: 4, item: 'moved', n: 44 })], 11n, NOW);
       expect(await page({ limit: 3 })).to.deep.equal([{ n: 60 }, { item: 'changed', n: 55 }, { item: item(3), n: 30 }]);
       expect(await store.find(target, 'items', { filter: { list: 'b' }, sort: [['rank', 'desc']], fields: ['item'] })).to.deep.equal([{ item: 'moved' }, { item: 'other list' }]);
+      expect(await strings({ limit: 3 })).to.deep.equal([null, 'changed', item(3)]);
+      expect(await strings({ filter: { list: 'b' } })).to.deep.equal(['moved', 'other list']);
     });
 
     test('refuses an index that includes a dotted or repeated field, or includes fields in a unique index', async () => {
@@ -348,6 +363,8 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
               const page = await store.findWithIds(gen1, 'articles', { sort, ...(filter ? { filter } : {}), limit: 37, offset, fields: ['slug'] });
               expect(page.map((e) => e.id), `${label}: ${JSON.stringify(sort)} ${JSON.stringify(filter)} at ${offset}`).to.deep.equal(whole.slice(offset, offset + 37));
               expect(page.every((e) => e.doc.slug === e.id.replace('d', 's'))).to.equal(true);
+              const slugs = await store.findStrings(gen1, 'articles', { sort, ...(filter ? { filter } : {}), limit: 37, offset }, 'slug');
+              expect(slugs, `findStrings ${JSON.stringify(sort)} ${JSON.stringify(filter)} at ${offset}`).to.deep.equal(page.map((e) => e.doc.slug));
             }
           }
         }

@@ -20,8 +20,8 @@ export const MAX_OFFSET = 100_000;
 
 /** What a single-entry read needs of an entry view: its serialised parts and media ids. */
 const SINGLE_ENTRY_FIELDS = ['jsonHead', 'jsonTail', 'media', 'entryId'];
-/** What a list page reads of each entry view without the snapshot: its item, serialised at projection time. */
-const LIST_ITEM_FIELDS = ['jsonItem'];
+/** What a list page reads of each entry view without the snapshot: its item, serialised at projection time (findStrings). */
+export const LIST_ITEM_FIELD = 'jsonItem';
 /** What a list page with include_snapshot reads of each entry view: its item, its head (which holds the data) and media ids. */
 const SNAPSHOT_ITEM_FIELDS = ['jsonItem', 'jsonHead', 'media'];
 /** What makes a list item of a document without jsonItem (an older generation's, while the rebuild after an upgrade runs). */
@@ -90,16 +90,17 @@ export function entryListRequest(params: QueryParams, target: PublicProject, for
 
 /**
  * The find of a list page's entry views: a range of the sort's index (the newest first without sort or q,
- * relevance with q alone), reading each view's item (and with include_snapshot its head and media ids).
+ * relevance with q alone). Without include_snapshot the page reads each view's item (findStrings of
+ * LIST_ITEM_FIELD, which the published orders' indexes hold); with it, the item, head and media ids.
  */
-export function entryListQuery(request: EntryListRequest): Query & { filter: Record<string, string>; fields: string[] } {
+export function entryListQuery(request: EntryListRequest): Query & { filter: Record<string, string> } {
   const { formSet, locale, limit, offset, sort, text, includeSnapshot } = request;
   const order: Array<[string, 'asc' | 'desc']> | undefined = sort
     ? [[sort.field, sort.direction], ['entryId', sort.direction]]
     : text === undefined
       ? [['publishedAt', 'desc'], ['entryId', 'desc']]
       : undefined; // relevance
-  return { filter: { formSetId: formSet.formSetId, locale }, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), fields: includeSnapshot ? SNAPSHOT_ITEM_FIELDS : LIST_ITEM_FIELDS };
+  return { filter: { formSetId: formSet.formSetId, locale }, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), ...(includeSnapshot ? { fields: SNAPSHOT_ITEM_FIELDS } : {}) };
 }
 
 /** A list page's bytes: a range of the sort's index, each entry's item as serialised at projection time. */
@@ -108,27 +109,30 @@ export async function entryListResponse(reader: ReadModelReader, request: EntryL
   if (text !== undefined && text.length === 0) return entryListJson(formSetSummary(formSet), 0, limit, offset, []);
   const query = entryListQuery(request);
   const [items, total] = await Promise.all([
-    reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', query),
+    listItemsJson(reader, query, includeSnapshot, baseUrl),
     text === undefined
       ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
       : reader.count(PUBLIC_CONTENT, 'entry_views', query.filter, text),
   ]);
-  let json: string[];
+  return entryListJson(formSetSummary(formSet), total, limit, offset, items);
+}
+
+/** The items of a list page, each as serialised at projection time (with include_snapshot: with its data and media URLs). */
+async function listItemsJson(reader: ReadModelReader, query: Query, includeSnapshot: boolean, baseUrl: string): Promise<string[]> {
   if (includeSnapshot) {
-    if (items.every((view) => view.jsonItem !== undefined && view.jsonHead !== undefined)) json = items.map((view) => snapshotItemJson(view as Required<EntryViewDoc>, view.media, baseUrl));
-    else {
-      // Whole documents of an older generation, without the serialised parts (read again, as below).
-      const { fields: _, ...wholeViews } = query;
-      const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', wholeViews);
-      json = views.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
-    }
-  } else if (items.every((view) => view.jsonItem !== undefined)) json = items.map((view) => view.jsonItem!);
-  else {
-    // Read again with what an item is made of: the page is the same unless a write came in between, as with any two reads.
-    const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
-    json = views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view as Pick<EntryView, 'entryId' | 'slug' | 'revision'>)));
+    const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', query);
+    if (views.every((view) => view.jsonItem !== undefined && view.jsonHead !== undefined)) return views.map((view) => snapshotItemJson(view as Required<EntryViewDoc>, view.media, baseUrl));
+    // Whole documents of an older generation, without the serialised parts (read again, as below).
+    const { fields: _, ...wholeViews } = query;
+    const whole = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', wholeViews);
+    return whole.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
   }
-  return entryListJson(formSetSummary(formSet), total, limit, offset, json);
+  const items = await reader.findStrings(PUBLIC_CONTENT, 'entry_views', query, LIST_ITEM_FIELD);
+  if (items.every((item) => item !== null)) return items as string[];
+  // Documents of an older generation without their item. Read again with what an item is made of: the page is
+  // the same unless a write came in between, as with any two reads.
+  const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
+  return views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view as Pick<EntryView, 'entryId' | 'slug' | 'revision'>)));
 }
 
 export function formSetSummary(formSet: PublicFormSetDoc): { id: string; slug: string; name: string; description: string | null } {
