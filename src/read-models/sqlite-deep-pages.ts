@@ -36,8 +36,11 @@ const QUIET_BEFORE_BUILD_MS = 1_000;
 const UNCOUNTABLE_RETRY_MS = 60_000;
 
 type Scalar = string | number | boolean;
-/** A row as the store's finds read them (raw): the document's id, then the columns asked for. */
-type Row = unknown[];
+/** What the rows of a page are: the SELECT list (table alias d), and how a statement of it is read (raw, plucked). */
+export interface PageColumns {
+  select: string;
+  read(statement: Database.Statement, params: unknown[]): unknown[];
+}
 
 /** What the store lends this: its SQL for a field and an order, and its prepared statements. */
 export interface DeepPagesSql {
@@ -122,7 +125,7 @@ export class SqliteDeepPages {
    * The rows of the page at `offset` (deep: ≥ DEEP_OFFSET) of a list given by equality filters and a sort,
    * with the given columns; undefined to leave it to OFFSET (no usable counts, and no budget to build them).
    */
-  page(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>, columns: string, limit: number, offset: number): Row[] | undefined {
+  page(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>, columns: PageColumns, limit: number, offset: number): unknown[] | undefined {
     const seen = this.#commitsSeen();
     if (seen === undefined || !this.#inStep(seen)) return undefined;
     const list = this.#list(table, filter, sort);
@@ -300,10 +303,10 @@ export class SqliteDeepPages {
   }
 
   /** Up to `limit` rows of one part of the list, from `skip` keys after `after`; null if the table is gone. */
-  #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number, limit: number, columns: string): Row[] | null {
+  #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number, limit: number, columns: PageColumns): unknown[] | null {
     const [where, params] = this.#where(list, part, after);
-    const statement = this.sql.statement(`SELECT d.id AS id, ${columns} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
-    return statement ? (statement.raw(true).all(...params, limit, skip) as Row[]) : null;
+    const statement = this.sql.statement(`SELECT ${columns.select} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
+    return statement ? columns.read(statement, [...params, limit, skip]) : null;
   }
 
   /** The key of the document `skip` keys after `after` in one part of the list. */
