@@ -63,6 +63,11 @@ export class CountedBlocks {
   #total = 0;
   /** The last key appended (while building). */
   #last: SortKey | undefined;
+  /**
+   * Keys up to the end of each block (running sums of the counts), made by `locate` when a change left none:
+   * a page of a list of 100,000 (3,125 blocks) is then found by bisection instead of a walk of the counts.
+   */
+  #ends: number[] | undefined;
 
   constructor(private readonly compare: (a: SortKey, b: SortKey) => number) {}
 
@@ -82,6 +87,7 @@ export class CountedBlocks {
     this.#counts[this.#counts.length - 1]! += 1;
     this.#total++;
     this.#last = key;
+    this.#ends = undefined;
   }
 
   get total(): number {
@@ -117,6 +123,7 @@ export class CountedBlocks {
     const block = this.blockOf(key);
     this.#counts[block]! += 1;
     this.#total++;
+    this.#ends = undefined;
     return block;
   }
 
@@ -126,19 +133,23 @@ export class CountedBlocks {
     if (this.#counts[block]! === 0) throw new Error('counted blocks: removing from an empty block (the list changed without being told)');
     this.#counts[block]! -= 1;
     this.#total--;
+    this.#ends = undefined;
     return block;
   }
 
   /** The block of the key at `offset` and how far into it; undefined at or beyond the end. */
   locate(offset: number): BlockPosition | undefined {
     if (offset < 0 || offset >= this.#total) return undefined;
-    let before = 0;
-    for (let block = 0; block < this.#counts.length; block++) {
-      const count = this.#counts[block]!;
-      if (offset < before + count) return { block, after: this.#starts[block], skip: offset - before };
-      before += count;
+    const ends = (this.#ends ??= runningSums(this.#counts));
+    // The first block that ends after the offset.
+    let low = 0;
+    let high = ends.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (ends[middle]! > offset) high = middle;
+      else low = middle + 1;
     }
-    return undefined;
+    return { block: low, after: this.#starts[low], skip: offset - (ends[low]! - this.#counts[low]!) };
   }
 
   /** Cuts a block in two after `at`, the key at position `firstCount` of the block (counted from 1). */
@@ -148,6 +159,7 @@ export class CountedBlocks {
     this.#starts.splice(block + 1, 0, at);
     this.#counts.splice(block + 1, 0, count - firstCount);
     this.#counts[block] = firstCount;
+    this.#ends = undefined;
   }
 
   /** Joins an empty block (not the first) into the one before it. */
@@ -155,6 +167,14 @@ export class CountedBlocks {
     if (block === 0 || this.#counts[block] !== 0) return false;
     this.#starts.splice(block, 1);
     this.#counts.splice(block, 1);
+    this.#ends = undefined;
     return true;
   }
+}
+
+function runningSums(counts: readonly number[]): number[] {
+  const sums = new Array<number>(counts.length);
+  let sum = 0;
+  for (let i = 0; i < counts.length; i++) sums[i] = sum += counts[i]!;
+  return sums;
 }

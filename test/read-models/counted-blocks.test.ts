@@ -47,4 +47,38 @@ describe('counted blocks (positions in a sorted list)', () => {
     // A removal the counts cannot have seen added is refused (the store then drops the counts).
     expect(() => new CountedBlocks(order).remove(key(85))).to.throw(/empty block/);
   });
+
+  it('locates every offset as a walk of the counts would, after each change (empty blocks, the first one too)', () => {
+    const order = sortKeyOrder(['asc']);
+    const key = (n: number): SortKey => ({ values: [n], id: `e${String(n).padStart(4, '0')}` });
+    const blocks = CountedBlocks.fromSorted(order, Array.from({ length: 200 }, (_, i) => key(i * 2)), 8);
+    const present = new Set(Array.from({ length: 200 }, (_, i) => i * 2));
+    /** The block of an offset by walking the counts (skipping empty blocks), and how far into it. */
+    const walked = (offset: number) => {
+      let before = 0;
+      for (let block = 0; block < blocks.blockCount; block++) {
+        if (offset < before + blocks.count(block)) return { block, after: blocks.start(block), skip: offset - before };
+        before += blocks.count(block);
+      }
+      return undefined;
+    };
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    for (let step = 0; step < 300; step++) {
+      const n = random(500);
+      if (present.has(n)) {
+        blocks.remove(key(n));
+        present.delete(n);
+        blocks.dropIfEmpty(blocks.blockOf(key(n)));
+      } else {
+        const block = blocks.add(key(n));
+        present.add(n);
+        if (blocks.count(block) > 16) blocks.split(block, key([...present].filter((k) => blocks.blockOf(key(k)) === block).sort((a, b) => a - b)[7]!), 8);
+      }
+      // Every key of the first block removed at some point: it stays, empty, and offsets skip it.
+      if (step === 150) for (const k of [...present].filter((k) => blocks.blockOf(key(k)) === 0)) (blocks.remove(key(k)), present.delete(k));
+      for (const offset of [0, 1, random(blocks.total + 1), blocks.total - 1, blocks.total]) expect(blocks.locate(offset), `step ${step}, offset ${offset}`).to.deep.equal(walked(offset));
+    }
+    expect(blocks.total).to.equal(present.size);
+  });
 });
