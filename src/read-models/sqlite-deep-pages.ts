@@ -86,6 +86,12 @@ class SortedList {
   nulls: CountedBlocks;
   values: CountedBlocks;
 
+  /**
+   * The SELECTs of pages (#walk) made so far, by the columns' SELECT list, then by part and whether the walk
+   * starts after a key: the same string each time, so that the statement is found without building its SQL.
+   */
+  readonly walkSql = new Map<string, Array<string | undefined>>();
+
   constructor(
     readonly key: string,
     readonly table: string,
@@ -296,10 +302,9 @@ export class SqliteDeepPages {
   /** Counts a list from one walk of its index; null if its keys cannot be counted, undefined if its table is gone. */
   #build(key: string, table: string, filter: ReadonlyArray<readonly [string, SqlValue]>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | null | undefined {
     const list = new SortedList(key, table, filter, sort);
-    const [where, params] = this.#where(list, undefined, undefined);
-    const statement = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${table}" d${where} ORDER BY ${this.sql.orderBy(sort)}`);
+    const statement = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${table}" d${this.#whereSql(list, undefined, false)} ORDER BY ${this.sql.orderBy(sort)}`);
     if (!statement) return undefined;
-    for (const row of statement.raw(true).iterate(...params) as Iterable<unknown[]>) {
+    for (const row of statement.raw(true).iterate(...this.#whereParams(list, undefined, undefined)) as Iterable<unknown[]>) {
       const sortKey = rowKey(row, sort.length);
       if (!countable(sortKey)) return null;
       list.partOf(sortKey).append(sortKey, BLOCK_SIZE);
@@ -309,15 +314,18 @@ export class SqliteDeepPages {
 
   /** Up to `limit` rows of one part of the list, from `skip` keys after `after`; null if the table is gone. */
   #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number, limit: number, columns: PageColumns): unknown[] | null {
-    const [where, params] = this.#where(list, part, after);
-    const statement = this.sql.statement(`SELECT ${columns.select} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
-    return statement ? columns.read(statement, [...params, limit, skip]) : null;
+    let made = list.walkSql.get(columns.select);
+    if (made === undefined) list.walkSql.set(columns.select, (made = []));
+    const variant = (part === list.nulls ? 2 : 0) + (after === undefined ? 0 : 1);
+    const sql = (made[variant] ??= `SELECT ${columns.select} FROM "${list.table}" d${this.#whereSql(list, part, after !== undefined)} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
+    const statement = this.sql.statement(sql);
+    return statement ? columns.read(statement, [...this.#whereParams(list, part, after), limit, skip]) : null;
   }
 
   /** The key of the document `skip` keys after `after` in one part of the list. */
   #keyAt(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number): SortKey | undefined {
-    const [where, params] = this.#where(list, part, after);
-    const row = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT 1 OFFSET +?`)?.raw(true).get(...params, skip) as unknown[] | undefined;
+    const where = this.#whereSql(list, part, after !== undefined);
+    const row = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT 1 OFFSET +?`)?.raw(true).get(...this.#whereParams(list, part, after), skip) as unknown[] | undefined;
     return row ? rowKey(row, list.sort.length) : undefined;
   }
 
@@ -327,44 +335,43 @@ export class SqliteDeepPages {
 
   /**
    * The WHERE of the list (its filter), of one part of it (first sort value NULL or not), and of the keys after
-   * `after` in that part: one condition SQLite walks as an index range, because it bounds the first sort key
-   * that is not NULL in the part (the later keys are never NULL in a counted list).
+   * a key in that part (`afterKey`): one condition SQLite walks as an index range, because it bounds the first
+   * sort key that is not NULL in the part (the later keys are never NULL in a counted list). Its parameters
+   * are #whereParams'.
    */
-  #where(list: SortedList, part: CountedBlocks | undefined, after: SortKey | undefined): [string, unknown[]] {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    for (const [field, value] of list.filter) {
-      clauses.push(`${this.sql.field(field)} = ?`);
-      params.push(value);
-    }
+  #whereSql(list: SortedList, part: CountedBlocks | undefined, afterKey: boolean): string {
+    const clauses = list.filter.map(([field]) => `${this.sql.field(field)} = ?`);
     const keys = list.sort.map(([field]) => this.sql.field(field));
     const descending = list.sort.map(([, direction]) => direction === 'desc');
     if (part !== undefined) clauses.push(`${keys[0]} ${part === list.nulls ? 'IS NULL' : 'IS NOT NULL'}`);
-    if (after !== undefined) {
+    if (afterKey) {
       const from = part === list.nulls ? 1 : 0;
-      if (from < keys.length) {
-        clauses.push(`${keys[from]} ${descending[from] ? '<=' : '>='} ?`);
-        params.push(after.values[from]);
-      }
+      if (from < keys.length) clauses.push(`${keys[from]} ${descending[from] ? '<=' : '>='} ?`);
       const alternatives: string[] = [];
       for (let i = from; i <= keys.length; i++) {
         const parts: string[] = [];
-        for (let j = from; j < i; j++) {
-          parts.push(`${keys[j]} = ?`);
-          params.push(after.values[j]);
-        }
-        if (i < keys.length) {
-          parts.push(`${keys[i]} ${descending[i] ? '<' : '>'} ?`);
-          params.push(after.values[i]);
-        } else {
-          parts.push(`d.id ${descending.at(-1) ? '<' : '>'} ?`);
-          params.push(after.id);
-        }
+        for (let j = from; j < i; j++) parts.push(`${keys[j]} = ?`);
+        parts.push(i < keys.length ? `${keys[i]} ${descending[i] ? '<' : '>'} ?` : `d.id ${descending.at(-1) ? '<' : '>'} ?`);
         alternatives.push(`(${parts.join(' AND ')})`);
       }
       clauses.push(`(${alternatives.join(' OR ')})`);
     }
-    return [clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params];
+    return clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
+  }
+
+  /** The parameters of #whereSql's condition, in its order. */
+  #whereParams(list: SortedList, part: CountedBlocks | undefined, after: SortKey | undefined): unknown[] {
+    const params: unknown[] = list.filter.map(([, value]) => value);
+    if (after !== undefined) {
+      const from = part === list.nulls ? 1 : 0;
+      const keys = list.sort.length;
+      if (from < keys) params.push(after.values[from]);
+      for (let i = from; i <= keys; i++) {
+        for (let j = from; j < i; j++) params.push(after.values[j]);
+        params.push(i < keys ? after.values[i] : after.id);
+      }
+    }
+    return params;
   }
 
   /** Cuts blocks grown beyond twice BLOCK_SIZE (or, not `exact`, drops the list), drops emptied ones. */
