@@ -77,6 +77,12 @@ CREATE TABLE IF NOT EXISTS document_commits (
   n  INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO document_commits (id, n) VALUES (0, 0);
+-- The number (document_commits) of the last commit that wrote each document table: a deep read that sees
+-- commits its counts were not told of can still use the counts of a table none of them wrote.
+CREATE TABLE IF NOT EXISTS table_commits (
+  name TEXT PRIMARY KEY,
+  n    INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
 
 /**
@@ -273,6 +279,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       }
       this.#stmt('DELETE FROM projection_generations WHERE projection = ? AND generation = ?').run(schema.projection, generation);
       this.#stmt('DELETE FROM projection_leases WHERE projection = ? AND generation = ?').run(schema.projection, generation);
+      for (const collection of Object.keys(schema.collections)) this.#stmt('DELETE FROM table_commits WHERE name = ?').run(tableName({ projection: schema.projection, generation }, collection));
     }).immediate();
     this.#statements.clear();
     this.#deepPages.forgetTables(Object.keys(schema.collections).map((collection) => tableName({ projection: schema.projection, generation }, collection)));
@@ -407,8 +414,11 @@ export class SqliteReadModelStore implements ReadModelStore {
          WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
       params: [encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint)],
     });
+    const writtenTables = new Set([...tables.values()].map((writer) => writer.table));
+    for (const table of writtenTables) steps.push({ sql: TABLE_COMMIT_SQL, params: [table] });
+    // Last: its result is the commit's number.
     steps.push({ sql: 'UPDATE document_commits SET n = n + 1 WHERE id = 0 RETURNING n', params: [], read: true });
-    return { steps, counted, writtenTables: new Set([...tables.values()].map((writer) => writer.table)), countedTables };
+    return { steps, counted, writtenTables, countedTables };
   }
 
   async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
@@ -435,8 +445,9 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {
     const statement = this.#readStmt(`SELECT json(doc) AS doc FROM "${tableName(target, collection)}" WHERE id = ?`);
-    const row = statement?.get(id) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as Document) : null;
+    // Plucked: the JSON text itself, no row object around it (this statement is read no other way).
+    const json = statement?.pluck(true).get(id) as string | undefined;
+    return json === undefined ? null : (JSON.parse(json) as Document);
   }
 
   async getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]> {
@@ -802,6 +813,10 @@ function commitFailure(failure: { code: string | undefined; message: string }, t
   const error = new WriterRequestError(failure.message, failure.code);
   return asUniqueConstraintError(error, target, writes) ?? error;
 }
+
+/** Records, in a commit's transaction, that the commit (the number it is about to take) wrote a table. */
+const TABLE_COMMIT_SQL = `INSERT INTO table_commits (name, n) SELECT ?, n + 1 FROM document_commits WHERE id = 0
+  ON CONFLICT (name) DO UPDATE SET n = excluded.n`;
 
 /** A row of a find of documents, as the statement gives it in raw mode: the document's id, then the columns of its DocumentColumns. */
 type DocumentRow = unknown[];

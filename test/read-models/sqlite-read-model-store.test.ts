@@ -447,6 +447,61 @@ describe('read models: SQLite adapter, file behaviour', () => {
       await store.close();
     });
 
+    it('keeps counting right when commits come back after later ones landed: a block that could not be cut then is cut by a deep read', async function () {
+      this.timeout(60_000);
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+      await load(store, 2_000);
+      await store.find(target, 'articles', query(1_000));
+      const expectPages = async (label: string, newest: number) => {
+        for (const offset of [64, 100, 500, 1_000, 1_980 + newest]) {
+          // Newest first: the added articles (2027), then s1999 down to s0.
+          const expected = Array.from({ length: 20 }, (_, j) => offset + j).filter((at) => at < 2_000 + newest).map((at) => (at < newest ? `s${10_000 + newest - 1 - at}` : `s${1_999 - (at - newest)}`));
+          expect((await store.find(target, 'articles', query(offset))).map((d) => d['slug']), `${label} at ${offset}`).to.deep.equal(expected);
+        }
+      };
+      // 120 new articles at the start of the list in 12 commits asked for at once, and one of another table after
+      // them: each reply comes back after the next commits landed, so the first block (which grows past 64)
+      // cannot be cut when its commit is told; the first deep read after them cuts it.
+      await Promise.all([
+        ...Array.from({ length: 12 }, (_, c) => store.commit(target, Array.from({ length: 10 }, (_, j) => article(10_000 + c * 10 + j, `2027-01-01T00:00:${String(c * 10 + j).padStart(6, '0')}`)), BigInt(20_000 + c), NOW)),
+        store.commit(target, [{ collection: 'tags', id: 't1', position: 20_100n, doc: { name: 'tag' } }], 20_100n, NOW),
+      ]);
+      await new Promise((resolve) => setImmediate(resolve));
+      await expectPages('after the commits', 120);
+      await expectPages('read again', 120);
+      await store.close();
+    });
+
+    it('answers a deep read from the counts while commits it was not told of wrote only other tables (the file records which tables each commit wrote)', async function () {
+      this.timeout(60_000);
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+      await load(store, 30_000);
+      await store.find(target, 'articles', query(29_900));
+      const slugs = async (offset: number) => (await store.find(target, 'articles', query(offset))).map((d) => d['slug']);
+      for (let k = 0; k < 3; k++) {
+        // A commit of another collection of the generation (another table), and, on the last round, one of the list's own.
+        const own = k === 2;
+        const committing = store.commit(target, [own ? article(40_000 + k, '2027-01-01T00:00:00') : { collection: 'tags', id: `t${k}`, position: BigInt(40_000 + k), doc: { name: `tag ${k}` } }], BigInt(40_000 + k), NOW);
+        // This thread waits without giving up its turn: the writer thread commits meanwhile, the reply waits.
+        const until = Date.now() + 150;
+        while (Date.now() < until);
+        // This turn's reads see the commit; its reply has not been handled.
+        const times = (read: () => Promise<unknown>) => Promise.all(Array.from({ length: 21 }, async () => {
+          const started = process.hrtime.bigint();
+          await read();
+          return Number(process.hrtime.bigint() - started) / 1_000;
+        }));
+        const near = (await times(() => slugs(300))).sort((a, b) => a - b)[10]!;
+        const deep = (await times(() => slugs(29_900))).sort((a, b) => a - b)[10]!;
+        // Newest first: s29999 at offset 0; the last round's article (2027) goes before it.
+        expect(await slugs(29_900), `round ${k}`).to.deep.equal(Array.from({ length: 20 }, (_, j) => `s${99 + (own ? 1 : 0) - j}`));
+        if (own) expect(deep, `left to OFFSET while a commit of its own table is not told: ${deep.toFixed(0)} µs against ${near.toFixed(0)}`).to.be.above(near * 4);
+        else expect(deep, `from the counts: median ${deep.toFixed(0)} µs at offset 29,900, ${near.toFixed(0)} µs at offset 300`).to.be.below(near * 4);
+        await committing;
+      }
+      await store.close();
+    });
+
     it("another connection's commit is seen at once: the counts are dropped and rebuilt once the file is quiet", async function () {
       this.timeout(60_000);
       const file = path.join(tempDir(), 'read-models.sqlite');
