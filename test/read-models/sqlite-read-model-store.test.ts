@@ -349,6 +349,13 @@ describe('read models: SQLite adapter, file behaviour', () => {
       await store.createGeneration(articlesSchema, 1, 1, NOW);
       for (let i = 0; i < count; i += 5_000) await store.commit(target, Array.from({ length: Math.min(5_000, count - i) }, (_, k) => article(i + k)), BigInt(i + 5_000), NOW);
     };
+    /** A store with 30,000 articles whose list by publishedAt is counted (read deep once). */
+    const countedStore = async () => {
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
+      await load(store, 30_000);
+      await store.find(target, 'articles', query(29_900));
+      return store;
+    };
     const medianMicros = async (read: () => Promise<unknown>) => {
       const times: number[] = [];
       for (let i = 0; i < 41; i++) {
@@ -400,9 +407,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
 
     it("keeps the counts across the store's own commits, which run on its writer thread", async function () {
       this.timeout(60_000);
-      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
-      await load(store, 30_000);
-      await store.find(target, 'articles', query(29_900));
+      const store = await countedStore();
       const near = await medianMicros(() => store.find(target, 'articles', query(300)));
       // Each deep read right after a commit of the store's: counted (the commit is told before it returns), not OFFSET.
       const times: number[] = [];
@@ -474,9 +479,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
 
     it('answers a deep read from the counts while commits it was not told of wrote only other tables (the file records which tables each commit wrote)', async function () {
       this.timeout(60_000);
-      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
-      await load(store, 30_000);
-      await store.find(target, 'articles', query(29_900));
+      const store = await countedStore();
       const slugs = async (offset: number) => (await store.find(target, 'articles', query(offset))).map((d) => d['slug']);
       for (let k = 0; k < 3; k++) {
         // A commit of another collection of the generation (another table), and, on the last round, one of the list's own.
