@@ -139,13 +139,15 @@ export class SqliteDeepPages {
    * with the given columns; undefined to leave it to OFFSET (no usable counts, and no budget to build them).
    */
   page(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>, columns: PageColumns, limit: number, offset: number): unknown[] | undefined {
-    const seen = this.#commitsSeen(table);
+    const seen = this.#commitsSeenWith(table);
     if (seen === undefined || !this.#inStep(seen.n, seen.table)) return undefined;
     const list = this.#list(table, filter, sort);
     if (!list) return undefined;
-    // This read sees the file as the counts hold it, so the keys to cut at are read right.
-    if (list.uncut) this.#rebalance(list, () => true);
-    if (!this.#lists.has(list.key)) return undefined;
+    if (list.uncut) {
+      // This read sees the file as the counts hold it, so the keys to cut at are read right.
+      this.#rebalance(list, () => true);
+      if (!this.#lists.has(list.key)) return undefined;
+    }
     const [first, second] = list.parts;
     let part = first;
     let at = offset;
@@ -248,14 +250,13 @@ export class SqliteDeepPages {
   }
 
   /** The count of document commits this read sees (in the turn's read transaction); undefined if unreadable. */
-  #commitsSeen(): number | undefined;
-  /** With the number of the last commit that wrote `table` (table_commits; undefined when none is recorded). */
-  #commitsSeen(table: string): { n: number; table: number | undefined } | undefined;
-  #commitsSeen(table?: string): number | { n: number; table: number | undefined } | undefined {
-    if (table === undefined) {
-      const value = this.sql.statement('SELECT n FROM document_commits WHERE id = 0')?.pluck().get() as number | bigint | undefined;
-      return value === undefined ? undefined : Number(value);
-    }
+  #commitsSeen(): number | undefined {
+    const value = this.sql.statement('SELECT n FROM document_commits WHERE id = 0')?.pluck().get() as number | bigint | undefined;
+    return value === undefined ? undefined : Number(value);
+  }
+
+  /** As #commitsSeen, with the number of the last commit that wrote `table` (table_commits; undefined when none is recorded), in one statement. */
+  #commitsSeenWith(table: string): { n: number; table: number | undefined } | undefined {
     const row = this.sql.statement('SELECT d.n, t.n FROM document_commits d LEFT JOIN table_commits t ON t.name = ? WHERE d.id = 0')?.raw(true).get(table) as
       | [number | bigint, number | bigint | null]
       | undefined;
