@@ -6,20 +6,20 @@
  * For a sorted list that is read deep (one filter's values and one sort, e.g. a form set's entries in one
  * locale by publishedAt), this keeps its keys counted in blocks of ~32 (counted-blocks.ts): the page at
  * offset k starts at most one block's walk after a known key, whatever k is. The blocks are built from the
- * index on the first deep read of the list (one walk of it), and kept exact by the store's commits, which
- * tell this every document they change in a table it counts (its values before, the document after).
+ * index on the first deep read of the list (one walk of it).
  *
- * Which commits the counts hold is known by number: every commit of documents adds one to the file's count
- * (document_commits), which a deep read reads in its own read transaction. The counts serve a read that sees
- * the commits they hold, no more and no fewer. The store's commits run on its writer thread and are told
- * here once they have committed, so a read may see a commit of this store's not told yet: it is left to
- * OFFSET, and the counts go on once the commit is told. A commit by another connection (another process)
- * is a number no commit of this store's accounts for: the counts are dropped, and rebuilt on a later deep
- * read once the file has been quiet for a second. Lists whose later sort keys hold NULL, or whose keys are
- * not scalars, are left to OFFSET.
+ * They are kept exact from the file itself, whichever connection or process writes it. Every commit of
+ * documents adds one to the file's count (document_commits). A process that counts a table asks the file to
+ * record, in every commit that writes it, each changed document's values of the counted fields before and
+ * after the write (counted_changes, written by triggers on the table in the commit's transaction, numbered
+ * with the commit: see recordingTriggers). A deep read reads the count in its own read transaction, and
+ * brings the counts to it from the changes of the commits after theirs, in that transaction too: what it
+ * reads is what the counts hold. The changes of the last KEPT_COMMITS commits are kept; counts further
+ * behind are dropped and built again once the file has been quiet for a second. Lists whose later sort keys
+ * hold NULL, or whose keys are not scalars, are left to OFFSET.
  */
 import type Database from 'better-sqlite3';
-import { sqlParameter, valueAt } from './document-values.ts';
+import { sqlParameter } from './document-values.ts';
 import { CountedBlocks, sortKeyOrder, type SortDirection, type SortKey, type SqlValue } from './counted-blocks.ts';
 
 /**
@@ -39,6 +39,12 @@ const BUILD_BUDGET_MS_PER_SECOND = 200;
 const QUIET_BEFORE_BUILD_MS = 1_000;
 /** How long a list found not countable (NULL in a later sort key) is left to OFFSET before it is tried again. */
 const UNCOUNTABLE_RETRY_MS = 60_000;
+/**
+ * Commits whose recorded changes the file keeps (each commit deletes the changes of the one this many before
+ * it). A process whose counts are further behind when it next reads deep counts again. Under 20 publishes a
+ * second the projections commit ~100 times a second: this is over a minute and a half of them.
+ */
+export const KEPT_COMMITS = 10_000;
 
 type Scalar = string | number | boolean;
 /** What the rows of a page are: the SELECT list (table alias d), and how a statement of it is read (raw, plucked). */
@@ -53,31 +59,11 @@ export interface DeepPagesSql {
   orderBy(sort: ReadonlyArray<readonly [string, SortDirection]>): string;
   /** A prepared statement, or null when the table does not exist (a generation dropped meanwhile). */
   statement(sql: string): Database.Statement | null;
-}
-
-/** A document write to a counted table, as the commit saw it. */
-export interface CountedWrite {
-  table: string;
-  /** The table's counted fields of the document before the write (countedFieldsBefore); undefined if it had none. */
-  before: CountedValues | undefined;
-  id: string;
-  /** The document after the write; null when it was removed. */
-  doc: Record<string, unknown> | null;
-}
-
-/** A document's values of a table's counted fields, with the fields they were read for (a list dropped later in the same commit changes the table's fields). */
-export interface CountedValues {
-  fields: readonly string[];
-  values: readonly SqlValue[];
-}
-
-/** The lists counted in one table. */
-interface CountedTable {
-  lists: Set<SortedList>;
-  /** The fields of the lists' filters and sorts, each once: the values countedFieldsBefore reads, in this order. */
-  fields: string[];
-  /** The SELECT of a document's values of `fields`, by id (made when the lists change, not at each write). */
-  selectFields: string;
+  /**
+   * Has the file record, from the next commit on, the values of `fields` of each document written to `table`
+   * (see recordingTriggers); resolves once that is committed. Fields asked for earlier stay recorded.
+   */
+  record(table: string, fields: readonly string[]): Promise<void>;
 }
 
 class SortedList {
@@ -91,8 +77,6 @@ class SortedList {
    * starts after a key: the same string each time, so that the statement is found without building its SQL.
    */
   readonly walkSql = new Map<string, Array<string | undefined>>();
-  /** A block grew past twice BLOCK_SIZE when it could not be cut (see #rebalance): the next deep read cuts it. */
-  uncut = false;
 
   constructor(
     readonly key: string,
@@ -119,12 +103,13 @@ export class SqliteDeepPages {
   readonly #lists = new Map<string, SortedList>();
   /** Lists whose keys could not be counted, with when that was found (so that each deep read does not walk them again). */
   readonly #uncountable = new Map<string, number>();
-  /** Lists by table, the fields the table's lists are counted by, and the SELECT of a document's values of them. */
-  readonly #byTable = new Map<string, CountedTable>();
+  /** Lists by table. */
+  readonly #byTable = new Map<string, Set<SortedList>>();
+  /** Fields the file is known to record for each table (seen in counted_fields), and tables asked for now. */
+  readonly #recorded = new Map<string, Set<string>>();
+  readonly #recording = new Map<string, Promise<void>>();
   /** The count of document commits the counts hold (see the module's comment); undefined before the first deep read. */
   #countsAt: number | undefined;
-  /** Commits of the store on their way (asked for, not yet told). */
-  #inFlight = 0;
   #quietSince = -Infinity;
   #budgetSecond = 0;
   #budgetUsedMs = 0;
@@ -139,15 +124,11 @@ export class SqliteDeepPages {
    * with the given columns; undefined to leave it to OFFSET (no usable counts, and no budget to build them).
    */
   page(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>, columns: PageColumns, limit: number, offset: number): unknown[] | undefined {
-    const seen = this.#commitsSeenWith(table);
-    if (seen === undefined || !this.#inStep(seen.n, seen.table)) return undefined;
+    const seen = this.#commitsSeen();
+    if (seen === undefined) return undefined;
+    this.#catchUp(seen);
     const list = this.#list(table, filter, sort);
     if (!list) return undefined;
-    if (list.uncut) {
-      // This read sees the file as the counts hold it, so the keys to cut at are read right.
-      this.#rebalance(list, () => true);
-      if (!this.#lists.has(list.key)) return undefined;
-    }
     const [first, second] = list.parts;
     let part = first;
     let at = offset;
@@ -167,81 +148,23 @@ export class SqliteDeepPages {
     return rows;
   }
 
-  /**
-   * For a commit of writes to this table: undefined if no list of it is counted; otherwise the counted fields and
-   * the SELECT of a document's values of them by id, which the commit runs before each write (its `before`).
-   */
-  countedFields(table: string): { fields: readonly string[]; selectFields: string } | undefined {
-    const counted = this.#byTable.get(table);
-    return counted ? { fields: counted.fields, selectFields: counted.selectFields } : undefined;
-  }
-
-  /** A commit of the store's is on its way: reads that see it before it is told are left to OFFSET. */
-  commitStarted(): void {
-    this.#inFlight++;
-  }
-
-  /** A commit that did not commit, or of which it is not known (the next deep read finds out). */
-  commitEnded(): void {
-    this.#inFlight--;
-  }
-
-  /**
-   * A commit of the store's has committed as number `n` (the file's count of document commits after it), with
-   * `writes`, the documents it changed in the tables it read counted fields of (`countedTables`), among all
-   * the tables it wrote (`writtenTables`).
-   */
-  committed(n: number, writes: readonly CountedWrite[], writtenTables: ReadonlySet<string>, countedTables: ReadonlySet<string>): void {
-    this.#inFlight--;
-    // Nothing counted yet, or counted from a read that saw this commit already.
-    if (this.#countsAt === undefined || n <= this.#countsAt) return;
-    if (n > this.#countsAt + 1) {
-      // Another connection committed in between.
-      this.#othersCommitted();
-      this.#countsAt = undefined;
-      return;
-    }
-    // A list counted while this commit was on its way: the commit did not read its documents' values before.
-    this.forgetTables([...writtenTables].filter((table) => !countedTables.has(table)));
-    if (writes.length > 0) this.#apply(writes, () => this.#commitsSeen() === n);
-    this.#countsAt = n;
-  }
-
-  /**
-   * Brings the counts up to date with a committed batch (in its order); a list that cannot follow is dropped.
-   * `exact`: whether reads now see the file as the batch left it (no later commit), which cutting a block needs
-   * (asked only then: it is a read of the file); without it the cut waits for a deep read (#rebalance).
-   */
-  #apply(writes: readonly CountedWrite[], exact: () => boolean): void {
-    const touched = new Set<SortedList>();
-    for (const write of writes) {
-      const table = this.#byTable.get(write.table);
-      if (!table) continue;
-      const after = write.doc ? table.fields.map((field) => sqlValueOf(valueAt(write.doc!, field))) : undefined;
-      for (const list of [...table.lists]) {
-        try {
-          const before = write.before ? keyIn(list, write.before.fields, write.before.values, write.id) : undefined;
-          const now = after ? keyIn(list, table.fields, after, write.id) : undefined;
-          if (before === false || now === false) throw new Error('not countable');
-          if (before) list.partOf(before).remove(before);
-          if (now) list.partOf(now).add(now);
-          touched.add(list);
-        } catch {
-          this.#drop(list);
-        }
-      }
-    }
-    for (const list of touched) if (this.#lists.has(list.key)) this.#rebalance(list, exact);
+  /** Registrations of fields on their way to the file (for tests: a deep read counts its list once they have landed). */
+  async settled(): Promise<void> {
+    while (this.#recording.size > 0) await Promise.allSettled([...this.#recording.values()]);
   }
 
   /** Forgets the lists of tables that are gone (a dropped generation). */
   forgetTables(tables: Iterable<string>): void {
-    for (const table of tables) for (const list of this.#byTable.get(table)?.lists ?? []) this.#drop(list);
+    for (const table of tables) {
+      for (const list of this.#byTable.get(table) ?? []) this.#drop(list);
+      this.#recorded.delete(table);
+    }
   }
 
   clear(): void {
     for (const list of [...this.#lists.values()]) this.#drop(list);
     this.#uncountable.clear();
+    this.#recorded.clear();
   }
 
   /** Lists counted now (for tests and metrics). */
@@ -255,35 +178,77 @@ export class SqliteDeepPages {
     return value === undefined ? undefined : Number(value);
   }
 
-  /** As #commitsSeen, with the number of the last commit that wrote `table` (table_commits; undefined when none is recorded), in one statement. */
-  #commitsSeenWith(table: string): { n: number; table: number | undefined } | undefined {
-    const row = this.sql.statement('SELECT d.n, t.n FROM document_commits d LEFT JOIN table_commits t ON t.name = ? WHERE d.id = 0')?.raw(true).get(table) as
-      | [number | bigint, number | bigint | null]
-      | undefined;
-    return row === undefined ? undefined : { n: Number(row[0]), table: row[1] === null ? undefined : Number(row[1]) };
+  /**
+   * Brings the counts to what a read that sees `seen` commits sees: the changes the commits after theirs
+   * recorded, in order. Counts too far behind (their changes no longer kept) are dropped.
+   */
+  #catchUp(seen: number): void {
+    const countsAt = this.#countsAt;
+    this.#countsAt = seen;
+    if (countsAt === undefined || countsAt === seen || this.#lists.size === 0) return;
+    if (seen < countsAt || seen - countsAt > KEPT_COMMITS) return this.#fellBehind();
+    const rows = this.sql.statement('SELECT name, id, before, after FROM counted_changes WHERE n > ? AND n <= ? ORDER BY rowid')?.raw(true).all(countsAt, seen) as ChangeRow[] | undefined;
+    if (rows === undefined) return this.#fellBehind();
+    this.#apply(rows);
+  }
+
+  /** Applies recorded changes (in commit order) to the counts; a list that cannot follow them is dropped. */
+  #apply(rows: readonly ChangeRow[]): void {
+    // The blocks each list's changes fell in, by part: only those can need a cut or be empty.
+    const touched = new Map<SortedList, Map<CountedBlocks, Set<number>>>();
+    const touch = (list: SortedList, part: CountedBlocks, block: number) => {
+      let parts = touched.get(list);
+      if (!parts) touched.set(list, (parts = new Map()));
+      let blocks = parts.get(part);
+      if (!blocks) parts.set(part, (blocks = new Set()));
+      blocks.add(block);
+    };
+    for (const [table, id, before, after] of rows) {
+      const lists = this.#byTable.get(table);
+      // A write that changed none of the recorded values moves no key.
+      if (!lists || before === after) continue;
+      const was = before === null ? undefined : (JSON.parse(before) as Record<string, unknown>);
+      const is = after === null ? undefined : (JSON.parse(after) as Record<string, unknown>);
+      for (const list of [...lists]) {
+        try {
+          const from = was ? keyIn(list, was, id) : undefined;
+          const to = is ? keyIn(list, is, id) : undefined;
+          if (from === false || to === false) throw new Error('not countable');
+          if (from) touch(list, list.partOf(from), list.partOf(from).remove(from));
+          if (to) touch(list, list.partOf(to), list.partOf(to).add(to));
+        } catch {
+          this.#drop(list);
+        }
+      }
+    }
+    for (const [list, parts] of touched) if (this.#lists.has(list.key)) this.#rebalance(list, parts);
+  }
+
+  #fellBehind(): void {
+    for (const list of [...this.#lists.values()]) this.#drop(list);
+    this.#quietSince = this.now();
   }
 
   /**
-   * Whether the counts hold what a read that sees `seen` commits sees. A number not told yet may be a commit of
-   * the store's on its way (not for now), or, with none on its way, another connection's: the counts are dropped.
+   * Whether the file records `fields` of `table`'s writes, as this read sees it; if not, asks for them (the
+   * list is counted by a later read, once that has landed).
    */
-  #inStep(seen: number, tableWrittenAt: number | undefined): boolean {
-    if (seen === this.#countsAt) return true;
-    // Commits the counts were not told of (the store's, on their way back from its writer thread, or another
-    // connection's) that wrote nothing of the list's table: its lists' counts hold what this read sees. Under
-    // 20 publishes a second most commits are other projections': without this, every deep read between one of
-    // them landing and its reply being handled walked the list with OFFSET (~2.8 ms at offset 100,000), which
-    // made the event loop slower to handle the replies, and deep pages collapsed to ~190 requests a second.
-    if (this.#countsAt !== undefined && tableWrittenAt !== undefined && seen > this.#countsAt && tableWrittenAt <= this.#countsAt) return true;
-    if (this.#inFlight > 0) return false;
-    if (this.#countsAt !== undefined) this.#othersCommitted();
-    this.#countsAt = seen;
-    return true;
-  }
-
-  #othersCommitted(): void {
-    this.clear();
-    this.#quietSince = this.now();
+  #records(table: string, fields: readonly string[]): boolean {
+    let known = this.#recorded.get(table);
+    if (known && fields.every((field) => known!.has(field))) return true;
+    const row = this.sql.statement('SELECT fields FROM counted_fields WHERE name = ?')?.pluck().get(table) as string | undefined;
+    if (row !== undefined) this.#recorded.set(table, (known = new Set(JSON.parse(row) as string[])));
+    if (known && fields.every((field) => known!.has(field))) return true;
+    if (!this.#recording.has(table)) {
+      const asked = this.sql
+        .record(table, fields)
+        .catch(() => {
+          // The table is gone, or the file cannot be written now: a later deep read asks again.
+        })
+        .finally(() => this.#recording.delete(table));
+      this.#recording.set(table, asked);
+    }
+    return false;
   }
 
   #list(table: string, filter: Readonly<Record<string, Scalar>>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | undefined {
@@ -306,6 +271,8 @@ export class SqliteDeepPages {
       this.#budgetUsedMs = 0;
     }
     if (this.#budgetUsedMs >= BUILD_BUDGET_MS_PER_SECOND) return undefined;
+    // Counts built from this read are kept by the changes of later commits: the file must record them.
+    if (!this.#records(table, [...new Set([...filterEntries.map(([field]) => field), ...sort.map(([field]) => field)])])) return undefined;
     const list = this.#build(key, table, filterEntries, sort);
     this.#budgetUsedMs += this.now() - started;
     if (list === null) {
@@ -315,8 +282,9 @@ export class SqliteDeepPages {
     if (!list) return undefined;
     if (this.#lists.size >= MAX_LISTS) this.#drop(this.#lists.values().next().value!);
     this.#lists.set(key, list);
-    const lists = new Set([...(this.#byTable.get(table)?.lists ?? []), list]);
-    this.#byTable.set(table, this.#countedTable(table, lists));
+    let lists = this.#byTable.get(table);
+    if (!lists) this.#byTable.set(table, (lists = new Set()));
+    lists.add(list);
     return list;
   }
 
@@ -395,52 +363,59 @@ export class SqliteDeepPages {
     return params;
   }
 
-  /** Cuts blocks grown beyond twice BLOCK_SIZE (not `exact`: marks the list uncut instead), drops emptied ones. */
-  #rebalance(list: SortedList, exact: () => boolean): void {
-    let uncut = false;
-    for (const part of [list.nulls, list.values]) {
-      for (let block = 0; block < part.blockCount; block++) {
-        while (!uncut && part.count(block) > 2 * BLOCK_SIZE) {
-          // The key to cut at is read from the file: with a later commit in it, it might not be the one counted.
-          // The block then stays whole (its count is right; a page in it walks further) until a commit or a
-          // deep read that sees the file as counted. Dropping the list instead meant walking all of it again:
-          // under 20 publishes a second, each moving an entry to the top of its list, that was most cuts.
-          if (!exact()) {
-            uncut = true;
-            break;
-          }
-          const at = this.#keyAt(list, part, part.start(block), BLOCK_SIZE - 1);
-          if (!at) return this.#drop(list);
-          part.split(block, at, BLOCK_SIZE);
-          block++;
+  /**
+   * Cuts the given blocks of a list that grew beyond twice BLOCK_SIZE, and drops those left empty. The counts
+   * hold what this read sees, so the keys to cut at are read right.
+   */
+  #rebalance(list: SortedList, blocksByPart: ReadonlyMap<CountedBlocks, ReadonlySet<number>>): void {
+    for (const [part, blocks] of blocksByPart) {
+      // Last first: cutting or dropping a block moves the numbers of the blocks after it only.
+      for (const block of [...blocks].sort((a, b) => b - a)) {
+        let at = block;
+        while (part.count(at) > 2 * BLOCK_SIZE) {
+          const key = this.#keyAt(list, part, part.start(at), BLOCK_SIZE - 1);
+          if (!key) return this.#drop(list);
+          part.split(at, key, BLOCK_SIZE);
+          at++;
         }
-        if (part.dropIfEmpty(block)) block--;
+        if (at === block) part.dropIfEmpty(block);
       }
     }
-    list.uncut = uncut;
   }
 
   #drop(list: SortedList): void {
     this.#lists.delete(list.key);
-    const byTable = this.#byTable.get(list.table);
-    if (!byTable) return;
-    byTable.lists.delete(list);
-    if (byTable.lists.size === 0) this.#byTable.delete(list.table);
-    else this.#byTable.set(list.table, this.#countedTable(list.table, byTable.lists));
-  }
-
-  /** A table's lists and what a commit reads of each document it writes there: every field of their filters and sorts, once. */
-  #countedTable(table: string, lists: Set<SortedList>): CountedTable {
-    const fields = [...new Set([...lists].flatMap((list) => [...list.filter.map(([field]) => field), ...list.sort.map(([field]) => field)]))];
-    return { lists, fields, selectFields: `SELECT ${fields.map((field) => this.sql.field(field)).join(', ')} FROM "${table}" WHERE id = ?` };
+    const lists = this.#byTable.get(list.table);
+    lists?.delete(list);
+    if (lists?.size === 0) this.#byTable.delete(list.table);
   }
 }
 
-/** A document's key in the list, undefined if the filter does not take it, false if it cannot be counted. */
-function keyIn(list: SortedList, fields: readonly string[], values: readonly SqlValue[], id: string): SortKey | undefined | false {
-  for (const [field, value] of list.filter) if (values[fields.indexOf(field)] !== value) return undefined;
-  const key = { values: list.sort.map(([field]) => values[fields.indexOf(field)]!), id };
+/** A row of counted_changes: the table, the document, its recorded values before and after the write (JSON objects by field; null where there was or is no document). */
+type ChangeRow = [table: string, id: string, before: string | null, after: string | null];
+
+/** A document's key in the list from its recorded values, undefined if the filter does not take it, false if it cannot be counted. */
+function keyIn(list: SortedList, values: Readonly<Record<string, unknown>>, id: string): SortKey | undefined | false {
+  for (const [field, value] of list.filter) {
+    const recorded = recordedValue(values, field);
+    if (recorded === false) return false;
+    if (recorded !== value) return undefined;
+  }
+  const keyValues: SqlValue[] = [];
+  for (const [field] of list.sort) {
+    const recorded = recordedValue(values, field);
+    if (recorded === false) return false;
+    keyValues.push(recorded);
+  }
+  const key = { values: keyValues, id };
   return countable(key) ? key : false;
+}
+
+/** A recorded value as json_extract gave it; false when it was not recorded or is not a scalar (an object or array: not countable). */
+function recordedValue(values: Readonly<Record<string, unknown>>, field: string): SqlValue | false {
+  if (!Object.hasOwn(values, field)) return false;
+  const value = values[field];
+  return value === null || typeof value === 'number' || typeof value === 'string' ? value : false;
 }
 
 /** Whether the keys after the first are all present: the part's range condition relies on it. */
@@ -451,13 +426,4 @@ function countable(key: SortKey): boolean {
 
 function rowKey(row: readonly unknown[], sortLength: number): SortKey {
   return { values: row.slice(0, sortLength) as SqlValue[], id: row[sortLength] as string };
-}
-
-/** What json_extract returns for a value of the stored JSON (JSON.stringify of the document). */
-function sqlValueOf(value: unknown): SqlValue {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
 }

@@ -4,8 +4,7 @@ import { connectionPragmas, openSqliteDatabase, type OpenOptions } from '../sqli
 import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
 import { STEPS_HANDLER, SqliteWriterThread, WriterRequestError, WriterThreadError, type TransactionOutcome, type WriteStep } from '../sqlite/writer-thread.ts';
-import { DEEP_OFFSET, SqliteDeepPages, type CountedWrite, type PageColumns } from './sqlite-deep-pages.ts';
-import type { SqlValue } from './counted-blocks.ts';
+import { DEEP_OFFSET, KEPT_COMMITS, SqliteDeepPages, type PageColumns } from './sqlite-deep-pages.ts';
 import { sqlParameter } from './document-values.ts';
 import {
   GenerationConflictError,
@@ -77,12 +76,31 @@ CREATE TABLE IF NOT EXISTS document_commits (
   n  INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO document_commits (id, n) VALUES (0, 0);
--- The number (document_commits) of the last commit that wrote each document table: a deep read that sees
--- commits its counts were not told of can still use the counts of a table none of them wrote.
+-- The number (document_commits) of the last commit that wrote each document table. Read by the deep-page
+-- counts of the previous version (until 2026-11-28), which may still serve from this file during an upgrade;
+-- nothing of this version reads it.
 CREATE TABLE IF NOT EXISTS table_commits (
   name TEXT PRIMARY KEY,
   n    INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- The document tables whose deep pages some process counts, and the fields (a JSON array) their lists are
+-- counted by: triggers on each of them (see recordingTriggers) record those fields of every document a
+-- commit writes there, before and after, so that every process can keep its counts exact (SqliteDeepPages).
+CREATE TABLE IF NOT EXISTS counted_fields (
+  name   TEXT PRIMARY KEY,
+  fields TEXT NOT NULL
+) WITHOUT ROWID;
+-- The recorded writes, numbered with their commit (document_commits after it), those of the last
+-- KEPT_COMMITS commits kept. before and after are JSON objects of the fields' values (json_extract's), NULL
+-- where the document was not or is no more.
+CREATE TABLE IF NOT EXISTS counted_changes (
+  n      INTEGER NOT NULL,
+  name   TEXT    NOT NULL,
+  id     TEXT    NOT NULL,
+  before TEXT,
+  after  TEXT
+);
+CREATE INDEX IF NOT EXISTS counted_changes_by_commit ON counted_changes (n);
 `;
 
 /**
@@ -177,7 +195,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.#otherCommits = new OtherConnectionCommits(db, () => {
       for (const listener of [...this.#otherCommitListeners]) listener();
     }, OTHER_COMMIT_CHECKS);
-    this.#deepPages = new SqliteDeepPages({ field: fieldExpression, orderBy: (sort) => orderBy(sort as Query['sort']), statement: (sql) => this.#readStmt(sql) });
+    this.#deepPages = new SqliteDeepPages({
+      field: fieldExpression,
+      orderBy: (sort) => orderBy(sort as Query['sort']),
+      statement: (sql) => this.#readStmt(sql),
+      record: (table, fields) => this.#record(table, fields),
+    });
   }
 
   async createGeneration(
@@ -279,7 +302,11 @@ export class SqliteReadModelStore implements ReadModelStore {
       }
       this.#stmt('DELETE FROM projection_generations WHERE projection = ? AND generation = ?').run(schema.projection, generation);
       this.#stmt('DELETE FROM projection_leases WHERE projection = ? AND generation = ?').run(schema.projection, generation);
-      for (const collection of Object.keys(schema.collections)) this.#stmt('DELETE FROM table_commits WHERE name = ?').run(tableName({ projection: schema.projection, generation }, collection));
+      for (const collection of Object.keys(schema.collections)) {
+        const table = tableName({ projection: schema.projection, generation }, collection);
+        this.#stmt('DELETE FROM table_commits WHERE name = ?').run(table);
+        this.#stmt('DELETE FROM counted_fields WHERE name = ?').run(table);
+      }
     }).immediate();
     this.#statements.clear();
     this.#deepPages.forgetTables(Object.keys(schema.collections).map((collection) => tableName({ projection: schema.projection, generation }, collection)));
@@ -330,41 +357,20 @@ export class SqliteReadModelStore implements ReadModelStore {
    */
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     this.#assertOpen();
-    const { steps, counted, writtenTables, countedTables } = this.#commitSteps(target, writes, checkpoint, now, options.leaseHolder);
+    const steps = this.#commitSteps(target, writes, checkpoint, now, options.leaseHolder);
     let outcome: TransactionOutcome;
-    this.#deepPages.commitStarted();
     try {
       outcome = writes.length >= INLINE_COMMIT_WRITES ? this.#commitInline(steps) : await this.#writer.run(steps);
     } catch (error) {
-      // Whether it committed is unknown: the counts find out at their next read (see SqliteDeepPages).
-      this.#deepPages.commitEnded();
       this.#endTurnRead();
       throw error instanceof WriterThreadError ? new ReadModelUnavailableError(error.message, { cause: error }) : error;
     }
     this.#endTurnRead();
     if (!('committed' in outcome)) {
-      this.#deepPages.commitEnded();
       if ('aborted' in outcome) throw new LeaseLostError(target, options.leaseHolder!, (outcome.aborted.row?.[0] as string | undefined) ?? null);
       throw commitFailure(outcome.failed, target, writes);
     }
-    // Closed meanwhile: the commit stands, and there are no counts to tell.
-    if (this.#closed) {
-      this.#deepPages.commitEnded();
-      return;
-    }
-    const results = outcome.committed;
-    const changed = counted
-      .filter((write) => (results[write.step] as number) > 0)
-      .map((write): CountedWrite => {
-        const before = write.before === undefined ? undefined : (results[write.before.step] as SqlValue[] | null);
-        return { table: write.table, id: write.id, doc: write.doc, before: before && write.before ? { fields: write.before.fields, values: before } : undefined };
-      });
-    try {
-      this.#deepPages.committed(Number((results.at(-1) as unknown[])[0]), changed, writtenTables, countedTables);
-    } catch {
-      // The batch has committed: counts that cannot follow it are dropped (deep pages use OFFSET meanwhile).
-      this.#deepPages.clear();
-    }
+    if (this.#closed) return;
     this.#checkpointer.wrote();
   }
 
@@ -376,8 +382,16 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.#inlineCommit(steps);
   }
 
-  /** The statements of a commit (see commit), with where to find what the deep-page counts need in their results. */
-  #commitSteps(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, leaseHolder: string | undefined) {
+  /**
+   * Resolves once the deep-page counts' requests to the file (to record the fields of a table they count) have
+   * landed: the first deep read of a list asks, a read after this counts it. For tests and benchmarks.
+   */
+  async deepPagesSettled(): Promise<void> {
+    await this.#deepPages.settled();
+  }
+
+  /** The statements of a commit (see commit). */
+  #commitSteps(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, leaseHolder: string | undefined): WriteStep[] {
     const steps: WriteStep[] = [];
     if (leaseHolder !== undefined) {
       steps.push({ sql: 'SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?', params: [target.projection, target.generation], read: true, abortUnless: leaseHolder });
@@ -385,40 +399,52 @@ export class SqliteReadModelStore implements ReadModelStore {
     // Deletes first, then puts in position order: a batch that frees a unique value and gives it to
     // another document commits, as applying its events one by one would.
     const ordered = [...writes].sort((a, b) => (a.doc === null) !== (b.doc === null) ? (a.doc === null ? -1 : 1) : a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
-    // Writes to tables whose deep pages are counted: the document's counted values before it (read in the
-    // transaction), to tell the counts once the batch has committed.
-    const counted: Array<{ table: string; id: string; doc: Document | null; step: number; before?: { step: number; fields: readonly string[] } }> = [];
-    const countedTables = new Set<string>();
-    const tables = new Map<string, { table: string; counted: ReturnType<SqliteDeepPages['countedFields']>; upsert: string; remove: string }>();
+    const tables = new Map<string, { table: string; upsert: string; remove: string }>();
     for (const write of ordered) {
       let writer = tables.get(write.collection);
       if (!writer) {
         const table = tableName(target, write.collection);
         writer = {
           table,
-          counted: this.#deepPages.countedFields(table),
           upsert: `INSERT INTO "${table}" (id, pos, doc) VALUES (?, ?, jsonb(?))
                ON CONFLICT (id) DO UPDATE SET pos = excluded.pos, doc = excluded.doc WHERE excluded.pos > "${table}".pos`,
           remove: `DELETE FROM "${table}" WHERE id = ? AND pos < ?`,
         };
-        if (writer.counted) countedTables.add(table);
         tables.set(write.collection, writer);
       }
       const pos = encodePosition(write.position);
-      const before = writer.counted ? { step: steps.push({ sql: writer.counted.selectFields, params: [write.id], read: true }) - 1, fields: writer.counted.fields } : undefined;
-      const step = steps.push(write.doc === null ? { sql: writer.remove, params: [write.id, pos] } : { sql: writer.upsert, params: [write.id, pos], json: write.doc }) - 1;
-      if (writer.counted) counted.push({ table: writer.table, id: write.id, doc: write.doc, step, ...(before ? { before } : {}) });
+      steps.push(write.doc === null ? { sql: writer.remove, params: [write.id, pos] } : { sql: writer.upsert, params: [write.id, pos], json: write.doc });
     }
     steps.push({
       sql: `UPDATE projection_generations SET checkpoint = ?, updated_at = ?
          WHERE projection = ? AND generation = ? AND (checkpoint IS NULL OR checkpoint < ?)`,
       params: [encodePosition(checkpoint), now, target.projection, target.generation, encodePosition(checkpoint)],
     });
-    const writtenTables = new Set([...tables.values()].map((writer) => writer.table));
-    for (const table of writtenTables) steps.push({ sql: TABLE_COMMIT_SQL, params: [table] });
-    // Last: its result is the commit's number.
-    steps.push({ sql: 'UPDATE document_commits SET n = n + 1 WHERE id = 0 RETURNING n', params: [], read: true });
-    return { steps, counted, writtenTables, countedTables };
+    for (const writer of tables.values()) steps.push({ sql: TABLE_COMMIT_SQL, params: [writer.table] });
+    // The changes recorded by the commit KEPT_COMMITS before this one go (a few rows, by the index on n).
+    steps.push({ sql: PRUNE_COUNTED_CHANGES_SQL, params: [] });
+    // Last: the commit's number.
+    steps.push({ sql: 'UPDATE document_commits SET n = n + 1 WHERE id = 0', params: [] });
+    return steps;
+  }
+
+  /**
+   * Has the file record `fields` of every document written to `table` from the next commit on (for the deep
+   * pages' counts): the fields joined to those recorded already, and the table's triggers (recordingTriggers)
+   * made if they are not there, in one transaction on the writer thread. Creating triggers changes the
+   * file's schema (every connection prepares its statements again once); it happens once per table counted.
+   */
+  async #record(table: string, fields: readonly string[]): Promise<void> {
+    this.#assertOpen();
+    const outcome = await this.#writer.run([
+      {
+        sql: `INSERT INTO counted_fields (name, fields) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET fields = (
+                SELECT json_group_array(value) FROM (SELECT value FROM json_each(counted_fields.fields) UNION SELECT value FROM json_each(excluded.fields)))`,
+        params: [table, JSON.stringify(fields)],
+      },
+      ...recordingTriggers(table).map((sql) => ({ sql, params: [] })),
+    ]);
+    if (!('committed' in outcome)) throw new ReadModelError(`cannot record the counted fields of ${table}: ${'failed' in outcome ? outcome.failed.message : 'aborted'}`);
   }
 
   async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
@@ -813,6 +839,26 @@ function commitFailure(failure: { code: string | undefined; message: string }, t
   const error = new WriterRequestError(failure.message, failure.code);
   return asUniqueConstraintError(error, target, writes) ?? error;
 }
+
+/**
+ * The triggers that record, for the deep pages' counts (SqliteDeepPages), the counted fields (counted_fields)
+ * of each document written to a table, before and after the write, in the writing transaction whichever
+ * connection writes. The row takes the number the commit is about to take (document_commits is counted up as
+ * a commit's last step). An upsert that changes nothing (an older position) fires none.
+ */
+function recordingTriggers(table: string): string[] {
+  const values = (row: 'OLD' | 'NEW') =>
+    `(SELECT json_group_object(f.value, json_extract(${row}.doc, '$.' || f.value)) FROM counted_fields c, json_each(c.fields) f WHERE c.name = '${table}')`;
+  const record = (id: string, before: string, after: string) =>
+    `INSERT INTO counted_changes (n, name, id, before, after) SELECT n + 1, '${table}', ${id}, ${before}, ${after} FROM document_commits WHERE id = 0;`;
+  return [
+    `CREATE TRIGGER IF NOT EXISTS "${table}__counted_insert" AFTER INSERT ON "${table}" BEGIN ${record('NEW.id', 'NULL', values('NEW'))} END`,
+    `CREATE TRIGGER IF NOT EXISTS "${table}__counted_update" AFTER UPDATE ON "${table}" BEGIN ${record('NEW.id', values('OLD'), values('NEW'))} END`,
+    `CREATE TRIGGER IF NOT EXISTS "${table}__counted_delete" AFTER DELETE ON "${table}" BEGIN ${record('OLD.id', values('OLD'), 'NULL')} END`,
+  ];
+}
+
+const PRUNE_COUNTED_CHANGES_SQL = `DELETE FROM counted_changes WHERE n <= (SELECT n FROM document_commits WHERE id = 0) + 1 - ${KEPT_COMMITS}`;
 
 /** Records, in a commit's transaction, that the commit (the number it is about to take) wrote a table. */
 const TABLE_COMMIT_SQL = `INSERT INTO table_commits (name, n) SELECT ?, n + 1 FROM document_commits WHERE id = 0
