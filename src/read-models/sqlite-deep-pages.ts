@@ -15,7 +15,7 @@
  * with the commit: see recordingTriggers). A deep read reads the count in its own read transaction, and
  * brings the counts to it from the changes of the commits after theirs, in that transaction too: what it
  * reads is what the counts hold. The changes of the last KEPT_COMMITS commits are kept; counts further
- * behind are dropped and built again once the file has been quiet for a second. Lists whose later sort keys
+ * behind are dropped, and built again by a deep read a second later. Lists whose later sort keys
  * hold NULL, or whose keys are not scalars, are left to OFFSET.
  */
 import type Database from 'better-sqlite3';
@@ -35,8 +35,8 @@ export const DEEP_OFFSET = 2 * BLOCK_SIZE;
 const MAX_LISTS = 64;
 /** Time that building lists may take per second; beyond it, deep pages use OFFSET until the next second. */
 const BUILD_BUDGET_MS_PER_SECOND = 200;
-/** How long the file must go without another connection's commit before lists are built again. */
-const QUIET_BEFORE_BUILD_MS = 1_000;
+/** How long after counts that fell behind were dropped lists are built again (deep pages use OFFSET meanwhile). */
+const REBUILD_AFTER_DROP_MS = 1_000;
 /** How long a list found not countable (NULL in a later sort key) is left to OFFSET before it is tried again. */
 const UNCOUNTABLE_RETRY_MS = 60_000;
 /**
@@ -110,7 +110,7 @@ export class SqliteDeepPages {
   readonly #recording = new Map<string, Promise<void>>();
   /** The count of document commits the counts hold (see the module's comment); undefined before the first deep read. */
   #countsAt: number | undefined;
-  #quietSince = -Infinity;
+  #droppedAt = -Infinity;
   #budgetSecond = 0;
   #budgetUsedMs = 0;
 
@@ -226,7 +226,7 @@ export class SqliteDeepPages {
 
   #fellBehind(): void {
     for (const list of [...this.#lists.values()]) this.#drop(list);
-    this.#quietSince = this.now();
+    this.#droppedAt = this.now();
   }
 
   /**
@@ -262,7 +262,7 @@ export class SqliteDeepPages {
       return known;
     }
     const started = this.now();
-    if (started - this.#quietSince < QUIET_BEFORE_BUILD_MS) return undefined;
+    if (started - this.#droppedAt < REBUILD_AFTER_DROP_MS) return undefined;
     const foundUncountable = this.#uncountable.get(key);
     if (foundUncountable !== undefined && started - foundUncountable < UNCOUNTABLE_RETRY_MS) return undefined;
     const second = Math.floor(started / 1000);
