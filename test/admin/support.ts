@@ -33,8 +33,8 @@ function serviceConfigForTest(dataDir: string, env: Record<string, string> = {})
 }
 
 /** An API-only process (ROLES=api) on a fixture's data folder: a replica beside the fixture's service, which runs the projectors. */
-export function startApiReplica(dataDir: string): Promise<RunningService> {
-  return startService(serviceConfigForTest(dataDir, { ROLES: 'api' }), { logger: pino({ level: 'silent' }), clock: systemClock });
+export function startApiReplica(dataDir: string, env: Record<string, string> = {}): Promise<RunningService> {
+  return startService(serviceConfigForTest(dataDir, { ...env, ROLES: 'api' }), { logger: pino({ level: 'silent' }), clock: systemClock });
 }
 
 export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock; logger?: Logger } = {}): Promise<AdminFixture> {
