@@ -552,6 +552,32 @@ describe('read models: SQLite adapter, file behaviour', () => {
       expect(deep, `median ${deep.toFixed(0)} µs at offset 29,900 after a commit of another connection, ${near.toFixed(0)} µs at offset 300`).to.be.below(near * 4);
     });
 
+    it("follows another connection's commits on a list filtered by a boolean and sorted by numbers (JSON true and numbers as the file records them)", async function () {
+      this.timeout(60_000);
+      const file = path.join(tempDir(), 'read-models.sqlite');
+      const store = SqliteReadModelStore.open(file);
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      const doc = (i: number, round: number) => ({ slug: `s${i}`, featured: (i + round) % 3 !== 0, meta: { score: ((i * 7919 + round * 104_729) % 1_000) / 4 - 100 } });
+      await store.commit(target, Array.from({ length: 3_000 }, (_, i) => ({ collection: 'articles', id: `a${String(i).padStart(6, '0')}`, position: BigInt(i + 1), doc: doc(i, 0) })), 3_000n, NOW);
+      const byScore = (offset: number) => ({ filter: { featured: true }, sort: [['meta.score', 'asc']] as Array<[string, 'asc' | 'desc']>, limit: 20, offset, fields: ['slug'] });
+      const pages = async (s: SqliteReadModelStore) => Promise.all([64, 500, 1_000, 1_950].map(async (offset) => (await s.find(target, 'articles', byScore(offset))).map((d) => d['slug'])));
+      await store.find(target, 'articles', byScore(500));
+      await store.deepPagesSettled();
+      await new Promise((resolve) => setImmediate(resolve));
+      const other = SqliteReadModelStore.open(file);
+      for (let round = 1; round <= 3; round++) {
+        // A third of the documents change: some leave the list (featured false), some join it, all move.
+        await other.commit(target, Array.from({ length: 1_000 }, (_, k) => k * 3 + round - 1).map((i) => ({ collection: 'articles', id: `a${String(i).padStart(6, '0')}`, position: BigInt(round * 10_000 + i), doc: doc(i, round) })), BigInt(round * 10_000 + 3_000), NOW);
+        await new Promise((resolve) => setImmediate(resolve));
+        // A store opened now walks the index (it counts nothing yet): what the counts must agree with.
+        const fresh = SqliteReadModelStore.open(file);
+        expect(await pages(store), `round ${round}`).to.deep.equal(await pages(fresh));
+        await fresh.close();
+      }
+      await other.close();
+      await store.close();
+    });
+
     it('counts again, right, when it falls further behind than the changes the file keeps', async function () {
       this.timeout(60_000);
       const file = path.join(tempDir(), 'read-models.sqlite');
