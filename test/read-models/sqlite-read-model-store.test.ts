@@ -360,11 +360,11 @@ describe('read models: SQLite adapter, file behaviour', () => {
       await new Promise((resolve) => setImmediate(resolve));
       await store.find(target, 'articles', query(offset));
     };
-    /** A store with 30,000 articles whose list by publishedAt is counted. */
-    const countedStore = async (file = path.join(tempDir(), 'read-models.sqlite')) => {
+    /** A store on `file` with `count` articles (30,000 unless told) whose list by publishedAt is counted. */
+    const countedStore = async ({ count = 30_000, file = path.join(tempDir(), 'read-models.sqlite') } = {}) => {
       const store = SqliteReadModelStore.open(file);
-      await load(store, 30_000);
-      await countDeep(store, 29_900);
+      await load(store, count);
+      await countDeep(store, count - 100);
       return store;
     };
     const medianMicros = async (read: () => Promise<unknown>) => {
@@ -397,9 +397,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
     it('records the counted fields of the written documents of counted tables only, in the commit that writes them; a dropped generation takes its record with it', async function () {
       this.timeout(60_000);
       const file = path.join(tempDir(), 'read-models.sqlite');
-      const store = SqliteReadModelStore.open(file);
-      await load(store, 200);
-      await countDeep(store, 100);
+      const store = await countedStore({ count: 200, file });
       await store.commit(target, [added(0), { collection: 'tags', id: 't1', position: 20_001n, doc: { name: 'tag' } }, { collection: 'articles', id: 'a000005', position: 20_002n, doc: null }], 20_002n, NOW);
       // An older position changes nothing, and records nothing.
       await store.commit(target, [{ ...article(7), position: 1n }], 20_003n, NOW);
@@ -517,9 +515,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
 
     it('keeps counting right through commits that land together: blocks grown past 64 by them are cut by the next deep read', async function () {
       this.timeout(60_000);
-      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'));
-      await load(store, 2_000);
-      await countDeep(store, 1_000);
+      const store = await countedStore({ count: 2_000 });
       const expectPages = async (label: string, newest: number) => {
         for (const offset of [64, 100, 500, 1_000, 1_980 + newest]) {
           expect((await store.find(target, 'articles', query(offset))).map((d) => d['slug']), `${label} at ${offset}`).to.deep.equal(expectedPage(offset, 2_000, newest));
@@ -539,7 +535,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
     it("follows another connection's commits (a projector in another process) from the changes the file records: right, and from the counts", async function () {
       this.timeout(60_000);
       const file = path.join(tempDir(), 'read-models.sqlite');
-      const store = await countedStore(file);
+      const store = await countedStore({ file });
       const other = SqliteReadModelStore.open(file);
       // Another process adds an entry at the start of the list (the newest) and removes the oldest one left.
       const commit = (k: number) => other.commit(target, [added(k), { collection: 'articles', id: `a${String(k).padStart(6, '0')}`, position: BigInt(99_000 + k), doc: null }], BigInt(99_000 + k), NOW);
@@ -581,9 +577,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
     it('counts again, right, when it falls further behind than the changes the file keeps', async function () {
       this.timeout(60_000);
       const file = path.join(tempDir(), 'read-models.sqlite');
-      const store = SqliteReadModelStore.open(file);
-      await load(store, 2_000);
-      await countDeep(store, 1_000);
+      const store = await countedStore({ count: 2_000, file });
       // Another connection moves the newest entry to the end of the list, then commits KEPT_COMMITS times more
       // (here: counts them) and drops the changes recorded before, as the commits would.
       const other = new Database(file);
