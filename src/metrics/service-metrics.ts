@@ -81,6 +81,21 @@ export class ServiceMetrics {
    */
   watchProjections(deps: { projections: readonly Projection[]; store: ReadModelStore; log: EventLog; supervisor: ProjectionSupervisor | undefined }): void {
     const registers = [this.registry];
+    const deepPageReads = deps.store.deepPageReads?.bind(deps.store);
+    if (deepPageReads) {
+      new Counter({
+        name: 'annals_deep_page_reads_total',
+        help: 'Sorted list pages this process read at an offset of 64 or more, by how the offset was found: counts (the list counted in blocks) or offset (walked with OFFSET: not counted yet, or counts dropped). Embedded read models only.',
+        labelNames: ['found_by'],
+        registers,
+        collect() {
+          const reads = deepPageReads();
+          this.reset();
+          this.inc({ found_by: 'counts' }, reads.counted);
+          this.inc({ found_by: 'offset' }, reads.offset);
+        },
+      });
+    }
     let reading: Promise<ProjectionStatus[]> | undefined;
     // The gauges below are collected one after another for one scrape: read the status once for all.
     const status = () => {

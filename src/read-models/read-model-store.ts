@@ -276,6 +276,13 @@ export interface ReadModelStore {
    */
   watchOtherCommits?(listener: () => void): () => void;
 
+  /**
+   * Sorted list pages read deep (at an offset of DEEP_OFFSET or more) since the store opened: `counted`
+   * found through the counts of the list, `offset` walked with OFFSET (a list not counted yet, or its counts
+   * dropped). For the metrics. Adapters without counts leave it out (MongoDB pages with skip).
+   */
+  deepPageReads?(): { counted: number; offset: number };
+
   /** Verifies the store is reachable. Throws ReadModelUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

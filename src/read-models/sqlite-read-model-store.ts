@@ -162,6 +162,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
   /** Counts of the sorted lists read deep, so that a deep page does not walk every entry before it. */
   readonly #deepPages: SqliteDeepPages;
+  /** Deep pages read so far (deepPageReads). */
+  readonly #deepPageReads = { counted: 0, offset: 0 };
   /** Commits of other connections (watchOtherCommits): the check runs while anyone listens. */
   readonly #otherCommits: OtherConnectionCommits;
   readonly #otherCommitListeners = new Set<() => void>();
@@ -382,6 +384,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.#inlineCommit(steps);
   }
 
+  deepPageReads(): { counted: number; offset: number } {
+    return { ...this.#deepPageReads };
+  }
+
   /**
    * Resolves once the deep-page counts' requests to the file (to record the fields of a table they count) have
    * landed: the first deep read of a list asks, a read after this counts it. For tests and benchmarks.
@@ -506,8 +512,15 @@ export class SqliteReadModelStore implements ReadModelStore {
     const limit = Math.min(query.limit ?? MAX_QUERY_LIMIT, MAX_QUERY_LIMIT);
     const offset = Math.max(0, query.offset ?? 0);
     if (plain) {
-      const deep = offset >= DEEP_OFFSET && query.sort?.length ? this.#deepPages.page(tableName(target, collection), (query.filter ?? {}) as Record<string, string | number | boolean>, query.sort, doc, limit, offset) : undefined;
-      return deep ?? rowsOf(doc, this.#readStmt(plain.sql), [...plain.params, limit, offset]);
+      if (offset >= DEEP_OFFSET && query.sort?.length) {
+        const deep = this.#deepPages.page(tableName(target, collection), (query.filter ?? {}) as Record<string, string | number | boolean>, query.sort, doc, limit, offset);
+        if (deep !== undefined) {
+          this.#deepPageReads.counted++;
+          return deep;
+        }
+        this.#deepPageReads.offset++;
+      }
+      return rowsOf(doc, this.#readStmt(plain.sql), [...plain.params, limit, offset]);
     }
     const from = this.#from(target, collection, query.filter, query.text);
     if (!from) return [];

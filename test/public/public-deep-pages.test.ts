@@ -101,7 +101,7 @@ describe('public API: deep list pages', function () {
     await f?.stop();
   });
 
-  it('are the slices of the list in its order, sorted both ways, in both locales, through publishes and deletions', async () => {
+  it('are the slices of the list in its order, sorted both ways, in both locales, through publishes and deletions, most found through counts in both processes', async () => {
     await expectPagesFollowTheOrder('as published');
     // Read again: the lists are counted by now in both processes (a first deep read asks the file to record
     // the list's changes, and is answered from the index meanwhile).
@@ -112,5 +112,13 @@ describe('public API: deep list pages', function () {
     const ids = [...live.keys()];
     for (let i = 0; i < ids.length; i += 4) if (i / 4 < 200) await remove(ids[i]!);
     await expectPagesFollowTheOrder('after 200 deletions');
+    // /metrics counts them by how each process found them: most through its counts, in the API-only one too.
+    for (const [name, url] of [['service', f.service.url], ['replica', replica.url]]) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const reads = (foundBy: string) => Number(new RegExp(`^annals_deep_page_reads_total\\{found_by="${foundBy}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+      // Four rounds of 24 deep pages each (the first round's first reads of each list walk with OFFSET).
+      expect(reads('counts') + reads('offset'), name).to.equal(96);
+      expect(reads('counts'), `${name}: ${reads('counts')} found through counts, ${reads('offset')} with OFFSET`).to.be.above(80);
+    }
   });
 });
