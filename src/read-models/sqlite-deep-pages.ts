@@ -196,7 +196,9 @@ export class SqliteDeepPages {
   #apply(rows: readonly ChangeRow[]): void {
     // The blocks each list's changes fell in, by part: only those can need a cut or be empty.
     const touched = new Map<SortedList, Map<CountedBlocks, Set<number>>>();
-    const touch = (list: SortedList, part: CountedBlocks, block: number) => {
+    const count = (list: SortedList, key: SortKey, change: 'add' | 'remove') => {
+      const part = list.partOf(key);
+      const block = part[change](key);
       let parts = touched.get(list);
       if (!parts) touched.set(list, (parts = new Map()));
       let blocks = parts.get(part);
@@ -214,8 +216,8 @@ export class SqliteDeepPages {
           const from = was ? keyIn(list, was, id) : undefined;
           const to = is ? keyIn(list, is, id) : undefined;
           if (from === false || to === false) throw new Error('not countable');
-          if (from) touch(list, list.partOf(from), list.partOf(from).remove(from));
-          if (to) touch(list, list.partOf(to), list.partOf(to).add(to));
+          if (from) count(list, from, 'remove');
+          if (to) count(list, to, 'add');
         } catch {
           this.#drop(list);
         }
