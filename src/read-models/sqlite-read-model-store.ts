@@ -513,7 +513,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const offset = Math.max(0, query.offset ?? 0);
     if (plain) {
       if (offset >= DEEP_OFFSET && query.sort?.length) {
-        const deep = this.#deepPages.page(tableName(target, collection), (query.filter ?? {}) as Record<string, string | number | boolean>, query.sort, doc, limit, offset);
+        const deep = this.#deepPages.page(plain.table, (query.filter ?? {}) as Record<string, string | number | boolean>, query.sort, doc, limit, offset);
         if (deep !== undefined) {
           this.#deepPageReads.counted++;
           return deep;
@@ -554,7 +554,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * (deferred seek); at offset 4,980 of 10,000 that one statement took ~170 µs where ids-then-documents
    * took ~210.
    */
-  #plainQuery(target: ModelTarget, collection: string, query: Query, doc: Columns): { sql: string; params: unknown[] } | undefined {
+  #plainQuery(target: ModelTarget, collection: string, query: Query, doc: Columns): { sql: string; params: unknown[]; table: string } | undefined {
     if (query.text !== undefined) return undefined;
     const table = tableName(target, collection);
     let key = `${table}\n${doc.id}\n`;
@@ -579,7 +579,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (this.#plainSql.size > 1_000) this.#plainSql.clear();
       this.#plainSql.set(key, sql);
     }
-    return { sql, params };
+    return { sql, params, table };
   }
 
   /**
