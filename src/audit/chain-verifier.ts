@@ -12,18 +12,22 @@
  * - unlinked: an event without a link after the stream's chain began, or after the last anchor;
  * - anchor-digest / anchor-signature: the events an anchor covers are not the ones it signed, or its
  *   signature does not verify with the audit public key;
- * - unanchored: events without a link that no anchor covers (run `annals audit anchor`).
+ * - unanchored: events without a link that no anchor covers (run `annals audit anchor`);
+ * - unreadable: the store holds the event but cannot read it back (the embedded log: its stored frame is
+ *   damaged, which its checksum shows); the walk goes on after it, and the stream's next event is checked
+ *   against its own stored link (what the unreadable event held cannot be recomputed).
  * What a chain cannot show: events removed from the end of a stream, or a whole stream removed, unless an
  * export or an anchor taken earlier names them (see docs/audit.md).
  */
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import { UnreadableEventError } from '../event-store/errors.ts';
 import { encodePosition } from '../event-store/position.ts';
 import { chainLink, genesisLink, storedLink } from '../event-store/hash-chain.ts';
 import { AuditSignatureError, verifyAuditSignature, type AuditPublicKey } from './audit-signer.ts';
 import { auditLogAnchored, type AuditLogAnchored } from './audit-events.ts';
 import { LegacyDigest } from './legacy-anchor.ts';
 
-export type BreakReason = 'link-mismatch' | 'revision-gap' | 'unlinked' | 'anchor-digest' | 'anchor-signature' | 'unanchored';
+export type BreakReason = 'link-mismatch' | 'revision-gap' | 'unlinked' | 'anchor-digest' | 'anchor-signature' | 'unanchored' | 'unreadable';
 
 export interface ChainBreak {
   reason: BreakReason;
@@ -64,9 +68,28 @@ export interface VerifyOptions {
 
 interface StreamTip {
   revision: bigint;
-  link: string;
+  /** null: the event at `revision` could not be read, so the next one starts from its own stored link. */
+  link: string | null;
   inScope: boolean;
   chained: boolean;
+}
+
+/** The log in order; an event the store cannot read is handed to `unreadable` and the read goes on after it. */
+async function* readAllReporting(store: EventStore, unreadable: (error: UnreadableEventError) => void): AsyncIterable<RecordedEvent> {
+  let after: bigint | 'start' = 'start';
+  for (;;) {
+    try {
+      for await (const event of store.readAll({ after })) {
+        after = event.position;
+        yield event;
+      }
+      return;
+    } catch (error) {
+      if (!(error instanceof UnreadableEventError)) throw error;
+      unreadable(error);
+      after = error.position;
+    }
+  }
 }
 
 /** Recomputes every chain and checks every anchor; see the module comment. */
@@ -83,7 +106,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
   let unlinkedEvents = 0;
   let seen = 0;
   let anchoredOnce = false;
-  const fail = (event: RecordedEvent, reason: BreakReason, detail: string) => {
+  const fail = (event: Pick<RecordedEvent, 'streamId' | 'revision' | 'id' | 'type' | 'position'>, reason: BreakReason, detail: string) => {
     if (breaks.length >= maxBreaks) {
       moreBreaks = true;
       return;
@@ -91,7 +114,11 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
     breaks.push({ reason, streamId: event.streamId, revision: event.revision.toString(), eventId: event.id, type: event.type, position: encodePosition(event.position), detail });
   };
 
-  for await (const event of store.readAll()) {
+  for await (const event of readAllReporting(store, (unreadable) => {
+    fail({ ...unreadable, id: unreadable.eventId }, 'unreadable', `the stored event cannot be read back: ${unreadable.reason}`);
+    const tip = tips.get(unreadable.streamId);
+    tips.set(unreadable.streamId, { revision: unreadable.revision, link: null, inScope: tip?.inScope ?? true, chained: tip?.chained ?? true });
+  })) {
     if (head !== null && event.position > head) break;
     if (++seen % 10_000 === 0) options.onProgress?.({ events: seen, fraction: head ? Number(event.position) / Number(head) : 1 });
     const tip = tips.get(event.streamId);
@@ -118,7 +145,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
       fail(event, 'revision-gap', tip ? `revision ${event.revision} follows revision ${tip.revision}: events are missing from the stream` : `the stream starts at revision ${event.revision}, not 0: its first events are missing`);
     }
     const prev = tip ? tip.link : genesisLink(event.streamId);
-    const computed = chainLink(prev, event);
+    const computed = prev === null ? link : chainLink(prev, event);
     if (computed !== link) fail(event, 'link-mismatch', 'the recomputed link differs from the stored one: the event was changed after it was written, or an event before it was');
     tips.set(event.streamId, { revision: event.revision, link, inScope, chained: true });
 

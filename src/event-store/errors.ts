@@ -41,6 +41,26 @@ export class UnavailableError extends EventStoreError {
   }
 }
 
+/**
+ * An event the store holds but cannot read back (the embedded log: its frame is damaged, or needs a zstd
+ * dictionary this version does not have). Names the event, so that a reader can report it and read on after
+ * `position`.
+ */
+export class UnreadableEventError extends EventStoreError {
+  override name = 'UnreadableEventError';
+  constructor(
+    readonly position: bigint,
+    readonly streamId: string,
+    readonly revision: bigint,
+    readonly eventId: string,
+    readonly type: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the event at position ${position} (${streamId}, revision ${revision}, id ${eventId}) cannot be read: ${reason}`, options);
+  }
+}
+
 /** The event is malformed for the store (not a UUID id, unserialisable data, ...). */
 export class InvalidEventError extends EventStoreError {
   override name = 'InvalidEventError';

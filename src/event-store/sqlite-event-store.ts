@@ -17,11 +17,12 @@ import {
   type SubscriptionFilter,
   type SubscriptionMessage,
 } from './event-store.ts';
-import { InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
+import { InvalidEventError, StreamNotFoundError, UnavailableError, UnreadableEventError, WrongExpectedVersionError } from './errors.ts';
 import { isUuid } from './position.ts';
 import { AppendNotifier } from './append-notifier.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
+import { EventFrames } from './event-frames.ts';
 
 export interface SqliteEventStoreOptions {
   /**
@@ -41,8 +42,12 @@ export interface SqliteEventStoreOptions {
   schedule?: Schedule;
 }
 
-/** A row of the events table, read in raw mode (an array in column order: cheaper than an object). */
-type EventRow = [position: bigint, streamId: string, revision: bigint, eventId: string, type: string, data: string, metadata: string];
+/**
+ * A row of the events table, read in raw mode (an array in column order: cheaper than an object). `data` is the
+ * event's frame (event-frames.ts: its data and metadata, compressed) and `metadata` empty; rows written before
+ * frames (2026-11-28) hold the two JSON texts, and are read as they are.
+ */
+type EventRow = [position: bigint, streamId: string, revision: bigint, eventId: string, type: string, data: Buffer | string, metadata: string];
 const EVENT_COLUMNS = 'position, stream_id, revision, event_id, type, data, metadata';
 
 interface StreamRow {
@@ -51,6 +56,7 @@ interface StreamRow {
 }
 
 const SCHEMA = `
+-- data: the event's frame (a BLOB), metadata: '' (see EventRow); both JSON texts in rows written before frames.
 CREATE TABLE IF NOT EXISTS events (
   position   INTEGER PRIMARY KEY AUTOINCREMENT,
   stream_id  TEXT    NOT NULL,
@@ -103,7 +109,9 @@ const APPEND_HANDLER = `(db) => {
     let revision = row ? row.last_revision + 1n : 0n;
     let position = 0n;
     for (const event of events) {
-      position = BigInt(insert.run(streamId, revision, event.id, event.type, event.data, event.metadata).lastInsertRowid);
+      // The frame crossed to this thread as a Uint8Array; SQLite stores a Buffer as a BLOB.
+      const frame = Buffer.from(event.frame.buffer, event.frame.byteOffset, event.frame.byteLength);
+      position = BigInt(insert.run(streamId, revision, event.id, event.type, frame, '').lastInsertRowid);
       revision += 1n;
     }
     upsertStream.run(streamId, revision - 1n);
@@ -473,25 +481,27 @@ function validateAppend(streamId: string, events: readonly NewEvent[]): void {
   }
 }
 
-/** An event with its data and metadata as the JSON text stored. */
+/** An event as stored: its id and type, and the frame of its data and metadata. */
 interface SerialisedEvent {
   id: string;
   type: string;
-  data: string;
-  metadata: string;
+  frame: Uint8Array;
 }
 
-/** The append's events as stored, within MAX_APPEND_BYTES. */
+/** Frames are written and read on this thread: zstd's contexts are reused, one per process. */
+const frames = new EventFrames();
+
+/** The append's events as stored, within MAX_APPEND_BYTES (their JSON texts, before compression: the same limit on every adapter). */
 function serialiseAppend(streamId: string, events: readonly NewEvent[]): SerialisedEvent[] {
   let bytes = 0;
-  const serialised = events.map((event) => {
+  const texts = events.map((event) => {
     const data = serialise(event, 'data');
     const metadata = serialise(event, 'metadata');
     bytes += Buffer.byteLength(data) + Buffer.byteLength(metadata);
-    return { id: event.id, type: event.type, data, metadata };
+    return { data, metadata };
   });
   assertAppendSize(streamId, bytes);
-  return serialised;
+  return events.map((event, i) => ({ id: event.id, type: event.type, frame: frames.write(texts[i]!.data, texts[i]!.metadata) }));
 }
 
 function serialise(event: NewEvent, part: 'data' | 'metadata'): string {
@@ -509,10 +519,20 @@ function serialise(event: NewEvent, part: 'data' | 'metadata'): string {
  * filter on type) skip the cost of parsing revision snapshots. The property is an own, enumerable
  * getter, so spreading or comparing an event sees the data as usual.
  */
-function toRecorded([position, streamId, revision, id, type, text, metadata]: EventRow): RecordedEvent {
+function toRecorded([position, streamId, revision, id, type, stored, storedMetadata]: EventRow): RecordedEvent {
+  let text: string;
+  let metadata: EventMetadata;
+  try {
+    let metadataText = storedMetadata;
+    if (typeof stored === 'string') text = stored;
+    else ({ data: text, metadata: metadataText } = frames.read(stored));
+    metadata = JSON.parse(metadataText) as EventMetadata;
+  } catch (error) {
+    throw new UnreadableEventError(position, streamId, revision, id, type, error instanceof SyntaxError ? `its metadata is not JSON (${error.message})` : (error as Error).message, { cause: error });
+  }
   let data: unknown;
   let parsed = false;
-  const event = { id, type, streamId, revision, position, metadata: JSON.parse(metadata) as EventMetadata } as RecordedEvent;
+  const event = { id, type, streamId, revision, position, metadata } as RecordedEvent;
   Object.defineProperty(event, 'data', {
     enumerable: true,
     configurable: true,

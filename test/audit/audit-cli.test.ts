@@ -9,6 +9,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect } from '../../src/event-store/event-store.ts';
+import { EventFrames } from '../../src/event-store/event-frames.ts';
 
 const SCRIPT = 'scripts/audit/verify-audit-export.mjs';
 
@@ -62,21 +63,28 @@ describe('audit: verify the log, export a project, verify the export without the
     const file = path.join(copy, 'events.sqlite');
     const db = new Database(file);
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const row = db.prepare("SELECT event_id, stream_id, revision FROM events WHERE type = 'entry.revision-saved' AND data LIKE ?").get(`%${targetTitle}%`) as { event_id: string; stream_id: string; revision: number };
+    const saved = db.prepare("SELECT event_id, stream_id, revision, data FROM events WHERE type = 'entry.revision-saved'").all() as Array<{ event_id: string; stream_id: string; revision: number; data: Buffer }>;
     db.close();
+    // Stored compressed (event-frames.ts): the title is not in the file as text; its event's frame is, once.
+    const row = saved.find((r) => new EventFrames().read(r.data).data.includes(targetTitle))!;
+    expect(row, 'the saved revision of the target entry').to.not.equal(undefined);
     const bytes = fs.readFileSync(file);
-    const at = bytes.indexOf(Buffer.from(targetTitle));
+    expect(bytes.indexOf(Buffer.from(targetTitle)), 'the title is not stored as text').to.equal(-1);
+    const at = bytes.indexOf(row.data);
     expect(at).to.be.greaterThan(0);
-    expect(bytes.indexOf(Buffer.from(targetTitle), at + 1), 'the title occurs once in the file').to.equal(-1);
-    bytes[at + 'Quarterly figures, as first '.length] = 'W'.charCodeAt(0); // "written" -> "Written": one byte
+    expect(bytes.indexOf(row.data, at + 1), 'the frame occurs once in the file').to.equal(-1);
+    const flipped = at + Math.floor(row.data.length / 2);
+    bytes[flipped] = bytes[flipped]! ^ 0x04; // one bit of one byte
     fs.writeFileSync(file, bytes);
 
     const broken = await runEntry('src/cli/main.ts', ['audit', 'verify', '--json'], { DATA_DIR: copy, LOG_LEVEL: 'silent' });
     expect(broken.code).to.equal(1);
     const found = JSON.parse(broken.stdout);
     expect(found.verified).to.equal(false);
-    expect(found.breaks).to.have.length(1);
-    expect(found.firstBreak).to.include({ reason: 'link-mismatch', eventId: row.event_id, streamId: row.stream_id, revision: String(row.revision) });
+    // Its checksum shows the damaged frame; the events after it (its stream's publish among them) still verify.
+    expect(found.breaks, JSON.stringify(found.breaks)).to.have.length(1);
+    expect(found.firstBreak).to.include({ reason: 'unreadable', eventId: row.event_id, streamId: row.stream_id, revision: String(row.revision) });
+    expect(found.chainedEvents).to.equal(report.chainedEvents - 1);
     expect(broken.stderr).to.contain(row.event_id).and.contain(row.stream_id);
   });
 

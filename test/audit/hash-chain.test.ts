@@ -18,6 +18,7 @@ import { auditEvents } from '../../src/audit/audit-events.ts';
 import { anchorUnlinkedEvents } from '../../src/audit/legacy-anchor.ts';
 import { verifyLog } from '../../src/audit/chain-verifier.ts';
 import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { rewriteStoredEvent } from '../support/stored-events.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const noted = defineEvent({ type: 'note.added', version: 1, schema: z.object({ projectId: z.string().optional(), text: z.string(), n: z.number().optional() }) });
@@ -99,8 +100,8 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
     await log.append('note-b', [{ type: 'note.added', data: { text: 'untouched' } }], 'no_stream', { actor });
     const events = await collect(store.readStream('note-a'));
     await store.close();
+    rewriteStoredEvent(file, events[1]!.id, ({ data, metadata }) => ({ data: data.replace('line 1', 'line X'), metadata }));
     const db = new Database(file);
-    db.prepare("UPDATE events SET data = replace(data, 'line 1', 'line X') WHERE event_id = ?").run(events[1]!.id);
     db.prepare('DELETE FROM events WHERE event_id = ?').run(events[3]!.id);
     db.close();
     store = SqliteEventStore.open(file);
@@ -138,9 +139,7 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
       expect(report.anchors[0]).to.include({ coveredEvents: 3, valid: true });
 
       await store.close();
-      const db = new Database(file);
-      db.prepare("UPDATE events SET data = replace(data, 'elsewhere', 'elsewhare') WHERE event_id = ?").run(before[2]!.id);
-      db.close();
+      rewriteStoredEvent(file, before[2]!.id, ({ data, metadata }) => ({ data: data.replace('elsewhere', 'elsewhare'), metadata }));
       store = SqliteEventStore.open(file);
       const altered = await verifyLog(store, { publicKey: signer.publicKey });
       expect(altered.verified).to.equal(false);

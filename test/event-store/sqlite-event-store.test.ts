@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -9,6 +10,11 @@ import { tempDir } from '../support/temp-dir.ts';
 import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
+import { UnreadableEventError } from '../../src/event-store/errors.ts';
+import { dictionaryOf } from '../../src/event-store/event-frames.ts';
+import { revisionEvent } from '../support/synthetic-history.ts';
+import { insertPlainEvents, storedFrame } from '../support/stored-events.ts';
+import Database from 'better-sqlite3';
 
 eventStoreConformance('event store: SQLite adapter', {
   create: async () => SqliteEventStore.open(path.join(tempDir(), 'events.sqlite'), { pollIntervalMs: 50, pageSize: 4 }),
@@ -52,8 +58,9 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     const checkpoints: Array<() => Promise<void>> = [];
     const store = SqliteEventStore.open(file, { schedule: (task) => (checkpoints.push(task), () => undefined) });
     try {
-      // ~900 KB an append, ~220 pages of 4 KiB: 12 appends pass 1,000 pages and stay below the backstop.
-      const text = 'x'.repeat(900_000);
+      // ~900 KB an append that compresses to ~680 KB (random base64: 6 bits a character), ~165 pages of 4 KiB:
+      // 12 appends pass 1,000 pages and stay below the backstop.
+      const text = randomBytes(675_000).toString('base64');
       for (let n = 0; n < 12; n++) await store.append('big', [event('big', { text })], n === 0 ? 'no_stream' : BigInt(n - 1));
       const wal = walState(file);
       expect(wal.frames).to.be.above(1_000).and.below(EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES);
@@ -222,6 +229,96 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
       expect(() => SqliteEventStore.open(path.join(dir, 'events.sqlite'))).to.throw(SqliteOpenError, /not writable/);
     } finally {
       fs.chmodSync(dir, 0o755);
+    }
+  });
+});
+
+describe('event store: SQLite adapter, events stored as compressed frames', () => {
+  it('stores each event as one zstd frame made with the log\'s dictionary, a third of its JSON or less, and reads it back as appended', async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    const store = SqliteEventStore.open(file);
+    const appended = Array.from({ length: 200 }, (_, i) => revisionEvent(i, 1));
+    try {
+      for (const e of appended) await store.append(`entry-${e.data && (e.data as { entryId: string }).entryId}`, [e], 'any');
+      const read = await collect(store.readAll());
+      expect(read.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))).to.deep.equal(appended.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })));
+    } finally {
+      await store.close();
+    }
+    const db = new Database(file, { readonly: true });
+    const rows = db.prepare('SELECT data, metadata FROM events').all() as Array<{ data: unknown; metadata: unknown }>;
+    db.close();
+    expect(rows).to.have.length(200);
+    let stored = 0;
+    let json = 0;
+    for (const [i, row] of rows.entries()) {
+      expect(Buffer.isBuffer(row.data)).to.equal(true);
+      expect(row.metadata).to.equal('');
+      expect(dictionaryOf(row.data as Buffer)).to.equal(32769);
+      stored += (row.data as Buffer).length;
+      json += Buffer.byteLength(JSON.stringify(appended[i]!.data)) + Buffer.byteLength(JSON.stringify(appended[i]!.metadata));
+    }
+    expect(stored / json).to.be.below(0.34);
+    // Nothing of the events is in the file as text.
+    expect(fs.readFileSync(file).includes(Buffer.from((appended[7]!.metadata as { correlationId: string }).correlationId))).to.equal(false);
+  });
+
+  it('reads events stored as JSON text by builds before frames, in order among framed ones: reads, stream reads and subscriptions', async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    let store = SqliteEventStore.open(file);
+    await store.append('s', [event('framed-before')], 'no_stream');
+    await store.close();
+    const plain = { streamId: 's', revision: 1, id: randomUUID(), type: 'plain', data: { text: 'written by an older build', n: 1 }, metadata: { actor: { type: 'user', id: 'u-1' }, correlationId: randomUUID(), causationId: null, occurredAt: '2026-11-01T00:00:00.000Z', schemaVersion: 1 } };
+    insertPlainEvents(file, [plain]);
+    store = SqliteEventStore.open(file);
+    try {
+      await store.append('s', [event('framed-after', { text: 'new' })], 1n);
+      const all = await collect(store.readAll());
+      expect(all.map((e) => e.type)).to.deep.equal(['framed-before', 'plain', 'framed-after']);
+      expect(all[1]).to.deep.include({ id: plain.id, data: plain.data, metadata: plain.metadata, revision: 1n });
+      expect((await collect(store.readStream('s', { direction: 'backwards' }))).map((e) => e.type)).to.deep.equal(['framed-after', 'plain', 'framed-before']);
+      const subscription = store.subscribeToAll();
+      const seen: string[] = [];
+      for await (const message of subscription) {
+        if (message.kind === 'caught-up') break;
+        if (message.kind === 'event') seen.push(message.event.type);
+      }
+      await subscription.stop();
+      expect(seen).to.deep.equal(['framed-before', 'plain', 'framed-after']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('names an event it cannot read back (a damaged frame, a dictionary it does not have), and reads on after it', async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    let store = SqliteEventStore.open(file);
+    const events = [event('one', { text: 'first' }), event('two', { text: 'second' }), event('three', { text: 'third' })];
+    await store.append('s', events, 'no_stream');
+    await store.close();
+    const db = new Database(file);
+    const damaged = storedFrame(file, events[0]!.id);
+    damaged[Math.floor(damaged.length / 2)]! ^= 0x10;
+    const unknown = storedFrame(file, events[1]!.id);
+    // The dictionary id sits after the header's descriptor (and window byte): make it one this build does not know.
+    const at = 5 + ((unknown[4]! & 0x20) ? 0 : 1);
+    unknown.writeUInt16LE(40_000, at);
+    const update = db.prepare('UPDATE events SET data = ? WHERE event_id = ?');
+    update.run(damaged, events[0]!.id);
+    update.run(unknown, events[1]!.id);
+    db.close();
+    store = SqliteEventStore.open(file);
+    try {
+      const first = await collect(store.readAll()).catch((e: unknown) => e);
+      expect(first).to.be.instanceOf(UnreadableEventError);
+      expect(first).to.include({ position: 1n, streamId: 's', revision: 0n, eventId: events[0]!.id, type: 'one' });
+      expect((first as Error).message).to.match(/position 1 .*cannot be read: its frame is damaged/);
+      const second = await collect(store.readAll({ after: 1n })).catch((e: unknown) => e);
+      expect(second).to.include({ position: 2n, eventId: events[1]!.id });
+      expect((second as Error).message).to.match(/needs zstd dictionary 40000, which this version of annals does not have \(it has 32769\)/);
+      expect((await collect(store.readAll({ after: 2n }))).map((e) => e.data)).to.deep.equal([{ text: 'third' }]);
+    } finally {
+      await store.close();
     }
   });
 });
