@@ -28,8 +28,9 @@ COPY clients/typescript ./clients/typescript
 COPY console ./console
 RUN npm run build && npm run build --workspace clients/typescript && npm run build:console
 
-# 2. Production dependencies only. better-sqlite3 is the one with an install step: a prebuilt binary when one
-#    can be downloaded, else compiled from source, hence the toolchain here (and only here).
+# 2. Production dependencies only. better-sqlite3 and zstd-napi are the ones with an install step (native
+#    addons: a prebuilt binary when one can be downloaded, else compiled from source), hence the toolchain here
+#    (and only here).
 FROM ${NODE_IMAGE} AS production-dependencies
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -39,7 +40,7 @@ COPY package.json package-lock.json ./
 COPY clients/typescript/package.json ./clients/typescript/
 COPY console/package.json ./console/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && npm rebuild better-sqlite3 \
+ && npm rebuild better-sqlite3 zstd-napi \
  && npm cache clean --force
 
 # 3. What runs.

@@ -72,11 +72,12 @@ function scramble(value: unknown, content: boolean): unknown {
 
 const store = SqliteEventStore.open(path.join(values.log, 'events.sqlite'));
 const head = Number((await store.headPosition()) ?? 0n);
-const every = Math.max(1, Math.floor(head / wanted));
+// A random sample (a regular stride would follow the seed's own rhythm of event types and miss some of them).
+const share = Math.min(1, wanted / Math.max(1, head));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'annals-dictionary-'));
 let written = 0;
 for await (const event of store.readAll()) {
-  if (Number(event.position) % every !== 0) continue;
+  if (Math.random() >= share) continue;
   // A frame's text (event-frames.ts): the data's JSON, a newline, the metadata's.
   fs.writeFileSync(path.join(dir, String(written++)), `${JSON.stringify(scramble(event.data, false))}\n${JSON.stringify(scramble(event.metadata, false))}`);
 }

@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS streams (
 `;
 
 /** The log's connections: durable commits (synchronous=FULL), the backstop checkpoint at 10,000 pages. */
-const CONNECTION = { purpose: 'event store', walAutocheckpointPages: EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES } as const satisfies OpenOptions;
+export const EVENT_LOG_CONNECTION = { purpose: 'event store', walAutocheckpointPages: EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES } as const satisfies OpenOptions;
 const BUSY_TIMEOUT_MS = 10_000;
 
 /** What the writer thread is asked to append: the appends of one group commit. */
@@ -156,7 +156,7 @@ export class SqliteEventStore implements EventStore {
   #closed = false;
 
   static open(file: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
-    const db = openSqliteDatabase(file, { ...CONNECTION, busyTimeoutMs: BUSY_TIMEOUT_MS });
+    const db = openSqliteDatabase(file, { ...EVENT_LOG_CONNECTION, busyTimeoutMs: BUSY_TIMEOUT_MS });
     return new SqliteEventStore(db, file, options);
   }
 
@@ -167,7 +167,7 @@ export class SqliteEventStore implements EventStore {
     db.defaultSafeIntegers(true);
     db.exec(SCHEMA);
     this.#notifier = AppendNotifier.for(file);
-    this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS, handler: APPEND_HANDLER });
+    this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(EVENT_LOG_CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS, handler: APPEND_HANDLER });
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: EVENT_LOG_WAL_CUT_BACK_BYTES });
     this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
     const s = {

@@ -97,6 +97,14 @@ describe('Dockerfile: multi-stage, non-root, production dependencies only, HEALT
     const runs = (steps: Array<{ instruction: string; args: string }>) => steps.filter((s) => s.instruction === 'RUN').map((s) => s.args).join('\n');
     expect(runs(all.get('build')!)).to.include('npm run build');
     expect(runs(all.get('production-dependencies')!)).to.include('npm ci --omit=dev');
+    // Installed with --ignore-scripts: every native addon among the production dependencies is built after.
+    const rebuilt = /npm rebuild ([^\n&]+)/.exec(runs(all.get('production-dependencies')!))?.[1]?.trim().split(/\s+/) ?? [];
+    const addons = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: PROJECT_ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((dir) => dir && fs.existsSync(path.join(dir, 'binding.gyp')))
+      .map((dir) => path.relative(path.join(PROJECT_ROOT, 'node_modules'), dir));
+    expect(addons).to.include.members(['better-sqlite3', 'zstd-napi']);
+    expect(rebuilt).to.have.members(addons);
     // The runtime stage installs nothing: it copies compiled output and production dependencies.
     expect(runs(runtime)).not.to.match(/npm (ci|install)/);
     const copies = runtime.filter((s) => s.instruction === 'COPY').map((s) => s.args);

@@ -46,3 +46,32 @@ export function insertPlainEvents(file: string, rows: ReadonlyArray<{ streamId: 
     db.close();
   }
 }
+
+/** Stores every framed event of the file as builds before frames did (both JSON texts): a log as an older build left it. */
+export function storeAllAsPlainText(file: string): number {
+  const db = new Database(file);
+  try {
+    const rows = db.prepare("SELECT position, data FROM events WHERE typeof(data) = 'blob'").all() as Array<{ position: number; data: Buffer }>;
+    const update = db.prepare('UPDATE events SET data = ?, metadata = ? WHERE position = ?');
+    db.transaction(() => {
+      for (const row of rows) {
+        const { data, metadata } = frames.read(row.data);
+        update.run(data, metadata, row.position);
+      }
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return rows.length;
+  } finally {
+    db.close();
+  }
+}
+
+/** How the file's events are stored: as frames, and as JSON text. */
+export function storedForms(file: string): { frames: number; texts: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare("SELECT count(*) FILTER (WHERE typeof(data) = 'blob') AS frames, count(*) FILTER (WHERE typeof(data) = 'text') AS texts FROM events").get() as { frames: number; texts: number };
+  } finally {
+    db.close();
+  }
+}

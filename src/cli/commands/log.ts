@@ -10,13 +10,19 @@ import { LogFileError } from '../../event-store/log-file.ts';
 import { EventTooLargeError } from '../../event-store/errors.ts';
 import { OperationError } from '../../projection-engine/projection-operations.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
+import { loadConfig } from '../../config/config.ts';
+import { acquireDataDirLock } from '../../data-dir/data-dir-lock.ts';
+import { compactEventLog, CompactionMismatchError } from '../../event-store/sqlite-log-compaction.ts';
 import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
 
 const USAGE = `  annals log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
   annals log import FILE.ndjson [--keys-from KEYS.sqlite] [--json]
                                                         append a file's log into an empty event store (rerun to resume), then verify;
                                                         --keys-from also copies its submissions' keys into this key store
-  annals log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)`;
+  annals log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)
+  annals log compact [--vacuum] [--batch N] [--json]
+                                                        rewrite the embedded log's events stored as text (older builds) compressed, in place,
+                                                        N events a transaction (1000); --vacuum then gives the freed space back (the service stopped)`;
 
 /**
  *   log export --to FILE   every event in global order (ids, revisions, types, versions, data, metadata; personal
@@ -25,6 +31,10 @@ const USAGE = `  annals log export --to FILE.ndjson [--json]   the whole event l
  *                          which must be empty or hold the file's first events (an interrupted import: it resumes);
  *                          then reads the store back and compares event and stream counts and the digest
  *   log verify FILE        the comparison alone
+ *   log compact            the embedded log (DATA_DIR's events.sqlite) only: its events written as JSON text by
+ *                          builds before frames rewritten as frames, in place (see sqlite-log-compaction.ts);
+ *                          safe while the service runs. --vacuum then runs VACUUM, holding the data folder's
+ *                          lock (refused while the service runs)
  *
  * Progress (events, events/s, ETA) on stderr; the result as one JSON object on stdout. Exit 1 when the
  * verification finds a difference. The read models are not part of the log: the service builds them on its
@@ -38,7 +48,9 @@ export const logCommands: CommandGroup = {
       return await run(args, options);
     } catch (error) {
       // A damaged file or a store holding another log: one line and exit 1, like other refused operations.
-      if (error instanceof LogFileError || error instanceof ImportTargetError || error instanceof EventTooLargeError) throw new OperationError(`log: ${error.message}`);
+      if (error instanceof LogFileError || error instanceof ImportTargetError || error instanceof EventTooLargeError || error instanceof CompactionMismatchError) {
+        throw new OperationError(`log: ${error.message}`);
+      }
       throw error;
     }
   },
@@ -46,10 +58,15 @@ export const logCommands: CommandGroup = {
 
 async function run(args: string[], options: CommandOptions): Promise<number> {
   {
-    const { values: parsed, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' } }, USAGE);
+    const { values: parsed, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' }, vacuum: { type: 'boolean' }, batch: { type: 'string' } }, USAGE);
     const values = { ...parsed, json: options.json };
     const [command, file] = positionals;
-    if (!command) throw new UsageError('log needs a command: export, import or verify', USAGE);
+    if (!command) throw new UsageError('log needs a command: export, import, verify or compact', USAGE);
+    if (command === 'compact') {
+      const batch = values.batch === undefined ? 1000 : Number(values.batch);
+      if (!Number.isInteger(batch) || batch < 1 || batch > 100_000) throw new UsageError('--batch: a whole number of events from 1 to 100000', USAGE);
+      return compact({ vacuum: values.vacuum ?? false, batch, json: values.json ?? false });
+    }
     if (command === 'export') {
       if (!values.to) throw new UsageError('export needs --to FILE.ndjson', USAGE);
       const target = path.resolve(values.to);
@@ -109,6 +126,45 @@ async function run(args: string[], options: CommandOptions): Promise<number> {
   }
 }
 
+/** `log compact`: see the module comment. */
+async function compact({ vacuum, batch, json }: { vacuum: boolean; batch: number; json: boolean }): Promise<number> {
+  const config = loadConfig();
+  if (config.eventStore.kind !== 'sqlite') throw new UsageError('log compact is for the embedded event log (DATA_DIR\'s events.sqlite); EventStoreDB keeps its own storage', USAGE);
+  const file = config.eventStore.file;
+  if (!fs.existsSync(file)) throw new UsageError(`no event log at ${file}`, USAGE);
+  // VACUUM rewrites the whole file: the service must not be writing to it meanwhile, and its copy needs the disk.
+  const lock = vacuum ? acquireDataDirLock(config.dataDir, 'annals log compact --vacuum') : undefined;
+  if (vacuum) {
+    const { bavail, bsize } = fs.statfsSync(path.dirname(file));
+    const needed = fs.statSync(file).size;
+    if (bavail * bsize < needed) {
+      lock?.release();
+      throw new OperationError(`log compact --vacuum: VACUUM copies the log, which needs about ${megabytes(needed)} free beside it; ${megabytes(bavail * bsize)} are: free some space, or run it without --vacuum (which frees none)`);
+    }
+  }
+  const bar = json ? undefined : new RebuildProgressBar('compact', process.stderr);
+  try {
+    const result = await compactEventLog(file, { vacuum, batch, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+    bar?.finish(result.rewritten);
+    bar?.stop();
+    note(
+      result.rewritten === 0
+        ? 'log compact: every event is stored compressed already'
+        : `log compact: ${result.rewritten} events rewritten compressed, ${megabytes(result.textBytes)} -> ${megabytes(result.frameBytes)}`,
+    );
+    note(
+      result.vacuumed
+        ? `log compact: the file ${megabytes(result.fileBytesBefore)} -> ${megabytes(result.fileBytesAfter)}`
+        : `log compact: the file stays ${megabytes(result.fileBytesAfter)}: run \`annals log compact --vacuum\` with the service stopped to give back the space the texts left inside it${result.rewritten > 0 ? ` (about ${megabytes(result.textBytes - result.frameBytes)})` : ''}`,
+    );
+    printResult({ file, ...result, eventsPerSecond: rate(result.rewritten, result.durationMs) });
+    return 0;
+  } finally {
+    bar?.stop();
+    lock?.release();
+  }
+}
+
 /** Copies the keys of the file's submissions from a key store file into the configured key store. */
 async function copyKeys(file: string, keysFrom: string, config: Config): Promise<KeyCopyResult> {
   const ids: string[] = [];
@@ -124,6 +180,10 @@ async function copyKeys(file: string, keysFrom: string, config: Config): Promise
     await from.close();
     await to.close();
   }
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
 function rate(events: number, ms: number): number {
