@@ -300,6 +300,16 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
+  /**
+   * Whether the log was begun by a build before frames: its first event is stored as JSON text (see EventRow).
+   * Rows of such builds read as they are; `annals log compact` rewrites them as frames.
+   */
+  beganBeforeFrames(): boolean {
+    this.#assertOpen();
+    const first = this.#db.prepare<[], { text: bigint }>("SELECT typeof(data) = 'text' AS text FROM events ORDER BY position LIMIT 1").get();
+    return first?.text === 1n;
+  }
+
   async headPosition(): Promise<bigint | null> {
     this.#assertOpen();
     return this.#statements.head.get()?.head ?? null;

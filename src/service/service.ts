@@ -23,6 +23,7 @@ import { ProjectionSupervisor } from '../projection-engine/projection-supervisor
 import { projections, retiredProjections } from '../../projections/index.ts';
 import { serviceEventCatalog } from './event-catalog.ts';
 import { openStores, type Stores } from './open-stores.ts';
+import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { resolveSessionSecret } from './session-secret.ts';
 import { adminRouter } from '../http/admin/admin-router.ts';
 import { publicRouter } from '../http/public/public-router.ts';
@@ -151,6 +152,12 @@ function lockDataDir(config: Config): DataDirLock {
 async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
   const { logger, clock } = deps;
   const stores = await openStores(config, logger);
+  if (stores.events instanceof SqliteEventStore && stores.events.beganBeforeFrames()) {
+    logger.info(
+      { file: config.eventStore.kind === 'sqlite' ? config.eventStore.file : undefined },
+      'the event log holds events stored as text by a build before 2026-11-28: `annals log compact` stores them compressed (safe while the service runs), then `annals log compact --vacuum` with the service stopped gives back about half the file',
+    );
+  }
   // METRICS=off: no metrics object, so nothing is counted anywhere.
   const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
   const outboxObserver: OutboxObserver | undefined = metrics && ((r) => metrics.outboxOutcome(r.outbox, r.outcome, r.seconds));

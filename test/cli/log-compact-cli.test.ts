@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import { createLogger, type Logger } from '../../src/logging/logger.ts';
 import { createArticleFormSet, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { runEntry, spawnEntry } from '../support/child-process.ts';
 import { storeAllAsPlainText, storedForms } from '../support/stored-events.ts';
@@ -19,6 +21,19 @@ describe('annals log compact: the embedded log\'s older events rewritten compres
   /** The first start's project (each fixture start bootstraps one): the entries are in its form set. */
   let agentKey: string;
   const cli = (args: string[]) => runEntry('src/cli/main.ts', args, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+
+  /** A logger at info whose lines (their messages) the test reads. */
+  function capturingLogger(): { logger: Logger; messages: string[] } {
+    const messages: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) messages.push(String(JSON.parse(line).msg));
+        done();
+      },
+    });
+    return { logger: createLogger({ level: 'info', destination: stream }), messages };
+  }
+  const NOTICE = 'the event log holds events stored as text by a build before 2026-11-28';
 
   async function publish(f: AdminFixture, slug: string): Promise<void> {
     const token = agentKey;
@@ -47,7 +62,10 @@ describe('annals log compact: the embedded log\'s older events rewritten compres
     expect(plain).to.be.greaterThan(200);
     expect(storedForms(file)).to.deep.equal({ frames: 0, texts: plain });
 
-    const f = await startAdminFixture({ dataDir });
+    const started = capturingLogger();
+    const f = await startAdminFixture({ dataDir, logger: started.logger });
+    // The service says so when it starts on such a log.
+    expect(started.messages.some((m) => m.startsWith(NOTICE)), started.messages.join('\n')).to.equal(true);
     let compaction: ReturnType<typeof spawnEntry> | undefined;
     try {
       // Ten events a transaction: the compaction's transactions and the service's appends take turns.
@@ -110,5 +128,12 @@ describe('annals log compact: the embedded log\'s older events rewritten compres
     const same = await cli(['log', 'verify', exported, '--json']);
     expect(same.code, same.stdout).to.equal(0);
     expect(JSON.parse(same.stdout).verified).to.equal(true);
+
+    // Started on the compacted log, the service has nothing to say about it.
+    const started = capturingLogger();
+    const f = await startAdminFixture({ dataDir, logger: started.logger });
+    await f.stop();
+    expect(started.messages).to.include('annals listening');
+    expect(started.messages.some((m) => m.startsWith(NOTICE))).to.equal(false);
   });
 });
