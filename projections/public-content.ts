@@ -190,8 +190,9 @@ export const publicContent = defineProjection({
   // Version 4: each entry view's serialised parts are its first keys (reshapeEntry). Version 5: what those
   // parts hold is not stored apart as well (StoredEntryView). Version 8: the change feed (changes below).
   // Version 9: the published orders' indexes hold each list item as its string (IndexSpec.include, read by
-  // findStrings), where they held its JSON text, which a read had to parse.
-  version: 9,
+  // findStrings), where they held its JSON text, which a read had to parse. Version 10: sort keys of text are its
+  // first 128 characters (sortKey), where they held the whole value (a textarea's, in every view).
+  version: 10,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},

@@ -29,10 +29,11 @@ export interface EntryView {
   publishedDate: string | null;
   /**
    * Values in this locale of the scalar fields the list may sort by that have no sort slot (sortSlotsOf): a
-   * sort by one of them reads every view of the form set and locale.
+   * sort by one of them reads every view of the form set and locale. Text is kept to its first
+   * SORT_KEY_LENGTH characters (sortKey).
    */
   sortValues: Record<string, string | number | boolean | null>;
-  /** Values in this locale of the fields with a sort slot, by slot (s0 to s3): each slot has an index. */
+  /** Values in this locale of the fields with a sort slot, by slot (s0 to s3): each slot has an index. Text as in sortValues. */
   sortSlots: Partial<Record<SortSlot, string | number | boolean | null>>;
   formSet: { id: string; slug: string; name: string };
   revision: { id: string; revision: number; updatedAt: string };
@@ -204,6 +205,21 @@ export function sortSlotsOf(definition: { fields: readonly FieldDefinition[] }):
   return slots;
 }
 
+/**
+ * How many characters of a text value its sort key keeps. A list sorted by a text field orders entries by
+ * their first 128 characters (then by entry id, as for equal values): what a reader can tell apart in a sorted
+ * list, without a copy of a whole textarea (kilobytes, in every view and locale) in each view and, for a field
+ * with a sort slot, in its index.
+ */
+export const SORT_KEY_LENGTH = 128;
+
+/** A value as a list sorts by it: text cut to SORT_KEY_LENGTH characters (never inside a surrogate pair). */
+export function sortKey(value: string | number | boolean | null): string | number | boolean | null {
+  if (typeof value !== 'string' || value.length <= SORT_KEY_LENGTH) return value;
+  const last = value.charCodeAt(SORT_KEY_LENGTH - 1);
+  return value.slice(0, last >= 0xd800 && last <= 0xdbff ? SORT_KEY_LENGTH - 1 : SORT_KEY_LENGTH);
+}
+
 function sortKeys(fields: readonly FieldDefinition[], data: Record<string, unknown>): Pick<EntryView, 'sortValues' | 'sortSlots'> {
   const slots = sortSlotsOf({ fields });
   const sortValues: EntryView['sortValues'] = {};
@@ -211,7 +227,7 @@ function sortKeys(fields: readonly FieldDefinition[], data: Record<string, unkno
   for (const field of fields) {
     if (!SCALAR_TYPES.has(field.type)) continue;
     const raw = field.type === 'date' ? dateValue(data[field.key]) : data[field.key];
-    const value = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : null;
+    const value = sortKey(typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : null);
     const slot = slots[field.key];
     if (slot === undefined) sortValues[field.key] = value;
     else sortSlots[slot] = value;

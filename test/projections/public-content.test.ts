@@ -142,6 +142,42 @@ describe('public-content projection: given these events, expect these documents'
     }
   });
 
+  it('keeps sort keys of text to their first 128 characters (version 10): the public JSON holds the whole value', async () => {
+    const h = projectionHarness(publicContent);
+    try {
+      const { log } = h;
+      await log.append(projectStream(PROJECT), [{ type: 'project.created', data: { projectId: PROJECT, tenantId: TENANT, name: 'P', slug: 'p', plan: 'business', contentLocales: { locales: ['en'], defaultLocale: 'en' } } }], 'any', actor);
+      await log.append(formSetStreamId(BLOG), [{ type: 'form-set.created', data: { projectId: PROJECT, version: 1, definition: definition() } }], 'no_stream', actor);
+      const scope = { projectId: PROJECT, formSetId: BLOG };
+      const shared = 'x'.repeat(127);
+      const entries = [
+        // A title (sort slot) and a textarea (sortValues) of 5,000 characters.
+        { entryId: id(11), title: `${'a'.repeat(130)}${'t'.repeat(4_870)}`, summary: `${shared}b${'s'.repeat(4_872)}` },
+        // The same first 128 characters as the one before: equal sort keys, so the entry id decides.
+        { entryId: id(12), title: 'b', summary: `${shared}b-but-a-different-tail` },
+        // A character outside the BMP across the cut: the key ends before it rather than inside it.
+        { entryId: id(13), title: 'c', summary: `${shared}😀 and more` },
+      ];
+      for (const [n, e] of entries.entries()) {
+        await log.append(entryStream(e.entryId), [
+          { type: 'entry.created', data: { ...scope, entryId: e.entryId, slug: `long-${n}` } },
+          { type: 'entry.revision-saved', data: { ...scope, entryId: e.entryId, revisionId: id(200 + n), revision: 1, snapshot: { title: { en: e.title }, summary: { en: e.summary } }, savedAt: T0 } },
+          { type: 'entry.revision-submitted', data: { ...scope, entryId: e.entryId, revisionId: id(200 + n), revision: 1 } },
+          { type: 'entry.revision-published', data: { ...scope, entryId: e.entryId, revisionId: id(200 + n), revision: 1, publishedAt: T0, trigger: 'publish' } },
+        ], 'no_stream', actor);
+      }
+      await h.project();
+      const first = (await h.doc('entry_views', `${id(11)}:en`))!;
+      expect(first).to.deep.include({ sortSlots: { s0: 'a'.repeat(128) }, sortValues: { summary: `${shared}b` } });
+      expect(entryViewOf(first as unknown as StoredEntryView).data).to.deep.equal({ title: entries[0]!.title, summary: entries[0]!.summary });
+      expect(((await h.doc('entry_views', `${id(13)}:en`))!['sortValues'] as { summary: string }).summary).to.equal(shared);
+      const bySummary = await h.find('entry_views', { sort: [['sortValues.summary', 'asc'], ['entryId', 'asc']] });
+      expect(bySummary.map((v) => v['entryId'])).to.deep.equal([id(13), id(11), id(12)]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('publishes a draft that version 1 kept by revision id (folding into a version 1 generation until the rebuild swaps in)', async () => {
     const h = projectionHarness(publicContent);
     try {
