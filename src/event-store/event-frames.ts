@@ -56,8 +56,9 @@ export class EventFrames {
     let size: number;
     try {
       const content = binding.getFrameContentSize(frame);
-      // Frames are written whole, so their header says how much they hold; more than an append may hold is damage.
-      if (content === null || content > MAX_APPEND_BYTES) throw new Error(content === null ? 'no content size' : `a content size of ${content} bytes`);
+      // Frames are written whole, so their header says how much they hold; more than an append may hold (and the
+      // newline) is damage.
+      if (content === null || content > MAX_APPEND_BYTES + 1) throw new Error(content === null ? 'no content size' : `a content size of ${content} bytes`);
       if (content > this.#out.length) this.#out = Buffer.allocUnsafe(content);
       size = this.#decompressor.decompressUsingDDict(this.#out, frame, dictionary);
     } catch (error) {

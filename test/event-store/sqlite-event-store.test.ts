@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { collect, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { collect, MAX_APPEND_BYTES, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
@@ -285,6 +285,21 @@ describe('event store: SQLite adapter, events stored as compressed frames', () =
       }
       await subscription.stop();
       expect(seen).to.deep.equal(['framed-before', 'plain', 'framed-after']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores and reads back an event of exactly MAX_APPEND_BYTES of JSON (its frame holds one byte more: the newline)', async () => {
+    const store = SqliteEventStore.open(path.join(tempDir(), 'events.sqlite'));
+    try {
+      const probe = event('largest', { text: '' });
+      const envelope = Buffer.byteLength(JSON.stringify(probe.data)) + Buffer.byteLength(JSON.stringify(probe.metadata));
+      const largest = { ...probe, data: { text: 'x'.repeat(MAX_APPEND_BYTES - envelope) } };
+      await store.append('largest', [largest], 'no_stream');
+      const [read] = await collect(store.readStream('largest'));
+      expect(Buffer.byteLength(JSON.stringify(read!.data)) + Buffer.byteLength(JSON.stringify(read!.metadata))).to.equal(MAX_APPEND_BYTES);
+      expect(read!.data).to.deep.equal(largest.data);
     } finally {
       await store.close();
     }
