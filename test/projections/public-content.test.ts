@@ -46,6 +46,13 @@ async function listPlan(h: ReturnType<typeof projectionHarness>, request: Partia
   return h.store.queryPlan({ projection: publicContent.name, generation }, 'entry_views', entryListQuery(page), page.includeSnapshot ? undefined : LIST_ITEM_FIELD).join(' ');
 }
 
+/** The project (English only) and its blog form set; the scope of the blog's entry events. */
+async function createEnglishBlog(log: ReturnType<typeof projectionHarness>['log']): Promise<{ projectId: string; formSetId: string }> {
+  await log.append(projectStream(PROJECT), [{ type: 'project.created', data: { projectId: PROJECT, tenantId: TENANT, name: 'P', slug: 'p', plan: 'business', contentLocales: { locales: ['en'], defaultLocale: 'en' } } }], 'any', actor);
+  await log.append(formSetStreamId(BLOG), [{ type: 'form-set.created', data: { projectId: PROJECT, version: 1, definition: definition() } }], 'no_stream', actor);
+  return { projectId: PROJECT, formSetId: BLOG };
+}
+
 describe('public-content projection: given these events, expect these documents', () => {
   it('shapes a published entry per locale, re-shapes on locale and form set changes, and forgets it on delete', async () => {
     const h = projectionHarness(publicContent);
@@ -146,9 +153,7 @@ describe('public-content projection: given these events, expect these documents'
     const h = projectionHarness(publicContent);
     try {
       const { log } = h;
-      await log.append(projectStream(PROJECT), [{ type: 'project.created', data: { projectId: PROJECT, tenantId: TENANT, name: 'P', slug: 'p', plan: 'business', contentLocales: { locales: ['en'], defaultLocale: 'en' } } }], 'any', actor);
-      await log.append(formSetStreamId(BLOG), [{ type: 'form-set.created', data: { projectId: PROJECT, version: 1, definition: definition() } }], 'no_stream', actor);
-      const scope = { projectId: PROJECT, formSetId: BLOG };
+      const scope = await createEnglishBlog(log);
       const shared = 'x'.repeat(127);
       const entries = [
         // A title (sort slot) and a textarea (sortValues) of 5,000 characters.
@@ -182,9 +187,7 @@ describe('public-content projection: given these events, expect these documents'
     const h = projectionHarness(publicContent);
     try {
       const { log } = h;
-      await log.append(projectStream(PROJECT), [{ type: 'project.created', data: { projectId: PROJECT, tenantId: TENANT, name: 'P', slug: 'p', plan: 'business', contentLocales: { locales: ['en'], defaultLocale: 'en' } } }], 'any', actor);
-      await log.append(formSetStreamId(BLOG), [{ type: 'form-set.created', data: { projectId: PROJECT, version: 1, definition: definition() } }], 'no_stream', actor);
-      const scope = { projectId: PROJECT, formSetId: BLOG };
+      const scope = await createEnglishBlog(log);
       await log.append(entryStream(ENTRY), [
         { type: 'entry.created', data: { ...scope, entryId: ENTRY, slug: 'hello' } },
         { type: 'entry.revision-saved', data: { ...scope, entryId: ENTRY, revisionId: R1, revision: 1, snapshot: { title: { en: 'Saved before the upgrade' } }, savedAt: T0 } },
