@@ -58,7 +58,7 @@ const settings = {
   },
   READINESS_MAX_LAG_MS: {
     schema: integer(100, 3_600_000).default(5000),
-    allowed: 'milliseconds from 100 to 3600000 (default 5000): /readyz fails when a projection is further behind',
+    allowed: 'milliseconds from 100 to 3600000 (default 5000): /readyz fails when a projection is further behind (and, after a start, until it has folded what the log held then)',
   },
   SCHEDULED_PUBLISH_INTERVAL_MS: {
     schema: integer(1000, 86_400_000).default(300_000),

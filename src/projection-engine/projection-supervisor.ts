@@ -42,6 +42,8 @@ interface LiveRun {
  * folded before reads and waits move to it (well within a rebuild's drop grace, DROP_GRACE_MS).
  */
 const FOLLOW_CATCH_UP_MS = 2000;
+/** When the head sampled at start was appended, for readiness: before any lag allowed (see start). */
+const HELD_AT_START = Number.NEGATIVE_INFINITY;
 
 export interface ReadinessCheck {
   ok: boolean;
@@ -94,7 +96,9 @@ export class ProjectionSupervisor {
   async start(): Promise<void> {
     for (const schema of this.#o.retired) await this.#dropRetired(schema);
     for (const projection of this.#o.projections) await this.#startProjection(projection);
-    await this.#sampleHead();
+    // What the log already held counts as older than any lag allowed: how long ago it was appended is not known
+    // (a restart, a restored or imported log), and a projector still folding it serves an incomplete view.
+    await this.#sampleHead(HELD_AT_START);
     this.#timer = setInterval(() => {
       this.#watching ??= this.#watch().finally(() => (this.#watching = undefined));
     }, this.#o.watchIntervalMs);
@@ -154,7 +158,8 @@ export class ProjectionSupervisor {
       const behindMs = oldestUnfolded ? now - oldestUnfolded.at : 0;
       checks[`projection:${name}`] =
         projector.state === 'retrying' ? { ok: false, detail: 'retrying after a store failure' }
-        : behindMs > this.#o.readinessMaxLagMs ? { ok: false, detail: `behind the log by more than ${behindMs} ms` }
+        : oldestUnfolded?.at === HELD_AT_START ? { ok: false, detail: `folding the log this process found at start: at position ${checkpoint} of ${oldestUnfolded.position}` }
+        : behindMs > this.#o.readinessMaxLagMs ? { ok: false, detail: `behind the log by more than ${Math.round(behindMs)} ms` }
         : { ok: true };
     }
     return { ready: Object.values(checks).every((c) => c.ok), checks };
@@ -298,9 +303,10 @@ export class ProjectionSupervisor {
     }
   }
 
-  async #sampleHead(): Promise<void> {
+  /** Records the log's head when it moved, seen at `at` (performance.now(); HELD_AT_START for the first). */
+  async #sampleHead(at?: number): Promise<void> {
     const head = await this.#o.log.headPosition();
-    const now = performance.now();
+    const now = at ?? performance.now();
     if (head !== null && (this.#samples.length === 0 || this.#samples[this.#samples.length - 1]!.position !== head)) {
       this.#samples.push({ position: head, at: now });
     }

@@ -84,6 +84,39 @@ describe('projection engine', () => {
     expect(s.readiness().ready).to.equal(true);
   });
 
+  it('is not ready while it folds what the log held at start, however recently that was appended; ready once it has', async () => {
+    for (let i = 1; i <= 20; i++) await f.count(`g-${i % 3}`, i);
+    // Folding waits at the tenth event until the test lets it go on.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let seen = 0;
+    const gated = defineProjection({
+      name: 'test-gated',
+      version: 1,
+      description: 'waits at its tenth event',
+      collections: { seen: {} },
+      async apply(event, view) {
+        if (++seen === 10) await gate;
+        view.put('seen', event.id, { at: String(event.position) });
+      },
+    });
+    const s = await start([gated]);
+    try {
+      // The events are milliseconds old, well within the lag allowed: still not ready, since this process found them unfolded.
+      await eventually(async () => seen, (n) => n >= 10);
+      const waiting = s.readiness();
+      expect(waiting.ready).to.equal(false);
+      expect(waiting.checks['projection:test-gated']?.detail).to.match(/^folding the log this process found at start: at position \d+ of 20$/);
+    } finally {
+      release(); // never leave the projector waiting (stop would wait on it)
+    }
+    expect(await s.waitFor(20n, 5000)).to.equal(true);
+    expect(s.readiness().ready).to.equal(true);
+    // Later events are judged by their age, as before: one just appended does not make it unready.
+    await f.count('g-late', 1);
+    expect(s.readiness().ready).to.equal(true);
+  });
+
   it('pauses on a poison event with the failure visible, without blocking other projectors; retry and skip resume it', async () => {
     await f.count('c-a', 1);
     const poison = await f.count('c-a', 2, true);
