@@ -484,19 +484,6 @@ describe('read models: SQLite adapter, file behaviour', () => {
       this.timeout(60_000);
       const store = await countedStore();
       const slugs = async (offset: number) => (await store.find(target, 'articles', query(offset))).map((d) => d['slug']);
-      // One read after another, each timed on its own (the reads only await settled promises, so the event loop
-      // does not turn between them and the commit's reply stays unhandled). Started together, each read's time
-      // held the others' and any pause of the process, which once put a round's median past the bound late in
-      // a full test run.
-      const times = async (read: () => Promise<unknown>) => {
-        const taken: number[] = [];
-        for (let i = 0; i < 21; i++) {
-          const started = process.hrtime.bigint();
-          await read();
-          taken.push(Number(process.hrtime.bigint() - started) / 1_000);
-        }
-        return taken;
-      };
       let newest = 0;
       for (let k = 0; k < 4; k++) {
         // A turn of the event loop of its own, whose reads begin after the commit has landed.
@@ -511,8 +498,10 @@ describe('read models: SQLite adapter, file behaviour', () => {
         const until = Date.now() + 150;
         while (Date.now() < until);
         // This turn's reads see the commit; its reply has not been handled.
-        const near = (await times(() => slugs(300))).sort((a, b) => a - b)[10]!;
-        const deep = (await times(() => slugs(29_900))).sort((a, b) => a - b)[10]!;
+        // Timed one read after another (medianMicros): they await settled promises only, so the event loop does
+        // not turn between them and the commit's reply stays unhandled.
+        const near = await medianMicros(() => slugs(300));
+        const deep = await medianMicros(() => slugs(29_900));
         expect(await slugs(29_900), `round ${k}`).to.deep.equal(expectedPage(29_900, 30_000, newest));
         expect(await slugs(1_000), `round ${k}`).to.deep.equal(expectedPage(1_000, 30_000, newest));
         expect(deep, `round ${k}, from the counts: median ${deep.toFixed(0)} µs at offset 29,900, ${near.toFixed(0)} µs at offset 300`).to.be.below(near * 4);
