@@ -231,13 +231,51 @@ export class SqliteReadModelStore implements ReadModelStore {
     return (await this.getGeneration(schema.projection, generation))!;
   }
 
+  /**
+   * Builds on the writer thread's connection: a generation's indexes take a while to build (the entry views'
+   * ten ~330 ms at 10,000 entries, seconds at 100,000), and on this connection, as the last step of a rebuild
+   * while the old generation serves, every request would wait for them. Reads go on meanwhile (WAL); the
+   * thread's other writes wait their turn.
+   */
   async createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
+    this.#assertOpen();
     for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
-    this.#transaction(() => this.#createIndexes(schema, generation)).immediate();
+    const statements = this.#indexStatements(schema, generation);
+    if (statements.length === 0) return;
+    let outcome: TransactionOutcome;
+    try {
+      outcome = await this.#writer.run(statements.map((sql) => ({ sql, params: [] })));
+    } catch (error) {
+      this.#endTurnRead();
+      throw error instanceof WriterThreadError ? new ReadModelUnavailableError(error.message, { cause: error }) : error;
+    }
+    this.#endTurnRead();
+    if (!('committed' in outcome)) {
+      const failure = 'failed' in outcome ? outcome.failed : { code: undefined, message: 'aborted' };
+      throw new WriterRequestError(`cannot build the indexes of ${schema.projection} generation ${generation}: ${failure.message}`, failure.code);
+    }
+    // This connection learns of another's schema change when a statement of it runs (it prepares again then);
+    // one that reads the schema now makes statements prepared from here on, and their plans, see the indexes.
+    this.#db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get();
+    this.#forgetStatementsAfter(statements);
     this.#checkpointer.wrote();
   }
 
+  /** Gives a generation its declared indexes and search tables on this connection, inside the caller's transaction. */
   #createIndexes(schema: ReadModelSchema, generation: number): void {
+    const statements = this.#indexStatements(schema, generation);
+    for (const sql of statements) this.#db.exec(sql);
+    this.#forgetStatementsAfter(statements);
+  }
+
+  /** A search table made again: statements prepared on it are forgotten (an index added needs no such care). */
+  #forgetStatementsAfter(statements: readonly string[]): void {
+    if (statements.some((sql) => !/^CREATE (UNIQUE )?INDEX /.test(sql))) this.#statements.clear();
+  }
+
+  /** The statements that give a generation its declared indexes and search tables (idempotent). */
+  #indexStatements(schema: ReadModelSchema, generation: number): string[] {
+    const statements: string[] = [];
     for (const [collection, spec] of Object.entries(schema.collections)) {
       const target = { projection: schema.projection, generation };
       const table = tableName(target, collection);
@@ -250,18 +288,19 @@ export class SqliteReadModelStore implements ReadModelStore {
         // The very expression findStrings selects (stringColumn): SQLite reads it from the index when every
         // column a query needs is there (a covering index).
         for (const field of index.include ?? []) columns.push(textExpression('doc', field));
-        this.#db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
+        statements.push(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
       }
-      if (spec.textField !== undefined) this.#maintainSearchTable(target, collection, spec);
+      if (spec.textField !== undefined) statements.push(...this.#searchTableStatements(target, collection, spec));
     }
+    return statements;
   }
 
   /**
-   * Makes the collection's search table follow its documents: when the triggers are missing (deferred
-   * indexes) or were made for another textField, fills the table from the stored documents and
-   * (re)creates them. Idempotent. Runs inside the caller's transaction.
+   * What makes the collection's search table follow its documents: when the triggers are missing (deferred
+   * indexes) or were made for another textField, the table filled from the stored documents and the triggers
+   * (re)created; nothing when they are in place.
    */
-  #maintainSearchTable(target: ModelTarget, collection: string, spec: CollectionSpec): void {
+  #searchTableStatements(target: ModelTarget, collection: string, spec: CollectionSpec): string[] {
     const table = tableName(target, collection);
     const search = searchTableName(target, collection);
     const triggers = searchTriggersSql(table, search, spec.textField!);
@@ -269,14 +308,15 @@ export class SqliteReadModelStore implements ReadModelStore {
       .prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?`)
       .all(table) as Array<{ name: string; sql: string }>;
     const current = new Map(existing.map((t) => [t.name, t.sql]));
-    if (triggers.every((t) => current.get(t.name) === t.sql)) return;
-    for (const t of triggers) this.#db.exec(`DROP TRIGGER IF EXISTS "${t.name}"`);
-    this.#db.exec(createSearchTableSql(search));
-    this.#db.exec(`INSERT INTO "${search}" ("${search}") VALUES ('delete-all')`);
+    if (triggers.every((t) => current.get(t.name) === t.sql)) return [];
     const tokens = textExpression('doc', spec.textField!);
-    this.#db.exec(`INSERT INTO "${search}" (rowid, tokens) SELECT rowid, ${tokens} FROM "${table}" WHERE ${tokens} IS NOT NULL`);
-    for (const t of triggers) this.#db.exec(t.sql);
-    this.#statements.clear();
+    return [
+      ...triggers.map((t) => `DROP TRIGGER IF EXISTS "${t.name}"`),
+      createSearchTableSql(search),
+      `INSERT INTO "${search}" ("${search}") VALUES ('delete-all')`,
+      `INSERT INTO "${search}" (rowid, tokens) SELECT rowid, ${tokens} FROM "${table}" WHERE ${tokens} IS NOT NULL`,
+      ...triggers.map((t) => t.sql),
+    ];
   }
 
   async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {

@@ -15,6 +15,19 @@ import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema 
 
 const NOW = '2026-11-22T10:00:00.000Z';
 
+/** How many times a 2 ms timer fired while `work` ran, and how long it took: on the event loop, no timer fires. */
+async function ticking(work: () => Promise<unknown>): Promise<{ ticks: number; tookMs: number }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 2);
+  const started = performance.now();
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return { ticks, tookMs: performance.now() - started };
+}
+
 readModelStoreConformance('read models: SQLite adapter', {
   create: async () => SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite')),
 });
@@ -107,15 +120,6 @@ describe('read models: SQLite adapter, file behaviour', () => {
     const target = { projection: 'test-articles', generation: 1 };
     const body = 'x'.repeat(500);
     const articles = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ collection: 'articles', id: `a${from + i}`, position: BigInt(from + i + 1), doc: { slug: `s${from + i}`, status: 'published', body } }));
-    const ticking = async (commits: () => Promise<unknown>) => {
-      let ticks = 0;
-      const timer = setInterval(() => ticks++, 2);
-      const started = performance.now();
-      await commits();
-      const tookMs = performance.now() - started;
-      clearInterval(timer);
-      return { ticks, tookMs };
-    };
     try {
       await store.createGeneration(articlesSchema, 1, 1, NOW);
       // 100 commits of 200 documents, asked for at once: they run one after another on the thread.
@@ -128,6 +132,43 @@ describe('read models: SQLite adapter, file behaviour', () => {
       const large = await ticking(() => store.commit(target, articles(20_000, 20_000), 40_000n, NOW));
       expect(large.ticks, `${large.ticks} ticks during ${large.tookMs.toFixed(0)} ms`).to.be.at.most(1);
       expect(await store.count(target, 'articles')).to.equal(40_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("builds a generation's deferred indexes on its writer thread: the event loop goes on meanwhile, and the indexes serve queries after", async function () {
+    this.timeout(60_000);
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    const schema = {
+      projection: 'test-indexed',
+      collections: {
+        articles: {
+          indexes: [1, 2, 3, 4].map((n) => ({ name: `by_field_${n}`, fields: [['status', 1], [`f${n}`, -1]] as Array<[string, 1 | -1]> })),
+          textField: 'search',
+        },
+      },
+    };
+    const target = { projection: 'test-indexed', generation: 1 };
+    try {
+      await store.createGeneration(schema, 1, 1, NOW, { deferIndexes: true });
+      for (let k = 0; k < 20; k++) {
+        const docs = Array.from({ length: 2_000 }, (_, i) => {
+          const n = k * 2_000 + i;
+          return { collection: 'articles', id: `a${n}`, position: BigInt(n + 1), doc: { status: n % 3 === 0 ? 'draft' : 'published', f1: `${(n * 7919) % 40_000}`, f2: n % 97, f3: `t${n % 1_013}`, f4: (n * 31) % 40_000, search: `word${n % 500} common` } };
+        });
+        await store.commit(target, docs, BigInt((k + 1) * 2_000), NOW);
+      }
+      const built = await ticking(() => store.createIndexes(schema, 1));
+      expect(built.tookMs, 'an index build long enough to tell').to.be.above(100);
+      expect(built.ticks, `${built.ticks} ticks of a 2 ms timer during ${built.tookMs.toFixed(0)} ms of building`).to.be.at.least(Math.floor(built.tookMs / 2 / 4));
+      const plan = store.queryPlan(target, 'articles', { filter: { status: 'published' }, sort: [['f4', 'desc']], limit: 5 }).join(' ');
+      expect(plan).to.match(/USING INDEX rm_test_indexed__articles__g1__by_field_4/);
+      // The largest f4 of a published document (every third is a draft), as the index reads it.
+      const largest = Math.max(...Array.from({ length: 40_000 }, (_, n) => (n % 3 === 0 ? -1 : (n * 31) % 40_000)));
+      expect((await store.find(target, 'articles', { filter: { status: 'published' }, sort: [['f4', 'desc']], limit: 1 }))[0]).to.include({ f4: largest });
+      expect(await store.count(target, 'articles', {}, ['word7'])).to.equal(80);
     } finally {
       await store.close();
     }
