@@ -125,7 +125,8 @@ const BUSY_TIMEOUT_MS = 10_000;
 
 /**
  * Commits of this many documents or more (a projection catching up or rebuilding, a bulk import) run on the
- * event loop's connection instead of the writer thread. What follows such a commit is mostly reading back what
+ * event loop's connection instead of the writer thread, in a store opened with `inlineBulkCommits` (the
+ * operator's commands; see SqliteReadModelStoreOptions). What follows such a commit is mostly reading back what
  * it wrote (the next batch folds onto it), and a commit by the thread's connection costs this connection its
  * page cache and memory map, so that those reads come from the WAL with read() calls: public-content's rebuild
  * went from 34,557-37,394 to 27,196-27,440 log events/s with every commit on the thread, and 40% more CPU.
@@ -158,6 +159,22 @@ interface GenerationRow {
  * index in the same transaction. The FTS5 table stores no copy of the tokens (contentless, with deletes),
  * and its tokenizer splits on spaces only, so each token of the textField is one FTS5 term as it is.
  */
+export interface SqliteReadModelStoreOptions {
+  /** When the WAL is checkpointed (tests inject their own). */
+  schedule?: Schedule;
+  /**
+   * Whether commits of INLINE_COMMIT_WRITES documents or more run on the event loop's connection (default) or,
+   * like every other commit, on the writer thread. Inline, a rebuild that folds one projection at a time (the
+   * operator's `annals projections rebuild`, `bench:eventstore`) reads back what it wrote from its own page cache.
+   * The service turns it off: its first start folds every projection at once, so the thread's commits run beside
+   * the folding (10,000 entries: ready in 12.2-13.4 s against 15.7-16.1 s under bench:public), and the event
+   * loop stays free to answer while a projection is rebuilt after an upgrade. The cost is the thread's page
+   * cache (~60 MiB more resident after a first start); reads afterwards cost the same (see the README's
+   * "Benchmarks").
+   */
+  inlineBulkCommits?: boolean;
+}
+
 export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
   /** Counts of the sorted lists read deep, so that a deep page does not walk every entry before it. */
@@ -173,6 +190,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly #writer: SqliteWriterThread;
   /** The writer thread's handler on this connection, for large commits (INLINE_COMMIT_WRITES); made at the first. */
   #inlineCommit: ((steps: readonly WriteStep[]) => TransactionOutcome) | undefined;
+  /** Whether commits of INLINE_COMMIT_WRITES documents or more run on this connection (SqliteReadModelStoreOptions). */
+  readonly #inlineBulkCommits: boolean;
+  /** Commits so far, by where they ran (commitsByPlace). */
+  readonly #commitsByPlace = { eventLoop: 0, writerThread: 0 };
   /** SQL of plain queries by shape (see #plainQuery). */
   readonly #plainSql = new Map<string, string>();
   #closed = false;
@@ -181,11 +202,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly #begin: Database.Statement;
   readonly #end: Database.Statement;
 
-  static open(file: string, options: { schedule?: Schedule } = {}): SqliteReadModelStore {
-    return new SqliteReadModelStore(openSqliteDatabase(file, { ...CONNECTION, busyTimeoutMs: BUSY_TIMEOUT_MS }), file, options.schedule);
+  static open(file: string, options: SqliteReadModelStoreOptions = {}): SqliteReadModelStore {
+    return new SqliteReadModelStore(openSqliteDatabase(file, { ...CONNECTION, busyTimeoutMs: BUSY_TIMEOUT_MS }), file, options);
   }
 
-  private constructor(db: Database.Database, file: string, schedule: Schedule | undefined) {
+  private constructor(db: Database.Database, file: string, options: SqliteReadModelStoreOptions) {
+    const schedule = options.schedule;
+    this.#inlineBulkCommits = options.inlineBulkCommits ?? true;
     this.#db = db;
     // The thread reads the pages it changes through its page cache, without a memory map of its own: a second
     // map of the file counted its pages in the process's resident memory again (~250 MiB more at 10,000 entries).
@@ -402,7 +425,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     const steps = this.#commitSteps(target, writes, checkpoint, now, options.leaseHolder);
     let outcome: TransactionOutcome;
     try {
-      outcome = writes.length >= INLINE_COMMIT_WRITES ? this.#commitInline(steps) : await this.#writer.run(steps);
+      const inline = this.#inlineBulkCommits && writes.length >= INLINE_COMMIT_WRITES;
+      this.#commitsByPlace[inline ? 'eventLoop' : 'writerThread']++;
+      outcome = inline ? this.#commitInline(steps) : await this.#writer.run(steps);
     } catch (error) {
       this.#endTurnRead();
       throw error instanceof WriterThreadError ? new ReadModelUnavailableError(error.message, { cause: error }) : error;
@@ -426,6 +451,11 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   deepPageReads(): { counted: number; offset: number } {
     return { ...this.#deepPageReads };
+  }
+
+  /** Commits so far, by where they ran: on the event loop's connection (large ones, see INLINE_COMMIT_WRITES) or on the writer thread. */
+  commitsByPlace(): { eventLoop: number; writerThread: number } {
+    return { ...this.#commitsByPlace };
   }
 
   /**

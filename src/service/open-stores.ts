@@ -21,11 +21,16 @@ export class StoreStartupError extends Error {
  * Opens the adapters the configuration names and checks that each answers, so that a service that
  * starts is one whose stores work. Production adapters are loaded only when configured.
  */
-export async function openStores(config: Config, logger: Logger): Promise<Stores> {
+export interface OpenStoresOptions {
+  /** Large read-model commits on the event loop's connection (embedded default; see SqliteReadModelStoreOptions). Default true; the service passes false. */
+  inlineBulkCommits?: boolean;
+}
+
+export async function openStores(config: Config, logger: Logger, options: OpenStoresOptions = {}): Promise<Stores> {
   const events = await openEventStore(config);
   let readModels: ReadModelStore;
   try {
-    readModels = await openReadModels(config);
+    readModels = await openReadModels(config, options);
   } catch (error) {
     await events.close();
     throw error;
@@ -58,12 +63,12 @@ async function openEventStore(config: Config): Promise<EventStore> {
   }
 }
 
-async function openReadModels(config: Config): Promise<ReadModelStore> {
+async function openReadModels(config: Config, options: OpenStoresOptions): Promise<ReadModelStore> {
   const where = describeReadModels(config);
   let store: ReadModelStore | undefined;
   try {
     if (config.readModels.kind === 'sqlite') {
-      store = SqliteReadModelStore.open(config.readModels.file);
+      store = SqliteReadModelStore.open(config.readModels.file, { inlineBulkCommits: options.inlineBulkCommits ?? true });
     } else {
       const { MongoReadModelStore } = await import('../read-models/mongo-read-model-store.ts');
       store = await MongoReadModelStore.connect(config.readModels.url);

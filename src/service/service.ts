@@ -151,7 +151,8 @@ function lockDataDir(config: Config): DataDirLock {
 
 async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
   const { logger, clock } = deps;
-  const stores = await openStores(config, logger);
+  // Its first start folds every projection at once: large commits go to the writer thread, beside the folding.
+  const stores = await openStores(config, logger, { inlineBulkCommits: false });
   if (stores.events instanceof SqliteEventStore && stores.events.beganBeforeFrames()) {
     logger.info(
       { file: config.eventStore.kind === 'sqlite' ? config.eventStore.file : undefined },

@@ -33,6 +33,24 @@ readModelStoreConformance('read models: SQLite adapter', {
 });
 
 describe('read models: SQLite adapter, file behaviour', () => {
+  it("commits 256 documents or more on the event loop's connection, or with inlineBulkCommits false on the writer thread like every other commit; both read back alike", async () => {
+    for (const inlineBulkCommits of [true, false]) {
+      const store = SqliteReadModelStore.open(path.join(tempDir(), 'read-models.sqlite'), { inlineBulkCommits });
+      try {
+        await store.createGeneration(articlesSchema, 1, 1, NOW);
+        const target = { projection: articlesSchema.projection, generation: 1 };
+        const bulk = Array.from({ length: 300 }, (_, i) => ({ collection: 'articles', id: `a-${i}`, doc: { slug: `s-${i}` }, position: BigInt(i + 1) }));
+        await store.commit(target, bulk, 300n, NOW);
+        await store.commit(target, [{ collection: 'articles', id: 'a-300', doc: { slug: 's-300' }, position: 301n }], 301n, NOW);
+        expect(store.commitsByPlace(), `inlineBulkCommits ${inlineBulkCommits}`).to.deep.equal(inlineBulkCommits ? { eventLoop: 1, writerThread: 1 } : { eventLoop: 0, writerThread: 2 });
+        expect(await store.count(target, 'articles')).to.equal(301);
+        expect((await store.get(target, 'articles', 'a-299'))?.['slug']).to.equal('s-299');
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
   it('goes on when the checkpointing thread cannot open the file: the store answers, writes and closes', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'read-models.sqlite');
