@@ -145,20 +145,6 @@ interface GenerationRow {
   updated_at: string;
 }
 
-/**
- * Read models in one SQLite file, apart from the event log.
- *
- * LIMIT and OFFSET are bound as `+?`: SQLite re-prepares a statement whose plain `LIMIT ?` gets a new value
- * (the value may change the plan), which made an indexed read of one document cost ~40 µs instead of ~4. Each (projection, collection, generation) is a
- * table of documents stored as JSONB (SQLite's binary JSON, which json_extract reads without parsing);
- * declared indexes are expression indexes on json_extract, and queries use the same expressions so
- * SQLite picks them. A batch's writes and its checkpoint commit in one transaction.
- *
- * A collection with a textField has an FTS5 table beside it (see searchTableName), keyed by the document
- * table's rowid and kept in step with it by triggers, so every write of a commit updates the search
- * index in the same transaction. The FTS5 table stores no copy of the tokens (contentless, with deletes),
- * and its tokenizer splits on spaces only, so each token of the textField is one FTS5 term as it is.
- */
 export interface SqliteReadModelStoreOptions {
   /** When the WAL is checkpointed (tests inject their own). */
   schedule?: Schedule;
@@ -175,6 +161,20 @@ export interface SqliteReadModelStoreOptions {
   inlineBulkCommits?: boolean;
 }
 
+/**
+ * Read models in one SQLite file, apart from the event log.
+ *
+ * LIMIT and OFFSET are bound as `+?`: SQLite re-prepares a statement whose plain `LIMIT ?` gets a new value
+ * (the value may change the plan), which made an indexed read of one document cost ~40 µs instead of ~4. Each (projection, collection, generation) is a
+ * table of documents stored as JSONB (SQLite's binary JSON, which json_extract reads without parsing);
+ * declared indexes are expression indexes on json_extract, and queries use the same expressions so
+ * SQLite picks them. A batch's writes and its checkpoint commit in one transaction.
+ *
+ * A collection with a textField has an FTS5 table beside it (see searchTableName), keyed by the document
+ * table's rowid and kept in step with it by triggers, so every write of a commit updates the search
+ * index in the same transaction. The FTS5 table stores no copy of the tokens (contentless, with deletes),
+ * and its tokenizer splits on spaces only, so each token of the textField is one FTS5 term as it is.
+ */
 export class SqliteReadModelStore implements ReadModelStore {
   readonly #db: Database.Database;
   /** Counts of the sorted lists read deep, so that a deep page does not walk every entry before it. */
@@ -207,13 +207,12 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   private constructor(db: Database.Database, file: string, options: SqliteReadModelStoreOptions) {
-    const schedule = options.schedule;
     this.#inlineBulkCommits = options.inlineBulkCommits ?? true;
     this.#db = db;
     // The thread reads the pages it changes through its page cache, without a memory map of its own: a second
     // map of the file counted its pages in the process's resident memory again (~250 MiB more at 10,000 entries).
     this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas({ ...CONNECTION, mmapBytes: 0 }), busyTimeoutMs: BUSY_TIMEOUT_MS });
-    this.#checkpointer = new WalCheckpointer(file, { schedule, cutBackBytes: READ_MODELS_WAL_CUT_BACK_BYTES });
+    this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: READ_MODELS_WAL_CUT_BACK_BYTES });
     db.exec(SCHEMA);
     this.#begin = db.prepare('BEGIN');
     this.#end = db.prepare('COMMIT');

@@ -17,15 +17,15 @@ export class StoreStartupError extends Error {
   override name = 'StoreStartupError';
 }
 
-/**
- * Opens the adapters the configuration names and checks that each answers, so that a service that
- * starts is one whose stores work. Production adapters are loaded only when configured.
- */
 export interface OpenStoresOptions {
   /** Large read-model commits on the event loop's connection (embedded default; see SqliteReadModelStoreOptions). Default true; the service passes false. */
   inlineBulkCommits?: boolean;
 }
 
+/**
+ * Opens the adapters the configuration names and checks that each answers, so that a service that
+ * starts is one whose stores work. Production adapters are loaded only when configured.
+ */
 export async function openStores(config: Config, logger: Logger, options: OpenStoresOptions = {}): Promise<Stores> {
   const events = await openEventStore(config);
   let readModels: ReadModelStore;
@@ -68,7 +68,7 @@ async function openReadModels(config: Config, options: OpenStoresOptions): Promi
   let store: ReadModelStore | undefined;
   try {
     if (config.readModels.kind === 'sqlite') {
-      store = SqliteReadModelStore.open(config.readModels.file, { inlineBulkCommits: options.inlineBulkCommits ?? true });
+      store = SqliteReadModelStore.open(config.readModels.file, options);
     } else {
       const { MongoReadModelStore } = await import('../read-models/mongo-read-model-store.ts');
       store = await MongoReadModelStore.connect(config.readModels.url);

@@ -12,7 +12,7 @@ import { tempDir } from '../support/temp-dir.ts';
 describe('service: read-model commits at the first start', function () {
   this.timeout(60_000);
 
-  it('folds a log it has not seen with every commit on the writer thread, so that the event loop stays free and its reads afterwards are not slowed', async () => {
+  it('folds a log it has not seen with every commit on the writer thread, so that the event loop stays free to answer', async () => {
     const dataDir = tempDir();
     const events = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
     // One audit record per event: the audit trail's first build commits 600 documents at once.
