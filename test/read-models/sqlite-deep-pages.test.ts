@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { DEEP_OFFSET, MAX_LISTS, SqliteDeepPages, type PageColumns } from '../../src/read-models/sqlite-deep-pages.ts';
+
+/**
+ * SqliteDeepPages on a plain table through its port (DeepPagesSql), with the file's bookkeeping tables as the
+ * store makes them: which lists it counts, and when it walks a list's index to count it.
+ */
+describe('deep pages of sorted lists (SqliteDeepPages)', () => {
+  const LIST_LENGTH = DEEP_OFFSET + 40;
+  const open = () => {
+    const db = new Database(':memory:');
+    db.exec(`
+      CREATE TABLE t (id TEXT PRIMARY KEY, k, v INTEGER NOT NULL);
+      CREATE INDEX t_by_k_v ON t (k, v, id);
+      CREATE TABLE document_commits (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL);
+      INSERT INTO document_commits VALUES (0, 1);
+      CREATE TABLE counted_fields (name TEXT PRIMARY KEY, fields TEXT NOT NULL);
+      INSERT INTO counted_fields VALUES ('t', '["k","v"]');
+    `);
+    const prepared = new Map<string, Database.Statement>();
+    /** How many times a list was counted (its index walked whole: the one statement without LIMIT). */
+    const counts = { made: 0 };
+    const pages = new SqliteDeepPages({
+      field: (path) => `d.${path}`,
+      orderBy: (sort) => [...sort.map(([field, direction]) => `d.${field} ${direction.toUpperCase()}`), `d.id ${sort.at(-1)?.[1] === 'desc' ? 'DESC' : 'ASC'}`].join(', '),
+      statement: (sql) => {
+        if (sql.startsWith('SELECT d.') && !sql.includes('LIMIT')) counts.made++;
+        let statement = prepared.get(sql);
+        if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
+        return statement;
+      },
+      record: async () => {},
+    });
+    return { db, pages, counts };
+  };
+  const ids: PageColumns = { select: 'd.id', read: (statement, params) => statement.pluck().all(...params) };
+  const fill = (db: Database.Database, values: unknown[]) => {
+    const insert = db.prepare('INSERT INTO t (id, k, v) VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (const [n, value] of values.entries()) for (let i = 0; i < LIST_LENGTH; i++) insert.run(`${n}-${String(i).padStart(4, '0')}`, value, i);
+    })();
+  };
+  const deepPage = (pages: SqliteDeepPages, value: unknown) => pages.page('t', { k: value as string }, [['v', 'desc']], ids, 5, DEEP_OFFSET);
+
+  it('keeps the lists read most recently when it counts more than it may: the least recently read is dropped', () => {
+    const { db, pages, counts } = open();
+    const values = Array.from({ length: MAX_LISTS + 1 }, (_, n) => `list-${n}`);
+    fill(db, values);
+    /** Reads a list's deep page; whether that counted the list. */
+    const counted = (value: string) => {
+      const before = counts.made;
+      expect(deepPage(pages, value)).to.have.length(5);
+      return counts.made > before;
+    };
+    for (const value of values.slice(0, MAX_LISTS)) expect(counted(value), value).to.equal(true);
+    expect(pages.size).to.equal(MAX_LISTS);
+    // The first list read again (still counted): the second is now the least recently read.
+    expect(counted(values[0]!)).to.equal(false);
+    expect(counted(values[MAX_LISTS]!)).to.equal(true);
+    expect(pages.size).to.equal(MAX_LISTS);
+    expect(counted(values[0]!), 'the first list kept').to.equal(false);
+    expect(counted(values[2]!), 'the third list kept').to.equal(false);
+    expect(counted(values[1]!), 'the second list dropped: counted again').to.equal(true);
+  });
+
+  it('tells lists apart by the type of a filter value (1 and "1" are different lists)', () => {
+    const { db, pages } = open();
+    fill(db, [1, '1']);
+    const number = deepPage(pages, 1);
+    const text = deepPage(pages, '1');
+    expect(number).to.deep.equal(['0-0039', '0-0038', '0-0037', '0-0036', '0-0035']);
+    expect(text).to.deep.equal(['1-0039', '1-0038', '1-0037', '1-0036', '1-0035']);
+    expect(pages.size).to.equal(2);
+  });
+});
