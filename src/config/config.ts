@@ -174,6 +174,10 @@ const settings = {
     allowed: 'an smtp:// (STARTTLS when offered) or smtps:// (TLS) connection URL such as smtp://user:pass@mail.example.com:587; unset for .eml files in DATA_DIR/mail',
     secret: true,
   },
+  MAIL_FOLDER_KEEP_DAYS: {
+    schema: integer(0, 36_500).default(30),
+    allowed: 'days from 0 to 36500 (default 30) that notices written as .eml files into DATA_DIR/mail (SMTP_URL unset) are kept; older ones are removed once an hour; 0 keeps every file',
+  },
   CONSOLE_URL: {
     schema: url(['http', 'https']).optional(),
     allowed: 'the web console\'s base URL, which notices link into (review notices: {CONSOLE_URL}/p/{projectId}/review/{revisionId}; contact-form notices: {CONSOLE_URL}/p/{projectId}/contact-forms/{formId}/submissions/{submissionId}); default the service\'s own /console',
@@ -346,6 +350,8 @@ export interface ContactFormsConfig {
   /** SMTP_URL; unset: .eml files in DATA_DIR/mail. */
   smtpUrl: string | undefined;
   mailDir: string;
+  /** MAIL_FOLDER_KEEP_DAYS: days .eml files are kept in mailDir; 0 keeps them all. */
+  mailFolderKeepDays: number;
   /** CONSOLE_URL; unset: the service's own /console. */
   consoleUrl: string | undefined;
   /** CONTACT_HOSTS, lower-case. */
@@ -457,6 +463,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mailFrom: p.MAIL_FROM,
       smtpUrl: p.SMTP_URL,
       mailDir: path.join(dataDir, 'mail'),
+      mailFolderKeepDays: p.MAIL_FOLDER_KEEP_DAYS,
       consoleUrl: p.CONSOLE_URL,
       hosts: p.CONTACT_HOSTS,
       powDifficulty: p.CONTACT_POW_DIFFICULTY,

@@ -68,6 +68,7 @@ import { permissionWarnings } from '../data-dir/private-files.ts';
 import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts';
 import { metricsRoutes } from '../http/metrics-route.ts';
+import { startMailFolderRetention } from '../mail/mail-folder-retention.ts';
 import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
 import type { OutboxObserver } from '../outbox/outbox-worker.ts';
 import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
@@ -169,6 +170,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   // Media bytes: DATA_DIR/media, or S3 when S3_BUCKET is set.
   const blobs = openBlobStore(config.media.blobs);
   let mediaPurge: { stop(): Promise<void> } | undefined;
+  let mailRetention: { stop(): Promise<void> } | undefined;
   let mediaClose: (() => Promise<void>) | undefined;
   let http: RunningHttpServer | undefined;
   let versions: ReadModelVersions | undefined;
@@ -193,6 +195,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
       // Removes deleted assets' bytes from blob storage.
       mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
+      // The notices this process's outbox workers write as .eml files (no SMTP_URL) are kept MAIL_FOLDER_KEEP_DAYS.
+      const { smtpUrl, mailDir, mailFolderKeepDays } = config.contactForms;
+      if (smtpUrl === undefined && mailFolderKeepDays > 0) mailRetention = startMailFolderRetention({ dir: mailDir, keepDays: mailFolderKeepDays, clock, logger });
     }
     // Contact forms: the key store of submission keys, the mail transport, the hosted pages' challenges.
     const contactOverrides = metrics
@@ -328,6 +333,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     await contactForms?.stop();
     await mediaClose?.();
     await mediaPurge?.stop();
+    await mailRetention?.stop();
     await blobs.close();
     await dispatcher?.stop();
     await publisher?.stop();
@@ -356,6 +362,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await dispatcher?.stop();
         progress('the contact-form notice worker');
         await contactForms?.stop();
+        await mailRetention?.stop();
         progress('media processing');
         await mediaClose?.();
         await mediaPurge?.stop();

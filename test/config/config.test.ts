@@ -102,15 +102,17 @@ describe('configuration from the environment', () => {
 
   it('reads the contact-form settings: mail sender and transport, console link base, contact hosts, challenge and submit limits', () => {
     expect(loadConfig({}).contactForms).to.deep.equal({
-      mailFrom: 'annals <no-reply@localhost>', smtpUrl: undefined, mailDir: path.resolve('data/mail'), consoleUrl: undefined, hosts: [],
+      mailFrom: 'annals <no-reply@localhost>', smtpUrl: undefined, mailDir: path.resolve('data/mail'), mailFolderKeepDays: 30, consoleUrl: undefined, hosts: [],
       powDifficulty: 16, noJsMinSeconds: 15, submitRateLimit: 10, submitMaxBytes: 65_536,
     });
-    const set = loadConfig({ MAIL_FROM: 'Shop <shop@example.com>', SMTP_URL: 'smtp://u:p4ss@mail.example.com:587', CONSOLE_URL: 'https://console.example.com', CONTACT_HOSTS: 'Contact.Example.com, forms.example.org', CONTACT_POW_DIFFICULTY: '20', CONTACT_NOJS_MIN_SECONDS: '0', CONTACT_SUBMIT_RATE_LIMIT: '5', CONTACT_SUBMIT_MAX_BYTES: '2048' });
-    expect(set.contactForms).to.deep.include({ mailFrom: 'Shop <shop@example.com>', smtpUrl: 'smtp://u:p4ss@mail.example.com:587', consoleUrl: 'https://console.example.com', hosts: ['contact.example.com', 'forms.example.org'], powDifficulty: 20, noJsMinSeconds: 0, submitRateLimit: 5, submitMaxBytes: 2048 });
+    const set = loadConfig({ MAIL_FROM: 'Shop <shop@example.com>', SMTP_URL: 'smtp://u:p4ss@mail.example.com:587', CONSOLE_URL: 'https://console.example.com', CONTACT_HOSTS: 'Contact.Example.com, forms.example.org', CONTACT_POW_DIFFICULTY: '20', CONTACT_NOJS_MIN_SECONDS: '0', CONTACT_SUBMIT_RATE_LIMIT: '5', CONTACT_SUBMIT_MAX_BYTES: '2048', MAIL_FOLDER_KEEP_DAYS: '0' });
+    expect(set.contactForms).to.deep.include({ mailFolderKeepDays: 0, mailFrom: 'Shop <shop@example.com>', smtpUrl: 'smtp://u:p4ss@mail.example.com:587', consoleUrl: 'https://console.example.com', hosts: ['contact.example.com', 'forms.example.org'], powDifficulty: 20, noJsMinSeconds: 0, submitRateLimit: 5, submitMaxBytes: 2048 });
     expect(() => loadConfig({ SMTP_URL: 'http://u:p4ss@mail.example.com' })).to.throw(ConfigError, /^SMTP_URL=\(value hidden\): not a smtp or smtps URL/).with.property('message').that.does.not.include('p4ss');
     expect(() => loadConfig({ MAIL_FROM: 'nobody' })).to.throw(ConfigError, /^MAIL_FROM="nobody": not an e-mail address/);
     expect(() => loadConfig({ CONTACT_HOSTS: 'ok.example.com,not a host' })).to.throw(ConfigError, /^CONTACT_HOSTS=.*not a host name/);
     expect(() => loadConfig({ CONTACT_POW_DIFFICULTY: '40' })).to.throw(ConfigError, /^CONTACT_POW_DIFFICULTY="40": above 32/);
+    expect(() => loadConfig({ MAIL_FOLDER_KEEP_DAYS: '-1' })).to.throw(ConfigError, /^MAIL_FOLDER_KEEP_DAYS="-1"/);
+    expect(() => loadConfig({ MAIL_FOLDER_KEEP_DAYS: '1.5' })).to.throw(ConfigError, /^MAIL_FOLDER_KEEP_DAYS="1.5"/);
   });
 
   it('reads the translation provider settings: unset by default, the key never shown', () => {
