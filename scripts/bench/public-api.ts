@@ -386,8 +386,13 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
   let bytes = 0;
   for (const name of fs.readdirSync(dataDir)) if (/\.sqlite(-wal)?$/.test(name)) bytes += fs.statSync(path.join(dataDir, name)).size;
   const bytesPerEntry = Math.round(bytes / seed.entries.length);
-  say(`data folder: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytesPerEntry / 1024).toFixed(1)} KB per entry (after the write load)`);
-  return { entries: seed.entries.length, serviceRoot: root, restarted: values.restarted, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, rows, stalls, writes, coldStart };
+  // The notices written as .eml files (no SMTP_URL): apart, as they are not the stores (and are kept MAIL_FOLDER_KEEP_DAYS).
+  const mailDir = path.join(dataDir, 'mail');
+  let mailBytes = 0;
+  if (fs.existsSync(mailDir)) for (const name of fs.readdirSync(mailDir)) mailBytes += fs.statSync(path.join(mailDir, name)).size;
+  const mailBytesPerEntry = Math.round(mailBytes / seed.entries.length);
+  say(`data folder: stores (.sqlite files) ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytesPerEntry / 1024).toFixed(1)} KB per entry; mail/ ${(mailBytes / 1024 / 1024).toFixed(1)} MiB, ${(mailBytesPerEntry / 1024).toFixed(1)} KB per entry (after the write load)`);
+  return { entries: seed.entries.length, serviceRoot: root, restarted: values.restarted, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, mailBytesPerEntry, rows, stalls, writes, coldStart };
 }
 
 /**
