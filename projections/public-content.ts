@@ -37,7 +37,8 @@ import { urlFragment } from '../src/public-content/sitemap-xml.ts';
  *   whole entry views, and a sitemap is its rows' fragments joined.
  * - `site_versions`, id projectId or formSetId: the position of the last change to its sitemap and llms.txt
  *   rows, which keys the API's cache of those outputs and their ETags.
- * - `live_counts`, id formSetId: how many of its entries are live, the list's total without a search.
+ * - `live_counts`, id formSetId: how many of its entries are live, the list's total without a search, and
+ *   the last change of its entry lists (FormSetListDoc; version 11).
  * - `slug_redirects`, id `${formSetId}:${oldSlug}`: a former slug and the entry it now names.
  * - `master_views`, id `${masterId}:${locale}`: a master's records with labels resolved in each locale.
  *   `masters`, id masterId, keeps the records as stored, to re-shape from.
@@ -109,10 +110,28 @@ export interface SiteVersionDoc {
   version: string;
 }
 
-/** How many entries of a form set are live: the total of its entries list (every live entry has a view in every locale). */
-export interface LiveCountDoc {
+/**
+ * A document of `live_counts`: what a form set's public entry list is made of besides its items. Version 11
+ * added the change: every event that changes the list (an entry view of the form set written or removed, the
+ * form set's name or description) also writes it here, so that a list page's ETag is made from it and the
+ * request (listEtag) without hashing the page, and a conditional request is answered without reading it.
+ * Earlier generations' documents hold the count alone.
+ */
+export interface FormSetListDoc {
   formSetId: string;
+  /** How many of its entries are live: the list's total without a search (every live entry has a view in every locale). */
   liveEntries: number;
+  /** The position and id of the last event that changed the list. */
+  version?: string;
+  eventId?: string;
+}
+
+/** The event a projection step applies, as the public outputs it changes name it (touchSite). */
+interface PublicChange {
+  /** Its position (encodePosition): the sitemaps' and llms.txt's version. */
+  version: string;
+  /** Its id: unlike a position, never the same for another event, even in a log restored from an older backup. */
+  eventId: string;
 }
 
 export interface SlugRedirectDoc {
@@ -191,8 +210,9 @@ export const publicContent = defineProjection({
   // parts hold is not stored apart as well (StoredEntryView). Version 8: the change feed (changes below).
   // Version 9: the published orders' indexes hold each list item as its string (IndexSpec.include, read by
   // findStrings), where they held its JSON text, which a read had to parse. Version 10: sort keys of text are its
-  // first 128 characters (sortKey), where they held the whole value (a textarea's, in every view).
-  version: 10,
+  // first 128 characters (sortKey), where they held the whole value (a textarea's, in every view). Version 11:
+  // live_counts holds the last change of each form set's lists (FormSetListDoc), which their ETags name.
+  version: 11,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},
@@ -249,10 +269,10 @@ export const publicContent = defineProjection({
   async apply(recorded, view) {
     if (!HANDLED.has(recorded.type)) return;
     const at = recorded.metadata.occurredAt;
-    const version = encodePosition(recorded.position);
+    const change: PublicChange = { version: encodePosition(recorded.position), eventId: recorded.id };
     const d = recorded.data as Record<string, any>;
-    if (recorded.type.startsWith('project.')) return applyProject(recorded, view, version);
-    if (recorded.type.startsWith('form-set.')) return applyFormSet(recorded, view, version);
+    if (recorded.type.startsWith('project.')) return applyProject(recorded, view, change);
+    if (recorded.type.startsWith('form-set.')) return applyFormSet(recorded, view, change);
     if (recorded.type.startsWith('master.')) return applyMaster(recorded, view);
 
     switch (recorded.type) {
@@ -294,7 +314,7 @@ export const publicContent = defineProjection({
           live: { revisionId: d.revisionId, revision: d.revision, updatedAt: d.publishedAt, snapshot: draft.snapshot },
         };
         view.put('entries', next.entryId, { ...next });
-        await reshapeEntry(view, next, version);
+        await reshapeEntry(view, next, change);
         return;
       }
       case 'entry.slug-changed': {
@@ -304,7 +324,7 @@ export const publicContent = defineProjection({
         view.put('entries', next.entryId, next);
         view.put('slug_redirects', slugRedirectId(d.formSetId, d.from), { formSetId: d.formSetId, oldSlug: d.from, entryId: d.entryId } satisfies SlugRedirectDoc);
         view.delete('slug_redirects', slugRedirectId(d.formSetId, d.to));
-        await reshapeEntry(view, next, version);
+        await reshapeEntry(view, next, change);
         return;
       }
       case 'entry.import-metadata-set': {
@@ -312,7 +332,7 @@ export const publicContent = defineProjection({
         if (!entry) return;
         const next = { ...entry, importPath: d.importPath ?? null, external: d.external ?? null };
         view.put('entries', next.entryId, next);
-        await reshapeEntry(view, next, version);
+        await reshapeEntry(view, next, change);
         return;
       }
       case 'entry.deleted': {
@@ -320,7 +340,7 @@ export const publicContent = defineProjection({
         if (!entry) return;
         view.delete('entries', d.entryId);
         if (entry.live !== null) await addLiveCount(view, entry.formSetId, -1);
-        await removeViews(view, entry, version);
+        await removeViews(view, entry, change);
         view.delete('drafts', d.entryId);
         for (const slug of new Set([...entry.previousSlugs, ...(d.previousSlugs as string[])])) {
           const redirect = await view.get<Doc<SlugRedirectDoc>>('slug_redirects', slugRedirectId(d.formSetId, slug));
@@ -332,7 +352,7 @@ export const publicContent = defineProjection({
   },
 });
 
-async function applyProject(recorded: RecordedEvent, view: ProjectionView, version: string): Promise<void> {
+async function applyProject(recorded: RecordedEvent, view: ProjectionView, change: PublicChange): Promise<void> {
   const d = recorded.data as Record<string, any>;
   if (recorded.type === 'project.created') {
     view.put('projects', d.projectId, { projectId: d.projectId, locales: [...d.contentLocales.locales], defaultLocale: d.contentLocales.defaultLocale } satisfies PublicProjectDoc);
@@ -346,7 +366,7 @@ async function applyProject(recorded: RecordedEvent, view: ProjectionView, versi
   for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { projectId: d.projectId })) {
     if (entry.live === null) continue;
     for (const locale of dropped) view.delete('entry_views', entryViewId(entry.entryId, locale));
-    await reshapeEntry(view, entry, version);
+    await reshapeEntry(view, entry, change);
   }
   for (const master of await view.find<Doc<MasterSourceDoc>>('masters', { projectId: d.projectId })) {
     for (const locale of dropped) view.delete('master_views', masterViewId(master.masterId, locale));
@@ -354,14 +374,14 @@ async function applyProject(recorded: RecordedEvent, view: ProjectionView, versi
   }
 }
 
-async function applyFormSet(recorded: RecordedEvent, view: ProjectionView, version: string): Promise<void> {
+async function applyFormSet(recorded: RecordedEvent, view: ProjectionView, change: PublicChange): Promise<void> {
   const d = recorded.data as Record<string, any>;
   if (recorded.type === 'form-set.deleted') {
     view.delete('form_sets', d.formSetId);
-    for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { formSetId: d.formSetId })) await removeViews(view, entry, version);
+    for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { formSetId: d.formSetId })) await removeViews(view, entry, change);
     view.delete('site_versions', d.formSetId);
     view.delete('live_counts', d.formSetId);
-    view.put('site_versions', d.projectId, { scope: 'project', version } satisfies SiteVersionDoc);
+    view.put('site_versions', d.projectId, { scope: 'project', version: change.version } satisfies SiteVersionDoc);
     return;
   }
   const definition = d.definition as FormSetDefinition;
@@ -377,15 +397,15 @@ async function applyFormSet(recorded: RecordedEvent, view: ProjectionView, versi
   view.put('form_sets', doc.formSetId, { ...doc });
   if (recorded.type === 'form-set.updated') {
     for (const entry of await view.find<Doc<PublicEntryDoc>>('entries', { formSetId: doc.formSetId })) {
-      if (entry.live !== null) await reshapeEntry(view, entry, version, { formSet: doc });
+      if (entry.live !== null) await reshapeEntry(view, entry, change, { formSet: doc });
     }
     // Its name heads a section of llms.txt and its slug is in site paths, with or without live entries.
-    touchSite(view, version, doc.projectId, doc.formSetId);
+    await touchSite(view, change, doc.projectId, doc.formSetId);
   }
 }
 
 /** Writes the entry's views in every content locale and its site index row; nothing while it is not live. */
-async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version: string, known: { formSet?: PublicFormSetDoc } = {}): Promise<void> {
+async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, change: PublicChange, known: { formSet?: PublicFormSetDoc } = {}): Promise<void> {
   if (entry.live === null || entry.firstPublishedAt === null) return;
   const formSet = known.formSet ?? (await view.get<Doc<PublicFormSetDoc>>('form_sets', entry.formSetId));
   const project = await view.get<Doc<PublicProjectDoc>>('projects', entry.projectId);
@@ -403,7 +423,7 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
     views.push(shaped);
     view.put('entry_views', entryViewId(entry.entryId, locale), storedEntryView(shaped));
   }
-  touchSite(view, version, entry.projectId, entry.formSetId);
+  await touchSite(view, change, entry.projectId, entry.formSetId);
   const settings = formSet.definition.sitemap;
   if (!settings.include) {
     view.delete('site_index', entry.entryId);
@@ -428,27 +448,35 @@ async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, version
   view.put('site_index', entry.entryId, { ...row });
 }
 
+/**
+ * Counts an entry that went live (1) or was taken out (-1). The count alone: the change that did it names
+ * itself when it touches the list after (touchSite); a list whose count changed without that has no change
+ * to make its ETag from, and its pages are hashed instead.
+ */
 async function addLiveCount(view: ProjectionView, formSetId: string, delta: number): Promise<void> {
-  const current = await view.get<Doc<LiveCountDoc>>('live_counts', formSetId);
-  view.put('live_counts', formSetId, { formSetId, liveEntries: Math.max(0, (current?.liveEntries ?? 0) + delta) } satisfies LiveCountDoc);
+  const current = await view.get<Doc<FormSetListDoc>>('live_counts', formSetId);
+  view.put('live_counts', formSetId, { formSetId, liveEntries: Math.max(0, (current?.liveEntries ?? 0) + delta) } satisfies FormSetListDoc);
 }
 
 /** Takes a live entry out of the public API: its views in every content locale and its site index row. */
-async function removeViews(view: ProjectionView, entry: PublicEntryDoc, version: string): Promise<void> {
+async function removeViews(view: ProjectionView, entry: PublicEntryDoc, change: PublicChange): Promise<void> {
   if (entry.live === null) return;
   const project = await view.get<Doc<PublicProjectDoc>>('projects', entry.projectId);
   for (const locale of project?.locales ?? []) view.delete('entry_views', entryViewId(entry.entryId, locale));
   view.delete('site_index', entry.entryId);
-  touchSite(view, version, entry.projectId, entry.formSetId);
+  await touchSite(view, change, entry.projectId, entry.formSetId);
 }
 
 /**
- * Records that the project's and the form set's site outputs (sitemaps, llms.txt) changed at this event, so
- * that the API can cache them per version and answer conditional requests without rebuilding them.
+ * Records that the project's and the form set's public outputs changed at this event: their site outputs
+ * (sitemaps, llms.txt), which the API caches per version and answers conditional requests for without
+ * rebuilding them, and the form set's entry lists (see FormSetListDoc), whose ETags name the change.
  */
-function touchSite(view: ProjectionView, version: string, projectId: string, formSetId: string): void {
-  view.put('site_versions', projectId, { scope: 'project', version } satisfies SiteVersionDoc);
-  view.put('site_versions', formSetId, { scope: 'form-set', version } satisfies SiteVersionDoc);
+async function touchSite(view: ProjectionView, change: PublicChange, projectId: string, formSetId: string): Promise<void> {
+  view.put('site_versions', projectId, { scope: 'project', version: change.version } satisfies SiteVersionDoc);
+  view.put('site_versions', formSetId, { scope: 'form-set', version: change.version } satisfies SiteVersionDoc);
+  const list = await view.get<Doc<FormSetListDoc>>('live_counts', formSetId);
+  view.put('live_counts', formSetId, { formSetId, liveEntries: list?.liveEntries ?? 0, version: change.version, eventId: change.eventId } satisfies FormSetListDoc);
 }
 
 async function applyMaster(recorded: RecordedEvent, view: ProjectionView): Promise<void> {

@@ -103,7 +103,7 @@ export function snapshotItemJson(serialised: Pick<SerialisedEntry, 'jsonItem' | 
   return `${jsonItem.slice(0, -2)},"snapshot":${data},"mediaUrls":${JSON.stringify(mediaUrls(media, baseUrl))}}}`;
 }
 
-/** A list page's bytes: its form set, counts and the items' JSON joined. */
-export function entryListJson(formSet: { id: string; slug: string; name: string; description: string | null }, total: number, limit: number, offset: number, items: readonly string[]): string {
-  return `{"formSet":${JSON.stringify(formSet)},"total":${total},"limit":${limit},"offset":${offset},"items":[${items.join(',')}]}`;
+/** A list page's bytes: its form set (as JSON), counts and the items' JSON joined. */
+export function entryListJson(formSetJson: string, total: number, limit: number, offset: number, items: readonly string[]): string {
+  return `{"formSet":${formSetJson},"total":${total},"limit":${limit},"offset":${offset},"items":[${items.join(',')}]}`;
 }

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { shapeEntryView } from '../../src/public-content/entry-view.ts';
 import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryBody, singleEntryJson, snapshotItemJson, storedEntryView } from '../../src/public-content/public-json.ts';
 import type { FormSetDefinition } from '../../src/domain/content/form-set/form-set-definition.ts';
-import { entryJson, entryListResponse } from '../../src/http/public/entry-reads.ts';
+import { entryJson, entryListResponse, formSetSummary, LIST_PAGE_FORMAT } from '../../src/http/public/entry-reads.ts';
+import { hash } from 'node:crypto';
 import path from 'node:path';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
@@ -114,16 +115,16 @@ describe('public JSON serialised at projection time', () => {
       const formSet = { formSetId: 'fs-1', projectId: 'p-1', slug: 'blog', name: 'Blog', description: null, definition } as unknown as PublicFormSetDoc;
       const request = { formSet, locale: 'en', limit: 20, offset: 0, sort: undefined, text: undefined, includeSnapshot: false };
       const reader = new ReadModelReader(store);
-      const list = () => entryListResponse(reader, request, 'http://127.0.0.1/public/p/p-1/v1');
-      const expected = entryListJson({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }, 1, 20, 0, [jsonItem]);
+      const list = async () => (await entryListResponse(reader, request, 'http://127.0.0.1/public/p/p-1/v1')).json;
+      const expected = entryListJson(JSON.stringify({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }), 1, 20, 0, [jsonItem]);
       await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc: { ...shaped, jsonHead, jsonTail }, position: 1n }, { collection: 'live_counts', id: 'fs-1', doc: { formSetId: 'fs-1', liveEntries: 1 }, position: 1n }], 1n, '2026-11-22T10:00:00.000Z');
       expect(await list()).to.equal(expected);
       await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc: { ...shaped, jsonHead, jsonTail, jsonItem }, position: 2n }], 2n, '2026-11-22T10:00:00.000Z');
       expect(await list()).to.equal(expected);
       // With snapshots: from a document of any generation (2: no serialised parts; 4: whole view and parts; 5: stored view), the same bytes.
       const base = 'http://127.0.0.1/public/p/p-1/v1';
-      const withSnapshots = () => entryListResponse(reader, { ...request, includeSnapshot: true }, base);
-      const expectedWithSnapshots = entryListJson({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }, 1, 20, 0, [JSON.stringify(listItem(shaped, { baseUrl: base }))]);
+      const withSnapshots = async () => (await entryListResponse(reader, { ...request, includeSnapshot: true }, base)).json;
+      const expectedWithSnapshots = entryListJson(JSON.stringify({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }), 1, 20, 0, [JSON.stringify(listItem(shaped, { baseUrl: base }))]);
       const docs = [{ ...shaped }, { ...shaped, jsonHead, jsonTail, jsonItem }, { ...storedEntryView(shaped) }];
       for (const [n, doc] of docs.entries()) {
         await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc, position: BigInt(3 + n) }], BigInt(3 + n), '2026-11-22T10:00:00.000Z');
@@ -137,7 +138,24 @@ describe('public JSON serialised at projection time', () => {
   it('joins a list page as JSON.stringify would write it', () => {
     const formSet = { id: 'fs-1', slug: 'blog', name: 'Blog', description: null };
     const items = [view('en'), view('ja')].map((v) => listItem(v));
-    expect(entryListJson(formSet, 7, 2, 4, items.map((item) => JSON.stringify(item)))).to.equal(JSON.stringify({ formSet, total: 7, limit: 2, offset: 4, items }));
-    expect(entryListJson(formSet, 0, 20, 0, [])).to.equal(JSON.stringify({ formSet, total: 0, limit: 20, offset: 0, items: [] }));
+    expect(entryListJson(JSON.stringify(formSet), 7, 2, 4, items.map((item) => JSON.stringify(item)))).to.equal(JSON.stringify({ formSet, total: 7, limit: 2, offset: 4, items }));
+    expect(entryListJson(JSON.stringify(formSet), 0, 20, 0, [])).to.equal(JSON.stringify({ formSet, total: 0, limit: 20, offset: 0, items: [] }));
+  });
+
+  it('makes list pages at request time as LIST_PAGE_FORMAT says, which their ETags name', () => {
+    // What a request adds to the items serialised at projection time: the form set, the counts, and with
+    // include_snapshot each item's data and media URLs on the request's base. Fixed inputs, so that only a
+    // change of that code changes these bytes; when it does, an ETag would name two different pages:
+    // raise LIST_PAGE_FORMAT (src/http/public/entry-reads.ts) and record the new digest here.
+    const formSet = { formSetId: 'fs-1', slug: 'blog', name: 'Blog "news"', description: 'Posts' } as unknown as PublicFormSetDoc;
+    const jsonItem = '{"entry":{"id":"e-1","slug":"first"},"published":{"revisionId":"r-1","revision":3,"updatedAt":"2026-11-22T10:00:00.000Z"}}';
+    const jsonHead = '{"formSet":{"id":"fs-1","slug":"blog","name":"Blog"},"entry":{"id":"e-1","slug":"first"},"revision":{"id":"r-1","revision":3,"updatedAt":"2026-11-22T10:00:00.000Z"},"data":{"title":"First","cover":"a-1"},"mediaUrls":';
+    const media = { cover: 'a-1', gallery: ['a-2', 'a-3'] };
+    const summary = JSON.stringify(formSetSummary(formSet));
+    const pages = [
+      entryListJson(summary, 41, 20, 20, [jsonItem, jsonItem]),
+      entryListJson(summary, 41, 20, 20, [snapshotItemJson({ jsonItem, jsonHead }, media, 'https://cms.example.com/public/v1')]),
+    ];
+    expect({ format: LIST_PAGE_FORMAT, digest: hash('sha1', pages.join('\n'), 'hex') }).to.deep.equal({ format: 1, digest: '5fc7e155d61854ef674c82cb2bf5aa68b60329a8' });
   });
 });

@@ -1,9 +1,10 @@
+import { hash } from 'node:crypto';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { Query } from '../../read-models/read-model-store.ts';
 import { planAtLeast } from '../../domain/plans.ts';
 import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryJson, snapshotItemJson } from '../../public-content/public-json.ts';
 import { queryTokens } from '../../search/search-tokens.ts';
-import { ENTRY_VIEW_SORT_FIELDS, type EntryViewDoc, type LiveCountDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
+import { ENTRY_VIEW_SORT_FIELDS, publicContent, type EntryViewDoc, type FormSetListDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { isSortableField, type EntryView } from '../../public-content/entry-view.ts';
 import { planRequired, validationError } from '../errors/error-factory.ts';
 import { formerSlug, liveEntryView, PUBLIC_CONTENT, requestedLocale, type EntryLookup } from './entry-lookup.ts';
@@ -103,18 +104,50 @@ export function entryListQuery(request: EntryListRequest): Query & { filter: Rec
   return { filter: { formSetId: formSet.formSetId, locale }, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), ...(includeSnapshot ? { fields: SNAPSHOT_ITEM_FIELDS } : {}) };
 }
 
-/** A list page's bytes: a range of the sort's index, each entry's item as serialised at projection time. */
-export async function entryListResponse(reader: ReadModelReader, request: EntryListRequest, baseUrl: string): Promise<string> {
+/**
+ * How a list page's bytes are made at request time (entryListJson, formSetSummary, snapshotItemJson and the
+ * media URLs), as the ETags listEtag makes stand for it: raise it with any change to those, so that an ETag
+ * never names two different pages. A test pins a page's bytes to it.
+ */
+export const LIST_PAGE_FORMAT = 1;
+
+/** A list page: its bytes, and its ETag when the list's last change is known (undefined: hash the bytes). */
+export interface EntryListPage {
+  etag: string | undefined;
+  /** Undefined when `unchanged` said the client holds the page already (a 304): the items were not read. */
+  json: string | undefined;
+}
+
+/**
+ * A list page's bytes: a range of the sort's index, each entry's item as serialised at projection time, and
+ * its ETag made from the list's last change (FormSetListDoc) and the request, so that no request hashes the
+ * page it sends (20 KB at limit=100). The change is read before the items: a page read across a later change
+ * holds newer items under the older change's ETag, which is never made again, so no client is told a stale
+ * page is current. With `unchanged`, a page whose ETag it accepts is not read at all.
+ */
+export async function entryListResponse(reader: ReadModelReader, request: EntryListRequest, baseUrl: string, unchanged?: (etag: string) => boolean): Promise<EntryListPage> {
   const { formSet, limit, offset, text, includeSnapshot } = request;
-  if (text !== undefined && text.length === 0) return entryListJson(formSetSummary(formSet), 0, limit, offset, []);
+  const summary = JSON.stringify(formSetSummary(formSet));
+  if (text !== undefined && text.length === 0) return { etag: undefined, json: entryListJson(summary, 0, limit, offset, []) };
+  const list = await reader.get<Doc<FormSetListDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId);
+  const etag = list?.eventId === undefined ? undefined : listEtag(list.eventId, summary, request, baseUrl);
+  if (etag !== undefined && unchanged?.(etag)) return { etag, json: undefined };
   const query = entryListQuery(request);
-  const [items, total] = await Promise.all([
-    listItemsJson(reader, query, includeSnapshot, baseUrl),
-    text === undefined
-      ? reader.get<Doc<LiveCountDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId).then((doc) => doc?.liveEntries ?? 0)
-      : reader.count(PUBLIC_CONTENT, 'entry_views', query.filter, text),
-  ]);
-  return entryListJson(formSetSummary(formSet), total, limit, offset, items);
+  const items = await listItemsJson(reader, query, includeSnapshot, baseUrl);
+  const total = text === undefined ? (list?.liveEntries ?? 0) : await reader.count(PUBLIC_CONTENT, 'entry_views', query.filter, text);
+  return { etag, json: entryListJson(summary, total, limit, offset, items) };
+}
+
+/**
+ * The strong ETag of a list page: a digest of everything its bytes are made of, the list's last change (by
+ * event id: a position may name another event in a log restored from an older backup), the projection's
+ * version, LIST_PAGE_FORMAT, the form set as the page shows it (read apart, and maybe from a cache a moment
+ * older), the request's parameters and the base URL of media URLs.
+ */
+export function listEtag(eventId: string, summary: string, request: EntryListRequest, baseUrl: string): string {
+  const { locale, limit, offset, sort, text, includeSnapshot } = request;
+  const key = `${LIST_PAGE_FORMAT}\n${publicContent.version}\n${eventId}\n${summary}\n${locale}\n${limit}\n${offset}\n${sort ? `${sort.field}:${sort.direction}` : ''}\n${text?.join(' ') ?? ''}\n${includeSnapshot}\n${baseUrl}`;
+  return `"${hash('sha1', key, 'base64url')}"`;
 }
 
 /** The items of a list page, each as serialised at projection time (with include_snapshot: with its data and media URLs). */

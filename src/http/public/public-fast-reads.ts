@@ -74,10 +74,12 @@ export class PublicFastReads {
       if (!target) return false;
       const params = new QueryParams(request);
       const formSet = await this.options.formSets.bySlug(target.projectId, match.formSetSlug);
-      let json: string;
+      let json: string | undefined;
+      let etag: string | undefined;
       let scope: string;
       if (match.entrySlug === undefined) {
-        json = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.baseUrl);
+        // A conditional request for the page the client holds is answered from the list's last change alone.
+        ({ json, etag } = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.baseUrl, (tag) => notModified(req, tag)));
         scope = `form-set:${formSet.formSetId}`;
       } else {
         // No live entry with the slug: Koa answers the 301 of a former slug, or the 404 (so the former slugs are looked up once).
@@ -89,7 +91,7 @@ export class PublicFastReads {
       const route = `${match.base === 'pinned' ? PINNED_BASE : HOST_BASE}/form-sets/:formSetSlug/entries${match.entrySlug === undefined ? '' : '/:entrySlug'}`;
       // As the cache middleware: a URL with a parameter the route did not read is never kept (?n=1, ?n=2, ...).
       const keep = ticket && unreadQueryParams(request).length === 0 ? { ...ticket, scopes: [scope] } : undefined;
-      const requestId = this.#send(req, res, json, route, keep);
+      const requestId = json === undefined ? this.#sendNotModified(req, res, etag!) : this.#send(req, res, json, etag, route, keep);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.options.onAnswer?.({ route, status: res.statusCode, seconds });
       logAnsweredBeforeKoa(this.options.logger, { reqId: requestId, method: req.method, url: req.url, status: res.statusCode, seconds });
@@ -129,10 +131,12 @@ export class PublicFastReads {
     return { projectId: project.projectId, project, baseUrl, mediaBaseUrl, resolvedBy: key === undefined ? 'host' : 'public-key' };
   }
 
-  /** Sends the body as a string: node:http writes it with the headers in one write, a Buffer takes two. */
-  /** Returns the request id it sent. */
-  #send(req: IncomingMessage, res: ServerResponse, body: string, route: string, ticket: (CacheTicket & { scopes: readonly string[] }) | undefined): string {
-    const etag = bodyEtag(body);
+  /**
+   * Sends the body as a string: node:http writes it with the headers in one write, a Buffer takes two. The
+   * ETag is the read's own (a list's last change), or one over the bytes. Returns the request id it sent.
+   */
+  #send(req: IncomingMessage, res: ServerResponse, body: string, knownEtag: string | undefined, route: string, ticket: (CacheTicket & { scopes: readonly string[] }) | undefined): string {
+    const etag = knownEtag ?? bodyEtag(body);
     const length = Buffer.byteLength(body);
     const vary = length >= VARY_ENCODING_MIN_BYTES;
     if (ticket) {
@@ -140,20 +144,30 @@ export class PublicFastReads {
       if (vary) headers.push(['Vary', 'Accept-Encoding']);
       this.options.responseCache!.remember(ticket, { body: Buffer.from(body), etag, headers, route, scopes: ticket.scopes });
     }
+    if (notModified(req, etag)) return this.#sendNotModified(req, res, etag, vary);
     const requestId = requestIdFrom(req.headers['x-request-id']);
     // One writeHead with a flat list: the cheapest way to send a known set of headers.
     const headers = [...this.#fixedHeaders, 'ETag', etag];
     if (vary) headers.push('Vary', 'Accept-Encoding');
-    headers.push(REQUEST_ID_HEADER, requestId);
-    if (notModified(req, etag)) {
-      headers.splice(headers.indexOf('Content-Type'), 2);
-      res.writeHead(304, headers);
-      res.end();
-      return requestId;
-    }
-    headers.push('Content-Length', String(length));
+    headers.push(REQUEST_ID_HEADER, requestId, 'Content-Length', String(length));
     res.writeHead(200, headers);
     res.end(body);
+    return requestId;
+  }
+
+  /**
+   * 304 to a conditional request for what the client holds: the headers of the 200 less Content-Type and the
+   * length. Vary as the 200 would send it; unknown when the page was not read, and then sent (a list page is
+   * rarely under VARY_ENCODING_MIN_BYTES, and a cache varying where it need not loses nothing).
+   */
+  #sendNotModified(req: IncomingMessage, res: ServerResponse, etag: string, vary = true): string {
+    const requestId = requestIdFrom(req.headers['x-request-id']);
+    const headers = [...this.#fixedHeaders, 'ETag', etag];
+    headers.splice(headers.indexOf('Content-Type'), 2);
+    if (vary) headers.push('Vary', 'Accept-Encoding');
+    headers.push(REQUEST_ID_HEADER, requestId);
+    res.writeHead(304, headers);
+    res.end();
     return requestId;
   }
 
