@@ -4,7 +4,7 @@
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
  *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls] [--service-root DIR] [--json]
  *                           [--topology one,split]
- *                           [--cold-start [--drop-page-cache]] [--restarted]
+ *                           [--cold-start [--drop-page-cache]] [--restarted] [--runtime compiled|tsx]
  *
  * The data: `--entries` published entries (en and ja values) seeded into a temporary folder, or a copy of a
  * folder made by `npm run bench:public:seed` (the 100,000-entry seed is a separate command). Either way
@@ -35,6 +35,11 @@
  * topology always measures such processes). A process that has just folded the whole log serves reads with
  * 20-40% more CPU per request than after a restart (see the README's "Benchmarks"); without the flag, the cache-off
  * rows measure that process.
+ *
+ * `--runtime`: `compiled` (default) measures the service as `npm start` and the Dockerfile run it, `node
+ * dist/src/main.js`, compiled first from the service root's sources (`tsc -p tsconfig.build.json`, so the
+ * figures are never of a stale build); `tsx` runs src/main.ts through tsx, as the tests do (its transform adds
+ * work of its own to some functions, e.g. esbuild's `__name` on each closure made).
  *
  * `--topology`: `one` (default) runs the service as one process; `split` as the README's way to serve more
  * requests, a `ROLES=projector` process and a `ROLES=api` one on the same data folder, measured on the
@@ -71,6 +76,8 @@ const { values } = parseArgs({
     'drop-page-cache': { type: 'boolean', default: false },
     /** Measure a service restarted on the read models its first start built, as a deployed service runs (the split topology always is). */
     restarted: { type: 'boolean', default: false },
+    /** compiled: node dist/src/main.js, built first (what npm start and the Dockerfile run); tsx: src/main.ts through tsx. */
+    runtime: { type: 'string', default: 'compiled' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -83,6 +90,13 @@ const TOPOLOGIES = values.topology.split(',').map((name) => {
 });
 const root = path.resolve(values['service-root'] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../..'));
 const say = (line: string) => process.stderr.write(`${line}\n`);
+if (values.runtime !== 'compiled' && values.runtime !== 'tsx') throw new Error(`--runtime: compiled or tsx, not ${values.runtime}`);
+/** How the service under test is started (node's arguments, in the service root). */
+const SERVICE_ARGS = values.runtime === 'compiled' ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+if (values.runtime === 'compiled') {
+  say(`compiling the service in ${root} (tsc -p tsconfig.build.json)...`);
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+}
 
 interface Measured {
   requestsPerSecond: number;
@@ -289,7 +303,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     let started = performance.now();
     const start = (roles: string | undefined) => {
       const port = 18_000 + Math.floor(Math.random() * 1000);
-      const process_ = child(['--import', 'tsx', 'src/main.ts'], { ...env, PORT: String(port), ...(roles ? { ROLES: roles } : {}) });
+      const process_ = child(SERVICE_ARGS, { ...env, PORT: String(port), ...(roles ? { ROLES: roles } : {}) });
       children.push(process_);
       return { process_, url: `http://127.0.0.1:${port}` };
     };
@@ -398,7 +412,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
   if (fs.existsSync(mailDir)) for (const name of fs.readdirSync(mailDir)) mailBytes += fs.statSync(path.join(mailDir, name)).size;
   const mailBytesPerEntry = Math.round(mailBytes / seed.entries.length);
   say(`data folder: stores (.sqlite files) ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytesPerEntry / 1024).toFixed(1)} KB per entry; mail/ ${(mailBytes / 1024 / 1024).toFixed(1)} MiB, ${(mailBytesPerEntry / 1024).toFixed(1)} KB per entry (after the write load)`);
-  return { entries: seed.entries.length, serviceRoot: root, restarted: values.restarted, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, mailBytesPerEntry, rows, stalls, writes, coldStart };
+  return { entries: seed.entries.length, serviceRoot: root, runtime: values.runtime, restarted: values.restarted, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, mailBytesPerEntry, rows, stalls, writes, coldStart };
 }
 
 /**
@@ -414,7 +428,7 @@ async function measureColdStart(seed: BenchSeed, slugs: string[], cache: 'off' |
     say('cold start: OS page cache dropped');
   }
   const port = 18_000 + Math.floor(Math.random() * 1000);
-  const service = child(['--import', 'tsx', 'src/main.ts'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_RESPONSE_CACHE_MB: cache === 'off' ? '0' : '64' });
+  const service = child(SERVICE_ARGS, { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_RESPONSE_CACHE_MB: cache === 'off' ? '0' : '64' });
   children.push(service);
   const serviceUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
