@@ -1,21 +1,13 @@
 import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
-import { assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
+import { answeredBy, assetId, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 import { captureLogger } from '../http/support.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import type { RunningService } from '../../src/service/service.ts';
 import { startApiReplica } from '../admin/support.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { tempDir } from '../support/temp-dir.ts';
-
-/** Requests a server (a fixture's service, a replica) answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
-async function answeredBy(server: { url: string }, by: 'read-model' | 'response-cache'): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes(`answered_by="${by}"`)) total += Number(line.split(' ').pop());
-  return total;
-}
 
 const fastAnswers = (f: PublicFixture) => answeredBy(f.service, 'read-model');
 

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
-import { blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
+import { answeredBy, blogFormSet, getWithHost, startPublicFixture, type PublicFixture } from './support.ts';
 import { startApiReplica } from '../admin/support.ts';
 import type { RunningService } from '../../src/service/service.ts';
 import { eventually } from '../support/engine-fixture.ts';
@@ -9,13 +9,8 @@ import { tempDir } from '../support/temp-dir.ts';
 import { listEtag, type EntryListRequest } from '../../src/http/public/entry-reads.ts';
 import type { PublicFormSetDoc } from '../../projections/public-content.ts';
 
-/** Requests the service answered before Koa from its read models so far (annals_http_request_duration_seconds_count). */
-async function fastAnswers(f: PublicFixture): Promise<number> {
-  const text = await (await fetch(`${f.service.url}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="read-model"')) total += Number(line.split(' ').pop());
-  return total;
-}
+/** Requests the service answered before Koa from its read models so far. */
+const fastAnswers = (f: PublicFixture) => answeredBy(f.service, 'read-model');
 
 describe('public API: a list page\'s ETag names the list\'s last change, not a hash of the page', function () {
   this.timeout(60_000);

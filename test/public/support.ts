@@ -107,3 +107,11 @@ export function getWithHost(url: string, host: string, headers: Record<string, s
     request.on('error', reject);
   });
 }
+
+/** Requests a server (a fixture's service, a replica) answered so far before the app (annals_http_request_duration_seconds_count by answered_by). */
+export async function answeredBy(server: { url: string }, by: 'read-model' | 'response-cache'): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes(`answered_by="${by}"`)) total += Number(line.split(' ').pop());
+  return total;
+}
