@@ -121,8 +121,7 @@ export interface FormSetListDoc {
   formSetId: string;
   /** How many of its entries are live: the list's total without a search (every live entry has a view in every locale). */
   liveEntries: number;
-  /** The position and id of the last event that changed the list. */
-  version?: string;
+  /** The id of the last event that changed the list (the sitemaps' version, its position, is in site_versions). */
   eventId?: string;
 }
 
@@ -476,7 +475,7 @@ async function touchSite(view: ProjectionView, change: PublicChange, projectId: 
   view.put('site_versions', projectId, { scope: 'project', version: change.version } satisfies SiteVersionDoc);
   view.put('site_versions', formSetId, { scope: 'form-set', version: change.version } satisfies SiteVersionDoc);
   const list = await view.get<Doc<FormSetListDoc>>('live_counts', formSetId);
-  view.put('live_counts', formSetId, { formSetId, liveEntries: list?.liveEntries ?? 0, version: change.version, eventId: change.eventId } satisfies FormSetListDoc);
+  view.put('live_counts', formSetId, { formSetId, liveEntries: list?.liveEntries ?? 0, eventId: change.eventId } satisfies FormSetListDoc);
 }
 
 async function applyMaster(recorded: RecordedEvent, view: ProjectionView): Promise<void> {
