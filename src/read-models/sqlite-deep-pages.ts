@@ -23,14 +23,21 @@ import { sqlParameter } from './document-values.ts';
 import { CountedBlocks, sortKeyOrder, type SortDirection, type SortKey, type SqlValue } from './counted-blocks.ts';
 
 /**
- * Keys per block when built; a block is cut in two above twice this. A page starts with a walk of up to a
- * block's keys, each checked against the block's start (~60 ns): page 250 of 10,000 (skip 116 with blocks of
- * 128) cost 63.5 / 57.4 µs a request that way, 50.9 / 50.0 with blocks of 32 (64: 53.7). Smaller blocks mean
- * more of them to walk past in `locate` (3,125 for a list of 100,000) and more cuts as a list grows.
+ * Keys per block when built (more, up to twice this less one, to end on the first key of a value); a block is
+ * cut in two above twice this. A page starts with a walk of up to a block's keys (~60 ns each): page 250 of
+ * 10,000 (skip 116 with blocks of 128) cost 63.5 / 57.4 µs a request over HTTP when each key walked was also
+ * checked against the block's whole start key, 50.9 / 50.0 with blocks of 32 (64: 53.7). Walking from the
+ * ties of the start (see CountedBlocks), the page's query alone in one process took 12.7–13.1 µs with blocks
+ * of 32, 11.6–11.7 with 16, 12.9 with 8 (whose blocks, ~21 keys a day in the bench's list, end within ties
+ * more often, and walk from the whole key); page 1 8.8–9.0. Smaller blocks mean more of them (~4,000 for a
+ * list of 100,000 in memory) and more cuts as a list grows.
  */
-export const BLOCK_SIZE = 32;
-/** Offsets from which a page is found through the blocks; below, SQLite steps over the entries itself. */
-export const DEEP_OFFSET = 2 * BLOCK_SIZE;
+export const BLOCK_SIZE = 16;
+/**
+ * Offsets from which a page is found through the blocks; below, SQLite steps over the entries itself (~28 ns
+ * each: under 2 µs), and a list read no deeper than its first pages is not counted (a walk of it, and memory).
+ */
+export const DEEP_OFFSET = 64;
 /** Lists counted at once (least recently read dropped first). */
 export const MAX_LISTS = 64;
 /** Time that building lists may take per second; beyond it, deep pages use OFFSET until the next second. */
@@ -45,6 +52,16 @@ const UNCOUNTABLE_RETRY_MS = 60_000;
  * second the projections commit ~100 times a second: this is over a minute and a half of them.
  */
 export const KEPT_COMMITS = 10_000;
+
+/**
+ * The largest lead (see CountedBlocks) from which a page walks the ties of its block's start rather than from
+ * its whole key. Walking a key costs ~0.07 µs, checking the whole key on each key walked ~4–6 µs a page
+ * (10,000 entries, 2-core Xeon at 2.1 GHz): a lead of 32 keys still costs less.
+ */
+export const MAX_LEAD = 2 * BLOCK_SIZE;
+/** Where a page's walk begins in its part of the list (see #whereSql). */
+const WALK_FROM = ['start', 'key', 'ties'] as const;
+type WalkFrom = (typeof WALK_FROM)[number];
 
 type Scalar = string | number | boolean;
 /** What the rows of a page are: the SELECT list (table alias d), and how a statement of it is read (raw, plucked). */
@@ -87,8 +104,9 @@ class SortedList {
     readonly sort: ReadonlyArray<readonly [string, SortDirection]>,
   ) {
     this.order = sortKeyOrder(sort.map(([, direction]) => direction));
-    this.nulls = new CountedBlocks(this.order);
-    this.values = new CountedBlocks(this.order);
+    // Each part's pages walk from the ties of its first sort value that is not NULL (see #whereSql).
+    this.nulls = new CountedBlocks(this.order, sort.length > 1 ? 1 : undefined);
+    this.values = new CountedBlocks(this.order, 0);
   }
 
   /** The two parts in the list's order: NULLs first ascending, last descending (as SQLite sorts). */
@@ -142,10 +160,10 @@ export class SqliteDeepPages {
     }
     const position = part.locate(at);
     if (!position) return [];
-    const rows = this.#walk(list, part, position.after, position.skip, limit, columns);
+    const rows = this.#walk(list, part, position.after, part.lead(position.block), position.skip, limit, columns);
     if (rows === null) return undefined;
     if (rows.length < limit && part === first && second.total > 0) {
-      const rest = this.#walk(list, second, undefined, 0, limit - rows.length, columns);
+      const rest = this.#walk(list, second, undefined, undefined, 0, limit - rows.length, columns);
       if (rest === null) return undefined;
       rows.push(...rest);
     }
@@ -296,9 +314,9 @@ export class SqliteDeepPages {
   /** Counts a list from one walk of its index; null if its keys cannot be counted, undefined if its table is gone. */
   #build(key: string, table: string, filter: ReadonlyArray<readonly [string, SqlValue]>, sort: ReadonlyArray<readonly [string, SortDirection]>): SortedList | null | undefined {
     const list = new SortedList(key, table, filter, sort);
-    const statement = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${table}" d${this.#whereSql(list, undefined, false)} ORDER BY ${this.sql.orderBy(sort)}`);
+    const statement = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${table}" d${this.#whereSql(list, undefined, 'start')} ORDER BY ${this.sql.orderBy(sort)}`);
     if (!statement) return undefined;
-    for (const row of statement.raw(true).iterate(...this.#whereParams(list, undefined, undefined)) as Iterable<unknown[]>) {
+    for (const row of statement.raw(true).iterate(...this.#whereParams(list, undefined, 'start', undefined)) as Iterable<unknown[]>) {
       const sortKey = rowKey(row, sort.length);
       if (!countable(sortKey)) return null;
       list.partOf(sortKey).append(sortKey, BLOCK_SIZE);
@@ -306,21 +324,25 @@ export class SqliteDeepPages {
     return list;
   }
 
-  /** Up to `limit` rows of one part of the list, from `skip` keys after `after`; null if the table is gone. */
-  #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number, limit: number, columns: PageColumns): unknown[] | null {
+  /**
+   * Up to `limit` rows of one part of the list, from `skip` keys after `after`, whose lead is `lead` (see
+   * CountedBlocks); null if the table is gone.
+   */
+  #walk(list: SortedList, part: CountedBlocks, after: SortKey | undefined, lead: number | undefined, skip: number, limit: number, columns: PageColumns): unknown[] | null {
     let made = list.walkSql.get(columns.select);
     if (made === undefined) list.walkSql.set(columns.select, (made = []));
-    const variant = (part === list.nulls ? 2 : 0) + (after === undefined ? 0 : 1);
-    const sql = (made[variant] ??= `SELECT ${columns.select} FROM "${list.table}" d${this.#whereSql(list, part, after !== undefined)} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
+    const from: WalkFrom = after === undefined ? 'start' : lead !== undefined && lead <= MAX_LEAD ? 'ties' : 'key';
+    const variant = (part === list.nulls ? 3 : 0) + WALK_FROM.indexOf(from);
+    const sql = (made[variant] ??= `SELECT ${columns.select} FROM "${list.table}" d${this.#whereSql(list, part, from)} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +? OFFSET +?`);
     const statement = this.sql.statement(sql);
-    return statement ? columns.read(statement, [...this.#whereParams(list, part, after), limit, skip]) : null;
+    return statement ? columns.read(statement, [...this.#whereParams(list, part, from, after), limit, from === 'ties' ? lead! + skip : skip]) : null;
   }
 
-  /** The key of the document `skip` keys after `after` in one part of the list. */
-  #keyAt(list: SortedList, part: CountedBlocks, after: SortKey | undefined, skip: number): SortKey | undefined {
-    const where = this.#whereSql(list, part, after !== undefined);
-    const row = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${list.table}" d${where} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT 1 OFFSET +?`)?.raw(true).get(...this.#whereParams(list, part, after), skip) as unknown[] | undefined;
-    return row ? rowKey(row, list.sort.length) : undefined;
+  /** The keys of up to `limit` documents after `after` in one part of the list (from its key: kept right while leads are made). */
+  #keysAfter(list: SortedList, part: CountedBlocks, after: SortKey | undefined, limit: number): SortKey[] | undefined {
+    const from: WalkFrom = after === undefined ? 'start' : 'key';
+    const rows = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${list.table}" d${this.#whereSql(list, part, from)} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +?`)?.raw(true).all(...this.#whereParams(list, part, from, after), limit) as unknown[][] | undefined;
+    return rows?.map((row) => rowKey(row, list.sort.length));
   }
 
   #keyColumns(list: SortedList): string {
@@ -328,19 +350,24 @@ export class SqliteDeepPages {
   }
 
   /**
-   * The WHERE of the list (its filter), of one part of it (first sort value NULL or not), and of the keys after
-   * a key in that part (`afterKey`): one condition SQLite walks as an index range, because it bounds the first
-   * sort key that is not NULL in the part (the later keys are never NULL in a counted list). Its parameters
-   * are #whereParams'.
+   * The WHERE of the list (its filter), of one part of it (first sort value NULL or not), and from where in
+   * that part a walk begins: its start, a key's value at the part's first sort value that is not NULL
+   * ('ties': the walk then steps over the key's lead), or just after a key ('key': the `OR` of its values,
+   * checked on each key walked, ~6 µs more a page than 'ties' on 10,000 entries). Either way one condition
+   * SQLite walks as an index range, because it bounds the first sort key that is not NULL in the part (the
+   * later keys are never NULL in a counted list). Its parameters are #whereParams'.
    */
-  #whereSql(list: SortedList, part: CountedBlocks | undefined, afterKey: boolean): string {
+  #whereSql(list: SortedList, part: CountedBlocks | undefined, walkFrom: WalkFrom): string {
     const clauses = list.filter.map(([field]) => `${this.sql.field(field)} = ?`);
     const keys = list.sort.map(([field]) => this.sql.field(field));
     const descending = list.sort.map(([, direction]) => direction === 'desc');
     if (part !== undefined) clauses.push(`${keys[0]} ${part === list.nulls ? 'IS NULL' : 'IS NOT NULL'}`);
-    if (afterKey) {
+    if (walkFrom !== 'start') {
       const from = part === list.nulls ? 1 : 0;
       if (from < keys.length) clauses.push(`${keys[from]} ${descending[from] ? '<=' : '>='} ?`);
+    }
+    if (walkFrom === 'key') {
+      const from = part === list.nulls ? 1 : 0;
       const alternatives: string[] = [];
       for (let i = from; i <= keys.length; i++) {
         const parts: string[] = [];
@@ -354,12 +381,13 @@ export class SqliteDeepPages {
   }
 
   /** The parameters of #whereSql's condition, in its order. */
-  #whereParams(list: SortedList, part: CountedBlocks | undefined, after: SortKey | undefined): unknown[] {
+  #whereParams(list: SortedList, part: CountedBlocks | undefined, walkFrom: WalkFrom, after: SortKey | undefined): unknown[] {
     const params: unknown[] = list.filter.map(([, value]) => value);
-    if (after !== undefined) {
+    if (walkFrom !== 'start' && after !== undefined) {
       const from = part === list.nulls ? 1 : 0;
       const keys = list.sort.length;
       if (from < keys) params.push(after.values[from]);
+      if (walkFrom === 'ties') return params;
       for (let i = from; i <= keys; i++) {
         for (let j = from; j < i; j++) params.push(after.values[j]);
         params.push(i < keys ? after.values[i] : after.id);
@@ -378,9 +406,9 @@ export class SqliteDeepPages {
       for (const block of [...blocks].sort((a, b) => b - a)) {
         let at = block;
         while (part.count(at) > 2 * BLOCK_SIZE) {
-          const key = this.#keyAt(list, part, part.start(at), BLOCK_SIZE - 1);
-          if (!key) return this.#drop(list);
-          part.split(at, key, BLOCK_SIZE);
+          const keys = this.#keysAfter(list, part, part.start(at), part.count(at));
+          if (keys?.length !== part.count(at)) return this.#drop(list);
+          part.cut(at, keys, BLOCK_SIZE);
           at++;
         }
         if (at === block) part.dropIfEmpty(block);

@@ -81,4 +81,63 @@ describe('counted blocks (positions in a sorted list)', () => {
     }
     expect(blocks.total).to.equal(present.size);
   });
+
+  it("keeps each start's lead (keys of its first value at or before it) through adds, removes, cuts and empty blocks; blocks end on the first key of a value", () => {
+    const order = sortKeyOrder(['desc', 'asc']);
+    let seed = 11;
+    const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    // Values 0..29 as the first sort key (~20 keys each, some many more), a second one below it, then the id.
+    const key = (n: number): SortKey => ({ values: [n % 30 < 3 ? 0 : n % 30, n % 7], id: `e${String(n).padStart(4, '0')}` });
+    const present = new Set(Array.from({ length: 600 }, (_, i) => i));
+    const sorted = () => [...present].map(key).sort(order);
+    const blocks = CountedBlocks.fromSorted(order, sorted(), 8, 0);
+    /** Each block's start and lead, as counted from the keys present; and each block's keys. */
+    const expectLeads = (label: string) => {
+      const keys = sorted();
+      for (let block = 1; block < blocks.blockCount; block++) {
+        const start = blocks.start(block)!;
+        const lead = keys.filter((k) => k.values[0] === start.values[0] && order(k, start) <= 0).length;
+        expect(blocks.lead(block), `${label}: block ${block} of ${blocks.blockCount}`).to.equal(lead);
+      }
+    };
+    expectLeads('built');
+    // Built: a block ends on the first key of a value once it holds 8 (lead 1), or at 15 keys (value 0 has ~60).
+    for (let block = 1; block < blocks.blockCount; block++) expect(blocks.lead(block) === 1 || blocks.count(block - 1) === 15, `block ${block}`).to.equal(true);
+    const keysOf = (block: number) => sorted().filter((k) => blocks.blockOf(k) === block);
+    for (let step = 0; step < 400; step++) {
+      const n = random(900);
+      if (present.has(n)) {
+        const block = blocks.remove(key(n));
+        present.delete(n);
+        blocks.dropIfEmpty(block);
+      } else {
+        const block = blocks.add(key(n));
+        present.add(n);
+        if (blocks.count(block) > 16) blocks.cut(block, keysOf(block), 8);
+      }
+      expectLeads(`step ${step}`);
+    }
+    expect(blocks.total).to.equal(present.size);
+    // A block cut after changes ends on the first key of a value where one comes from its 8th key to its 15th.
+    const cutOne = (values: number[]) => {
+      const keys = values.map((v, i) => ({ values: [v, 0], id: `k${String(i).padStart(2, '0')}` }));
+      const one = new CountedBlocks(order, 0);
+      for (const k of keys) one.add(k);
+      one.cut(0, keys, 8);
+      return { counts: [one.count(0), one.count(1)], lead: one.lead(1) };
+    };
+    expect(cutOne([9, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 7, 7])).to.deep.equal({ counts: [12, 5], lead: 1 });
+    // None there: after the 8th, whose lead counts the keys of its value before it.
+    expect(cutOne([9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7])).to.deep.equal({ counts: [8, 9], lead: 5 });
+    // A cut must be given the block's keys, all of them.
+    const big = [...Array(blocks.blockCount).keys()].find((b) => blocks.count(b) > 1)!;
+    expect(() => blocks.cut(big, keysOf(big).slice(1), 8)).to.throw(/cut from/);
+  });
+
+  it('keeps no leads without a tie index, and then cuts blocks every `size` keys as before', () => {
+    const order = sortKeyOrder(['asc']);
+    const blocks = CountedBlocks.fromSorted(order, Array.from({ length: 40 }, (_, i) => ({ values: [i >> 3], id: `e${String(i).padStart(2, '0')}` })), 5);
+    expect(blocks.blockCount).to.equal(8);
+    expect([...Array(8).keys()].map((b) => blocks.lead(b))).to.deep.equal(Array(8).fill(undefined));
+  });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { DEEP_OFFSET, MAX_LISTS, SqliteDeepPages, type PageColumns } from '../../src/read-models/sqlite-deep-pages.ts';
+import { BLOCK_SIZE, DEEP_OFFSET, MAX_LEAD, MAX_LISTS, SqliteDeepPages, type PageColumns } from '../../src/read-models/sqlite-deep-pages.ts';
 
 /**
  * SqliteDeepPages on a plain table through its port (DeepPagesSql), with the file's bookkeeping tables as the
@@ -21,18 +21,21 @@ describe('deep pages of sorted lists (SqliteDeepPages)', () => {
     const prepared = new Map<string, Database.Statement>();
     /** How many times a list was counted (its index walked whole: the one statement without LIMIT). */
     const counts = { made: 0 };
+    /** The SQL of every page walked (asked for with LIMIT and OFFSET). */
+    const walks: string[] = [];
     const pages = new SqliteDeepPages({
       field: (path) => `d.${path}`,
       orderBy: (sort) => [...sort.map(([field, direction]) => `d.${field} ${direction.toUpperCase()}`), `d.id ${sort.at(-1)?.[1] === 'desc' ? 'DESC' : 'ASC'}`].join(', '),
       statement: (sql) => {
         if (sql.startsWith('SELECT d.') && !sql.includes('LIMIT')) counts.made++;
+        if (sql.includes('OFFSET')) walks.push(sql);
         let statement = prepared.get(sql);
         if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
         return statement;
       },
       record: async () => {},
     });
-    return { db, pages, counts };
+    return { db, pages, counts, walks };
   };
   const ids: PageColumns = { select: 'd.id', read: (statement, params) => statement.pluck().all(...params) };
   const fill = (db: Database.Database, values: unknown[]) => {
@@ -72,5 +75,28 @@ describe('deep pages of sorted lists (SqliteDeepPages)', () => {
     expect(number).to.deep.equal(['0-0039', '0-0038', '0-0037', '0-0036', '0-0035']);
     expect(text).to.deep.equal(['1-0039', '1-0038', '1-0037', '1-0036', '1-0035']);
     expect(pages.size).to.equal(2);
+  });
+
+  it("walks a page from the ties of its block's start (a plain range of the index) where few keys share its value, from its whole key where many do; the same pages either way", () => {
+    const { db, pages, walks } = open();
+    const insert = db.prepare('INSERT INTO t (id, k, v) VALUES (?, ?, ?)');
+    const length = 2_000;
+    // "few": 10 keys share each value; "many": 200 do (more than a block and more than MAX_LEAD).
+    const ties = { few: 10, many: 200 };
+    db.transaction(() => {
+      for (const [k, tie] of Object.entries(ties)) for (let i = 0; i < length; i++) insert.run(`${k}-${String(i).padStart(4, '0')}`, k, Math.floor(i / tie));
+    })();
+    expect(ties.many).to.be.greaterThan(Math.max(MAX_LEAD, 2 * BLOCK_SIZE));
+    const byOffset = db.prepare('SELECT id FROM t WHERE k = ? ORDER BY v DESC, id DESC LIMIT 5 OFFSET ?').pluck();
+    for (const k of Object.keys(ties)) {
+      walks.length = 0;
+      for (let offset = DEEP_OFFSET; offset < length + 3; offset += 7) {
+        expect(pages.page('t', { k }, [['v', 'desc']], ids, 5, offset), `${k} at ${offset}`).to.deep.equal(byOffset.all(k, offset));
+      }
+      const fromKey = walks.filter((sql) => sql.includes(' OR ')).length;
+      if (k === 'few') expect(fromKey, 'pages walked from their whole key').to.equal(0);
+      // Blocks of 63 keys inside a value's 200: their leads are up to 189.
+      else expect(fromKey, 'pages walked from their whole key').to.be.within(walks.length / 3, walks.length - 1);
+    }
   });
 });

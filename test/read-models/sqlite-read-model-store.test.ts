@@ -569,7 +569,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
       await store.close();
     });
 
-    it('keeps counting right through commits that land together: blocks grown past 64 by them are cut by the next deep read', async function () {
+    it('keeps counting right through commits that land together: blocks grown past twice their size by them are cut by the next deep read', async function () {
       this.timeout(60_000);
       const store = await countedStore({ count: 2_000 });
       const expectPages = async (label: string, newest: number) => {
@@ -625,6 +625,53 @@ describe('read models: SQLite adapter, file behaviour', () => {
         const fresh = SqliteReadModelStore.open(file);
         expect(await pages(store), `round ${round}`).to.deep.equal(await pages(fresh));
         await fresh.close();
+      }
+      await other.close();
+      await store.close();
+    });
+
+    it('keeps pages right where many entries share a sort value: adds, removes and moves within ties, by its own and by another connection\'s commits', async function () {
+      this.timeout(60_000);
+      const file = path.join(tempDir(), 'read-models.sqlite');
+      const store = SqliteReadModelStore.open(file);
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      let seed = 5;
+      const random = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+      /** Entries by id: the day each was published on (40 days: ~50 entries a day, a few days many more). */
+      const days = new Map<string, string>();
+      const day = () => `2026-02-${String(1 + Math.min(random(48), 39)).padStart(2, '0')}`;
+      let position = 0n;
+      const write = (id: string, publishedAt: string | null) => {
+        if (publishedAt === null) days.delete(id);
+        else days.set(id, publishedAt);
+        return { collection: 'articles', id, position: ++position, doc: publishedAt === null ? null : { slug: id, status: 'published', meta: { publishedAt } } };
+      };
+      await store.commit(target, Array.from({ length: 2_000 }, (_, i) => write(`a${String(i).padStart(6, '0')}`, day())), position, NOW);
+      await countDeep(store, 1_000);
+      const other = SqliteReadModelStore.open(file);
+      /** Newest day first, then the greater id (the store's order for a descending sort). */
+      const expected = (offset: number) =>
+        [...days]
+          .sort(([a, dayA], [b, dayB]) => (dayA !== dayB ? (dayA < dayB ? 1 : -1) : a < b ? 1 : -1))
+          .slice(offset, offset + 20)
+          .map(([id]) => id);
+      let added = 0;
+      for (let round = 0; round < 40; round++) {
+        const ids = [...days.keys()];
+        const writes = Array.from({ length: 12 }, (_, j) => {
+          const change = (round + j) % 3;
+          // Half the new entries on one day: its blocks grow past twice their size in keys of that day, and are cut inside its ties.
+          if (change === 0) return write(`b${String(added++).padStart(6, '0')}`, random(2) === 0 ? '2026-02-20' : day());
+          const id = ids[random(ids.length)]!;
+          return write(id, change === 1 ? null : day());
+        });
+        // Each id once per commit (the last write of an id is what a commit keeps).
+        const once = [...new Map(writes.map((w) => [w.id, w])).values()];
+        await (round % 2 === 0 ? store : other).commit(target, once, position, NOW);
+        await new Promise((resolve) => setImmediate(resolve));
+        for (const offset of [64, 200, 777, 1_500, days.size - 20]) {
+          expect((await store.find(target, 'articles', query(offset))).map((d) => d['slug']), `round ${round} at ${offset}`).to.deep.equal(expected(offset));
+        }
       }
       await other.close();
       await store.close();
