@@ -4,7 +4,7 @@
  * page number, and a crawler asking for the deepest pages makes every request the most expensive one.
  *
  * For a sorted list that is read deep (one filter's values and one sort, e.g. a form set's entries in one
- * locale by publishedAt), this keeps its keys counted in blocks of ~32 (counted-blocks.ts): the page at
+ * locale by publishedAt), this keeps its keys counted in blocks of 16–31 (counted-blocks.ts): the page at
  * offset k starts at most one block's walk after a known key, whatever k is. The blocks are built from the
  * index on the first deep read of the list (one walk of it).
  *
@@ -27,9 +27,10 @@ import { CountedBlocks, sortKeyOrder, type SortDirection, type SortKey, type Sql
  * cut in two above twice this. A page starts with a walk of up to a block's keys (~60 ns each): page 250 of
  * 10,000 (skip 116 with blocks of 128) cost 63.5 / 57.4 µs a request over HTTP when each key walked was also
  * checked against the block's whole start key, 50.9 / 50.0 with blocks of 32 (64: 53.7). Walking from the
- * ties of the start (see CountedBlocks), the page's query alone in one process took 12.7–13.1 µs with blocks
+ * ties of the start (see CountedBlocks), page 250's query alone in one process took 12.7–13.1 µs with blocks
  * of 32, 11.6–11.7 with 16, 12.9 with 8 (whose blocks, ~21 keys a day in the bench's list, end within ties
- * more often, and walk from the whole key); page 1 8.8–9.0. Smaller blocks mean more of them (~4,000 for a
+ * more often, and walk from the whole key); page 1 8.8–9.0 (minimums of interleaved rounds, 10,000 entries,
+ * 2-core Xeon at 2.1 GHz; docs/benchmark-log.md, 2026-11-29). Smaller blocks mean more of them (~4,000 for a
  * list of 100,000 in memory) and more cuts as a list grows.
  */
 export const BLOCK_SIZE = 16;
@@ -338,7 +339,10 @@ export class SqliteDeepPages {
     return statement ? columns.read(statement, [...this.#whereParams(list, part, from, after), limit, from === 'ties' ? lead! + skip : skip]) : null;
   }
 
-  /** The keys of up to `limit` documents after `after` in one part of the list (from its key: kept right while leads are made). */
+  /**
+   * The keys of up to `limit` documents after `after` in one part of the list, walked from its whole key (no
+   * lead needed): the keys of a block to cut, from which its new start's lead is made.
+   */
   #keysAfter(list: SortedList, part: CountedBlocks, after: SortKey | undefined, limit: number): SortKey[] | undefined {
     const from: WalkFrom = after === undefined ? 'start' : 'key';
     const rows = this.sql.statement(`SELECT ${this.#keyColumns(list)} FROM "${list.table}" d${this.#whereSql(list, part, from)} ORDER BY ${this.sql.orderBy(list.sort)} LIMIT +?`)?.raw(true).all(...this.#whereParams(list, part, from, after), limit) as unknown[][] | undefined;

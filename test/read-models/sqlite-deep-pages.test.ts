@@ -99,4 +99,27 @@ describe('deep pages of sorted lists (SqliteDeepPages)', () => {
       else expect(fromKey, 'pages walked from their whole key').to.be.within(walks.length / 3, walks.length - 1);
     }
   });
+
+  it('walks from the ties of the second sort value in the part of a list whose first is NULL', () => {
+    const { db, pages, walks } = open();
+    db.exec(`
+      CREATE TABLE u (id TEXT PRIMARY KEY, k, n, v INTEGER NOT NULL);
+      CREATE INDEX u_by_k_n_v ON u (k, n DESC, v, id);
+      INSERT INTO counted_fields VALUES ('u', '["k","n","v"]');
+    `);
+    const insert = db.prepare('INSERT INTO u (id, k, n, v) VALUES (?, ?, ?, ?)');
+    // Half the rows without n (last in a descending sort), 10 rows to each value of v.
+    db.transaction(() => {
+      for (let i = 0; i < 1_000; i++) insert.run(`r${String(i).padStart(4, '0')}`, 'x', i % 2 === 0 ? null : i % 7, Math.floor(i / 20));
+    })();
+    const sort: Array<[string, 'asc' | 'desc']> = [['n', 'desc'], ['v', 'asc']];
+    const byOffset = db.prepare('SELECT id FROM u WHERE k = ? ORDER BY n DESC, v ASC, id ASC LIMIT 5 OFFSET ?').pluck();
+    for (let offset = DEEP_OFFSET; offset < 1_003; offset += 3) {
+      expect(pages.page('u', { k: 'x' }, sort, ids, 5, offset), `at ${offset}`).to.deep.equal(byOffset.all('x', offset));
+    }
+    // (The part with n has runs of ~70 rows of one n: many of its pages walk from their whole key.)
+    const nullPart = walks.filter((sql) => sql.includes('IS NULL'));
+    expect(nullPart.filter((sql) => sql.includes('d.v >= ?')).length, 'pages of the NULL part walked from the ties of v').to.be.greaterThan(0);
+    expect(nullPart.filter((sql) => sql.includes(' OR ')), 'pages of the NULL part walked from their whole key').to.deep.equal([]);
+  });
 });
