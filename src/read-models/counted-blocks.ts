@@ -57,21 +57,27 @@ export interface BlockPosition {
  * starts[b + 1]; block 0 starts at the list's beginning. A block's start is a boundary, not a document: it
  * stays valid when the document that had that key is removed.
  *
- * Given a `tie` (the index of the sort value that leads the list's order), each start also keeps its lead:
- * how many keys counted have its value there and come at or before it. The keys after a start are then the
- * keys from its value on (a plain range of the index), less the first `lead` of them: a walk SQLite runs
- * without checking each key against the start's whole key. Blocks are cut, where that costs little, just
- * after the first key of a value, so that most leads are 1.
+ * Given a `tie` (the index of the sort value that leads the list's order), a start's lead is how many keys
+ * counted have its value there and come at or before it. The keys after a start are then the keys from its
+ * value on (a plain range of the index), less the first `lead` of them: a walk SQLite runs without checking
+ * each key against the start's whole key. Blocks are cut, where that costs little, just after the first key
+ * of a value, so that most leads are 1. Each start keeps its tail, the keys of the block before it that have
+ * its value; its lead is that tail plus, when the start before it has the same value, that start's lead. So
+ * a change moves one tail (a key added or removed in a block counts in the tail of the start after it when
+ * it has that start's value), whatever the number of starts that share a value.
  */
 export class CountedBlocks {
   readonly #starts: Array<SortKey | undefined> = [undefined];
   readonly #counts: number[] = [0];
-  /** Each start's lead (see above; undefined: not known, and for block 0, which starts at the list's beginning). */
-  readonly #leads: Array<number | undefined> = [undefined];
+  /** Each start's tail (see above; 0 for block 0, which starts at the list's beginning, and without a tie). */
+  readonly #tails: number[] = [0];
   #total = 0;
-  /** The last key appended (while building), its lead, and whether the next key starts a block after it. */
+  /**
+   * The last key appended (while building), how many keys of its value end its block with it, and whether the
+   * next key starts a block after it.
+   */
   #last: SortKey | undefined;
-  #lastLead = 0;
+  #lastRun = 0;
   #cutAfterLast = false;
   /**
    * Keys up to the end of each block (running sums of the counts), made by `locate` when a change left none:
@@ -102,15 +108,15 @@ export class CountedBlocks {
   append(key: SortKey, size: number): void {
     if (this.#cutAfterLast) {
       this.#starts.push(this.#last);
-      this.#leads.push(this.tie === undefined ? undefined : this.#lastLead);
+      this.#tails.push(this.tie === undefined ? 0 : this.#lastRun);
       this.#counts.push(0);
     }
-    const lead = this.tie !== undefined && this.#last !== undefined && this.#tied(this.#last, key) ? this.#lastLead + 1 : 1;
+    const firstOfValue = this.tie === undefined || this.#last === undefined || !this.#tied(this.#last, key);
     const count = (this.#counts[this.#counts.length - 1]! += 1);
     this.#total++;
     this.#last = key;
-    this.#lastLead = lead;
-    this.#cutAfterLast = count >= size && (this.tie === undefined || lead === 1 || count >= 2 * size - 1);
+    this.#lastRun = count === 1 || firstOfValue ? 1 : this.#lastRun + 1;
+    this.#cutAfterLast = count >= size && (this.tie === undefined || firstOfValue || count >= 2 * size - 1);
     this.#ends = undefined;
   }
 
@@ -130,9 +136,18 @@ export class CountedBlocks {
     return this.#starts[block];
   }
 
-  /** The lead of a block's start (see the class): undefined when not known, and for block 0. */
-  lead(block: number): number | undefined {
-    return this.#leads[block];
+  /**
+   * The lead of a block's start (see the class); undefined without a tie, for block 0, and when over `max`
+   * (found from the tails of the starts of its value before it, up to `max` keys' worth).
+   */
+  lead(block: number, max = Infinity): number | undefined {
+    if (this.tie === undefined || block <= 0 || block >= this.#starts.length) return undefined;
+    let lead = 0;
+    for (let i = block; ; i--) {
+      lead += this.#tails[i]!;
+      if (lead > max) return undefined;
+      if (i === 1 || !this.#tied(this.#starts[i - 1]!, this.#starts[i]!)) return lead;
+    }
   }
 
   /** The block a key belongs in: the last one whose start comes before it. */
@@ -153,7 +168,7 @@ export class CountedBlocks {
     this.#counts[block]! += 1;
     this.#total++;
     this.#ends = undefined;
-    this.#moveLeads(block, key, 1);
+    this.#moveTail(block, key, 1);
     return block;
   }
 
@@ -163,7 +178,7 @@ export class CountedBlocks {
     if (this.#counts[block]! === 0) throw new Error('counted blocks: removing from an empty block (the list changed without being told)');
     this.#counts[block]! -= 1;
     this.#total--;
-    this.#moveLeads(block, key, -1);
+    this.#moveTail(block, key, -1);
     this.#ends = undefined;
     return block;
   }
@@ -184,14 +199,18 @@ export class CountedBlocks {
   }
 
   /**
-   * Cuts a block in two after `at`, the key at position `firstCount` of the block (counted from 1), whose
-   * lead is `lead` (undefined: not known; the block's pages then walk from its whole key).
+   * Cuts a block in two after `at`, the key at position `firstCount` of the block (counted from 1). With a
+   * tie, `tail` is the number of the first part's keys that have at's value (at included; see the class).
    */
-  split(block: number, at: SortKey, firstCount: number, lead?: number): void {
+  split(block: number, at: SortKey, firstCount: number, tail?: number): void {
     const count = this.#counts[block]!;
     if (firstCount <= 0 || firstCount >= count) throw new Error(`counted blocks: cannot split a block of ${count} after ${firstCount}`);
+    if (this.tie !== undefined && (tail === undefined || tail < 1 || tail > firstCount)) throw new Error(`counted blocks: a split needs the tail of its new start (1 to ${firstCount}), not ${tail}`);
     this.#starts.splice(block + 1, 0, at);
-    this.#leads.splice(block + 1, 0, this.tie === undefined ? undefined : lead);
+    this.#tails.splice(block + 1, 0, this.tie === undefined ? 0 : tail!);
+    // The start after the block had the first part's keys of its value in its tail: they are now the new start's.
+    const next = this.#starts[block + 2];
+    if (next !== undefined && this.tie !== undefined && this.#tied(at, next)) this.#tails[block + 2]! -= tail!;
     this.#counts.splice(block + 1, 0, count - firstCount);
     this.#counts[block] = firstCount;
     this.#ends = undefined;
@@ -213,14 +232,19 @@ export class CountedBlocks {
         }
       }
     }
-    this.split(block, keys[at]!, at + 1, this.#leadInBlock(block, keys, at));
+    let first = at;
+    while (first > 0 && this.tie !== undefined && this.#tied(keys[first - 1]!, keys[at]!)) first--;
+    this.split(block, keys[at]!, at + 1, this.tie === undefined ? undefined : at - first + 1);
   }
 
   /** Joins an empty block (not the first) into the one before it. */
   dropIfEmpty(block: number): boolean {
     if (block === 0 || this.#counts[block] !== 0) return false;
+    // The start after it now follows the block before: that block's keys of its value join its tail.
+    const next = this.#starts[block + 1];
+    if (next !== undefined && this.tie !== undefined && this.#tied(this.#starts[block]!, next)) this.#tails[block + 1]! += this.#tails[block]!;
     this.#starts.splice(block, 1);
-    this.#leads.splice(block, 1);
+    this.#tails.splice(block, 1);
     this.#counts.splice(block, 1);
     this.#ends = undefined;
     return true;
@@ -231,30 +255,10 @@ export class CountedBlocks {
     return compareSqlValues(a.values[this.tie!] ?? null, b.values[this.tie!] ?? null) === 0;
   }
 
-  /** The lead of the block's `at`th key (from 0), given all the block's keys in order. */
-  #leadInBlock(block: number, keys: readonly SortKey[], at: number): number | undefined {
-    if (this.tie === undefined) return undefined;
-    let first = at;
-    while (first > 0 && this.#tied(keys[first - 1]!, keys[at]!)) first--;
-    const run = at - first + 1;
-    if (first > 0) return run;
-    // The block's keys up to it all have its value: so may the keys up to the block's start.
-    const start = this.#starts[block];
-    if (start === undefined || !this.#tied(start, keys[at]!)) return run;
-    const lead = this.#leads[block];
-    return lead === undefined ? undefined : lead + run;
-  }
-
-  /**
-   * A key added (1) or removed (-1) in `block`: the starts after it with its value have one key more or less
-   * at or before them. Those are the starts right after the block (the keys of a value are consecutive).
-   */
-  #moveLeads(block: number, key: SortKey, by: 1 | -1): void {
-    if (this.tie === undefined) return;
-    for (let i = block + 1; i < this.#starts.length && this.#tied(this.#starts[i]!, key); i++) {
-      const lead = this.#leads[i];
-      if (lead !== undefined) this.#leads[i] = lead + by;
-    }
+  /** A key added (1) or removed (-1) in `block`: the start after the block counts it in its tail if it has its value. */
+  #moveTail(block: number, key: SortKey, by: 1 | -1): void {
+    const next = this.#starts[block + 1];
+    if (next !== undefined && this.tie !== undefined && this.#tied(next, key)) this.#tails[block + 1]! += by;
   }
 }
 

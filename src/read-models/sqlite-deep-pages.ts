@@ -161,7 +161,7 @@ export class SqliteDeepPages {
     }
     const position = part.locate(at);
     if (!position) return [];
-    const rows = this.#walk(list, part, position.after, part.lead(position.block), position.skip, limit, columns);
+    const rows = this.#walk(list, part, position.after, part.lead(position.block, MAX_LEAD), position.skip, limit, columns);
     if (rows === null) return undefined;
     if (rows.length < limit && part === first && second.total > 0) {
       const rest = this.#walk(list, second, undefined, undefined, 0, limit - rows.length, columns);

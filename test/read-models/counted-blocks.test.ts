@@ -134,6 +134,37 @@ describe('counted blocks (positions in a sorted list)', () => {
     expect(() => blocks.cut(big, keysOf(big).slice(1), 8)).to.throw(/cut from/);
   });
 
+  it('keeps the lead of a start whose block before it, inside a run of its value, is emptied and dropped', () => {
+    const order = sortKeyOrder(['asc']);
+    // Values 0, 0, then twelve 1s, then three 2s; blocks of 4, ending on a value's first key or at 7 keys.
+    const keys = [0, 0, ...Array(12).fill(1), 2, 2, 2].map((v, i): SortKey => ({ values: [v], id: `k${String(i).padStart(2, '0')}` }));
+    const blocks = CountedBlocks.fromSorted(order, keys, 4, 0);
+    expect([blocks.count(0), blocks.count(1), blocks.count(2)]).to.deep.equal([7, 7, 3]);
+    expect([blocks.lead(1), blocks.lead(2)]).to.deep.equal([5, 12]);
+    // Block 1 (k07 to k13, all 1s, k13 its end and block 2's start) emptied, then joined into block 0.
+    for (const key of keys.slice(7, 14)) blocks.remove(key);
+    expect(blocks.dropIfEmpty(1)).to.equal(true);
+    expect(blocks.start(1)).to.deep.equal(keys[13]);
+    // k02 to k06 have the value of that start and come before it.
+    expect(blocks.lead(1)).to.equal(5);
+    expect(blocks.lead(1, 4), 'over the most asked for').to.equal(undefined);
+  });
+
+  it('counts a change in the same time whether or not many starts share its value (one tail moves)', () => {
+    const order = sortKeyOrder(['desc']);
+    /** Time of 20,000 adds at the start of a list of 200,000 keys whose values are `value(i)`, ms. */
+    const addsMs = (value: (i: number) => number) => {
+      const blocks = CountedBlocks.fromSorted(order, Array.from({ length: 200_000 }, (_, i): SortKey => ({ values: [value(199_999 - i)], id: `k${String(199_999 - i).padStart(6, '0')}` })), 16, 0);
+      const started = performance.now();
+      for (let i = 0; i < 20_000; i++) blocks.add({ values: [value(200_000)], id: `n${String(i).padStart(6, '0')}` });
+      return performance.now() - started;
+    };
+    const distinct = Math.min(addsMs((i) => i), addsMs((i) => i));
+    // One value for all: ~12,500 starts of it after each key added.
+    const oneValue = Math.min(addsMs(() => 1), addsMs(() => 1));
+    expect(oneValue, `${oneValue.toFixed(1)} ms with one value, ${distinct.toFixed(1)} ms with distinct values`).to.be.below(distinct * 3 + 20);
+  });
+
   it('keeps no leads without a tie index, and then cuts blocks every `size` keys as before', () => {
     const order = sortKeyOrder(['asc']);
     const blocks = CountedBlocks.fromSorted(order, Array.from({ length: 40 }, (_, i) => ({ values: [i >> 3], id: `e${String(i).padStart(2, '0')}` })), 5);
