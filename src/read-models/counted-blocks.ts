@@ -80,10 +80,12 @@ export class CountedBlocks {
   #lastRun = 0;
   #cutAfterLast = false;
   /**
-   * Keys up to the end of each block (running sums of the counts), made by `locate` when a change left none:
-   * a page of a list of 100,000 (3,125 blocks) is then found by bisection instead of a walk of the counts.
+   * The counts as a Fenwick tree (node i holds the sum of the counts of the blocks from i - (i & -i) to i - 1):
+   * `locate` finds a page's block in ~12 steps for a list of 100,000, and a key added or removed updates as
+   * many nodes. Made by `locate` after blocks were cut, joined or appended (a walk of the counts, ~4,000 of
+   * them for 100,000 keys); before, the running sums of the counts were made again after every change.
    */
-  #ends: number[] | undefined;
+  #tree: Int32Array | undefined;
 
   /**
    * @param tie the index of the sort value whose ties the starts' leads count (see above); without it, no
@@ -117,7 +119,7 @@ export class CountedBlocks {
     this.#last = key;
     this.#lastRun = count === 1 || firstOfValue ? 1 : this.#lastRun + 1;
     this.#cutAfterLast = count >= size && (this.tie === undefined || firstOfValue || count >= 2 * size - 1);
-    this.#ends = undefined;
+    this.#tree = undefined;
   }
 
   get total(): number {
@@ -167,8 +169,8 @@ export class CountedBlocks {
     const block = this.blockOf(key);
     this.#counts[block]! += 1;
     this.#total++;
-    this.#ends = undefined;
     this.#moveTail(block, key, 1);
+    this.#addToTree(block, 1);
     return block;
   }
 
@@ -179,23 +181,26 @@ export class CountedBlocks {
     this.#counts[block]! -= 1;
     this.#total--;
     this.#moveTail(block, key, -1);
-    this.#ends = undefined;
+    this.#addToTree(block, -1);
     return block;
   }
 
   /** The block of the key at `offset` and how far into it; undefined at or beyond the end. */
   locate(offset: number): BlockPosition | undefined {
     if (offset < 0 || offset >= this.#total) return undefined;
-    const ends = (this.#ends ??= runningSums(this.#counts));
-    // The first block that ends after the offset.
-    let low = 0;
-    let high = ends.length - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (ends[middle]! > offset) high = middle;
-      else low = middle + 1;
+    const tree = (this.#tree ??= fenwickTree(this.#counts));
+    // The first block that ends after the offset: the most blocks whose keys add up to the offset or less
+    // (empty ones included) are passed, from the largest node down.
+    let passed = 0;
+    let left = offset;
+    for (let step = 1 << (31 - Math.clz32(tree.length - 1)); step > 0; step >>= 1) {
+      const next = passed + step;
+      if (next < tree.length && tree[next]! <= left) {
+        passed = next;
+        left -= tree[next]!;
+      }
     }
-    return { block: low, after: this.#starts[low], skip: offset - (ends[low]! - this.#counts[low]!) };
+    return { block: passed, after: this.#starts[passed], skip: left };
   }
 
   /**
@@ -213,7 +218,7 @@ export class CountedBlocks {
     if (next !== undefined && this.tie !== undefined && this.#tied(at, next)) this.#tails[block + 2]! -= tail!;
     this.#counts.splice(block + 1, 0, count - firstCount);
     this.#counts[block] = firstCount;
-    this.#ends = undefined;
+    this.#tree = undefined;
   }
 
   /**
@@ -246,8 +251,15 @@ export class CountedBlocks {
     this.#starts.splice(block, 1);
     this.#tails.splice(block, 1);
     this.#counts.splice(block, 1);
-    this.#ends = undefined;
+    this.#tree = undefined;
     return true;
+  }
+
+  /** A key more or fewer in `block`, in the tree if made. */
+  #addToTree(block: number, by: 1 | -1): void {
+    const tree = this.#tree;
+    if (tree === undefined) return;
+    for (let i = block + 1; i < tree.length; i += i & -i) tree[i]! += by;
   }
 
   /** Whether two keys have the same value at `tie` (as SQLite's `=` compares them). */
@@ -262,9 +274,13 @@ export class CountedBlocks {
   }
 }
 
-function runningSums(counts: readonly number[]): number[] {
-  const sums = new Array<number>(counts.length);
-  let sum = 0;
-  for (let i = 0; i < counts.length; i++) sums[i] = sum += counts[i]!;
-  return sums;
+/** The Fenwick tree of the counts (node 0 unused), made in one walk of them. */
+function fenwickTree(counts: readonly number[]): Int32Array {
+  const tree = new Int32Array(counts.length + 1);
+  for (let i = 1; i < tree.length; i++) {
+    tree[i]! += counts[i - 1]!;
+    const parent = i + (i & -i);
+    if (parent < tree.length) tree[parent]! += tree[i]!;
+  }
+  return tree;
 }
