@@ -24,8 +24,9 @@
  *   scenarios' 10 waiting connections barely sample a stall of the event loop; this catches it.
  * Reported per scenario: the server's CPU time per request (user + system, from /proc) divided by the
  * baseline's measured just before (the load generator's share of the two cores does not distort it),
- * p50/p99, req/s, the service's RSS after it, and with the cache on the share of requests the cache answered
- * (from /metrics). Also the time to the first /readyz (the read models built from the log), the data
+ * p50/p99, req/s, the service's RSS after it, with the cache on the share of requests the cache answered,
+ * and for deep list pages how many were walked with OFFSET rather than found through the list's counts (from
+ * /metrics: a deep page's figure is what counted lists cost only when none was). Also the time to the first /readyz (the read models built from the log), the data
  * folder's bytes per entry, and the writes' rate, p99 and failures, and with stalls the service's CPU per
  * publish cycle while only the probe reads (it adds ~1%). Measurements start once the outboxes
  * are idle (the review notices of the seed's publishes sent: minutes at 10,000 entries the first time).
@@ -192,12 +193,21 @@ async function stop(process_: ChildProcess): Promise<void> {
   await new Promise((resolve) => (process_.once('exit', resolve), process_.kill('SIGTERM')));
 }
 
-/** Requests the response cache answered so far (annals_http_request_duration_seconds_count, answered_by="response-cache"). */
-async function cacheHits(serviceUrl: string): Promise<number> {
+/**
+ * What the service's /metrics say so far of how its reads were answered: from the response cache, and deep
+ * list pages found through the list's counts or walked with OFFSET (a deep-page figure means what it says
+ * only when OFFSET walked none of them).
+ */
+async function readCounters(serviceUrl: string): Promise<{ cacheHits: number; deepByCounts: number; deepByOffset: number }> {
   const text = await (await fetch(`${serviceUrl}/metrics`)).text();
-  let hits = 0;
-  for (const line of text.split('\n')) if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="response-cache"')) hits += Number(line.split(' ').pop());
-  return hits;
+  const counters = { cacheHits: 0, deepByCounts: 0, deepByOffset: 0 };
+  for (const line of text.split('\n')) {
+    const value = Number(line.split(' ').pop());
+    if (line.startsWith('annals_http_request_duration_seconds_count{') && line.includes('answered_by="response-cache"')) counters.cacheHits += value;
+    else if (line.startsWith('annals_deep_page_reads_total{found_by="counts"}')) counters.deepByCounts += value;
+    else if (line.startsWith('annals_deep_page_reads_total{found_by="offset"}')) counters.deepByOffset += value;
+  }
+  return counters;
 }
 
 /** Publishes new revisions of random entries at a steady rate through the admin API (as a console user). */
@@ -354,9 +364,11 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
       const loadStarted = performance.now();
       for (const scenario of scenarios) {
         const reference = await measure(baseline.url, baseline.pid);
-        const hitsBefore = await cacheHits(serviceUrl);
+        const before = await readCounters(serviceUrl);
         const result = await measure(`${base}${scenario.path}`, service.pid!, scenario.paths?.(basePath), scenario.headers);
-        const hits = (await cacheHits(serviceUrl)) - hitsBefore;
+        const after = await readCounters(serviceUrl);
+        const hits = after.cacheHits - before.cacheHits;
+        const deepPages = { byCounts: after.deepByCounts - before.deepByCounts, byOffset: after.deepByOffset - before.deepByOffset };
         const total = Math.max(1, result.requestsPerSecond * SECONDS);
         const row = {
           cache,
@@ -373,10 +385,11 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
           non2xx: result.non2xx,
           rssMiB: Math.round(rssBytes(service.pid!) / 1024 / 1024),
           ...(cache === 'off' ? {} : { cacheHitRate: Math.min(1, Math.round((hits / total) * 100) / 100) }),
+          ...(deepPages.byCounts + deepPages.byOffset > 0 ? { deepPages } : {}),
         };
         rows.push(row);
         say(
-          `${tag} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
+          `${tag} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${row.deepPages ? `  deep pages by OFFSET ${row.deepPages.byOffset} of ${row.deepPages.byCounts + row.deepPages.byOffset}` : ''}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
         );
       }
       // The service's CPU per publish cycle, measured while only the probe (200 light requests a second) reads.
