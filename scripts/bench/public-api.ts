@@ -26,8 +26,8 @@
  * baseline's measured just before (the load generator's share of the two cores does not distort it),
  * p50/p99, req/s, the service's RSS after it, with the cache on the share of requests the cache answered,
  * and for deep list pages how many were walked with OFFSET rather than found through the list's counts (from
- * /metrics: a deep page's figure is what counted lists cost only when none was). Also the time to the first /readyz (the read models built from the log), the data
- * folder's bytes per entry, and the writes' rate, p99 and failures, and with stalls the service's CPU per
+ * /metrics: a deep page's figure is what counted lists cost only when none was). Also the time to the first
+ * /readyz (the read models built from the log), the data folder's bytes per entry, and the writes' rate, p99 and failures, and with stalls the service's CPU per
  * publish cycle while only the probe reads (it adds ~1%). Measurements start once the outboxes
  * are idle (the review notices of the seed's publishes sent: minutes at 10,000 entries the first time).
  *

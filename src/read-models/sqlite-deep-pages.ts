@@ -368,12 +368,9 @@ export class SqliteDeepPages {
     const keys = list.sort.map(([field]) => this.sql.field(field));
     const descending = list.sort.map(([, direction]) => direction === 'desc');
     if (part !== undefined) clauses.push(`${keys[0]} ${part === list.nulls ? 'IS NULL' : 'IS NOT NULL'}`);
-    if (walkFrom !== 'start') {
-      const from = part === list.nulls ? 1 : 0;
-      if (from < keys.length) clauses.push(`${keys[from]} ${descending[from] ? '<=' : '>='} ?`);
-    }
+    const from = part === list.nulls ? 1 : 0;
+    if (walkFrom !== 'start' && from < keys.length) clauses.push(`${keys[from]} ${descending[from] ? '<=' : '>='} ?`);
     if (walkFrom === 'key') {
-      const from = part === list.nulls ? 1 : 0;
       const alternatives: string[] = [];
       for (let i = from; i <= keys.length; i++) {
         const parts: string[] = [];
