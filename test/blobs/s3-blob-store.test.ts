@@ -1,15 +1,14 @@
 /**
  * The S3 blob adapter: the port's conformance suite against s3rver (an S3 protocol server the test starts on
- * 127.0.0.1) and against MinIO under testcontainers (MINIO_URL for an existing server; pending with the
- * reason where neither exists), plus failure handling that needs no server.
+ * 127.0.0.1) and against MinIO (test/support/minio-server.ts: MINIO_URL, a container, or MinIO built from Go
+ * sources; pending with the reason where none can run), plus failure handling that needs no server.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import type { StartedTestContainer } from 'testcontainers';
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.ts';
 import { BlobStoreUnavailableError } from '../../src/blobs/blob-store.ts';
-import { resolveServerTarget } from '../support/container-runtime.ts';
+import { minioServer, minioServerPending, type MinioServer } from '../support/minio-server.ts';
 import { blobStoreConformance } from './blob-store.conformance.ts';
 import { startS3rver, type LocalS3 } from './s3rver.ts';
 import { freePort } from '../support/ports.ts';
@@ -31,39 +30,22 @@ blobStoreConformance('S3BlobStore against s3rver (conformance)', {
   atomicConcurrentPuts: 's3rver 3.7.1 writes objects in place, so concurrent puts interleave (S3 and MinIO replace atomically)',
 });
 
-const MINIO_CREDENTIALS = { accessKeyId: 'minioadmin', secretAccessKey: 'minioadmin' };
-const minioTarget = await resolveServerTarget('MINIO_URL');
-let minioEndpoint: string | undefined;
-let minio: StartedTestContainer | undefined;
+const minioPending = await minioServerPending();
+let minio: MinioServer | undefined;
 blobStoreConformance(
   'S3BlobStore against MinIO (conformance)',
-  minioTarget.kind === 'pending'
-    ? { pending: minioTarget.reason }
+  minioPending
+    ? { pending: minioPending }
     : {
         setup: async () => {
-          if (minioTarget.kind === 'existing') {
-            minioEndpoint = minioTarget.url;
-          } else {
-            const { GenericContainer, Wait } = await import('testcontainers');
-            minio = await new GenericContainer('minio/minio:latest')
-              .withCommand(['server', '/data'])
-              .withEnvironment({ MINIO_ROOT_USER: MINIO_CREDENTIALS.accessKeyId, MINIO_ROOT_PASSWORD: MINIO_CREDENTIALS.secretAccessKey })
-              .withExposedPorts(9000)
-              .withWaitStrategy(Wait.forHttp('/minio/health/ready', 9000))
-              .withStartupTimeout(120_000)
-              .start();
-            minioEndpoint = `http://${minio.getHost()}:${minio.getMappedPort(9000)}`;
-          }
-        },
-        teardown: async () => {
-          await minio?.stop();
+          minio = await minioServer();
         },
         create: async () => {
           const bucket = `annals-test-${randomUUID().slice(0, 8)}`;
-          const client = new S3Client({ region: 'us-east-1', endpoint: minioEndpoint, forcePathStyle: true, credentials: MINIO_CREDENTIALS });
+          const client = new S3Client({ region: 'us-east-1', endpoint: minio!.endpoint, forcePathStyle: true, credentials: minio!.credentials });
           await client.send(new CreateBucketCommand({ Bucket: bucket }));
           client.destroy();
-          return new S3BlobStore({ bucket, region: 'us-east-1', endpoint: minioEndpoint, forcePathStyle: true, credentials: MINIO_CREDENTIALS });
+          return new S3BlobStore({ bucket, region: 'us-east-1', endpoint: minio!.endpoint, forcePathStyle: true, credentials: minio!.credentials });
         },
       },
 );

@@ -1,12 +1,11 @@
 /**
  * The MongoDB read-model adapter: the port's conformance suite and MongoDB-specific behaviour against a real
- * server (MONGODB_URL, else a `mongo:7` container; pending with the reason when neither exists), plus the
+ * server (test/support/mongo-server.ts: MONGODB_URL, a `mongo:7` container or FerretDB; pending with the reason when none can run), plus the
  * connection-failure and URL handling that need no server.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
-import type { StartedTestContainer } from 'testcontainers';
 import {
   databaseFromUrl,
   MongoReadModelStore,
@@ -19,36 +18,21 @@ import {
   type ReadModelStore,
 } from '../../src/read-models/read-model-store.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
-import { resolveServerTarget } from '../support/container-runtime.ts';
+import { mongoServer, mongoServerPending } from '../support/mongo-server.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { toMongoFilter, toMongoSort, toMongoText } from '../../src/read-models/mongo-query.ts';
 import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 import { freePort as closedPort } from '../support/ports.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
-const target = await resolveServerTarget('MONGODB_URL');
+const pending = await mongoServerPending();
 
 let serverUrl: string | undefined;
-let container: StartedTestContainer | undefined;
-let serverStarting: Promise<void> | undefined;
 const createdDatabases = new Set<string>();
 
-/** Starts the server once for every suite of this file; a root hook stops it after the whole run. */
-function startServer(): Promise<void> {
-  serverStarting ??= (async () => {
-    if (target.kind === 'existing') {
-      serverUrl = target.url;
-      return;
-    }
-    const { GenericContainer, Wait } = await import('testcontainers');
-    container = await new GenericContainer('mongo:7')
-      .withExposedPorts(27017)
-      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
-      .withStartupTimeout(120_000)
-      .start();
-    serverUrl = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`;
-  })();
-  return serverStarting;
+/** The shared server of mongoServer() (MONGODB_URL, a container, or FerretDB), started on first use. */
+async function startServer(): Promise<void> {
+  serverUrl = (await mongoServer()).url;
 }
 
 /** Drops the databases the tests created (on an existing server, nothing else is touched). */
@@ -63,15 +47,8 @@ async function dropCreatedDatabases(): Promise<void> {
   }
 }
 
-if (target.kind !== 'pending') {
-  after(async function () {
-    this.timeout(60_000);
-    await container?.stop();
-  });
-}
-
 function mongoHarness(): HarnessOrPending<MongoReadModelStore> {
-  if (target.kind === 'pending') return { pending: target.reason };
+  if (pending) return { pending };
   return {
     setup: startServer,
     /** A store on a fresh database of the shared server, so that tests never see each other's data. */
