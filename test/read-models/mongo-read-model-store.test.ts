@@ -18,14 +18,18 @@ import {
   type ReadModelStore,
 } from '../../src/read-models/read-model-store.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
-import { mongoServer, mongoServerPending } from '../support/mongo-server.ts';
+import { mongoServer, mongoServerPending, mongoServerTarget } from '../support/mongo-server.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { toMongoFilter, toMongoSort, toMongoText } from '../../src/read-models/mongo-query.ts';
 import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 import { freePort as closedPort } from '../support/ports.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
-const pending = await mongoServerPending();
+// FerretDB v1 refuses partial indexes, which the adapter's generation registry relies on today (one active
+// generation per projection): the suites wait for the registry to stop needing them (issue 43), on FerretDB only.
+const pending =
+  (await mongoServerPending()) ??
+  ((await mongoServerTarget()).kind === 'ferretdb' ? 'FerretDB v1 lacks partial indexes (partialFilterExpression), which the generation registry uses' : undefined);
 
 let serverUrl: string | undefined;
 const createdDatabases = new Set<string>();
