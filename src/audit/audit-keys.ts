@@ -39,3 +39,13 @@ export interface AuditKeyRing {
   /** Releases what the ring holds open (a PKCS#11 session). Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * `sign` refused: the key stopped signing (a rotation announced its successor, whose validity has begun) and
+ * this process cannot sign with the successor. Signing again after the process's configuration names the new
+ * key (or the key file or token holds it) succeeds; a signature by a retired key would be refused by every
+ * verifier, so none is made.
+ */
+export class AuditKeyRetiredError extends Error {
+  override name = 'AuditKeyRetiredError';
+}
