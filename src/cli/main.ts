@@ -37,6 +37,9 @@ import { backupCommand, restoreCommand } from './commands/backup.ts';
 import { auditCommands } from './commands/audit.ts';
 import { BackupError } from '../backup/backup-manifest.ts';
 import { DataDirLockedError, DataDirUnusableError } from '../data-dir/data-dir-lock.ts';
+import { AuditKeySetupError } from '../audit/audit-key-files.ts';
+import { KeyChainError } from '../audit/key-chain.ts';
+import { AuditKeyRetiredError } from '../audit/audit-keys.ts';
 
 const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, backupCommand, restoreCommand, auditCommands];
 
@@ -89,6 +92,9 @@ function failureOf(error: unknown): Failure {
   if (error instanceof BackupError) return { exitCode: error.exitCode, code: error.code, message: error.message, text: `${error.message}\n` };
   if (error instanceof DataDirLockedError) return { exitCode: 1, code: 'DATA_DIR_LOCKED', message: error.message, text: `${error.message}\n` };
   if (error instanceof DataDirUnusableError) return { exitCode: 1, code: 'DATA_DIR_UNUSABLE', message: error.message, text: `${error.message}\n` };
+  if (error instanceof AuditKeySetupError) return { exitCode: 2, code: 'AUDIT_KEY_SETUP', message: error.message, text: `${error.message}\n` };
+  if (error instanceof KeyChainError) return { exitCode: 1, code: 'AUDIT_KEY_CHAIN_INVALID', message: error.message, text: `${error.message}\n` };
+  if (error instanceof AuditKeyRetiredError) return { exitCode: 1, code: 'AUDIT_KEY_RETIRED', message: error.message, text: `${error.message}\n` };
   if (error instanceof RebuildPausedError) return { exitCode: 1, code: 'REBUILD_PAUSED', message: error.message, text: `${error.message}\n` };
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: 1, code: 'INTERNAL_ERROR', message, text: `${error instanceof Error ? (error.stack ?? message) : message}\n` };
