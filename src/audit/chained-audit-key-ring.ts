@@ -66,13 +66,19 @@ export class ChainedAuditKeyRing implements OpenedAuditKeyRing {
     await this.source.close();
   }
 
-  /** The chain's current key when the source holds it (read again once if not), else the source's newest key of the chain. */
+  /**
+   * The key that signs now: the chain's key valid at this instant when the source holds it (read again once
+   * if not). Otherwise a key of the source that the chain lists, whose signature then waits for its validity
+   * (a successor during the notice) or is refused (a retired key).
+   */
   #signingEntry(chain: KeyChain): KeyChainEntry {
-    const last = chain.current;
-    if (this.#holds(last.statement.keyId) || this.#reloaded(last.statement.keyId)) return last;
-    const own = [...chain.entries].reverse().find((e) => this.#holds(e.statement.keyId));
+    const due = chain.signingAt(this.clock.now()) ?? chain.first;
+    if (this.#holds(due.statement.keyId) || this.#reloaded(due.statement.keyId)) return due;
+    const held = chain.entries.filter((e) => this.#holds(e.statement.keyId));
+    const next = held.find((e) => e.statement.sequence > due.statement.sequence);
+    const own = next ?? held.at(-1);
     if (own) return own;
-    throw new AuditKeyRetiredError(`${this.source.description} holds none of the keys of ${this.chains.description} (the current one is ${last.statement.keyId}): configure the current key`);
+    throw new AuditKeyRetiredError(`${this.source.description} holds none of the keys of ${this.chains.description} (the one that signs now is ${due.statement.keyId}): configure it`);
   }
 
   async #sign(keyId: string, message: Uint8Array): Promise<Uint8Array> {
