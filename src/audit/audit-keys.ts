@@ -32,7 +32,11 @@ export interface AuditSigningKey {
 }
 
 export interface AuditKeyRing {
-  /** The key that signs now. */
+  /**
+   * The key that signs now. Its `sign` refuses (AuditKeyRetiredError) once a rotation's successor has taken
+   * over and this process cannot sign with it; `current()` itself throws when the key list cannot be read
+   * (a key chain file that no longer verifies): ask again for each signature rather than keep the key.
+   */
   current(): AuditSigningKey;
   /** Every key that ever signed, current and retired, oldest first. */
   publicKeys(): readonly AuditPublicKeyInfo[];

@@ -10,15 +10,9 @@
  */
 import type { Clock } from '../clock.ts';
 import { AuditKeyRetiredError, type AuditKeyRing, type AuditPublicKeyInfo, type AuditSigningKey } from './audit-keys.ts';
-import { jwkOf, verifyEd25519, type Ed25519Jwk } from './ed25519.ts';
+import { verifyEd25519 } from './ed25519.ts';
 
 const ALG = 'EdDSA';
-
-/** A key auditors verify with: its id (the JWS `kid`) and the public key as a JWK. */
-export interface AuditPublicKey {
-  keyId: string;
-  jwk: Ed25519Jwk;
-}
 
 /** A signature that does not verify: altered payload, unknown or retired key, or not a JWS at all. */
 export class AuditSignatureError extends Error {
@@ -38,12 +32,6 @@ export class AuditSigner {
     readonly ring: AuditKeyRing,
     private readonly clock: Clock,
   ) {}
-
-  /** The key that signs now, as auditors see it. */
-  get publicKey(): AuditPublicKey {
-    const key = this.ring.current();
-    return { keyId: key.keyId, jwk: jwkOf(key.publicKey) };
-  }
 
   /**
    * Signs the payload `build` makes for the key and the instant of signing. A key retired between choosing
@@ -90,7 +78,7 @@ export function verifyAuditJws(jws: string, keys: readonly AuditPublicKeyInfo[],
 }
 
 /** Whether the key signed at `at`: validFrom <= at < validUntil. */
-export function withinValidity(key: Pick<AuditPublicKeyInfo, 'validFrom' | 'validUntil'>, at: string): boolean {
+function withinValidity(key: Pick<AuditPublicKeyInfo, 'validFrom' | 'validUntil'>, at: string): boolean {
   const ms = Date.parse(at);
   return ms >= Date.parse(key.validFrom) && (key.validUntil === null || ms < Date.parse(key.validUntil));
 }

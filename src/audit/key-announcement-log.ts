@@ -4,11 +4,16 @@
  * with. The chain file stays the source the ring reads: an announcement is recorded once (by its digest),
  * in chain order, by the service at start (projector role) and by `annals audit rotate-key`; another
  * process recording the same at the same time is not an error.
+ *
+ * The record also gives the chain back where its file is missing (another host of the same log, a file
+ * lost): readRecordedKeyChain answers the last chain the log holds. Its announcements prove themselves by
+ * their signatures, so a record written by someone without the keys can add nothing that verifies.
  */
 import { StreamNotFoundError, WrongExpectedVersionError } from '../event-store/errors.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import { AUDIT_KEYS_STREAM, auditKeyAnnounced, type AuditKeyAnnounced } from './audit-events.ts';
-import type { KeyChain } from './key-chain.ts';
+import type { EventStore } from '../event-store/event-store.ts';
+import { KeyChain, KeyChainError, type KeyAnnouncement } from './key-chain.ts';
 
 /** Appends the announcements of `chain` the log does not hold yet; answers how many it appended. */
 export async function recordKeyAnnouncements(log: EventLog, chain: KeyChain): Promise<number> {
@@ -43,4 +48,27 @@ export async function recordKeyAnnouncements(log: EventLog, chain: KeyChain): Pr
       if (!(error instanceof WrongExpectedVersionError) || attempt > 0) throw error;
     }
   }
+}
+
+/**
+ * The last key chain the log records: its announcements in log order, a new chain from each first
+ * announcement (a chain begun again after a lost key), an announcement that does not extend it skipped.
+ * Null when the log records none.
+ */
+export async function readRecordedKeyChain(store: EventStore): Promise<KeyChain | null> {
+  let chain: KeyChain | null = null;
+  try {
+    for await (const event of store.readStream(AUDIT_KEYS_STREAM)) {
+      if (event.type !== auditKeyAnnounced.type) continue;
+      const announcement = (event.data as AuditKeyAnnounced).announcement as KeyAnnouncement;
+      try {
+        chain = (event.data as AuditKeyAnnounced).sequence === 0 || !chain ? KeyChain.verify([announcement]) : chain.extendedWith(announcement);
+      } catch (error) {
+        if (!(error instanceof KeyChainError)) throw error;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+  }
+  return chain;
 }

@@ -6,9 +6,10 @@
  * - neither: the key store's key, beside the log (a warning says what that does not protect against).
  *
  * With a key file or a token, the key chain file (AUDIT_KEY_CHAIN_FILE, outside DATA_DIR) lists every key
- * with its validity. The first opening creates it: the configured key alone, or, when the key store holds
- * a key that signed before, that key first (retired from now, so what it signed still verifies) announcing
- * the configured key as its successor. Later openings require the configured key to be the chain's current
+ * with its validity. The first opening creates it: from the chain the log records when that one lists the
+ * configured key (another host of the same log began it, or the file was lost); otherwise with the
+ * configured key alone, or, when the key store holds a key that signed before, that key first (retired from
+ * now, so what it signed still verifies) announcing the configured key as its successor. Later openings require the configured key to be the chain's current
  * key; a key the chain does not list is refused with the command that announces it (`annals audit
  * rotate-key`, ./rotate-audit-key.ts).
  */
@@ -16,7 +17,9 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { AuditKeyConfig, Config } from '../config/config.ts';
+import type { EventStore } from '../event-store/event-store.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
+import { readRecordedKeyChain } from './key-announcement-log.ts';
 import type { AuditSigningKey } from './audit-keys.ts';
 import type { AuditKeySource } from './audit-key-source.ts';
 import { AuditKeySetupError, checkSecretFile, refuseInsideDataDir } from './audit-key-files.ts';
@@ -30,12 +33,19 @@ import type { Pkcs11AuditKeySource } from './pkcs11-audit-key-source.ts';
 type AuditConfig = Pick<Config, 'audit' | 'dataDir'>;
 type Notices = Pick<Logger, 'warn' | 'info'>;
 
+/** What opening may use besides the configuration: a logger for its warnings, the log whose record of the chain it may adopt. */
+export interface AuditKeyRingOptions {
+  logger?: Notices | undefined;
+  events?: EventStore | undefined;
+}
+
 /** What the fallback does not protect against: logged at every start that uses it. */
 export const KEY_STORE_KEY_WARNING =
   'audit: AUDIT_KEY_FILE and AUDIT_PKCS11_MODULE are unset, so the audit signing key is kept in the key store beside the log (DATA_DIR/keys.sqlite, or MongoDB): anyone who can read the data folder, its backups or the database can sign exports and checkpoints as this service, so a history they rewrote would verify as authentic. Keep the key out of the database: AUDIT_KEY_FILE or an HSM (README "The tamper-evident log")';
 
 /** Opens the ring the configuration names (see the module comment); AuditKeySetupError naming the fix when it cannot. */
-export async function openAuditKeyRing(config: AuditConfig, keyStore: KeyStore, clock: Clock, logger?: Notices): Promise<OpenedAuditKeyRing> {
+export async function openAuditKeyRing(config: AuditConfig, keyStore: KeyStore, clock: Clock, options: AuditKeyRingOptions = {}): Promise<OpenedAuditKeyRing> {
+  const { logger } = options;
   const key = config.audit.key;
   if (key.kind === 'key-store') {
     logger?.warn(KEY_STORE_KEY_WARNING);
@@ -45,7 +55,7 @@ export async function openAuditKeyRing(config: AuditConfig, keyStore: KeyStore, 
   try {
     for (const warning of source.warnings) logger?.warn(`audit: ${warning}`);
     const chainFile = openKeyChainFile(config);
-    const chain = chainFile.readIfExists() ?? (await createKeyChain(chainFile, source, keyStore, clock, logger));
+    const chain = chainFile.readIfExists() ?? (await createKeyChain(chainFile, source, keyStore, clock, options));
     refuseUnannounced(chain, source, chainFile, key, clock);
     return new ChainedAuditKeyRing(source, chainFile, clock);
   } catch (error) {
@@ -80,20 +90,28 @@ export function openKeyChainFile(config: AuditConfig): KeyChainFile {
 }
 
 /**
- * The first chain: the configured key alone, or after the key store's key when the key store holds one
- * (which then announces it). Another process creating it at the same time wins; its chain is read.
+ * The first chain of the file: the log's record when it lists a key of the source; else the configured key
+ * alone, or after the key store's key when the key store holds one (which then announces it). Another
+ * process creating it at the same time wins; its chain is read.
  */
-export async function createKeyChain(chainFile: KeyChainFile, source: AuditKeySource, keyStore: KeyStore, clock: Clock, logger?: Notices): Promise<KeyChain> {
-  const [key, ...more] = source.keys();
-  if (!key || more.length > 0) throw new AuditKeySetupError(`${source.description} holds ${source.keys().length} keys and ${chainFile.description} does not exist yet: keep one key there to begin the chain with`);
+export async function createKeyChain(chainFile: KeyChainFile, source: AuditKeySource, keyStore: KeyStore, clock: Clock, options: AuditKeyRingOptions = {}): Promise<KeyChain> {
+  const { logger } = options;
+  const recorded = options.events ? await readRecordedKeyChain(options.events) : null;
+  const adopted = recorded && source.keys().some((k) => recorded.entry(k.keyId)) ? recorded : null;
   const now = clock.now();
-  const stored = await keyStoreAuditKey(keyStore);
+  const stored = adopted ? null : await keyStoreAuditKey(keyStore);
   const announcements = [];
-  if (stored && stored.key.keyId !== key.keyId) {
-    const genesis = await keyStoreKeyGenesis(stored);
-    announcements.push(genesis, await announceKey({ chain: KeyChain.verify([genesis]), previous: stored.key, key, validFrom: now }));
+  if (adopted) {
+    announcements.push(...adopted.announcements());
   } else {
-    announcements.push(await announceKey({ chain: null, key, validFrom: now }));
+    const [key, ...more] = source.keys();
+    if (!key || more.length > 0) throw new AuditKeySetupError(`${source.description} holds ${source.keys().length} keys and ${chainFile.description} does not exist yet: keep one key there to begin the chain with`);
+    if (stored && stored.key.keyId !== key.keyId) {
+      const genesis = await keyStoreKeyGenesis(stored);
+      announcements.push(genesis, await announceKey({ chain: KeyChain.verify([genesis]), previous: stored.key, key, validFrom: now }));
+    } else {
+      announcements.push(await announceKey({ chain: null, key, validFrom: now }));
+    }
   }
   let chain: KeyChain;
   try {
@@ -106,12 +124,15 @@ export async function createKeyChain(chainFile: KeyChainFile, source: AuditKeySo
     }
     throw error;
   }
-  if (stored && stored.key.keyId !== key.keyId) {
+  const current = chain.current.statement;
+  if (adopted) {
+    logger?.info(`audit: created ${chainFile.description} from the key chain the log records (${chain.entries.length} keys, the current one ${current.keyId})`);
+  } else if (chain.entries.length > 1) {
     logger?.info(
-      `audit: created ${chainFile.description}: key ${key.keyId} (${source.description}) signs from ${now.toISOString()}, announced by the key store's key ${stored.key.keyId}, which is retired from then (listed still, so that what it signed verifies); give auditors the new key list (annals audit public-key --json)`,
+      `audit: created ${chainFile.description}: key ${current.keyId} (${source.description}) signs from ${current.validFrom}, announced by the key store's key ${chain.first.statement.keyId}, which is retired from then (listed still, so that what it signed verifies); give auditors the new key list (annals audit public-key --json)`,
     );
   } else {
-    logger?.info(`audit: created ${chainFile.description}: key ${key.keyId} (${source.description}) signs from ${now.toISOString()}`);
+    logger?.info(`audit: created ${chainFile.description}: key ${current.keyId} (${source.description}) signs from ${current.validFrom}`);
   }
   return chain;
 }

@@ -212,7 +212,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
     // The audit key ring (a key file, an HSM, or the key store's key); its key chain recorded in the log.
-    auditKeys = config.roles.has('projector') ? await openAuditKeyRing(config, contact.keyStore, clock, logger) : undefined;
+    auditKeys = config.roles.has('projector') ? await openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }) : undefined;
     if (auditKeys) await recordKeyAnnouncements(log, auditKeys.chain());
     const drain = new DrainState();
     if (config.roles.has('api')) {

@@ -12,6 +12,11 @@ import { rotateAuditKey } from '../../src/audit/rotate-audit-key.ts';
 import { readAuditKeyFile } from '../../src/audit/key-file-audit-key-source.ts';
 import { SqliteKeyStore } from '../../src/key-store/sqlite-key-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
+import { EventLog } from '../../src/event-store/event-log.ts';
+import { EventCatalog } from '../../src/event-store/event-catalog.ts';
+import { auditEvents } from '../../src/audit/audit-events.ts';
+import { recordKeyAnnouncements } from '../../src/audit/key-announcement-log.ts';
 import { keyFileConfig, memoryKey, writeKeyFile } from './audit-key-support.ts';
 
 const at = (iso: string) => new Date(iso);
@@ -223,6 +228,30 @@ describe('audit key ring: a key file with its chain, the key store\'s key moved 
       await elsewhere.close();
     } finally {
       await running.close();
+    }
+  });
+
+  it('a host without the chain file takes the one the log records (another host began it), not a chain of its own', async () => {
+    const store = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
+    const log = new EventLog(store, new EventCatalog([...auditEvents]), clock);
+    try {
+      const key = writeKeyFile(keysDir, 'shared.pem');
+      const first = await openAuditKeyRing(keyFileConfig(dataDir, key, path.join(keysDir, 'host-a.ndjson')), keyStore, clock, { events: store });
+      expect(await recordKeyAnnouncements(log, first.chain())).to.equal(1);
+      expect(await recordKeyAnnouncements(log, first.chain()), 'recorded once').to.equal(0);
+      await first.close();
+      clock.advance(3_600_000);
+      const second = await openAuditKeyRing(keyFileConfig(dataDir, key, path.join(keysDir, 'host-b.ndjson')), keyStore, clock, { events: store });
+      expect(fs.readFileSync(path.join(keysDir, 'host-b.ndjson'), 'utf8')).to.equal(fs.readFileSync(path.join(keysDir, 'host-a.ndjson'), 'utf8'));
+      expect(second.publicKeys()[0]).to.include({ validFrom: '2026-12-01T10:00:00.000Z' });
+      await second.close();
+      // A key the record does not list begins a chain of its own.
+      const other = await openAuditKeyRing(keyFileConfig(dataDir, writeKeyFile(keysDir, 'other.pem'), path.join(keysDir, 'host-c.ndjson')), keyStore, clock, { events: store });
+      expect(other.publicKeys()).to.have.length(1);
+      expect(other.publicKeys()[0]).to.include({ validFrom: '2026-12-01T11:00:00.000Z' });
+      await other.close();
+    } finally {
+      await store.close();
     }
   });
 

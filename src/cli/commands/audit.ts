@@ -15,6 +15,7 @@ import { recordKeyAnnouncements } from '../../audit/key-announcement-log.ts';
 import { auditKeyListing } from '../../audit/audit-key-listing.ts';
 import { auditLogOrigin } from '../../audit/log-origin.ts';
 import type { Logger } from 'pino';
+import type { EventStore } from '../../event-store/event-store.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { note, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
 import type { KeyStore } from '../../key-store/key-store.ts';
@@ -83,7 +84,7 @@ async function exportBundle(args: { project: string; from: string; to: string; o
   const file = path.resolve(args.out);
   if (fs.existsSync(file)) throw new UsageError(`${args.out} exists already: export to a new file`, USAGE);
   return withStores(async ({ stores, config, logger }) => {
-    const summary = await withAuditKeyRing(config, logger, async (ring) => {
+    const summary = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
       const bar = options.json ? undefined : new RebuildProgressBar('export', process.stderr);
       try {
         const result = await exportAudit(stores.events, ring, { projectId: args.project, from: args.from, to: args.to, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
@@ -104,8 +105,8 @@ async function exportBundle(args: { project: string; from: string; to: string; o
  * created, or the configured key's chain file), so that auditors can be given it before anything is signed.
  */
 async function publicKey(): Promise<number> {
-  return withStores(async ({ config, logger }) => {
-    const chain = await withKeyStore(config, async (keys) => (await existingKeyChain(config, keys)) ?? (await withRing(config, keys, logger, async (ring) => ring.chain())));
+  return withStores(async ({ config, logger, stores }) => {
+    const chain = await withKeyStore(config, async (keys) => (await existingKeyChain(config, keys)) ?? (await withRing(config, keys, logger, stores.events, async (ring) => ring.chain())));
     const listing = auditKeyListing(chain, auditLogOrigin(config, chain.publicKeys()), systemClock.now());
     for (const key of listing.keys) note(`audit key ${key.keyId} (${key.status}): valid from ${key.validFrom}${key.validUntil ? ` until ${key.validUntil}` : ''}; ${key.vkey}`);
     note('give this list to auditors, again after each rotation (node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEYS.json)');
@@ -117,7 +118,7 @@ async function publicKey(): Promise<number> {
 /** Announces the configured key as the current key's successor, records it in the log, and waits until it signs. */
 async function rotateKey(previousKeyFile: string | undefined): Promise<number> {
   return withStores(async ({ config, log }) => {
-    const result = await withKeyStore(config, (keys) => rotateAuditKey({ config, keyStore: keys, clock: systemClock, previousKeyFile }));
+    const result = await withKeyStore(config, (keys) => rotateAuditKey({ config, keyStore: keys, clock: systemClock, previousKeyFile, events: log.store }));
     const recorded = await recordKeyAnnouncements(log, result.chain);
     const chainFile = result.chainFile;
     if (result.outcome === 'current') {
@@ -136,7 +137,7 @@ async function rotateKey(previousKeyFile: string | undefined): Promise<number> {
 
 async function anchor(options: CommandOptions): Promise<number> {
   return withStores(async ({ config, log, logger }) => {
-    const result = await withAuditKeyRing(config, logger, (ring) =>
+    const result = await withAuditKeyRing(config, logger, log.store, (ring) =>
       anchorUnlinkedEvents({ log, signer: new AuditSigner(ring, systemClock), mode: 'after-last', onProgress: options.json ? undefined : (events) => note(`audit anchor: ${events} events read`) }),
     );
     note(result.anchored ? `audit anchor: ${result.coveredEvents} events without a chain link anchored (${result.digest})` : `audit anchor: nothing anchored: ${result.reason}`);
@@ -156,12 +157,12 @@ async function existingKeyChain(config: Config, keys: KeyStore): Promise<KeyChai
 }
 
 /** The ring the configuration names (see openAuditKeyRing), with the key store it may need, closed after `work`. */
-async function withAuditKeyRing<T>(config: Config, logger: Logger, work: (ring: OpenedAuditKeyRing) => Promise<T>): Promise<T> {
-  return withKeyStore(config, (keys) => withRing(config, keys, logger, work));
+async function withAuditKeyRing<T>(config: Config, logger: Logger, events: EventStore, work: (ring: OpenedAuditKeyRing) => Promise<T>): Promise<T> {
+  return withKeyStore(config, (keys) => withRing(config, keys, logger, events, work));
 }
 
-async function withRing<T>(config: Config, keys: KeyStore, logger: Logger, work: (ring: OpenedAuditKeyRing) => Promise<T>): Promise<T> {
-  const ring = await openAuditKeyRing(config, keys, systemClock, logger);
+async function withRing<T>(config: Config, keys: KeyStore, logger: Logger, events: EventStore, work: (ring: OpenedAuditKeyRing) => Promise<T>): Promise<T> {
+  const ring = await openAuditKeyRing(config, keys, systemClock, { logger, events });
   try {
     return await work(ring);
   } finally {
