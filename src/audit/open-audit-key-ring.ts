@@ -48,6 +48,7 @@ export async function openAuditKeyRing(config: AuditConfig, keyStore: KeyStore, 
   const { logger } = options;
   const key = config.audit.key;
   if (key.kind === 'key-store') {
+    await refuseMovingBack(options.events);
     logger?.warn(KEY_STORE_KEY_WARNING);
     return openKeyStoreAuditKeyRing(keyStore, clock);
   }
@@ -62,6 +63,19 @@ export async function openAuditKeyRing(config: AuditConfig, keyStore: KeyStore, 
     await source.close();
     throw error;
   }
+}
+
+/**
+ * Once the log records that the key store's key was succeeded (a key file or an HSM announced), the key
+ * store's key never signs again: a configuration that lost AUDIT_KEY_FILE or AUDIT_PKCS11_MODULE would
+ * otherwise sign, silently, with a key in the database that auditors hold as retired.
+ */
+export async function refuseMovingBack(events: EventStore | undefined): Promise<void> {
+  const recorded = events ? await readRecordedKeyChain(events) : null;
+  if (!recorded || recorded.entries.length < 2) return;
+  throw new AuditKeySetupError(
+    `AUDIT_KEY_FILE and AUDIT_PKCS11_MODULE are unset, but the log records that the audit key moved out of the key store (its current key is ${recorded.current.statement.keyId}, valid from ${recorded.current.statement.validFrom}): configure that key again (AUDIT_KEY_FILE or AUDIT_PKCS11_*, with AUDIT_KEY_CHAIN_FILE)`,
+  );
 }
 
 /** The configured key file or token (not the key store); AuditKeySetupError when it cannot serve. */

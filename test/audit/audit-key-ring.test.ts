@@ -231,7 +231,7 @@ describe('audit key ring: a key file with its chain, the key store\'s key moved 
     }
   });
 
-  it('a host without the chain file takes the one the log records (another host began it), not a chain of its own', async () => {
+  it('a host without the chain file takes the one the log records (another host began it), not a chain of its own; the key store\'s key never signs again once the log records a move away from it', async () => {
     const store = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
     const log = new EventLog(store, new EventCatalog([...auditEvents]), clock);
     try {
@@ -245,10 +245,18 @@ describe('audit key ring: a key file with its chain, the key store\'s key moved 
       expect(fs.readFileSync(path.join(keysDir, 'host-b.ndjson'), 'utf8')).to.equal(fs.readFileSync(path.join(keysDir, 'host-a.ndjson'), 'utf8'));
       expect(second.publicKeys()[0]).to.include({ validFrom: '2026-12-01T10:00:00.000Z' });
       await second.close();
+      // Back to the key store's key (the settings lost) once the log records a move away from it: refused.
+      clock.advance(1000);
+      await rotateAuditKey({ config: keyFileConfig(dataDir, writeKeyFile(keysDir, 'next.pem'), path.join(keysDir, 'host-b.ndjson')), keyStore, clock, previousKeyFile: key, events: store });
+      expect(await recordKeyAnnouncements(log, KeyChain.verify(fs.readFileSync(path.join(keysDir, 'host-b.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))))).to.equal(1);
+      await openAuditKeyRing({ dataDir, audit: { key: { kind: 'key-store' }, origin: undefined } }, keyStore, clock, { events: store }).then(
+        () => expect.fail('signed with the key store\'s key after a move away from it'),
+        (error: Error) => expect(error).to.be.instanceOf(AuditKeySetupError).and.have.property('message').that.matches(/the log records that the audit key moved out of the key store .*configure that key again/),
+      );
       // A key the record does not list begins a chain of its own.
       const other = await openAuditKeyRing(keyFileConfig(dataDir, writeKeyFile(keysDir, 'other.pem'), path.join(keysDir, 'host-c.ndjson')), keyStore, clock, { events: store });
       expect(other.publicKeys()).to.have.length(1);
-      expect(other.publicKeys()[0]).to.include({ validFrom: '2026-12-01T11:00:00.000Z' });
+      expect(other.publicKeys()[0]).to.include({ validFrom: '2026-12-01T11:00:01.000Z' });
       await other.close();
     } finally {
       await store.close();

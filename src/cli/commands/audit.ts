@@ -6,7 +6,7 @@ import { AuditSigner } from '../../audit/audit-signer.ts';
 import { verifyLog } from '../../audit/chain-verifier.ts';
 import { exportAudit } from '../../audit/audit-export.ts';
 import { anchorUnlinkedEvents } from '../../audit/legacy-anchor.ts';
-import { openAuditKeyRing, openKeyChainFile } from '../../audit/open-audit-key-ring.ts';
+import { openAuditKeyRing, openKeyChainFile, refuseMovingBack } from '../../audit/open-audit-key-ring.ts';
 import { keyStoreAuditKey, keyStoreKeyGenesis } from '../../audit/key-store-audit-key-ring.ts';
 import { KeyChain } from '../../audit/key-chain.ts';
 import type { OpenedAuditKeyRing } from '../../audit/chained-audit-key-ring.ts';
@@ -59,7 +59,7 @@ export const auditCommands: CommandGroup = {
 
 async function verify(projectId: string | undefined, options: CommandOptions): Promise<number> {
   return withStores(async ({ stores, config }) => {
-    const chain = await withKeyStore(config, (keys) => existingKeyChain(config, keys));
+    const chain = await withKeyStore(config, (keys) => existingKeyChain(config, keys, stores.events));
     const bar = options.json ? undefined : new RebuildProgressBar('verify', process.stderr);
     let report;
     try {
@@ -106,7 +106,7 @@ async function exportBundle(args: { project: string; from: string; to: string; o
  */
 async function publicKey(): Promise<number> {
   return withStores(async ({ config, logger, stores }) => {
-    const chain = await withKeyStore(config, async (keys) => (await existingKeyChain(config, keys)) ?? (await withRing(config, keys, logger, stores.events, async (ring) => ring.chain())));
+    const chain = await withKeyStore(config, async (keys) => (await existingKeyChain(config, keys, stores.events)) ?? (await withRing(config, keys, logger, stores.events, async (ring) => ring.chain())));
     const listing = auditKeyListing(chain, auditLogOrigin(config, chain.publicKeys()), systemClock.now());
     for (const key of listing.keys) note(`audit key ${key.keyId} (${key.status}): valid from ${key.validFrom}${key.validUntil ? ` until ${key.validUntil}` : ''}; ${key.vkey}`);
     note('give this list to auditors, again after each rotation (node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEYS.json)');
@@ -150,8 +150,9 @@ async function anchor(options: CommandOptions): Promise<number> {
  * The key chain as it stands, without opening a key (no PIN, no key file read): the chain file, or the key
  * store's key's own announcement; null when neither exists yet.
  */
-async function existingKeyChain(config: Config, keys: KeyStore): Promise<KeyChain | null> {
+async function existingKeyChain(config: Config, keys: KeyStore, events: EventStore): Promise<KeyChain | null> {
   if (config.audit.key.kind !== 'key-store') return openKeyChainFile(config).readIfExists();
+  await refuseMovingBack(events);
   const stored = await keyStoreAuditKey(keys);
   return stored ? KeyChain.verify([await keyStoreKeyGenesis(stored)]) : null;
 }
