@@ -72,7 +72,9 @@ describe(needing(openssl, 'audit key rotation: key store, key file, second key f
     expect(stderr).to.contain('AUDIT_KEY_FILE');
     expect(list.keys).to.have.length(1);
     expect(list.keys[0]).to.include({ status: 'current', validUntil: null });
-    expect(list.keys[0].vkey).to.match(new RegExp(`^${list.origin.replace('/', '\\/')}\\+[0-9a-f]{8}\\+A[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=?$`));
+    // The signed-note form: the log's origin, the key hash, base64 of 0x01 and the 32-byte key (44 characters).
+    expect(list.keys[0].vkey).to.match(new RegExp(`^${list.origin.replace('/', '\\/')}\\+[0-9a-f]{8}\\+A[A-Za-z0-9+/]{43}$`));
+    expect(Buffer.from(list.keys[0].vkey.split('+').slice(2).join('+'), 'base64').subarray(1).toString('base64url')).to.equal(list.keys[0].jwk.x);
   });
 
   it('moved to a key file: the service announces it with the key store\'s key at start, which is retired and still verifies', async () => {
