@@ -20,7 +20,8 @@ export interface BlobStore {
   put(key: string, source: BlobSource, options: { contentType: string }): Promise<void>;
   /**
    * Opens the blob for reading, the whole of it or the inclusive byte range `[start, end]` (which the caller
-   * has checked against the size). Null when the key holds nothing. The caller consumes or destroys `body`.
+   * has checked against the size; one starting at or beyond the stored blob's end is refused with
+   * BlobRangeError). Null when the key holds nothing. The caller consumes or destroys `body`.
    */
   get(key: string, range?: ByteRange): Promise<BlobRead | null>;
   /** The blob's size in bytes, or null when the key holds nothing. */
@@ -54,6 +55,11 @@ export interface BlobRead {
 
 export class BlobStoreError extends Error {
   override name = 'BlobStoreError';
+}
+
+/** A byte range that starts at or beyond the blob's end. */
+export class BlobRangeError extends BlobStoreError {
+  override name = 'BlobRangeError';
 }
 
 /** The store could not be reached (network, permissions, missing bucket). */

@@ -4,7 +4,7 @@ import { constants, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { syncFile } from '../fs/durable-files.ts';
-import { assertBlobKey, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
+import { assertBlobKey, BlobRangeError, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 /**
  * Blobs as files under one folder (the embedded default: DATA_DIR/media), one file per key. A write goes
@@ -48,7 +48,7 @@ export class LocalFolderBlobStore implements BlobStore {
     try {
       const { size } = await handle.stat();
       if (!range) return { body: handle.createReadStream({ autoClose: true }), size, length: size };
-      if (range.start >= size) throw new BlobStoreError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
+      if (range.start >= size) throw new BlobRangeError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
       const end = Math.min(range.end, size - 1);
       return { body: handle.createReadStream({ start: range.start, end, autoClose: true }), size, length: end - range.start + 1 };
     } catch (error) {

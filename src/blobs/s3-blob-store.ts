@@ -10,7 +10,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { assertBlobKey, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
+import { assertBlobKey, BlobRangeError, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 export interface S3BlobStoreSettings {
   bucket: string;
@@ -92,7 +92,7 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       if (isMissing(error)) return null;
       if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 416) {
-        throw new BlobStoreError(`byte range ${range?.start}-${range?.end} starts beyond the blob ${key}`);
+        throw new BlobRangeError(`byte range ${range?.start}-${range?.end} starts beyond the blob ${key}`);
       }
       throw translate(error, `reading ${key}`);
     }

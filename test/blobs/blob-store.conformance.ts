@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { BlobStoreError, type BlobStore } from '../../src/blobs/blob-store.ts';
+import { BlobRangeError, BlobStoreError, type BlobStore } from '../../src/blobs/blob-store.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -167,7 +167,7 @@ export function blobStoreConformance(title: string, harness: HarnessOrPending<Bl
       } catch (e) {
         error = e;
       }
-      expect(error).to.be.instanceOf(BlobStoreError);
+      expect(error).to.be.instanceOf(BlobRangeError);
     });
 
     test('delete removes the blob; deleting what is not there is no error', async () => {
