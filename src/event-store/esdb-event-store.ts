@@ -72,7 +72,12 @@ export interface EventStoreDbEventStoreOptions {
   pingTimeoutMs?: number;
 }
 
-const HEAD_PAGE_SIZE = 256;
+/**
+ * Records per server read. Every read asks the server for a bounded count: the client's read bridge cannot
+ * cancel a read, so a read that asked for everything and whose reader stopped early would stay open on the
+ * server, waiting on flow control, until the client object happened to be garbage collected.
+ */
+const READ_PAGE = 256;
 
 /** Reads a client read to its end, mapping its errors; leaving early ends the read. */
 async function* iterateRead<T>(read: AsyncIterableIterator<T>, map: (error: unknown) => Error): AsyncGenerator<T, void, undefined> {
@@ -172,18 +177,27 @@ export class EventStoreDbEventStore implements EventStore {
     const from = options.fromRevision ?? (direction === 'forwards' ? 'start' : 'end');
     if (typeof from === 'bigint' && from < 0n) throw new RangeError(`fromRevision must not be negative, got ${from}`);
     checkMaxCount(options.maxCount);
-    const fromRevision: ReadRevision = from === 'start' ? START : from === 'end' ? END : from;
-    // maxCount 0 still has to tell a missing stream apart: read one event and drop it.
-    const read = this.#client.readStream(streamId, {
-      direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
-      fromRevision,
-      ...(options.maxCount === undefined ? {} : { maxCount: Math.max(1, options.maxCount) }),
-    });
     const mapError = (error: unknown) => mapEsdbError(error, { operation: 'read', streamId });
-    for await (const resolved of iterateRead(read, mapError)) {
-      if (options.maxCount === 0) continue;
-      const event = toRecordedEvent(resolved);
-      if (event) yield event;
+    let fromRevision: ReadRevision = from === 'start' ? START : from === 'end' ? END : from;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    // Page by page (READ_PAGE); maxCount 0 still has to tell a missing stream apart: read one event, drop it.
+    for (;;) {
+      const wanted = Math.max(1, Math.min(READ_PAGE, remaining));
+      const read = this.#client.readStream(streamId, { direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromRevision, maxCount: wanted });
+      let count = 0;
+      let last: bigint | undefined;
+      for await (const resolved of iterateRead(read, mapError)) {
+        count += 1;
+        if (options.maxCount === 0) continue;
+        const event = toRecordedEvent(resolved);
+        if (!event) continue;
+        last = event.revision;
+        remaining -= 1;
+        yield event;
+      }
+      if (count < wanted || remaining <= 0 || last === undefined) return;
+      if (direction === 'backwards' && last === 0n) return;
+      fromRevision = direction === 'forwards' ? last + 1n : last - 1n;
     }
   }
 
@@ -213,8 +227,10 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /**
-   * The client's fromPosition is inclusive: events at or before `after` are dropped here. Server-side maxCount
-   * would count system events too, so the count is kept here and the read cancelled when it is reached.
+   * Page by page (READ_PAGE records, system events included, which the server counts too); each page after the
+   * first starts at the last record of the one before. The client's fromPosition is inclusive: records at or
+   * before `after` (and so the record a page starts at) are dropped here, and a page that starts at a record
+   * already seen asks for one more.
    */
   async *#readAllFrom(
     fromPosition: ReadPosition,
@@ -222,14 +238,25 @@ export class EventStoreDbEventStore implements EventStore {
     maxCount: number | undefined,
     progress: { yielded: number },
   ): AsyncGenerator<RecordedEvent, void, undefined> {
-    const read = this.#client.readAll({ direction: FORWARDS, fromPosition });
-    for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
-      const event = toRecordedEvent(resolved);
-      if (!event || isSystemEventType(event.type)) continue;
-      if (after !== 'start' && event.position <= after) continue;
-      yield event;
-      progress.yielded += 1;
-      if (maxCount !== undefined && progress.yielded >= maxCount) return;
+    let from = fromPosition;
+    let seen = after;
+    for (;;) {
+      const wanted = (maxCount === undefined ? READ_PAGE : Math.min(READ_PAGE, maxCount - progress.yielded)) + (from === START ? 0 : 1);
+      const read = this.#client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: wanted });
+      let count = 0;
+      let last: bigint | undefined;
+      for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
+        count += 1;
+        const event = toRecordedEvent(resolved);
+        if (!event) continue;
+        last = event.position;
+        if ((seen !== 'start' && event.position <= seen) || isSystemEventType(event.type)) continue;
+        yield event;
+        progress.yielded += 1;
+      }
+      if (count < wanted || last === undefined || (maxCount !== undefined && progress.yielded >= maxCount)) return;
+      if (seen === 'start' || last > seen) seen = last;
+      from = toEsdbPosition(last);
     }
   }
 
@@ -238,7 +265,7 @@ export class EventStoreDbEventStore implements EventStore {
     let from: ReadPosition = END;
     let lowest: bigint | null = null;
     for (;;) {
-      const read = this.#client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_PAGE_SIZE });
+      const read = this.#client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: READ_PAGE });
       let count = 0;
       let pageLowest: bigint | null = null;
       for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
@@ -250,7 +277,7 @@ export class EventStoreDbEventStore implements EventStore {
         if (!isSystemEventType(event.type)) return event.position;
         pageLowest = event.position;
       }
-      if (count < HEAD_PAGE_SIZE || pageLowest === null) return null;
+      if (count < READ_PAGE || pageLowest === null) return null;
       lowest = pageLowest;
       from = toEsdbPosition(pageLowest);
     }

@@ -19,7 +19,7 @@ import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.t
 import { OrderedSubscriptionReader, planSubscriptionFilter } from '../../src/event-store/esdb-subscription.ts';
 import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 import { EventStoreError, InvalidEventError, UnavailableError } from '../../src/event-store/errors.ts';
-import { collect, SUBSCRIPTION_PROGRESS_BOUND_MS, type EventStore, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { collect, SUBSCRIPTION_PROGRESS_BOUND_MS, type EventStore, type ReadStreamOptions, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { clientConnectionString } from '../../src/event-store/esdb-mapping.ts';
 import type { AdapterHarness } from '../support/conformance.ts';
 import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, type EsdbTarget, type StartedEsdbServer } from '../support/esdb-server.ts';
@@ -301,6 +301,30 @@ describe('event store: EventStoreDB adapter against the gRPC stand-in (not a rea
       }
     }
     expect(standIn.calls.made('gossip')).to.be.at.least(2);
+  });
+
+  it('asks the server for bounded pages, so that a reader stopping early leaves no read open on the server', async () => {
+    // 600 events of 1 KB. A read asking the server for everything, that its reader stops early, stays open on
+    // the server (waiting on flow control) until the client object happens to be garbage collected: the
+    // client's read bridge cannot cancel a read.
+    for (let i = 0; i < 12; i++) await store.append(`big-${i}`, Array.from({ length: 50 }, (_, n) => event('big', { n, text: 'x'.repeat(1000) })), 'no_stream');
+    const all = await collect(store.readAll());
+    expect(all).to.have.length(600);
+    expect((await collect(store.readAll({ maxCount: 3 }))).map((e) => e.position)).to.deep.equal(all.slice(0, 3).map((e) => e.position));
+    expect((await collect(store.readAll({ after: all[299]!.position, maxCount: 300 }))).map((e) => e.position)).to.deep.equal(all.slice(300).map((e) => e.position));
+    // a stream longer than a page, read across page boundaries both ways
+    await store.append('long-1', Array.from({ length: 300 }, (_, n) => event('n', { n })), 'no_stream');
+    const revisions = (from: number, to: number) => Array.from({ length: Math.abs(to - from) + 1 }, (_, n) => BigInt(from <= to ? from + n : from - n));
+    const read = async (options: ReadStreamOptions) => (await collect(store.readStream('long-1', options))).map((e) => e.revision);
+    expect(await read({})).to.deep.equal(revisions(0, 299));
+    expect(await read({ direction: 'backwards' })).to.deep.equal(revisions(299, 0));
+    expect(await read({ fromRevision: 10n, maxCount: 270 })).to.deep.equal(revisions(10, 279));
+    expect(await read({ direction: 'backwards', fromRevision: 280n, maxCount: 270 })).to.deep.equal(revisions(280, 11));
+    for await (const _ of store.readAll()) break;
+    for await (const _ of store.readStream('big-3')) break;
+    const unbounded = standIn.calls.reads.filter((r) => r.count > 1000n);
+    expect(unbounded, JSON.stringify(unbounded, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).to.deep.equal([]);
+    await eventually(() => standIn.calls.open('read') === 0, 'no read left open on the server', 1000);
   });
 
   it('plans the server-side filter: an exact, anchored, escaped type regex; prefixes; or just no system events', () => {

@@ -1,7 +1,7 @@
 /**
  * What the stand-in saw of its callers, for tests to assert on: the calls open now by kind (a read the
  * client abandoned without cancelling stays open on a real server too, holding its resources), how many of
- * each were made, and where each subscription to $all asked to start.
+ * each were made, how many records each read asked for, and where each subscription to $all asked to start.
  */
 export type CallKind = 'read' | 'subscription' | 'append' | 'batch-append' | 'delete' | 'tombstone' | 'server-features' | 'gossip';
 
@@ -9,6 +9,8 @@ export class CallLedger {
   readonly #open = new Map<CallKind, number>();
   readonly #made = new Map<CallKind, number>();
   readonly subscriptionStarts: Array<bigint | 'start' | 'end'> = [];
+  /** Every read (not subscription): of $all or of which stream, and how many records it asked for. */
+  readonly reads: Array<{ of: string; count: bigint }> = [];
 
   /** Counts a call as open until the returned function is called (idempotent). */
   opened(kind: CallKind): () => void {
@@ -26,6 +28,7 @@ export class CallLedger {
   reset(): void {
     this.#made.clear();
     this.subscriptionStarts.length = 0;
+    this.reads.length = 0;
   }
 
   open(kind: CallKind): number {

@@ -120,6 +120,7 @@ export function streamsService(context: StreamsContext): grpc.UntypedServiceImpl
       }
       const forwards = options.getReadDirection() === ReadReq.Options.ReadDirection.FORWARDS;
       const maxCount = options.hasCount() ? BigInt(options.getCount()) : BigInt(Number.MAX_SAFE_INTEGER);
+      calls.reads.push({ of: options.hasStream() ? readStreamName(options.getStream()!.getStreamIdentifier()) : '$all', count: maxCount });
       let records: LogRecord[];
       if (options.hasStream()) {
         const stream = options.getStream()!;
