@@ -24,6 +24,11 @@
  *
  * Size. An append over the port's MAX_APPEND_BYTES is refused here, before the server sees it (EventTooLargeError).
  *
+ * The read bridge. The client reads (streams, $all) through a native Rust gRPC client of its own, which gives up
+ * for good when its first connection fails: every later read answers "unavailable", even once the server is
+ * up. A store that built its client (connect()) replaces it when a read fails so before any read reached the
+ * server (KurrentDB not up yet when the store was made); a store given a client cannot.
+ *
  * Dropped connections. The client does not resubscribe. subscribeToAll wraps the single-connection
  * subscription in ResubscribingSubscription, which reopens it after the last delivered position with a capped
  * exponential backoff; stop() and close() end it cleanly.
@@ -40,7 +45,7 @@ import {
 } from '@kurrent/kurrentdb-client';
 import { isInvalidPositionError, isPermanentEsdbError, mapEsdbError } from './esdb-errors.ts';
 import { clientConnectionString, isSystemEventType, toEsdbPosition, toEsdbStreamState, toEventData, toRecordedEvent } from './esdb-mapping.ts';
-import { planSubscriptionFilter, subscribeOnce } from './esdb-subscription.ts';
+import { planSubscriptionFilter, subscribeOnce, type ReadAllPage } from './esdb-subscription.ts';
 import { AppendNotifier } from './append-notifier.ts';
 import { EventStoreError, InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
 import type {
@@ -79,15 +84,6 @@ export interface EventStoreDbEventStoreOptions {
  */
 const READ_PAGE = 256;
 
-/** Reads a client read to its end, mapping its errors; leaving early ends the read. */
-async function* iterateRead<T>(read: AsyncIterableIterator<T>, map: (error: unknown) => Error): AsyncGenerator<T, void, undefined> {
-  try {
-    for await (const item of read) yield item;
-  } catch (error) {
-    throw map(error);
-  }
-}
-
 function checkMaxCount(maxCount: number | undefined): void {
   if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 0)) {
     throw new RangeError(`maxCount must be a non-negative integer, got ${maxCount}`);
@@ -99,8 +95,12 @@ function redactConnectionString(text: string): string {
 }
 
 export class EventStoreDbEventStore implements EventStore {
-  readonly #client: KurrentDBClient;
+  #client: KurrentDBClient;
   readonly #ownsClient: boolean;
+  /** Set by connect(): lets the store replace a client whose read bridge gave up (see "The read bridge"). */
+  #connectionString: string | undefined;
+  /** Whether a read through the current client's read bridge has reached the server. */
+  #bridgeReached = false;
   readonly #resubscribe: Omit<ResubscribeOptions, 'after' | 'shouldResubscribe'>;
   readonly #checkpointEvery: number;
   readonly #idleProbeMs: number;
@@ -119,7 +119,9 @@ export class EventStoreDbEventStore implements EventStore {
       const message = error instanceof Error ? error.message : String(error);
       throw new EventStoreError(`Invalid KurrentDB connection string: ${redactConnectionString(message)}`);
     }
-    return new EventStoreDbEventStore(client, { ...options, ownsClient: options.ownsClient ?? true });
+    const store = new EventStoreDbEventStore(client, { ...options, ownsClient: options.ownsClient ?? true });
+    if (store.#ownsClient) store.#connectionString = connectionString;
+    return store;
   }
 
   constructor(client: KurrentDBClient, options: EventStoreDbEventStoreOptions = {}) {
@@ -137,6 +139,29 @@ export class EventStoreDbEventStore implements EventStore {
 
   #assertOpen(): void {
     if (this.#closing) throw new EventStoreError('The event store is closed');
+  }
+
+  /** A read through the client's read bridge, to its end, its errors mapped; leaving early ends it. */
+  async *#read<T>(open: (client: KurrentDBClient) => AsyncIterableIterator<T>, map: (error: unknown) => Error): AsyncGenerator<T, void, undefined> {
+    const client = this.#client;
+    let mapped: Error;
+    try {
+      for await (const item of open(client)) {
+        this.#bridgeReached = true;
+        yield item;
+      }
+      this.#bridgeReached = true;
+      return;
+    } catch (error) {
+      mapped = map(error);
+    }
+    if (!(mapped instanceof UnavailableError)) this.#bridgeReached = true;
+    else if (!this.#bridgeReached && client === this.#client && this.#connectionString !== undefined && !this.#closing) {
+      // The bridge gave up at its first connection: a new client, whose bridge connects afresh.
+      this.#client = KurrentDBClient.connectionString(clientConnectionString(this.#connectionString));
+      void client.dispose().catch(() => undefined);
+    }
+    throw mapped;
   }
 
   async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -183,10 +208,10 @@ export class EventStoreDbEventStore implements EventStore {
     // Page by page (READ_PAGE); maxCount 0 still has to tell a missing stream apart: read one event, drop it.
     for (;;) {
       const wanted = Math.max(1, Math.min(READ_PAGE, remaining));
-      const read = this.#client.readStream(streamId, { direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromRevision, maxCount: wanted });
+      const streamPage = { direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromRevision, maxCount: wanted } as const;
       let count = 0;
       let last: bigint | undefined;
-      for await (const resolved of iterateRead(read, mapError)) {
+      for await (const resolved of this.#read((client) => client.readStream(streamId, streamPage), mapError)) {
         count += 1;
         if (options.maxCount === 0) continue;
         const event = toRecordedEvent(resolved);
@@ -242,10 +267,10 @@ export class EventStoreDbEventStore implements EventStore {
     let seen = after;
     for (;;) {
       const wanted = (maxCount === undefined ? READ_PAGE : Math.min(READ_PAGE, maxCount - progress.yielded)) + (from === START ? 0 : 1);
-      const read = this.#client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: wanted });
+      const page = { direction: FORWARDS, fromPosition: from, maxCount: wanted } as const;
       let count = 0;
       let last: bigint | undefined;
-      for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
+      for await (const resolved of this.#read((client) => client.readAll(page), (error) => mapEsdbError(error, { operation: 'read' }))) {
         count += 1;
         const event = toRecordedEvent(resolved);
         if (!event) continue;
@@ -265,10 +290,10 @@ export class EventStoreDbEventStore implements EventStore {
     let from: ReadPosition = END;
     let lowest: bigint | null = null;
     for (;;) {
-      const read = this.#client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: READ_PAGE });
+      const page = { direction: BACKWARDS, fromPosition: from, maxCount: READ_PAGE } as const;
       let count = 0;
       let pageLowest: bigint | null = null;
-      for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
+      for await (const resolved of this.#read((client) => client.readAll(page), (error) => mapEsdbError(error, { operation: 'read' }))) {
         count += 1;
         const event = toRecordedEvent(resolved);
         if (!event) continue;
@@ -287,7 +312,8 @@ export class EventStoreDbEventStore implements EventStore {
     this.#assertOpen();
     for (const subscription of this.#subscriptions) if (subscription.stopped) this.#subscriptions.delete(subscription);
     const context = {
-      client: this.#client,
+      client: () => this.#client,
+      readAll: (read: ReadAllPage) => this.#read((client) => client.readAll(read), (error) => mapEsdbError(error, { operation: 'read' })),
       plan: planSubscriptionFilter(options.filter),
       headPosition: () => this.headPosition(),
       invalidStarts: new Set<bigint>(),
@@ -342,7 +368,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   async ping(): Promise<void> {
     this.#assertOpen();
-    const read = this.#client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    const read = this.#read((client) => client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 }), (error) => mapEsdbError(error, { operation: 'ping' }));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new UnavailableError(`KurrentDB did not answer within ${this.#pingTimeoutMs} ms`)), this.#pingTimeoutMs);
@@ -350,7 +376,7 @@ export class EventStoreDbEventStore implements EventStore {
     try {
       await Promise.race([
         (async () => {
-          for await (const _ of iterateRead(read, (error) => mapEsdbError(error, { operation: 'ping' }))) {
+          for await (const _ of read) {
             // one event at most
           }
         })(),

@@ -377,6 +377,40 @@ describe('event store: EventStoreDB adapter against the gRPC stand-in (not a rea
     expect((await collect(store.readAll())).map((e) => e.type)).to.deep.equal(['x']);
   });
 
+  it('a store whose server was not up at its first read recovers once the server is (the client\'s read bridge gives up for good)', async () => {
+    const late = await EsdbStandIn.start();
+    await late.stop();
+    const early = EventStoreDbEventStore.connect(late.connectionString(), { pingTimeoutMs: 3000 });
+    try {
+      expect(await early.ping().then(() => null, (e: unknown) => e)).to.be.instanceOf(UnavailableError);
+      await late.resume();
+      await untilUp(() => early.ping(), 10_000);
+      await early.append('late-1', [event('x')], 'no_stream');
+      expect((await collect(early.readStream('late-1'))).map((e) => e.type)).to.deep.equal(['x']);
+      // the same holds when the first read is a subscription's
+      await late.stop();
+      const subscribing = EventStoreDbEventStore.connect(late.connectionString(), noWait);
+      const given = subscribing.client;
+      const subscription = subscribing.subscribeToAll();
+      try {
+        const iterator = subscription[Symbol.asyncIterator]();
+        const first = iterator.next();
+        // its first read met a closed port: the store has replaced the client whose bridge gave up
+        await eventually(() => subscribing.client !== given, 'the client replaced');
+        await late.resume();
+        const seen = [(await first).value as SubscriptionMessage];
+        seen.push(...(await read(iterator, (s) => [...seen, ...s].some((m) => m.kind === 'caught-up'), 10_000)));
+        expect(seen.filter((m) => m.kind === 'event').map((m) => (m as { event: { streamId: string } }).event.streamId)).to.deep.equal(['late-1']);
+      } finally {
+        await subscription.stop();
+        await subscribing.close();
+      }
+    } finally {
+      await early.close();
+      await late.stop();
+    }
+  });
+
   it('validates events before calling the server: UUID ids, JSON data, object metadata, no "$" types', async () => {
     const bad = [
       { ...event('x'), id: 'nope' },
