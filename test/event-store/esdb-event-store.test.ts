@@ -13,7 +13,7 @@
  *    shows compatibility.
  */
 import { expect } from 'chai';
-import { jsonEvent, type KurrentDBClient } from '@kurrent/kurrentdb-client';
+import { eventTypeFilter, jsonEvent, type KurrentDBClient, type Position } from '@kurrent/kurrentdb-client';
 import type * as esdb from '@kurrent/kurrentdb-client';
 import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
 import { OrderedSubscriptionReader, planSubscriptionFilter } from '../../src/event-store/esdb-subscription.ts';
@@ -22,7 +22,7 @@ import { EventStoreError, InvalidEventError, UnavailableError } from '../../src/
 import { collect, SUBSCRIPTION_PROGRESS_BOUND_MS, type EventStore, type ReadStreamOptions, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { clientConnectionString } from '../../src/event-store/esdb-mapping.ts';
 import type { AdapterHarness } from '../support/conformance.ts';
-import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, type EsdbTarget, type StartedEsdbServer } from '../support/esdb-server.ts';
+import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, type EsdbTarget } from '../support/esdb-server.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
 /** Stores over one client (the client's first read waits for its read bridge to connect: once per suite). */
@@ -141,6 +141,34 @@ describe('event store: EventStoreDB adapter against the gRPC stand-in (not a rea
   });
   afterEach(async () => {
     await store.close();
+  });
+
+  it('the stand-in, as KurrentDB, checkpoints a filtered subscription every window x multiplier records it considers, catching up and live', async () => {
+    // The peer's own behaviour, through the raw client: what the adapter's progress reporting is built on.
+    for (let i = 0; i < 5; i++) await store.append(`cadence-${i}`, Array.from({ length: 20 }, () => event('unwanted')), 'no_stream');
+    const cadence = async (options: { checkpointInterval: number; maxSearchWindow?: number }, every: number) => {
+      const checkpoints: bigint[] = [];
+      const subscription = client.subscribeToAll({
+        filter: eventTypeFilter({ regex: '^never$', ...options, checkpointReached: (_: unknown, position: Position) => void checkpoints.push(position.commit) }),
+      });
+      subscription.on('data', () => undefined);
+      try {
+        const considered = () => standIn.log.records.length;
+        const expected = () => standIn.log.records.filter((_, i) => (i + 1) % every === 0).map((r) => r.position);
+        await eventually(() => checkpoints.length === expected().length, `checkpoints every ${every} while catching up`);
+        // live: appends the filter does not match, checkpointed at the same cadence
+        const before = considered();
+        await store.append(`cadence-live-${every}`, Array.from({ length: every }, () => event('unwanted')), 'no_stream');
+        expect(considered()).to.equal(before + every);
+        await eventually(() => checkpoints.length === expected().length, `checkpoints every ${every} live`);
+        expect(checkpoints).to.deep.equal(expected());
+      } finally {
+        await subscription.unsubscribe();
+      }
+    };
+    await cadence({ checkpointInterval: 1 }, 32);
+    await cadence({ checkpointInterval: 2 }, 64);
+    await cadence({ checkpointInterval: 3, maxSearchWindow: 10 }, 30);
   });
 
   it('puts caught-up and checkpoints in sequence with the events the client still buffers', async () => {
