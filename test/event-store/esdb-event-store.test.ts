@@ -22,7 +22,7 @@ import { EventStoreError, InvalidEventError, UnavailableError } from '../../src/
 import { collect, SUBSCRIPTION_PROGRESS_BOUND_MS, type EventStore, type ReadStreamOptions, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { clientConnectionString } from '../../src/event-store/esdb-mapping.ts';
 import type { AdapterHarness } from '../support/conformance.ts';
-import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, type EsdbTarget } from '../support/esdb-server.ts';
+import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, untilUp, type EsdbTarget } from '../support/esdb-server.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
 
 /** Stores over one client (the client's first read waits for its read bridge to connect: once per suite). */
@@ -90,22 +90,6 @@ async function read(
 
 function summarise(messages: SubscriptionMessage[]): string[] {
   return messages.map((m) => (m.kind === 'event' ? `${m.event.type}@${m.event.position}` : m.kind === 'checkpoint' ? `checkpoint@${m.position}` : `caught-up@${m.position}`));
-}
-
-/**
- * Runs `operation` until it does not fail with UnavailableError (retrying an append with the same events and
- * expectation is safe: the server recognises a repeated append as already written).
- */
-async function untilUp<T>(operation: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await operation();
-    } catch (error) {
-      if (!(error instanceof UnavailableError) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 }
 
 /** Polls `check` until it holds, failing after a bound. */

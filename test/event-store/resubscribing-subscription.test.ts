@@ -10,6 +10,7 @@ import {
   type DropInfo,
   type SubscriptionSource,
 } from '../../src/event-store/resubscribing-subscription.ts';
+import { untilUp } from '../support/esdb-server.ts';
 import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 
 /** A log of events at positions 10, 20, 30, ... */
@@ -384,18 +385,5 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`not so after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Runs `operation` until it does not fail with UnavailableError (the first call after a cut connection may). */
-async function untilUp<T>(operation: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await operation();
-    } catch (error) {
-      if (!(error instanceof UnavailableError) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
   }
 }

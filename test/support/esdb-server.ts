@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StartedTestContainer } from 'testcontainers';
 import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { UnavailableError } from '../../src/event-store/errors.ts';
 import { probeContainerRuntime } from './container-runtime.ts';
 import { EsdbStandIn } from './esdb-stand-in/server.ts';
 
@@ -92,5 +93,22 @@ async function waitForWrites(connectionString: string): Promise<void> {
     }
   } finally {
     await probe.close();
+  }
+}
+
+/**
+ * Runs `operation` until it does not fail with UnavailableError, failing after a bound: the first call after a
+ * cut connection may fail so (retrying an append with the same events and expectation is safe: the server
+ * recognises a repeated append as written).
+ */
+export async function untilUp<T>(operation: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!(error instanceof UnavailableError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 }
