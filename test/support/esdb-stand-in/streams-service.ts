@@ -239,6 +239,12 @@ export function streamsService(context: StreamsContext): grpc.UntypedServiceImpl
     /** Appends whose events are still arriving, by correlation id. */
     const pending = new Map<string, { stream: string; expected: Expectation; deadline: number; events: ProposedEvent[] }>();
     let failed = false;
+    /** Appends being answered, and whether the client has ended its side: the call ends after the last answer. */
+    let answering = 0;
+    let clientEnded = false;
+    const endWhenAnswered = () => {
+      if (clientEnded && answering === 0 && !failed) call.end();
+    };
     const fail = (error: StatusError) => {
       if (failed) return;
       failed = true;
@@ -267,6 +273,7 @@ export function streamsService(context: StreamsContext): grpc.UntypedServiceImpl
       if (!request.getIsFinal()) return;
       pending.delete(correlationId);
       const { stream, expected, deadline, events } = entry;
+      answering += 1;
       void (async () => {
         const fault = await meetFault(faults, 'append');
         if (fault?.kind === 'not-ready' || fault?.kind === 'not-leader') return fail(faultError(fault, 'append'));
@@ -275,10 +282,14 @@ export function streamsService(context: StreamsContext): grpc.UntypedServiceImpl
         else if (Date.now() > deadline) outcome = { kind: 'timeout' };
         else outcome = log.append(stream, events, expected);
         if (!failed && !call.cancelled) call.write(batchResponse(correlationId, stream, expected, outcome));
-      })();
+      })().finally(() => {
+        answering -= 1;
+        endWhenAnswered();
+      });
     });
     call.on('end', () => {
-      if (!failed) call.end();
+      clientEnded = true;
+      endWhenAnswered();
     });
   }
 
