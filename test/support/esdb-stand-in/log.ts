@@ -222,26 +222,30 @@ export class EsdbLog {
   /** A read of $all, system events included; undefined when `from` is not a valid start. */
   readAll(direction: 'forwards' | 'backwards', from: bigint | 'start' | 'end', maxCount: bigint): LogRecord[] | undefined {
     if (typeof from === 'bigint' && !this.isRecordBoundary(from)) return undefined;
-    let selected: LogRecord[];
+    const count = clampCount(maxCount);
     if (direction === 'forwards') {
-      selected = from === 'start' ? this.records : from === 'end' ? [] : this.records.filter((r) => r.position >= from);
-    } else {
-      selected = (from === 'end' ? [...this.records] : from === 'start' ? [] : this.records.filter((r) => r.position < from)).reverse();
+      const first = from === 'start' ? 0 : from === 'end' ? this.records.length : this.#firstAtOrAfter(from);
+      return this.records.slice(first, first + count);
     }
-    return selected.slice(0, clampCount(maxCount));
+    const end = from === 'end' ? this.records.length : from === 'start' ? 0 : this.#firstAtOrAfter(from);
+    return this.records.slice(Math.max(0, end - count), end).reverse();
   }
 
   /** Records strictly after `after` (null: from the first), up to the current end. */
   recordsAfter(after: bigint | null): LogRecord[] {
-    if (after === null) return [...this.records];
+    return after === null ? [...this.records] : this.records.slice(this.#firstAtOrAfter(after + 1n));
+  }
+
+  /** The index of the first record at or after `position` (the number of records when there is none). */
+  #firstAtOrAfter(position: bigint): number {
     let low = 0;
     let high = this.records.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (this.records[middle]!.position > after) high = middle;
+      if (this.records[middle]!.position >= position) high = middle;
       else low = middle + 1;
     }
-    return this.records.slice(low);
+    return low;
   }
 
   #writeSystem(streamId: string, type: string, data: unknown): LogRecord {
