@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { syncFile } from '../fs/durable-files.ts';
-import { assertBlobKey, assertByteRange, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
+import { assertBlobKey, BlobRangeError, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 /**
  * Blobs as files under one folder (the embedded default: DATA_DIR/media), one file per key. A write goes
@@ -17,16 +18,19 @@ export class LocalFolderBlobStore implements BlobStore {
   constructor(readonly root: string) {}
 
   async put(key: string, source: BlobSource, _options: { contentType: string }): Promise<void> {
-    const target = this.#pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const temporary = path.join(path.dirname(target), `.incoming-${randomUUID()}`);
+    let temporary: string | undefined;
     try {
+      const target = this.#pathOf(key);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      temporary = path.join(path.dirname(target), `.incoming-${randomUUID()}`);
       if ('path' in source) await fs.copyFile(source.path, temporary);
-      else await fs.writeFile(temporary, source.bytes);
+      else if ('bytes' in source) await fs.writeFile(temporary, source.bytes);
+      else await pipeline(source.stream, exactLength(source.size, key), createWriteStream(temporary));
       await syncFile(temporary);
       await fs.rename(temporary, target);
     } catch (error) {
-      await fs.rm(temporary, { force: true });
+      if ('stream' in source) source.stream.destroy();
+      if (temporary) await fs.rm(temporary, { force: true });
       throw error;
     }
   }
@@ -44,7 +48,7 @@ export class LocalFolderBlobStore implements BlobStore {
     try {
       const { size } = await handle.stat();
       if (!range) return { body: handle.createReadStream({ autoClose: true }), size, length: size };
-      if (range.start >= size) throw new BlobStoreError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
+      if (range.start >= size) throw new BlobRangeError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
       const end = Math.min(range.end, size - 1);
       return { body: handle.createReadStream({ start: range.start, end, autoClose: true }), size, length: end - range.start + 1 };
     } catch (error) {

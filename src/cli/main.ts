@@ -9,6 +9,7 @@
  *   projects set-plan                             a project's plan
  *   demo                                          a demo project to look at
  *   log export | import | verify                  move an event log between event stores
+ *   media copy | verify                           carry media bytes between blob stores; check them against the log's digests
  *   backup <dir> | restore <dir>                  a consistent copy of DATA_DIR, and putting it back
  *   audit verify | export | public-key | anchor   the tamper-evident log: chains, signed exports, anchors
  *
@@ -33,6 +34,7 @@ import { keysCommands } from './commands/keys.ts';
 import { projectsCommands } from './commands/projects.ts';
 import { demoCommand } from './commands/demo.ts';
 import { logCommands } from './commands/log.ts';
+import { mediaCommands } from './commands/media.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
 import { auditCommands } from './commands/audit.ts';
 import { BackupError } from '../backup/backup-manifest.ts';
@@ -41,7 +43,7 @@ import { AuditKeySetupError } from '../audit/audit-key-files.ts';
 import { KeyChainError } from '../audit/key-chain.ts';
 import { AuditKeyRetiredError } from '../audit/audit-keys.ts';
 
-const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, backupCommand, restoreCommand, auditCommands];
+const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, mediaCommands, backupCommand, restoreCommand, auditCommands];
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 

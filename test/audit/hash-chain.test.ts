@@ -18,7 +18,7 @@ import { openKeyStoreAuditKeyRing } from '../../src/audit/key-store-audit-key-ri
 import { auditEvents } from '../../src/audit/audit-events.ts';
 import { anchorUnlinkedEvents } from '../../src/audit/legacy-anchor.ts';
 import { verifyLog } from '../../src/audit/chain-verifier.ts';
-import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 import { rewriteStoredEvent } from '../support/stored-events.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -155,8 +155,9 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
   });
 
   it('the same chains verify on the EventStoreDB adapter: appended there, and moved there by log import', async () => {
-    const server = new EventStoreDbStandIn();
-    const esdb: EventStore = new EventStoreDbEventStore(server.asClient(), { resubscribe: { delay: async () => undefined } });
+    const server = await EsdbStandIn.start();
+    const esdb: EventStore = EventStoreDbEventStore.connect(server.connectionString());
+    const other = await EsdbStandIn.start();
     try {
       const remote = new EventLog(esdb, catalog(), clock);
       await remote.append('note-a', [{ type: 'note.added', data: { projectId: randomUUID(), text: 'on EventStoreDB', n: 1 } }], 'no_stream', { actor, causationId: randomUUID() });
@@ -166,7 +167,7 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
       for (let i = 0; i < 20; i++) await log.append(`note-${i % 3}`, [{ type: 'note.added', data: { text: `local ${i}` } }], 'any', { actor, correlationId: randomUUID() });
       const exported = path.join(dir, 'log.ndjson');
       await exportLog(store, exported, { now: () => clock.now() });
-      const target = new EventStoreDbEventStore(new EventStoreDbStandIn().asClient(), { resubscribe: { delay: async () => undefined } });
+      const target = EventStoreDbEventStore.connect(other.connectionString());
       try {
         await importLog(target, exported, {});
         expect(await verifyLog(store, { keys: null })).to.include({ verified: true, chainedEvents: 20 });
@@ -176,6 +177,8 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
       }
     } finally {
       await esdb.close();
+      await server.stop();
+      await other.stop();
     }
   });
 });

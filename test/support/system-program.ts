@@ -22,6 +22,9 @@ export interface SystemProgram {
 
 export const xmllint: SystemProgram = { name: 'xmllint', executable: 'xmllint', install: 'sudo apt-get install -y libxml2-utils' };
 
+/** curl, which the compose file's health checks run (as the images do): their commands run here against stand-ins. */
+export const curl: SystemProgram = { name: 'curl', executable: 'curl', install: 'sudo apt-get install -y curl' };
+
 /** Debian's chromium, driven by playwright-core; CHROMIUM_PATH names another build. */
 export const chromium: SystemProgram = { name: 'Chromium', executable: process.env['CHROMIUM_PATH'] || 'chromium', install: 'sudo apt-get install -y chromium' };
 
