@@ -154,7 +154,14 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
     }
     const listed = await runEntry('src/cli/main.ts', ['audit', 'public-key', '--json'], env);
     expect(listed.code, listed.stderr).to.equal(0);
-    expect(JSON.parse(listed.stdout).keyChain).to.deep.equal(JSON.parse(fs.readFileSync(keyList, 'utf8')).keyChain);
+    const honest = JSON.parse(fs.readFileSync(keyList, 'utf8'));
+    expect(JSON.parse(listed.stdout).keyChain).to.deep.equal(honest.keyChain);
+    const again = path.join(tempDir(), 'after-planting.ndjson');
+    const projectId = readLines(bundle)[0]!['projectId'] as string;
+    const exported = await runEntry('src/cli/main.ts', ['audit', 'export', '--project', projectId, '--from', '2020-01-01', '--to', '2100-01-01', '--out', again, '--json'], env);
+    expect(exported.code, exported.stderr).to.equal(0);
+    const result = JSON.parse((await runProgram(process.execPath, [SCRIPT, again, '--public-key', keyList], {})).stdout);
+    expect(result).to.include({ valid: true, authenticated: true, keyId: honest.keyId });
   });
 });
 
