@@ -10,7 +10,9 @@
  * hint?, retryable?}}`. The same seed makes the same requests.
  */
 import { gzipSync } from 'node:zlib';
+import { nonCanonicalPathReason } from '../../src/http/middleware/canonical-path.ts';
 import { isErrorEnvelope, rawRequest } from '../support/raw-http.ts';
+import { checkAnswer } from '../support/response-validation.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -56,6 +58,12 @@ export interface FuzzReport {
   byStatus: Record<string, number>;
   byMutation: Record<string, number>;
   serverErrors: number;
+  /** Answers 429 (a rate limit refused the request before its handler). */
+  rateLimited: number;
+  /** Answers with a status their OpenAPI operation does not declare (each one is also a finding). */
+  undeclaredStatuses: number;
+  /** Answers whose body their OpenAPI operation does not declare or whose schema refuses it (each one is also a finding). */
+  undeclaredBodies: number;
   findings: Finding[];
 }
 
@@ -345,7 +353,7 @@ function judge(op: Operation, status: number, headers: Record<string, unknown>, 
 /** Runs the fuzzer against a started service; resolves the report (findings empty when nothing was found). */
 export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<FuzzReport> {
   const operations = await loadOperations(target.url);
-  const report: FuzzReport = { seed: options.seed, operations: operations.length, requests: 0, byStatus: {}, byMutation: {}, serverErrors: 0, findings: [] };
+  const report: FuzzReport = { seed: options.seed, operations: operations.length, requests: 0, byStatus: {}, byMutation: {}, serverErrors: 0, rateLimited: 0, undeclaredStatuses: 0, undeclaredBodies: 0, findings: [] };
   const concurrency = options.concurrency ?? 4;
   const timeoutMs = options.timeoutMs ?? 15_000;
   let counter = 0;
@@ -369,6 +377,17 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
             status = response.status;
             excerpt = response.text.slice(0, 300);
             verdict = judge(op, response.status, response.headers as Record<string, unknown>, response.json);
+            if (verdict === null) {
+              // The check every end-to-end test runs on its answers: the status (and body) its operation declares.
+              // A path refused before routing (not canonical) is no operation's answer, as for the tests' hook.
+              const pathname = built.path.split('?')[0]!;
+              const problem = nonCanonicalPathReason(pathname) === null ? await checkAnswer(target.url, built.method, pathname, { status: response.status, contentType: String(response.headers['content-type'] ?? ''), text: response.text }) : null;
+              if (problem) {
+                if (problem.kind === 'undeclared-status') report.undeclaredStatuses += 1;
+                else report.undeclaredBodies += 1;
+                verdict = problem.message.split('\n')[0]!;
+              }
+            }
           } catch (error) {
             const message = (error as Error).message;
             // The server may cut a connection that sends a body it refused (413 before the body is read): not a finding.
@@ -383,6 +402,7 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
           }
           report.byStatus[String(status)] = (report.byStatus[String(status)] ?? 0) + 1;
           if (typeof status === 'number' && status >= 500 && status !== 503) report.serverErrors += 1;
+          if (status === 429) report.rateLimited += 1;
           if (verdict !== null) {
             report.findings.push({ operation: `${op.api} ${op.operationId}`, mutation, method: built.method, path: built.path.slice(0, 300), status, excerpt: `${verdict}: ${excerpt}`, request });
           }
