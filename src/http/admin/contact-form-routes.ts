@@ -134,22 +134,18 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
   });
 
   api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: {} }, async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
   });
 
   api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.setRead(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.read);
   });
 
   api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: { description: 'The submission with the note', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
-    ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = await submissions.addNote(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.text);
   });

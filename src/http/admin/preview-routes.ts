@@ -44,7 +44,6 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       const userId = principal.kind === 'user' ? principal.userId : principal.keyId;
       const { token, claims } = await deps.sessions.issuePreview({ projectId: project.projectId, revisionId, userId });
       ctx.status = 201;
-      ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         token,
         expiresAt: claims.expiresAt.toISOString(),

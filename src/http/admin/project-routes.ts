@@ -308,7 +308,6 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     await settle(issued.position);
     const stored = await reader.get<Doc<KeyRecord>>('access', collection, issued.keyId);
     ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: deps.clock.now().toISOString(), revokedAt: null, lastUsedAt: null }),
       key: issued.key,

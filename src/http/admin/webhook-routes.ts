@@ -124,7 +124,6 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
     },
     async (ctx, { body }) => {
       const created = await service().create(principalOf(ctx), projectOf(ctx), body);
-      ctx.set('Cache-Control', 'no-store');
       ctx.status = 201;
       ctx.body = created;
     },
