@@ -97,7 +97,7 @@ export function publicOpenApiDocument(): Schema {
           operationId: 'getEntryJsonLd',
           summary: 'schema.org Article JSON-LD of an entry, from the SEO role mapping or common field names',
           parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
-          responses: { '200': { description: 'schema.org JSON-LD, served as application/json (spec section 1)', content: { 'application/json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], ...common },
+          responses: { '200': { description: 'schema.org JSON-LD, served as application/json (spec section 1); <, >, & and U+2028/U+2029 are written as \\u escapes, so the text can be pasted into a script tag as it is', content: { 'application/json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], ...common },
         },
       },
       '/form-sets/{formSetSlug}/entries/{entrySlug}/ogp.json': {
@@ -105,7 +105,7 @@ export function publicOpenApiDocument(): Schema {
           operationId: 'getEntryOpenGraph',
           summary: 'Open Graph and Twitter card values of an entry',
           parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
-          responses: { '200': json(ref('OpenGraph'), 'Every key present; null when unknown.'), '301': entryResponses['301'], ...common },
+          responses: { '200': json(ref('OpenGraph'), 'Every key present; null when unknown. <, >, & and U+2028/U+2029 are written as \\u escapes, so the text can be pasted into HTML as it is.'), '301': entryResponses['301'], ...common },
         },
       },
       '/content/by-path': {

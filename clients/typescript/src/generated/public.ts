@@ -731,7 +731,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description schema.org JSON-LD, served as application/json (spec section 1) */
+            /** @description schema.org JSON-LD, served as application/json (spec section 1); <, >, & and U+2028/U+2029 are written as \u escapes, so the text can be pasted into a script tag as it is */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -791,7 +791,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every key present; null when unknown. */
+            /** @description Every key present; null when unknown. <, >, & and U+2028/U+2029 are written as \u escapes, so the text can be pasted into HTML as it is. */
             200: {
                 headers: {
                     [name: string]: unknown;
