@@ -103,8 +103,10 @@ export async function startService(config: Config, deps: { logger: Logger; clock
   const before = dataDirState(config.dataDir);
   const lock = takesDataDirLock(config) ? lockDataDir(config) : undefined;
   try {
-    for (const warning of permissionWarnings(config.dataDir)) deps.logger.warn(warning);
+    // Read beside the start (a media folder may hold many files), told once the service runs.
+    const permissions = permissionWarnings(config.dataDir);
     const running = await startRoles(config, deps);
+    for (const warning of await permissions) deps.logger.warn(warning);
     return {
       ...running,
       stop: async () => {
