@@ -8,6 +8,7 @@ import { healthRoutes } from '../http/health-routes.ts';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.ts';
 import { DrainState } from '../http/drain-state.ts';
 import { EventLoopLag, LoadShedder, type ShedReason } from '../http/load-shedding.ts';
+import { SampledRefusalLog } from '../http/refusal-log.ts';
 import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../http/readiness.ts';
 import { errorEnvelope } from '../http/middleware/error-envelope.ts';
 import { notFound } from '../http/middleware/not-found.ts';
@@ -180,6 +181,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
+  let refusals: SampledRefusalLog | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
@@ -301,12 +303,17 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const limits = config.http;
       lag = new EventLoopLag().start();
       const loopLag = lag;
+      refusals = new SampledRefusalLog(logger);
+      const refusalLog = refusals;
       const shedder = new LoadShedder({
         lagMs: () => loopLag.currentMs(),
         maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY,
         maxInFlight: limits.maxInFlight,
+        // Behind a proxy every connection is the proxy's: requests in progress are counted per forwarded client.
+        maxInFlightPerClient: limits.maxConnectionsPerClient,
         trustProxy: config.trustProxy,
         ...(metrics ? { onShed: (reason: ShedReason) => metrics.http.loadShed(reason) } : {}),
+        onRefused: (refusal) => refusalLog.record(refusal),
       });
       http = await startHttpServer({
         app,
@@ -317,7 +324,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         fastLane: (req, res) => cache.serveRaw(req, res),
         admittedLane: (req, res) => fastReads.serve(req, res),
         timeouts: { keepAliveMs: limits.keepAliveTimeoutMs, headersMs: limits.headersTimeoutMs, requestMs: limits.requestTimeoutMs },
-        limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient },
+        limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient, behindProxy: config.trustProxy },
         shedder,
       });
       logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
@@ -356,6 +363,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
         await http?.close(config.shutdownGraceMs);
+        refusals?.flush();
         lag?.stop();
         versions?.stop();
         progress('the audit anchoring scan');
