@@ -3102,7 +3102,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorUnsupportedMediaType"];
             };
         };
-        /** @description Rate limit of the agent key exceeded: retry after Retry-After seconds: RATE_LIMITED */
+        /** @description Rate limit exceeded (the agent key's, sign-in throttling, or requests in progress from one client): retry after Retry-After seconds: RATE_LIMITED */
         Http429RateLimited: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -3203,6 +3203,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
         };
