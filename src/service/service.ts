@@ -66,6 +66,8 @@ import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
 import { permissionWarnings } from '../data-dir/private-files.ts';
+import { SecretBox } from '../security/secret-box.ts';
+import { resolveSecretsKey } from './secrets-key.ts';
 import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts';
 import { metricsRoutes } from '../http/metrics-route.ts';
@@ -438,6 +440,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     passwordChecks: new WorkSlots({ concurrency: config.sessions.passwordHashConcurrency, maxQueued: 64 }),
     clock: d.clock,
     logger: d.logger,
+    secrets: new SecretBox(resolveSecretsKey(config)),
     keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
   };
 }

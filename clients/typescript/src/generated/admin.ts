@@ -6066,6 +6066,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6077,6 +6079,7 @@ export interface operations {
                 "application/json": {
                     cidr: string;
                     label?: string;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6094,7 +6097,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6169,6 +6172,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6183,6 +6188,7 @@ export interface operations {
                     /** @enum {string} */
                     scope?: "full" | "content" | "schema";
                     name?: string;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6200,7 +6206,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6322,6 +6328,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6335,6 +6343,7 @@ export interface operations {
                     password: string;
                     /** @enum {string} */
                     role: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6352,7 +6361,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6408,6 +6417,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6431,7 +6442,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -6473,6 +6484,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6487,6 +6500,7 @@ export interface operations {
                     description?: string | null;
                     events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
                     enabled?: boolean;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6504,7 +6518,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -7396,6 +7410,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -7409,6 +7425,7 @@ export interface operations {
             content: {
                 "application/json": {
                     text: string;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -7426,7 +7443,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
