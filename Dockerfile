@@ -28,7 +28,7 @@ COPY clients/typescript ./clients/typescript
 COPY console ./console
 RUN npm run build && npm run build --workspace clients/typescript && npm run build:console
 
-# 2. Production dependencies only. better-sqlite3 and zstd-napi are the ones with an install step (native
+# 2. Production dependencies only. better-sqlite3, zstd-napi and pkcs11js are the ones with an install step (native
 #    addons: a prebuilt binary when one can be downloaded, else compiled from source), hence the toolchain here
 #    (and only here).
 FROM ${NODE_IMAGE} AS production-dependencies
@@ -40,7 +40,7 @@ COPY package.json package-lock.json ./
 COPY clients/typescript/package.json ./clients/typescript/
 COPY console/package.json ./console/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && npm rebuild better-sqlite3 zstd-napi \
+ && npm rebuild better-sqlite3 zstd-napi pkcs11js \
  && npm cache clean --force
 
 # 3. What runs.

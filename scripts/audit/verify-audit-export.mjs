@@ -3,20 +3,26 @@
  * Verifies an annals audit export (`annals audit export`) without the service: Node.js 18 or later and this
  * one file, nothing else (no npm install, no project code). See docs/audit.md.
  *
- *   node verify-audit-export.mjs BUNDLE.ndjson --public-key audit-public-key.json [--json]
+ *   node verify-audit-export.mjs BUNDLE.ndjson --public-key audit-keys.json [--json]
  *
- * --public-key names the service's audit public key as the operator gave it to you (`annals audit public-key`
- * prints it: a JWK, or {keyId, jwk}). Without it the key inside the bundle is used, which proves the bundle
- * is intact but not who made it: the result then says `authenticated: false`.
+ * --public-key names the service's audit key list as the operator gave it to you (`annals audit public-key
+ * --json`: every key with its validity and the key chain that vouches for them; a single JWK, or {keyId,
+ * jwk}, from an older version is read too, as one key without validity). Without it the keys inside the
+ * bundle are used, which proves the bundle is intact but not who made it: the result then says
+ * `authenticated: false`.
  *
  * Checks, each reported with the line it concerns:
- * 1. the signature of the end line (Ed25519, compact JWS) verifies with the public key, and what it signs
- *    (project, range, counts, SHA-256 of every line before the end line) matches the bundle: any line
- *    edited, added, removed or reordered fails here;
- * 2. every event's hash-chain link recomputes: SHA-256 of `prev`, "\n" and the canonical JSON of
+ * 1. the key list: each key after the first is announced by the key before it (signed by it and by itself),
+ *    in order, each valid from its announcement until the next key's: a key added to the list any other way
+ *    is refused. The bundle carries the chain up to its signing key; a key announced after your list (by
+ *    your list's last key) is accepted, and said so (`keyChain.announcedInBundle`);
+ * 2. the signature of the end line (Ed25519, compact JWS, `kid` the key) verifies with that key, made at an
+ *    instant (`signedAt`) inside the key's validity, and what it signs (project, range, counts, SHA-256 of
+ *    every line before the end line) matches the bundle: any line edited, added, removed or reordered fails;
+ * 3. every event's hash-chain link recomputes: SHA-256 of `prev`, "\n" and the canonical JSON of
  *    [id, type, schemaVersion, data, metadata without chain]; an event without a link (written before chains)
  *    is covered by the service's signed anchor instead, and only seeds the link after it;
- * 3. consecutive events of a stream link up, and each stream line's anchors match its first and last event.
+ * 4. consecutive events of a stream link up, and each stream line's anchors match its first and last event.
  *
  * Prints what it found on stderr and one JSON document on stdout ({valid, authenticated, ...});
  * exit code 0 when valid, 1 when not, 2 for a usage error or an unreadable file.
@@ -24,6 +30,9 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { createHash, createPublicKey, verify } from 'node:crypto';
+
+const ANNOUNCEMENT = 'annals-audit-key-announcement';
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const LEGACY_PREV = '0'.repeat(64);
 
@@ -54,6 +63,80 @@ function thumbprint(jwk) {
   return createHash('sha256').update(canonical({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).digest('base64url');
 }
 
+function ed25519Jwk(jwk) {
+  if (jwk?.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jwk.x)) throw new Error('not an Ed25519 public JWK');
+  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x };
+}
+
+function signatureVerifies(jwk, input, signature) {
+  try {
+    return verify(null, Buffer.from(input, 'ascii'), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(signature, 'base64url'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The key chain: every announcement signed by the key before it (and by the announced key), in order,
+ * validity strictly later at each step, no key twice. Answers [{keyId, jwk, validFrom, validUntil, digest}];
+ * throws naming the announcement that fails.
+ */
+function verifyKeyChain(announcements) {
+  if (!Array.isArray(announcements) || announcements.length === 0) throw new Error('the key chain is empty');
+  const keys = [];
+  announcements.forEach((announcement, index) => {
+    const fail = (message) => {
+      throw new Error(`key announcement ${index + 1}: ${message}`);
+    };
+    if (typeof announcement?.payload !== 'string' || !Array.isArray(announcement.signatures)) fail('not a JWS in the General JSON Serialization');
+    const bytes = Buffer.from(announcement.payload, 'base64url');
+    let statement;
+    try {
+      statement = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      fail('its payload is not JSON');
+    }
+    if (statement?.kind !== ANNOUNCEMENT || statement.version !== 1) fail(`not an ${ANNOUNCEMENT}`);
+    if (statement.sequence !== index) fail('announcements were removed, added or reordered');
+    let jwk;
+    try {
+      jwk = ed25519Jwk(statement.publicKey);
+    } catch (error) {
+      fail(error.message);
+    }
+    if (statement.keyId !== thumbprint(jwk)) fail('its key id is not the thumbprint of its key');
+    if (typeof statement.validFrom !== 'string' || !INSTANT.test(statement.validFrom)) fail('validFrom is not an instant');
+    const prior = keys[index - 1];
+    if (!prior && statement.previous !== null) fail('the first key names a previous key');
+    if (prior) {
+      if (statement.previous?.keyId !== prior.keyId || statement.previous?.announcement !== prior.digest) fail(`it does not continue from the announcement of key ${prior.keyId}`);
+      if (Date.parse(statement.validFrom) <= Date.parse(prior.validFrom)) fail('its validity does not start after that of the key before it');
+      if (keys.some((k) => k.keyId === statement.keyId)) fail(`key ${statement.keyId} was announced before`);
+    }
+    const required = prior ? [prior, { keyId: statement.keyId, jwk }] : [{ keyId: statement.keyId, jwk }];
+    for (const signer of required) {
+      const ok = announcement.signatures.some((s) => {
+        let header;
+        try {
+          header = JSON.parse(Buffer.from(String(s?.protected), 'base64url').toString('utf8'));
+        } catch {
+          return false;
+        }
+        return header?.alg === 'EdDSA' && header.kid === signer.keyId && signatureVerifies(signer.jwk, `${s.protected}.${announcement.payload}`, String(s.signature));
+      });
+      if (!ok) fail(`no valid signature by ${signer === prior ? 'the key before it' : 'the key itself'} (${signer.keyId}): a key joins the list only by the previous key's announcement`);
+    }
+    if (prior) prior.validUntil = statement.validFrom;
+    keys.push({ keyId: statement.keyId, jwk, validFrom: statement.validFrom, validUntil: null, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}` });
+  });
+  return keys;
+}
+
+/** Whether chain `a` is the beginning of chain `b`. */
+function isPrefix(a, b) {
+  return a.length <= b.length && a.every((key, i) => key.digest === b[i].digest);
+}
+
 function usage(message) {
   process.stderr.write(`${message}\nusage: node verify-audit-export.mjs BUNDLE.ndjson [--public-key KEY.json] [--json]\n`);
   process.exit(2);
@@ -72,18 +155,34 @@ for (let i = 0; i < args.length; i++) {
 if (!file) usage('the bundle to verify is missing');
 if (!fs.existsSync(file)) usage(`no file ${file}`);
 
-let trustedKey;
-if (keyFile !== undefined) {
-  try {
-    const parsed = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
-    trustedKey = parsed.jwk ?? parsed;
-  } catch (error) {
-    usage(`${keyFile}: not a JWK (${error.message})`);
-  }
-}
-
 const problems = [];
 const problem = (line, message) => problems.push({ line, message });
+
+// The keys you were given: a key list with its chain (`annals audit public-key --json`), or one JWK.
+let trusted;
+if (keyFile !== undefined) {
+  let parsed;
+  try {
+    parsed = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
+  } catch (error) {
+    usage(`${keyFile}: not JSON (${error.message})`);
+  }
+  if (Array.isArray(parsed?.keyChain)) {
+    try {
+      trusted = { chain: verifyKeyChain(parsed.keyChain) };
+    } catch (error) {
+      trusted = { chain: [] };
+      problem(null, `your key list ${keyFile} does not verify: ${error.message}`);
+    }
+  } else {
+    try {
+      const jwk = ed25519Jwk(parsed?.jwk ?? parsed);
+      trusted = { single: { keyId: thumbprint(jwk), jwk, validFrom: null, validUntil: null } };
+    } catch (error) {
+      usage(`${keyFile}: neither a key list nor an Ed25519 JWK (${error.message})`);
+    }
+  }
+}
 
 const hash = createHash('sha256');
 const streams = new Map();
@@ -167,31 +266,77 @@ for (const [streamId, anchors] of anchorLines) if (!streams.has(streamId)) probl
 
 const digest = `sha256:${hash.digest('hex')}`;
 let authenticated = false;
-let signedBy = null;
+let signer = null;
+let signedAt = null;
+let keyChainReport = null;
 if (!header) problem(1, 'no header');
 if (!end) {
   problem(null, 'no end line: the bundle is cut short');
 } else {
   if (end.events !== events || end.streams !== streams.size) problem(end.lineNumber, `the end line counts ${end.events} events in ${end.streams} streams; the bundle holds ${events} in ${streams.size}`);
   if (end.digest !== digest) problem(end.lineNumber, `the lines before the end line hash to ${digest}, not ${end.digest}: a line was edited, added or removed`);
-  const key = trustedKey ?? header?.publicKey;
+  let keys = [];
+  let announcedInBundle = 0;
+  let bundleChain;
+  if (header?.keyChain !== undefined) {
+    try {
+      bundleChain = verifyKeyChain(header.keyChain);
+    } catch (error) {
+      problem(1, `the bundle's key chain does not verify: ${error.message}`);
+    }
+  }
+  if (trusted?.chain) {
+    keys = trusted.chain;
+    if (bundleChain && trusted.chain.length > 0) {
+      if (isPrefix(trusted.chain, bundleChain)) {
+        // Keys announced after your list, each by the key before it: vouched for by your list's last key.
+        keys = bundleChain;
+        announcedInBundle = bundleChain.length - trusted.chain.length;
+      } else if (!isPrefix(bundleChain, trusted.chain)) {
+        problem(1, 'the bundle\'s key chain is not a continuation of your key list: the key chain was forked');
+      }
+    }
+  } else if (trusted?.single) {
+    keys = [trusted.single];
+  } else if (bundleChain) {
+    keys = bundleChain;
+  } else if (header?.publicKey) {
+    try {
+      const jwk = ed25519Jwk(header.publicKey);
+      keys = [{ keyId: thumbprint(jwk), jwk, validFrom: null, validUntil: null }];
+    } catch (error) {
+      problem(1, `the header's public key: ${error.message}`);
+    }
+  }
   try {
     const [protectedPart, payloadPart, signaturePart] = String(end.signature).split('.');
     const protectedHeader = JSON.parse(Buffer.from(protectedPart, 'base64url').toString('utf8'));
     if (protectedHeader.alg !== 'EdDSA') throw new Error(`algorithm ${protectedHeader.alg}, not EdDSA`);
-    const publicKey = createPublicKey({ key, format: 'jwk' });
-    const ok = verify(null, Buffer.from(`${protectedPart}.${payloadPart}`), publicKey, Buffer.from(signaturePart, 'base64url'));
-    if (!ok) throw new Error('the signature does not verify with the public key');
-    signedBy = thumbprint(key);
-    if (protectedHeader.kid !== undefined && protectedHeader.kid !== signedBy) throw new Error(`signed by key ${protectedHeader.kid}, the public key is ${signedBy}`);
+    const candidates = protectedHeader.kid === undefined ? keys : keys.filter((k) => k.keyId === protectedHeader.kid);
+    if (candidates.length === 0) {
+      throw new Error(`signed by key ${protectedHeader.kid}, which ${trusted ? 'your key list does not hold, and no announcement by a key of it vouches for' : 'the bundle does not hold'}`);
+    }
+    const key = candidates.find((k) => signatureVerifies(k.jwk, `${protectedPart}.${payloadPart}`, signaturePart));
+    if (!key) throw new Error(`the signature does not verify with key ${candidates.map((k) => k.keyId).join(', ')}`);
+    signer = key;
     const signed = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'));
     const expected = { format: header?.format, version: header?.version, projectId: header?.projectId, from: header?.from, to: header?.to, exportedAt: header?.exportedAt, events: end.events, streams: end.streams, digest: end.digest, keyId: header?.keyId };
     for (const [field, value] of Object.entries(expected)) {
       if (signed[field] !== value) problem(end.lineNumber, `the signature covers ${field} ${JSON.stringify(signed[field])}, the bundle says ${JSON.stringify(value)}`);
     }
     if (signed.digest !== digest) problem(end.lineNumber, 'the signed digest is not the digest of the bundle\'s lines');
-    if (header?.keyId !== signedBy) problem(1, `the header names key ${header?.keyId}, the public key is ${signedBy}`);
-    authenticated = trustedKey !== undefined;
+    if (header?.keyId !== key.keyId) problem(1, `the header names key ${header?.keyId}, the bundle is signed by key ${key.keyId}`);
+    // When it was signed (exports before key rotation carry only exportedAt), inside the key's validity.
+    signedAt = typeof signed.signedAt === 'string' ? signed.signedAt : signed.exportedAt;
+    if (key.validFrom !== null) {
+      const at = Date.parse(signedAt);
+      if (Number.isNaN(at) || at < Date.parse(key.validFrom) || (key.validUntil !== null && at >= Date.parse(key.validUntil))) {
+        problem(end.lineNumber, `signed at ${signedAt} by key ${key.keyId}, which signs from ${key.validFrom}${key.validUntil ? ` until ${key.validUntil}` : ''}: outside its validity`);
+      }
+      if (typeof signed.signedAt === 'string' && Date.parse(signed.signedAt) < Date.parse(signed.exportedAt)) problem(end.lineNumber, 'signed before the export began');
+    }
+    keyChainReport = { keys: keys.length, announcedInBundle, validFrom: key.validFrom, validUntil: key.validUntil };
+    authenticated = trusted !== undefined;
   } catch (error) {
     problem(end.lineNumber, `signature: ${error.message}`);
   }
@@ -206,7 +351,9 @@ const result = {
   from: header?.from ?? null,
   to: header?.to ?? null,
   exportedAt: header?.exportedAt ?? null,
-  keyId: signedBy,
+  keyId: signer?.keyId ?? null,
+  signedAt,
+  keyChain: keyChainReport,
   events,
   unlinkedEvents: unlinked,
   streams: streams.size,
@@ -214,7 +361,8 @@ const result = {
   problems,
 };
 if (valid) {
-  process.stderr.write(`valid: ${events} events of ${streams.size} streams, signature by key ${signedBy}${authenticated ? '' : ' (the key inside the bundle: pass --public-key to establish who signed it)'}\n`);
+  const announced = keyChainReport?.announcedInBundle ? ` (announced in the bundle by the last key of your list: ask the operator for the new key list)` : '';
+  process.stderr.write(`valid: ${events} events of ${streams.size} streams, signature by key ${signer?.keyId} at ${signedAt}${announced}${authenticated ? '' : ' (the key inside the bundle: pass --public-key to establish who signed it)'}\n`);
 } else {
   process.stderr.write(`NOT valid: ${problems.length} problem(s)\n${problems.slice(0, 20).map((p) => `  ${p.line === null ? '' : `line ${p.line}: `}${p.message}`).join('\n')}\n`);
 }

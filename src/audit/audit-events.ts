@@ -28,4 +28,27 @@ export const auditLogAnchored = defineEvent({
 
 export type AuditLogAnchored = z.infer<typeof auditLogAnchored.schema>;
 
-export const auditEvents = [auditLogAnchored];
+/** The stream of the audit key chain's announcements, as the log records them (see ./key-announcement-log.ts). */
+export const AUDIT_KEYS_STREAM = 'audit-keys';
+
+/**
+ * An audit key announced in the key chain (./key-chain.ts), recorded in the log so that the log's tree,
+ * its checkpoints and exports carry every key with its validity: `announcement` is the chain's line as it
+ * is (a JWS signed by the previous key and by the key itself), which verifies with the chain before it.
+ */
+export const auditKeyAnnounced = defineEvent({
+  type: 'audit.key-announced',
+  version: 1,
+  schema: z.object({
+    sequence: z.number().int().nonnegative(),
+    keyId: z.string().min(1),
+    validFrom: z.iso.datetime({ precision: 3 }),
+    previousKeyId: z.string().min(1).nullable(),
+    digest,
+    announcement: z.object({ payload: z.string(), signatures: z.array(z.object({ protected: z.string(), signature: z.string() })).min(1) }),
+  }),
+});
+
+export type AuditKeyAnnounced = z.infer<typeof auditKeyAnnounced.schema>;
+
+export const auditEvents = [auditLogAnchored, auditKeyAnnounced];

@@ -2,7 +2,7 @@
  * `annals audit export`: one project's events of a time range, as an NDJSON bundle an auditor verifies
  * without the service (scripts/audit/verify-audit-export.mjs, Node only). Lines, in this order:
  *
- *   {"kind":"header","format":"annals-audit-export","version":1,"projectId","from","to","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK}}
+ *   {"kind":"header","format":"annals-audit-export","version":1,"projectId","from","to","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK},"keyChain":[announcements]}
  *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev"}   every event of the project with from <= occurredAt < to, in log order
  *   {"kind":"stream","streamId","firstRevision","lastRevision","prev","last"}                 one per stream: its chain anchors
  *   {"kind":"end","events","streams","digest":"sha256:...","signature":"<compact JWS>"}
@@ -14,7 +14,12 @@
  *   its last exported event (`last`), to compare with another export or a later verify.
  * - `digest` is the SHA-256 of every line before the end line, bytes as written (each with its "\n"); the
  *   signature is a compact JWS (EdDSA, Ed25519, `kid` the key id) over {format, version, projectId, from, to,
- *   exportedAt, events, streams, digest, keyId}: editing, adding or removing any line breaks it.
+ *   exportedAt, events, streams, digest, keyId, signedAt}: editing, adding or removing any line breaks it.
+ *   `signedAt` is when it was signed, which must fall inside the key's validity.
+ * - `keyChain` is the audit key chain (./key-chain.ts) up to the signing key: an auditor who holds an older
+ *   key list sees the signing key announced by a key they trust (scripts/audit/verify-audit-export.mjs).
+ *   The key that signs is chosen when the export begins; a rotation that retires it before the end fails
+ *   the export (run it again) rather than sign with a retired key.
  * Events are as stored: sealed personal data stays sealed (ciphertext is what the chain covers).
  */
 import fs from 'node:fs';
@@ -25,7 +30,10 @@ import { StreamNotFoundError } from '../event-store/errors.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
 import { genesisLink, linkAfter } from '../event-store/hash-chain.ts';
-import type { AuditSigner } from './audit-signer.ts';
+import { AuditKeyRetiredError } from './audit-keys.ts';
+import { signCompactJws } from './audit-signer.ts';
+import type { OpenedAuditKeyRing } from './chained-audit-key-ring.ts';
+import { jwkOf } from './ed25519.ts';
 
 export const AUDIT_EXPORT_FORMAT = 'annals-audit-export';
 export const AUDIT_EXPORT_VERSION = 1;
@@ -60,7 +68,9 @@ interface StreamAnchors {
 }
 
 /** Writes the bundle (through a temporary file, renamed when complete; mode 0600: it holds the project's content). */
-export async function exportAudit(store: EventStore, signer: AuditSigner, options: AuditExportOptions): Promise<AuditExportSummary> {
+export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, options: AuditExportOptions): Promise<AuditExportSummary> {
+  const key = ring.current();
+  const keyChain = ring.chain().announcements();
   const head = await store.headPosition();
   const fromMs = Date.parse(options.from);
   const toMs = Date.parse(options.to);
@@ -77,7 +87,7 @@ export async function exportAudit(store: EventStore, signer: AuditSigner, option
   let events = 0;
   let seen = 0;
   try {
-    await write({ kind: 'header', format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, from: options.from, to: options.to, exportedAt, chain: 'annals-chain/v1', keyId: signer.publicKey.keyId, publicKey: signer.publicKey.jwk });
+    await write({ kind: 'header', format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, from: options.from, to: options.to, exportedAt, chain: 'annals-chain/v1', keyId: key.keyId, publicKey: jwkOf(key.publicKey), keyChain });
     for await (const event of store.readAll()) {
       if (head !== null && event.position > head) break;
       if (++seen % 10_000 === 0) options.onProgress?.({ events: seen, fraction: head ? Number(event.position) / Number(head) : 1 });
@@ -95,14 +105,21 @@ export async function exportAudit(store: EventStore, signer: AuditSigner, option
       await write({ kind: 'stream', streamId, firstRevision: anchors.firstRevision.toString(), lastRevision: anchors.lastRevision.toString(), prev: anchors.prev, last: anchors.last });
     }
     const digest = `sha256:${hash.digest('hex')}`;
-    const signed = { format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, from: options.from, to: options.to, exportedAt, events, streams: streams.size, digest, keyId: signer.publicKey.keyId };
-    const end = `${JSON.stringify({ kind: 'end', events, streams: streams.size, digest, signature: await signer.sign(signed) })}\n`;
+    const signed = { format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, from: options.from, to: options.to, exportedAt, events, streams: streams.size, digest, keyId: key.keyId, signedAt: options.now().toISOString() };
+    let signature: string;
+    try {
+      signature = await signCompactJws(key, signed);
+    } catch (error) {
+      if (error instanceof AuditKeyRetiredError) throw new AuditKeyRetiredError(`the audit key ${key.keyId} was retired while the export ran: export again (${error.message})`);
+      throw error;
+    }
+    const end = `${JSON.stringify({ kind: 'end', events, streams: streams.size, digest, signature })}\n`;
     if (!out.write(end)) await once(out, 'drain');
     out.end();
     await once(out, 'finish');
     await fs.promises.rename(temporary, options.file);
     options.onProgress?.({ events: seen, fraction: 1 });
-    return { file: options.file, projectId: options.projectId, from: options.from, to: options.to, events, streams: streams.size, digest, keyId: signer.publicKey.keyId };
+    return { file: options.file, projectId: options.projectId, from: options.from, to: options.to, events, streams: streams.size, digest, keyId: key.keyId };
   } catch (error) {
     out.destroy();
     await fs.promises.rm(temporary, { force: true });

@@ -32,10 +32,24 @@ export interface AuditSigningKey {
 }
 
 export interface AuditKeyRing {
-  /** The key that signs now. */
+  /**
+   * The key that signs now. Its `sign` refuses (AuditKeyRetiredError) once a rotation's successor has taken
+   * over and this process cannot sign with it; `current()` itself throws when the key list cannot be read
+   * (a key chain file that no longer verifies): ask again for each signature rather than keep the key.
+   */
   current(): AuditSigningKey;
   /** Every key that ever signed, current and retired, oldest first. */
   publicKeys(): readonly AuditPublicKeyInfo[];
   /** Releases what the ring holds open (a PKCS#11 session). Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * `sign` refused: the key stopped signing (a rotation announced its successor, whose validity has begun) and
+ * this process cannot sign with the successor. Signing again after the process's configuration names the new
+ * key (or the key file or token holds it) succeeds; a signature by a retired key would be refused by every
+ * verifier, so none is made.
+ */
+export class AuditKeyRetiredError extends Error {
+  override name = 'AuditKeyRetiredError';
 }

@@ -1,74 +1,97 @@
-import { CompactSign, calculateJwkThumbprint, compactVerify, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+/**
+ * Compact JWS (RFC 7515, alg EdDSA, `kid` the signing key's id) signed through the audit key ring, and
+ * verified against every key the ring lists with its validity. A ring key signs raw messages only (a PKCS#11
+ * key has no key object), so the JWS is built by hand: the signature is Ed25519 over the ASCII of
+ * `base64url(header).base64url(payload)`, which is also what `openssl pkeyutl -verify -rawin` checks.
+ *
+ * Every payload signed here carries the instant it was signed at (exports: `signedAt`, anchors:
+ * `anchoredAt`), taken just before the signature; a verifier refuses a signature whose instant is outside
+ * its key's validity (a retired key, or one not yet announced).
+ */
 import type { Clock } from '../clock.ts';
-import type { KeyStore } from '../key-store/key-store.ts';
+import { AuditKeyRetiredError, type AuditKeyRing, type AuditPublicKeyInfo, type AuditSigningKey } from './audit-keys.ts';
+import { verifyEd25519 } from './ed25519.ts';
 
-/** The name of the audit signing key in the key store. */
-export const AUDIT_SIGNING_KEY = 'audit';
 const ALG = 'EdDSA';
 
-/** What the service signs for auditors: log anchors and audit exports, as compact JWS (Ed25519). */
-export interface AuditPublicKey {
-  /** The public key's RFC 7638 thumbprint, also the JWS `kid`. */
-  keyId: string;
-  /** The public key as a JWK (kty OKP, crv Ed25519): what auditors verify with. */
-  jwk: JWK;
-}
-
-/** A signature that does not verify: altered payload, another key, or not a JWS at all. */
+/** A signature that does not verify: altered payload, unknown or retired key, or not a JWS at all. */
 export class AuditSignatureError extends Error {
   override name = 'AuditSignatureError';
 }
 
-/**
- * Signs with the service's audit key (Ed25519 through jose), kept in the key store: created on first use,
- * the same for every process (the key store keeps the first one stored). The public key is what auditors
- * get (`annals audit public-key`); the private key never leaves the key store and this object.
- */
+/** A compact JWS of the payload's JSON, signed by `key` (header {alg: EdDSA, kid}). */
+export async function signCompactJws(key: AuditSigningKey, payload: unknown): Promise<string> {
+  const input = `${base64urlJson({ alg: ALG, kid: key.keyId })}.${base64urlJson(payload)}`;
+  const signature = await key.sign(Buffer.from(input, 'ascii'));
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
+}
+
+/** What signs for the audit trail: the ring's current key, with the signing instant in each payload. */
 export class AuditSigner {
-  private constructor(
-    readonly publicKey: AuditPublicKey,
-    private readonly privateKey: Awaited<ReturnType<typeof importJWK>>,
+  constructor(
+    readonly ring: AuditKeyRing,
+    private readonly clock: Clock,
   ) {}
 
-  /** The service's audit signer, creating its key pair in the key store the first time. */
-  static async open(keyStore: KeyStore, clock: Clock): Promise<AuditSigner> {
-    let record = await keyStore.signingKey(AUDIT_SIGNING_KEY);
-    if (!record) {
-      const pair = await generateKeyPair(ALG, { crv: 'Ed25519', extractable: true });
-      const publicJwk = await exportJWK(pair.publicKey);
-      const privateJwk = await exportJWK(pair.privateKey);
-      record = await keyStore.putSigningKey({
-        name: AUDIT_SIGNING_KEY,
-        keyId: await calculateJwkThumbprint(publicJwk),
-        privateJwk: JSON.stringify(privateJwk),
-        publicJwk: JSON.stringify(publicJwk),
-        createdAt: clock.now().toISOString(),
-      });
+  /**
+   * Signs the payload `build` makes for the key and the instant of signing. A key retired between choosing
+   * it and signing (a rotation's successor taking over) is replaced by the ring's new current key, once.
+   */
+  async sign<T>(build: (signing: { keyId: string; signedAt: string }) => T): Promise<{ jws: string; payload: T; keyId: string }> {
+    for (let attempt = 0; ; attempt++) {
+      const key = this.ring.current();
+      const payload = build({ keyId: key.keyId, signedAt: this.clock.now().toISOString() });
+      try {
+        return { jws: await signCompactJws(key, payload), payload, keyId: key.keyId };
+      } catch (error) {
+        if (!(error instanceof AuditKeyRetiredError) || attempt > 0) throw error;
+      }
     }
-    const publicJwk = JSON.parse(record.publicJwk) as JWK;
-    return new AuditSigner({ keyId: record.keyId, jwk: publicJwk }, await importJWK(JSON.parse(record.privateJwk) as JWK, ALG));
-  }
-
-  /** A compact JWS over the payload's JSON (header: alg EdDSA, kid). */
-  async sign(payload: Record<string, unknown>): Promise<string> {
-    return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: ALG, kid: this.publicKey.keyId }).sign(this.privateKey);
   }
 }
 
-/** The payload of a JWS the public key signed; AuditSignatureError otherwise. */
-export async function verifyAuditSignature(jws: string, key: AuditPublicKey): Promise<Record<string, unknown>> {
+/**
+ * The payload of a compact JWS signed by one of `keys` at an instant inside that key's validity;
+ * AuditSignatureError otherwise. `signedAt` reads the signing instant from the payload.
+ */
+export function verifyAuditJws(jws: string, keys: readonly AuditPublicKeyInfo[], signedAt: (payload: Record<string, unknown>) => unknown): { payload: Record<string, unknown>; key: AuditPublicKeyInfo } {
+  const parts = typeof jws === 'string' ? jws.split('.') : [];
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) throw new AuditSignatureError('not a compact JWS');
+  const [protectedPart, payloadPart, signaturePart] = parts as [string, string, string];
+  const header = parseJsonObject(protectedPart);
+  if (header?.['alg'] !== ALG) throw new AuditSignatureError(`the JWS algorithm is ${JSON.stringify(header?.['alg'])}, not EdDSA`);
+  const kid = header['kid'];
+  const candidates = typeof kid === 'string' ? keys.filter((k) => k.keyId === kid) : keys;
+  if (candidates.length === 0) throw new AuditSignatureError(`signed by key ${String(kid)}, which is not among the audit keys (${keys.map((k) => k.keyId).join(', ') || 'none'})`);
+  const input = Buffer.from(`${protectedPart}.${payloadPart}`, 'ascii');
+  const signature = Buffer.from(signaturePart, 'base64url');
+  const key = candidates.find((k) => verifyEd25519(k.publicKey, input, signature));
+  if (!key) throw new AuditSignatureError(`the signature does not verify with key ${candidates.map((k) => k.keyId).join(', ')}`);
+  const payload = parseJsonObject(payloadPart);
+  if (!payload) throw new AuditSignatureError('the signed payload is not a JSON object');
+  const at = signedAt(payload);
+  if (typeof at !== 'string' || Number.isNaN(Date.parse(at))) throw new AuditSignatureError('the signed payload carries no signing instant');
+  if (!withinValidity(key, at)) {
+    throw new AuditSignatureError(`signed at ${at} by key ${key.keyId}, which signs from ${key.validFrom} ${key.validUntil ? `until ${key.validUntil}` : 'on'}: outside its validity`);
+  }
+  return { payload, key };
+}
+
+/** Whether the key signed at `at`: validFrom <= at < validUntil. */
+function withinValidity(key: Pick<AuditPublicKeyInfo, 'validFrom' | 'validUntil'>, at: string): boolean {
+  const ms = Date.parse(at);
+  return ms >= Date.parse(key.validFrom) && (key.validUntil === null || ms < Date.parse(key.validUntil));
+}
+
+function base64urlJson(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+function parseJsonObject(part: string): Record<string, unknown> | undefined {
   try {
-    const { payload, protectedHeader } = await compactVerify(jws, await importJWK(key.jwk, ALG), { algorithms: [ALG] });
-    if (protectedHeader.kid !== undefined && protectedHeader.kid !== key.keyId) throw new AuditSignatureError(`signed with key ${protectedHeader.kid}, not ${key.keyId}`);
-    return JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
-  } catch (error) {
-    if (error instanceof AuditSignatureError) throw error;
-    throw new AuditSignatureError(`the signature does not verify with key ${key.keyId}: ${(error as Error).message}`);
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
-}
-
-/** The audit public key kept in the key store, or null before anything was signed. */
-export async function auditPublicKey(keyStore: KeyStore): Promise<AuditPublicKey | null> {
-  const record = await keyStore.signingKey(AUDIT_SIGNING_KEY);
-  return record ? { keyId: record.keyId, jwk: JSON.parse(record.publicJwk) as JWK } : null;
 }

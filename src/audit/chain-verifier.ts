@@ -11,7 +11,7 @@
  * - revision-gap: revisions are missing before this event (events removed from the middle of a stream);
  * - unlinked: an event without a link after the stream's chain began, or after the last anchor;
  * - anchor-digest / anchor-signature: the events an anchor covers are not the ones it signed, or its
- *   signature does not verify with the audit public key;
+ *   signature does not verify with an audit key valid at its `anchoredAt`;
  * - unanchored: events without a link that no anchor covers (run `annals audit anchor`);
  * - unreadable: the store holds the event but cannot read it back (the embedded log: its stored frame is
  *   damaged, which its checksum shows); the walk goes on after it, and the stream's next event is checked
@@ -23,7 +23,8 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { UnreadableEventError } from '../event-store/errors.ts';
 import { encodePosition } from '../event-store/position.ts';
 import { chainLink, genesisLink, storedLink } from '../event-store/hash-chain.ts';
-import { AuditSignatureError, verifyAuditSignature, type AuditPublicKey } from './audit-signer.ts';
+import type { AuditPublicKeyInfo } from './audit-keys.ts';
+import { AuditSignatureError, verifyAuditJws } from './audit-signer.ts';
 import { auditLogAnchored, type AuditLogAnchored } from './audit-events.ts';
 import { LegacyDigest } from './legacy-anchor.ts';
 
@@ -60,8 +61,8 @@ export interface VerifyReport {
 export interface VerifyOptions {
   /** Only the chains of streams whose first event belongs to this project (anchors are always checked). */
   projectId?: string | undefined;
-  /** The key anchors are signed with; null: anchors cannot be checked (each is then a break). */
-  publicKey: AuditPublicKey | null;
+  /** Every audit key with its validity (the ring's publicKeys()); null: anchors cannot be checked (each is then a break). */
+  keys: readonly AuditPublicKeyInfo[] | null;
   maxBreaks?: number;
   onProgress?: (progress: { events: number; fraction: number }) => void;
 }
@@ -151,7 +152,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
 
     if (event.type === auditLogAnchored.type) {
       const anchor = event.data as AuditLogAnchored;
-      const valid = await checkAnchor(event, anchor, unlinked, options.publicKey, fail);
+      const valid = checkAnchor(event, anchor, unlinked, options.keys, fail);
       anchors.push({ eventId: event.id, position: encodePosition(event.position), coveredEvents: anchor.coveredEvents, valid });
       anchoredOnce = true;
       unlinked.reset();
@@ -176,18 +177,18 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
   };
 }
 
-async function checkAnchor(event: RecordedEvent, anchor: AuditLogAnchored, unlinked: LegacyDigest, key: AuditPublicKey | null, fail: (event: RecordedEvent, reason: BreakReason, detail: string) => void): Promise<boolean> {
+function checkAnchor(event: RecordedEvent, anchor: AuditLogAnchored, unlinked: LegacyDigest, keys: readonly AuditPublicKeyInfo[] | null, fail: (event: RecordedEvent, reason: BreakReason, detail: string) => void): boolean {
   let valid = true;
   if (anchor.coveredEvents !== unlinked.count || anchor.digest !== unlinked.digest()) {
     fail(event, 'anchor-digest', `the anchor covers ${anchor.coveredEvents} events with digest ${anchor.digest}; the log holds ${unlinked.count} unlinked events before it, with digest ${unlinked.digest()}`);
     valid = false;
   }
-  if (!key) {
-    fail(event, 'anchor-signature', 'no audit public key in the key store to check the anchor\'s signature with');
+  if (!keys) {
+    fail(event, 'anchor-signature', 'no audit public key to check the anchor\'s signature with');
     return false;
   }
   try {
-    const payload = await verifyAuditSignature(anchor.signature, key);
+    const { payload } = verifyAuditJws(anchor.signature, keys, (signed) => signed['anchoredAt']);
     const same = payload['kind'] === 'annals-log-anchor' && payload['coveredEvents'] === anchor.coveredEvents && payload['digest'] === anchor.digest && payload['firstEventId'] === anchor.firstEventId && payload['lastEventId'] === anchor.lastEventId && payload['anchoredAt'] === anchor.anchoredAt;
     if (!same) {
       fail(event, 'anchor-signature', 'the anchor\'s fields differ from what its signature covers');

@@ -10,7 +10,6 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import { StreamNotFoundError, WrongExpectedVersionError } from '../event-store/errors.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
@@ -76,7 +75,6 @@ export type AnchorResult =
 
 export interface AnchorOptions {
   log: EventLog;
-  clock: Clock;
   signer: AuditSigner;
   /**
    * 'once' (service start): anchor only when the log starts with unlinked events and was never anchored,
@@ -107,15 +105,18 @@ export async function anchorUnlinkedEvents(options: AnchorOptions): Promise<Anch
     if (++seen % 10_000 === 0) options.onProgress?.(seen);
   }
   if (digest.count === 0) return { anchored: false, reason: 'no unlinked event after the last anchor' };
-  const payload: AnchorPayload = {
-    kind: 'annals-log-anchor',
-    coveredEvents: digest.count,
-    digest: digest.digest(),
-    firstEventId: digest.firstEventId!,
-    lastEventId: digest.lastEventId!,
-    anchoredAt: options.clock.now().toISOString(),
-  };
-  const data: AuditLogAnchored = { ...withoutKind(payload), keyId: options.signer.publicKey.keyId, signature: await options.signer.sign({ ...payload }) };
+  // Signed at anchoredAt, which a verifier checks against the key's validity.
+  const { jws, payload, keyId } = await options.signer.sign(
+    ({ signedAt }): AnchorPayload => ({
+      kind: 'annals-log-anchor',
+      coveredEvents: digest.count,
+      digest: digest.digest(),
+      firstEventId: digest.firstEventId!,
+      lastEventId: digest.lastEventId!,
+      anchoredAt: signedAt,
+    }),
+  );
+  const data: AuditLogAnchored = { ...withoutKind(payload), keyId, signature: jws };
   try {
     const result = await options.log.append(AUDIT_ANCHOR_STREAM, [{ type: auditLogAnchored.type, data }], last ? last.revision : 'no_stream', { actor: { type: 'system', id: 'audit' } });
     return { anchored: true, coveredEvents: digest.count, digest: payload.digest, position: result.position.toString() };

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 
 /**
  * The blob port: where media bytes live. Every adapter (a local folder, S3) implements it and passes
@@ -12,11 +12,16 @@ import type { Readable } from 'node:stream';
 export interface BlobStore {
   /** Which adapter, for logs and readiness ('local-folder', 's3'). */
   readonly kind: string;
-  /** Stores the bytes under `key`, replacing what was there. */
+  /**
+   * Stores the bytes under `key`, replacing what was there. From a stream, the blob is stored only if the
+   * stream ends after exactly `size` bytes: a stream that fails, or yields fewer or more bytes, stores
+   * nothing (the key keeps what it held) and the put rejects.
+   */
   put(key: string, source: BlobSource, options: { contentType: string }): Promise<void>;
   /**
    * Opens the blob for reading, the whole of it or the inclusive byte range `[start, end]` (which the caller
-   * has checked against the size). Null when the key holds nothing. The caller consumes or destroys `body`.
+   * has checked against the size; one starting at or beyond the stored blob's end is refused with
+   * BlobRangeError). Null when the key holds nothing. The caller consumes or destroys `body`.
    */
   get(key: string, range?: ByteRange): Promise<BlobRead | null>;
   /** The blob's size in bytes, or null when the key holds nothing. */
@@ -28,8 +33,11 @@ export interface BlobStore {
   close(): Promise<void>;
 }
 
-/** A file on local disk (streamed), or bytes already in memory (small: WebP variants, tests). */
-export type BlobSource = { path: string } | { bytes: Uint8Array };
+/**
+ * A file on local disk (streamed), bytes already in memory (small: WebP variants, tests), or a stream of a
+ * known size (a copy from another store, never held whole in memory).
+ */
+export type BlobSource = { path: string } | { bytes: Uint8Array } | { stream: Readable; size: number };
 
 /** Inclusive byte offsets, as in HTTP's Range header. */
 export interface ByteRange {
@@ -47,6 +55,11 @@ export interface BlobRead {
 
 export class BlobStoreError extends Error {
   override name = 'BlobStoreError';
+}
+
+/** A byte range that starts at or beyond the blob's end. */
+export class BlobRangeError extends BlobStoreError {
+  override name = 'BlobRangeError';
 }
 
 /** The store could not be reached (network, permissions, missing bucket). */
@@ -72,4 +85,22 @@ export function assertByteRange(range: ByteRange): void {
   if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start) {
     throw new BlobStoreError(`invalid byte range ${range.start}-${range.end}`);
   }
+}
+
+/**
+ * Passes `size` bytes through and fails (BlobStoreError) when the stream yields more, or ends with fewer: an
+ * adapter writing a stream source stores nothing then.
+ */
+export function exactLength(size: number, key: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > size) callback(new BlobStoreError(`storing ${key}: the stream yielded more than its ${size} bytes`));
+      else callback(null, chunk);
+    },
+    flush(callback) {
+      callback(seen === size ? null : new BlobStoreError(`storing ${key}: the stream ended after ${seen} of its ${size} bytes`));
+    },
+  });
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { syncFile } from '../fs/durable-files.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data-dir/private-files.ts';
-import { assertBlobKey, assertByteRange, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
+import { assertBlobKey, BlobRangeError, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 /**
  * Blobs as files under one folder (the embedded default: DATA_DIR/media), one file per key, private to the
@@ -19,21 +20,25 @@ export class LocalFolderBlobStore implements BlobStore {
   constructor(readonly root: string) {}
 
   async put(key: string, source: BlobSource, _options: { contentType: string }): Promise<void> {
-    const target = this.#pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
-    const temporary = path.join(path.dirname(target), `.incoming-${randomUUID()}`);
+    let temporary: string | undefined;
     try {
+      const target = this.#pathOf(key);
+      await fs.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+      temporary = path.join(path.dirname(target), `.incoming-${randomUUID()}`);
       if ('path' in source) {
         // A copy takes its source's mode: made private before it gets its name.
         await fs.copyFile(source.path, temporary, constants.COPYFILE_EXCL);
         await fs.chmod(temporary, PRIVATE_FILE_MODE);
-      } else {
+      } else if ('bytes' in source) {
         await fs.writeFile(temporary, source.bytes, { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      } else {
+        await pipeline(source.stream, exactLength(source.size, key), createWriteStream(temporary, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
       }
       await syncFile(temporary);
       await fs.rename(temporary, target);
     } catch (error) {
-      await fs.rm(temporary, { force: true });
+      if ('stream' in source) source.stream.destroy();
+      if (temporary) await fs.rm(temporary, { force: true });
       throw error;
     }
   }
@@ -51,7 +56,7 @@ export class LocalFolderBlobStore implements BlobStore {
     try {
       const { size } = await handle.stat();
       if (!range) return { body: handle.createReadStream({ autoClose: true }), size, length: size };
-      if (range.start >= size) throw new BlobStoreError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
+      if (range.start >= size) throw new BlobRangeError(`byte range ${range.start}-${range.end} starts beyond the blob's ${size} bytes`);
       const end = Math.min(range.end, size - 1);
       return { body: handle.createReadStream({ start: range.start, end, autoClose: true }), size, length: end - range.start + 1 };
     } catch (error) {

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -10,7 +10,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { assertBlobKey, assertByteRange, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
+import { assertBlobKey, BlobRangeError, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 export interface S3BlobStoreSettings {
   bucket: string;
@@ -44,16 +44,35 @@ export class S3BlobStore implements BlobStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: 5_000 },
       maxAttempts: 3,
+      // The SDK's default logger is silent except for one console.warn when a streaming put fails, which the
+      // put's own error already reports: silent there too.
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {} },
     });
   }
 
   async put(key: string, source: BlobSource, options: { contentType: string }): Promise<void> {
-    assertBlobKey(key);
-    const body = 'path' in source ? { Body: createReadStream(source.path), ContentLength: (await fs.stat(source.path)).size } : { Body: source.bytes, ContentLength: source.bytes.byteLength };
+    // The SDK pipes a stream body into the request without watching it: a stream that fails (or yields the
+    // wrong number of bytes) aborts the request, so the object is never completed.
+    const abort = new AbortController();
+    let stream: Readable | undefined;
     try {
-      await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, ContentType: options.contentType, ...body }));
+      assertBlobKey(key);
+      let body: { Body: Readable | Uint8Array; ContentLength: number };
+      if ('bytes' in source) body = { Body: source.bytes, ContentLength: source.bytes.byteLength };
+      else {
+        const size = 'path' in source ? (await fs.stat(source.path)).size : source.size;
+        stream = 'path' in source ? createReadStream(source.path) : source.stream;
+        const checked = pipeline(stream, exactLength(size, key), (error) => {
+          if (error) abort.abort(error);
+        });
+        body = { Body: checked, ContentLength: size };
+      }
+      await this.#client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, ContentType: options.contentType, ...body }), { abortSignal: abort.signal });
     } catch (error) {
-      if ('path' in source) (body.Body as Readable).destroy();
+      const streamFailed = abort.signal.aborted;
+      if ('stream' in source) source.stream.destroy();
+      stream?.destroy();
+      if (streamFailed) throw abort.signal.reason as Error;
       throw translate(error, `storing ${key}`);
     }
   }
@@ -73,7 +92,7 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       if (isMissing(error)) return null;
       if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 416) {
-        throw new BlobStoreError(`byte range ${range?.start}-${range?.end} starts beyond the blob ${key}`);
+        throw new BlobRangeError(`byte range ${range?.start}-${range?.end} starts beyond the blob ${key}`);
       }
       throw translate(error, `reading ${key}`);
     }

@@ -9,6 +9,7 @@
  *   projects set-plan                             a project's plan
  *   demo                                          a demo project to look at
  *   log export | import | verify                  move an event log between event stores
+ *   media copy | verify                           carry media bytes between blob stores; check them against the log's digests
  *   backup <dir> | restore <dir>                  a consistent copy of DATA_DIR, and putting it back
  *   audit verify | export | public-key | anchor   the tamper-evident log: chains, signed exports, anchors
  *
@@ -33,12 +34,16 @@ import { keysCommands } from './commands/keys.ts';
 import { projectsCommands } from './commands/projects.ts';
 import { demoCommand } from './commands/demo.ts';
 import { logCommands } from './commands/log.ts';
+import { mediaCommands } from './commands/media.ts';
 import { backupCommand, restoreCommand } from './commands/backup.ts';
 import { auditCommands } from './commands/audit.ts';
 import { BackupError } from '../backup/backup-manifest.ts';
 import { DataDirLockedError, DataDirUnusableError } from '../data-dir/data-dir-lock.ts';
+import { AuditKeySetupError } from '../audit/audit-key-files.ts';
+import { KeyChainError } from '../audit/key-chain.ts';
+import { AuditKeyRetiredError } from '../audit/audit-keys.ts';
 
-const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, backupCommand, restoreCommand, auditCommands];
+const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, mediaCommands, backupCommand, restoreCommand, auditCommands];
 
 const USAGE = GROUPS.map((g) => g.usage).join('\n');
 
@@ -89,6 +94,9 @@ function failureOf(error: unknown): Failure {
   if (error instanceof BackupError) return { exitCode: error.exitCode, code: error.code, message: error.message, text: `${error.message}\n` };
   if (error instanceof DataDirLockedError) return { exitCode: 1, code: 'DATA_DIR_LOCKED', message: error.message, text: `${error.message}\n` };
   if (error instanceof DataDirUnusableError) return { exitCode: 1, code: 'DATA_DIR_UNUSABLE', message: error.message, text: `${error.message}\n` };
+  if (error instanceof AuditKeySetupError) return { exitCode: 2, code: 'AUDIT_KEY_SETUP', message: error.message, text: `${error.message}\n` };
+  if (error instanceof KeyChainError) return { exitCode: 1, code: 'AUDIT_KEY_CHAIN_INVALID', message: error.message, text: `${error.message}\n` };
+  if (error instanceof AuditKeyRetiredError) return { exitCode: 1, code: 'AUDIT_KEY_RETIRED', message: error.message, text: `${error.message}\n` };
   if (error instanceof RebuildPausedError) return { exitCode: 1, code: 'REBUILD_PAUSED', message: error.message, text: `${error.message}\n` };
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: 1, code: 'INTERNAL_ERROR', message, text: `${error instanceof Error ? (error.stack ?? message) : message}\n` };

@@ -276,6 +276,27 @@ const settings = {
     schema: integer(5, 10_080).default(720),
     allowed: 'minutes from 5 to 10080 (default 720, 12 hours) that a console session token stays valid; shorter means signing in more often',
   },
+  AUDIT_KEY_FILE: {
+    schema: z.string().min(1).optional(),
+    allowed: 'a path outside DATA_DIR to the audit signing key: an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519), readable by the service and writable by no one it runs as, unreadable by others; unset with AUDIT_PKCS11_MODULE unset: the key store\'s key (a start-up warning says what that does not protect against)',
+  },
+  AUDIT_KEY_CHAIN_FILE: {
+    schema: z.string().min(1).optional(),
+    allowed: 'a path outside DATA_DIR to the audit key chain (every audit key with its validity, each announced by the key before it); required with AUDIT_KEY_FILE or AUDIT_PKCS11_MODULE; created at the first start',
+  },
+  AUDIT_PKCS11_MODULE: {
+    schema: z.string().min(1).optional(),
+    allowed: 'the path to a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so): the audit key is an Ed25519 key in that HSM, signing with CKM_EDDSA; needs AUDIT_PKCS11_TOKEN or AUDIT_PKCS11_SLOT, AUDIT_PKCS11_PIN or AUDIT_PKCS11_PIN_FILE, AUDIT_PKCS11_KEY_LABEL and AUDIT_KEY_CHAIN_FILE',
+  },
+  AUDIT_PKCS11_TOKEN: { schema: z.string().min(1).optional(), allowed: 'the label of the PKCS#11 token holding the audit key (or AUDIT_PKCS11_SLOT)' },
+  AUDIT_PKCS11_SLOT: { schema: z.string().regex(/^\d{1,20}$/, 'not a slot id (a whole number)').transform(BigInt).optional(), allowed: 'the id of the PKCS#11 slot holding the audit key (or AUDIT_PKCS11_TOKEN)' },
+  AUDIT_PKCS11_PIN: { schema: z.string().min(1).optional(), allowed: 'the PKCS#11 user PIN (or AUDIT_PKCS11_PIN_FILE); never logged', secret: true },
+  AUDIT_PKCS11_PIN_FILE: { schema: z.string().min(1).optional(), allowed: 'a path outside DATA_DIR to a file holding the PKCS#11 user PIN (or AUDIT_PKCS11_PIN), with the same permissions as a key file' },
+  AUDIT_PKCS11_KEY_LABEL: { schema: z.string().min(1).optional(), allowed: 'the CKA_LABEL of the audit key in the PKCS#11 token (an Ed25519 key pair, private and public objects with the same CKA_ID)' },
+  AUDIT_LOG_ORIGIN: {
+    schema: z.string().regex(/^[^\s+]+$/u, 'contains a space or "+"').optional(),
+    allowed: 'the log\'s name in signed notes (its checkpoints\' origin line and its keys\' signed-note name), e.g. cms.example.com/annals, without spaces or "+"; default annals/<the first audit key id\'s first 16 characters>',
+  },
   PASSWORD_HASH_CONCURRENCY: {
     schema: integer(1, 64).default(Math.max(1, os.availableParallelism() - 1)),
     allowed: 'a whole number from 1 to 64 (default: the CPU cores less one, at least 1) of sign-in password checks run at once; more wait in a queue of 64, beyond which sign-in answers 503',
@@ -323,7 +344,15 @@ export interface Config {
   translation: TranslationConfig;
   /** GET /metrics: METRICS and METRICS_TOKEN. */
   metrics: { enabled: boolean; token: string | undefined };
+  /** The audit signing key and the log's name in signed notes (see src/audit/open-audit-key-ring.ts). */
+  audit: { key: AuditKeyConfig; origin: string | undefined };
 }
+
+/** Where the audit key is: the key store (the fallback), a key file, or a PKCS#11 token; the chain file beside the last two. */
+export type AuditKeyConfig =
+  | { kind: 'key-store' }
+  | { kind: 'key-file'; file: string; chainFile: string }
+  | { kind: 'pkcs11'; module: string; token: { label: string } | { slot: bigint }; pin: { value: string } | { file: string }; keyLabel: string; chainFile: string };
 
 export interface HttpLimitsConfig {
   keepAliveTimeoutMs: number;
@@ -414,6 +443,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length === 0 && p.HTTP_HEADERS_TIMEOUT_MS > p.HTTP_REQUEST_TIMEOUT_MS) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS=${JSON.stringify(String(p.HTTP_HEADERS_TIMEOUT_MS))}: above HTTP_REQUEST_TIMEOUT_MS (${p.HTTP_REQUEST_TIMEOUT_MS}); allowed: ${settings.HTTP_HEADERS_TIMEOUT_MS.allowed}`);
   }
+  if (problems.length === 0) problems.push(...auditKeyProblems(p));
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   const dataDir = path.resolve(p.DATA_DIR);
   return {
@@ -470,6 +500,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     translation: { apiUrl: p.TRANSLATION_API_URL, apiKey: p.TRANSLATION_API_KEY, timeoutMs: p.TRANSLATION_TIMEOUT_MS },
     metrics: { enabled: p.METRICS, token: p.METRICS_TOKEN },
+    audit: { key: auditKeyConfig(p), origin: p.AUDIT_LOG_ORIGIN },
     media: {
       maxBytes: p.MEDIA_MAX_BYTES,
       sourceTimeoutMs: p.MEDIA_SOURCE_TIMEOUT_MS,
@@ -485,6 +516,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : { kind: 'local-folder', dir: path.join(dataDir, 'media') },
     },
   };
+}
+
+/** The audit key's settings that do not fit together, one message each. */
+function auditKeyProblems(p: Parsed): string[] {
+  const problems: string[] = [];
+  const pkcs11 = ['AUDIT_PKCS11_TOKEN', 'AUDIT_PKCS11_SLOT', 'AUDIT_PKCS11_PIN', 'AUDIT_PKCS11_PIN_FILE', 'AUDIT_PKCS11_KEY_LABEL'] as const;
+  if (p.AUDIT_KEY_FILE && p.AUDIT_PKCS11_MODULE) problems.push('AUDIT_KEY_FILE and AUDIT_PKCS11_MODULE are both set: the audit key is in a key file or in a PKCS#11 token, not both');
+  if (!p.AUDIT_PKCS11_MODULE) {
+    const stray = pkcs11.filter((name) => p[name] !== undefined);
+    if (stray.length > 0) problems.push(`${stray.join(', ')} set without AUDIT_PKCS11_MODULE; allowed: ${settings.AUDIT_PKCS11_MODULE.allowed}`);
+  } else {
+    if ((p.AUDIT_PKCS11_TOKEN === undefined) === (p.AUDIT_PKCS11_SLOT === undefined)) problems.push(`AUDIT_PKCS11_MODULE needs exactly one of AUDIT_PKCS11_TOKEN and AUDIT_PKCS11_SLOT; allowed: ${settings.AUDIT_PKCS11_TOKEN.allowed}`);
+    if ((p.AUDIT_PKCS11_PIN === undefined) === (p.AUDIT_PKCS11_PIN_FILE === undefined)) problems.push(`AUDIT_PKCS11_MODULE needs exactly one of AUDIT_PKCS11_PIN and AUDIT_PKCS11_PIN_FILE; allowed: ${settings.AUDIT_PKCS11_PIN_FILE.allowed}`);
+    if (p.AUDIT_PKCS11_KEY_LABEL === undefined) problems.push(`AUDIT_PKCS11_KEY_LABEL is unset: required with AUDIT_PKCS11_MODULE; allowed: ${settings.AUDIT_PKCS11_KEY_LABEL.allowed}`);
+  }
+  if ((p.AUDIT_KEY_FILE || p.AUDIT_PKCS11_MODULE) && !p.AUDIT_KEY_CHAIN_FILE) problems.push(`AUDIT_KEY_CHAIN_FILE is unset: required with ${p.AUDIT_KEY_FILE ? 'AUDIT_KEY_FILE' : 'AUDIT_PKCS11_MODULE'}; allowed: ${settings.AUDIT_KEY_CHAIN_FILE.allowed}`);
+  if (!p.AUDIT_KEY_FILE && !p.AUDIT_PKCS11_MODULE && p.AUDIT_KEY_CHAIN_FILE) problems.push('AUDIT_KEY_CHAIN_FILE is set without AUDIT_KEY_FILE or AUDIT_PKCS11_MODULE: the key store\'s key has no chain file');
+  return problems;
+}
+
+function auditKeyConfig(p: Parsed): AuditKeyConfig {
+  if (p.AUDIT_KEY_FILE) return { kind: 'key-file', file: path.resolve(p.AUDIT_KEY_FILE), chainFile: path.resolve(p.AUDIT_KEY_CHAIN_FILE!) };
+  if (p.AUDIT_PKCS11_MODULE) {
+    return {
+      kind: 'pkcs11',
+      module: p.AUDIT_PKCS11_MODULE,
+      token: p.AUDIT_PKCS11_TOKEN !== undefined ? { label: p.AUDIT_PKCS11_TOKEN } : { slot: p.AUDIT_PKCS11_SLOT! },
+      pin: p.AUDIT_PKCS11_PIN !== undefined ? { value: p.AUDIT_PKCS11_PIN } : { file: path.resolve(p.AUDIT_PKCS11_PIN_FILE!) },
+      keyLabel: p.AUDIT_PKCS11_KEY_LABEL!,
+      chainFile: path.resolve(p.AUDIT_KEY_CHAIN_FILE!),
+    };
+  }
+  return { kind: 'key-store' };
 }
 
 /** Names, rules and defaults of every setting, for the README and `cli config`. */

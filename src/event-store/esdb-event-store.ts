@@ -24,6 +24,11 @@
  *
  * Size. An append over the port's MAX_APPEND_BYTES is refused here, before the server sees it (EventTooLargeError).
  *
+ * The read bridge. The client reads (streams, $all) through a native Rust gRPC client of its own, which gives up
+ * for good when its first connection fails: every later read answers "unavailable", even once the server is
+ * up. A store that built its client (connect()) replaces it when a read fails so before any read reached the
+ * server (KurrentDB not up yet when the store was made); a store given a client cannot.
+ *
  * Dropped connections. The client does not resubscribe. subscribeToAll wraps the single-connection
  * subscription in ResubscribingSubscription, which reopens it after the last delivered position with a capped
  * exponential backoff; stop() and close() end it cleanly.
@@ -40,7 +45,7 @@ import {
 } from '@kurrent/kurrentdb-client';
 import { isInvalidPositionError, isPermanentEsdbError, mapEsdbError } from './esdb-errors.ts';
 import { clientConnectionString, isSystemEventType, toEsdbPosition, toEsdbStreamState, toEventData, toRecordedEvent } from './esdb-mapping.ts';
-import { planSubscriptionFilter, subscribeOnce } from './esdb-subscription.ts';
+import { planSubscriptionFilter, subscribeOnce, type ReadAllPage } from './esdb-subscription.ts';
 import { AppendNotifier } from './append-notifier.ts';
 import { EventStoreError, InvalidEventError, StreamNotFoundError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
 import type {
@@ -72,16 +77,12 @@ export interface EventStoreDbEventStoreOptions {
   pingTimeoutMs?: number;
 }
 
-const HEAD_PAGE_SIZE = 256;
-
-/** Reads a client read to its end, mapping its errors; leaving early ends the read. */
-async function* iterateRead<T>(read: AsyncIterableIterator<T>, map: (error: unknown) => Error): AsyncGenerator<T, void, undefined> {
-  try {
-    for await (const item of read) yield item;
-  } catch (error) {
-    throw map(error);
-  }
-}
+/**
+ * Records per server read. Every read asks the server for a bounded count: the client's read bridge cannot
+ * cancel a read, so a read that asked for everything and whose reader stopped early would stay open on the
+ * server, waiting on flow control, until the client object happened to be garbage collected.
+ */
+const READ_PAGE = 256;
 
 function checkMaxCount(maxCount: number | undefined): void {
   if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 0)) {
@@ -94,8 +95,12 @@ function redactConnectionString(text: string): string {
 }
 
 export class EventStoreDbEventStore implements EventStore {
-  readonly #client: KurrentDBClient;
+  #client: KurrentDBClient;
   readonly #ownsClient: boolean;
+  /** Set by connect(): lets the store replace a client whose read bridge gave up (see "The read bridge"). */
+  #connectionString: string | undefined;
+  /** Whether a read through the current client's read bridge has reached the server. */
+  #bridgeReached = false;
   readonly #resubscribe: Omit<ResubscribeOptions, 'after' | 'shouldResubscribe'>;
   readonly #checkpointEvery: number;
   readonly #idleProbeMs: number;
@@ -114,7 +119,9 @@ export class EventStoreDbEventStore implements EventStore {
       const message = error instanceof Error ? error.message : String(error);
       throw new EventStoreError(`Invalid KurrentDB connection string: ${redactConnectionString(message)}`);
     }
-    return new EventStoreDbEventStore(client, { ...options, ownsClient: options.ownsClient ?? true });
+    const store = new EventStoreDbEventStore(client, { ...options, ownsClient: options.ownsClient ?? true });
+    if (store.#ownsClient) store.#connectionString = connectionString;
+    return store;
   }
 
   constructor(client: KurrentDBClient, options: EventStoreDbEventStoreOptions = {}) {
@@ -132,6 +139,29 @@ export class EventStoreDbEventStore implements EventStore {
 
   #assertOpen(): void {
     if (this.#closing) throw new EventStoreError('The event store is closed');
+  }
+
+  /** A read through the client's read bridge, to its end, its errors mapped; leaving early ends it. */
+  async *#read<T>(open: (client: KurrentDBClient) => AsyncIterableIterator<T>, map: (error: unknown) => Error): AsyncGenerator<T, void, undefined> {
+    const client = this.#client;
+    let mapped: Error;
+    try {
+      for await (const item of open(client)) {
+        this.#bridgeReached = true;
+        yield item;
+      }
+      this.#bridgeReached = true;
+      return;
+    } catch (error) {
+      mapped = map(error);
+    }
+    if (!(mapped instanceof UnavailableError)) this.#bridgeReached = true;
+    else if (!this.#bridgeReached && client === this.#client && this.#connectionString !== undefined && !this.#closing) {
+      // The bridge gave up at its first connection: a new client, whose bridge connects afresh.
+      this.#client = KurrentDBClient.connectionString(clientConnectionString(this.#connectionString));
+      void client.dispose().catch(() => undefined);
+    }
+    throw mapped;
   }
 
   async append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -172,18 +202,27 @@ export class EventStoreDbEventStore implements EventStore {
     const from = options.fromRevision ?? (direction === 'forwards' ? 'start' : 'end');
     if (typeof from === 'bigint' && from < 0n) throw new RangeError(`fromRevision must not be negative, got ${from}`);
     checkMaxCount(options.maxCount);
-    const fromRevision: ReadRevision = from === 'start' ? START : from === 'end' ? END : from;
-    // maxCount 0 still has to tell a missing stream apart: read one event and drop it.
-    const read = this.#client.readStream(streamId, {
-      direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
-      fromRevision,
-      ...(options.maxCount === undefined ? {} : { maxCount: Math.max(1, options.maxCount) }),
-    });
     const mapError = (error: unknown) => mapEsdbError(error, { operation: 'read', streamId });
-    for await (const resolved of iterateRead(read, mapError)) {
-      if (options.maxCount === 0) continue;
-      const event = toRecordedEvent(resolved);
-      if (event) yield event;
+    let fromRevision: ReadRevision = from === 'start' ? START : from === 'end' ? END : from;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    // Page by page (READ_PAGE); maxCount 0 still has to tell a missing stream apart: read one event, drop it.
+    for (;;) {
+      const wanted = Math.max(1, Math.min(READ_PAGE, remaining));
+      const streamPage = { direction: direction === 'forwards' ? FORWARDS : BACKWARDS, fromRevision, maxCount: wanted } as const;
+      let count = 0;
+      let last: bigint | undefined;
+      for await (const resolved of this.#read((client) => client.readStream(streamId, streamPage), mapError)) {
+        count += 1;
+        if (options.maxCount === 0) continue;
+        const event = toRecordedEvent(resolved);
+        if (!event) continue;
+        last = event.revision;
+        remaining -= 1;
+        yield event;
+      }
+      if (count < wanted || remaining <= 0 || last === undefined) return;
+      if (direction === 'backwards' && last === 0n) return;
+      fromRevision = direction === 'forwards' ? last + 1n : last - 1n;
     }
   }
 
@@ -213,8 +252,10 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /**
-   * The client's fromPosition is inclusive: events at or before `after` are dropped here. Server-side maxCount
-   * would count system events too, so the count is kept here and the read cancelled when it is reached.
+   * Page by page (READ_PAGE records, system events included, which the server counts too); each page after the
+   * first starts at the last record of the one before. The client's fromPosition is inclusive: records at or
+   * before `after` (and so the record a page starts at) are dropped here, and a page that starts at a record
+   * already seen asks for one more.
    */
   async *#readAllFrom(
     fromPosition: ReadPosition,
@@ -222,14 +263,25 @@ export class EventStoreDbEventStore implements EventStore {
     maxCount: number | undefined,
     progress: { yielded: number },
   ): AsyncGenerator<RecordedEvent, void, undefined> {
-    const read = this.#client.readAll({ direction: FORWARDS, fromPosition });
-    for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
-      const event = toRecordedEvent(resolved);
-      if (!event || isSystemEventType(event.type)) continue;
-      if (after !== 'start' && event.position <= after) continue;
-      yield event;
-      progress.yielded += 1;
-      if (maxCount !== undefined && progress.yielded >= maxCount) return;
+    let from = fromPosition;
+    let seen = after;
+    for (;;) {
+      const wanted = (maxCount === undefined ? READ_PAGE : Math.min(READ_PAGE, maxCount - progress.yielded)) + (from === START ? 0 : 1);
+      const page = { direction: FORWARDS, fromPosition: from, maxCount: wanted } as const;
+      let count = 0;
+      let last: bigint | undefined;
+      for await (const resolved of this.#read((client) => client.readAll(page), (error) => mapEsdbError(error, { operation: 'read' }))) {
+        count += 1;
+        const event = toRecordedEvent(resolved);
+        if (!event) continue;
+        last = event.position;
+        if ((seen !== 'start' && event.position <= seen) || isSystemEventType(event.type)) continue;
+        yield event;
+        progress.yielded += 1;
+      }
+      if (count < wanted || last === undefined || (maxCount !== undefined && progress.yielded >= maxCount)) return;
+      if (seen === 'start' || last > seen) seen = last;
+      from = toEsdbPosition(last);
     }
   }
 
@@ -238,10 +290,10 @@ export class EventStoreDbEventStore implements EventStore {
     let from: ReadPosition = END;
     let lowest: bigint | null = null;
     for (;;) {
-      const read = this.#client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: HEAD_PAGE_SIZE });
+      const page = { direction: BACKWARDS, fromPosition: from, maxCount: READ_PAGE } as const;
       let count = 0;
       let pageLowest: bigint | null = null;
-      for await (const resolved of iterateRead(read, (error) => mapEsdbError(error, { operation: 'read' }))) {
+      for await (const resolved of this.#read((client) => client.readAll(page), (error) => mapEsdbError(error, { operation: 'read' }))) {
         count += 1;
         const event = toRecordedEvent(resolved);
         if (!event) continue;
@@ -250,7 +302,7 @@ export class EventStoreDbEventStore implements EventStore {
         if (!isSystemEventType(event.type)) return event.position;
         pageLowest = event.position;
       }
-      if (count < HEAD_PAGE_SIZE || pageLowest === null) return null;
+      if (count < READ_PAGE || pageLowest === null) return null;
       lowest = pageLowest;
       from = toEsdbPosition(pageLowest);
     }
@@ -260,7 +312,8 @@ export class EventStoreDbEventStore implements EventStore {
     this.#assertOpen();
     for (const subscription of this.#subscriptions) if (subscription.stopped) this.#subscriptions.delete(subscription);
     const context = {
-      client: this.#client,
+      client: () => this.#client,
+      readAll: (read: ReadAllPage) => this.#read((client) => client.readAll(read), (error) => mapEsdbError(error, { operation: 'read' })),
       plan: planSubscriptionFilter(options.filter),
       headPosition: () => this.headPosition(),
       invalidStarts: new Set<bigint>(),
@@ -315,7 +368,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   async ping(): Promise<void> {
     this.#assertOpen();
-    const read = this.#client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    const read = this.#read((client) => client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 }), (error) => mapEsdbError(error, { operation: 'ping' }));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new UnavailableError(`KurrentDB did not answer within ${this.#pingTimeoutMs} ms`)), this.#pingTimeoutMs);
@@ -323,7 +376,7 @@ export class EventStoreDbEventStore implements EventStore {
     try {
       await Promise.race([
         (async () => {
-          for await (const _ of iterateRead(read, (error) => mapEsdbError(error, { operation: 'ping' }))) {
+          for await (const _ of read) {
             // one event at most
           }
         })(),

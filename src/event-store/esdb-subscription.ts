@@ -204,8 +204,18 @@ export class OrderedSubscriptionReader {
 /** Events read per look for progress (see "Progress past unmatched events"). */
 const PROBE_PAGE = 256;
 
+/** A bounded forwards read of $all. */
+export interface ReadAllPage {
+  direction: typeof FORWARDS;
+  fromPosition: typeof START | Position;
+  maxCount: number;
+}
+
 export interface SubscribeOnceContext {
-  client: KurrentDBClient;
+  /** The store's current client. */
+  client(): KurrentDBClient;
+  /** Reads through the store (its errors already mapped to the port's). */
+  readAll(page: ReadAllPage): AsyncGenerator<AllStreamResolvedEvent, void, undefined>;
   plan: FilterPlan;
   /** The store's head position, system events excluded. */
   headPosition(): Promise<bigint | null>;
@@ -226,14 +236,14 @@ export async function* subscribeOnce(
   signal: AbortSignal,
 ): AsyncGenerator<SubscriptionMessage, void, undefined> {
   if (signal.aborted) return;
-  const { client, plan, invalidStarts } = context;
+  const { plan, invalidStarts } = context;
   const head = await context.headPosition();
   if (signal.aborted) return;
 
   const reader = new OrderedSubscriptionReader();
   let stream: AllStreamSubscription;
   try {
-    stream = client.subscribeToAll({
+    stream = context.client().subscribeToAll({
       // Events at or before `after` are skipped below, so starting earlier (from START) is always correct.
       fromPosition: after === 'start' || after === 0n || invalidStarts.has(after) ? START : toEsdbPosition(after),
       filter: plan.serverFilter(reader.checkpointReached),
@@ -372,7 +382,7 @@ export async function* subscribeOnce(
  */
 async function probe(context: SubscribeOnceContext, considered: bigint | null): Promise<bigint | null> {
   let passed: bigint | null = null;
-  const read = context.client.readAll({
+  const read = context.readAll({
     direction: FORWARDS,
     fromPosition: considered === null || considered === 0n ? START : toEsdbPosition(considered),
     maxCount: PROBE_PAGE,
@@ -387,10 +397,10 @@ async function probe(context: SubscribeOnceContext, considered: bigint | null): 
   } catch (error) {
     // Not a record boundary (a server checkpoint between records), or the server is away: the server's own
     // checkpoints, or the next look, will do.
-    if (isInvalidPositionError(error) || mapEsdbError(error) instanceof UnavailableError) return passed;
-    throw mapEsdbError(error, { operation: 'read' });
+    if (isInvalidPositionError(error) || error instanceof UnavailableError) return passed;
+    throw error;
   } finally {
-    await read.return?.(undefined);
+    await read.return(undefined);
   }
   return passed;
 }

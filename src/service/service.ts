@@ -80,6 +80,9 @@ import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import { AuditSigner } from '../audit/audit-signer.ts';
 import { anchorInBackground } from '../audit/legacy-anchor.ts';
+import { openAuditKeyRing } from '../audit/open-audit-key-ring.ts';
+import type { OpenedAuditKeyRing } from '../audit/chained-audit-key-ring.ts';
+import { recordKeyAnnouncements } from '../audit/key-announcement-log.ts';
 import { markReviewNoticesStarted } from '../review-notices/review-notices-started.ts';
 
 export interface RunningService {
@@ -185,6 +188,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let lag: EventLoopLag | undefined;
   let refusals: SampledRefusalLog | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
+  let auditKeys: OpenedAuditKeyRing | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -213,7 +217,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
-    const auditSigner = config.roles.has('projector') ? await AuditSigner.open(contact.keyStore, clock) : undefined;
+    // The audit key ring (a key file, an HSM, or the key store's key); its key chain recorded in the log.
+    auditKeys = config.roles.has('projector') ? await openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }) : undefined;
+    if (auditKeys) await recordKeyAnnouncements(log, auditKeys.chain());
     const drain = new DrainState();
     if (config.roles.has('api')) {
       // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
@@ -335,11 +341,12 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     if (config.roles.has('projector')) {
       contact.startWorker(http?.url);
       // Events written before hash chains are anchored once by a signed checkpoint (a scan, in the background).
-      anchoring = anchorInBackground({ log, signer: auditSigner!, clock, logger });
+      anchoring = anchorInBackground({ log, signer: new AuditSigner(auditKeys!, clock), logger });
     }
   } catch (error) {
     lag?.stop();
     await anchoring?.stop();
+    await auditKeys?.close();
     versions?.stop();
     await contactForms?.stop();
     await mediaClose?.();
@@ -370,6 +377,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         versions?.stop();
         progress('the audit anchoring scan');
         await anchoring?.stop();
+        await auditKeys?.close();
         progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
         progress('the contact-form notice worker');

@@ -6,7 +6,7 @@ import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
 import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
 import { SUBSCRIPTION_PROGRESS_BOUND_MS } from '../../src/event-store/event-store.ts';
 import { READ_YOUR_WRITES_MS } from '../../src/application/project-writes.ts';
-import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 
 const seen = defineProjection({
   name: 'test-seen',
@@ -37,7 +37,8 @@ describe('read your writes: waiting for projections to reach a write', () => {
   });
 
   it('on the EventStoreDB stand-in, a write that a filtered projection ignores settles within the bound, not after 3 s', async () => {
-    const f = engineFixture(undefined, { events: new EventStoreDbEventStore(new EventStoreDbStandIn().asClient()) });
+    const server = await EsdbStandIn.start();
+    const f = engineFixture(undefined, { events: EventStoreDbEventStore.connect(server.connectionString()) });
     const ignoring = defineProjection({ ...seen, name: 'test-ignoring', filter: { eventTypes: ['test.never-appended'] } });
     const supervisor = new ProjectionSupervisor({ projections: [seen, ignoring], log: f.log, store: f.store, clock: f.clock, logger: silentLogger });
     await supervisor.start();
@@ -52,6 +53,7 @@ describe('read your writes: waiting for projections to reach a write', () => {
     } finally {
       await supervisor.stop();
       await f.close();
+      await server.stop();
     }
   });
 

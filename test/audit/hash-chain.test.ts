@@ -14,10 +14,11 @@ import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.t
 import { exportLog, importLog } from '../../src/event-store/log-transfer.ts';
 import { SqliteKeyStore } from '../../src/key-store/sqlite-key-store.ts';
 import { AuditSigner } from '../../src/audit/audit-signer.ts';
+import { openKeyStoreAuditKeyRing } from '../../src/audit/key-store-audit-key-ring.ts';
 import { auditEvents } from '../../src/audit/audit-events.ts';
 import { anchorUnlinkedEvents } from '../../src/audit/legacy-anchor.ts';
 import { verifyLog } from '../../src/audit/chain-verifier.ts';
-import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 import { rewriteStoredEvent } from '../support/stored-events.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -51,7 +52,7 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
     }
     const [b] = await collect(store.readStream('note-b'));
     expect(b!.metadata.chain).to.equal(chainLink(genesisLink('note-b'), b!));
-    const report = await verifyLog(store, { publicKey: null });
+    const report = await verifyLog(store, { keys: null });
     expect(report).to.include({ verified: true, chainedEvents: 4, unlinkedEvents: 0, streams: 2 });
   });
 
@@ -64,7 +65,7 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
     expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
     expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).to.be.instanceOf(WrongExpectedVersionError);
     expect(await collect(store.readStream('note-a'))).to.have.length(2);
-    expect((await verifyLog(store, { publicKey: null })).verified).to.equal(true);
+    expect((await verifyLog(store, { keys: null })).verified).to.equal(true);
   });
 
   for (const chainTips of [10_000, 0]) {
@@ -78,7 +79,7 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
         const events = await collect(store.readStream('busy'));
         expect(events).to.have.length(60);
         expect(new Set(events.map((e) => e.metadata.chain)).size).to.equal(60);
-        const report = await verifyLog(store, { publicKey: null });
+        const report = await verifyLog(store, { keys: null });
         expect(report, JSON.stringify(report.breaks)).to.include({ verified: true, chainedEvents: 60 });
       } finally {
         await other.close();
@@ -105,7 +106,7 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
     db.prepare('DELETE FROM events WHERE event_id = ?').run(events[3]!.id);
     db.close();
     store = SqliteEventStore.open(file);
-    const report = await verifyLog(store, { publicKey: null });
+    const report = await verifyLog(store, { keys: null });
     expect(report.verified).to.equal(false);
     expect(report.breaks.map((b) => [b.reason, b.streamId, b.revision, b.eventId])).to.deep.equal([
       ['link-mismatch', 'note-a', '1', events[1]!.id],
@@ -120,20 +121,21 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
     await store.append('old', [legacy('before chains 1'), legacy('before chains 2')], 'no_stream');
     await store.append('old-2', [legacy('elsewhere')], 'no_stream');
     const before = await collect(store.readAll());
-    expect((await verifyLog(store, { publicKey: null })).breaks.map((b) => b.reason)).to.deep.equal(['unanchored']);
+    expect((await verifyLog(store, { keys: null })).breaks.map((b) => b.reason)).to.deep.equal(['unanchored']);
 
     const keys = SqliteKeyStore.open(path.join(dir, 'keys.sqlite'));
     try {
-      const signer = await AuditSigner.open(keys, clock);
-      const anchored = await anchorUnlinkedEvents({ log, signer, clock, mode: 'once' });
+      const ring = await openKeyStoreAuditKeyRing(keys, clock);
+      const signer = new AuditSigner(ring, clock);
+      const anchored = await anchorUnlinkedEvents({ log, signer, mode: 'once' });
       expect(anchored).to.include({ anchored: true, coveredEvents: 3 });
-      expect(await anchorUnlinkedEvents({ log, signer, clock, mode: 'once' })).to.deep.equal({ anchored: false, reason: 'the log was anchored before' });
+      expect(await anchorUnlinkedEvents({ log, signer, mode: 'once' })).to.deep.equal({ anchored: false, reason: 'the log was anchored before' });
       await log.append('old', [{ type: 'note.added', data: { text: 'after chains' } }], 1n, { actor });
       const [, second, third] = await collect(store.readStream('old'));
       expect(third!.metadata.chain).to.equal(chainLink(chainLink(LEGACY_PREV, second!), third!));
       // The events written before are as they were.
       expect((await collect(store.readAll())).slice(0, 3)).to.deep.equal(before);
-      const report = await verifyLog(store, { publicKey: signer.publicKey });
+      const report = await verifyLog(store, { keys: ring.publicKeys() });
       expect(report, JSON.stringify(report.breaks)).to.include({ verified: true, unlinkedEvents: 3, chainedEvents: 2 });
       expect(report.anchors).to.have.length(1);
       expect(report.anchors[0]).to.include({ coveredEvents: 3, valid: true });
@@ -141,39 +143,42 @@ describe('tamper-evident log: the hash chain the event log writes', () => {
       await store.close();
       rewriteStoredEvent(file, before[2]!.id, ({ data, metadata }) => ({ data: data.replace('elsewhere', 'elsewhare'), metadata }));
       store = SqliteEventStore.open(file);
-      const altered = await verifyLog(store, { publicKey: signer.publicKey });
+      const altered = await verifyLog(store, { keys: ring.publicKeys() });
       expect(altered.verified).to.equal(false);
       expect(altered.breaks.map((b) => b.reason)).to.deep.equal(['anchor-digest']);
       // Checked against another key, the signature fails too.
-      const stranger = await AuditSigner.open(SqliteKeyStore.open(path.join(tempDir(), 'keys.sqlite')), clock);
-      expect((await verifyLog(store, { publicKey: stranger.publicKey })).breaks.map((b) => b.reason)).to.deep.equal(['anchor-digest', 'anchor-signature']);
+      const stranger = await openKeyStoreAuditKeyRing(SqliteKeyStore.open(path.join(tempDir(), 'keys.sqlite')), clock);
+      expect((await verifyLog(store, { keys: stranger.publicKeys() })).breaks.map((b) => b.reason)).to.deep.equal(['anchor-digest', 'anchor-signature']);
     } finally {
       await keys.close();
     }
   });
 
   it('the same chains verify on the EventStoreDB adapter: appended there, and moved there by log import', async () => {
-    const server = new EventStoreDbStandIn();
-    const esdb: EventStore = new EventStoreDbEventStore(server.asClient(), { resubscribe: { delay: async () => undefined } });
+    const server = await EsdbStandIn.start();
+    const esdb: EventStore = EventStoreDbEventStore.connect(server.connectionString());
+    const other = await EsdbStandIn.start();
     try {
       const remote = new EventLog(esdb, catalog(), clock);
       await remote.append('note-a', [{ type: 'note.added', data: { projectId: randomUUID(), text: 'on EventStoreDB', n: 1 } }], 'no_stream', { actor, causationId: randomUUID() });
       await Promise.all(Array.from({ length: 10 }, (_, i) => remote.append('note-a', [{ type: 'note.added', data: { text: `any ${i}` } }], 'any', { actor })));
-      expect(await verifyLog(esdb, { publicKey: null })).to.include({ verified: true, chainedEvents: 11 });
+      expect(await verifyLog(esdb, { keys: null })).to.include({ verified: true, chainedEvents: 11 });
 
       for (let i = 0; i < 20; i++) await log.append(`note-${i % 3}`, [{ type: 'note.added', data: { text: `local ${i}` } }], 'any', { actor, correlationId: randomUUID() });
       const exported = path.join(dir, 'log.ndjson');
       await exportLog(store, exported, { now: () => clock.now() });
-      const target = new EventStoreDbEventStore(new EventStoreDbStandIn().asClient(), { resubscribe: { delay: async () => undefined } });
+      const target = EventStoreDbEventStore.connect(other.connectionString());
       try {
         await importLog(target, exported, {});
-        expect(await verifyLog(store, { publicKey: null })).to.include({ verified: true, chainedEvents: 20 });
-        expect(await verifyLog(target, { publicKey: null })).to.include({ verified: true, chainedEvents: 20 });
+        expect(await verifyLog(store, { keys: null })).to.include({ verified: true, chainedEvents: 20 });
+        expect(await verifyLog(target, { keys: null })).to.include({ verified: true, chainedEvents: 20 });
       } finally {
         await target.close();
       }
     } finally {
       await esdb.close();
+      await server.stop();
+      await other.stop();
     }
   });
 });

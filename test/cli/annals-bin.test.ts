@@ -51,6 +51,8 @@ describe('annals: the operator CLI as a package bin, --json output for scripts',
       [['projections', 'status', '--json'], (d) => expect(d.map((p: { name: string }) => p.name)).to.include('access')],
       [['projections', 'rebuild', 'access', '--json'], (d) => expect(d[0]).to.include({ projection: 'access' })],
       [['demo', '--json'], (d) => expect(d.formSets).to.deep.equal(['blog', 'news'])],
+      [['media', 'copy', '--from', path.join(dataDir, 'media'), '--to', path.join(dataDir, '..', 'media-copy'), '--json'], (d) => expect(d).to.include({ assets: 8, copied: 8, verified: true })],
+      [['media', 'verify', '--quick', '--json'], (d) => expect(d).to.include({ quick: true, verified: true })],
       [['log', 'export', '--to', path.join(dataDir, '..', 'log.ndjson'), '--json'], (d) => expect(d.events).to.be.greaterThan(0)],
       [['log', 'verify', path.join(dataDir, '..', 'log.ndjson'), '--json'], (d) => expect(d.verified).to.equal(true)],
     ];
@@ -69,6 +71,7 @@ describe('annals: the operator CLI as a package bin, --json output for scripts',
       { args: ['projects', 'set-plan', '--project', ids.projectId, '--plan', 'platinum', '--json'], exit: 2, code: 'VALIDATION_ERROR' },
       { args: ['users', 'create', '--tenant', ids.tenantId, '--email', 'ed@example.com', '--role', 'editor', '--password', PASSWORD, '--json'], exit: 1, code: 'CONFLICT' },
       { args: ['projections', 'retry', 'no-such-projection', '--json'], exit: 1, code: 'OPERATION_FAILED' },
+      { args: ['media', 'copy', '--from', 's3://AKID:hunter2@annals-media', '--json'], exit: 2, code: 'USAGE_ERROR' },
     ];
     for (const c of cases) {
       const result = await annals(dataDir, c.args);
@@ -76,6 +79,7 @@ describe('annals: the operator CLI as a package bin, --json output for scripts',
       const doc = oneJsonDocument(result);
       expect(doc.error.code, c.args.join(' ')).to.equal(c.code);
       expect(result.stderr).to.include(doc.error.message.split('\n')[0]);
+      expect(result.stdout + result.stderr, 'no credentials echoed').not.to.include('hunter2');
     }
   });
 

@@ -1,14 +1,19 @@
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import vm from 'node:vm';
 import { expect } from 'chai';
 import { parse as parseYaml } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../../src/config/config.ts';
 import { compiledBuild, PROJECT_ROOT } from '../support/compiled-build.ts';
-import { dockerCompose, needing, requireProgram } from '../support/system-program.ts';
+import { curl, dockerCompose, needing, requireProgram } from '../support/system-program.ts';
+import { reviewConsoleLinkFor } from '../../src/review-notices/review-notice-messages.ts';
+import { startAdminFixture } from '../admin/support.ts';
 import { runProgram } from '../support/child-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -59,12 +64,13 @@ describe(needing(dockerCompose, 'docker-compose.yml: the service wired to EventS
   });
 
   it('validates, and runs the service built from the Dockerfile after its stores are healthy and the bucket made', () => {
-    expect(Object.keys(services).sort()).to.deep.equal(['annals', 'eventstore', 'mailpit', 'minio', 'minio-bucket', 'mongodb']);
+    expect(Object.keys(services).sort()).to.deep.equal(['annals', 'eventstore', 'mailpit', 'minio', 'minio-bucket', 'mongodb', 'mongodb-replica-set']);
     const annals = services['annals'];
     expect(path.resolve(annals.build.context)).to.equal(PROJECT_ROOT);
     expect(annals.depends_on).to.deep.include({
       eventstore: { condition: 'service_healthy' },
       mongodb: { condition: 'service_healthy' },
+      'mongodb-replica-set': { condition: 'service_completed_successfully' },
       'minio-bucket': { condition: 'service_completed_successfully' },
     });
     expect(services['minio-bucket'].depends_on).to.deep.include({ minio: { condition: 'service_healthy' } });
@@ -76,7 +82,7 @@ describe(needing(dockerCompose, 'docker-compose.yml: the service wired to EventS
     const environment = services['annals'].environment as Record<string, string>;
     const config = loadConfig(environment);
     expect(config.eventStore).to.deep.equal({ kind: 'eventstoredb', connectionString: 'esdb://eventstore:2113?tls=false' });
-    expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://mongodb:27017/annals' });
+    expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://mongodb:27017/annals?replicaSet=rs0' });
     expect(config.sessionSecret).to.be.a('string');
     expect(config.secretsKey).to.be.a('string');
     expect(config.media.blobs).to.deep.include({ kind: 's3', bucket: 'annals-media', endpoint: 'http://minio:9000', forcePathStyle: true });
@@ -84,6 +90,116 @@ describe(needing(dockerCompose, 'docker-compose.yml: the service wired to EventS
     // The MinIO credentials the service uses are the server's.
     expect(environment['S3_ACCESS_KEY_ID']).to.equal(services['minio'].environment.MINIO_ROOT_USER);
     expect(environment['S3_SECRET_ACCESS_KEY']).to.equal(services['minio'].environment.MINIO_ROOT_PASSWORD);
+  });
+  it('CONSOLE_URL is the console the service serves, so the links in notices open it (not /admin/v1, where they answered 404)', async function () {
+    this.timeout(60_000);
+    const environment = services['annals'].environment as Record<string, string>;
+    const consoleUrl = new URL(loadConfig(environment).contactForms.consoleUrl!);
+    // The address a browser on the machine running compose uses: the service's published port, on localhost.
+    const published = (services['annals'].ports as Array<{ published: number | string; target: number }>).find((port) => Number(port.target) === 8080)!;
+    expect([consoleUrl.protocol, consoleUrl.hostname, consoleUrl.port]).to.deep.equal(['http:', 'localhost', String(published.published)]);
+    const f = await startAdminFixture({ env: { CONSOLE_URL: environment['CONSOLE_URL']! } });
+    try {
+      // A review notice's link, as the service writes it, opened on the running service.
+      const link = new URL(reviewConsoleLinkFor(consoleUrl.href, f.project.projectId, '7d9e5d9a-3f3a-4c47-9a55-0a4f2f1d0001'));
+      const opened = await fetch(new URL(link.pathname, f.service.url), { headers: { Accept: 'text/html' } });
+      expect(opened.status, link.pathname).to.equal(200);
+      expect(opened.headers.get('content-type')).to.match(/^text\/html/);
+      // What the old value linked to.
+      const before = await fetch(new URL(`/admin/v1/p/${f.project.projectId}/review/7d9e5d9a-3f3a-4c47-9a55-0a4f2f1d0001`, f.service.url), { headers: { Accept: 'text/html' } });
+      expect(before.status).to.equal(404);
+    } finally {
+      await f.stop();
+    }
+  });
+
+  it('MongoDB is a single-node replica set (transactions), initiated once by a one-shot service; the service names the set', () => {
+    const mongodb = services['mongodb'];
+    const command = mongodb.command as string[];
+    const name = command[command.indexOf('--replSet') + 1];
+    expect(name).to.equal('rs0');
+    expect(command).to.include('--bind_ip_all');
+    const url = new URL(services['annals'].environment.MONGODB_URL as string);
+    expect(url.searchParams.get('replicaSet')).to.equal(name);
+    expect(mongodb.healthcheck.test.join(' ')).to.include('db.hello().isWritablePrimary');
+    const init = services['mongodb-replica-set'];
+    expect(init.image).to.equal(mongodb.image);
+    expect(init.depends_on).to.deep.include({ mongodb: { condition: 'service_started' } });
+    expect(init.restart).to.equal('no');
+    const entrypoint = (init.entrypoint as string[]).join(' ');
+    // Waits for mongod to answer, then runs the script below (compose writes $$ for a literal $).
+    expect(entrypoint).to.include(`until mongosh --quiet --host ${url.host} --eval 'db.adminCommand("ping")'`);
+    expect(entrypoint).to.match(new RegExp(`mongosh --quiet --host ${url.host} --eval "\\$\\$?REPLICA_SET_INIT"$`));
+
+    // The init script, run as mongosh would run it against three servers: one never initiated, one
+    // initiated already (a restart), one failing otherwise.
+    const script = new vm.Script(init.environment.REPLICA_SET_INIT as string);
+    const run = (status: () => unknown) => {
+      const initiated: unknown[] = [];
+      let hellos = 0;
+      const printed: string[] = [];
+      const sandbox = {
+        rs: { status, initiate: (config: unknown) => initiated.push(config) },
+        db: { hello: () => ({ isWritablePrimary: ++hellos > 2 }) },
+        sleep: () => undefined,
+        print: (line: string) => printed.push(line),
+      };
+      script.runInNewContext(sandbox);
+      return { initiated, printed };
+    };
+    const fresh = run(() => {
+      throw Object.assign(new Error('no replset config has been received'), { codeName: 'NotYetInitialized' });
+    });
+    expect(fresh.initiated).to.deep.equal([{ _id: name, members: [{ _id: 0, host: url.host }] }]);
+    expect(fresh.printed.at(-1)).to.include('is primary');
+    expect(run(() => ({ ok: 1 })).initiated).to.deep.equal([]);
+    expect(() => run(() => {
+      throw Object.assign(new Error('unauthorized'), { codeName: 'Unauthorized' });
+    })).to.throw('unauthorized');
+    // The member's address is the mongodb service's name and port, which the other containers resolve.
+    expect(url.hostname).to.equal('mongodb');
+    expect(url.port).to.equal('27017');
+  });
+
+  it('EventStoreDB is healthy only once its node is the leader, which takes writes (not on /health/live, which answers before)', async function () {
+    requireProgram(this, curl);
+    const check = services['eventstore'].healthcheck.test as string[];
+    expect(check[0]).to.equal('CMD-SHELL');
+    expect(check[1]).not.to.include('/health/live');
+    // The node's HTTP API, as a stand-in answering GET /info as EventStoreDB 24.10 does (state in lower case).
+    let info: { status: number; body: string } = { status: 200, body: '' };
+    const server = http.createServer((request, response) => {
+      if (request.url === '/info') response.writeHead(info.status, { 'content-type': 'application/json' }).end(info.body);
+      else response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const healthy = async (): Promise<boolean> => {
+      const command = check[1]!.replace('localhost:2113', `127.0.0.1:${port}`);
+      expect(command).to.not.equal(check[1]);
+      try {
+        await run('sh', ['-c', command], { timeout: 10_000 });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const node = (state: string) => JSON.stringify({ dbVersion: '24.10.0', esVersion: '24.10.0', state, features: { projections: false } });
+    try {
+      for (const state of ['initializing', 'discoverleader', 'unknown', 'preleader', 'follower', 'readonlyreplica', 'shuttingdown']) {
+        info = { status: 200, body: node(state) };
+        expect(await healthy(), state).to.equal(false);
+      }
+      info = { status: 503, body: '' };
+      expect(await healthy(), 'HTTP 503').to.equal(false);
+      info = { status: 200, body: node('leader') };
+      expect(await healthy(), 'leader').to.equal(true);
+      info = { status: 200, body: JSON.stringify({ esVersion: '24.10.0', state: 'leader' }, null, 2) };
+      expect(await healthy(), 'leader, pretty-printed').to.equal(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(await healthy(), 'nothing listening').to.equal(false);
   });
 });
 

@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import * as client from '@kurrent/kurrentdb-client';
+import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { collect } from '../../src/event-store/event-store.ts';
+import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
+import { event } from './event-store.conformance.ts';
 import {
   EventStoreError,
   EventTooLargeError,
@@ -179,3 +184,187 @@ describe('EventStoreDB error mapping', () => {
     expect(isTransientEsdbError(new client.StreamNotFoundError(undefined, 's'))).to.equal(false);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// The same errors as the client raises them from a server's answers: the gRPC stand-in (test/support/
+// esdb-stand-in/: the server's protocol and error shapes, not a real server) answers, the installed client
+// converts (its batch append, its plain Append, its read bridge, its subscriptions), the adapter maps.
+
+/** What `promise` rejects with (fails when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
+  if (!outcome) throw new Error('expected a rejection');
+  return outcome;
+}
+
+const paths: Array<{ name: string; options: { version?: null } }> = [
+  { name: 'batch append (servers from 21.10)', options: {} },
+  { name: 'plain Append (servers before 21.10)', options: { version: null } },
+];
+
+for (const path of paths) {
+  describe(`EventStoreDB errors through the client's ${path.name}, from the gRPC stand-in (not a real server)`, function () {
+    this.timeout(20_000);
+    let standIn: EsdbStandIn;
+    let store: EventStoreDbEventStore;
+    before(async () => {
+      standIn = await EsdbStandIn.start(path.options);
+      // A short deadline for the calls the client bounds (Append, Delete): a stalled server exceeds it.
+      store = EventStoreDbEventStore.connect(standIn.connectionString({ defaultDeadline: '400' }), { resubscribe: { delay: async () => undefined } });
+    });
+    after(async () => {
+      await store.close();
+      await standIn.stop();
+    });
+    beforeEach(() => standIn.reset());
+    afterEach(() => {
+      const made = standIn.calls.made(path.options.version === null ? 'batch-append' : 'append');
+      expect(made, 'the other append path was taken').to.equal(0);
+    });
+
+    it('a wrong expectation: WrongExpectedVersionError with the actual revision, writing nothing', async () => {
+      await store.append('wev-1', [event('a'), event('b')], 'no_stream');
+      const exact = (await rejection(store.append('wev-1', [event('c')], 0n))) as WrongExpectedVersionError;
+      expect(exact).to.be.instanceOf(WrongExpectedVersionError);
+      expect([exact.streamId, exact.expected, exact.actual]).to.deep.equal(['wev-1', 0n, 1n]);
+      const none = (await rejection(store.append('wev-1', [event('c')], 'no_stream'))) as WrongExpectedVersionError;
+      expect([none.expected, none.actual]).to.deep.equal(['no_stream', 1n]);
+      const missing = (await rejection(store.append('wev-2', [event('c')], 'stream_exists'))) as WrongExpectedVersionError;
+      expect([missing.expected, missing.actual]).to.deep.equal(['stream_exists', 'no_stream']);
+      const deleting = (await rejection(store.deleteStream('wev-1', 5n))) as WrongExpectedVersionError;
+      expect(deleting).to.be.instanceOf(WrongExpectedVersionError);
+      expect([deleting.streamId, deleting.expected, deleting.actual]).to.deep.equal(['wev-1', 5n, 1n]);
+      expect(standIn.log.records.filter((r) => r.streamId.startsWith('wev-')).map((r) => r.type)).to.deep.equal(['a', 'b']);
+    });
+
+    it('a missing stream: StreamNotFoundError naming it, forwards and backwards', async () => {
+      for (const direction of ['forwards', 'backwards'] as const) {
+        const error = await rejection(collect(store.readStream('missing-1', { direction })));
+        expect(error).to.be.instanceOf(StreamNotFoundError);
+        expect((error as StreamNotFoundError).streamId).to.equal('missing-1');
+      }
+    });
+
+    it('a deleted stream: soft-deleted reads as not found and refuses "stream exists"; tombstoned refuses writes for good', async () => {
+      await store.append('soft-1', [event('a')], 'no_stream');
+      await store.deleteStream('soft-1');
+      expect(await rejection(collect(store.readStream('soft-1')))).to.be.instanceOf(StreamNotFoundError);
+      const exists = (await rejection(store.append('soft-1', [event('b')], 'stream_exists'))) as WrongExpectedVersionError;
+      expect([exists.constructor, exists.actual]).to.deep.equal([WrongExpectedVersionError, 'no_stream']);
+
+      await store.append('hard-1', [event('a')], 'no_stream');
+      await store.client.tombstoneStream('hard-1');
+      expect(await rejection(collect(store.readStream('hard-1')))).to.be.instanceOf(StreamNotFoundError);
+      const write = await rejection(store.append('hard-1', [event('b')], 'any'));
+      expect(write.constructor).to.equal(EventStoreError);
+      expect(write.message).to.match(/permanently deleted/);
+      const removal = await rejection(store.deleteStream('hard-1'));
+      expect(removal.message).to.match(/permanently deleted/);
+    });
+
+    it('access denied: a permanent EventStoreError from appends, reads, deletes and subscriptions (which do not resubscribe)', async () => {
+      await store.append('acl-1', [event('a')], 'no_stream');
+      for (const [operation, attempt] of [
+        ['append', () => store.append('acl-1', [event('b')], 'any')],
+        ['read-stream', () => collect(store.readStream('acl-1'))],
+        ['read-all', () => collect(store.readAll())],
+        ['delete', () => store.deleteStream('acl-1')],
+      ] as const) {
+        standIn.faults.next(operation, { kind: 'access-denied' });
+        const error = await rejection(attempt());
+        expect(error, operation).to.be.instanceOf(EventStoreError);
+        expect(error.message, operation).to.match(/denied access/);
+        expect(isPermanentEsdbError(error), operation).to.equal(true);
+        expect(isTransientEsdbError(error), operation).to.equal(false);
+      }
+      standIn.faults.next('subscribe', { kind: 'access-denied' });
+      const subscription = store.subscribeToAll();
+      const ended = await rejection(subscription[Symbol.asyncIterator]().next());
+      expect(ended.message).to.match(/denied access/);
+      expect(standIn.calls.made('subscription')).to.equal(1);
+      await subscription.stop();
+      expect(standIn.log.records.filter((r) => r.streamId === 'acl-1')).to.have.length(1);
+    });
+
+    it('a server that cannot commit in time, or a stalled one past the deadline: UnavailableError', async () => {
+      standIn.faults.next('append', { kind: 'timeout' });
+      const timedOut = await rejection(store.append('slow-1', [event('a')], 'no_stream'));
+      expect(timedOut).to.be.instanceOf(UnavailableError);
+      expect(isTransientEsdbError(timedOut)).to.equal(true);
+
+      // Stalled beyond the deadline (400 ms here).
+      const stalled = event('b');
+      standIn.faults.next('append', { kind: 'stall', ms: 700 });
+      expect(await rejection(store.append('slow-1', [stalled], 'no_stream'))).to.be.instanceOf(UnavailableError);
+      standIn.faults.next('delete', { kind: 'stall', ms: 700 });
+      expect(await rejection(store.deleteStream('slow-2', 7n))).to.be.instanceOf(UnavailableError);
+      // The stalled append may still be written (plain Append: the server commits after its stall, as a slow
+      // one would; batch append: the server drops a request past its deadline). Either way, retrying the same
+      // events with the same expectation is safe: the server recognises them as written.
+      const retried = await store.append('slow-1', [stalled], 'no_stream');
+      expect(retried.nextExpectedRevision).to.equal(0n);
+      expect(standIn.log.records.filter((r) => r.streamId === 'slow-1').map((r) => r.type)).to.deep.equal(['b']);
+    });
+
+    it('a node that is not ready: a transient UnavailableError from appends, reads and deletes', async () => {
+      for (const [operation, attempt] of [
+        ['append', () => store.append('nr-1', [event('b')], 'any')],
+        ['read-stream', () => collect(store.readStream('nr-1'))],
+        ['read-all', () => collect(store.readAll())],
+        ['delete', () => store.deleteStream('nr-1')],
+      ] as const) {
+        standIn.faults.next(operation, { kind: 'not-ready' });
+        const error = await rejection(attempt());
+        expect(error, operation).to.be.instanceOf(UnavailableError);
+        expect(isTransientEsdbError(error), operation).to.equal(true);
+      }
+      // and then it is: the same client goes on
+      await store.append('nr-1', [event('a')], 'no_stream');
+      expect((await collect(store.readStream('nr-1'))).map((e) => e.type)).to.deep.equal(['a']);
+    });
+
+    it('an append over the server\'s MaxAppendSize (configured below the port\'s limit): EventTooLargeError naming the server\'s limit', async () => {
+      standIn.log.maxAppendSize = 2000;
+      const error = await rejection(store.append('size-1', [event('a', { text: 'x'.repeat(1500) }), event('b', { text: 'x'.repeat(1500) })], 'no_stream'));
+      expect(error).to.be.instanceOf(EventTooLargeError);
+      expect((error as EventTooLargeError).limitBytes).to.equal(2000);
+      expect((error as EventTooLargeError).streamId).to.equal('size-1');
+      expect(standIn.log.records.filter((r) => r.streamId === 'size-1')).to.have.length(0);
+      expect((await store.append('size-1', [event('a', { text: 'x'.repeat(500) })], 'no_stream')).nextExpectedRevision).to.equal(0n);
+    });
+
+    it('a follower answering "not leader": NotLeaderError naming the leader, and the client\'s next calls go to the leader', async () => {
+      const leader = await EsdbStandIn.start(path.options);
+      const follower = EventStoreDbEventStore.connect(standIn.connectionString());
+      try {
+        await leader.log.append('on-leader', [{ id: randomUUID(), type: 'x', contentType: 'application/json', data: Buffer.from('{}'), metadata: Buffer.from('{}') }], { kind: 'any' });
+        standIn.faults.next('append', { kind: 'not-leader', host: '127.0.0.1', port: leader.port });
+        const error = await rejection(follower.append('nl-1', [event('a')], 'no_stream'));
+        expect(error).to.be.instanceOf(NotLeaderError);
+        expect((error as NotLeaderError).leader).to.deep.equal({ host: '127.0.0.1', port: leader.port });
+        expect(isTransientEsdbError(error)).to.equal(true);
+        await follower.append('nl-1', [event('a')], 'no_stream');
+        expect(leader.log.records.filter((r) => r.streamId === 'nl-1')).to.have.length(1);
+        expect(standIn.log.records.filter((r) => r.streamId === 'nl-1')).to.have.length(0);
+
+        // reads: the client's read bridge follows the leader on its own
+        standIn.faults.next('read-stream', { kind: 'not-leader', host: '127.0.0.1', port: leader.port });
+        const reading = EventStoreDbEventStore.connect(standIn.connectionString());
+        try {
+          const readError = await rejection(collect(reading.readStream('on-leader')));
+          expect(readError).to.be.instanceOf(NotLeaderError);
+          expect((readError as NotLeaderError).leader).to.deep.equal({ host: '127.0.0.1', port: leader.port });
+          expect((await collect(reading.readStream('on-leader'))).map((e) => e.type)).to.deep.equal(['x']);
+        } finally {
+          await reading.close();
+        }
+      } finally {
+        await follower.close();
+        await leader.stop();
+      }
+    });
+  });
+}

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { RecordedEvent, SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
+import { UnavailableError } from '../../src/event-store/errors.ts';
+import type { NewEvent, RecordedEvent, SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import {
   ResubscribingSubscription,
   SubscriptionEndedError,
@@ -7,6 +10,8 @@ import {
   type DropInfo,
   type SubscriptionSource,
 } from '../../src/event-store/resubscribing-subscription.ts';
+import { untilUp } from '../support/esdb-server.ts';
+import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 
 /** A log of events at positions 10, 20, 30, ... */
 function recorded(position: bigint): RecordedEvent {
@@ -319,3 +324,66 @@ describe('ResubscribingSubscription', () => {
     expect(subscription.stopped).to.equal(true);
   });
 });
+
+describe('ResubscribingSubscription around the EventStoreDB adapter, over the gRPC stand-in (not a real server)', function () {
+  this.timeout(30_000);
+
+  it('survives the server going away mid catch-up and coming back: backs off while it is down, then resumes after the last delivered event, no gap, no duplicate', async () => {
+    const standIn = await EsdbStandIn.start();
+    const drops: DropInfo[] = [];
+    const store = EventStoreDbEventStore.connect(standIn.connectionString(), {
+      // Backoff as configured, each wait cut to a few milliseconds so that the test does not sit through it.
+      resubscribe: { initialDelayMs: 100, maxDelayMs: 1000, delay: (_ms, signal) => new Promise((resolve) => (signal.aborted ? resolve() : setTimeout(resolve, 5))), onDrop: (info) => drops.push(info) },
+    });
+    const subscription = store.subscribeToAll({ filter: { streamPrefixes: ['backlog-', 'later-'] } });
+    try {
+      for (let i = 0; i < 12; i++) await store.append(`backlog-${i}`, Array.from({ length: 50 }, (_, n) => eventData('backlog', { i, n })), 'no_stream');
+      const iterator = subscription[Symbol.asyncIterator]();
+      const delivered: RecordedEvent[] = [];
+      let stopped: Promise<void> | undefined;
+      // The consumer reads on throughout; after 100 events of the backlog the server goes away.
+      const consumed = (async () => {
+        while (delivered.length < 610) {
+          const next = await iterator.next();
+          if (next.done) throw new Error('the subscription ended');
+          if (next.value.kind !== 'event') continue;
+          delivered.push(next.value.event);
+          if (delivered.length === 100) stopped = standIn.stop();
+        }
+      })();
+
+      // While it is down, reopening fails and backs off, longer each time.
+      await until(() => drops.length >= 4);
+      await stopped;
+      expect(drops.slice(1, 4).map((d) => d.delayMs)).to.deep.equal([200, 400, 800]);
+      // it went away mid catch-up: the first reopening resumes before the backlog's end
+      const backlogEnd = standIn.log.records.filter((r) => r.streamId.startsWith('backlog-')).at(-1)!.position;
+      expect(drops[0]!.resumeAfter).to.be.a('bigint').and.to.be.below(Number(backlogEnd));
+      await standIn.resume();
+      const later = Array.from({ length: 10 }, (_, n) => eventData('later', { n }));
+      await untilUp(() => store.append('later-1', later, 'no_stream'));
+      await consumed;
+
+      const expected = standIn.log.records.filter((r) => r.streamId.startsWith('backlog-') || r.streamId.startsWith('later-'));
+      expect(delivered.map((e) => e.id)).to.deep.equal(expected.map((r) => r.id));
+      for (const drop of drops) expect(drop.error).to.be.instanceOf(UnavailableError);
+      expect(standIn.calls.subscriptionStarts.at(-1)).to.be.a('bigint');
+    } finally {
+      await subscription.stop();
+      await store.close();
+      await standIn.stop();
+    }
+  });
+});
+
+function eventData(type: string, data: Record<string, unknown>): NewEvent {
+  return { id: randomUUID(), type, data, metadata: { actor: { type: 'system', id: 'test' }, correlationId: randomUUID(), causationId: null, occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } };
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not so after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

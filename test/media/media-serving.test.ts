@@ -1,17 +1,23 @@
 /**
  * GET /media/{assetId} on both public bases, on a started service: streaming, caching headers, ETag and
- * 304, byte ranges (206, 416), HEAD, WebP negotiation (decoded with sharp), Vary: Accept, and 404s. The same
- * suite runs with the local folder store and with S3 (s3rver started on 127.0.0.1).
+ * 304, byte ranges (206, 416), HEAD, WebP negotiation (decoded with sharp), Vary: Accept, 404s (for an
+ * asset whose bytes are missing or damaged too, logged), and deletion through the purge outbox. The same
+ * suite runs with the local folder store, with S3 on s3rver, and with S3 on MinIO (the compose file's S3
+ * server: test/support/minio-server.ts; pending with the reason where none can run).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Writable } from 'node:stream';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { pino } from 'pino';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import type { AdminFixture } from '../admin/support.ts';
 import { startS3rver, type LocalS3 } from '../blobs/s3rver.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { collect } from '../../src/event-store/event-store.ts';
+import { minioServer, minioServerPending } from '../support/minio-server.ts';
 import { animatedGif, hostUrl, jpeg, pinnedUrl, png, startMediaFixture, uploadMultipart } from './support.ts';
 
 const WEBP = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
@@ -20,10 +26,16 @@ interface StoreSetup {
   env: Record<string, string>;
   /** The bytes the store holds under a key, read around the service (null when none). */
   read(dataDir: string, key: string): Promise<Buffer | null>;
+  /** Writes bytes under a key, or removes the key (null), around the service: an operator's mistake, a bad move. */
+  write(dataDir: string, key: string, bytes: Buffer | null): Promise<void>;
   close?: () => Promise<void>;
 }
 
-function servingSuite(title: string, env: () => Promise<StoreSetup>): void {
+function servingSuite(title: string, env: () => Promise<StoreSetup>, pending?: string): void {
+  if (pending) {
+    describe(`${title} [pending: ${pending}]`, () => it('serves media from this store'));
+    return;
+  }
   describe(title, function () {
     this.timeout(60_000);
     let f: AdminFixture;
@@ -31,11 +43,18 @@ function servingSuite(title: string, env: () => Promise<StoreSetup>): void {
     let dataDir: string;
     let image: { id: string; bytes: Buffer };
     let text: { id: string; bytes: Buffer };
+    const logged: Array<Record<string, any>> = [];
 
     before(async () => {
       store = await env();
       dataDir = path.join(tempDir(), 'data');
-      f = await startMediaFixture(store.env, dataDir);
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString().split('\n').filter(Boolean)) logged.push(JSON.parse(line) as Record<string, any>);
+          done();
+        },
+      });
+      f = await startMediaFixture(store.env, dataDir, pino({ level: 'warn' }, sink));
       const bytes = await png(300, 200);
       const up = await uploadMultipart(f, bytes, { fileName: 'card.png' });
       expect(up.status, JSON.stringify(up.body)).to.equal(201);
@@ -255,6 +274,82 @@ function servingSuite(title: string, env: () => Promise<StoreSetup>): void {
         }
       }
     });
+
+    it('answers 404, never 500, for an asset whose bytes are gone from the store, and logs an error naming the asset and the blob key', async () => {
+      const up = await uploadMultipart(f, await png(40, 30, 7), { fileName: 'lost.png' });
+      const key = `${f.project.projectId}/${up.body.id}`;
+      await store.write(dataDir, key, null);
+      const requests: Array<[string, Record<string, string>]> = [['GET', {}], ['HEAD', {}], ['GET', { Range: 'bytes=0-9' }], ['GET', { Accept: WEBP }], ['HEAD', { Accept: WEBP }]];
+      for (const [method, headers] of requests) {
+        const response = await get(pinnedUrl(f, up.body.id), headers, method);
+        const what = `${method} ${JSON.stringify(headers)}`;
+        expect(response.status, what).to.equal(404);
+        expect(response.headers.get('cache-control'), what).to.equal('no-store');
+        expect(response.headers.get('etag'), what).to.equal(null);
+        if (method === 'GET') expect(((await response.json()) as { error: { code: string; message: string } }).error).to.deep.include({ code: 'NOT_FOUND', message: `The file of asset ${up.body.id} is not available.` });
+      }
+      const lines = logged.filter((line) => line['assetId'] === up.body.id);
+      expect(lines).to.have.length(requests.length);
+      for (const line of lines) {
+        expect(line).to.deep.include({ level: 50, blobKey: key, projectId: f.project.projectId });
+        expect(line['msg']).to.include(`asset ${up.body.id} has no blob at ${key}`).and.include('annals media verify');
+      }
+      // The admin API still knows the asset: the bytes are what is missing.
+      expect((await f.call('GET', `/media/${up.body.id}`)).status).to.equal(200);
+    });
+
+    it('answers 404 for bytes of another size than the log records (damaged behind the service), never serving them under the asset\'s ETag', async () => {
+      const bytes = await png(60, 40, 9);
+      const up = await uploadMultipart(f, bytes, { fileName: 'damaged.png' });
+      const key = `${f.project.projectId}/${up.body.id}`;
+      await store.write(dataDir, key, bytes.subarray(0, 50));
+      for (const headers of [{}, { Range: 'bytes=100-199' }, { Range: 'bytes=0-9' }] as Array<Record<string, string>>) {
+        const response = await get(pinnedUrl(f, up.body.id), headers);
+        expect(response.status, JSON.stringify(headers)).to.equal(404);
+        await response.arrayBuffer();
+      }
+      expect((await get(pinnedUrl(f, up.body.id), {}, 'HEAD')).status).to.equal(404);
+      const lines = logged.filter((line) => line['assetId'] === up.body.id);
+      expect(lines).to.have.length(4);
+      expect(lines[0]).to.deep.include({ level: 50, blobKey: key, recordedBytes: bytes.length, storedBytes: 50 });
+    });
+
+    it('serves the original when the WebP variant has gone from the store, then makes the variant again', async () => {
+      const up = await uploadMultipart(f, await png(50, 20, 11), { fileName: 'variant.png' });
+      const key = `${f.project.projectId}/${up.body.id}`;
+      const first = await get(pinnedUrl(f, up.body.id), { Accept: WEBP });
+      expect(first.headers.get('content-type')).to.equal('image/webp');
+      const variant = Buffer.from(await first.arrayBuffer());
+      await store.write(dataDir, `${key}.webp`, null);
+      const fallback = await get(pinnedUrl(f, up.body.id), { Accept: WEBP });
+      expect(fallback.status).to.equal(200);
+      expect(fallback.headers.get('content-type')).to.equal('image/png');
+      await fallback.arrayBuffer();
+      const again = await get(pinnedUrl(f, up.body.id), { Accept: WEBP });
+      expect(again.headers.get('content-type')).to.equal('image/webp');
+      expect(Buffer.from(await again.arrayBuffer()).equals(variant)).to.equal(true);
+      expect((await store.read(dataDir, `${key}.webp`))?.equals(variant)).to.equal(true);
+      expect(logged.filter((line) => line['assetId'] === up.body.id && line['level'] >= 50)).to.deep.equal([]);
+    });
+
+    it('deleting an asset through the admin API removes its bytes and its WebP variant from the store (the purge outbox), then records it', async () => {
+      const up = await uploadMultipart(f, await png(30, 30, 13), { fileName: 'purged.png' });
+      const key = `${f.project.projectId}/${up.body.id}`;
+      await (await get(pinnedUrl(f, up.body.id), { Accept: WEBP })).arrayBuffer();
+      expect(await store.read(dataDir, `${key}.webp`)).to.not.equal(null);
+      expect((await f.call('DELETE', `/media/${up.body.id}`)).status).to.equal(204);
+      expect((await get(pinnedUrl(f, up.body.id))).status).to.equal(404);
+      const purged = () => collect(f.service.log.readStream(`outbox-media-purge-${up.body.id}`)).catch(() => []);
+      const deadline = Date.now() + 15_000;
+      while (((await store.read(dataDir, key)) !== null || (await store.read(dataDir, `${key}.webp`)) !== null || (await purged()).length === 0) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await store.read(dataDir, key), 'original purged').to.equal(null);
+      expect(await store.read(dataDir, `${key}.webp`), 'variant purged').to.equal(null);
+      expect((await purged()).map((e) => [e.type, (e.data as { ok: boolean }).ok])).to.deep.equal([['media.blobs-purged', true]]);
+      // A deleted asset is not a missing blob: nothing is logged as an error for it.
+      expect(logged.filter((line) => line['assetId'] === up.body.id)).to.deep.equal([]);
+    });
   });
 }
 
@@ -264,30 +359,62 @@ servingSuite('public media serving (local folder store)', async () => ({
     const file = path.join(dataDir, 'media', ...key.split('/'));
     return fs.existsSync(file) ? fs.readFileSync(file) : null;
   },
+  write: async (dataDir, key, bytes) => {
+    const file = path.join(dataDir, 'media', ...key.split('/'));
+    if (bytes) fs.writeFileSync(file, bytes);
+    else fs.rmSync(file, { force: true });
+  },
 }));
 
-let s3: LocalS3 | undefined;
-servingSuite('public media serving (S3 store: s3rver on 127.0.0.1)', async () => {
-  s3 = await startS3rver(['annals-media']);
+/** The store's settings for the service, and reads and writes around it, on a bucket of an S3 server. */
+function s3Setup(server: { endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } }, bucket: string, close?: () => Promise<void>): StoreSetup {
+  const client = () => new S3Client({ region: 'us-east-1', endpoint: server.endpoint, forcePathStyle: true, credentials: server.credentials });
   return {
     env: {
-      S3_BUCKET: 'annals-media',
-      S3_ENDPOINT: s3.endpoint,
+      S3_BUCKET: bucket,
+      S3_ENDPOINT: server.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
-      S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+      S3_ACCESS_KEY_ID: server.credentials.accessKeyId,
+      S3_SECRET_ACCESS_KEY: server.credentials.secretAccessKey,
     },
     read: async (_dataDir, key) => {
-      const client = new S3Client({ region: 'us-east-1', endpoint: s3!.endpoint, forcePathStyle: true, credentials: s3!.credentials });
+      const s3 = client();
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket: 'annals-media', Key: key }));
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         return Buffer.from(await object.Body!.transformToByteArray());
       } catch {
         return null;
       } finally {
-        client.destroy();
+        s3.destroy();
       }
     },
-    close: () => s3!.close(),
+    write: async (_dataDir, key, bytes) => {
+      const s3 = client();
+      try {
+        await s3.send(bytes ? new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes }) : new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      } finally {
+        s3.destroy();
+      }
+    },
+    ...(close ? { close } : {}),
   };
+}
+
+let s3: LocalS3 | undefined;
+servingSuite('public media serving (S3 store: s3rver on 127.0.0.1)', async () => {
+  s3 = await startS3rver(['annals-media']);
+  return s3Setup(s3, 'annals-media', () => s3!.close());
 });
+
+servingSuite(
+  'public media serving (S3 store: MinIO)',
+  async () => {
+    const minio = await minioServer();
+    const bucket = `annals-serving-${Math.random().toString(36).slice(2, 10)}`;
+    const client = new S3Client({ region: 'us-east-1', endpoint: minio.endpoint, forcePathStyle: true, credentials: minio.credentials });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    client.destroy();
+    return s3Setup(minio, bucket);
+  },
+  await minioServerPending(),
+);

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import type { Logger } from '../../src/logging/logger.ts';
 import { startAdminFixture, type AdminFixture } from '../admin/support.ts';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -59,6 +60,6 @@ export function hostUrl(f: AdminFixture, assetId: string): string {
   return `${f.service.url}/public/v1/media/${assetId}`;
 }
 
-export async function startMediaFixture(env: Record<string, string> = {}, dataDir?: string): Promise<AdminFixture> {
-  return startAdminFixture({ env, ...(dataDir ? { dataDir } : {}) });
+export async function startMediaFixture(env: Record<string, string> = {}, dataDir?: string, logger?: Logger): Promise<AdminFixture> {
+  return startAdminFixture({ env, ...(dataDir ? { dataDir } : {}), ...(logger ? { logger } : {}) });
 }

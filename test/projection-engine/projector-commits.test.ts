@@ -7,7 +7,7 @@ import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.t
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
 import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
-import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
+import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const rare = defineProjection({
@@ -120,8 +120,8 @@ describe('projector: when it commits', () => {
   it('catching up through a long run of events it does not handle, commits by batch or time, not at every server checkpoint', async function () {
     this.timeout(60_000);
     // The stand-in checkpoints a filtered subscription every 32 considered events, as the server does.
-    const server = new EventStoreDbStandIn();
-    const f = engineFixture(tempDir(), { events: new EventStoreDbEventStore(server.asClient()) });
+    const server = await EsdbStandIn.start();
+    const f = engineFixture(tempDir(), { events: EventStoreDbEventStore.connect(server.connectionString()) });
     const readModels = SqliteReadModelStore.open(path.join(f.dir, 'counted.sqlite'));
     const { store, commits } = counting(readModels);
     try {
@@ -139,6 +139,7 @@ describe('projector: when it commits', () => {
     } finally {
       await readModels.close();
       await f.close();
+      await server.stop();
     }
   });
 });

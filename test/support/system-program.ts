@@ -22,8 +22,28 @@ export interface SystemProgram {
 
 export const xmllint: SystemProgram = { name: 'xmllint', executable: 'xmllint', install: 'sudo apt-get install -y libxml2-utils' };
 
+/** curl, which the compose file's health checks run (as the images do): their commands run here against stand-ins. */
+export const curl: SystemProgram = { name: 'curl', executable: 'curl', install: 'sudo apt-get install -y curl' };
+
 /** Debian's chromium, driven by playwright-core; CHROMIUM_PATH names another build. */
 export const chromium: SystemProgram = { name: 'Chromium', executable: process.env['CHROMIUM_PATH'] || 'chromium', install: 'sudo apt-get install -y chromium' };
+
+/** OpenSSL, the auditor's independent check of an export's signature (docs/audit.md). */
+export const openssl: SystemProgram = { name: 'OpenSSL', executable: 'openssl', install: 'sudo apt-get install -y openssl' };
+
+/** jq, with which docs/audit.md reads the key list and the JWS for openssl. */
+export const jq: SystemProgram = { name: 'jq', executable: 'jq', install: 'sudo apt-get install -y jq' };
+
+/** SoftHSM2, a PKCS#11 token in files: the HSM the audit key is tested in. `locate` gives its module. */
+export const softHsm2: SystemProgram = {
+  name: 'SoftHSM2',
+  executable: 'softhsm2-util',
+  install: 'sudo apt-get install -y softhsm2 opensc',
+  find: () => (onPath('softhsm2-util') ? ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so', '/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so'].find((file) => fs.existsSync(file)) : undefined),
+};
+
+/** OpenSC's pkcs11-tool, with which an operator creates a key pair in a token (README). */
+export const pkcs11Tool: SystemProgram = { name: 'pkcs11-tool', executable: 'pkcs11-tool', install: 'sudo apt-get install -y opensc' };
 
 /**
  * Docker Compose, to validate docker-compose.yml (no Docker engine needed): the v2 plugin (`docker compose`)

@@ -10,15 +10,21 @@ import { LogFileError } from '../../event-store/log-file.ts';
 import { EventTooLargeError } from '../../event-store/errors.ts';
 import { OperationError } from '../../projection-engine/projection-operations.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
+import { BlobLocationError, parseBlobLocation, type BlobLocation } from '../../blobs/blob-location.ts';
+import { BlobStoreUnavailableError } from '../../blobs/blob-store.ts';
+import { loggedAssetsOfFile } from '../../media/logged-assets.ts';
+import { serviceEventCatalog } from '../../service/event-catalog.ts';
+import { copyMediaBetween } from './media.ts';
 import { loadConfig } from '../../config/config.ts';
 import { acquireDataDirLock } from '../../data-dir/data-dir-lock.ts';
 import { compactEventLog, CompactionMismatchError } from '../../event-store/sqlite-log-compaction.ts';
 import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
 
 const USAGE = `  annals log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
-  annals log import FILE.ndjson [--keys-from KEYS.sqlite] [--json]
+  annals log import FILE.ndjson [--keys-from KEYS.sqlite] [--media-from LOCATION] [--json]
                                                         append a file's log into an empty event store (rerun to resume), then verify;
-                                                        --keys-from also copies its submissions' keys into this key store
+                                                        --keys-from also copies its submissions' keys into this key store;
+                                                        --media-from also copies its assets' bytes into this blob store (as media copy)
   annals log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)
   annals log compact [--vacuum] [--batch N] [--json]
                                                         rewrite the embedded log's events stored as text (older builds) compressed, in place,
@@ -29,7 +35,9 @@ const USAGE = `  annals log export --to FILE.ndjson [--json]   the whole event l
  *                          data stays encrypted) and every stream deletion, with a digest of the whole log
  *   log import FILE        into the configured event store (EVENTSTORE_CONNECTION_STRING, or DATA_DIR's SQLite),
  *                          which must be empty or hold the file's first events (an interrupted import: it resumes);
- *                          then reads the store back and compares event and stream counts and the digest
+ *                          then reads the store back and compares event and stream counts and the digest;
+ *                          --media-from copies the bytes of the file's live assets into the configured blob store
+ *                          (S3_BUCKET, else DATA_DIR/media), each checked against its recorded SHA-256 (media copy)
  *   log verify FILE        the comparison alone
  *   log compact            the embedded log (DATA_DIR's events.sqlite) only: its events written as JSON text by
  *                          builds before frames rewritten as frames, in place (see sqlite-log-compaction.ts);
@@ -51,6 +59,7 @@ export const logCommands: CommandGroup = {
       if (error instanceof LogFileError || error instanceof ImportTargetError || error instanceof EventTooLargeError || error instanceof CompactionMismatchError) {
         throw new OperationError(`log: ${error.message}`);
       }
+      if (error instanceof BlobStoreUnavailableError) throw new OperationError(`log: ${error.message}; run the import again once it answers (what was imported or copied stays)`);
       throw error;
     }
   },
@@ -58,7 +67,7 @@ export const logCommands: CommandGroup = {
 
 async function run(args: string[], options: CommandOptions): Promise<number> {
   {
-    const { values: parsed, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' }, vacuum: { type: 'boolean' }, batch: { type: 'string' } }, USAGE);
+    const { values: parsed, positionals } = parseCommandArgs(args, { to: { type: 'string' }, 'keys-from': { type: 'string' }, 'media-from': { type: 'string' }, vacuum: { type: 'boolean' }, batch: { type: 'string' } }, USAGE);
     const values = { ...parsed, json: options.json };
     const [command, file] = positionals;
     if (!command) throw new UsageError('log needs a command: export, import, verify or compact', USAGE);
@@ -92,6 +101,8 @@ async function run(args: string[], options: CommandOptions): Promise<number> {
       if (!fs.existsSync(file)) throw new UsageError(`no file ${file}`, USAGE);
       const keysFrom = values['keys-from'];
       if (keysFrom !== undefined && (command !== 'import' || !fs.existsSync(keysFrom))) throw new UsageError(command !== 'import' ? '--keys-from goes with import' : `no key store file ${keysFrom}`, USAGE);
+      if (values['media-from'] !== undefined && command !== 'import') throw new UsageError('--media-from goes with import', USAGE);
+      const mediaFrom = values['media-from'] === undefined ? undefined : mediaLocation(values['media-from']);
       return withStores(async ({ stores, config }) => {
         const started = Date.now();
         if (command === 'verify') {
@@ -110,6 +121,7 @@ async function run(args: string[], options: CommandOptions): Promise<number> {
           bar?.stop();
         }
         const keys = keysFrom === undefined ? undefined : await copyKeys(file, keysFrom, config);
+        const media = mediaFrom === undefined ? undefined : await copyMediaBetween(mediaFrom, config.media.blobs, await loggedAssetsOfFile(fileEvents(file), serviceEventCatalog()), { concurrency: 4, json: values.json ?? false, label: 'log import media' });
         const durationMs = Date.now() - started;
         if (keys) note(`log import: submission keys: ${keys.copied} copied, ${keys.erased} erased, ${keys.missing} missing from ${keysFrom}`);
         if (result.alreadyPresent > 0) note(`log import: ${result.alreadyPresent} events were already imported (an earlier run); continued after them`);
@@ -118,8 +130,8 @@ async function run(args: string[], options: CommandOptions): Promise<number> {
             ? `log import: verified: ${result.target.events} events of ${result.target.streams} streams, digest ${result.target.digest}. Start the service on these stores to build the read models (or run: projections rebuild).`
             : `log import: the event store and the file differ after the import (file: ${result.source.events} events, ${result.source.digest}; store: ${result.target.events} events, ${result.target.digest})`,
         );
-        printResult({ file: path.resolve(file), ...result, ...(keys ? { keys } : {}), durationMs, eventsPerSecond: rate(result.appended, durationMs) });
-        return result.verified ? 0 : 1;
+        printResult({ file: path.resolve(file), ...result, ...(keys ? { keys } : {}), ...(media ? { media } : {}), durationMs, eventsPerSecond: rate(result.appended, durationMs) });
+        return result.verified && (media?.verified ?? true) ? 0 : 1;
       });
     }
     throw new UsageError(`unknown log command: ${command}`, USAGE);
@@ -162,6 +174,18 @@ async function compact({ vacuum, batch, json }: { vacuum: boolean; batch: number
   } finally {
     bar?.stop();
     lock?.release();
+  }
+}
+
+/** --media-from: a folder or s3:// location (BlobLocation), checked before anything is imported. */
+function mediaLocation(value: string): BlobLocation {
+  try {
+    const location = parseBlobLocation(value);
+    if (location.kind === 'local-folder' && !fs.existsSync(location.dir)) throw new UsageError(`no folder ${location.dir} to copy media from`, USAGE);
+    return location;
+  } catch (error) {
+    if (error instanceof BlobLocationError) throw new UsageError(`--media-from: ${error.message}`, USAGE);
+    throw error;
   }
 }
 
