@@ -180,15 +180,15 @@ export class LoadShedder {
         return false;
       }
       this.#inFlightByClient.set(client, current + 1);
-      res.once('close', () => {
-        const left = (this.#inFlightByClient.get(client) ?? 1) - 1;
-        if (left <= 0) this.#inFlightByClient.delete(client);
-        else this.#inFlightByClient.set(client, left);
-      });
     }
     this.#inFlight += 1;
+    // One listener for both counts (a response carries many 'close' listeners already).
     res.once('close', () => {
       this.#inFlight -= 1;
+      if (perClient === 0) return;
+      const left = (this.#inFlightByClient.get(client) ?? 1) - 1;
+      if (left <= 0) this.#inFlightByClient.delete(client);
+      else this.#inFlightByClient.set(client, left);
     });
     return true;
   }
