@@ -83,7 +83,10 @@ function summarise(probes: Probe[]) {
   return { count: probes.length, p50Ms: Math.round(median(ms)), p99Ms: Math.round(percentile(ms, 99)), maxMs: Math.round(percentile(ms, 100)), connectP50Ms: Math.round(median(connect)), statuses };
 }
 
-const service = await startDemoService(serviceRoot, {}, say);
+// The flood stands for a crowd of clients, but its connections all come from one address: the per-client
+// connection limit (HTTP_MAX_CONNECTIONS_PER_CLIENT, 100 by default) would close most of them before load
+// shedding is asked. Off here, so that what is measured is shedding.
+const service = await startDemoService(serviceRoot, { HTTP_MAX_CONNECTIONS_PER_CLIENT: '0' }, say);
 const { url, child, publicPath } = service;
 const base = `${url}${publicPath}`;
 const entryList = JSON.parse(await (await fetch(`${base}/form-sets/blog/entries?limit=1`)).text()) as { items: Array<{ entry: { slug: string } }> };

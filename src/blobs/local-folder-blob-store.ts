@@ -4,10 +4,12 @@ import { constants, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { syncFile } from '../fs/durable-files.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data-dir/private-files.ts';
 import { assertBlobKey, BlobRangeError, assertByteRange, exactLength, BlobStoreError, BlobStoreUnavailableError, type BlobRead, type BlobSource, type BlobStore, type ByteRange } from './blob-store.ts';
 
 /**
- * Blobs as files under one folder (the embedded default: DATA_DIR/media), one file per key. A write goes
+ * Blobs as files under one folder (the embedded default: DATA_DIR/media), one file per key, private to the
+ * service's user like everything in DATA_DIR (files 0600, folders 0700). A write goes
  * to a temporary file beside its target, is flushed to disk, then renamed over the target, so readers
  * see whole files only and a crash leaves at worst a temporary file (named `.incoming-*`, which no key can
  * name). Reads stream from an open file handle, so a blob deleted mid-read is still read whole.
@@ -21,11 +23,17 @@ export class LocalFolderBlobStore implements BlobStore {
     let temporary: string | undefined;
     try {
       const target = this.#pathOf(key);
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
       temporary = path.join(path.dirname(target), `.incoming-${randomUUID()}`);
-      if ('path' in source) await fs.copyFile(source.path, temporary);
-      else if ('bytes' in source) await fs.writeFile(temporary, source.bytes);
-      else await pipeline(source.stream, exactLength(source.size, key), createWriteStream(temporary));
+      if ('path' in source) {
+        // A copy takes its source's mode: made private before it gets its name.
+        await fs.copyFile(source.path, temporary, constants.COPYFILE_EXCL);
+        await fs.chmod(temporary, PRIVATE_FILE_MODE);
+      } else if ('bytes' in source) {
+        await fs.writeFile(temporary, source.bytes, { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      } else {
+        await pipeline(source.stream, exactLength(source.size, key), createWriteStream(temporary, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
+      }
       await syncFile(temporary);
       await fs.rename(temporary, target);
     } catch (error) {
@@ -73,7 +81,7 @@ export class LocalFolderBlobStore implements BlobStore {
 
   async ping(): Promise<void> {
     try {
-      await fs.mkdir(this.root, { recursive: true });
+      await fs.mkdir(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
       await fs.access(this.root, constants.R_OK | constants.W_OK);
     } catch (error) {
       throw new BlobStoreUnavailableError(`media folder ${this.root} is not writable`, { cause: error });

@@ -40,7 +40,7 @@ export function consoleLinkFor(consoleBase: string, projectId: string, formId: s
 
 export function composeNotification(form: ContactFormSettings, values: SubmittedValues, context: NoticeContext): MailMessage {
   const rows = form.fields.filter((f) => values[f.key] !== undefined).map((f) => ({ label: f.label, key: f.key, multiline: f.type === 'textarea', value: displayValue(f, values[f.key]!) }));
-  const replyTo = form.reply_to_field ? values[form.reply_to_field] : undefined;
+  const replyTo = form.reply_to_field ? plainAddress(values[form.reply_to_field]) : undefined;
   const text = [
     `New submission to the contact form "${form.name}" (${form.slug}).`,
     '',
@@ -65,7 +65,7 @@ export function composeNotification(form: ContactFormSettings, values: Submitted
     messageId: messageIdFor(context.submissionId, 'notification', context.mailFrom),
     from: context.mailFrom,
     to: [...form.notification_emails],
-    ...(typeof replyTo === 'string' ? { replyTo } : {}),
+    ...(replyTo === undefined ? {} : { replyTo }),
     subject: singleLine(`New submission: ${form.name}`),
     text,
     html,
@@ -76,8 +76,8 @@ export function composeNotification(form: ContactFormSettings, values: Submitted
 
 /** The autoreply, or null when the submission holds no address in the autoreply field. */
 export function composeAutoreply(form: ContactFormSettings, values: SubmittedValues, context: NoticeContext): MailMessage | null {
-  const to = form.autoreply_to_field ? values[form.autoreply_to_field] : undefined;
-  if (typeof to !== 'string') return null;
+  const to = form.autoreply_to_field ? plainAddress(values[form.autoreply_to_field]) : undefined;
+  if (to === undefined) return null;
   const locale = pickLocale(form.autoreply_body, context.locale, context.defaultLocale);
   const subjectTemplate = pick(form.autoreply_subject, locale, context.defaultLocale);
   const bodyTemplate = pick(form.autoreply_body, locale, context.defaultLocale);
@@ -125,6 +125,17 @@ function fill(template: string, value: (key: string) => string, literal: (text: 
     last = match.index! + match[0].length;
   }
   return out + literal(template.slice(last));
+}
+
+/**
+ * A submitted value used as an address (Reply-To, the autoreply's recipient) when it is one plain address
+ * (local@domain, nothing a mail library could read as a display name, a group, a second address or a header
+ * line); undefined otherwise. Submissions are checked as e-mail addresses when they arrive, but the log may
+ * hold values written before a check existed, or imported: an address header is no place to find out.
+ */
+export function plainAddress(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 254) return undefined;
+  return /^[^\s@"(),:;<>[\\\]\u0000-\u001f\u007f]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/u.test(value) ? value : undefined;
 }
 
 export function escapeHtml(text: string): string {

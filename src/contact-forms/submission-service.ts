@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
@@ -167,7 +167,16 @@ export class SubmissionService {
   }
 
   /** An internal note, sealed with the submission's key (so erasure takes it too). */
-  async addNote(principal: Principal, project: { projectId: string }, formId: string, submissionId: string, text: string): Promise<SubmissionView> {
+  /**
+   * What an idempotency key of a note is checked against: the submission and the text's HMAC under the
+   * submission's key, never the text (its hash would outlive an erasure); null once the key is gone.
+   */
+  async noteFingerprint(submissionId: string, text: string): Promise<string | null> {
+    const key = await this.deps.keyStore.get(submissionId);
+    return key ? createHmac('sha256', key).update(`note\u0000${text}`).digest('hex') : null;
+  }
+
+  async addNote(principal: Principal, project: { projectId: string }, formId: string, submissionId: string, text: string, noteId: string = randomUUID()): Promise<SubmissionView> {
     assertCan(principal, 'submissions.update');
     if (text.trim() === '') throw invalid('text: must not be empty');
     if ([...text].length > NOTE_MAX_LENGTH) throw invalid(`text: must be at most ${NOTE_MAX_LENGTH} characters`);
@@ -175,7 +184,6 @@ export class SubmissionService {
     if (doc.erased) throw new DomainError('CONFLICT', 'The submission was erased: it takes no more notes.');
     const key = await this.deps.keyStore.get(submissionId);
     if (!key) throw new DomainError('CONFLICT', 'The submission\'s key is gone (erased): it takes no more notes.');
-    const noteId = randomUUID();
     await this.#run(principal, submissionId, { type: 'add_note', noteId, sealedText: sealNote(key, submissionId, noteId, text) });
     return this.get(principal, project, formId, submissionId);
   }

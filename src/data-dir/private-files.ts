@@ -27,37 +27,61 @@ export function createPrivateFile(file: string): void {
   }
 }
 
+/** How many loose files and folders a warning names; the rest are counted. */
+const NAMED_AT_MOST = 20;
+
 /**
- * What an operator should fix about who may read DATA_DIR: the folder open to other users, and files in
- * it that the service's group or other users may read (left by an older version, or by a copy). One
- * message each; none when all is private.
+ * What an operator should fix about who may read DATA_DIR: the folder itself, and every file and folder
+ * under it (media and mail included, at any depth) that the service's group or other users may read or
+ * enter, as left by an older version, a copy, a restore by hand or another program. One message each for
+ * the folder and for what is in it (the first NAMED_AT_MOST by path, then a count); none when all is
+ * private. Symbolic links are not followed; entries that vanish meanwhile (a WAL file checkpointed away, a
+ * temporary upload) are passed over. Reads the tree without blocking the event loop.
  */
-export function permissionWarnings(dataDir: string): string[] {
+export async function permissionWarnings(dataDir: string): Promise<string[]> {
   const warnings: string[] = [];
   let stat: fs.Stats;
   try {
-    stat = fs.statSync(dataDir);
+    stat = await fs.promises.lstat(dataDir);
   } catch {
     return warnings;
   }
-  if ((stat.mode & 0o007) !== 0) {
+  if ((stat.mode & 0o077) !== 0) {
     warnings.push(
       `the data folder ${dataDir} is open to other users (mode ${octal(stat.mode)}): it holds the event log, personal data and secrets; run chmod 700 ${dataDir}`,
     );
   }
   const open: string[] = [];
-  for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {
-    const file = path.join(dataDir, entry.name);
+  let count = 0;
+  const walk = async (dir: string): Promise<void> => {
+    let entries: fs.Dirent[];
     try {
-      const mode = fs.statSync(file).mode;
-      if (entry.isFile() && (mode & 0o077) !== 0) open.push(`${entry.name} (${octal(mode)})`);
-      if (entry.isDirectory() && entry.name === 'mail' && (mode & 0o077) !== 0) open.push(`${entry.name}/ (${octal(mode)})`);
+      entries = await fs.promises.readdir(dir, { withFileTypes: true });
     } catch {
-      // Gone meanwhile (a WAL file checkpointed away): nothing to say about it.
+      return;
     }
-  }
-  if (open.length > 0) {
-    warnings.push(`files in ${dataDir} are readable by other users than the service's: ${open.join(', ')}; run chmod 600 on the files and chmod 700 on the folders`);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (!entry.isFile() && !entry.isDirectory()) continue;
+      const file = path.join(dir, entry.name);
+      try {
+        const mode = (await fs.promises.lstat(file)).mode;
+        if ((mode & 0o077) !== 0) {
+          count += 1;
+          if (open.length < NAMED_AT_MOST) open.push(`${path.relative(dataDir, file)}${entry.isDirectory() ? '/' : ''} (${octal(mode)})`);
+        }
+      } catch {
+        continue; // Gone meanwhile: nothing to say about it.
+      }
+      if (entry.isDirectory()) await walk(file);
+    }
+  };
+  await walk(dataDir);
+  if (count > 0) {
+    const more = count > open.length ? ` and ${count - open.length} more` : '';
+    warnings.push(
+      `files or folders in ${dataDir} are readable by other users than the service's: ${open.join(', ')}${more}; files should be 0600 and folders 0700: run chmod -R go-rwx ${dataDir}`,
+    );
   }
   return warnings;
 }

@@ -39,7 +39,8 @@ const MAX_GROUP_EVENTS = 500;
 export async function exportLog(store: EventStore, file: string, options: { now: () => Date; onProgress?: (progress: TransferProgress) => void }): Promise<LogSummary> {
   const head = await store.headPosition();
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
-  const out = fs.createWriteStream(temporary, { encoding: 'utf8' });
+  // The whole log (personal data in it sealed, the rest not): readable by the exporting user only.
+  const out = fs.createWriteStream(temporary, { encoding: 'utf8', mode: 0o600 });
   const write = async (line: unknown) => {
     if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
   };

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from '../logging/logger.ts';
 import { DrainState } from './drain-state.ts';
 import type { LoadShedder } from './load-shedding.ts';
 import { requestIdOf } from './request-context.ts';
+import { clientKey } from './client-address.ts';
 
 export interface HttpServerTimeouts {
   /**
@@ -14,7 +15,10 @@ export interface HttpServerTimeouts {
    * race our close and fail. Default 65 000.
    */
   keepAliveMs?: number;
-  /** Time allowed to receive a request's headers (slowloris guard). More than keepAliveMs. Default 66 000. */
+  /**
+   * Time allowed to receive a request's headers (slowloris guard), counted from the first byte of the request,
+   * and on a new connection from its opening, also when the client sends nothing at all. Default 20 000.
+   */
   headersMs?: number;
   /** Time allowed to receive a whole request, body included (large uploads). Default 300 000. */
   requestMs?: number;
@@ -24,10 +28,13 @@ export interface HttpServerLimits {
   /** Connections open at once; further ones are closed as they arrive (node's server.maxConnections). */
   maxConnections?: number;
   /**
-   * Connections open at once from one remote address; further ones are closed as they arrive. 0: no limit
-   * (behind a proxy every connection comes from the proxy).
+   * Connections open at once from one client (clientKey: an IPv4 address, an IPv6 /64); further ones are
+   * closed as they arrive. 0: no limit. Not applied when `behindProxy`: every connection then comes from the
+   * proxy, and the load shedder limits the requests in progress per forwarded client instead.
    */
   maxConnectionsPerClient?: number;
+  /** Clients reach the service through a trusted reverse proxy (TRUST_PROXY). */
+  behindProxy?: boolean;
 }
 
 export interface HttpServerOptions {
@@ -91,8 +98,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const server = createServer({ connectionsCheckingInterval: 1000 });
   const timeouts = options.timeouts ?? {};
   server.keepAliveTimeout = timeouts.keepAliveMs ?? 65_000;
-  server.headersTimeout = timeouts.headersMs ?? 66_000;
+  server.headersTimeout = timeouts.headersMs ?? 20_000;
   server.requestTimeout = timeouts.requestMs ?? 300_000;
+  // Node counts the header time from a request's first byte: a connection that sends nothing at all is never
+  // cut by it (nor by anything else: server.timeout is 0), and would hold its slot for good. It gets the
+  // same time to begin, then node's own timers take over.
+  const opened = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    opened.add(socket);
+    socket.setTimeout(server.headersTimeout);
+  });
+  server.on('request', (req: IncomingMessage) => {
+    if (!opened.delete(req.socket)) return;
+    // Node sets the keep-alive timeout itself once a response is over; until then, no idle timer.
+    if (req.socket.timeout === server.headersTimeout) req.socket.setTimeout(0);
+  });
 
   // While draining, a connection is closed as soon as its last response is out instead of idling, and
   // responses started while draining tell the client so (Connection: close).
@@ -104,11 +124,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   const limits = options.limits ?? {};
   if (limits.maxConnections !== undefined) server.maxConnections = limits.maxConnections;
-  const perClient = limits.maxConnectionsPerClient ?? 0;
+  const perClient = limits.behindProxy ? 0 : (limits.maxConnectionsPerClient ?? 0);
   if (perClient > 0) {
     const open = new Map<string, number>();
     server.on('connection', (socket) => {
-      const address = socket.remoteAddress ?? 'unknown';
+      const address = clientKey(socket.remoteAddress);
       const count = (open.get(address) ?? 0) + 1;
       if (count > perClient) {
         socket.destroy();

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { requestClient } from './client-address.ts';
 
 /**
  * How far behind the event loop is, sampled by a timer every `intervalMs`: the delay with which the timer
@@ -73,14 +74,32 @@ export interface LoadShedderOptions {
    * stopping then would let the flood straight back in, in bursts. Default 2000.
    */
   holdMs?: number;
+  /**
+   * Requests in progress at once from one client (clientKey of the socket's peer, or behind a trusted proxy of
+   * the forwarded address); more are answered 429 RATE_LIMITED with Retry-After and the connection closed, so
+   * that one client cannot hold every slot with requests it sends slowly. 0 (default): no limit.
+   */
+  maxInFlightPerClient?: number;
   /** Milliseconds now, for the per-second request counts and the sustained lag. Default performance.now. */
   now?: () => number;
-  /** Told about every refusal and why (metrics). */
+  /** Told about every refusal and why (metrics). Not for the per-client limit's 429s, which are no overload. */
   onShed?: (reason: ShedReason) => void;
+  /** Told about every refused request (the request log, sampled: see SampledRefusalLog). */
+  onRefused?: (refusal: Refusal) => void;
 }
 
 /** Why a request was refused: too many in progress, or the event loop lagging. */
 export type ShedReason = 'in-flight' | 'lag';
+
+/** A request answered before any routing: what was asked, by whom, and why it was refused. */
+export interface Refusal {
+  method: string;
+  /** The request target as sent (path and query). */
+  url: string;
+  status: 429 | 503;
+  reason: ShedReason | 'client-in-flight';
+  client: string;
+}
 
 /** Most clients counted per second; beyond, new clients are not counted (and so never judged heavy). */
 const MAX_COUNTED_CLIENTS = 100_000;
@@ -101,10 +120,13 @@ const MAX_COUNTED_CLIENTS = 100_000;
  * ahead of everyone else's.
  */
 export class LoadShedder {
-  readonly #options: Required<Omit<LoadShedderOptions, 'onShed'>> & Pick<LoadShedderOptions, 'onShed'>;
+  readonly #options: Required<Omit<LoadShedderOptions, 'onShed' | 'onRefused'>> & Pick<LoadShedderOptions, 'onShed' | 'onRefused'>;
   readonly #exempt: ReadonlySet<string>;
   readonly #body: string;
+  readonly #clientBody: string;
   #inFlight = 0;
+  /** Requests in progress per client, when maxInFlightPerClient is set. */
+  readonly #inFlightByClient = new Map<string, number>();
   /** Since when the lag has been beyond the bound (without falling below half of it), or undefined. */
   #laggingSince: number | undefined;
   /** Since when requests have been shed for lag, or undefined. */
@@ -114,9 +136,12 @@ export class LoadShedder {
   #window = { start: 0, total: 0, byClient: new Map<string, number>() };
 
   constructor(options: LoadShedderOptions) {
-    this.#options = { heavyClientShare: 0.1, heavyClientMinRequests: 16, exemptPaths: ['/healthz', '/readyz', '/metrics'], retryAfterSeconds: 1, sustainMs: 500, holdMs: 2000, now: () => performance.now(), ...options };
+    this.#options = { heavyClientShare: 0.1, heavyClientMinRequests: 16, exemptPaths: ['/healthz', '/readyz', '/metrics'], retryAfterSeconds: 1, sustainMs: 500, holdMs: 2000, maxInFlightPerClient: 0, now: () => performance.now(), ...options };
     this.#exempt = new Set(this.#options.exemptPaths);
     this.#body = JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is overloaded; retry shortly.', hint: `Retry after ${this.#options.retryAfterSeconds} seconds.`, retryable: true } });
+    this.#clientBody = JSON.stringify({
+      error: { code: 'RATE_LIMITED', message: `Too many requests in progress from your address: at most ${this.#options.maxInFlightPerClient} at once.`, hint: 'Wait for the answers to the requests already sent.', retryable: true },
+    });
   }
 
   /** Requests in progress now. */
@@ -136,19 +161,54 @@ export class LoadShedder {
   admit(req: IncomingMessage, res: ServerResponse): boolean {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     if (this.#exempt.has(path)) return true;
-    const sent = this.#count(this.#clientOf(req));
+    const client = requestClient(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.#options.trustProxy);
+    const sent = this.#count(client);
     const refusal = this.#refusal(sent);
     if (refusal !== null) {
       this.#shed += 1;
       this.#options.onShed?.(refusal);
+      this.#options.onRefused?.({ method: req.method ?? 'GET', url: req.url ?? '/', status: 503, reason: refusal, client });
       this.#refuse(path, res);
       return false;
     }
+    const perClient = this.#options.maxInFlightPerClient;
+    if (perClient > 0) {
+      const current = this.#inFlightByClient.get(client) ?? 0;
+      if (current >= perClient) {
+        this.#options.onRefused?.({ method: req.method ?? 'GET', url: req.url ?? '/', status: 429, reason: 'client-in-flight', client });
+        this.#refuseClient(path, res);
+        return false;
+      }
+      this.#inFlightByClient.set(client, current + 1);
+    }
     this.#inFlight += 1;
+    // One listener for both counts (a response carries many 'close' listeners already).
     res.once('close', () => {
       this.#inFlight -= 1;
+      if (perClient === 0) return;
+      const left = (this.#inFlightByClient.get(client) ?? 1) - 1;
+      if (left <= 0) this.#inFlightByClient.delete(client);
+      else this.#inFlightByClient.set(client, left);
     });
     return true;
+  }
+
+  /**
+   * 429 at once, and the connection closed behind it: the request may be one whose body is still arriving
+   * slowly, which is what the limit is there to stop holding a slot.
+   */
+  #refuseClient(path: string, res: ServerResponse): void {
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(this.#clientBody),
+      'cache-control': 'no-store',
+      'retry-after': String(this.#options.retryAfterSeconds),
+      connection: 'close',
+    };
+    if (path.startsWith('/public/')) headers['access-control-allow-origin'] = '*';
+    res.writeHead(429, headers);
+    res.end(this.#clientBody);
+    res.once('finish', () => res.socket?.destroySoon());
   }
 
   /** Counts a request of `client` in the current second; returns how many it has sent in it. */
@@ -209,15 +269,5 @@ export class LoadShedder {
         socket.once('close', onClose);
       }),
     );
-  }
-
-  #clientOf(req: IncomingMessage): string {
-    let address = req.socket.remoteAddress ?? 'unknown';
-    if (this.#options.trustProxy) {
-      const forwarded = req.headers['x-forwarded-for'];
-      const list = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
-      if (list.length > 0) address = list[list.length - 1]!;
-    }
-    return address.startsWith('::ffff:') ? address.slice(7) : address;
   }
 }

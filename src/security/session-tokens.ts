@@ -110,8 +110,12 @@ export class SessionTokens {
   }
 
   /** A preview token for one revision of one project, valid 15 minutes by default. */
-  async issuePreview(subject: PreviewSubject): Promise<{ token: string; claims: PreviewClaims }> {
-    const { iat, exp } = this.#window(this.#previewTtl);
+  /**
+   * With `issuedAt` (a replay of an idempotent request), the token of that moment: HS256 makes the same claims
+   * the same token, so nothing of it needs keeping.
+   */
+  async issuePreview(subject: PreviewSubject, options: { issuedAt?: Date } = {}): Promise<{ token: string; claims: PreviewClaims }> {
+    const { iat, exp } = this.#window(this.#previewTtl, options.issuedAt);
     const token = await new SignJWT({ pid: subject.projectId, rid: subject.revisionId })
       .setProtectedHeader({ alg: ALGORITHM, typ: PREVIEW_TYP })
       .setIssuer(ISSUER)
@@ -135,8 +139,8 @@ export class SessionTokens {
     return { userId: sub, projectId: pid, revisionId: rid, issuedAt: new Date(payload.iat! * 1000), expiresAt: new Date(payload.exp! * 1000) };
   }
 
-  #window(ttlSeconds: number): { iat: number; exp: number } {
-    const iat = Math.floor(this.#clock.now().getTime() / 1000);
+  #window(ttlSeconds: number, at: Date = this.#clock.now()): { iat: number; exp: number } {
+    const iat = Math.floor(at.getTime() / 1000);
     return { iat, exp: iat + ttlSeconds };
   }
 

@@ -8,6 +8,7 @@ import { healthRoutes } from '../http/health-routes.ts';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.ts';
 import { DrainState } from '../http/drain-state.ts';
 import { EventLoopLag, LoadShedder, type ShedReason } from '../http/load-shedding.ts';
+import { SampledRefusalLog } from '../http/refusal-log.ts';
 import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../http/readiness.ts';
 import { errorEnvelope } from '../http/middleware/error-envelope.ts';
 import { notFound } from '../http/middleware/not-found.ts';
@@ -65,6 +66,8 @@ import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
 import { permissionWarnings } from '../data-dir/private-files.ts';
+import { SecretBox } from '../security/secret-box.ts';
+import { resolveSecretsKey } from './secrets-key.ts';
 import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts';
 import { metricsRoutes } from '../http/metrics-route.ts';
@@ -106,8 +109,10 @@ export async function startService(config: Config, deps: { logger: Logger; clock
   const before = dataDirState(config.dataDir);
   const lock = takesDataDirLock(config) ? lockDataDir(config) : undefined;
   try {
-    for (const warning of permissionWarnings(config.dataDir)) deps.logger.warn(warning);
+    // Read beside the start (a media folder may hold many files), told once the service runs.
+    const permissions = permissionWarnings(config.dataDir);
     const running = await startRoles(config, deps);
+    for (const warning of await permissions) deps.logger.warn(warning);
     return {
       ...running,
       stop: async () => {
@@ -181,6 +186,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
+  let refusals: SampledRefusalLog | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
   try {
@@ -305,12 +311,17 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const limits = config.http;
       lag = new EventLoopLag().start();
       const loopLag = lag;
+      refusals = new SampledRefusalLog(logger);
+      const refusalLog = refusals;
       const shedder = new LoadShedder({
         lagMs: () => loopLag.currentMs(),
         maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY,
         maxInFlight: limits.maxInFlight,
+        // Behind a proxy every connection is the proxy's: requests in progress are counted per forwarded client.
+        maxInFlightPerClient: limits.maxConnectionsPerClient,
         trustProxy: config.trustProxy,
         ...(metrics ? { onShed: (reason: ShedReason) => metrics.http.loadShed(reason) } : {}),
+        onRefused: (refusal) => refusalLog.record(refusal),
       });
       http = await startHttpServer({
         app,
@@ -321,7 +332,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         fastLane: (req, res) => cache.serveRaw(req, res),
         admittedLane: (req, res) => fastReads.serve(req, res),
         timeouts: { keepAliveMs: limits.keepAliveTimeoutMs, headersMs: limits.headersTimeoutMs, requestMs: limits.requestTimeoutMs },
-        limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient },
+        limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient, behindProxy: config.trustProxy },
         shedder,
       });
       logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
@@ -361,6 +372,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
         await http?.close(config.shutdownGraceMs);
+        refusals?.flush();
         lag?.stop();
         versions?.stop();
         progress('the audit anchoring scan');
@@ -436,6 +448,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     passwordChecks: new WorkSlots({ concurrency: config.sessions.passwordHashConcurrency, maxQueued: 64 }),
     clock: d.clock,
     logger: d.logger,
+    secrets: new SecretBox(resolveSecretsKey(config)),
     keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
   };
 }

@@ -115,7 +115,7 @@ export class WebhookService {
   }
 
   /** Creates a webhook; the answer is the only place its signing secret is ever shown. */
-  async create(principal: Principal, project: WebhookProject, input: WebhookSettingsInput): Promise<WebhookView & { secret: string }> {
+  async create(principal: Principal, project: WebhookProject, input: WebhookSettingsInput, options: { webhookId?: string } = {}): Promise<WebhookView & { secret: string }> {
     this.#gate(principal, project, 'webhooks.manage');
     if (input.name === undefined) throw invalid('name: required');
     if (input.url === undefined) throw invalid('url: required');
@@ -126,7 +126,7 @@ export class WebhookService {
       throw invalid(`the project already has ${MAX_WEBHOOKS_PER_PROJECT} webhooks, the most allowed`, 'Delete a webhook first.');
     }
     await this.#assertReachable(settings.url);
-    const webhookId = randomUUID();
+    const webhookId = options.webhookId ?? randomUUID();
     const secret = generateSigningSecret();
     const sealedSecret = this.deps.box.seal(secret, secretContext(webhookId));
     const result = await handleCommand(
@@ -248,6 +248,18 @@ export class WebhookService {
 
   #assertReachable(url: string): Promise<void> {
     return assertCallableUrl('url', url, this.deps, 'Webhooks');
+  }
+
+  /**
+   * The answer of a create again (a replay of an idempotent create): the webhook with its signing secret, opened
+   * from where the dispatcher reads it. NOT_FOUND once the webhook was deleted (its secret is gone with it).
+   */
+  async createdAgain(principal: Principal, project: WebhookProject, webhookId: string): Promise<WebhookView & { secret: string }> {
+    this.#gate(principal, project, 'webhooks.manage');
+    const doc = await this.#webhookOrFail(project, webhookId);
+    const secret = this.#secretOf(doc);
+    if (secret === null) throw notFound(`Webhook ${webhookId} no longer has a signing secret to show.`);
+    return { ...webhookView(doc), secret };
   }
 
   /** The signing secret, to show the signature each attempt carried; null when it cannot be opened (SECRETS_KEY changed). */

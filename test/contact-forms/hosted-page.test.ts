@@ -197,4 +197,50 @@ describe(needing(chromiumProgram, 'contact forms: the hosted page and its iframe
     await new Promise((r) => setTimeout(r, 300));
     expect((await submissions()).items).to.have.length(before);
   });
+
+  it('shows the payloads of issue 41 in a form\'s name, labels, help, placeholders and options, and in what was typed, as text', async () => {
+    const html = '<img src=x onerror=alert(1)>';
+    const end = '</script><script>window.pwned=1</script>';
+    const created = await f.call('POST', '/contact-forms', {
+      body: contactForm({
+        slug: 'hostile',
+        name: `Contact ${end} ${html}`,
+        fields: [
+          { key: 'name', type: 'text', label: `Name ${html}`, required: true, help: `Help ${end}`, placeholder: `"><img src=x onerror=alert(2)>` },
+          { key: 'email', type: 'email', label: 'E-mail', required: true },
+          { key: 'inquiry_type', type: 'select', label: 'Inquiry type', options: [{ value: 'a"><img src=x>', label: `Option ${html}` }] },
+          { key: 'message', type: 'textarea', label: 'Message', required: true },
+        ],
+      }),
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(`${f.service.url}${created.body.hostedPagePath}`);
+    await page.getByRole('textbox', { name: /^Name/ }).fill(`${end}${html}`);
+    await page.getByRole('textbox', { name: 'Message' }).fill(`${end}\n${html}`);
+    // A wrong e-mail address: the page comes back with what was typed in its fields.
+    await page.getByRole('textbox', { name: 'E-mail' }).fill('not-an-address');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('#error-summary').waitFor({ timeout: 30_000 });
+    const seen = await page.evaluate<{ pwned: unknown; images: number; scripts: number; h1: string; label: string; option: string }>(`({
+      pwned: window.pwned ?? null,
+      images: document.images.length,
+      scripts: document.scripts.length,
+      h1: document.querySelector('h1').textContent,
+      label: document.querySelector('label[for="f-name"]').textContent,
+      option: document.querySelector('#f-inquiry_type option:last-child').textContent,
+    })`);
+    expect(seen).to.deep.include({ pwned: null, images: 0, scripts: 1, h1: `Contact ${end} ${html}`, option: `Option ${html}` });
+    expect(seen.label).to.include(`Name ${html}`);
+    expect(await page.getByRole('textbox', { name: /^Name/ }).inputValue()).to.equal(`${end}${html}`);
+    expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).to.equal(`${end}\n${html}`);
+    expect(dialogs).to.deep.equal([]);
+    await context.close();
+  });
 });

@@ -125,6 +125,8 @@ describe('moving a log between event stores', () => {
     expect(exported.stderr).to.match(/export .*\| 407 events \| \d+ events\/s/);
     const summary = JSON.parse(exported.stdout) as { events: number; streams: number; digest: string; eventsPerSecond: number };
     expect(summary).to.include({ events: 407, streams: 21 });
+    // The whole log: readable by the exporting user only (issue 41).
+    expect(fs.statSync(file).mode & 0o777).to.equal(0o600);
 
     const imported = await cli(to, 'log', 'import', file, '--keys-from', path.join(from, 'keys.sqlite'));
     expect(imported.code, imported.stderr).to.equal(0);

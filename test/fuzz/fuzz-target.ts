@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { runEntry, startServiceProcess, type StartedService } from '../support/child-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import type { FuzzTarget } from './fuzzer.ts';
+import { SESSION_ADDRESS, type FuzzTarget } from './fuzzer.ts';
+
+/** Agent keys the fuzzer's requests are spread over (each paced below its rate limit). */
+const AGENT_KEYS = 24;
 
 interface Demo {
   projectId: string;
@@ -23,11 +26,11 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
   const service = await startServiceProcess(
     {
       DATA_DIR: dataDir,
-      // Wide limits, so that the fuzzer reaches the handlers rather than the rate limiters (their 429s are checked elsewhere).
-      CONTACT_SUBMIT_RATE_LIMIT: '100000',
       // Huge bodies make the event loop lag; shedding would then refuse requests before any handler sees them.
       LOAD_SHED_LAG_MS: '0',
-      // The fuzzer's own sign-ins come from another (forwarded) address than its guesses, so throttling never locks it out.
+      // The fuzzer's requests come from many (forwarded) addresses, as a site's readers do, and its own sign-ins
+      // from another one than its guesses: the limits per address (contact submissions, sign-in throttling) stay
+      // as they are and meet a population of clients. The agent keys' limits are kept by pacing (fuzzer.ts).
       TRUST_PROXY: 'true',
       ...env,
     },
@@ -37,7 +40,7 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
   const url = service.url;
   const signIn = async (): Promise<string> => {
     for (let attempt = 0; attempt < 100; attempt++) {
-      const response = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.1' }, body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }) });
+      const response = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': SESSION_ADDRESS }, body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }) });
       if (response.status === 200) return ((await response.json()) as { token: string }).token;
       await new Promise((resolve) => setTimeout(resolve, 200)); // projections catching up with the demo, or a throttled sign-in
     }
@@ -52,9 +55,20 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
   };
   const token = await session();
   const admin = async (route: string): Promise<any> => {
-    const response = await fetch(`${url}/admin/v1${route}`, { headers: { authorization: `Bearer ${token}`, 'x-project-id': demo.projectId } });
+    const response = await fetch(`${url}/admin/v1${route}`, { headers: { authorization: `Bearer ${token}`, 'x-project-id': demo.projectId, 'x-forwarded-for': SESSION_ADDRESS } });
     return response.status === 200 ? response.json() : { items: [] };
   };
+  // A population of agents: more keys of the project (Business plan: any number), each paced by the fuzzer.
+  const agentKeys = [demo.agentKey];
+  for (let i = 1; i < AGENT_KEYS; i++) {
+    const issued = await fetch(`${url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'x-project-id': demo.projectId, 'x-forwarded-for': SESSION_ADDRESS, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'agent', scope: 'full', name: `Fuzzer ${i}` }),
+    });
+    if (issued.status !== 201) throw new Error(`issuing agent key ${i}: ${issued.status} ${await issued.text()}`);
+    agentKeys.push(((await issued.json()) as { key: string }).key);
+  }
   const known: Record<string, string[]> = { projectId: [demo.projectId], id: ['blog', 'faq', 'news', 'landing'], part: ['1', '2'] };
   const add = (name: string, value: unknown) => {
     if (typeof value !== 'string') return;
@@ -81,7 +95,7 @@ export async function startFuzzTarget(env: Record<string, string> = {}): Promise
     add('slug', form.slug);
   }
   return {
-    target: { url, projectId: demo.projectId, agentKey: demo.agentKey, publicKey: demo.publicApiKey, session, known },
+    target: { url, projectId: demo.projectId, agentKeys, publicKey: demo.publicApiKey, session, known },
     service,
     stop: async () => {
       await service.stop();

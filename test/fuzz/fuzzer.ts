@@ -10,7 +10,9 @@
  * hint?, retryable?}}`. The same seed makes the same requests.
  */
 import { gzipSync } from 'node:zlib';
+import { nonCanonicalPathReason } from '../../src/http/middleware/canonical-path.ts';
 import { isErrorEnvelope, rawRequest } from '../support/raw-http.ts';
+import { checkAnswer } from '../support/response-validation.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -18,7 +20,11 @@ export interface FuzzTarget {
   /** Where the service listens, e.g. http://127.0.0.1:8080. */
   url: string;
   projectId: string;
-  agentKey: string;
+  /**
+   * The project's agent keys: the fuzzer spreads its agent-key requests over them, each paced below its rate
+   * limit (see KeyPacer), as a population of agents would, rather than have a third of them answered 429.
+   */
+  agentKeys: string[];
   publicKey: string;
   /** A fresh console session token (called again whenever one is needed: the fuzzer may sign sessions out). */
   session: () => Promise<string>;
@@ -36,6 +42,11 @@ export interface FuzzOptions {
   timeoutMs?: number;
   /** Progress lines (stderr in the CLI). */
   progress?: (line: string) => void;
+  /**
+   * Requests one agent key may send per 60 s: below its rate limit (300 per 60 s from the Standard plan) by
+   * half, since the service's sliding-window estimate may count the previous window in full. Default 149.
+   */
+  agentKeyBudget?: number;
 }
 
 export interface Finding {
@@ -56,6 +67,12 @@ export interface FuzzReport {
   byStatus: Record<string, number>;
   byMutation: Record<string, number>;
   serverErrors: number;
+  /** Answers 429 (a rate limit refused the request before its handler). */
+  rateLimited: number;
+  /** Answers with a status their OpenAPI operation does not declare (each one is also a finding). */
+  undeclaredStatuses: number;
+  /** Answers whose body their OpenAPI operation does not declare or whose schema refuses it (each one is also a finding). */
+  undeclaredBodies: number;
   findings: Finding[];
 }
 
@@ -102,6 +119,9 @@ class Dice {
     return Array.from({ length: 1 + this.int(max) }, () => this.pick('abcdefghijklmnopqrstuvwxyz0123456789-'.split(''))).join('').replace(/^-+|-+$/g, '') || 'x';
   }
 }
+
+/** Where the fuzz target's console sessions sign in from (fuzz-target.ts). */
+export const SESSION_ADDRESS = '192.0.2.1';
 
 const CONTROL = ['\u0000', '\u0001', '\u0007', '\u0008', '\u000b', '\u001b', '\u001f', '\u007f', '\r\n', '\u2028', '\ud800'];
 const MUTATIONS = [
@@ -244,17 +264,60 @@ interface Built {
   body?: string | Buffer;
 }
 
-async function build(op: Operation, mutation: Mutation, dice: Dice, target: FuzzTarget): Promise<Built> {
+/**
+ * Paces requests per agent key: a key is used only while it has sent fewer than `budget` requests in the last
+ * 60 s; when every key has, the next request waits until the oldest of them leaves the window. So the keys'
+ * rate limits (per key, per 60 s) are kept, as a population of agents each within its limit keeps them.
+ */
+class KeyPacer {
+  readonly #sent: number[][];
+  constructor(
+    readonly keys: readonly string[],
+    readonly budget: number,
+  ) {
+    this.#sent = keys.map(() => []);
+  }
+
+  async take(): Promise<string> {
+    for (;;) {
+      const now = Date.now();
+      let soonest = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < this.keys.length; i++) {
+        const sent = this.#sent[i]!;
+        while (sent.length > 0 && now - sent[0]! >= 60_000) sent.shift();
+        if (sent.length < this.budget) {
+          sent.push(now);
+          return this.keys[i]!;
+        }
+        soonest = Math.min(soonest, sent[0]! + 60_000 - now);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(10, soonest)));
+    }
+  }
+}
+
+/**
+ * The address a request comes from, behind the service's trusted proxy (the target runs with TRUST_PROXY):
+ * one per request from 198.18.0.0/15 (set aside for tests), so that the limits per client address (contact
+ * submissions, sign-in throttling) meet a population of clients, as on a public site. Console sessions keep
+ * the address they signed in from (their project's IP allowlist, which the fuzzer may fill, applies to it).
+ */
+function clientAddress(request: number): string {
+  return `198.${18 + ((request >> 16) & 1)}.${(request >> 8) & 255}.${request & 255}`;
+}
+
+async function build(op: Operation, mutation: Mutation, dice: Dice, target: FuzzTarget, pacer: KeyPacer, request: number): Promise<Built> {
   const base = op.api === 'admin' ? '/admin/v1' : dice.chance(0.5) ? `/public/p/${target.projectId}/v1` : '/public/v1';
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { 'x-forwarded-for': clientAddress(request) };
   if (op.api === 'public' && base === '/public/v1') headers['x-service-public-api-key'] = target.publicKey;
   if (op.api === 'admin' && !op.open) {
     // Mostly console sessions: they are exempt from the agent keys' rate limit, so more requests reach the handlers.
     if (dice.chance(0.7)) {
       headers['authorization'] = `Bearer ${await target.session()}`;
       headers['x-project-id'] = target.projectId;
+      headers['x-forwarded-for'] = SESSION_ADDRESS;
     } else {
-      headers['authorization'] = `Bearer ${target.agentKey}`;
+      headers['authorization'] = `Bearer ${await pacer.take()}`;
     }
   }
   if (mutation === 'bad-credentials') {
@@ -345,8 +408,9 @@ function judge(op: Operation, status: number, headers: Record<string, unknown>, 
 /** Runs the fuzzer against a started service; resolves the report (findings empty when nothing was found). */
 export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<FuzzReport> {
   const operations = await loadOperations(target.url);
-  const report: FuzzReport = { seed: options.seed, operations: operations.length, requests: 0, byStatus: {}, byMutation: {}, serverErrors: 0, findings: [] };
+  const report: FuzzReport = { seed: options.seed, operations: operations.length, requests: 0, byStatus: {}, byMutation: {}, serverErrors: 0, rateLimited: 0, undeclaredStatuses: 0, undeclaredBodies: 0, findings: [] };
   const concurrency = options.concurrency ?? 4;
+  const pacer = new KeyPacer(target.agentKeys, options.agentKeyBudget ?? 149);
   const timeoutMs = options.timeoutMs ?? 15_000;
   let counter = 0;
   for (const op of operations) {
@@ -358,7 +422,7 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
           const request = jobs[next++]!;
           const dice = new Dice(rng(options.seed * 1_000_003 + request));
           const mutation = MUTATIONS[request % MUTATIONS.length]!;
-          const built = await build(op, mutation, dice, target);
+          const built = await build(op, mutation, dice, target, pacer, request);
           report.requests += 1;
           report.byMutation[mutation] = (report.byMutation[mutation] ?? 0) + 1;
           let verdict: string | null;
@@ -369,6 +433,17 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
             status = response.status;
             excerpt = response.text.slice(0, 300);
             verdict = judge(op, response.status, response.headers as Record<string, unknown>, response.json);
+            if (verdict === null) {
+              // The check every end-to-end test runs on its answers: the status (and body) its operation declares.
+              // A path refused before routing (not canonical) is no operation's answer, as for the tests' hook.
+              const pathname = built.path.split('?')[0]!;
+              const problem = nonCanonicalPathReason(pathname) === null ? await checkAnswer(target.url, built.method, pathname, { status: response.status, contentType: String(response.headers['content-type'] ?? ''), text: response.text }) : null;
+              if (problem) {
+                if (problem.kind === 'undeclared-status') report.undeclaredStatuses += 1;
+                else report.undeclaredBodies += 1;
+                verdict = problem.message.split('\n')[0]!;
+              }
+            }
           } catch (error) {
             const message = (error as Error).message;
             // The server may cut a connection that sends a body it refused (413 before the body is read): not a finding.
@@ -383,6 +458,7 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<Fu
           }
           report.byStatus[String(status)] = (report.byStatus[String(status)] ?? 0) + 1;
           if (typeof status === 'number' && status >= 500 && status !== 503) report.serverErrors += 1;
+          if (status === 429) report.rateLimited += 1;
           if (verdict !== null) {
             report.findings.push({ operation: `${op.api} ${op.operationId}`, mutation, method: built.method, path: built.path.slice(0, 300), status, excerpt: `${verdict}: ${excerpt}`, request });
           }

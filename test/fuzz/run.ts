@@ -31,7 +31,8 @@ try {
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ ...report, seconds })}\n`);
   } else {
-    process.stdout.write(`seed ${report.seed}: ${report.requests} requests over ${report.operations} operations in ${seconds} s; 5xx: ${report.serverErrors}; findings: ${report.findings.length}\n`);
+    const share = (n: number) => `${n} (${((100 * n) / Math.max(1, report.requests)).toFixed(2)} %)`;
+    process.stdout.write(`seed ${report.seed}: ${report.requests} requests over ${report.operations} operations in ${seconds} s; 5xx: ${report.serverErrors}; 429: ${share(report.rateLimited)}; undeclared statuses: ${report.undeclaredStatuses}; undeclared bodies: ${report.undeclaredBodies}; findings: ${report.findings.length}\n`);
     process.stdout.write(`statuses: ${JSON.stringify(report.byStatus)}\n`);
     for (const finding of report.findings.slice(0, 50)) process.stdout.write(`  ${JSON.stringify(finding)}\n`);
   }

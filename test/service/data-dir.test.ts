@@ -2,12 +2,35 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
+import sharp from 'sharp';
 import { tempDir } from '../support/temp-dir.ts';
 import { runEntry, startServiceProcess, type StartedService } from '../support/child-process.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { KEY_STORE_KEY_WARNING } from '../../src/audit/open-audit-key-ring.ts';
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+/** Every file and folder under `root` (not root itself), by path relative to it, with its mode. */
+function walk(root: string): Array<{ path: string; mode: number; directory: boolean }> {
+  const out: Array<{ path: string; mode: number; directory: boolean }> = [];
+  for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    try {
+      out.push({ path: path.relative(root, full), mode: fs.lstatSync(full).mode & 0o777, directory: entry.isDirectory() });
+    } catch {
+      // Gone meanwhile (a WAL file checkpointed away).
+    }
+  }
+  return out;
+}
+
+/** The agent key of a project bootstrapped on the data folder (`annals bootstrap`, as an operator does). */
+async function bootstrapProject(dataDir: string): Promise<string> {
+  const args = ['bootstrap', '--project', 'Files', '--plan', 'business', '--admin-email', 'admin@example.com', '--admin-password', 'correct horse battery staple'];
+  const bootstrapped = await runEntry('src/cli/main.ts', args, { DATA_DIR: dataDir });
+  expect(bootstrapped.code, bootstrapped.stderr).to.equal(0);
+  return (JSON.parse(bootstrapped.stdout) as { agentKey: string }).agentKey;
+}
 
 describe('service: one writer per DATA_DIR, private files, nothing left by a failed start', function () {
   this.timeout(120_000);
@@ -75,12 +98,20 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     }
   });
 
-  it('creates DATA_DIR 0700 and every store, key, secret and lock file in it 0600 (WAL files and mail included)', async () => {
+  it('creates DATA_DIR 0700 and every store, key, secret and lock file in it 0600 (WAL files, mail and media at any depth included)', async () => {
     const dataDir = path.join(tempDir(), 'data');
     const demo = await runEntry('src/cli/main.ts', ['demo'], { DATA_DIR: dataDir });
     expect(demo.code, demo.stderr).to.equal(0);
-    const { publicBase } = JSON.parse(demo.stdout) as { publicBase: string };
+    const { publicBase, agentKey } = JSON.parse(demo.stdout) as { publicBase: string; agentKey: string };
     const service = await start({ DATA_DIR: dataDir });
+    // An upload through the API (the demo's own images came through the CLI), as JSON and as multipart.
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer();
+    const uploaded = await fetch(`${service.url}/admin/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ base64: png.toString('base64'), fileName: 'red.png' }) });
+    expect(uploaded.status, await uploaded.clone().text()).to.equal(201);
+    const form = new FormData();
+    form.append('file', new Blob([png], { type: 'image/png' }), 'multipart.png');
+    const multipart = await fetch(`${service.url}/admin/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${agentKey}` }, body: form });
+    expect(multipart.status, await multipart.clone().text()).to.equal(201);
     const submitted = await fetch(`${service.url}${new URL(publicBase, service.url).pathname}/contact-forms/contact/submit`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -97,6 +128,10 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     expect(files.filter((f) => /-(wal|shm)$/.test(f))).to.not.be.empty;
     expect(mode(mailDir)).to.equal(0o700);
     for (const name of fs.readdirSync(mailDir)) expect(mode(path.join(mailDir, name)), name).to.equal(0o600);
+    // Everything under DATA_DIR, at any depth: the demo's media and the uploads with their WebP variants.
+    const all = walk(dataDir);
+    expect(all.filter((entry) => entry.path.startsWith(`media${path.sep}`) && !entry.directory).length).to.be.at.least(4);
+    expect(all.filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600)).map((entry) => `${entry.path} ${entry.mode.toString(8)}`)).to.deep.equal([]);
     // Nothing to warn about but the audit key kept in the key store (nothing configured: README "The tamper-evident log").
     expect(service.logs().filter((l) => l['level'] === 'warn').map((l) => l['msg'])).to.deep.equal([KEY_STORE_KEY_WARNING]);
   });
@@ -111,5 +146,28 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     const warnings = service.logs().filter((l) => l['level'] === 'warn').map((l) => String(l['msg']));
     expect(warnings.some((w) => w.includes(`the data folder ${dataDir} is open to other users (mode 0755)`) && w.includes('chmod 700')), warnings.join('\n')).to.equal(true);
     expect(warnings.some((w) => w.includes('events.sqlite (0644)'))).to.equal(true);
+  });
+
+  it('warns at start about media files and folders at any depth that other users may read, naming them', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const agentKey = await bootstrapProject(dataDir);
+    const first = await start({ DATA_DIR: dataDir });
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 10, g: 10, b: 200 } } }).png().toBuffer();
+    const uploaded = await fetch(`${first.url}/admin/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ base64: png.toString('base64'), fileName: 'blue.png' }) });
+    expect(uploaded.status, await uploaded.clone().text()).to.equal(201);
+    await first.stop('SIGTERM');
+    expect(walk(dataDir).filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))).to.deep.equal([]);
+    // Loosened as an older version (0644 files, 0755 folders), a copy or another program would leave them.
+    const blob = walk(dataDir).find((entry) => entry.path.startsWith(`media${path.sep}`) && !entry.directory)!;
+    const folder = path.dirname(blob.path);
+    fs.chmodSync(path.join(dataDir, blob.path), 0o644);
+    fs.chmodSync(path.join(dataDir, folder), 0o755);
+    fs.chmodSync(path.join(dataDir, 'session-secret'), 0o640);
+    const service = await start({ DATA_DIR: dataDir });
+    const warnings = await eventually(async () => service.logs().filter((l) => l['level'] === 'warn' && l['msg'] !== KEY_STORE_KEY_WARNING).map((l) => String(l['msg'])), (list) => list.length > 0);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include(`${blob.path} (0644)`).and.include(`${folder}/ (0755)`).and.include('session-secret (0640)').and.include(`chmod -R go-rwx ${dataDir}`);
+    // It still serves: a warning, as the README says, not a refusal.
+    expect((await fetch(`${service.url}/readyz`)).status).to.equal(200);
   });
 });

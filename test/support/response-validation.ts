@@ -61,32 +61,60 @@ async function validatingFetch(input: string | URL | Request, init?: RequestInit
   const response = await realFetch(input, init);
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toLowerCase();
-  const target = apiPath(url.pathname);
-  if (!target || method === 'head' || method === 'options') return response;
-  const checker = await checkerFor(url.origin, target.api);
-  if (!checker) return response;
-  const operation = findOperation(checker, target.path, method);
-  if (!operation) return response;
-  const where = `${method.toUpperCase()} ${url.pathname} (${target.api} ${operation.operationId})`;
-  const declaredStatus = operation.responses[String(response.status)] ? String(response.status) : 'default';
-  const declared = resolved(checker, operation.responses[declaredStatus]);
-  if (!declared) throw new Error(`${where} answered ${response.status}, a status its OpenAPI operation does not declare (declared: ${Object.keys(operation.responses).join(', ')})`);
+  if (!apiPath(url.pathname) || method === 'head' || method === 'options') return response;
   const type = response.headers.get('content-type') ?? '';
-  if (!/[/+]json\b/.test(type) || response.status === 204 || response.status === 304) return response;
-  const text = await response.text();
-  if (text !== '') {
-    const schemaPointer = Object.keys(declared.content ?? {}).find((t) => /[/+]json$/.test(t));
-    if (!schemaPointer) throw new Error(`${where} answered ${response.status} with a JSON body its OpenAPI operation does not declare: ${text.slice(0, 300)}`);
-    const validate = validator(checker, operation, declaredStatus, schemaPointer);
-    const body = JSON.parse(text) as unknown;
-    if (!validate(body)) {
-      throw new Error(`${where} answered ${response.status} with a body its OpenAPI schema refuses: ${checker.ajv.errorsText(validate.errors, { separator: '; ' })}\n${text.slice(0, 1500)}`);
-    }
-  }
+  const readsBody = /[/+]json\b/.test(type) && response.status !== 204 && response.status !== 304;
+  const text = readsBody ? await response.text() : '';
+  const problem = await checkAnswer(url.origin, method, url.pathname, { status: response.status, contentType: type, text });
+  if (problem) throw new Error(problem.message);
+  if (!readsBody) return response;
   const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   Object.defineProperty(copy, 'url', { value: response.url });
   Object.defineProperty(copy, 'redirected', { value: response.redirected });
   return copy;
+}
+
+/** What an answer does that its OpenAPI operation does not declare. */
+export interface AnswerProblem {
+  kind: 'undeclared-status' | 'undeclared-body' | 'schema';
+  /** The operation, as `admin getEntry`. */
+  operation: string;
+  message: string;
+}
+
+/**
+ * The check of one answer against the OpenAPI document the service at `origin` serves (the same check the
+ * fetch hook runs; the fuzzer runs it on its raw answers): null when the answer is declared, or when the path is
+ * no operation's (unknown routes, 405s, paths refused before routing) or the service serves no document.
+ * `text` is the body when it is JSON.
+ */
+export async function checkAnswer(origin: string, method: string, pathname: string, answer: { status: number; contentType: string; text: string }): Promise<AnswerProblem | null> {
+  const target = apiPath(pathname);
+  method = method.toLowerCase();
+  if (!target || method === 'head' || method === 'options') return null;
+  const checker = await checkerFor(origin, target.api);
+  if (!checker) return null;
+  const operation = findOperation(checker, target.path, method);
+  if (!operation) return null;
+  const name = `${target.api} ${operation.operationId}`;
+  const where = `${method.toUpperCase()} ${pathname} (${name})`;
+  const declaredStatus = operation.responses[String(answer.status)] ? String(answer.status) : 'default';
+  const declared = resolved(checker, operation.responses[declaredStatus]);
+  if (!declared) return { kind: 'undeclared-status', operation: name, message: `${where} answered ${answer.status}, a status its OpenAPI operation does not declare (declared: ${Object.keys(operation.responses).join(', ')})` };
+  if (!/[/+]json\b/.test(answer.contentType) || answer.status === 204 || answer.status === 304 || answer.text === '') return null;
+  const schemaPointer = Object.keys(declared.content ?? {}).find((t) => /[/+]json$/.test(t));
+  if (!schemaPointer) return { kind: 'undeclared-body', operation: name, message: `${where} answered ${answer.status} with a JSON body its OpenAPI operation does not declare: ${answer.text.slice(0, 300)}` };
+  const validate = validator(checker, operation, declaredStatus, schemaPointer);
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text) as unknown;
+  } catch {
+    return { kind: 'schema', operation: name, message: `${where} answered ${answer.status} with a body that is not JSON though its type says so: ${answer.text.slice(0, 300)}` };
+  }
+  if (!validate(body)) {
+    return { kind: 'schema', operation: name, message: `${where} answered ${answer.status} with a body its OpenAPI schema refuses: ${checker.ajv.errorsText(validate.errors, { separator: '; ' })}\n${answer.text.slice(0, 1500)}` };
+  }
+  return null;
 }
 
 function checkerFor(origin: string, api: 'admin' | 'public'): Promise<Checker | null> {

@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../security/secret-box.ts';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
@@ -34,6 +35,8 @@ export interface AdminDeps {
   logger: Logger;
   /** Records agent keys' use, for their "last used" time. */
   keyUsage?: KeyUsageRecorder;
+  /** Seals what an idempotent create's record must keep of a secret shown once (SECRETS_KEY, as webhook secrets). */
+  secrets?: SecretBox;
 }
 
 /** The access read model's project document. */

@@ -48,6 +48,12 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = document;
   });
+  // Every answer of an operation (sign-in tokens, one-time keys, lists of keys, content not yet public):
+  // no cache, shared or private, may keep it. Errors say the same (the error envelope sets it too).
+  router.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));

@@ -99,14 +99,16 @@ function parse(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unkn
 }
 
 /**
- * The errors any route of its kind can answer, whatever it does: every route 500 and 503 (a fault, a
- * store unavailable, shutting down); a route with credentials 401, 429 (agent key rate limit), 403 (scope,
+ * The errors any route of its kind can answer, whatever it does: every route 429, 500 and 503 (too many
+ * requests in progress from one client, a fault, a store unavailable, shutting down); a route with credentials 401, 429 (agent key rate limit), 403 (scope,
  * role, console IP allowlist), 404 (an X-Project-Id the session cannot use) and 400 (a session without
  * X-Project-Id); a route with path parameters 404; a route with a query or body 400; a body 413 and 415;
  * an idempotent create 409 (its key resent with another request).
  */
 function commonErrors(route: ApiRoute<z.ZodType | undefined, z.ZodType | undefined>, idempotent: boolean): Partial<Record<ErrorStatus, ErrorCode[]>> {
-  const errors: Partial<Record<ErrorStatus, ErrorCode[]>> = { 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] };
+  // Any request may be refused before its route: 429 beyond the requests in progress of one client (behind a
+  // proxy), 503 under overload or while shutting down.
+  const errors: Partial<Record<ErrorStatus, ErrorCode[]>> = { 429: ['RATE_LIMITED'], 500: ['INTERNAL_ERROR'], 503: ['SERVICE_UNAVAILABLE'] };
   const add = (status: ErrorStatus, code: ErrorCode) => {
     const codes = (errors[status] ??= []);
     if (!codes.includes(code)) codes.push(code);
@@ -143,7 +145,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   409: 'Conflicts with the current state (a taken slug or key, a stale revision)',
   413: 'The request body is larger than the route accepts',
   415: 'The request body\'s Content-Type is not one the route takes',
-  429: 'Rate limit of the agent key exceeded: retry after Retry-After seconds',
+  429: 'Rate limit exceeded (the agent key\'s, sign-in throttling, or requests in progress from one client): retry after Retry-After seconds',
   500: 'A fault on the service\'s side',
   503: 'The service or one of its stores is temporarily unavailable, or it is shutting down',
 };
@@ -241,7 +243,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       title: 'annals admin and agent API',
       version: info.version,
       description:
-        'Admin/agent API of annals (spec section 4.3). Authenticate with `Authorization: Bearer <agent key>` (sk-agent-...) or a console session token from POST /auth/login; sessions send `X-Project-Id`. Creates accept an idempotency key as the `Idempotency-Key` header or the body field `idempotencyKey`; requests sent at once with one key run once (on one process the later ones wait for the first; a key being processed by another process answers 409 IDEMPOTENCY_IN_PROGRESS, retryable, with Retry-After). A write that loses too many races with simultaneous writes to the same item answers 409 CONFLICT with retryable: true and Retry-After, having written nothing. Paths match case-sensitively, as written here; a path with empty segments (`//`), dot segments, encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing and authentication. JSON bodies may be sent with Content-Encoding gzip, deflate or br (limits count decoded bytes); a body that does not decode is 400 VALIDATION_ERROR, an unknown coding 415 UNSUPPORTED_MEDIA_TYPE; arrays and objects nested more than 64 levels deep are 400 VALIDATION_ERROR. Under overload any request may be answered 503 SERVICE_UNAVAILABLE with retryable: true and Retry-After. Errors come in the envelope `{error: {code, message, hint?, retryable?}}`; each operation lists the codes of each status it can answer.',
+        'Admin/agent API of annals (spec section 4.3). Authenticate with `Authorization: Bearer <agent key>` (sk-agent-...) or a console session token from POST /auth/login; sessions send `X-Project-Id`. Creates accept an idempotency key as the `Idempotency-Key` header or the body field `idempotencyKey`; requests sent at once with one key run once (on one process the later ones wait for the first; a key being processed by another process answers 409 IDEMPOTENCY_IN_PROGRESS, retryable, with Retry-After). A write that loses too many races with simultaneous writes to the same item answers 409 CONFLICT with retryable: true and Retry-After, having written nothing. Paths match case-sensitively, as written here; a path with empty segments (`//`), dot segments, encoded slashes or backslashes (`%2F`, `%5C`) or malformed percent escapes is refused with 400 VALIDATION_ERROR before routing and authentication. JSON bodies may be sent with Content-Encoding gzip, deflate or br (limits count decoded bytes); a body that does not decode is 400 VALIDATION_ERROR, an unknown coding 415 UNSUPPORTED_MEDIA_TYPE; arrays and objects nested more than 64 levels deep are 400 VALIDATION_ERROR. Under overload any request may be answered 503 SERVICE_UNAVAILABLE with retryable: true and Retry-After. Every answer carries Cache-Control: no-store. Errors come in the envelope `{error: {code, message, hint?, retryable?}}`; each operation lists the codes of each status it can answer.',
       license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
       contact: { name: 'annals maintainers' },
     },

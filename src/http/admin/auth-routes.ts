@@ -73,7 +73,6 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const project = isUuid(projectId) ? await deps.reader.get<{ projectId: string; name: string; loginBranding: LoginAppearance } & Record<string, unknown>>('access', 'projects', projectId) : null;
     if (!project) throw notFound(`No project ${projectId}.`);
     const { logoUrl, primaryColor, accentColor, message } = project.loginBranding;
-    ctx.set('Cache-Control', 'no-cache');
     ctx.body = { projectId: project.projectId, projectName: project.name, logoUrl, primaryColor, accentColor, message } satisfies z.input<typeof loginBrandingSchema>;
   });
   return router;

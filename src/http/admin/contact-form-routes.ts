@@ -11,6 +11,7 @@ import type { ApiRegistry } from './api-registry.ts';
 import { actorSchema } from './content-views.ts';
 import { listQuery, pageSchema } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 
 const localized = z.union([z.string(), z.record(z.string(), z.string())]);
@@ -86,7 +87,7 @@ export const contactFormSchema = contactFormSettingsSchema
   .meta({ id: 'ContactForm' });
 
 const readBody = z.object({ read: z.boolean() });
-const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`) });
+const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`), idempotencyKey: z.string().optional() });
 
 /**
  * Contact forms and their submissions (spec sections 2 and 4.4: create_contact_form, update_contact_form).
@@ -94,7 +95,7 @@ const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOT
  * keys get 403). Submissions hold personal data: console sessions only (any role reads, marks and
  * annotates; tenant_admin erases).
  */
-export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
+export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
   const router = newRouter();
   if (!contact) return router;
   const { forms, submissions } = contact;
@@ -134,24 +135,28 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
   });
 
   api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: {} }, async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
   });
 
   api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = await submissions.setRead(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.read);
   });
 
   api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: { description: 'The submission with the note', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
-    ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
-    ctx.body = await submissions.addNote(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.text);
+    const [formId, submissionId, project] = [id(ctx, 'formId'), id(ctx, 'submissionId'), projectOf(ctx)];
+    const key = idempotencyKeyOf(ctx, body);
+    // The record keeps the note's id; the answer (personal data) is read again, on a replay too.
+    const request = { formId, submissionId, text: key === undefined ? null : await submissions.noteFingerprint(submissionId, body.text) };
+    await idempotentCreate(deps, ctx, { scope: project.projectId, operation: 'add_submission_note', key, request, ids: ['noteId'] }, async (ids) => {
+      await submissions.addNote(principalOf(ctx), project, formId, submissionId, body.text, ids['noteId']);
+      return { noteId: ids['noteId']! };
+    });
+    ctx.body = await submissions.get(principalOf(ctx), project, formId, submissionId);
   });
 
   api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: { description: 'Erased', empty: true } }, errors: {} }, async (ctx) => {

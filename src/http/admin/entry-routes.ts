@@ -157,7 +157,6 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
         const code = codes.size === 1 ? [...codes][0]! : 'CONFLICT';
         const listed = failures.slice(0, 5).map((r) => `${r.revisionId}: ${r.error.code}`).join('; ');
         ctx.status = statusOfDomainCode(code as DomainErrorCode) ?? 409;
-        ctx.set('Cache-Control', 'no-store');
         ctx.body = {
           error: { code, message: `None of the ${failures.length} revisions was scheduled (${listed}${failures.length > 5 ? '; ...' : ''}).`, hint: 'See results for each revision\'s error.', retryable: false },
           ...outcome,

@@ -104,7 +104,6 @@ export function operationsRoutes(_deps: AdminDeps, api: ApiRegistry, operations:
   api.add(router, { method: 'get', path: '/operations', operationId: 'getOperations', summary: "Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session)", tag, responses: { 200: { description: 'The operations overview', schema: operationsOverviewSchema } }, errors: { 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const ops = service(ctx);
     const operator = await ops.isOperator(principalOf(ctx));
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = (await ops.overview(projectOf(ctx).projectId, operator)) satisfies z.input<typeof operationsOverviewSchema>;
   });
 

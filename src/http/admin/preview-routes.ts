@@ -5,7 +5,8 @@ import type { RevisionDoc } from '../../../projections/content.ts';
 import { assertCan } from '../../domain/access/permissions.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 
 type Doc<T> = T & Record<string, unknown>;
@@ -32,6 +33,7 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       tag: 'Revisions',
       responses: { 201: { description: 'The token; previewUrl opens the revision on the project-pinned public base', schema: previewTokenSchema } },
       errors: {},
+      idempotent: true,
     },
     async (ctx) => {
       const principal = principalOf(ctx);
@@ -42,9 +44,12 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       if (!revision || revision.projectId !== project.projectId) throw notFound(`No revision ${JSON.stringify(revisionId.slice(0, 64))} in this project.`);
       // assertCan refuses agent keys: only a console user gets this far.
       const userId = principal.kind === 'user' ? principal.userId : principal.keyId;
-      const { token, claims } = await deps.sessions.issuePreview({ projectId: project.projectId, revisionId, userId });
+      // With an idempotency key the record keeps when the token was issued, never the token: a replay signs the
+      // same claims again, which gives the same token.
+      const subject = { projectId: project.projectId, revisionId, userId };
+      const issued = await idempotentCreate(deps, ctx, { scope: project.projectId, operation: 'issue_preview_token', key: idempotencyKeyOf(ctx, undefined), request: subject, ids: [] }, async () => ({ issuedAt: deps.clock.now().toISOString() }));
+      const { token, claims } = await deps.sessions.issuePreview(subject, { issuedAt: new Date(issued.issuedAt) });
       ctx.status = 201;
-      ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         token,
         expiresAt: claims.expiresAt.toISOString(),

@@ -6,10 +6,11 @@ import { assertCan } from '../../domain/access/permissions.ts';
 import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import { ROLE_NAMES, type AgentScope, type UserRole } from '../../domain/principal.ts';
-import { notFound, validationError } from '../errors/error-factory.ts';
+import { notFound, unavailable, validationError } from '../errors/error-factory.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { approvalPolicyOf, type ProjectDoc } from '../../../projections/access.ts';
 
@@ -77,6 +78,7 @@ export const approvalPolicySchema = z.object({
 const ipAllowlistBody = z.object({
   cidr: z.string().min(1).max(100),
   label: z.string().max(100).optional(),
+  idempotencyKey: z.string().optional(),
 });
 
 const issueKeyBody = z.object({
@@ -85,6 +87,7 @@ const issueKeyBody = z.object({
   scope: z.enum(AGENT_SCOPES).optional(),
   /** Agent keys only; default "Agent key". */
   name: z.string().min(1).max(100).optional(),
+  idempotencyKey: z.string().optional(),
 });
 
 const updateUserBody = z.object({
@@ -96,6 +99,7 @@ const createUserBody = z.object({
   email: z.string().min(3).max(254),
   password: z.string().min(1).max(1024),
   role: z.enum(ROLE_NAMES),
+  idempotencyKey: z.string().optional(),
 });
 
 // ---- answers
@@ -269,10 +273,14 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const caller = principalOf(ctx);
     assertCan(caller, 'ip-allowlist.manage');
     const projectId = projectOf(ctx).projectId;
-    const result = await access.addIpAllowlistEntry(caller, projectId, { cidr: body.cidr, label: body.label ?? null }, writeOptions(ctx));
-    await settle(result.position);
+    const input = { cidr: body.cidr, label: body.label ?? null };
+    const entry = await idempotentCreate(deps, ctx, { scope: projectId, operation: 'add_ip_allowlist_entry', key: idempotencyKeyOf(ctx, body), request: input, ids: ['entryId'] }, async (ids) => {
+      const result = await access.addIpAllowlistEntry(caller, projectId, input, { ...writeOptions(ctx), entryId: ids['entryId']! });
+      await settle(result.position);
+      return result.entry;
+    });
     ctx.status = 201;
-    ctx.body = result.entry;
+    ctx.body = entry;
   });
 
   api.add(router, { method: 'delete', path: '/project/ip-allowlist/:entryId', operationId: 'deleteIpAllowlistEntry', summary: 'Remove an entry from the console login IP allowlist', tag: 'Console login', responses: { 204: { description: 'Removed', empty: true } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx) => {
@@ -300,18 +308,26 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const caller = principalOf(ctx);
     assertCan(caller, 'keys.issue');
     const projectId = projectOf(ctx).projectId;
-    const issued =
-      body.type === 'agent'
-        ? await access.issueAgentKey(caller, projectId, body.scope ?? 'full', body.name ?? 'Agent key')
-        : await access.issuePublicKey(caller, projectId);
+    const { idempotencyKey: _key, ...request } = body;
+    const key = idempotencyKeyOf(ctx, body);
+    if (key !== undefined && !deps.secrets) throw unavailable('Idempotent key issuing is not configured in this process.');
+    // With an idempotency key the record keeps the key for a replay, sealed (SECRETS_KEY, as webhook secrets).
+    const issued = await idempotentCreate<{ keyId: string; prefix: string; createdAt: string; key?: string; sealedKey?: string }>(deps, ctx, { scope: projectId, operation: 'issue_key', key, request, ids: ['keyId'] }, async (ids) => {
+      const made =
+        body.type === 'agent'
+          ? await access.issueAgentKey(caller, projectId, body.scope ?? 'full', body.name ?? 'Agent key', { keyId: ids['keyId']! })
+          : await access.issuePublicKey(caller, projectId, { keyId: ids['keyId']! });
+      await settle(made.position);
+      const createdAt = deps.clock.now().toISOString();
+      return key === undefined ? { keyId: made.keyId, prefix: made.prefix, createdAt, key: made.key } : { keyId: made.keyId, prefix: made.prefix, createdAt, sealedKey: deps.secrets!.seal(made.key, `idempotent-key:${made.keyId}`) };
+    });
+    const shown = issued.sealedKey !== undefined ? deps.secrets!.open(issued.sealedKey, `idempotent-key:${issued.keyId}`) : issued.key!;
     const collection = body.type === 'agent' ? 'agent_keys_by_id' : 'public_keys_by_id';
-    await settle(issued.position);
     const stored = await reader.get<Doc<KeyRecord>>('access', collection, issued.keyId);
     ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
-      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: deps.clock.now().toISOString(), revokedAt: null, lastUsedAt: null }),
-      key: issued.key,
+      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: issued.createdAt, revokedAt: null, lastUsedAt: null }),
+      key: shown,
       notice: 'Store this key now: it is shown only once.',
     } satisfies z.input<typeof issuedKeySchema>;
   });
@@ -347,10 +363,16 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   api.add(router, { method: 'post', path: '/users', operationId: 'createUser', summary: 'Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)', tag: 'Members', body: createUserBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The user', schema: createdUserSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller: Caller = principalOf(ctx);
     assertCan(caller, 'members.invite');
-    const created = await access.createUser(caller, { tenantId: principalOf(ctx).tenantId, email: body.email, password: body.password, role: body.role });
-    await settle(created.position);
+    const tenantId = principalOf(ctx).tenantId;
+    // The password is no part of what the key is checked against: its hash would be kept in the log.
+    const request = { email: body.email, role: body.role };
+    const created = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'create_user', key: idempotencyKeyOf(ctx, body), request, ids: ['userId'] }, async (ids) => {
+      const made = await access.createUser(caller, { tenantId, email: body.email, password: body.password, role: body.role, userId: ids['userId']! });
+      await settle(made.position);
+      return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, disabled: false };
+    });
     ctx.status = 201;
-    ctx.body = { id: created.userId, tenantId: created.tenantId, email: created.email, role: created.role, disabled: false };
+    ctx.body = created;
   });
 
   api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The user as changed', schema: createdUserSchema } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx, { body }) => {

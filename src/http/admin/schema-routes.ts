@@ -164,13 +164,11 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   api.add(router, { method: 'get', path: '/form-blueprints/schema', operationId: 'getFormBlueprintSchema', summary: 'The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'form-sets.read');
-    ctx.set('Cache-Control', 'no-cache');
     ctx.body = FORM_BLUEPRINT_SCHEMA;
   });
 
   api.add(router, { method: 'get', path: '/master-blueprints/schema', operationId: 'getMasterBlueprintSchema', summary: 'The published JSON Schema (2020-12) of master blueprints', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
     assertCan(principalOf(ctx), 'masters.read');
-    ctx.set('Cache-Control', 'no-cache');
     ctx.body = MASTER_BLUEPRINT_SCHEMA;
   });
 

@@ -15,7 +15,6 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     if (principal.kind !== 'user' || !session) throw forbidden('Only a console session signs out.', { hint: 'An agent key is revoked instead: npm run cli -- keys revoke.' });
     const { position } = await deps.access.signOut(principal, session);
     await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
-    ctx.set('Cache-Control', 'no-store');
     ctx.status = 204;
   });
   return router;

@@ -8,7 +8,8 @@ import type { DeliveryStatus } from '../../../projections/webhooks.ts';
 import { notFound, unavailable } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { listQuery, pageSchema } from './list-query.ts';
-import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 
 
@@ -24,6 +25,7 @@ const createBody = z.object({
   description: z.string().max(WEBHOOK_DESCRIPTION_MAX, `at most ${WEBHOOK_DESCRIPTION_MAX} characters`).nullable().optional(),
   events: eventsField,
   enabled: z.boolean().optional(),
+  idempotencyKey: z.string().optional(),
 });
 
 const updateBody = z.object({
@@ -93,7 +95,7 @@ const deliveriesQuery = listQuery({
  * sessions only (webhooks are not part of any agent key scope), Standard plan and above (403
  * PLAN_REQUIRED below). The signing secret is in the creation response only.
  */
-export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: WebhookService | undefined): Router {
+export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: WebhookService | undefined): Router {
   const router = newRouter();
   const tag = 'Webhooks';
   const service = (): WebhookService => {
@@ -123,10 +125,16 @@ export function webhookRoutes(_deps: AdminDeps, api: ApiRegistry, webhooks: Webh
       errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { body }) => {
-      const created = await service().create(principalOf(ctx), projectOf(ctx), body);
-      ctx.set('Cache-Control', 'no-store');
+      const { idempotencyKey: _key, ...input } = body;
+      const project = projectOf(ctx);
+      // The record keeps the webhook's id; a replay opens its secret again from where deliveries read it.
+      let created: Awaited<ReturnType<WebhookService['create']>> | undefined;
+      const reference = await idempotentCreate(deps, ctx, { scope: project.projectId, operation: 'create_webhook', key: idempotencyKeyOf(ctx, body), request: input, ids: ['webhookId'] }, async (ids) => {
+        created = await service().create(principalOf(ctx), project, input, { webhookId: ids['webhookId']! });
+        return { webhookId: created.id };
+      });
       ctx.status = 201;
-      ctx.body = created;
+      ctx.body = created ?? (await service().createdAgain(principalOf(ctx), project, reference.webhookId));
     },
   );
 

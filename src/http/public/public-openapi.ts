@@ -10,6 +10,7 @@ const query = (name: string, schema: Schema, description: string, required = fal
 const path = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 
 const locale = { $ref: '#/components/parameters/locale' };
+const localeError = error('VALIDATION_ERROR: locale is not a content locale of the project.');
 const common = { '304': { description: 'Not modified: the If-None-Match ETag still matches.' }, '404': error('Unknown project, form set, entry or master; a deleted entry.') };
 const entryResponses = {
   '200': json(ref('SingleEntry'), 'The entry in the requested locale.'),
@@ -97,7 +98,7 @@ export function publicOpenApiDocument(): Schema {
           operationId: 'getEntryJsonLd',
           summary: 'schema.org Article JSON-LD of an entry, from the SEO role mapping or common field names',
           parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
-          responses: { '200': { description: 'schema.org JSON-LD, served as application/json (spec section 1)', content: { 'application/json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], ...common },
+          responses: { '200': { description: 'schema.org JSON-LD, served as application/json (spec section 1); <, >, & and U+2028/U+2029 are written as \\u escapes, so the text can be pasted into a script tag as it is', content: { 'application/json': { schema: ref('ArticleJsonLd') } } }, '301': entryResponses['301'], '400': localeError, ...common },
         },
       },
       '/form-sets/{formSetSlug}/entries/{entrySlug}/ogp.json': {
@@ -105,7 +106,7 @@ export function publicOpenApiDocument(): Schema {
           operationId: 'getEntryOpenGraph',
           summary: 'Open Graph and Twitter card values of an entry',
           parameters: [path('formSetSlug', 'Form set slug'), path('entrySlug', 'Entry slug'), locale],
-          responses: { '200': json(ref('OpenGraph'), 'Every key present; null when unknown.'), '301': entryResponses['301'], ...common },
+          responses: { '200': json(ref('OpenGraph'), 'Every key present; null when unknown. <, >, & and U+2028/U+2029 are written as \\u escapes, so the text can be pasted into HTML as it is.'), '301': entryResponses['301'], '400': localeError, ...common },
         },
       },
       '/content/by-path': {
@@ -144,14 +145,14 @@ export function publicOpenApiDocument(): Schema {
         },
       },
       '/master-entities': {
-        get: { operationId: 'listMasterEntities', summary: 'Master entities published to the site', parameters: [locale], responses: { '200': json(ref('MasterEntityList'), 'Published masters by key.'), ...common } },
+        get: { operationId: 'listMasterEntities', summary: 'Master entities published to the site', parameters: [locale], responses: { '200': json(ref('MasterEntityList'), 'Published masters by key.'), '400': localeError, ...common } },
       },
       '/master-entities/{key}/records': {
         get: {
           operationId: 'listMasterRecords',
           summary: 'Records of a published master, labels in the requested locale (default locale, then any, as fallback)',
           parameters: [path('key', 'Master key'), locale],
-          responses: { '200': json(ref('MasterRecordList'), 'Records in display order.'), ...common },
+          responses: { '200': json(ref('MasterRecordList'), 'Records in display order.'), '400': localeError, ...common },
         },
       },
       '/contact-forms/{slug}/submit': {
@@ -318,6 +319,11 @@ function finished(document: Schema): Schema {
     for (const operation of Object.values(methods)) {
       operation['tags'] = [tagOf(path)];
       operation['description'] ??= `${String(operation['summary'])}.`;
+      // What any request may be answered before its route: the per-client limit and load shedding.
+      const responses = operation['responses'] as Record<string, unknown>;
+      responses['429'] ??= { ...error('RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds.'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+      responses['503'] ??= { ...error('SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds.'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+      operation['responses'] = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     }
   }
   const close = (node: unknown): void => {

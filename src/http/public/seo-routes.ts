@@ -2,8 +2,9 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import type { PublicFormSetDoc, SiteIndexDoc, SiteVersionDoc } from '../../../projections/public-content.ts';
 import { articleJsonLd, openGraph, type SeoContext } from '../../public-content/seo-documents.ts';
-import { sitemapIndexXml, urlFragment, urlsetOfFragments } from '../../public-content/sitemap-xml.ts';
+import { sitemapIndexXml, storedFragmentCurrent, urlFragment, urlsetOfFragments } from '../../public-content/sitemap-xml.ts';
 import { llmsTxt } from '../../public-content/llms-txt.ts';
+import { htmlSafeJson } from '../../public-content/html-safe-json.ts';
 import { expandUrlPattern } from '../../public-content/url-pattern.ts';
 import type { EntryView } from '../../public-content/entry-view.ts';
 import { notFound } from '../errors/error-factory.ts';
@@ -48,7 +49,10 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
       });
       const urls: Array<{ xml: string; lastmod: string }> = [];
       for (const row of rows) {
-        row.paths.forEach(({ path }, i) => urls.push({ xml: row.urlXml?.[i] ?? urlFragment({ path, lastmod: row.lastmod, changefreq: row.changefreq, priority: row.priority }), lastmod: row.lastmod }));
+        row.paths.forEach(({ path }, i) => {
+          const stored = storedFragmentCurrent(path) ? row.urlXml?.[i] : undefined;
+          urls.push({ xml: stored ?? urlFragment({ path, lastmod: row.lastmod, changefreq: row.changefreq, priority: row.priority }), lastmod: row.lastmod });
+        });
       }
       const urlset = (list: typeof urls) => urlsetOfFragments(site.url, list.map((url) => url.xml));
       const perFile = deps.sitemapUrlsPerFile;
@@ -92,13 +96,10 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
       if (!found) return;
       const { view, formSet } = found;
       const context = seoContext(target, formSet, view);
-      if (kind === 'schema.json') {
-        // JSON-LD is JSON: spec section 1 lists the public responses that are not application/json, and this is not one.
-        ctx.type = 'application/json; charset=utf-8';
-        ctx.body = articleJsonLd(view.seo, context);
-      } else {
-        ctx.body = openGraph(view.seo, context);
-      }
+      // JSON-LD is JSON: spec section 1 lists the public responses that are not application/json, and this is not one.
+      // Both are meant for pages (a script tag, meta tags): written so that the text can be pasted into HTML.
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = htmlSafeJson(kind === 'schema.json' ? articleJsonLd(view.seo, context) : openGraph(view.seo, context));
     });
   }
 

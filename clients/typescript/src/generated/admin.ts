@@ -3102,7 +3102,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorUnsupportedMediaType"];
             };
         };
-        /** @description Rate limit of the agent key exceeded: retry after Retry-After seconds: RATE_LIMITED */
+        /** @description Rate limit exceeded (the agent key's, sign-in throttling, or requests in progress from one client): retry after Retry-After seconds: RATE_LIMITED */
         Http429RateLimited: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -3203,6 +3203,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
         };
@@ -6065,6 +6066,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6076,6 +6079,7 @@ export interface operations {
                 "application/json": {
                     cidr: string;
                     label?: string;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6093,7 +6097,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6168,6 +6172,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6182,6 +6188,7 @@ export interface operations {
                     /** @enum {string} */
                     scope?: "full" | "content" | "schema";
                     name?: string;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6199,7 +6206,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6321,6 +6328,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6334,6 +6343,7 @@ export interface operations {
                     password: string;
                     /** @enum {string} */
                     role: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6351,7 +6361,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -6407,6 +6417,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6430,7 +6442,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -6472,6 +6484,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -6486,6 +6500,7 @@ export interface operations {
                     description?: string | null;
                     events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
                     enabled?: boolean;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -6503,7 +6518,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403ForbiddenOrPlanRequired"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
@@ -7395,6 +7410,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
                 "X-Project-Id"?: components["parameters"]["ProjectId"];
             };
@@ -7408,6 +7425,7 @@ export interface operations {
             content: {
                 "application/json": {
                     text: string;
+                    idempotencyKey?: string;
                 };
             };
         };
@@ -7425,7 +7443,7 @@ export interface operations {
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
-            409: components["responses"]["Http409Conflict"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];

@@ -17,6 +17,12 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "POST /form-blueprints/apply",
   "POST /master-blueprints/apply",
   "POST /form-set-templates/{id}/apply",
+  "POST /project/ip-allowlist",
+  "POST /keys",
+  "POST /users",
+  "POST /revisions/{revisionId}/preview-token",
+  "POST /webhooks",
   "POST /media",
   "POST /contact-forms",
+  "POST /contact-forms/{formId}/submissions/{submissionId}/notes",
 ]);

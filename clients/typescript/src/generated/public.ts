@@ -571,6 +571,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listEntries: {
@@ -637,6 +657,26 @@ export interface operations {
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -712,6 +752,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getEntryJsonLd: {
@@ -731,7 +791,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description schema.org JSON-LD, served as application/json (spec section 1) */
+            /** @description schema.org JSON-LD, served as application/json (spec section 1); <, >, & and U+2028/U+2029 are written as \u escapes, so the text can be pasted into a script tag as it is */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -763,9 +823,38 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: locale is not a content locale of the project. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -791,7 +880,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every key present; null when unknown. */
+            /** @description Every key present; null when unknown. <, >, & and U+2028/U+2029 are written as \u escapes, so the text can be pasted into HTML as it is. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -823,9 +912,38 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: locale is not a content locale of the project. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -898,6 +1016,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getEntryBySlug: {
@@ -960,6 +1098,26 @@ export interface operations {
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1036,6 +1194,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     previewRevision: {
@@ -1088,6 +1266,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listMasterEntities: {
@@ -1118,9 +1316,38 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: locale is not a content locale of the project. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1160,9 +1387,38 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: locale is not a content locale of the project. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,6 +1516,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getMedia: {
@@ -1320,6 +1586,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSitemap: {
@@ -1350,6 +1636,26 @@ export interface operations {
             /** @description Unknown project or form set, or no such part. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1395,6 +1701,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFormSetSitemap: {
@@ -1428,6 +1754,26 @@ export interface operations {
             /** @description Unknown project or form set, or no such part. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1475,6 +1821,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLlmsTxt: {
@@ -1505,6 +1871,26 @@ export interface operations {
             /** @description Unknown project, form set, entry or master; a deleted entry. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
