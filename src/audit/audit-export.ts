@@ -3,7 +3,7 @@
  * without the service (scripts/audit/verify-audit-export.mjs, Node only). Lines, in this order:
  *
  *   {"kind":"header","format":"annals-audit-export","version":1,"projectId","from","to","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK}}
- *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev"}   every event of the project with from <= occurredAt < to, in log order
+ *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev","flag"?}   every event of the project with from <= occurredAt < to, in log order
  *   {"kind":"stream","streamId","firstRevision","lastRevision","prev","last"}                 one per stream: its chain anchors
  *   {"kind":"end","events","streams","digest":"sha256:...","signature":"<compact JWS>"}
  *
@@ -16,6 +16,9 @@
  *   signature is a compact JWS (EdDSA, Ed25519, `kid` the key id) over {format, version, projectId, from, to,
  *   exportedAt, events, streams, digest, keyId}: editing, adding or removing any line breaks it.
  * Events are as stored: sealed personal data stays sealed (ciphertext is what the chain covers).
+ * - `flag` (./audit-flags.ts), beside the event and not part of it: what the audit log flags of the event (an
+ *   approval made while a rule of the usual approval policy was off, a refused write, a publication the policy
+ *   refused), derived from the event's own data; covered by the signature like every line.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +29,7 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
 import { genesisLink, linkAfter } from '../event-store/hash-chain.ts';
 import type { AuditSigner } from './audit-signer.ts';
+import { auditFlagOf } from './audit-flags.ts';
 
 export const AUDIT_EXPORT_FORMAT = 'annals-audit-export';
 export const AUDIT_EXPORT_VERSION = 1;
@@ -88,7 +92,8 @@ export async function exportAudit(store: EventStore, signer: AuditSigner, option
       const prev = anchors && anchors.lastRevision === event.revision - 1n ? anchors.last : await linkBefore(store, event);
       const last = linkAfter(event);
       streams.set(event.streamId, anchors ? { ...anchors, lastRevision: event.revision, last } : { firstRevision: event.revision, lastRevision: event.revision, prev, last });
-      await write({ kind: 'event', position: encodePosition(event.position), streamId: event.streamId, revision: event.revision.toString(), id: event.id, type: event.type, data: event.data, metadata: event.metadata, prev });
+      const flag = auditFlagOf(event.type, event.data);
+      await write({ kind: 'event', position: encodePosition(event.position), streamId: event.streamId, revision: event.revision.toString(), id: event.id, type: event.type, data: event.data, metadata: event.metadata, prev, ...(flag ? { flag } : {}) });
       events += 1;
     }
     for (const [streamId, anchors] of streams) {

@@ -1,3 +1,4 @@
+import { requirePersonFor } from '../domain/approval-policy.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ProjectView } from '../application/content-service.ts';
 import { handleCommand } from '../application/command-handler.ts';
@@ -125,6 +126,8 @@ export class ContactFormService {
   async update(principal: Principal, project: ContactProject, formId: string, patch: Record<string, unknown>, expectedVersion?: number): Promise<ContactFormView> {
     assertCan(principal, 'contact-forms.write');
     const current = await this.docOrFail(project, formId);
+    // humanApproval: a contact form answers the public at once (its submit endpoint, hosted page and autoreply).
+    requirePersonFor(principal, project.approvalPolicy, 'update_contact_form', { contactFormId: formId }, 'change a contact form (its fields, hosted page and autoreply are public)');
     const parsed = parseContactFormSettings(mergeSettings(current.settings, patch), { contentLocales: project.contentLocales });
     let settings: ContactFormSettings;
     if (!('chat_webhook_url' in patch)) {

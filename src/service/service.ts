@@ -60,6 +60,7 @@ import { consoleRoutes } from '../http/console/console-routes.ts';
 import { PACKAGE_ROOT, packageVersion } from '../package-root.ts';
 import { OperationsOverviewService } from '../application/operations-overview.ts';
 import { KeyUsageRecorder } from '../application/key-usage.ts';
+import { RefusalRecorder } from '../application/refusal-recorder.ts';
 import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
 import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
@@ -179,6 +180,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
+  let refusals: RefusalRecorder | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -247,6 +249,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.allowedMethods());
       }
       const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
+      refusals = adminDepsValue.refusals;
+      refusals?.start();
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
       // Also in an API-only process (production's replicas serve the console): status, retry and skip go
@@ -328,6 +332,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     }
   } catch (error) {
     lag?.stop();
+    await refusals?.stop();
     await anchoring?.stop();
     versions?.stop();
     await contactForms?.stop();
@@ -356,6 +361,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await http?.close(config.shutdownGraceMs);
         lag?.stop();
         versions?.stop();
+        progress('the counts of refused writes to be recorded');
+        await refusals?.stop();
         progress('the audit anchoring scan');
         await anchoring?.stop();
         progress('the webhook dispatcher to finish its deliveries');
@@ -429,6 +436,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     clock: d.clock,
     logger: d.logger,
     keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
+    refusals: new RefusalRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { KeyUsageRecorder } from '../../application/key-usage.ts';
+import type { RefusalRecorder } from '../../application/refusal-recorder.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ContentService, ProjectView } from '../../application/content-service.ts';
 import type { AccessService } from '../../application/access-service.ts';
@@ -34,6 +35,8 @@ export interface AdminDeps {
   logger: Logger;
   /** Records agent keys' use, for their "last used" time. */
   keyUsage?: KeyUsageRecorder;
+  /** Records refused writes in the audit trail, aggregated (src/application/refusal-recorder.ts). */
+  refusals?: RefusalRecorder;
 }
 
 /** The access read model's project document. */

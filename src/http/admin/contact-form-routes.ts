@@ -120,7 +120,7 @@ export function contactFormRoutes(_deps: AdminDeps, api: ApiRegistry, contact: C
     ctx.body = await forms.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
   });
 
-  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { expectedVersion, ...patch } = body as Record<string, unknown> & { expectedVersion?: number };
     ctx.body = await forms.update(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), patch, expectedVersion);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, DESTRUCTIVE, READ_ONLY, requireSession, type ToolDefinition } from '../tool-kit.ts';
+import { defineTool, DESTRUCTIVE, READ_ONLY, sessionRequest, type ToolDefinition } from '../tool-kit.ts';
 import { approvalPolicySchema, contentLocalesSchema, projectOverviewSchema, publicApiInfoSchema } from '../../http/admin/project-routes.ts';
 
 const localeCode = z.string().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, { error: 'must be a language tag such as en, ja or pt-BR' });
@@ -92,8 +92,7 @@ export const projectTools: ToolDefinition[] = [
     output: approvalPolicySchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
-      requireSession(context, 'set_approval_policy', 'tenant_admin');
-      return context.api.request('PUT', '/project/approval-policy', { body: args, as: 'session' });
+      return sessionRequest(context, 'set_approval_policy', 'tenant_admin', 'PUT', '/project/approval-policy', { body: args });
     },
   }),
 
@@ -109,8 +108,7 @@ export const projectTools: ToolDefinition[] = [
     output: contentLocalesSchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
-      requireSession(context, 'patch_project_content_locales', 'tenant_admin');
-      return context.api.request('PATCH', '/project/content-locales', { body: args, as: 'session' });
+      return sessionRequest(context, 'patch_project_content_locales', 'tenant_admin', 'PATCH', '/project/content-locales', { body: args });
     },
   }),
 ];
