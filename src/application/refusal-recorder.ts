@@ -60,7 +60,7 @@ export class RefusalRecorder {
   readonly #windowMs: number;
   readonly #maxOpen: number;
   #timer: NodeJS.Timeout | undefined;
-  /** Summaries are appended one after another, so a stop waits for every one. */
+  /** Appends one after another, in the order of the refusals, so a stop waits for every one. */
   #appending: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; logger: Logger; windowMs?: number; maxOpenWindows?: number }) {
@@ -88,11 +88,12 @@ export class RefusalRecorder {
   }
 
   /**
-   * Records a refusal: the first of its window is appended before this returns; a further one is counted. A
-   * failure to append is logged, never the caller's failure (the refusal is answered either way). `error`, when
-   * given, is remembered as recorded.
+   * Records a refusal: the first of its window is appended before this returns (its log position is returned, for
+   * a caller that answers once the read models show it); a further one is counted (null). A failure to append is
+   * logged, never the caller's failure (the refusal is answered either way). `error`, when given, is remembered as
+   * recorded.
    */
-  async record(refusal: Refusal, error?: unknown): Promise<void> {
+  async record(refusal: Refusal, error?: unknown): Promise<bigint | null> {
     if (typeof error === 'object' && error !== null) this.#recorded.add(error);
     const now = this.deps.clock.now();
     this.#closeEnded(now.getTime());
@@ -105,17 +106,21 @@ export class RefusalRecorder {
       open.lastAt = at;
       const subject = refusal.subject?.ids;
       if (subject && open.subjects.size < MAX_REFUSAL_SUBJECTS) open.subjects.set(JSON.stringify(subject), { ...subject });
-      return;
+      return null;
     }
     if (this.#windows.size >= this.#maxOpen) this.#close(this.#windows.values().next().value!);
     this.#windows.set(key, { key, refusal, openedAt: now.getTime(), count: 0, firstAt: null, lastAt: null, subjects: new Map() });
     const at = now.toISOString();
     const verifiedEntry = refusal.subject?.verified ? refusal.subject.ids.entryId : undefined;
     const stream = verifiedEntry ? entryStream(verifiedEntry) : this.#streamOf(refusal);
-    await this.#append(stream, refusal, { count: 1, firstAt: at, lastAt: at, repeated: false, ...(refusal.subject ? { subject: { ...refusal.subject.ids } } : {}) }).catch((failure: unknown) => {
+    // After the counts of the windows that just ended, so the log reads in the order the refusals happened.
+    const appended = this.#appending.then(() => this.#append(stream, refusal, { count: 1, firstAt: at, lastAt: at, repeated: false, ...(refusal.subject ? { subject: { ...refusal.subject.ids } } : {}) }));
+    this.#appending = appended.then(() => undefined, () => undefined);
+    return appended.catch((failure: unknown) => {
       // Not recorded: the next refusal opens a window again and tries once more.
       if (this.#windows.get(key)?.count === 0) this.#windows.delete(key);
       this.deps.logger.error({ err: failure, operation: refusal.operation, actor: refusal.actor }, 'could not record a refused write in the log');
+      return null;
     });
   }
 
@@ -136,7 +141,7 @@ export class RefusalRecorder {
     const { refusal } = window;
     const fields = { count: window.count, firstAt: window.firstAt!, lastAt: window.lastAt!, repeated: true, ...(window.subjects.size > 0 ? { subjects: [...window.subjects.values()] } : {}) };
     this.#appending = this.#appending
-      .then(() => this.#append(this.#streamOf(refusal), refusal, fields))
+      .then(async () => void (await this.#append(this.#streamOf(refusal), refusal, fields)))
       .catch((failure: unknown) => this.deps.logger.error({ err: failure, operation: refusal.operation, actor: refusal.actor, count: window.count }, 'could not record a count of refused writes in the log'));
   }
 
@@ -144,7 +149,7 @@ export class RefusalRecorder {
     return refusal.projectId ? projectRefusalsStream(refusal.projectId) : tenantRefusalsStream(refusal.tenantId);
   }
 
-  async #append(stream: string, refusal: Refusal, fields: Pick<WriteRefused, 'count' | 'firstAt' | 'lastAt' | 'repeated' | 'subject' | 'subjects'>): Promise<void> {
+  async #append(stream: string, refusal: Refusal, fields: Pick<WriteRefused, 'count' | 'firstAt' | 'lastAt' | 'repeated' | 'subject' | 'subjects'>): Promise<bigint> {
     const data: WriteRefused = {
       tenantId: refusal.tenantId,
       ...(refusal.projectId ? { projectId: refusal.projectId } : {}),
@@ -155,6 +160,6 @@ export class RefusalRecorder {
       message: refusal.message.slice(0, 2000),
       ...fields,
     };
-    await this.deps.log.append(stream, [{ type: writeRefused.type, data }], 'any', { actor: { type: refusal.actor.type, id: refusal.actor.id } });
+    return (await this.deps.log.append(stream, [{ type: writeRefused.type, data }], 'any', { actor: { type: refusal.actor.type, id: refusal.actor.id } })).position;
   }
 }

@@ -28,7 +28,7 @@ import type { OperationsOverviewService } from '../../application/operations-ove
 export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService } = {}): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
-  const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps.refusals, ctx, operationId, error, deps.logger) });
+  const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error) });
   const open = authRoutes(deps, api);
   const session = sessionRoutes(deps, api);
   const content = contentRoutes(deps, api);

@@ -148,7 +148,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
     async (ctx, { body }) => {
       const outcome = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt, {
-        onRefused: (error) => recordRefusedWrite(deps.refusals, ctx, 'bulkScheduleRevisions', error, deps.logger),
+        onRefused: (error) => recordRefusedWrite(deps, ctx, 'bulkScheduleRevisions', error),
       });
       if (outcome.failed === 0) {
         ctx.body = outcome;

@@ -1,12 +1,11 @@
 import type { Context } from 'koa';
-import type { Logger } from 'pino';
 import { DomainError, type RefusalSubject } from '../../domain/domain-error.ts';
 import { ApprovalRefused } from '../../domain/approval-policy.ts';
 import { REFUSAL_CODES, type RefusalCode } from '../../domain/refusal-events.ts';
 import { actorOf } from '../../domain/access/caller.ts';
-import type { RefusalRecorder } from '../../application/refusal-recorder.ts';
+import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import { HttpError } from '../errors/http-error.ts';
-import type { AdminState } from './admin-context.ts';
+import type { AdminDeps, AdminState } from './admin-context.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -27,7 +26,8 @@ const SUBJECT_PARAMS: Readonly<Record<string, keyof RefusalSubject>> = {
  * are nobody's: a flood of them must not reach the log), nor plan gates (PLAN_REQUIRED). A failure to record is
  * logged by the recorder; the caller gets its 403 either way.
  */
-export async function recordRefusedWrite(refusals: RefusalRecorder | undefined, ctx: Context, operation: string, error: unknown, logger?: Logger): Promise<void> {
+export async function recordRefusedWrite(deps: Pick<AdminDeps, 'refusals' | 'watermark' | 'logger'>, ctx: Context, operation: string, error: unknown): Promise<void> {
+  const { refusals, logger } = deps;
   if (!refusals || refusals.isRecorded(error)) return;
   const code = refusalCodeOf(error);
   const state = ctx.state as Partial<AdminState>;
@@ -37,7 +37,7 @@ export async function recordRefusedWrite(refusals: RefusalRecorder | undefined, 
   const named = namedSubject(ctx.params as Record<string, string> | undefined);
   const subject = verified ? { ids: verified, verified: true } : named ? { ids: named, verified: false } : undefined;
   try {
-    await refusals.record(
+    const position = await refusals.record(
       {
         tenantId: principal.tenantId,
         projectId: state.project?.projectId,
@@ -51,8 +51,10 @@ export async function recordRefusedWrite(refusals: RefusalRecorder | undefined, 
       },
       error,
     );
+    // Answered once the audit log shows it, as every write is (read your writes).
+    if (position !== null) await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['audit-trail']);
   } catch (failure) {
-    logger?.error({ err: failure, operation }, 'could not record a refused write');
+    logger.error({ err: failure, operation }, 'could not record a refused write');
   }
 }
 
