@@ -286,6 +286,12 @@ export class ContentService {
   }
 
   async revisionAction(principal: Principal, project: ProjectView, revisionId: string, action: RevisionAction, body: { revision?: number; publishAt?: unknown; reason?: string }): Promise<Record<string, unknown>> {
+    // Approving and publishing compare people: who issued each agent key of the project.
+    const context = action === 'approve' || action === 'publish' ? await this.#approvalContext(principal, project) : this.#context(principal, project);
+    return this.#revisionAction(principal, project, revisionId, action, body, context);
+  }
+
+  async #revisionAction(principal: Principal, project: ProjectView, revisionId: string, action: RevisionAction, body: { revision?: number; publishAt?: unknown; reason?: string }, context: EntryContext): Promise<Record<string, unknown>> {
     const revision = await this.revisionOrFail(project, revisionId);
     // The revision as recorded: the aggregate keeps only the latest and live revisions (see RecordedRevision).
     const recorded = { revisionId, revision: revision.revision, status: revision.status as RevisionStatus };
@@ -297,8 +303,6 @@ export class ContentService {
       : action === 'withdraw' ? { type: 'withdraw', ...common }
       : action === 'reopen' ? { type: 'reopen', ...common }
       : { type: 'publish', ...common, revision: body.revision ?? revision.revision };
-    // Approving and publishing compare people: who issued each agent key of the project.
-    const context = action === 'approve' || action === 'publish' ? await this.#approvalContext(principal, project) : this.#context(principal, project);
     const result = await this.#entryCommand(revision.entryId, command, context, { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
     const after = await this.revisionOrFail(project, revisionId);
@@ -448,10 +452,12 @@ export class ContentService {
     const at = toUtcInstant(time, 'publishAt');
     if (Date.parse(at) <= this.deps.clock.now().getTime()) throw invalid(`publishAt ${at} is not in the future.`, 'Publish each revision instead, or give a later time.');
     const results: BulkScheduleResult[] = [];
+    // One context for the whole batch (who issued each key is read once).
+    const context = await this.#approvalContext(principal, project);
     for (const revisionId of revisionIds) {
       try {
         if (!UUID.test(revisionId)) throw notFound(`No revision ${revisionId} in this project.`);
-        const done = await this.revisionAction(principal, project, revisionId, 'approve', { publishAt: { at } });
+        const done = await this.#revisionAction(principal, project, revisionId, 'approve', { publishAt: { at } }, { ...context, now: this.deps.clock.now() });
         results.push({ revisionId, ok: true, entryId: String(done['entryId']), revision: Number(done['revision']), status: String(done['status']), publishAt: (done['publishAt'] as string | null) ?? null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
