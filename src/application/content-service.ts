@@ -7,7 +7,7 @@ import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type Entry
 import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
 import { DEFAULT_APPROVAL_POLICY, strictestOf, type ApprovalPolicy } from '../domain/access/project-decider.ts';
 import { requirePersonFor } from '../domain/approval-policy.ts';
-import { keyIssuers } from './key-issuers.ts';
+import { KeyIssuersCache } from './key-issuers.ts';
 import type { AuditFlag } from '../audit/audit-flags.ts';
 import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-history.ts';
 import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
@@ -129,8 +129,8 @@ export interface ReviewQueueQuery extends PageRequest {
   status?: InReviewStatus | undefined;
 }
 
-/** What the entry services are built from: a project's write deps, and the entry aggregates' snapshots. */
-export type ContentServiceDeps = ProjectServiceDeps & { entrySnapshots?: AggregateSnapshots<EntryState> | undefined };
+/** What the entry services are built from: a project's write deps, the entry aggregates' snapshots, and who issued each key. */
+export type ContentServiceDeps = ProjectServiceDeps & { entrySnapshots?: AggregateSnapshots<EntryState> | undefined; keyIssuers?: KeyIssuersCache | undefined };
 
 /** Audit-trail record kinds, by event type; other events show their type. */
 const EVENT_KINDS: Record<string, string> = {
@@ -164,9 +164,11 @@ export class ContentService {
     private readonly deps: ContentServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
+    this.#keyIssuers = deps.keyIssuers ?? new KeyIssuersCache();
   }
 
   readonly #writes: ProjectWrites;
+  readonly #keyIssuers: KeyIssuersCache;
 
   async createFormSet(principal: Principal, project: ProjectView, definition: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'form-sets.write');
@@ -692,7 +694,7 @@ export class ContentService {
    */
   async #approvalContext(principal: Principal, project: ProjectView): Promise<EntryContext> {
     const context = this.#context(principal, project);
-    return context.usualApprovalPolicy?.fourEyes ? { ...context, keyIssuers: await keyIssuers(this.deps.log, project.projectId) } : context;
+    return context.usualApprovalPolicy?.fourEyes ? { ...context, keyIssuers: await this.#keyIssuers.of(this.deps.log, project.projectId) } : context;
   }
 }
 

@@ -4,9 +4,8 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { entryDecider, type EntryContext, type EntryState } from '../domain/content/entry/entry-decider.ts';
-import type { KeyIssuers } from '../domain/access/people.ts';
 import { approvalPolicyOf, usualApprovalPolicyOf, type ProjectDoc } from '../../projections/access.ts';
-import { keyIssuers } from './key-issuers.ts';
+import { KeyIssuersCache } from './key-issuers.ts';
 import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { entryStream } from '../domain/content/entry/entry-events.ts';
 import { SCHEDULER } from '../domain/content/entry/entry-workflow.ts';
@@ -30,6 +29,7 @@ interface ScheduledRevision {
  */
 export class ScheduledPublisher {
   readonly #delay = new InterruptibleDelay();
+  readonly #keyIssuers = new KeyIssuersCache();
   #running: Promise<void> | undefined;
   #stopped = false;
 
@@ -63,17 +63,13 @@ export class ScheduledPublisher {
         limit: 200,
       });
       let progressed = 0;
-      const issuers = new Map<string, KeyIssuers>();
       for (const revision of due) {
         const project = await this.deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', revision.projectId);
         const context: EntryContext = { principal: SCHEDULER, plan: project?.plan ?? 'free', now };
         if (project) {
           context.approvalPolicy = approvalPolicyOf(project);
           context.usualApprovalPolicy = usualApprovalPolicyOf(project);
-          if (context.usualApprovalPolicy.fourEyes) {
-            if (!issuers.has(project.projectId)) issuers.set(project.projectId, await keyIssuers(this.deps.log, project.projectId));
-            context.keyIssuers = issuers.get(project.projectId)!;
-          }
+          if (context.usualApprovalPolicy.fourEyes) context.keyIssuers = await this.#keyIssuers.of(this.deps.log, project.projectId);
         }
         try {
           const result = await handleCommand(
