@@ -80,6 +80,8 @@ export class ContactFormService {
 
   async create(principal: Principal, project: ContactProject, input: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'contact-forms.write');
+    // humanApproval: a new contact form is live at once (it takes submissions and sends its autoreply to the public).
+    requirePersonFor(principal, project.approvalPolicy, 'create_contact_form', {}, 'create a contact form (it takes submissions and sends its autoreply to the public at once)');
     const parsed = parseContactFormSettings(input, { contentLocales: project.contentLocales });
     if (parsed.chat_webhook_url !== null) {
       requirePlan(project.plan, 'standard', 'Chat notifications');

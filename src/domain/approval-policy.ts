@@ -8,7 +8,8 @@ import { DomainError, type RefusalSubject } from './domain-error.ts';
  *   serves. Under it an agent key may not approve or publish a revision, nor change or remove what is live:
  *   rename or delete a live entry, withdraw a scheduled revision (a person approved it), change the import path
  *   or external id a live entry is found by, schedule in bulk, publish, unpublish or change a published master,
- *   delete media (every asset is served by its URL), change a form set with live entries, change a contact form.
+ *   delete media (every asset is served by its URL), change a form set with live entries, create or change a
+ *   contact form (it takes submissions and sends its autoreply to the public from the moment it exists).
  * - fourEyes: whoever approves or publishes a revision is another person than its last editor and its submitter
  *   (people, not credentials: a key acts for the person who issued it; see access/people.ts).
  *
@@ -34,6 +35,7 @@ export type PolicyAction =
   | 'rename_master'
   | 'add_master_record'
   | 'delete_media'
+  | 'create_contact_form'
   | 'update_contact_form';
 
 const HUMAN_HINT = 'approvalPolicy.humanApproval: a tenant_admin does it in the console; a tenant_admin may turn the setting off with PUT /admin/v1/project/approval-policy.';

@@ -124,8 +124,11 @@ describe('humanApproval covers every change to what the public site serves', fun
     expect((await fetch(uploaded.body.url)).status).to.equal(200);
   });
 
-  it('changing a contact form: refused to the agent key', async () => {
-    const form = await call('POST', '/contact-forms', agent(), { name: 'Contact', slug: 'contact', fields: [{ key: 'email', type: 'email', label: 'E-mail' }], autoreply_subject: 'Thanks' }, 201);
+  it('creating or changing a contact form (live at once: it takes submissions, its autoreply goes to the public): refused to the agent key', async () => {
+    const body = { name: 'Contact', slug: 'contact', fields: [{ key: 'email', type: 'email', label: 'E-mail' }], autoreply_subject: 'Thanks' };
+    await refused('POST', '/contact-forms', body);
+    expect((await fetch(`${f.service.url}/public/p/${f.project.projectId}/v1/contact-forms/contact/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@example.com"}' })).status).to.equal(404);
+    const form = await call('POST', '/contact-forms', admin, body, 201);
     await refused('PATCH', `/contact-forms/${form.body.id}`, { name: 'Contact us' });
     await call('PATCH', `/contact-forms/${form.body.id}`, admin, { name: 'Contact us' }, 200);
   });

@@ -7200,7 +7200,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403ForbiddenOrPlanRequired"];
+            403: components["responses"]["Http403ForbiddenOrPlanRequiredOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
