@@ -28,7 +28,7 @@
  *   the person who issued it (EntryContext.keyIssuers, ../../access/people.ts).
  */
 import type { Decider, EventActor } from '../../decider.ts';
-import { conflict, DomainError, forbidden, invalid, notFound, revisionConflict } from '../../domain-error.ts';
+import { conflict, DomainError, forbidden, invalid, notFound, revisionConflict, type RefusalSubject } from '../../domain-error.ts';
 import type { ApprovalPolicy } from '../../access/project-decider.ts';
 import { NO_KEY_ISSUERS, principalAsActor, type KeyIssuers } from '../../access/people.ts';
 import { ApprovalRefused, requirePersonFor, type PolicyAction } from '../../approval-policy.ts';
@@ -418,8 +418,11 @@ type Scope = { entryId: string; projectId: string; formSetId: string };
 const scopeOf = (entry: ExistingEntry): Scope => ({ entryId: entry.entryId, projectId: entry.projectId, formSetId: entry.formSetId });
 const refOf = (r: RevisionRef): RevisionRef => ({ revisionId: r.revisionId, revision: r.revision });
 
-function authorize(principal: EntryPrincipal, action: EntryAction): void {
-  if (!mayPerform(principal, action)) throw forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
+/** FORBIDDEN when the principal may not; `subject`, when given, is what the refusal names (see RefusalSubject). */
+function authorize(principal: EntryPrincipal, action: EntryAction, subject?: RefusalSubject): void {
+  if (mayPerform(principal, action)) return;
+  const refusal = forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
+  throw subject ? refusal.about(subject) : refusal;
 }
 
 function capitalise(text: string): string {
@@ -628,7 +631,7 @@ function transition(
 ): EntryEvent[] {
   const named = namedRevision(entry, command);
   if (!named) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
-  if (!mayPerform(context.principal, trigger)) throw forbidden(`${capitalise(forbiddenReason(context.principal, trigger))}.`).about(subjectOf(entry, named));
+  authorize(context.principal, trigger, subjectOf(entry, named));
   if (trigger === 'approve' || trigger === 'publish') {
     requirePersonFor(context.principal, context.approvalPolicy, trigger, subjectOf(entry, named), `${trigger} revisions`);
   }
