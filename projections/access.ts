@@ -1,8 +1,9 @@
 import { accessEvents, type AccessEvent } from '../src/domain/access/access-events.ts';
-import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type SiteSettings } from '../src/domain/access/project-decider.ts';
+import { DEFAULT_APPROVAL_POLICY, strictestOf, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type SiteSettings } from '../src/domain/access/project-decider.ts';
 import type { Plan } from '../src/domain/plans.ts';
 import type { AgentScope, UserRole } from '../src/domain/principal.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import { personFromActor, type Person } from '../src/domain/access/people.ts';
 import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
 
 /**
@@ -52,6 +53,11 @@ export interface ProjectDoc {
   ipAllowlist: IpAllowlistEntry[];
   /** Absent on documents folded before approval policies existed: read it through approvalPolicyOf. */
   approvalPolicy?: ApprovalPolicy;
+  /**
+   * The project's usual policy: each rule on once it has been on at any time (read it through
+   * usualApprovalPolicyOf). An approval that a rule of it would have refused while the rule was off is flagged.
+   */
+  usualApprovalPolicy?: ApprovalPolicy;
   /** Review notices' chat webhook as shown (scheme and host; the sealed URL stays in the log), or null. */
   reviewNoticeChat?: string | null;
   createdAt: string;
@@ -61,6 +67,11 @@ export interface ProjectDoc {
 /** The project's approval policy (the default, both rules off, until one was set). */
 export function approvalPolicyOf(project: Pick<ProjectDoc, 'approvalPolicy'>): ApprovalPolicy {
   return project.approvalPolicy ?? { ...DEFAULT_APPROVAL_POLICY };
+}
+
+/** The project's usual approval policy (see ProjectDoc.usualApprovalPolicy); never laxer than the policy in force. */
+export function usualApprovalPolicyOf(project: Pick<ProjectDoc, 'approvalPolicy' | 'usualApprovalPolicy'>): ApprovalPolicy {
+  return strictestOf(approvalPolicyOf(project), project.usualApprovalPolicy ?? DEFAULT_APPROVAL_POLICY);
 }
 
 export interface DomainDoc {
@@ -99,6 +110,8 @@ export interface AgentKeyDoc {
   revokedAt: string | null;
   /** When the key last authenticated a request (to KEY_USAGE_RESOLUTION_MS); absent when never. */
   lastUsedAt?: string;
+  /** The person the key acts for: its issuer (see src/domain/access/people.ts); null when the log names none. */
+  issuedBy: Person | null;
 }
 
 export interface PublicKeyDoc {
@@ -118,7 +131,9 @@ type Doc<T> = T & Record<string, unknown>;
 export const access = defineProjection({
   name: 'access',
   // Version 2: the change feed (changes below).
-  version: 2,
+  // Version 3: agent keys' issuedBy (for keys issued before it was recorded, the actor of agent-key.issued), and
+  // projects' usualApprovalPolicy.
+  version: 3,
   description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
   collections: {
     tenants: {},
@@ -179,6 +194,7 @@ export const access = defineProjection({
           loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
           ipAllowlist: [],
           approvalPolicy: { ...DEFAULT_APPROVAL_POLICY },
+          usualApprovalPolicy: { ...DEFAULT_APPROVAL_POLICY },
           reviewNoticeChat: null,
           createdAt: at,
           updatedAt: at,
@@ -217,7 +233,10 @@ export const access = defineProjection({
       }
       case 'project.approval-policy-changed': {
         const { humanApproval, fourEyes } = event.data;
-        return updateProject(view, event.data.projectId, at, () => ({ approvalPolicy: { humanApproval, fourEyes } }));
+        return updateProject(view, event.data.projectId, at, (project) => ({
+          approvalPolicy: { humanApproval, fourEyes },
+          usualApprovalPolicy: strictestOf({ humanApproval, fourEyes }, project.usualApprovalPolicy ?? DEFAULT_APPROVAL_POLICY),
+        }));
       }
       case 'project.review-notice-chat-changed':
         return updateProject(view, event.data.projectId, at, () => ({ reviewNoticeChat: event.data.chatWebhook?.display ?? null }));
@@ -279,6 +298,7 @@ export const access = defineProjection({
           prefix: d.prefix,
           createdAt: d.issuedAt,
           revokedAt: null,
+          issuedBy: d.issuedBy ? { ...d.issuedBy } : personFromActor(recorded.metadata.actor),
         };
         view.put('agent_keys', doc.hash, { ...doc });
         view.put('agent_keys_by_id', doc.keyId, { ...doc });

@@ -1,5 +1,6 @@
 import { encodePosition } from '../src/event-store/position.ts';
 import { defineProjection } from '../src/projection-engine/projection.ts';
+import { auditFlagOf } from '../src/audit/audit-flags.ts';
 
 /**
  * One audit record per event: who did what to which stream, when, and as part of which request.
@@ -16,6 +17,11 @@ import { defineProjection } from '../src/projection-engine/projection.ts';
  * an event (the events one decision wrote, such as entry.created with its first revision; the appends of a
  * bootstrap), not a whole request. It cost 0.45 KB per entry of disk and a write to every audit record.
  * Records still carry the id, for when a correlation names more (a request id carried into the log).
+ * Records may carry `flag` (src/audit/audit-flags.ts: an approval made while a rule of the usual approval policy
+ * was off, a refused write, a publication the policy refused) and, for a refused write, `refusal` (operation,
+ * code, reason, rule, how many refusals it stands for). Only events written since they exist carry what they are
+ * read from (and the flag of a legacy entry.revision-approval-refused is left to its type), so records folded
+ * before them are what this code folds from the same events: no rebuild.
  */
 export const auditTrail = defineProjection({
   name: 'audit-trail',
@@ -41,9 +47,25 @@ export const auditTrail = defineProjection({
     // The project comes from the metadata the event log stamps; only revision events have their data
     // parsed, for the revision they name (most events' data is never read here).
     const projectId = event.metadata.projectId ?? null;
-    const data = event.type.startsWith('entry.revision-') && event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
+    const refused = event.type === 'write.refused';
+    const data = (event.type.startsWith('entry.revision-') || refused) && event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
+    // A refusal names its revision in its subject.
+    const named = refused && data['subject'] !== null && typeof data['subject'] === 'object' ? (data['subject'] as Record<string, unknown>) : data;
     const subject =
-      typeof data['revisionId'] === 'string' && typeof data['revision'] === 'number' ? { revisionId: data['revisionId'], revision: data['revision'] } : null;
+      typeof named['revisionId'] === 'string' && typeof named['revision'] === 'number' ? { revisionId: named['revisionId'], revision: named['revision'] } : null;
+    const flag = event.type === 'entry.revision-approval-refused' ? null : auditFlagOf(event.type, data);
+    const refusal = refused
+      ? {
+          operation: data['operation'],
+          code: data['code'],
+          reason: data['reason'],
+          ...(data['rule'] === undefined ? {} : { rule: data['rule'] }),
+          count: data['count'],
+          repeated: data['repeated'],
+          firstAt: data['firstAt'],
+          lastAt: data['lastAt'],
+        }
+      : null;
     view.put('records', position, {
       position,
       eventId: event.id,
@@ -52,6 +74,8 @@ export const auditTrail = defineProjection({
       type: event.type,
       projectId,
       ...(subject === null ? {} : { subject }),
+      ...(flag === null ? {} : { flag }),
+      ...(refusal === null ? {} : { refusal }),
       actor,
       occurredAt,
       occurredAtMs: Date.parse(occurredAt),

@@ -6,7 +6,7 @@ import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { reviewNoticeEvents, reviewNoticeJobId, unreachableMailNotice, type ReviewNoticeChannel, type ReviewNoticeEvent, type ReviewNoticeKind } from '../src/domain/review-notice/review-notice-events.ts';
-import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts';
+import type { ApprovalPolicy, SealedChatWebhook } from '../src/domain/access/project-decider.ts';
 
 /**
  * The review desk's queue: every revision waiting for a reviewer (pending_review) or for its publish time
@@ -30,9 +30,12 @@ import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts'
  *   the event (title, form set, revision, who acted, the author, the reason). Pending until its completion is folded, which removes it: the completion event
  *   (review-notice.completed, on the stream outbox-review-notices-{jobId}) records how it ended, so a rebuild
  *   arrives at the same pending notices and sends nothing again. Only workflow events after
- *   review-notices.started are notified.
+ *   review-notices.started are notified. A change of the project's approval policy asks for a `policy-changed`
+ *   notice (PolicyNoticeDoc: the policy before and after, who changed it) on both channels, from
+ *   review-notices.policy-changes-started on (the policy change carries its previous value, so nothing else is
+ *   kept for it).
  * - `notice_projects`, id projectId: the project's review chat webhook (sealed), or null.
- * - `notice_state`, id `started`: whether review-notices.started has been folded.
+ * - `notice_state`, id `started` / `policy-changes-started`: whether each start of notices has been folded.
  */
 
 
@@ -70,24 +73,40 @@ export interface ReviewEntryDoc {
 /** What a notice tells of the revision in review, as the review item had it at the event. */
 type NoticedItem = Pick<ReviewItemDoc, 'entryId' | 'projectId' | 'formSetId' | 'formSetName' | 'entrySlug' | 'title' | 'revisionId' | 'revision'>;
 
-export interface ReviewNoticeDoc extends NoticedItem {
+/** What every notice has: the outbox item, the event told about, who did it, when. */
+interface NoticeBase {
   jobId: string;
-  /** The workflow event told about. */
+  /** The event told about. */
   eventId: string;
   channel: ReviewNoticeChannel;
-  kind: ReviewNoticeKind;
-  /** Who did what the notice tells (submitted, approved, rejected, published: the scheduled job is a system actor). */
+  projectId: string;
+  /** Who did what the notice tells (submitted, approved, rejected, published: the scheduled job is a system actor; changed the policy). */
   actor: { type: string; id: string };
-  /** Who saved the revision; the submitter when an agent key saved it. */
-  author: { type: string; id: string };
-  submittedBy: { type: string; id: string };
-  reason: string | null;
-  publishAt: string | null;
   occurredAt: string;
   /** Always pending: a notice leaves the outbox when its completion is folded (the worker takes pending items). */
   status: 'pending';
   /** Hand-overs recorded so far (review-notice.attempt-started). */
   attempts: number;
+}
+
+/** A change of the project's approval policy, told to every tenant_admin. */
+export interface PolicyNoticeDoc extends NoticeBase {
+  kind: 'policy-changed';
+  policy: ApprovalPolicy;
+  /** The policy before the change. */
+  previous: ApprovalPolicy;
+}
+
+export type ReviewNoticeDoc = WorkflowNoticeDoc | PolicyNoticeDoc;
+
+/** A workflow event about a revision in review. */
+export interface WorkflowNoticeDoc extends NoticedItem, NoticeBase {
+  kind: Exclude<ReviewNoticeKind, 'policy-changed'>;
+  /** Who saved the revision; the submitter when an agent key saved it. */
+  author: { type: string; id: string };
+  submittedBy: { type: string; id: string };
+  reason: string | null;
+  publishAt: string | null;
 }
 
 interface FormSetInfo {
@@ -99,7 +118,7 @@ interface FormSetInfo {
 type Doc<T> = T & Record<string, unknown>;
 
 const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
-const NOTICE_TYPES: string[] = [...reviewNoticeEvents.map((d) => d.type), 'project.review-notice-chat-changed'];
+const NOTICE_TYPES: string[] = [...reviewNoticeEvents.map((d) => d.type), 'project.review-notice-chat-changed', 'project.approval-policy-changed'];
 
 export const reviewQueue = defineProjection({
   name: 'review-queue',
@@ -248,7 +267,7 @@ async function addNotices(
   view: ProjectionView,
   recorded: RecordedEvent,
   item: ReviewItemDoc,
-  kind: ReviewNoticeKind,
+  kind: WorkflowNoticeDoc['kind'],
   extra: { reason?: string | null; publishAt?: string },
 ): Promise<void> {
   if (!(await view.get('notice_state', 'started'))) return;
@@ -260,7 +279,7 @@ async function addNotices(
   if (chat?.chat) channels.push('chat');
   for (const channel of channels) {
     const jobId = reviewNoticeJobId(recorded.id, channel);
-    const notice: ReviewNoticeDoc = {
+    const notice: WorkflowNoticeDoc = {
       jobId,
       eventId: recorded.id,
       channel,
@@ -292,10 +311,14 @@ async function applyNoticeEvent(recorded: RecordedEvent, view: ProjectionView): 
     view.put('notice_projects', d.projectId, { projectId: d.projectId, chat: d.chatWebhook });
     return;
   }
+  if (recorded.type === 'project.approval-policy-changed') return addPolicyNotices(recorded, view);
   const event = { type: recorded.type, data: recorded.data } as ReviewNoticeEvent;
   switch (event.type) {
     case 'review-notices.started':
       view.put('notice_state', 'started', { id: 'started', at: recorded.metadata.occurredAt });
+      return;
+    case 'review-notices.policy-changes-started':
+      view.put('notice_state', 'policy-changes-started', { id: 'policy-changes-started', at: recorded.metadata.occurredAt });
       return;
     case 'review-notice.attempt-started': {
       const notice = await view.get<Doc<ReviewNoticeDoc>>('notices', event.data.jobId);
@@ -309,5 +332,31 @@ async function applyNoticeEvent(recorded: RecordedEvent, view: ProjectionView): 
       if (notice) view.delete('notices', notice.jobId);
       return;
     }
+  }
+}
+
+/** A policy change: a notice to the tenant's admins by e-mail, and to the review chat when the project has one. */
+async function addPolicyNotices(recorded: RecordedEvent, view: ProjectionView): Promise<void> {
+  if (!(await view.get('notice_state', 'policy-changes-started'))) return;
+  const d = recorded.data as { projectId: string; humanApproval: boolean; fourEyes: boolean; previous?: ApprovalPolicy };
+  const chat = await view.get<Doc<{ chat: SealedChatWebhook | null }>>('notice_projects', d.projectId);
+  const channels: ReviewNoticeChannel[] = chat?.chat ? ['mail', 'chat'] : ['mail'];
+  for (const channel of channels) {
+    const jobId = reviewNoticeJobId(recorded.id, channel);
+    const notice: PolicyNoticeDoc = {
+      jobId,
+      eventId: recorded.id,
+      channel,
+      kind: 'policy-changed',
+      projectId: d.projectId,
+      actor: actorOf(recorded),
+      occurredAt: recorded.metadata.occurredAt,
+      policy: { humanApproval: d.humanApproval, fourEyes: d.fourEyes },
+      // Changes recorded before `previous` was are before the start of these notices; the default is a safe reading.
+      previous: d.previous ?? { humanApproval: false, fourEyes: false },
+      status: 'pending',
+      attempts: 0,
+    };
+    view.put('notices', jobId, { ...notice });
   }
 }

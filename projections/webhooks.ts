@@ -12,7 +12,8 @@ import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
  *
  * Deliveries come from the content events themselves: when entry.revision-published (entry.published
  * without `supersedes`, entry.updated with it), entry.deleted or master.published is folded (and the review
- * additions: entry.revision-submitted, -rejected, -approved as entry.submitted, entry.rejected, entry.scheduled), each webhook
+ * additions: entry.revision-submitted, -rejected, -approved as entry.submitted, entry.rejected, entry.scheduled; the
+ * audit addition: project.approval-policy-changed as approval-policy.changed), each webhook
  * of the project that is enabled and subscribed to that event at that point of the log gets one delivery,
  * id deliveryIdFor(webhookId, event id), with the payload's fields as they were then, and a pending
  * dispatch job. Nothing is appended to ask for them. A rebuild folds the same events in the same order and
@@ -155,6 +156,7 @@ export const webhooks = defineProjection({
       'entry.revision-approved',
       'entry.deleted',
       'master.published',
+      'project.approval-policy-changed',
       'webhook.created',
       'webhook.updated',
       'webhook.enabled',
@@ -233,6 +235,21 @@ export const webhooks = defineProjection({
           master_entity_id: data.masterId,
           master_entity_key: data.key,
           record_count: data.recordCount,
+        });
+        return;
+      }
+      case 'project.approval-policy-changed': {
+        const data = event.data as { projectId: string; humanApproval: boolean; fourEyes: boolean; previous?: { humanApproval: boolean; fourEyes: boolean } };
+        await fanOut(view, event, data.projectId, 'approval-policy.changed', {
+          event: 'approval-policy.changed',
+          project_id: data.projectId,
+          human_approval: data.humanApproval,
+          four_eyes: data.fourEyes,
+          // A change recorded before `previous` was: no webhook could subscribe to this event then.
+          previous_human_approval: data.previous?.humanApproval ?? false,
+          previous_four_eyes: data.previous?.fourEyes ?? false,
+          changed_by_type: event.metadata.actor.type,
+          changed_by_id: event.metadata.actor.id,
         });
         return;
       }

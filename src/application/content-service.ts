@@ -3,9 +3,12 @@ import type { Plan } from '../domain/plans.ts';
 import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { ApprovalRefused, duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
-import { entryRevisionApprovalRefused, entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
-import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy } from '../domain/access/project-decider.ts';
+import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
+import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
+import { DEFAULT_APPROVAL_POLICY, strictestOf, type ApprovalPolicy } from '../domain/access/project-decider.ts';
+import { requirePersonFor } from '../domain/approval-policy.ts';
+import { KeyIssuersCache } from './key-issuers.ts';
+import type { AuditFlag } from '../audit/audit-flags.ts';
 import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-history.ts';
 import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
@@ -36,6 +39,8 @@ export interface ProjectView {
   contentLocales: ContentLocales;
   /** Absent on documents folded before approval policies existed (then both rules are off). */
   approvalPolicy?: ApprovalPolicy | undefined;
+  /** Each rule on once it has been on in the project (absent: as approvalPolicy); see ProjectDoc in projections/access.ts. */
+  usualApprovalPolicy?: ApprovalPolicy | undefined;
 }
 
 export interface FormSetView {
@@ -79,6 +84,21 @@ export interface HistoryItem {
   occurredAt: string;
   revisionId: string | null;
   revision: number | null;
+  /** What the audit log flags of the event (src/audit/audit-flags.ts), when anything. */
+  flag?: AuditFlag;
+  /** A refused write: the operation, code, reason, rule and how many refusals the record stands for. */
+  refusal?: RefusalRecord;
+}
+
+export interface RefusalRecord {
+  operation: string;
+  code: string;
+  reason: string;
+  rule?: string;
+  count: number;
+  repeated: boolean;
+  firstAt: string;
+  lastAt: string;
 }
 
 export interface AuditLogQuery extends PageRequest {
@@ -109,8 +129,8 @@ export interface ReviewQueueQuery extends PageRequest {
   status?: InReviewStatus | undefined;
 }
 
-/** What the entry services are built from: a project's write deps, and the entry aggregates' snapshots. */
-export type ContentServiceDeps = ProjectServiceDeps & { entrySnapshots?: AggregateSnapshots<EntryState> | undefined };
+/** What the entry services are built from: a project's write deps, the entry aggregates' snapshots, and who issued each key. */
+export type ContentServiceDeps = ProjectServiceDeps & { entrySnapshots?: AggregateSnapshots<EntryState> | undefined; keyIssuers?: KeyIssuersCache | undefined };
 
 /** Audit-trail record kinds, by event type; other events show their type. */
 const EVENT_KINDS: Record<string, string> = {
@@ -127,6 +147,7 @@ const EVENT_KINDS: Record<string, string> = {
   'entry.assigned': 'assigned',
   'entry.deleted': 'deleted',
   'entry.revision-approval-refused': 'approval refused by the approval policy',
+  'write.refused': 'write refused',
 };
 
 export function eventKind(type: string): string {
@@ -143,9 +164,11 @@ export class ContentService {
     private readonly deps: ContentServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
+    this.#keyIssuers = deps.keyIssuers ?? new KeyIssuersCache();
   }
 
   readonly #writes: ProjectWrites;
+  readonly #keyIssuers: KeyIssuersCache;
 
   async createFormSet(principal: Principal, project: ProjectView, definition: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'form-sets.write');
@@ -171,6 +194,10 @@ export class ContentService {
 
   async updateFormSet(principal: Principal, project: ProjectView, formSetId: string, definition: Record<string, unknown>, expectedVersion?: number): Promise<FormSetView> {
     const current = await this.formSetOrFail(project, formSetId);
+    // humanApproval: a form set's slug and fields shape what the public API serves of its live entries.
+    if (principal.kind === 'agent' && project.approvalPolicy?.humanApproval && (await this.#hasLiveEntries(formSetId))) {
+      requirePersonFor(principal, project.approvalPolicy, 'update_form_set', { formSetId }, 'change a form set with live entries (its slug and fields shape what the public API serves)');
+    }
     const candidate = { ...definition, id: formSetId };
     const newSlug = typeof definition['slug'] === 'string' ? definition['slug'] : current.slug;
     const scope = `form-set-slug:${project.projectId}`;
@@ -261,6 +288,12 @@ export class ContentService {
   }
 
   async revisionAction(principal: Principal, project: ProjectView, revisionId: string, action: RevisionAction, body: { revision?: number; publishAt?: unknown; reason?: string }): Promise<Record<string, unknown>> {
+    // Approving and publishing compare people: who issued each agent key of the project.
+    const context = action === 'approve' || action === 'publish' ? await this.#approvalContext(principal, project) : this.#context(principal, project);
+    return this.#revisionAction(principal, project, revisionId, action, body, context);
+  }
+
+  async #revisionAction(principal: Principal, project: ProjectView, revisionId: string, action: RevisionAction, body: { revision?: number; publishAt?: unknown; reason?: string }, context: EntryContext): Promise<Record<string, unknown>> {
     const revision = await this.revisionOrFail(project, revisionId);
     // The revision as recorded: the aggregate keeps only the latest and live revisions (see RecordedRevision).
     const recorded = { revisionId, revision: revision.revision, status: revision.status as RevisionStatus };
@@ -272,13 +305,7 @@ export class ContentService {
       : action === 'withdraw' ? { type: 'withdraw', ...common }
       : action === 'reopen' ? { type: 'reopen', ...common }
       : { type: 'publish', ...common, revision: body.revision ?? revision.revision };
-    let result: CommandResult<EntryState, EntryEvent>;
-    try {
-      result = await this.#entryCommand(revision.entryId, command, this.#context(principal, project), { actor: actorOf(principal) });
-    } catch (error) {
-      if (error instanceof ApprovalRefused) await this.#recordRefusal(principal, error);
-      throw error;
-    }
+    const result = await this.#entryCommand(revision.entryId, command, context, { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
     const after = await this.revisionOrFail(project, revisionId);
     const response: Record<string, unknown> = { id: revisionId, revisionId, entryId: revision.entryId, revision: after.revision, status: after.status, publishAt: after.publishAt, publishedAt: after.publishedAt };
@@ -411,21 +438,33 @@ export class ContentService {
    * checked once (400 for the whole request); then each revision is approved on its own and answered
    * with ok or its error: one failure never hides or undoes the others.
    */
-  async bulkSchedule(principal: Principal, project: ProjectView, revisionIds: string[], publishAt: unknown): Promise<{ publishAt: string; succeeded: number; failed: number; results: BulkScheduleResult[] }> {
+  async bulkSchedule(
+    principal: Principal,
+    project: ProjectView,
+    revisionIds: string[],
+    publishAt: unknown,
+    options: { onRefused?: (error: DomainError) => Promise<void> } = {},
+  ): Promise<{ publishAt: string; succeeded: number; failed: number; results: BulkScheduleResult[] }> {
     assertCan(principal, 'revisions.schedule');
+    // humanApproval: a bulk operation on what the site will serve is a person's, refused as a whole (one refusal, not one per revision).
+    requirePersonFor(principal, project.approvalPolicy, 'bulk_schedule', {}, 'schedule revisions in bulk');
     const duplicate = revisionIds.find((id, i) => revisionIds.indexOf(id) !== i);
     if (duplicate !== undefined) throw invalid(`revisionIds: ${duplicate} is listed more than once.`);
     const time: TimeInput = typeof publishAt === 'string' ? { at: publishAt } : (publishAt as TimeInput);
     const at = toUtcInstant(time, 'publishAt');
     if (Date.parse(at) <= this.deps.clock.now().getTime()) throw invalid(`publishAt ${at} is not in the future.`, 'Publish each revision instead, or give a later time.');
     const results: BulkScheduleResult[] = [];
+    // One context for the whole batch (who issued each key is read once).
+    const context = await this.#approvalContext(principal, project);
     for (const revisionId of revisionIds) {
       try {
         if (!UUID.test(revisionId)) throw notFound(`No revision ${revisionId} in this project.`);
-        const done = await this.revisionAction(principal, project, revisionId, 'approve', { publishAt: { at } });
+        const done = await this.#revisionAction(principal, project, revisionId, 'approve', { publishAt: { at } }, { ...context, now: this.deps.clock.now() });
         results.push({ revisionId, ok: true, entryId: String(done['entryId']), revision: Number(done['revision']), status: String(done['status']), publishAt: (done['publishAt'] as string | null) ?? null });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
+        // A refusal of one revision is recorded like any refused write; the others go on.
+        await options.onRefused?.(error);
         results.push({ revisionId, ok: false, error: { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) } });
       }
     }
@@ -580,6 +619,12 @@ export class ContentService {
     return revision;
   }
 
+  /** Whether any entry of the form set has a published revision (one indexed read). */
+  async #hasLiveEntries(formSetId: string): Promise<boolean> {
+    const live = await this.deps.reader.find('content', 'entries', { filter: { formSetId, 'liveRevision.publishedAt': { $gt: '' } }, limit: 1 });
+    return live.length > 0;
+  }
+
   async #entryDoc(project: ProjectView, entryId: string): Promise<{ entryId: string; formSetId: string; projectId: string }> {
     const entry = await this.deps.reader.get<{ entryId: string; formSetId: string; projectId: string }>('content', 'entries', entryId);
     if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
@@ -638,14 +683,18 @@ export class ContentService {
   }
 
   #context(principal: Principal, project: ProjectView): EntryContext {
-    return { principal, plan: project.plan, approvalPolicy: project.approvalPolicy ?? DEFAULT_APPROVAL_POLICY, now: this.deps.clock.now() };
+    const approvalPolicy = project.approvalPolicy ?? DEFAULT_APPROVAL_POLICY;
+    const usualApprovalPolicy = strictestOf(approvalPolicy, project.usualApprovalPolicy ?? DEFAULT_APPROVAL_POLICY);
+    return { principal, plan: project.plan, approvalPolicy, usualApprovalPolicy, now: this.deps.clock.now() };
   }
 
-  /** An approval the policy refused, on the entry's stream for the audit trail (it changes no state). */
-  async #recordRefusal(principal: Principal, refusal: ApprovalRefused): Promise<void> {
-    const data = { ...refusal.target, action: refusal.action, rule: refusal.rule, message: refusal.message };
-    const result = await this.deps.log.append(entryStream(refusal.target.entryId), [{ type: entryRevisionApprovalRefused.type, data }], 'any', { actor: actorOf(principal) });
-    await this.#writes.settle(result.position);
+  /**
+   * The context of an approval or publication: with who issued each agent key of the project, when four eyes is
+   * in the project's usual policy (to decide it, or to flag an approval it would have refused while it was off).
+   */
+  async #approvalContext(principal: Principal, project: ProjectView): Promise<EntryContext> {
+    const context = this.#context(principal, project);
+    return context.usualApprovalPolicy?.fourEyes ? { ...context, keyIssuers: await this.#keyIssuers.of(this.deps.log, project.projectId) } : context;
   }
 }
 
@@ -666,5 +715,7 @@ function historyItem(record: Record<string, unknown>): HistoryItem {
     occurredAt: String(record['occurredAt']),
     revisionId: subject?.revisionId ?? null,
     revision: subject?.revision ?? null,
+    ...(record['flag'] ? { flag: record['flag'] as AuditFlag } : {}),
+    ...(record['refusal'] ? { refusal: record['refusal'] as RefusalRecord } : {}),
   };
 }

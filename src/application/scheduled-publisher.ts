@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import type { Plan } from '../domain/plans.ts';
 import { DomainError } from '../domain/domain-error.ts';
-import { entryDecider, type EntryState } from '../domain/content/entry/entry-decider.ts';
+import { entryDecider, type EntryContext, type EntryState } from '../domain/content/entry/entry-decider.ts';
+import { approvalPolicyOf, usualApprovalPolicyOf, type ProjectDoc } from '../../projections/access.ts';
+import { KeyIssuersCache } from './key-issuers.ts';
 import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { entryStream } from '../domain/content/entry/entry-events.ts';
 import { SCHEDULER } from '../domain/content/entry/entry-workflow.ts';
@@ -22,10 +23,13 @@ interface ScheduledRevision {
  * The scheduled-publishing job (spec section 3): every interval (5 minutes by default) it publishes the
  * scheduled revisions whose publish_at has passed. Publishing goes through the entry decider as the
  * system scheduler, so a revision withdrawn or rejected meanwhile is left alone, and two runs never
- * publish one revision twice (the second decision sees it published and emits nothing).
+ * publish one revision twice (the second decision sees it published and emits nothing). The approval is
+ * checked again against the project's approval policy in force then (with who issued each agent key, as four
+ * eyes compares people): one the policy now refuses is rejected, with the rule and why, instead of published.
  */
 export class ScheduledPublisher {
   readonly #delay = new InterruptibleDelay();
+  readonly #keyIssuers = new KeyIssuersCache();
   #running: Promise<void> | undefined;
   #stopped = false;
 
@@ -60,21 +64,26 @@ export class ScheduledPublisher {
       });
       let progressed = 0;
       for (const revision of due) {
-        const project = await this.deps.reader.get<{ plan: Plan }>('access', 'projects', revision.projectId);
+        const project = await this.deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', revision.projectId);
+        const context: EntryContext = { principal: SCHEDULER, plan: project?.plan ?? 'free', now };
+        if (project) {
+          context.approvalPolicy = approvalPolicyOf(project);
+          context.usualApprovalPolicy = usualApprovalPolicyOf(project);
+          if (context.usualApprovalPolicy.fourEyes) context.keyIssuers = await this.#keyIssuers.of(this.deps.log, project.projectId);
+        }
         try {
           const result = await handleCommand(
             this.deps.log,
             entryStream(revision.entryId),
             entryDecider,
             { type: 'publishScheduled', entryId: revision.entryId, revisionId: revision.revisionId },
-            { principal: SCHEDULER, plan: project?.plan ?? 'free', now },
+            context,
             { actor: { type: 'system', id: 'scheduler' } },
             { snapshots: this.deps.entrySnapshots },
           );
-          if (result.events.length > 0) {
-            published++;
-            progressed++;
-          }
+          // Published, or rejected because the policy in force refuses its approval: either way it left the schedule.
+          if (result.events.length > 0) progressed++;
+          if (result.events.some((event) => event.type === 'entry.revision-published')) published++;
         } catch (error) {
           // A deleted entry: nothing left to publish.
           if (!(error instanceof DomainError && error.code === 'NOT_FOUND')) throw error;

@@ -120,7 +120,7 @@ export class SchemaService {
     assertCan(principal, 'masters.records.create');
     await this.masterOrFail(project, masterId);
     const run = async (): Promise<IdempotentResult> => {
-      const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, { type: 'create_master_record', record }, this.#context(principal), this.#append(principal, idempotencyKey));
+      const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, { type: 'create_master_record', record }, this.#context(principal, project), this.#append(principal, idempotencyKey));
       await this.#writes.settle(result.position);
       const master = await this.masterOrFail(project, masterId);
       return { status: 201, body: { masterId, key: master.key, record: master.records.find((r) => r.value === record.value) ?? null } };
@@ -152,7 +152,7 @@ export class SchemaService {
   }
 
   async #run(principal: Principal, project: ProjectView, masterId: string, command: MasterCommand): Promise<MasterView> {
-    const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, command, this.#context(principal), { actor: actorOf(principal) });
+    const result = await handleCommand(this.deps.log, masterStreamId(masterId), masterDecider, command, this.#context(principal, project), { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
     return this.masterOrFail(project, masterId);
   }
@@ -282,8 +282,8 @@ export class SchemaService {
 
   // ------------------------------------------------------------------------------------------------
 
-  #context(principal: Principal) {
-    return { principal, now: this.deps.clock.now().toISOString() };
+  #context(principal: Principal, project?: ProjectView) {
+    return { principal, now: this.deps.clock.now().toISOString(), ...(project?.approvalPolicy ? { approvalPolicy: project.approvalPolicy } : {}) };
   }
 
   #append(principal: Principal, idempotencyKey: string | undefined): { actor: Actor; idempotencyKey?: string } {

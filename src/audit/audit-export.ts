@@ -3,7 +3,7 @@
  * without the service (scripts/audit/verify-audit-export.mjs, Node only). Lines, in this order:
  *
  *   {"kind":"header","format":"annals-audit-export","version":1,"projectId","from","to","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK},"keyChain":[announcements]}
- *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev"}   every event of the project with from <= occurredAt < to, in log order
+ *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev","flag"?}   every event of the project with from <= occurredAt < to, in log order
  *   {"kind":"stream","streamId","firstRevision","lastRevision","prev","last"}                 one per stream: its chain anchors
  *   {"kind":"end","events","streams","digest":"sha256:...","signature":"<compact JWS>"}
  *
@@ -21,6 +21,9 @@
  *   The key that signs is chosen when the export begins; a rotation that retires it before the end fails
  *   the export (run it again) rather than sign with a retired key.
  * Events are as stored: sealed personal data stays sealed (ciphertext is what the chain covers).
+ * - `flag` (./audit-flags.ts), beside the event and not part of it: what the audit log flags of the event (an
+ *   approval made while a rule of the usual approval policy was off, a refused write, a publication the policy
+ *   refused), derived from the event's own data; covered by the signature like every line.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +33,7 @@ import { StreamNotFoundError } from '../event-store/errors.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
 import { genesisLink, linkAfter } from '../event-store/hash-chain.ts';
+import { auditFlagOf } from './audit-flags.ts';
 import { AuditKeyRetiredError } from './audit-keys.ts';
 import { signCompactJws } from './audit-signer.ts';
 import type { OpenedAuditKeyRing } from './chained-audit-key-ring.ts';
@@ -98,7 +102,8 @@ export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, o
       const prev = anchors && anchors.lastRevision === event.revision - 1n ? anchors.last : await linkBefore(store, event);
       const last = linkAfter(event);
       streams.set(event.streamId, anchors ? { ...anchors, lastRevision: event.revision, last } : { firstRevision: event.revision, lastRevision: event.revision, prev, last });
-      await write({ kind: 'event', position: encodePosition(event.position), streamId: event.streamId, revision: event.revision.toString(), id: event.id, type: event.type, data: event.data, metadata: event.metadata, prev });
+      const flag = auditFlagOf(event.type, event.data);
+      await write({ kind: 'event', position: encodePosition(event.position), streamId: event.streamId, revision: event.revision.toString(), id: event.id, type: event.type, data: event.data, metadata: event.metadata, prev, ...(flag ? { flag } : {}) });
       events += 1;
     }
     for (const [streamId, anchors] of streams) {

@@ -1,3 +1,4 @@
+import { requirePersonFor } from '../domain/approval-policy.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ProjectView } from '../application/content-service.ts';
 import { handleCommand } from '../application/command-handler.ts';
@@ -79,6 +80,8 @@ export class ContactFormService {
 
   async create(principal: Principal, project: ContactProject, input: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'contact-forms.write');
+    // humanApproval: a new contact form is live at once (it takes submissions and sends its autoreply to the public).
+    requirePersonFor(principal, project.approvalPolicy, 'create_contact_form', {}, 'create a contact form (it takes submissions and sends its autoreply to the public at once)');
     const parsed = parseContactFormSettings(input, { contentLocales: project.contentLocales });
     if (parsed.chat_webhook_url !== null) {
       requirePlan(project.plan, 'standard', 'Chat notifications');
@@ -125,6 +128,8 @@ export class ContactFormService {
   async update(principal: Principal, project: ContactProject, formId: string, patch: Record<string, unknown>, expectedVersion?: number): Promise<ContactFormView> {
     assertCan(principal, 'contact-forms.write');
     const current = await this.docOrFail(project, formId);
+    // humanApproval: a contact form answers the public at once (its submit endpoint, hosted page and autoreply).
+    requirePersonFor(principal, project.approvalPolicy, 'update_contact_form', { contactFormId: formId }, 'change a contact form (its fields, hosted page and autoreply are public)');
     const parsed = parseContactFormSettings(mergeSettings(current.settings, patch), { contentLocales: project.contentLocales });
     let settings: ContactFormSettings;
     if (!('chat_webhook_url' in patch)) {

@@ -16,14 +16,36 @@ export type DomainErrorCode =
   /** The project's approval policy: the approver or publisher must not be the last editor or the submitter (fourEyes). 403. */
   | 'FOUR_EYES_REQUIRED';
 
+/**
+ * What a refused command was about, when the one refusing knows it for certain (it loaded the entry, the
+ * master, ...): the audit record of the refusal names it, and one about an entry goes into that entry's history.
+ */
+export interface RefusalSubject {
+  entryId?: string;
+  formSetId?: string;
+  revisionId?: string;
+  revision?: number;
+  masterId?: string;
+  assetId?: string;
+  contactFormId?: string;
+}
+
 export class DomainError extends Error {
   override name = 'DomainError';
+  /** Set by whoever knows what the refused command was about (see RefusalSubject). */
+  subject?: RefusalSubject;
   constructor(
     readonly code: DomainErrorCode,
     message: string,
     readonly hint?: string,
   ) {
     super(message);
+  }
+
+  /** Names what the refused command was about, unless something more precise already did; returns the error. */
+  about(subject: RefusalSubject): this {
+    this.subject ??= subject;
+    return this;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { HelpCorpus } from '../help/help-corpus.ts';
-import type { AdminApiClient } from './admin-api-client.ts';
+import { AdminApiError, type AdminApiClient, type RequestOptions } from './admin-api-client.ts';
 import { ToolFailure } from './tool-result.ts';
 
 /** What every tool works with. */
@@ -122,4 +122,27 @@ export function requireSession(context: ToolContext, tool: string, role: 'tenant
 export async function projectId(context: ToolContext): Promise<string> {
   const info = await context.api.get<{ projectId: string }>('/project/public-api-info');
   return info.projectId;
+}
+
+/**
+ * A request the spec reserves to user sessions (agent keys are refused whatever their scope): with the configured
+ * session; without one, with the agent key all the same, so that the service refuses it (403) and records the
+ * refused write in its audit log, as it records every refused write; the tool then explains what to configure.
+ */
+export async function sessionRequest<T = Record<string, unknown>>(
+  context: ToolContext,
+  tool: string,
+  role: 'tenant_admin' | 'console user',
+  method: string,
+  path: string,
+  options: Omit<RequestOptions, 'as'> = {},
+): Promise<T> {
+  if (context.api.hasSession) return context.api.request<T>(method, path, { ...options, as: 'session' });
+  if (!context.api.hasAgentKey) requireSession(context, tool, role);
+  try {
+    return await context.api.request<T>(method, path, { ...options, as: 'default' });
+  } catch (error) {
+    if (error instanceof AdminApiError && error.status === 403 && error.code === 'FORBIDDEN') requireSession(context, tool, role);
+    throw error;
+  }
 }

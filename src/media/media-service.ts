@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from '../domain/access/project-decider.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
@@ -164,14 +165,14 @@ export class MediaService {
   }
 
   /** Deletes the asset: it answers 404 at once; its bytes are removed by the media purge outbox. */
-  async delete(principal: Principal, project: { projectId: string }, assetId: string): Promise<void> {
+  async delete(principal: Principal, project: { projectId: string; approvalPolicy?: ApprovalPolicy | undefined }, assetId: string): Promise<void> {
     const doc = await this.#docOrFail(project.projectId, assetId);
     const result = await handleCommand(
       this.deps.log,
       assetStreamId(assetId),
       assetDecider,
       { type: 'delete_asset', projectId: project.projectId, blobKeys: [doc.blobKey, WebpVariants.keyOf(doc.blobKey)] },
-      { principal, now: this.deps.clock.now().toISOString() },
+      { principal, now: this.deps.clock.now().toISOString(), approvalPolicy: project.approvalPolicy },
       { actor: actorOf(principal) },
     );
     await this.#writes.settle(result.position);

@@ -7,8 +7,18 @@ import type { SecretBox } from '../security/secret-box.ts';
 import { reviewNoticeAttemptsStream, reviewNoticeAttemptStarted, reviewNoticeCompleted } from '../domain/review-notice/review-notice-events.ts';
 import type { SealedChatWebhook } from '../domain/access/project-decider.ts';
 import type { AgentKeyDoc, ProjectDoc, UserDoc } from '../../projections/access.ts';
-import { reviewQueue, type ReviewNoticeDoc } from '../../projections/review-queue.ts';
-import { composeReviewChatText, composeReviewMail, reviewConsoleLinkFor, reviewMessageIdFor, type ReviewNoticeFacts } from './review-notice-messages.ts';
+import { reviewQueue, type PolicyNoticeDoc, type ReviewNoticeDoc, type WorkflowNoticeDoc } from '../../projections/review-queue.ts';
+import {
+  auditLogConsoleLinkFor,
+  composePolicyChatText,
+  composePolicyMail,
+  composeReviewChatText,
+  composeReviewMail,
+  reviewConsoleLinkFor,
+  reviewMessageIdFor,
+  type ReviewNoticeFacts,
+} from './review-notice-messages.ts';
+import type { MailMessage } from '../mail/mail-transport.ts';
 import { openReviewChatUrl } from './review-chat-url.ts';
 
 export interface ReviewNoticeOutcome {
@@ -38,8 +48,10 @@ type Actor = { type: string; id: string };
  * OutboxWorker exactly as contact-form notices are: each hand-over recorded first (review-notice.attempt-
  * started, at most two, the same Message-ID each time), each notice completed by one review-notice.completed
  * on its own stream. Recipients are read when the notice is sent (the access read model): who is a
- * tenant_admin, who opted out, addresses. Nobody gets a notice about their own action (such a notice is
- * not even queued: unreachableMailNotice).
+ * tenant_admin, who opted out, addresses. Nobody gets a notice about their own workflow action (such a notice
+ * is not even queued: unreachableMailNotice). A change of the approval policy goes to every tenant_admin of the
+ * tenant who is not disabled, the one who made it included and whatever their notice preference: nobody changes
+ * the policy unseen.
  */
 export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefinition<Doc<ReviewNoticeDoc>, ReviewNoticeOutcome> {
   const user = async (id: string) => deps.reader.get<Doc<UserDoc>>('access', 'users', id);
@@ -50,15 +62,24 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
     return `${actor.type} ${actor.id}`;
   };
 
+  const tenantAdmins = async (projectId: string): Promise<Array<Doc<UserDoc>> | null> => {
+    const project = await deps.reader.get<Doc<ProjectDoc>>('access', 'projects', projectId);
+    if (!project) return null;
+    const users = await deps.reader.find<Doc<UserDoc>>('access', 'users', { filter: { tenantId: project.tenantId }, sort: [['email', 'asc']], limit: 1000 });
+    return users.filter((u) => u.role === 'tenant_admin' && !u.disabled);
+  };
+
   /** The addresses a notice goes to, or why it goes to nobody. */
   async function recipients(notice: ReviewNoticeDoc): Promise<{ to: string[] } | { none: string }> {
+    if (notice.kind === 'policy-changed') {
+      const admins = await tenantAdmins(notice.projectId);
+      if (!admins) return { none: 'the project is gone' };
+      return admins.length ? { to: admins.map((u) => u.email) } : { none: 'no tenant_admin to tell (every one is disabled)' };
+    }
     if (notice.kind === 'submitted') {
-      const project = await deps.reader.get<Doc<ProjectDoc>>('access', 'projects', notice.projectId);
-      if (!project) return { none: 'the project is gone' };
-      const admins = await deps.reader.find<Doc<UserDoc>>('access', 'users', { filter: { tenantId: project.tenantId }, sort: [['email', 'asc']], limit: 1000 });
-      const to = admins
-        .filter((u) => u.role === 'tenant_admin' && !u.disabled && u.reviewNotices !== false && !(notice.submittedBy.type === 'user' && notice.submittedBy.id === u.userId))
-        .map((u) => u.email);
+      const admins = await tenantAdmins(notice.projectId);
+      if (!admins) return { none: 'the project is gone' };
+      const to = admins.filter((u) => u.reviewNotices !== false && !(notice.submittedBy.type === 'user' && notice.submittedBy.id === u.userId)).map((u) => u.email);
       return to.length ? { to } : { none: 'no tenant_admin to tell (every one opted out, is disabled, or submitted it)' };
     }
     // The projection queues no author notice that can reach nobody (unreachableMailNotice): the author is a console user other than the actor.
@@ -66,6 +87,40 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
     if (!doc || doc.disabled) return { none: 'the author\'s account is gone or disabled' };
     if (doc.reviewNotices === false) return { none: 'the author opted out of review notices' };
     return { to: [doc.email] };
+  }
+
+  /** What a notice of a workflow event says, by e-mail and in chat. */
+  async function workflowMessages(notice: WorkflowNoticeDoc): Promise<{ mail(to: string[]): MailMessage; chat(): string }> {
+    const facts: ReviewNoticeFacts = {
+      eventId: notice.eventId,
+      kind: notice.kind,
+      title: notice.title,
+      formSetName: notice.formSetName,
+      entrySlug: notice.entrySlug,
+      revision: notice.revision,
+      actorName: await nameOf(notice.actor),
+      submitterName: await nameOf(notice.submittedBy),
+      reason: notice.reason,
+      publishAt: notice.publishAt,
+      occurredAt: notice.occurredAt,
+      consoleLink: reviewConsoleLinkFor(deps.consoleBase(), notice.projectId, notice.revisionId),
+    };
+    return { mail: (to) => composeReviewMail(facts, to, deps.mailFrom), chat: () => composeReviewChatText(facts) };
+  }
+
+  /** What a notice of a policy change says. */
+  async function policyMessages(notice: PolicyNoticeDoc): Promise<{ mail(to: string[]): MailMessage; chat(): string }> {
+    const project = await deps.reader.get<Doc<ProjectDoc>>('access', 'projects', notice.projectId);
+    const facts = {
+      eventId: notice.eventId,
+      projectName: project?.name ?? notice.projectId,
+      actorName: await nameOf(notice.actor),
+      policy: notice.policy,
+      previous: notice.previous,
+      occurredAt: notice.occurredAt,
+      consoleLink: auditLogConsoleLinkFor(deps.consoleBase(), notice.projectId),
+    };
+    return { mail: (to) => composePolicyMail(facts, to, deps.mailFrom), chat: () => composePolicyChatText(facts) };
   }
 
   return {
@@ -80,20 +135,7 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
     retryLater: noticeRetryLater,
 
     async perform(notice, signal) {
-      const facts: ReviewNoticeFacts = {
-        eventId: notice.eventId,
-        kind: notice.kind,
-        title: notice.title,
-        formSetName: notice.formSetName,
-        entrySlug: notice.entrySlug,
-        revision: notice.revision,
-        actorName: await nameOf(notice.actor),
-        submitterName: await nameOf(notice.submittedBy),
-        reason: notice.reason,
-        publishAt: notice.publishAt,
-        occurredAt: notice.occurredAt,
-        consoleLink: reviewConsoleLinkFor(deps.consoleBase(), notice.projectId, notice.revisionId),
-      };
+      const compose = notice.kind === 'policy-changed' ? await policyMessages(notice) : await workflowMessages(notice);
       let chatUrl: string | null = null;
       let to: string[] = [];
       if (notice.channel === 'chat') {
@@ -114,9 +156,9 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
         'outbox:review-notices',
       );
       if (chatUrl !== null) {
-        return { outcome: 'sent', messageId: null, recipients: 0, detail: await postChatNotice(deps.chat, chatUrl, composeReviewChatText(facts), signal) };
+        return { outcome: 'sent', messageId: null, recipients: 0, detail: await postChatNotice(deps.chat, chatUrl, compose.chat(), signal) };
       }
-      const message = composeReviewMail(facts, to, deps.mailFrom);
+      const message = compose.mail(to);
       return { outcome: 'sent', messageId: message.messageId, recipients: to.length, detail: await sendNoticeMail(deps.mail, message) };
     },
 

@@ -10,8 +10,9 @@ import { webhookEvents } from '../domain/webhook/webhook-events.ts';
 import { contactFormEvents } from '../domain/contact-form/contact-form-events.ts';
 import { auditEvents } from '../audit/audit-events.ts';
 import { reviewNoticeEvents } from '../domain/review-notice/review-notice-events.ts';
+import { refusalEvents } from '../domain/refusal-events.ts';
 
 /** Every event type the service writes, with its schema and upcasters. */
 export function serviceEventCatalog(): EventCatalog {
-  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, entryRevisionApprovalRefused, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...reviewNoticeEvents, ...auditEvents]);
+  return new EventCatalog([...operationsEvents, ...applicationEvents, ...accessEvents, ...formSetEvents, ...entryEvents, entryRevisionApprovalRefused, ...masterEvents, ...mediaEvents, ...webhookEvents, ...contactFormEvents, ...reviewNoticeEvents, ...auditEvents, ...refusalEvents]);
 }

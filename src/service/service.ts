@@ -61,6 +61,7 @@ import { consoleRoutes } from '../http/console/console-routes.ts';
 import { PACKAGE_ROOT, packageVersion } from '../package-root.ts';
 import { OperationsOverviewService } from '../application/operations-overview.ts';
 import { KeyUsageRecorder } from '../application/key-usage.ts';
+import { RefusalRecorder } from '../application/refusal-recorder.ts';
 import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
 import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
@@ -186,9 +187,10 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
-  let refusals: SampledRefusalLog | undefined;
+  let sampledRefusals: SampledRefusalLog | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
+  let refusals: RefusalRecorder | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -259,6 +261,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.allowedMethods());
       }
       const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
+      refusals = adminDepsValue.refusals;
+      refusals?.start();
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
       // Also in an API-only process (production's replicas serve the console): status, retry and skip go
@@ -311,8 +315,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       const limits = config.http;
       lag = new EventLoopLag().start();
       const loopLag = lag;
-      refusals = new SampledRefusalLog(logger);
-      const refusalLog = refusals;
+      sampledRefusals = new SampledRefusalLog(logger);
+      const refusalLog = sampledRefusals;
       const shedder = new LoadShedder({
         lagMs: () => loopLag.currentMs(),
         maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY,
@@ -345,6 +349,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     }
   } catch (error) {
     lag?.stop();
+    await refusals?.stop();
     await anchoring?.stop();
     await auditKeys?.close();
     versions?.stop();
@@ -372,9 +377,11 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
         await http?.close(config.shutdownGraceMs);
-        refusals?.flush();
+        sampledRefusals?.flush();
         lag?.stop();
         versions?.stop();
+        progress('the counts of refused writes to be recorded');
+        await refusals?.stop();
         progress('the audit anchoring scan');
         await anchoring?.stop();
         await auditKeys?.close();
@@ -450,6 +457,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     logger: d.logger,
     secrets: new SecretBox(resolveSecretsKey(config)),
     keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
+    refusals: new RefusalRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
   };
 }
 

@@ -103,14 +103,21 @@ describe('approval policy: human approval and four eyes', function () {
     const scheduled = await f.call('POST', `/revisions/${target.id}/approve`, { body: { publishAt: '2099-01-01T00:00:00Z' }, ...agent() });
     expect(scheduled.status).to.equal(403);
     expect(scheduled.body.error.code).to.equal('HUMAN_APPROVAL_REQUIRED');
+    // A bulk schedule by an agent key is refused as a whole, before any revision.
     const bulk = await f.call('POST', '/revisions/bulk-schedule', { body: { revisionIds: [target.id], publishAt: '2099-01-01T00:00:00Z' }, ...agent() });
-    expect(bulk.body.results[0].error.code).to.equal('HUMAN_APPROVAL_REQUIRED');
+    expect(bulk.status).to.equal(403);
+    expect(bulk.body.error.code).to.equal('HUMAN_APPROVAL_REQUIRED');
 
+    // The refusals about the revision are in the entry's history (the first of each operation: repeats are counted).
     const history = await f.call('GET', `/entries/${target.entryId}/history`, as(admin));
-    const refusals = history.body.items.filter((item: { type: string }) => item.type === 'entry.revision-approval-refused');
-    expect(refusals).to.have.length(3);
-    expect(refusals[0]).to.include({ kind: 'approval refused by the approval policy', revisionId: target.id });
+    const refusals = history.body.items.filter((item: { type: string }) => item.type === 'write.refused');
+    expect(refusals.map((r: { refusal: { operation: string } }) => r.refusal.operation)).to.deep.equal(['publishRevision', 'approveRevision']);
+    expect(refusals[0]).to.include({ kind: 'write refused', revisionId: target.id });
+    expect(refusals[0].refusal).to.deep.include({ code: 'HUMAN_APPROVAL_REQUIRED', reason: 'policy', rule: 'humanApproval', count: 1 });
     expect(refusals[0].actor).to.deep.equal({ type: 'agent', id: f.project.agentKey.keyId });
+    // The bulk refusal named no entry: it is in the project's audit log.
+    const log = await f.call('GET', `/audit-log?actor=${f.project.agentKey.keyId}&limit=50`, as(admin));
+    expect(log.body.items.find((item: { type: string; refusal?: { operation: string } }) => item.type === 'write.refused' && item.refusal?.operation === 'bulkScheduleRevisions')).to.not.equal(undefined);
 
     const byPerson = await publish(target, as(admin));
     expect(byPerson.status, JSON.stringify(byPerson.body)).to.equal(200);

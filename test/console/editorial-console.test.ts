@@ -349,6 +349,27 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await screenshot(page, 'audit-log');
   });
 
+  it('the audit log flags an approval made while fourEyes was off and shows refused writes with their count', async () => {
+    const { page } = reviewer;
+    expect((await api('PUT', '/project/approval-policy', { fourEyes: true })).status).to.equal(200);
+    expect((await api('PUT', '/project/approval-policy', { fourEyes: false })).status).to.equal(200);
+    const own = await api('POST', `/form-sets/${formSetId}/entries`, { slug: 'own-approval', fields: { title: { en: 'Own approval' } } });
+    expect((await api('POST', `/revisions/${own.body.revision.id}/submit`, {})).status).to.equal(200);
+    expect((await api('POST', `/revisions/${own.body.revision.id}/publish`, { revision: 1 })).status).to.equal(200);
+    for (let i = 0; i < 3; i++) expect((await f.call('PUT', '/project/approval-policy', { body: { fourEyes: true } })).status).to.equal(403);
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByLabel('Entry id').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const flagged = page.locator('table.list').getByRole('row', { name: /approved while fourEyes was off/ });
+    await flagged.waitFor();
+    expect(await flagged.innerText()).to.include('published').and.include(f.project.adminEmail);
+    const refused = page.locator('table.list').getByRole('row', { name: /write refused/ });
+    expect(await refused.first().innerText()).to.include('setApprovalPolicy → FORBIDDEN (scope), 1×');
+    await expectAccessible(page, 'the audit log with flags');
+    await screenshot(page, 'audit-log-flags');
+  });
+
   it('media library: upload with progress, edit the alt text, search (sent once the typing pauses); the upload is then offered by the picker', async () => {
     const { page } = reviewer;
     await page.getByRole('link', { name: 'Media library' }).click();

@@ -101,4 +101,14 @@ describe('asset decider', () => {
     expect(refusal(() => assetDecider.decide(command, deleted, { principal: admin, now: NOW })).code).to.equal('NOT_FOUND');
     expect(refusal(() => assetDecider.decide({ type: 'update_details', projectId: PROJECT, altText: 'x' }, deleted, { principal: admin, now: NOW })).code).to.equal('NOT_FOUND');
   });
+
+  it('humanApproval: an agent key may not delete media, every asset being served by its URL (403 HUMAN_APPROVAL_REQUIRED); a person may', () => {
+    const state = given(uploaded());
+    const command: AssetCommand = { type: 'delete_asset', projectId: PROJECT, blobKeys: [upload.blobKey] };
+    const approvalPolicy = { humanApproval: true, fourEyes: false };
+    const error = refusal(() => assetDecider.decide(command, state, { principal: agent('full'), now: NOW, approvalPolicy }));
+    expect(error.code).to.equal('HUMAN_APPROVAL_REQUIRED');
+    expect(error.subject).to.deep.equal({ assetId: ASSET });
+    expect(assetDecider.decide(command, state, { principal: admin, now: NOW, approvalPolicy })).to.have.length(1);
+  });
 });

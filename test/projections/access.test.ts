@@ -87,6 +87,7 @@ describe('access projection', () => {
       loginBranding: { logoUrl: null, primaryColor: null, accentColor: null, message: null },
       ipAllowlist: [],
       approvalPolicy: { humanApproval: false, fourEyes: false },
+      usualApprovalPolicy: { humanApproval: false, fourEyes: false },
       reviewNoticeChat: null,
       createdAt: projectAt,
       updatedAt: projectAt,
@@ -127,6 +128,7 @@ describe('access projection', () => {
       loginBranding: { logoUrl: 'https://cdn.acme.example/logo.png', primaryColor: '#112233', accentColor: null, message: 'Welcome back' },
       ipAllowlist: [{ id: ALLOW_2, cidr: '198.51.100.7/32', label: 'VPN' }],
       approvalPolicy: { humanApproval: false, fourEyes: true },
+      usualApprovalPolicy: { humanApproval: false, fourEyes: true },
       reviewNoticeChat: null,
       createdAt: projectAt,
       updatedAt: lastAt,
@@ -239,6 +241,7 @@ describe('access projection', () => {
       prefix: first.prefix,
       createdAt: firstAt,
       revokedAt: null,
+      issuedBy: { type: 'operator', id: 'ops' },
     };
     expect(await h.doc('agent_keys', first.hash)).to.deep.equal(issued);
     expect(await h.doc('agent_keys_by_id', KEY_1)).to.deep.equal(issued);
@@ -262,6 +265,34 @@ describe('access projection', () => {
     expect(await h.doc('public_keys_by_id', PUB_1)).to.deep.equal({ ...publicKey, revokedAt: pubRevokedAt });
     const active = (await h.find('agent_keys_by_id', { filter: { projectId: PROJECT, revokedAt: null } })).map((k) => k['keyId']);
     expect(active).to.deep.equal([KEY_2]);
+  });
+
+  it("keeps the project's usual approval policy: a rule stays in it once it has been on, whatever the policy now", async () => {
+    await tenantAndProject();
+    await project({ type: 'set-approval-policy', fourEyes: true });
+    await project({ type: 'set-approval-policy', fourEyes: false, humanApproval: true });
+    await project({ type: 'set-approval-policy', humanApproval: false });
+    await h.project();
+    expect(await h.doc('projects', PROJECT)).to.deep.include({
+      approvalPolicy: { humanApproval: false, fourEyes: false },
+      usualApprovalPolicy: { humanApproval: true, fourEyes: true },
+    });
+  });
+
+  it("names the person a key acts for: the event's issuedBy, or for a key issued before it was recorded, the issuing event's actor", async () => {
+    await tenantAndProject();
+    const admin: Caller = { kind: 'user', userId: ADMIN, tenantId: TENANT, role: 'tenant_admin' };
+    const byAdmin = newApiKey('agent');
+    tick();
+    await handleCommand(h.log, projectKeysStream(PROJECT), keyDecider, { type: 'issue-agent-key', keyId: KEY_1, scope: 'full', name: 'Admin bot', prefix: byAdmin.prefix, hash: byAdmin.hash }, { caller: admin, project: { id: PROJECT, tenantId: TENANT, plan: 'business' }, now: h.clock.now() }, { actor: { type: 'user', id: ADMIN } });
+    // A key issued by an earlier version: no issuedBy in the event, the admin's session as its actor.
+    const legacy = newApiKey('agent');
+    tick();
+    await h.log.append(projectKeysStream(PROJECT), [{ type: 'agent-key.issued', data: { keyId: KEY_2, projectId: PROJECT, tenantId: TENANT, scope: 'content', name: 'Old bot', prefix: legacy.prefix, hash: legacy.hash, issuedAt: h.clock.now().toISOString() } }], 'any', { actor: { type: 'user', id: EDITOR } });
+    await h.project();
+    expect(await h.doc('agent_keys_by_id', KEY_1)).to.deep.include({ issuedBy: { type: 'user', id: ADMIN } });
+    expect(await h.doc('agent_keys_by_id', KEY_2)).to.deep.include({ issuedBy: { type: 'user', id: EDITOR } });
+    expect(await h.doc('agent_keys', legacy.hash)).to.deep.include({ issuedBy: { type: 'user', id: EDITOR } });
   });
 
   it('a rebuild from the log gives the same documents as the live projector', async () => {

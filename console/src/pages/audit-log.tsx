@@ -64,7 +64,20 @@ export function AuditLog() {
             <tr key={item.eventId}>
               <td>{formatTime(item.occurredAt)}</td>
               <td>{actorName(item.actor)}</td>
-              <td>{eventName(item)}</td>
+              <td>
+                {eventName(item)}
+                {item.flag && (
+                  <>
+                    {' '}
+                    <span className={`badge audit-flag-${item.flag.kind}`}>{t(`audit.flag.${item.flag.kind}`, { rules: item.flag.rules.join(', ') })}</span>
+                  </>
+                )}
+                {item.refusal && (
+                  <div className="muted">
+                    {t('audit.refusal', { operation: item.refusal.operation, code: item.refusal.code, reason: item.refusal.reason, count: String(item.refusal.count) })}
+                  </div>
+                )}
+              </td>
               <td>{item.entryId ? <Link to={path(`entries/${item.entryId}/history`)}>{item.entryId.slice(0, 8)}</Link> : item.streamId}</td>
             </tr>
           ))}

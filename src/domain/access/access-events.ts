@@ -3,6 +3,7 @@ import { defineEvent, type EventDefinition } from '../../event-store/event-catal
 import { PLANS } from '../plans.ts';
 import { AGENT_KEY_DISPLAY_LENGTH, AGENT_KEY_PREFIX, PUBLIC_KEY_DISPLAY_LENGTH, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
 import { isPasswordHash } from '../../security/password-hashing.ts';
+import type { EventActor } from '../decider.ts';
 
 /**
  * Events of tenants, projects, users and keys. Secrets never appear in clear: users carry a password
@@ -100,14 +101,20 @@ export const projectLoginAppearanceChanged = defineEvent({
 });
 
 /**
- * The project's approval policy as a whole after the change (spec section 3 rule 1 made stricter; both off
- * by default): humanApproval, agent keys may not approve or publish; fourEyes, whoever approves or publishes
- * a revision differs from its last editor and its submitter.
+ * The project's approval policy as a whole after the change (spec section 3 rule 1 made stricter; both off by
+ * default): humanApproval, agent keys may not approve or publish, nor rename, delete or withdraw live content;
+ * fourEyes, whoever approves or publishes a revision is another person than its last editor and its submitter.
+ * `previous`: the policy before the change (absent on changes recorded before it was).
  */
 export const projectApprovalPolicyChanged = defineEvent({
   type: 'project.approval-policy-changed',
   version: 1,
-  schema: z.object({ projectId: id, humanApproval: z.boolean(), fourEyes: z.boolean() }),
+  schema: z.object({
+    projectId: id,
+    humanApproval: z.boolean(),
+    fourEyes: z.boolean(),
+    previous: z.object({ humanApproval: z.boolean(), fourEyes: z.boolean() }).optional(),
+  }),
 });
 
 /**
@@ -177,6 +184,13 @@ export const userSessionRevoked = defineEvent({
 
 // ---- keys
 
+/** A person who issues keys: a console user (tenant_admin session) or an operator at the command line. */
+const issuer = z.object({ type: z.enum(['user', 'operator']), id: z.string().min(1).max(200) });
+
+/**
+ * `issuedBy`: the person the key acts for (src/domain/access/people.ts). Absent on keys issued before it was
+ * recorded: their issuer is the actor of this event, which the log has always recorded.
+ */
 export const agentKeyIssued = defineEvent({
   type: 'agent-key.issued',
   version: 1,
@@ -189,6 +203,7 @@ export const agentKeyIssued = defineEvent({
     prefix: agentKeyPrefix,
     hash: keyHash,
     issuedAt: timestamp,
+    issuedBy: issuer.optional(),
   }),
 });
 
@@ -244,8 +259,8 @@ export const accessEvents = [
   publicKeyRevoked,
 ] as const satisfies readonly EventDefinition[];
 
-/** The domain event (type and data) a definition describes. */
-export type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? { type: Type; data: Data } : never;
+/** The domain event (type and data, and who caused it once it is in the log) a definition describes. */
+export type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? { type: Type; data: Data; actor?: EventActor } : never;
 
 export type TenantEvent = EventOf<typeof tenantCreated>;
 export type ProjectEvent =

@@ -7,6 +7,7 @@ import type { KeyEvent } from './access-events.ts';
 import { maxActiveAgentKeys } from './agent-key-limits.ts';
 import { displayName } from './access-values.ts';
 import { assertCallerSeesProject, type Caller } from './caller.ts';
+import { personFromActor, type Person } from './people.ts';
 import { assertCan } from './permissions.ts';
 
 /**
@@ -31,6 +32,11 @@ export interface AgentKey {
   hash: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * The person the key acts for: who issued it (the event's issuedBy, or for a key issued before that was
+   * recorded, the event's actor). Null only when neither names a person.
+   */
+  issuedBy: Person | null;
 }
 
 export interface PublicKey {
@@ -83,6 +89,7 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
           hash: d.hash,
           createdAt: d.issuedAt,
           revokedAt: null,
+          issuedBy: d.issuedBy ? { ...d.issuedBy } : personFromActor(event.actor),
         };
         return { ...state, agentKeys: [...state.agentKeys, key] };
       }
@@ -110,6 +117,8 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
         if (name.length > KEY_NAME_MAX_LENGTH) throw invalid(`name must be at most ${KEY_NAME_MAX_LENGTH} characters`);
         checkMaterial(command, AGENT_KEY_PREFIX, AGENT_KEY_DISPLAY_LENGTH);
         checkUnique(state, command.keyId, command.hash);
+        const issuedBy = personFromActor(actorOfIssuer(caller));
+        if (!issuedBy) throw invalid('an agent key is issued by a console user or an operator, who it then acts for');
 
         const active = activeAgentKeys(state);
         const max = maxActiveAgentKeys(project.plan);
@@ -133,6 +142,7 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
               prefix: command.prefix,
               hash: command.hash,
               issuedAt: at,
+              issuedBy,
             },
           },
         ];
@@ -166,6 +176,20 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
     }
   },
 };
+
+/** Who issues: a console user or an operator (an agent key never issues keys: assertCan refuses it first). */
+function actorOfIssuer(caller: Caller): { type: string; id: string } | null {
+  if (caller.kind === 'user') return { type: 'user', id: caller.userId };
+  if (caller.kind === 'operator') return { type: 'operator', id: caller.operatorId };
+  return null;
+}
+
+/** The person each agent key acts for, by key id (keys whose issuer is unknown are left out). */
+export function keyIssuersOf(state: ProjectKeys): Map<string, Person> {
+  const issuers = new Map<string, Person>();
+  for (const key of state.agentKeys) if (key.issuedBy) issuers.set(key.id, key.issuedBy);
+  return issuers;
+}
 
 export function activeAgentKeys(state: ProjectKeys): AgentKey[] {
   return state.agentKeys.filter((k) => k.revokedAt === null);

@@ -55,6 +55,11 @@ export interface ApprovalPolicy {
 
 export const DEFAULT_APPROVAL_POLICY: Readonly<ApprovalPolicy> = Object.freeze({ humanApproval: false, fourEyes: false });
 
+/** Rule by rule, the stricter of two policies (a rule is on when it is on in either). */
+export function strictestOf(a: ApprovalPolicy, b: ApprovalPolicy): ApprovalPolicy {
+  return { humanApproval: a.humanApproval || b.humanApproval, fourEyes: a.fourEyes || b.fourEyes };
+}
+
 export interface IpAllowlistEntry {
   id: string;
   /** Canonical CIDR (network address / prefix length). */
@@ -291,7 +296,7 @@ function decideProject(command: ProjectCommand, state: ProjectState, context: Pr
       const current = state.approvalPolicy;
       const next: ApprovalPolicy = { humanApproval: command.humanApproval ?? current.humanApproval, fourEyes: command.fourEyes ?? current.fourEyes };
       const unchanged = next.humanApproval === current.humanApproval && next.fourEyes === current.fourEyes;
-      return unchanged ? [] : [{ type: 'project.approval-policy-changed', data: { projectId, ...next } }];
+      return unchanged ? [] : [{ type: 'project.approval-policy-changed', data: { projectId, ...next, previous: { ...current } } }];
     }
 
     case 'set-review-notice-chat': {

@@ -1,3 +1,5 @@
+import type { ApprovalPolicy } from '../access/project-decider.ts';
+import { requirePersonFor } from '../approval-policy.ts';
 import type { Decider } from '../decider.ts';
 import { invalid, notFound } from '../domain-error.ts';
 import { assertCan } from '../access/permissions.ts';
@@ -36,6 +38,8 @@ export interface AssetContext {
   principal: Principal;
   /** ISO 8601 UTC. */
   now: string;
+  /** The project's approval policy (absent: both rules off). humanApproval: an agent key may not delete an asset (every asset is served by its URL). */
+  approvalPolicy?: ApprovalPolicy | undefined;
 }
 
 /**
@@ -62,7 +66,8 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetCo
     }
   },
 
-  decide(command, state, { principal, now }) {
+  decide(command, state, context) {
+    const { principal, now } = context;
     if (principal.kind === 'agent' && principal.projectId !== command.projectId) throw notFound('No such asset in this project.');
     switch (command.type) {
       case 'register_upload': {
@@ -93,6 +98,7 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetCo
       case 'delete_asset': {
         assertCan(principal, 'media.delete');
         const asset = requireActive(state, command.projectId);
+        requirePersonFor(principal, context.approvalPolicy, 'delete_media', { assetId: asset.assetId }, 'delete media (the public media URL of every asset answers 404 after it, wherever live content uses it)');
         return [{ type: 'media.asset-deleted', data: { projectId: asset.projectId, assetId: asset.assetId, blobKeys: command.blobKeys, deletedAt: now } }];
       }
     }

@@ -9,7 +9,8 @@ import { defineEvent } from '../../event-store/event-catalog.ts';
  * deleted.
  *
  * Deliveries: the webhooks projection folds content events (entry.revision-published, entry.deleted,
- * master.published; for the review additions entry.revision-submitted, -rejected and -approved) and the subscriptions into pending deliveries with deterministic ids, so nothing
+ * master.published; for the review additions entry.revision-submitted, -rejected and -approved; for the audit
+ * addition project.approval-policy-changed) and the subscriptions into pending deliveries with deterministic ids, so nothing
  * is appended to ask for them and a rebuild arrives at the same ids. Everything that happens to a
  * delivery is on stream `webhook-delivery-${deliveryId}`: a redelivery or a test asked for from the admin
  * API, and each attempt's start (with the exact payload bytes, fixed at the first attempt) appended
@@ -27,8 +28,13 @@ export const SPEC_WEBHOOK_EVENT_TYPES = ['entry.published', 'entry.updated', 'en
  * for a later publish time. Opt-in like every event: a webhook receives them only when its `events` name them.
  */
 export const REVIEW_WEBHOOK_EVENT_TYPES = ['entry.submitted', 'entry.rejected', 'entry.scheduled'] as const;
-/** The events a webhook can subscribe to: the spec's four, then the review additions. */
-export const WEBHOOK_EVENT_TYPES = [...SPEC_WEBHOOK_EVENT_TYPES, ...REVIEW_WEBHOOK_EVENT_TYPES] as const;
+/**
+ * Additions for audit: the project's approval policy changed (project.approval-policy-changed), so that a system
+ * outside the service learns at once that a rule was turned off or on, and by whom. Opt-in like every event.
+ */
+export const AUDIT_WEBHOOK_EVENT_TYPES = ['approval-policy.changed'] as const;
+/** The events a webhook can subscribe to: the spec's four, then the review additions, then the audit additions. */
+export const WEBHOOK_EVENT_TYPES = [...SPEC_WEBHOOK_EVENT_TYPES, ...REVIEW_WEBHOOK_EVENT_TYPES, ...AUDIT_WEBHOOK_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const WEBHOOK_NAME_MAX = 100;
@@ -85,7 +91,7 @@ export const webhookRedeliveryRequested = defineEvent({
 export const webhookTestRequested = defineEvent({
   type: 'webhook.test-requested',
   version: 1,
-  schema: z.object({ ...deliveryScope, jobId: id, event: eventType, payloadFields: z.record(z.string(), z.union([z.string(), z.number()])) }),
+  schema: z.object({ ...deliveryScope, jobId: id, event: eventType, payloadFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) }),
 });
 
 export const DISPATCH_TRIGGERS = ['event', 'redelivery', 'test'] as const;

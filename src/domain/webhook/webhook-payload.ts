@@ -28,7 +28,22 @@ export interface MasterPayloadFields {
   record_count: number;
 }
 
-export type PayloadFields = EntryPayloadFields | MasterPayloadFields;
+/**
+ * approval-policy.changed: the project's approval policy after the change and before it, and who changed it (a
+ * console user by user id, an operator by name). Flat, like the spec's payloads.
+ */
+export interface PolicyPayloadFields {
+  event: 'approval-policy.changed';
+  project_id: string;
+  human_approval: boolean;
+  four_eyes: boolean;
+  previous_human_approval: boolean;
+  previous_four_eyes: boolean;
+  changed_by_type: string;
+  changed_by_id: string;
+}
+
+export type PayloadFields = EntryPayloadFields | MasterPayloadFields | PolicyPayloadFields;
 
 /** The exact body: the spec's fields in the spec's order, then the timestamp (ISO 8601 UTC, milliseconds). */
 export function serializePayload(fields: PayloadFields, timestamp: Date): string {
@@ -36,6 +51,10 @@ export function serializePayload(fields: PayloadFields, timestamp: Date): string
   if (fields.event === 'master.published') {
     const { event, project_id, master_entity_id, master_entity_key, record_count } = fields;
     return JSON.stringify({ event, project_id, master_entity_id, master_entity_key, record_count, timestamp: time });
+  }
+  if (fields.event === 'approval-policy.changed') {
+    const { event, project_id, human_approval, four_eyes, previous_human_approval, previous_four_eyes, changed_by_type, changed_by_id } = fields;
+    return JSON.stringify({ event, project_id, human_approval, four_eyes, previous_human_approval, previous_four_eyes, changed_by_type, changed_by_id, timestamp: time });
   }
   const { event, project_id, form_set_slug, entry_slug, entry_id, revision_id, publish_at } = fields;
   return JSON.stringify({
@@ -56,6 +75,9 @@ const NIL = '00000000-0000-0000-0000-000000000000';
 export function testPayloadFields(event: WebhookEventType, projectId: string): PayloadFields {
   if (event === 'master.published') {
     return { event, project_id: projectId, master_entity_id: NIL, master_entity_key: 'test-master', record_count: 0 };
+  }
+  if (event === 'approval-policy.changed') {
+    return { event, project_id: projectId, human_approval: false, four_eyes: true, previous_human_approval: false, previous_four_eyes: false, changed_by_type: 'user', changed_by_id: NIL };
   }
   return {
     event,

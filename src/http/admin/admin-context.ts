@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { KeyUsageRecorder } from '../../application/key-usage.ts';
+import type { RefusalRecorder } from '../../application/refusal-recorder.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ContentService, ProjectView } from '../../application/content-service.ts';
 import type { AccessService } from '../../application/access-service.ts';
@@ -37,6 +38,8 @@ export interface AdminDeps {
   keyUsage?: KeyUsageRecorder;
   /** Seals what an idempotent create's record must keep of a secret shown once (SECRETS_KEY, as webhook secrets). */
   secrets?: SecretBox;
+  /** Records refused writes in the audit trail, aggregated (src/application/refusal-recorder.ts). */
+  refusals?: RefusalRecorder;
 }
 
 /** The access read model's project document. */

@@ -21,12 +21,14 @@ import { mcpRoute } from './mcp-route.ts';
 import { asOfRoutes } from './as-of-routes.ts';
 import { reviewNoticeRoutes } from './review-notice-routes.ts';
 import { operationsRoutes } from './operations-routes.ts';
+import { recordRefusedWrite } from './refusal-audit.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService } = {}): Router {
   const router = newRouter({ prefix: '/admin/v1' });
-  const api = new ApiRegistry();
+  // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
+  const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error) });
   const open = authRoutes(deps, api);
   const session = sessionRoutes(deps, api);
   const content = contentRoutes(deps, api);

@@ -74,16 +74,28 @@ type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 export class ApiRegistry {
   readonly routes: ApiRoute<z.ZodType | undefined, z.ZodType | undefined>[] = [];
 
+  /**
+   * `onWriteError`: called with the error of every write (any method but GET) whose handler threw, before the
+   * error is answered; the admin API records refused writes with it (refusal-audit.ts).
+   */
+  constructor(private readonly options: { onWriteError?: (ctx: Context, operationId: string, error: unknown) => Promise<void> } = {}) {}
+
   add<Body extends z.ZodType | undefined = undefined, Query extends z.ZodType | undefined = undefined>(
     router: Router,
     route: ApiRoute<Body, Query>,
     handler: (ctx: Context, input: { body: Parsed<Body>; query: Parsed<Query> }) => Promise<void>,
   ): void {
     this.routes.push(route as never);
+    const onWriteError = route.method === 'get' ? undefined : this.options.onWriteError;
     const middleware = async (ctx: Context) => {
       const body = route.body ? parse(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
       const query = route.query ? parse(route.query, ctx.query, 'query') : undefined;
-      await handler(ctx, { body: body as Parsed<Body>, query: query as Parsed<Query> });
+      try {
+        await handler(ctx, { body: body as Parsed<Body>, query: query as Parsed<Query> });
+      } catch (error) {
+        await onWriteError?.(ctx, route.operationId, error);
+        throw error;
+      }
     };
     const stack = route.body ? [jsonBody(route.bodyLimitBytes === undefined ? {} : { limitBytes: route.bodyLimitBytes }), middleware] : [middleware];
     (router[route.method] as (path: string, ...mw: unknown[]) => Router)(route.path, ...stack);

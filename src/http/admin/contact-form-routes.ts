@@ -110,7 +110,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
     ctx.body = { items: await forms.list(principalOf(ctx), projectOf(ctx)) };
   });
 
-  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...input } = body;
     const result = await forms.create(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
@@ -121,7 +121,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
     ctx.body = await forms.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
   });
 
-  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { expectedVersion, ...patch } = body as Record<string, unknown> & { expectedVersion?: number };
     ctx.body = await forms.update(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), patch, expectedVersion);
   });

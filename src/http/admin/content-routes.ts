@@ -106,7 +106,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = formSetDetail(await content.formSetOrFail(projectOf(ctx), id(ctx, 'formSetId')) as never);
   });
 
-  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion, ...definition } = body;
     const updated = await content.updateFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), definition, expectedVersion);
     ctx.body = formSetDetail(updated as never);
@@ -214,7 +214,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     publish: 'Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale)',
   };
   for (const action of actions) {
-    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: action === 'approve' || action === 'publish' ? { 403: POLICY_REFUSALS, 409: ['REVISION_CONFLICT', 'CONFLICT'] } : { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
+    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: action === 'approve' || action === 'publish' ? { 403: POLICY_REFUSALS, 409: ['REVISION_CONFLICT', 'CONFLICT'] } : action === 'withdraw' ? { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['REVISION_CONFLICT', 'CONFLICT'] } : { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
       ctx.body = await content.revisionAction(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), action, body);
     });
   }

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { IN_REVIEW_STATUSES, REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { formSetDefinitionSchema } from '../../domain/content/form-set/form-set-definition.ts';
 import { FIELD_TYPES } from '../../domain/content/form-set/field-types.ts';
+import { APPROVAL_RULES } from '../../domain/approval-policy.ts';
+import { REFUSAL_CODES, REFUSAL_REASONS } from '../../domain/refusal-events.ts';
+import { AUDIT_FLAG_KINDS } from '../../audit/audit-flags.ts';
 
 /** The admin API's answers for form sets, entries and revisions, shaped from their read-model documents. */
 
@@ -154,6 +157,26 @@ export const historyItemSchema = z.object({
   occurredAt: z.string(),
   revisionId: z.uuid().nullable(),
   revision: z.number().int().nullable(),
+  flag: z
+    .object({
+      kind: z.enum(AUDIT_FLAG_KINDS).describe('approved-while-policy-off: approved or published while a rule of the project\'s usual approval policy was off, which that rule would have refused; write-refused: a write refused by a role, a key\'s scope or the approval policy; publication-refused: a scheduled revision the policy in force refused to publish.'),
+      rules: z.array(z.enum(APPROVAL_RULES)).describe('The approval policy rules concerned.'),
+    })
+    .optional()
+    .describe('What the audit log flags of the event; absent when nothing.'),
+  refusal: z
+    .object({
+      operation: z.string().describe('The admin API operation refused (its operationId).'),
+      code: z.enum(REFUSAL_CODES),
+      reason: z.enum(REFUSAL_REASONS).describe('role: the session\'s role; scope: the agent key\'s scope; policy: the approval policy.'),
+      rule: z.enum(APPROVAL_RULES).optional(),
+      count: z.number().int().describe('How many refusals the record stands for: 1 for the first of a window, then the further ones of the window counted.'),
+      repeated: z.boolean().describe('true: the further refusals of a window (same actor, operation and code), counted.'),
+      firstAt: z.string(),
+      lastAt: z.string(),
+    })
+    .optional()
+    .describe('A refused write (type write.refused): what was refused, why, and how often.'),
 }).meta({ id: 'HistoryItem' });
 
 export const auditItemSchema = historyItemSchema.extend({ streamId: z.string(), entryId: z.uuid().nullable() }).meta({ id: 'AuditItem' });

@@ -8,6 +8,7 @@ import { statusOfDomainCode } from '../errors/domain-error-to-http.ts';
 import type { DomainErrorCode } from '../../domain/domain-error.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { errorEnvelopeSchema } from './error-envelope-schema.ts';
+import { recordRefusedWrite } from './refusal-audit.ts';
 import { auditItemSchema, createdEntrySchema, diffSchema, entrySummary, entrySummarySchema, historyItemSchema, revisionRefSchema, reviewItem, reviewItemSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
@@ -110,16 +111,16 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
     await content.deleteEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.renameEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.slug));
   });
 
-  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.setImportMetadata(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body));
   });
 
@@ -142,10 +143,13 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
         // None was scheduled: the failures' common status and code (else 409 CONFLICT), with the results beside the envelope.
         ...Object.fromEntries(([400, 403, 404, 409] as const).map((status) => [status, { description: 'None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it', schema: bulkScheduleFailureSchema }])),
       },
-      errors: {},
+      // humanApproval refuses an agent key's bulk schedule as a whole, before any revision (the envelope alone).
+      errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] },
     },
     async (ctx, { body }) => {
-      const outcome = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt);
+      const outcome = await content.bulkSchedule(principalOf(ctx), projectOf(ctx), body.revisionIds, body.publishAt, {
+        onRefused: (error) => recordRefusedWrite(deps, ctx, 'bulkScheduleRevisions', error),
+      });
       if (outcome.failed === 0) {
         ctx.body = outcome;
       } else if (outcome.succeeded > 0) {

@@ -201,7 +201,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     ctx.body = withUrl(ctx, project.projectId, await service.updateDetails(principalOf(ctx), project, assetId(ctx), body));
   });
 
-  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
     await service.delete(principalOf(ctx), projectOf(ctx), assetId(ctx));
     ctx.status = 204;
   });

@@ -26,6 +26,8 @@ interface KeyRecord {
   createdAt: string;
   revokedAt: string | null;
   lastUsedAt?: string;
+  /** Agent keys: the person the key acts for (absent on public keys, and on documents folded before it was kept). */
+  issuedBy?: { type: 'user' | 'operator'; id: string } | null;
 }
 
 interface UserRecord {
@@ -139,6 +141,10 @@ const keySummarySchema = z.object({
   createdAt: z.string(),
   revokedAt: z.string().nullable(),
   lastUsedAt: z.string().nullable().describe('Agent keys: when the key was last used, exact to 10 minutes; null if never (and for public keys).'),
+  issuedBy: z
+    .object({ type: z.enum(['user', 'operator']).describe('A console user (id: the user id) or an operator at the command line (id: the name the CLI recorded).'), id: z.string() })
+    .nullable()
+    .describe('Agent keys: the person who issued the key, and for whom it acts (four eyes counts what it writes, submits or approves as theirs); null for public keys.'),
 }).meta({ id: 'KeySummary' });
 const issuedKeySchema = keySummarySchema.extend({ key: z.string().describe('The key itself, shown in this answer only.'), notice: z.string() }).meta({ id: 'IssuedKey' });
 const userSummarySchema = z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), createdAt: z.string() }).meta({ id: 'UserSummary' });
@@ -326,7 +332,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const stored = await reader.get<Doc<KeyRecord>>('access', collection, issued.keyId);
     ctx.status = 201;
     ctx.body = {
-      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: issued.createdAt, revokedAt: null, lastUsedAt: null }),
+      ...(stored ? keySummary(stored, body.type) : { id: issued.keyId, type: body.type, prefix: issued.prefix, scope: body.type === 'agent' ? (body.scope ?? 'full') : null, name: body.type === 'agent' ? (body.name ?? 'Agent key') : null, createdAt: issued.createdAt, revokedAt: null, lastUsedAt: null, issuedBy: body.type === 'agent' && caller.kind === 'user' ? { type: 'user', id: caller.userId } : null }),
       key: shown,
       notice: 'Store this key now: it is shown only once.',
     } satisfies z.input<typeof issuedKeySchema>;
@@ -405,6 +411,7 @@ function keySummary(key: KeyRecord, type: 'agent' | 'public'): z.input<typeof ke
     createdAt: key.createdAt,
     revokedAt: key.revokedAt,
     lastUsedAt: key.lastUsedAt ?? null,
+    issuedBy: type === 'agent' && key.issuedBy ? { type: key.issuedBy.type, id: key.issuedBy.id } : null,
   };
 }
 

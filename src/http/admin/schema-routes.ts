@@ -139,7 +139,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { masterId: master.masterId, key: master.key, locale, items: records };
   });
 
-  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: { description: 'The record', schema: createdRecordSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: { description: 'The record', schema: createdRecordSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...record } = body;
     const result = await schema.createRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), record, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
@@ -156,7 +156,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = masterDetail(updated);
   });
 
-  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
     ctx.body = masterDetail(await schema.publishMaster(principalOf(ctx), projectOf(ctx), masterId(ctx)));
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, DESTRUCTIVE, idempotencyKey, masterRef, READ_ONLY, requireSession, resolveMasterId, WRITES, type ToolDefinition } from '../tool-kit.ts';
+import { defineTool, DESTRUCTIVE, idempotencyKey, masterRef, READ_ONLY, resolveMasterId, sessionRequest, WRITES, type ToolDefinition } from '../tool-kit.ts';
 import { createdRecordSchema, masterDetailSchema, masterRecordsSchema, masterSummarySchema } from '../../http/admin/schema-routes.ts';
 
 const recordValue = z.string().min(1).max(100).describe('The record\'s value: its stable identifier, what select, radio and multiselect fields store (e.g. "tech").');
@@ -71,9 +71,8 @@ export const masterTools: ToolDefinition[] = [
     output: masterDetailSchema,
     annotations: WRITES,
     run: async (args, context) => {
-      requireSession(context, 'update_master_record', 'console user');
       const { masterId: _id, masterKey: _key, value, ...body } = args;
-      return context.api.request('PATCH', `/master-entities/${await resolveMasterId(context, args)}/records/${encodeURIComponent(value)}`, { body, as: 'session' });
+      return sessionRequest(context, 'update_master_record', 'console user', 'PATCH', `/master-entities/${await resolveMasterId(context, args)}/records/${encodeURIComponent(value)}`, { body });
     },
   }),
 
@@ -93,8 +92,7 @@ export const masterTools: ToolDefinition[] = [
     output: masterDetailSchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
-      requireSession(context, 'update_master_tree', 'console user');
-      return context.api.request('PUT', `/master-entities/${await resolveMasterId(context, args)}/tree`, { body: { nodes: args.nodes }, as: 'session' });
+      return sessionRequest(context, 'update_master_tree', 'console user', 'PUT', `/master-entities/${await resolveMasterId(context, args)}/tree`, { body: { nodes: args.nodes } });
     },
   }),
 ];

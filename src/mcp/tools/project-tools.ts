@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, DESTRUCTIVE, READ_ONLY, requireSession, type ToolDefinition } from '../tool-kit.ts';
+import { defineTool, DESTRUCTIVE, READ_ONLY, sessionRequest, type ToolDefinition } from '../tool-kit.ts';
 import { approvalPolicySchema, contentLocalesSchema, projectOverviewSchema, publicApiInfoSchema } from '../../http/admin/project-routes.ts';
 
 const localeCode = z.string().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, { error: 'must be a language tag such as en, ja or pt-BR' });
@@ -66,15 +66,15 @@ export const projectTools: ToolDefinition[] = [
     name: 'get_approval_policy',
     title: 'Approval policy',
     description:
-      'Returns the project\'s approval policy: {humanApproval, fourEyes}. humanApproval on: agent keys may save_revision and submit_entry_for_review, but publish_revision and approving are refused with 403 HUMAN_APPROVAL_REQUIRED (a person approves in the console; the revision waits in the review queue). fourEyes on: whoever approves or publishes a revision must differ from its last editor and its submitter (403 FOUR_EYES_REQUIRED). Both off by default. Call it before publishing to know whether to stop after submitting. Any agent key scope.',
+      'Returns the project\'s approval policy: {humanApproval, fourEyes}. humanApproval on: agent keys may save_revision and submit_entry_for_review, but publish_revision and approving are refused with 403 HUMAN_APPROVAL_REQUIRED (a person approves in the console; the revision waits in the review queue), and so is changing what is live: renaming, deleting or re-pathing a published entry, withdrawing a scheduled revision, publishing masters, deleting media. fourEyes on: whoever approves or publishes a revision must be another person than its last editor and its submitter (403 FOUR_EYES_REQUIRED); an agent key counts as the person who issued it. Both off by default. Call it before publishing to know whether to stop after submitting. Any agent key scope.',
     input: {},
     output: approvalPolicySchema.extend({ whatAgentsMayDo: z.array(z.string()).describe('What the policy lets an agent key do, in words.') }),
     annotations: READ_ONLY,
     run: async (_args, { api }) => {
       const policy = await api.get<{ humanApproval: boolean; fourEyes: boolean }>('/project/approval-policy');
       const notes = [
-        policy.humanApproval ? 'humanApproval is on: submit revisions for review and stop there; a person approves or publishes them.' : null,
-        policy.fourEyes ? 'fourEyes is on: a revision you saved or submitted must be approved or published by someone else.' : null,
+        policy.humanApproval ? 'humanApproval is on: submit revisions for review and stop there; a person approves or publishes them, and renames, deletes or withdraws live content.' : null,
+        policy.fourEyes ? 'fourEyes is on: a revision saved or submitted by you, or by the person who issued your key (or with another key of theirs), must be approved or published by someone else.' : null,
       ].filter((n): n is string => n !== null);
       return { ...policy, whatAgentsMayDo: notes.length > 0 ? notes : ['Neither rule is on: an agent key may save, submit and publish.'] };
     },
@@ -92,8 +92,7 @@ export const projectTools: ToolDefinition[] = [
     output: approvalPolicySchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
-      requireSession(context, 'set_approval_policy', 'tenant_admin');
-      return context.api.request('PUT', '/project/approval-policy', { body: args, as: 'session' });
+      return sessionRequest(context, 'set_approval_policy', 'tenant_admin', 'PUT', '/project/approval-policy', { body: args });
     },
   }),
 
@@ -109,8 +108,7 @@ export const projectTools: ToolDefinition[] = [
     output: contentLocalesSchema,
     annotations: DESTRUCTIVE,
     run: async (args, context) => {
-      requireSession(context, 'patch_project_content_locales', 'tenant_admin');
-      return context.api.request('PATCH', '/project/content-locales', { body: args, as: 'session' });
+      return sessionRequest(context, 'patch_project_content_locales', 'tenant_admin', 'PATCH', '/project/content-locales', { body: args });
     },
   }),
 ];

@@ -4,7 +4,8 @@ import type { KeyEvent } from '../../../src/domain/access/access-events.ts';
 import { activeAgentKeys, keyDecider, type KeyContext } from '../../../src/domain/access/key-decider.ts';
 import type { Plan } from '../../../src/domain/plans.ts';
 import { newApiKey } from '../../../src/security/api-keys.ts';
-import { admin, agent, editor, foreignAdmin, operator, OTHER_PROJECT, PROJECT, TENANT, given } from './support.ts';
+import { ADMIN_ID, admin, agent, editor, foreignAdmin, operator, OTHER_PROJECT, PROJECT, TENANT, given } from './support.ts';
+import { keyIssuersOf } from '../../../src/domain/access/key-decider.ts';
 
 const KEY_1 = 'f1111111-1111-4111-8111-111111111111';
 const KEY_2 = 'f2222222-2222-4222-8222-222222222222';
@@ -28,13 +29,34 @@ function issued(keyId: string): KeyEvent {
 const revoked = (keyId: string): KeyEvent => ({ type: 'agent-key.revoked', data: { keyId, projectId: PROJECT, revokedAt: '2026-03-02T00:00:00.000Z' } });
 
 describe('key decider', () => {
+  describe('who a key acts for', () => {
+    it('records the person who issued it: the tenant_admin session, or the operator at the command line', () => {
+      const byAdmin = given(keyDecider, []).when(issue(KEY_1).command, context(admin)).events();
+      expect(byAdmin[0]!.data).to.deep.include({ issuedBy: { type: 'user', id: ADMIN_ID } });
+      const byOperator = given(keyDecider, []).when(issue(KEY_1).command, context(operator)).events();
+      expect(byOperator[0]!.data).to.deep.include({ issuedBy: { type: 'operator', id: 'ops' } });
+    });
+
+    it("folds each key's issuer, and takes a key issued before issuers were recorded as its issuing event's actor", () => {
+      const recorded: KeyEvent = { ...issued(KEY_1), data: { ...issued(KEY_1).data, issuedBy: { type: 'user', id: ADMIN_ID } } } as KeyEvent;
+      const legacy = { ...issued(KEY_2), actor: { type: 'operator', id: 'root' } } as KeyEvent;
+      const unattributed = issued(KEY_3);
+      const state = fold(keyDecider, [recorded, legacy, unattributed, revoked(KEY_1)]);
+      // A revoked key keeps its issuer: what it wrote stays its issuer's.
+      expect([...keyIssuersOf(state)]).to.deep.equal([
+        [KEY_1, { type: 'user', id: ADMIN_ID }],
+        [KEY_2, { type: 'operator', id: 'root' }],
+      ]);
+    });
+  });
+
   describe('agent keys', () => {
     it('are issued with the prefix and hash only, never the key', () => {
       const { material, command } = issue(KEY_1, 'content');
       const events = given(keyDecider, []).when(command, context(admin)).then([
         {
           type: 'agent-key.issued',
-          data: { keyId: KEY_1, projectId: PROJECT, tenantId: TENANT, scope: 'content', name: 'CI agent', prefix: material.prefix, hash: material.hash, issuedAt: NOW.toISOString() },
+          data: { keyId: KEY_1, projectId: PROJECT, tenantId: TENANT, scope: 'content', name: 'CI agent', prefix: material.prefix, hash: material.hash, issuedAt: NOW.toISOString(), issuedBy: { type: 'user', id: ADMIN_ID } },
         },
       ]);
       const json = JSON.stringify(events);

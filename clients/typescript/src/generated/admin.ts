@@ -1275,8 +1275,8 @@ export type paths = {
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled), enabled (default true). The answer holds the signing secret, shown this once only
-         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed), enabled (default true). The answer holds the signing secret, shown this once only
+         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1780,6 +1780,36 @@ export type components = {
             occurredAt: string;
             revisionId: string | null;
             revision: number | null;
+            /** @description What the audit log flags of the event; absent when nothing. */
+            flag?: {
+                /**
+                 * @description approved-while-policy-off: approved or published while a rule of the project's usual approval policy was off, which that rule would have refused; write-refused: a write refused by a role, a key's scope or the approval policy; publication-refused: a scheduled revision the policy in force refused to publish.
+                 * @enum {string}
+                 */
+                kind: "approved-while-policy-off" | "write-refused" | "publication-refused";
+                /** @description The approval policy rules concerned. */
+                rules: ("humanApproval" | "fourEyes")[];
+            };
+            /** @description A refused write (type write.refused): what was refused, why, and how often. */
+            refusal?: {
+                /** @description The admin API operation refused (its operationId). */
+                operation: string;
+                /** @enum {string} */
+                code: "FORBIDDEN" | "HUMAN_APPROVAL_REQUIRED" | "FOUR_EYES_REQUIRED";
+                /**
+                 * @description role: the session's role; scope: the agent key's scope; policy: the approval policy.
+                 * @enum {string}
+                 */
+                reason: "role" | "scope" | "policy";
+                /** @enum {string} */
+                rule?: "humanApproval" | "fourEyes";
+                /** @description How many refusals the record stands for: 1 for the first of a window, then the further ones of the window counted. */
+                count: number;
+                /** @description true: the further refusals of a window (same actor, operation and code), counted. */
+                repeated: boolean;
+                firstAt: string;
+                lastAt: string;
+            };
             streamId: string;
             entryId: string | null;
         };
@@ -1986,7 +2016,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2327,6 +2357,36 @@ export type components = {
             occurredAt: string;
             revisionId: string | null;
             revision: number | null;
+            /** @description What the audit log flags of the event; absent when nothing. */
+            flag?: {
+                /**
+                 * @description approved-while-policy-off: approved or published while a rule of the project's usual approval policy was off, which that rule would have refused; write-refused: a write refused by a role, a key's scope or the approval policy; publication-refused: a scheduled revision the policy in force refused to publish.
+                 * @enum {string}
+                 */
+                kind: "approved-while-policy-off" | "write-refused" | "publication-refused";
+                /** @description The approval policy rules concerned. */
+                rules: ("humanApproval" | "fourEyes")[];
+            };
+            /** @description A refused write (type write.refused): what was refused, why, and how often. */
+            refusal?: {
+                /** @description The admin API operation refused (its operationId). */
+                operation: string;
+                /** @enum {string} */
+                code: "FORBIDDEN" | "HUMAN_APPROVAL_REQUIRED" | "FOUR_EYES_REQUIRED";
+                /**
+                 * @description role: the session's role; scope: the agent key's scope; policy: the approval policy.
+                 * @enum {string}
+                 */
+                reason: "role" | "scope" | "policy";
+                /** @enum {string} */
+                rule?: "humanApproval" | "fourEyes";
+                /** @description How many refusals the record stands for: 1 for the first of a window, then the further ones of the window counted. */
+                count: number;
+                /** @description true: the further refusals of a window (same actor, operation and code), counted. */
+                repeated: boolean;
+                firstAt: string;
+                lastAt: string;
+            };
         };
         IpAllowlistEntry: {
             /** Format: uuid */
@@ -2349,6 +2409,15 @@ export type components = {
             revokedAt: string | null;
             /** @description Agent keys: when the key was last used, exact to 10 minutes; null if never (and for public keys). */
             lastUsedAt: string | null;
+            /** @description Agent keys: the person who issued the key, and for whom it acts (four eyes counts what it writes, submits or approves as theirs); null for public keys. */
+            issuedBy: {
+                /**
+                 * @description A console user (id: the user id) or an operator at the command line (id: the name the CLI recorded).
+                 * @enum {string}
+                 */
+                type: "user" | "operator";
+                id: string;
+            } | null;
             /** @description The key itself, shown in this answer only. */
             key: string;
             notice: string;
@@ -2367,6 +2436,15 @@ export type components = {
             revokedAt: string | null;
             /** @description Agent keys: when the key was last used, exact to 10 minutes; null if never (and for public keys). */
             lastUsedAt: string | null;
+            /** @description Agent keys: the person who issued the key, and for whom it acts (four eyes counts what it writes, submits or approves as theirs); null for public keys. */
+            issuedBy: {
+                /**
+                 * @description A console user (id: the user id) or an operator at the command line (id: the name the CLI recorded).
+                 * @enum {string}
+                 */
+                type: "user" | "operator";
+                id: string;
+            } | null;
         };
         LoginAppearance: {
             logoUrl: string | null;
@@ -2769,7 +2847,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2780,7 +2858,7 @@ export type components = {
             /** Format: uuid */
             webhookId: string;
             /** @enum {string} */
-            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled";
+            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed";
             /** @enum {string} */
             trigger: "event" | "test";
             /** @enum {string} */
@@ -2872,6 +2950,17 @@ export type components = {
                 retryable?: boolean;
             };
         };
+        ErrorForbiddenOrHumanApprovalRequired: {
+            error: {
+                /** @enum {string} */
+                code: "FORBIDDEN" | "HUMAN_APPROVAL_REQUIRED";
+                message: string;
+                /** @description What the caller can do about it. */
+                hint?: string;
+                /** @description false: the input must change before retrying; true: the same request may succeed later. */
+                retryable?: boolean;
+            };
+        };
         ErrorForbiddenOrHumanApprovalRequiredOrFourEyesRequired: {
             error: {
                 /** @enum {string} */
@@ -2887,6 +2976,17 @@ export type components = {
             error: {
                 /** @enum {string} */
                 code: "FORBIDDEN" | "PLAN_REQUIRED";
+                message: string;
+                /** @description What the caller can do about it. */
+                hint?: string;
+                /** @description false: the input must change before retrying; true: the same request may succeed later. */
+                retryable?: boolean;
+            };
+        };
+        ErrorForbiddenOrPlanRequiredOrHumanApprovalRequired: {
+            error: {
+                /** @enum {string} */
+                code: "FORBIDDEN" | "PLAN_REQUIRED" | "HUMAN_APPROVAL_REQUIRED";
                 message: string;
                 /** @description What the caller can do about it. */
                 hint?: string;
@@ -3013,6 +3113,15 @@ export type components = {
                 "application/json": components["schemas"]["ErrorForbidden"];
             };
         };
+        /** @description The key's scope, the role, the console IP allowlist or the plan does not allow this: FORBIDDEN, HUMAN_APPROVAL_REQUIRED */
+        Http403ForbiddenOrHumanApprovalRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorForbiddenOrHumanApprovalRequired"];
+            };
+        };
         /** @description The key's scope, the role, the console IP allowlist or the plan does not allow this: FORBIDDEN, HUMAN_APPROVAL_REQUIRED, FOUR_EYES_REQUIRED */
         Http403ForbiddenOrHumanApprovalRequiredOrFourEyesRequired: {
             headers: {
@@ -3029,6 +3138,15 @@ export type components = {
             };
             content: {
                 "application/json": components["schemas"]["ErrorForbiddenOrPlanRequired"];
+            };
+        };
+        /** @description The key's scope, the role, the console IP allowlist or the plan does not allow this: FORBIDDEN, PLAN_REQUIRED, HUMAN_APPROVAL_REQUIRED */
+        Http403ForbiddenOrPlanRequiredOrHumanApprovalRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorForbiddenOrPlanRequiredOrHumanApprovalRequired"];
             };
         };
         /** @description No such resource in this project: NOT_FOUND */
@@ -3385,7 +3503,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrRevisionConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -3595,7 +3713,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
@@ -3961,7 +4079,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrRevisionConflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -4137,7 +4255,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -4183,7 +4301,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -4290,7 +4408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BulkScheduleFailure"] | components["schemas"]["ErrorForbidden"];
+                    "application/json": components["schemas"]["BulkScheduleFailure"] | components["schemas"]["ErrorForbiddenOrHumanApprovalRequired"];
                 };
             };
             /** @description None was scheduled: the error envelope, with publishAt, succeeded: 0, failed and results beside it; or No such resource in this project */
@@ -5001,7 +5119,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -5130,7 +5248,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
@@ -6498,7 +6616,7 @@ export interface operations {
                     name: string;
                     url: string;
                     description?: string | null;
-                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
                     enabled?: boolean;
                     idempotencyKey?: string;
                 };
@@ -6607,7 +6725,7 @@ export interface operations {
                     name?: string;
                     url?: string;
                     description?: string | null;
-                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
                     enabled?: boolean;
                 };
             };
@@ -6762,7 +6880,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled";
+                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed";
                 };
             };
         };
@@ -6941,7 +7059,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403Forbidden"];
+            403: components["responses"]["Http403ForbiddenOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
@@ -7097,7 +7215,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403ForbiddenOrPlanRequired"];
+            403: components["responses"]["Http403ForbiddenOrPlanRequiredOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
@@ -7244,7 +7362,7 @@ export interface operations {
             };
             400: components["responses"]["Http400ValidationError"];
             401: components["responses"]["Http401Unauthorized"];
-            403: components["responses"]["Http403ForbiddenOrPlanRequired"];
+            403: components["responses"]["Http403ForbiddenOrPlanRequiredOrHumanApprovalRequired"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409ConflictOrRevisionConflict"];
             413: components["responses"]["Http413PayloadTooLarge"];

@@ -22,13 +22,19 @@
  *   what is allowed), saving while the latest revision is pending_review or scheduled, an entry or
  *   revision id already in use;
  * - HUMAN_APPROVAL_REQUIRED, FOUR_EYES_REQUIRED (ApprovalRefused): the project's approval policy refuses the
- *   approval or publication (EntryContext.approvalPolicy; both rules off by default).
+ *   approval or publication, or (humanApproval) an agent key's change to what the public site serves: renaming,
+ *   deleting or changing the import metadata of a live entry, withdrawing a scheduled revision
+ *   (EntryContext.approvalPolicy; both rules off by default). Four eyes compares people: an agent key acts for
+ *   the person who issued it (EntryContext.keyIssuers, ../../access/people.ts).
  */
 import type { Decider, EventActor } from '../../decider.ts';
-import { conflict, DomainError, forbidden, invalid, notFound, revisionConflict } from '../../domain-error.ts';
+import { conflict, DomainError, forbidden, invalid, notFound, revisionConflict, type RefusalSubject } from '../../domain-error.ts';
 import type { ApprovalPolicy } from '../../access/project-decider.ts';
+import { NO_KEY_ISSUERS, principalAsActor, type KeyIssuers } from '../../access/people.ts';
+import { ApprovalRefused, requirePersonFor, type PolicyAction } from '../../approval-policy.ts';
 import { requirePlan, type Plan } from '../../plans.ts';
-import type { ApprovalRule, EntryEvent, EntryEventOf, ExternalIdentity, PublishTrigger, Snapshot } from './entry-events.ts';
+import type { EntryEvent, EntryEventOf, ExternalIdentity, PublishTrigger, Snapshot } from './entry-events.ts';
+import { approverPhrase, fourEyesSentence, objectionsTo, policyRecord, refusingRules, type Objections } from './approval-checks.ts';
 import {
   allowedTriggers,
   forbiddenReason,
@@ -45,6 +51,7 @@ import { toUtcInstant, type TimeInput } from './utc-instant.ts';
 
 export { validateSlug } from './slug.ts';
 export { toUtcInstant, type TimeInput } from './utc-instant.ts';
+export { ApprovalRefused } from '../../approval-policy.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // State
@@ -68,6 +75,8 @@ export interface RevisionState extends RevisionRef {
   savedBy: EventActor | null;
   /** Who submitted it for review, while it is pending_review or scheduled (and after it was published). */
   submittedBy: EventActor | null;
+  /** Who approved it for a publish time, while it is scheduled (and after the job published it). */
+  approvedBy: EventActor | null;
 }
 
 export interface ExistingEntry {
@@ -110,7 +119,7 @@ export type EntryState = { exists: false } | ExistingEntry;
  * The version of EntryState's shape and of what evolve folds into it, kept with stored snapshots of it
  * (AggregateSnapshots): raise it with any change to either, and snapshots of the old shape are ignored.
  */
-export const ENTRY_STATE_VERSION = 2;
+export const ENTRY_STATE_VERSION = 3;
 
 // ---------------------------------------------------------------------------------------------------
 // Commands and context
@@ -118,8 +127,18 @@ export const ENTRY_STATE_VERSION = 2;
 export interface EntryContext {
   principal: EntryPrincipal;
   plan: Plan;
-  /** The project's approval policy; absent: both rules off (the spec's behaviour). */
+  /**
+   * The project's approval policy; absent: both rules off (the spec's behaviour), and approval events record
+   * nothing of it. Given: every approval event records it (policyInForce).
+   */
   approvalPolicy?: ApprovalPolicy;
+  /**
+   * The project's usual policy: each rule on once it has been on in the project (default: approvalPolicy). An
+   * approval a rule of it would have refused, made while that rule was off, records it (wouldHaveBeenRefusedBy).
+   */
+  usualApprovalPolicy?: ApprovalPolicy;
+  /** Who issued each of the project's agent keys: four eyes compares people, and a key acts for its issuer. */
+  keyIssuers?: KeyIssuers;
   /** The command's time: savedAt and publishedAt, and "has publishAt passed". */
   now: Date;
 }
@@ -281,24 +300,25 @@ function evolve(state: EntryState, event: EntryEvent): EntryState {
         rejectionReason: null,
         savedBy: actorOf(event.actor),
         submittedBy: null,
+        approvedBy: null,
       };
       return { ...state, revisionCount: d.revision, latest: revision };
     }
     case 'entry.revision-submitted':
       return updateRevision(state, event.data.revisionId, { status: 'pending_review', submittedBy: actorOf(event.actor) });
     case 'entry.revision-approved':
-      return updateRevision(state, event.data.revisionId, { status: 'scheduled', publishAt: event.data.publishAt });
+      return updateRevision(state, event.data.revisionId, { status: 'scheduled', publishAt: event.data.publishAt, approvedBy: actorOf(event.actor) });
     case 'entry.revision-published': {
       const d = event.data;
       const next = updateRevision(state, d.revisionId, { status: 'published', publishedAt: d.publishedAt });
       return { ...next, live: { revisionId: d.revisionId, revision: d.revision, publishedAt: d.publishedAt } };
     }
     case 'entry.revision-rejected':
-      return updateRevision(state, event.data.revisionId, { status: 'rejected', publishAt: null, rejectionReason: event.data.reason ?? null });
+      return updateRevision(state, event.data.revisionId, { status: 'rejected', publishAt: null, rejectionReason: event.data.reason ?? null, approvedBy: null });
     case 'entry.revision-withdrawn':
-      return updateRevision(state, event.data.revisionId, { status: 'draft', publishAt: null, submittedBy: null });
+      return updateRevision(state, event.data.revisionId, { status: 'draft', publishAt: null, submittedBy: null, approvedBy: null });
     case 'entry.revision-reopened':
-      return updateRevision(state, event.data.revisionId, { status: 'draft', rejectionReason: null, submittedBy: null });
+      return updateRevision(state, event.data.revisionId, { status: 'draft', rejectionReason: null, submittedBy: null, approvedBy: null });
     case 'entry.slug-changed':
       return { ...state, slug: event.data.to, previousSlugs: [...state.previousSlugs.filter((s) => s !== event.data.to), event.data.from] };
     case 'entry.import-metadata-set':
@@ -398,8 +418,11 @@ type Scope = { entryId: string; projectId: string; formSetId: string };
 const scopeOf = (entry: ExistingEntry): Scope => ({ entryId: entry.entryId, projectId: entry.projectId, formSetId: entry.formSetId });
 const refOf = (r: RevisionRef): RevisionRef => ({ revisionId: r.revisionId, revision: r.revision });
 
-function authorize(principal: EntryPrincipal, action: EntryAction): void {
-  if (!mayPerform(principal, action)) throw forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
+/** FORBIDDEN when the principal may not; `subject`, when given, is what the refusal names (see RefusalSubject). */
+function authorize(principal: EntryPrincipal, action: EntryAction, subject?: RefusalSubject): void {
+  if (mayPerform(principal, action)) return;
+  const refusal = forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
+  throw subject ? refusal.about(subject) : refusal;
 }
 
 function capitalise(text: string): string {
@@ -427,6 +450,16 @@ const RELOAD = 'Reload the entry and retry with its latest revision id and numbe
 function decide(command: EntryCommand, state: EntryState, context: EntryContext): EntryEvent[] {
   if (command.type === 'create') return decideCreate(command, state, context);
   const entry = requireEntry(state, command.entryId, context.principal);
+  try {
+    return decideOnEntry(command, entry, context);
+  } catch (error) {
+    // A refusal names the entry it refused (the audit record files it in the entry's history).
+    if (error instanceof DomainError) error.about(subjectOf(entry));
+    throw error;
+  }
+}
+
+function decideOnEntry(command: Exclude<EntryCommand, CreateEntry>, entry: ExistingEntry, context: EntryContext): EntryEvent[] {
   switch (command.type) {
     case 'saveRevision':
       authorize(context.principal, 'save_revision');
@@ -483,6 +516,7 @@ function decide(command: EntryCommand, state: EntryState, context: EntryContext)
       authorize(context.principal, 'rename');
       validateSlug(command.slug);
       if (command.slug === entry.slug) return [];
+      requirePersonForLive(entry, context, 'rename', 'rename a live entry (its public URL changes; the old one redirects)');
       return [event('entry.slug-changed', { ...scopeOf(entry), from: entry.slug, to: command.slug })];
     }
     case 'setImportMetadata':
@@ -497,6 +531,7 @@ function decide(command: EntryCommand, state: EntryState, context: EntryContext)
     }
     case 'delete':
       authorize(context.principal, 'delete');
+      requirePersonForLive(entry, context, 'delete', 'delete a live entry (the public API answers 404 for it)');
       return [event('entry.deleted', { ...scopeOf(entry), slug: entry.slug, previousSlugs: [...entry.previousSlugs] })];
   }
 }
@@ -596,8 +631,10 @@ function transition(
 ): EntryEvent[] {
   const named = namedRevision(entry, command);
   if (!named) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
-  authorize(context.principal, trigger);
-  if (trigger === 'approve' || trigger === 'publish') requireHumanApproval(entry, named, trigger, context);
+  authorize(context.principal, trigger, subjectOf(entry, named));
+  if (trigger === 'approve' || trigger === 'publish') {
+    requirePersonFor(context.principal, context.approvalPolicy, trigger, subjectOf(entry, named), `${trigger} revisions`);
+  }
   validateInput?.();
   if (command.revision !== undefined && command.revision !== named.revision) {
     throw revisionConflict(`Revision id ${command.revisionId} is revision ${named.revision}, not ${command.revision}.`, RELOAD);
@@ -612,65 +649,50 @@ function transition(
   }
   if (!isTransitionAllowed(latest.status, trigger)) throw statusConflict(latest, trigger);
   if (trigger === 'approve' || trigger === 'publish') requireFourEyes(entry, latest, trigger, context);
+  // A person approved it for its time: an agent key may not take that back (a revision in review it may).
+  if (trigger === 'withdraw' && latest.status === 'scheduled') {
+    requirePersonFor(context.principal, context.approvalPolicy, 'withdraw', subjectOf(entry, latest), 'withdraw a scheduled revision (it was approved for publication)');
+  }
   return then(latest);
 }
 
+/** What a refusal about this entry (and revision) names. */
+function subjectOf(entry: ExistingEntry, revision?: RevisionRef): { entryId: string; formSetId: string; revisionId?: string; revision?: number } {
+  return { entryId: entry.entryId, formSetId: entry.formSetId, ...(revision ? { revisionId: revision.revisionId, revision: revision.revision } : {}) };
+}
+
+/** humanApproval for a change to a live entry (one with a published revision, which the public API serves). */
+function requirePersonForLive(entry: ExistingEntry, context: EntryContext, action: PolicyAction, what: string): void {
+  if (entry.live !== null) requirePersonFor(context.principal, context.approvalPolicy, action, subjectOf(entry), what);
+}
+
+/** What the approval policy's rules say of the principal approving or publishing the revision. */
+function objectionsOfPrincipal(target: RevisionState, context: EntryContext): Objections {
+  const approver = context.principal.kind === 'system' ? null : principalAsActor(context.principal);
+  return objectionsTo(approver, target, context.keyIssuers ?? NO_KEY_ISSUERS);
+}
+
 /**
- * A refusal of the project's approval policy. The decision is the decider's; the application records it in
- * the log (entry.revision-approval-refused) before answering 403 with its code.
+ * fourEyes: whoever approves or publishes is another person than the revision's last editor and its submitter.
+ * People, not credentials: an agent key acts for the person who issued it.
  */
-export class ApprovalRefused extends DomainError {
-  override name = 'ApprovalRefused';
-  constructor(
-    readonly rule: ApprovalRule,
-    readonly action: 'approve' | 'publish',
-    readonly target: { entryId: string; projectId: string; formSetId: string; revisionId: string; revision: number },
-    message: string,
-    hint: string,
-  ) {
-    super(rule === 'humanApproval' ? 'HUMAN_APPROVAL_REQUIRED' : 'FOUR_EYES_REQUIRED', message, hint);
-  }
-}
-
-/** humanApproval: an agent key may save and submit, never approve or publish. */
-function requireHumanApproval(entry: ExistingEntry, target: RevisionRef, action: 'approve' | 'publish', context: EntryContext): void {
-  if (!context.approvalPolicy?.humanApproval || context.principal.kind !== 'agent') return;
-  throw new ApprovalRefused(
-    'humanApproval',
-    action,
-    { ...scopeOf(entry), revisionId: target.revisionId, revision: target.revision },
-    `The project's approval policy requires a person to ${action} revisions (humanApproval is on): agent keys may save and submit revisions for review, not ${action} them.`,
-    'approvalPolicy.humanApproval: a tenant_admin approves or publishes the revision in the console (it is in the review queue); a tenant_admin may turn the setting off with PUT /admin/v1/project/approval-policy.',
-  );
-}
-
-/** fourEyes: whoever approves or publishes differs from the revision's last editor and from its submitter. */
 function requireFourEyes(entry: ExistingEntry, target: RevisionState, action: 'approve' | 'publish', context: EntryContext): void {
-  if (!context.approvalPolicy?.fourEyes) return;
-  const me = principalActor(context.principal);
-  if (!me) return;
-  const same = (other: EventActor | null) => other !== null && other.type === me.type && other.id === me.id;
-  const roles = [same(target.savedBy) ? 'last editor' : null, same(target.submittedBy) ? 'submitter' : null].filter((r): r is string => r !== null);
-  if (roles.length === 0) return;
+  if (!context.approvalPolicy?.fourEyes || context.principal.kind === 'system') return;
+  const objection = objectionsOfPrincipal(target, context).fourEyes;
+  if (objection === null) return;
   throw new ApprovalRefused(
     'fourEyes',
     action,
-    { ...scopeOf(entry), revisionId: target.revisionId, revision: target.revision },
-    `The project's approval policy requires four eyes (fourEyes is on): you are the ${roles.join(' and the ')} of revision ${target.revision}, so someone else must ${action} it.`,
+    subjectOf(entry, target),
+    `The project's approval policy requires four eyes (fourEyes is on): ${approverPhrase(context.principal.kind, objection)}${fourEyesSentence(objection, target.revision)}, so someone else must ${action} it.`,
     'approvalPolicy.fourEyes: ask another tenant_admin to approve or publish this revision (it is in the review queue).',
   );
 }
 
-/** The principal as the log names actors (see actorOf in domain/access/caller.ts); null for the system. */
-function principalActor(principal: EntryPrincipal): EventActor | null {
-  switch (principal.kind) {
-    case 'user':
-      return { type: 'user', id: principal.userId };
-    case 'agent':
-      return { type: 'agent', id: principal.keyId };
-    case 'system':
-      return null;
-  }
+/** What an approval event records of the policy (nothing when the context carries no policy). */
+function approvalRecord(objections: Objections, context: EntryContext): ReturnType<typeof policyRecord> | Record<string, never> {
+  if (!context.approvalPolicy) return {};
+  return policyRecord(objections, context.approvalPolicy, context.usualApprovalPolicy ?? context.approvalPolicy);
 }
 
 /** The revision a command names: the latest, the live one, or an older one as the command recorded it. */
@@ -709,8 +731,8 @@ function decideApprove(entry: ExistingEntry, command: Approve, context: EntryCon
     context,
     (target) =>
       publishAt === undefined
-        ? [published(entry, target, 'approve', context)]
-        : [event('entry.revision-approved', { ...scopeOf(entry), ...refOf(target), publishAt })],
+        ? [published(entry, target, 'approve', context, approvalRecord(objectionsOfPrincipal(target, context), context))]
+        : [event('entry.revision-approved', { ...scopeOf(entry), ...refOf(target), publishAt, ...approvalRecord(objectionsOfPrincipal(target, context), context) })],
     parsePublishAt,
   );
 }
@@ -725,19 +747,35 @@ function decidePublish(entry: ExistingEntry, command: Publish, context: EntryCon
   const checkNumber = (): void => {
     if (!Number.isInteger(command.revision) || command.revision < 1) throw invalid('revision must be a positive integer (the number save_revision returned)');
   };
-  return transition(entry, command, 'publish', context, (target) => [published(entry, target, 'publish', context)], checkNumber);
+  return transition(entry, command, 'publish', context, (target) => [published(entry, target, 'publish', context, approvalRecord(objectionsOfPrincipal(target, context), context))], checkNumber);
 }
 
+/**
+ * The scheduled job publishes what a person approved for its time, under the policy in force at that time: an
+ * approval the policy now refuses (an agent key's under humanApproval; under fourEyes, one by the person who
+ * wrote or submitted the revision, such as an approval made while fourEyes was off) is not published. The
+ * revision is rejected instead, with the rule and why, so it leaves the schedule and its author is told.
+ */
 function decidePublishScheduled(entry: ExistingEntry, command: PublishScheduled, context: EntryContext): EntryEvent[] {
   authorize(context.principal, 'scheduled_publish');
   const target = scheduledRevision(entry);
   if (!target || target.publishAt === null) return [];
   if (command.revisionId !== undefined && command.revisionId !== target.revisionId) return [];
   if (Date.parse(target.publishAt) > context.now.getTime()) return [];
-  return [published(entry, target, 'schedule', context)];
+  const objections = objectionsTo(target.approvedBy, target, context.keyIssuers ?? NO_KEY_ISSUERS);
+  const refusing = context.approvalPolicy ? refusingRules(objections, context.approvalPolicy) : [];
+  if (refusing.length > 0) {
+    const rule = refusing[0]!;
+    const reason =
+      rule === 'humanApproval'
+        ? `Not published at ${target.publishAt}: the approval policy in force requires a person to approve (humanApproval is on), and revision ${target.revision} was approved by an agent key. A person must approve it: reopen it and submit it again.`
+        : `Not published at ${target.publishAt}: the approval policy in force requires four eyes (fourEyes is on), and the person who approved revision ${target.revision} is ${fourEyesSentence(objections.fourEyes!, target.revision)}. Another person must approve it: reopen it and submit it again.`;
+    return [event('entry.revision-rejected', { ...scopeOf(entry), ...refOf(target), from: 'scheduled', reason, rule })];
+  }
+  return [published(entry, target, 'schedule', context, approvalRecord(objections, context))];
 }
 
-function published(entry: ExistingEntry, target: RevisionState, trigger: PublishTrigger, context: EntryContext): EntryEvent {
+function published(entry: ExistingEntry, target: RevisionState, trigger: PublishTrigger, context: EntryContext, record: ReturnType<typeof approvalRecord>): EntryEvent {
   const supersedes = entry.live !== null && entry.live.revisionId !== target.revisionId ? entry.live.revisionId : undefined;
   return event('entry.revision-published', {
     ...scopeOf(entry),
@@ -746,6 +784,7 @@ function published(entry: ExistingEntry, target: RevisionState, trigger: Publish
     trigger,
     ...(supersedes === undefined ? {} : { supersedes }),
     ...(trigger === 'schedule' && target.publishAt !== null ? { publishAt: target.publishAt } : {}),
+    ...record,
   });
 }
 
@@ -764,6 +803,7 @@ function decideImportMetadata(entry: ExistingEntry, command: SetImportMetadata, 
             externalId: command.external.externalId,
           };
   if (importPath === entry.importPath && sameExternal(external, entry.external)) return [];
+  requirePersonForLive(entry, context, 'set_import_metadata', 'change the import path or external id of a live entry (the public API finds it by them)');
   return [event('entry.import-metadata-set', { ...scopeOf(entry), importPath, external })];
 }
 

@@ -3,6 +3,7 @@ import { defineEvent, type EventDefinition } from '../../../event-store/event-ca
 import type { DomainEvent } from '../../decider.ts';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slug.ts';
 import { EXTERNAL_ID_MAX, ENTITY_TYPE_MAX, IMPORT_PATH_MAX, SOURCE_TYPE_MAX } from './import-metadata.ts';
+import { APPROVAL_RULES } from '../../approval-policy.ts';
 
 /**
  * The events of one entry's life: creation, revisions (each holding the full snapshot), the approval
@@ -68,11 +69,21 @@ export const entryRevisionSubmitted = defineEvent({
   schema: z.object({ ...scope, ...revisionRef }),
 });
 
+/**
+ * What an approval records of the project's approval policy (absent on approvals recorded before it was): the
+ * policy in force, and the rules of the project's usual policy (each rule on once it has been on) that were off
+ * at the time and would have refused this approval: the audit log's flag for an approval made while a rule was off.
+ */
+const approvalPolicyRecord = {
+  policyInForce: z.object({ humanApproval: z.boolean(), fourEyes: z.boolean() }).optional(),
+  wouldHaveBeenRefusedBy: z.array(z.enum(APPROVAL_RULES)).min(1).optional(),
+};
+
 /** pending_review -> scheduled: approved with a publish date; the scheduled job publishes it once publishAt has passed. */
 export const entryRevisionApproved = defineEvent({
   type: 'entry.revision-approved',
   version: 1,
-  schema: z.object({ ...scope, ...revisionRef, publishAt: instant }),
+  schema: z.object({ ...scope, ...revisionRef, publishAt: instant, ...approvalPolicyRecord }),
 });
 
 export const PUBLISH_TRIGGERS = ['approve', 'publish', 'schedule'] as const;
@@ -93,16 +104,21 @@ export const entryRevisionPublished = defineEvent({
     supersedes: id.optional(),
     /** With trigger schedule: the publish time the revision was approved for (publishedAt may lag it). */
     publishAt: instant.optional(),
+    ...approvalPolicyRecord,
   }),
 });
 
 const inFlight = z.enum(['pending_review', 'scheduled']);
 
-/** pending_review or scheduled -> rejected (a scheduled publish is cancelled). */
+/**
+ * pending_review or scheduled -> rejected (a scheduled publish is cancelled). `rule`: the rule of the approval
+ * policy in force at the publish time that refused the approval of a scheduled revision (the scheduled job
+ * rejects it instead of publishing it; the reason says why).
+ */
 export const entryRevisionRejected = defineEvent({
   type: 'entry.revision-rejected',
   version: 1,
-  schema: z.object({ ...scope, ...revisionRef, from: inFlight, reason: z.string().min(1).max(2000).optional() }),
+  schema: z.object({ ...scope, ...revisionRef, from: inFlight, reason: z.string().min(1).max(2000).optional(), rule: z.enum(APPROVAL_RULES).optional() }),
 });
 
 /** pending_review or scheduled -> draft (a scheduled publish is cancelled). */
@@ -150,13 +166,13 @@ export const entryDeleted = defineEvent({
   schema: z.object({ ...scope, slug, previousSlugs: z.array(slug) }),
 });
 
-export const APPROVAL_RULES = ['humanApproval', 'fourEyes'] as const;
-export type ApprovalRule = (typeof APPROVAL_RULES)[number];
+export { APPROVAL_RULES, type ApprovalRule } from '../../approval-policy.ts';
 
 /**
  * An approval or publication the project's approval policy refused (the decider's HUMAN_APPROVAL_REQUIRED or
  * FOUR_EYES_REQUIRED), recorded on the entry's stream for the audit trail; the actor is the one refused. It
- * changes nothing: no projection of content folds it, and it is not one of `entryEvents`.
+ * changes nothing: no projection of content folds it, and it is not one of `entryEvents`. Written by versions
+ * before refusals were recorded as `write.refused` (src/domain/refusal-events.ts); kept to read their history.
  */
 export const entryRevisionApprovalRefused = defineEvent({
   type: 'entry.revision-approval-refused',

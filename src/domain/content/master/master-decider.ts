@@ -1,3 +1,5 @@
+import type { ApprovalPolicy } from '../../access/project-decider.ts';
+import { requirePersonFor, type PolicyAction } from '../../approval-policy.ts';
 import { z } from 'zod';
 import type { Decider } from '../../decider.ts';
 import { conflict, forbidden, invalid, notFound } from '../../domain-error.ts';
@@ -50,6 +52,11 @@ export interface MasterContext {
   principal: Principal;
   /** ISO 8601 UTC; becomes sitePublishedAt on publish. */
   now: string;
+  /**
+   * The project's approval policy (absent: both rules off). humanApproval: an agent key may not publish or
+   * unpublish a master, nor rename one or add records to one while it is published (the public API serves it).
+   */
+  approvalPolicy?: ApprovalPolicy;
 }
 
 type Active = { status: 'active' } & MasterEntity;
@@ -103,7 +110,7 @@ export const masterDecider: Decider<MasterState, MasterCommand, MasterEvent, Mas
     }
   },
 
-  decide(command, state, { principal, now }) {
+  decide(command, state, { principal, now, approvalPolicy }) {
     if (command.type === 'create_master') {
       if (principal.kind === 'agent' && principal.projectId !== command.projectId) throw forbidden('An agent key acts only in the project that issued it.');
       assertMayChangeSchema(principal, 'create masters');
@@ -118,15 +125,19 @@ export const masterDecider: Decider<MasterState, MasterCommand, MasterEvent, Mas
 
     const master = requireActive(state, principal);
     const ids = { projectId: master.projectId, masterId: master.id };
+    const requirePerson = (action: PolicyAction, what: string) => requirePersonFor(principal, approvalPolicy, action, { masterId: master.id }, what);
     switch (command.type) {
       case 'rename_master': {
         assertMayChangeSchema(principal, 'rename masters');
         const name = parseOrThrow(masterNameSchema, command.name, 'name', 'Invalid master');
-        return name === master.name ? [] : [{ type: 'master.renamed', data: { ...ids, name } }];
+        if (name === master.name) return [];
+        if (master.sitePublishedAt !== null) requirePerson('rename_master', 'rename a published master');
+        return [{ type: 'master.renamed', data: { ...ids, name } }];
       }
       case 'create_master_record': {
         assertMayCreateMasterRecord(principal);
         const input = parseOrThrow(masterRecordInputSchema, command.record, 'record', 'Invalid master record');
+        if (master.sitePublishedAt !== null) requirePerson('add_master_record', 'add records to a published master (the public API lists them)');
         if (master.records.some((r) => r.value === input.value)) {
           throw conflict(`Master "${master.key}" already has a record with value "${input.value}".`, 'Record values are stable identifiers; choose another or update the existing record.');
         }
@@ -174,10 +185,13 @@ export const masterDecider: Decider<MasterState, MasterCommand, MasterEvent, Mas
       }
       case 'publish_master':
         assertMayChangeSchema(principal, 'publish masters');
+        requirePerson('publish_master', 'publish masters');
         return [{ type: 'master.published', data: { ...ids, key: master.key, publishedAt: now, recordCount: master.records.length } }];
       case 'unpublish_master':
         assertMayChangeSchema(principal, 'unpublish masters');
-        return master.sitePublishedAt === null ? [] : [{ type: 'master.unpublished', data: { ...ids, key: master.key } }];
+        if (master.sitePublishedAt === null) return [];
+        requirePerson('unpublish_master', 'unpublish masters');
+        return [{ type: 'master.unpublished', data: { ...ids, key: master.key } }];
     }
   },
 };

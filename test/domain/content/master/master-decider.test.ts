@@ -181,6 +181,31 @@ describe('master decider', () => {
     });
   });
 
+  describe('humanApproval: a published master is live content', () => {
+    const published: MasterEvent = { type: 'master.published', data: { ...ids, key: 'blog_category', publishedAt: NOW, recordCount: 3 } };
+    const human = (principal: Principal) => ({ principal, now: NOW, approvalPolicy: { humanApproval: true, fourEyes: false } });
+    const record: MasterCommand = { type: 'create_master_record', record: { value: 'events', labels: { en: 'Events' } } };
+
+    it('an agent key may not publish, unpublish, rename a published master or add records to it (403 HUMAN_APPROVAL_REQUIRED naming the setting)', () => {
+      for (const [history, command] of [
+        [[created], { type: 'publish_master' }],
+        [[created, published], { type: 'unpublish_master' }],
+        [[created, published], { type: 'rename_master', name: 'Categories' }],
+        [[created, published], record],
+      ] as Array<[MasterEvent[], MasterCommand]>) {
+        const error = given(masterDecider, history).when(command, human(fullKey)).thenError('HUMAN_APPROVAL_REQUIRED', /requires a person to/);
+        expect(error.hint).to.contain('approvalPolicy.humanApproval');
+        expect(error.subject).to.deep.equal({ masterId: MASTER_ID });
+        expect(given(masterDecider, history).when(command, human(tenantAdmin)).events()).to.have.length(1);
+      }
+    });
+
+    it('an unpublished master stays the agent key’s to build', () => {
+      expect(given(masterDecider, [created]).when(record, human(fullKey)).events()).to.have.length(1);
+      expect(given(masterDecider, [created]).when({ type: 'rename_master', name: 'Categories' }, human(fullKey)).events()).to.have.length(1);
+    });
+  });
+
   describe('publish_master and unpublish_master', () => {
     it('publishes with the time from the context and the record count', () => {
       decide([created], { type: 'publish_master' }, fullKey).then([
