@@ -28,4 +28,22 @@ export const auditLogAnchored = defineEvent({
 
 export type AuditLogAnchored = z.infer<typeof auditLogAnchored.schema>;
 
-export const auditEvents = [auditLogAnchored];
+/** The stream of records about the log's checkpoints (overrides of the start-up check). */
+export const AUDIT_CHECKPOINT_STREAM = 'audit-checkpoints';
+
+/**
+ * The service was started with AUDIT_ACCEPT_CHECKPOINT_MISMATCH although its log does not extend its last
+ * published checkpoint: writes were let through. What the check found, and the reason the operator gave.
+ */
+export const auditCheckpointMismatchOverridden = defineEvent({
+  type: 'audit.checkpoint-mismatch-overridden',
+  version: 1,
+  schema: z.object({
+    reason: z.string().min(10).max(500),
+    detail: z.string().max(2000),
+    firstLeaf: z.number().int().nonnegative().nullable(),
+    checkedAt: z.iso.datetime({ precision: 3 }),
+  }),
+});
+
+export const auditEvents = [auditLogAnchored, auditCheckpointMismatchOverridden];

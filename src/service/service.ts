@@ -77,6 +77,10 @@ import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import { AuditSigner } from '../audit/audit-signer.ts';
 import { anchorInBackground } from '../audit/legacy-anchor.ts';
+import { openKeyStoreAuditKeyRing } from '../audit/key-store-audit-key-ring.ts';
+import { gatedAppends, WriteGate, WritesRefusedError } from '../audit/log-integrity.ts';
+import { startLogTree, type LogTreeRuntime } from '../audit/log-tree-runtime.ts';
+import { AuditMetrics } from '../metrics/audit-metrics.ts';
 import { markReviewNoticesStarted } from '../review-notices/review-notices-started.ts';
 
 export interface RunningService {
@@ -85,6 +89,8 @@ export interface RunningService {
   log: EventLog;
   stores: Stores;
   supervisor: ProjectionSupervisor | undefined;
+  /** The log's Merkle tree, its proofs and (projector role) checkpoints. */
+  logTree: LogTreeRuntime | undefined;
   /**
    * Graceful stop: drain HTTP, stop projectors, close stores. Idempotent. `progress` is told each step as it
    * begins (a shutdown deadline reports the one it was still waiting for).
@@ -163,7 +169,10 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   // METRICS=off: no metrics object, so nothing is counted anywhere.
   const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
   const outboxObserver: OutboxObserver | undefined = metrics && ((r) => metrics.outboxOutcome(r.outbox, r.outcome, r.seconds));
-  const log = new EventLog(metrics ? countingAppends(stores.events, metrics) : stores.events, serviceEventCatalog(), clock);
+  const appendedTo = metrics ? countingAppends(stores.events, metrics) : stores.events;
+  // Shut when the log does not extend its last published checkpoint (src/audit/log-integrity.ts): reads go on.
+  const writeGate = new WriteGate();
+  const log = new EventLog(gatedAppends(appendedTo, writeGate), serviceEventCatalog(), clock);
   let supervisor: ProjectionSupervisor | undefined;
   let publisher: ScheduledPublisher | undefined;
   let dispatcher: WebhookDispatcher | undefined;
@@ -179,6 +188,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
+  let logTree: LogTreeRuntime | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -208,6 +218,19 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
     const auditSigner = config.roles.has('projector') ? await AuditSigner.open(contact.keyStore, clock) : undefined;
+    // The audit key ring: the one place the service takes it from (checkpoints are signed through it).
+    const auditRing = await openKeyStoreAuditKeyRing(contact.keyStore, clock);
+    logTree = await startLogTree(config, {
+      events: stores.events,
+      ungatedLog: new EventLog(appendedTo, serviceEventCatalog(), clock),
+      readModels: stores.readModels,
+      ring: auditRing,
+      clock,
+      logger,
+      ...(metrics ? { metrics: new AuditMetrics(metrics.registry) } : {}),
+      projector: config.roles.has('projector'),
+      gate: writeGate,
+    });
     const drain = new DrainState();
     if (config.roles.has('api')) {
       // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
@@ -329,6 +352,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   } catch (error) {
     lag?.stop();
     await anchoring?.stop();
+    await logTree?.stop();
     versions?.stop();
     await contactForms?.stop();
     await mediaClose?.();
@@ -350,6 +374,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     log,
     stores,
     supervisor,
+    logTree,
     stop: (progress = () => undefined) =>
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
@@ -370,6 +395,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await blobs.close();
         progress('the scheduled publisher');
         await publisher?.stop();
+        progress('the log tree and its checkpoints');
+        await logTree?.stop();
         progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
         progress('the stores to close');
@@ -395,6 +422,9 @@ function translateErrors(error: unknown): HttpError | undefined {
       retryable: false,
       cause: error,
     });
+  }
+  if (error instanceof WritesRefusedError) {
+    return new HttpError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: error.message, retryable: false, expose: true, cause: error });
   }
   if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
     return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
