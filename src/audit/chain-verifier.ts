@@ -22,7 +22,9 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { UnreadableEventError } from '../event-store/errors.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { chainLink, genesisLink, storedLink } from '../event-store/hash-chain.ts';
+import { chainedContent, genesisLink, linkOfContent, storedLink } from '../event-store/hash-chain.ts';
+import { leafTextOf } from './log-leaf.ts';
+import { leafHash } from './merkle-tree.ts';
 import { AuditSignatureError, verifyAuditSignature, type AuditPublicKey } from './audit-signer.ts';
 import { auditLogAnchored, type AuditLogAnchored } from './audit-events.ts';
 import { LegacyDigest } from './legacy-anchor.ts';
@@ -64,6 +66,11 @@ export interface VerifyOptions {
   publicKey: AuditPublicKey | null;
   maxBreaks?: number;
   onProgress?: (progress: { events: number; fraction: number }) => void;
+  /**
+   * Given every event's leaf hash in the log's Merkle tree (./log-leaf.ts), in log order, computed from the same
+   * canonical text as its link; null for an event the store cannot read. For the tree check of the same pass.
+   */
+  onLeaf?: (hash: Uint8Array | null, event: Pick<RecordedEvent, 'streamId' | 'revision' | 'position'> & { id: string; metadata?: RecordedEvent['metadata'] }) => void;
 }
 
 interface StreamTip {
@@ -116,6 +123,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
 
   for await (const event of readAllReporting(store, (unreadable) => {
     fail({ ...unreadable, id: unreadable.eventId }, 'unreadable', `the stored event cannot be read back: ${unreadable.reason}`);
+    options.onLeaf?.(null, { ...unreadable, id: unreadable.eventId });
     const tip = tips.get(unreadable.streamId);
     tips.set(unreadable.streamId, { revision: unreadable.revision, link: null, inScope: tip?.inScope ?? true, chained: tip?.chained ?? true });
   })) {
@@ -124,6 +132,9 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
     const tip = tips.get(event.streamId);
     const inScope = tip?.inScope ?? (options.projectId === undefined || event.metadata.projectId === options.projectId);
     const link = storedLink(event.metadata);
+    // One canonical text serves the event's link and its leaf.
+    const content = options.onLeaf || (link !== undefined && inScope) ? chainedContent(event) : '';
+    if (options.onLeaf) options.onLeaf(leafHash(leafTextOf(event, content)), event);
 
     if (link === undefined) {
       // Written before chains: its integrity is the anchor's; it still seeds the chain after it.
@@ -145,7 +156,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
       fail(event, 'revision-gap', tip ? `revision ${event.revision} follows revision ${tip.revision}: events are missing from the stream` : `the stream starts at revision ${event.revision}, not 0: its first events are missing`);
     }
     const prev = tip ? tip.link : genesisLink(event.streamId);
-    const computed = prev === null ? link : chainLink(prev, event);
+    const computed = prev === null ? link : linkOfContent(prev, content);
     if (computed !== link) fail(event, 'link-mismatch', 'the recomputed link differs from the stored one: the event was changed after it was written, or an event before it was');
     tips.set(event.streamId, { revision: event.revision, link, inScope, chained: true });
 

@@ -16,6 +16,11 @@ import { assembleRanges, rootIndexes, EMPTY_ROOT } from './merkle-tree.ts';
 import { checkpointBody, isValidKeyName, parseCheckpointBody, parseNote, signNote, verifiedSigners, verifierKey } from './signed-note.ts';
 import type { LogTreeStore, StoredCheckpoint } from './log-tree-store.ts';
 
+/** A checkpoint asked for while checkpoints are held (see LogCheckpoints.hold). */
+export class CheckpointsHeldError extends Error {
+  override name = 'CheckpointsHeldError';
+}
+
 /** Receives each checkpoint once it is signed and stored. Must not throw nor wait: queue and return. */
 export interface CheckpointPublisher {
   readonly name: string;
@@ -81,6 +86,7 @@ export class LogCheckpoints {
   #making: Promise<StoredCheckpoint | null> | undefined;
   #made = 0;
   #stopped = false;
+  #held = false;
   #origin: string | null = null;
 
   constructor(options: LogCheckpointsOptions) {
@@ -94,11 +100,29 @@ export class LogCheckpoints {
     return this.#origin;
   }
 
+  /**
+   * Holds checkpoints back until release(): while the log is checked against its last published checkpoint, and
+   * for good when it does not extend it (a checkpoint of a rewritten log must not replace the published one).
+   */
+  hold(): void {
+    this.#held = true;
+  }
+
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    if (this.#pendingSize > 0) {
+      const size = this.#pendingSize;
+      this.#pendingSize = 0;
+      this.grew(size);
+    }
+  }
+
   /** The tree grew to `size`: a checkpoint follows now, or once a second has passed since the last one. */
   grew(size: number): void {
     if (this.#stopped || size <= this.#pendingSize) return;
     this.#pendingSize = size;
-    if (this.#timer) return;
+    if (this.#timer || this.#held) return;
     const wait = Math.max(0, this.#lastAt + this.#o.intervalMs - this.#o.clock.now().getTime());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
@@ -108,6 +132,7 @@ export class LogCheckpoints {
 
   /** Signs a checkpoint of the tree as it is now (or answers the latest when the tree has not grown since). */
   async checkpoint(): Promise<StoredCheckpoint | null> {
+    if (this.#held) throw new CheckpointsHeldError('checkpoints are held: the log does not extend its last published checkpoint, or is being checked against it');
     while (this.#making) await this.#making.catch(() => undefined);
     this.#making = this.#make();
     try {

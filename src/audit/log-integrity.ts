@@ -109,24 +109,31 @@ export async function checkAgainstPublished(options: IntegrityCheckOptions): Pro
     return mismatch(`the last published checkpoint (size ${checkpoint.size}) is not signed by any audit key of this service under ${checkpoint.origin}`, null, options.now());
   }
   const size = await options.treeReaches(checkpoint.size);
-  if (size < checkpoint.size) {
-    return mismatch(`the log holds ${size} events; the checkpoint published at ${last.signedAt} covered ${checkpoint.size}: events from position ${size} (0-based, in log order) on were removed`, size, options.now());
-  }
-  const root = await treeRoot(tree, checkpoint.size);
-  if (Buffer.compare(Buffer.from(root), Buffer.from(checkpoint.rootHash)) !== 0) {
-    // The earliest published checkpoint the tree no longer reproduces brackets the first change.
+  // The earliest published checkpoint the tree no longer reproduces brackets the first change.
+  const bracket = async (): Promise<{ good: number; bad: number }> => {
     let good = 0;
-    let bad = checkpoint.size;
+    let bad = Math.min(size, checkpoint.size);
     for (const earlier of all) {
       const parsed = checkpointOfNote(earlier.note);
-      if (parsed.size > size) break;
-      const same = Buffer.compare(Buffer.from(await treeRoot(tree, parsed.size)), Buffer.from(parsed.rootHash)) === 0;
-      if (same) good = Math.max(good, parsed.size);
+      if (parsed.size > size || parsed.size > checkpoint.size) break;
+      if (Buffer.compare(Buffer.from(await treeRoot(tree, parsed.size)), Buffer.from(parsed.rootHash)) === 0) good = Math.max(good, parsed.size);
       else {
         bad = parsed.size;
         break;
       }
     }
+    return { good, bad };
+  };
+  if (size < checkpoint.size) {
+    const { good, bad } = await bracket();
+    if (good < bad && bad <= size && bad !== size) {
+      return mismatch(`the log holds ${size} events; the checkpoint published at ${last.signedAt} covered ${checkpoint.size}: the log was changed between positions ${good} and ${bad - 1} (0-based, in log order; the first ${good} events still match an earlier published checkpoint)`, good, options.now());
+    }
+    return mismatch(`the log holds ${size} events; the checkpoint published at ${last.signedAt} covered ${checkpoint.size}: events were removed between positions ${good} and ${checkpoint.size - 1} (0-based, in log order; the first ${good} events still match a published checkpoint)`, good, options.now());
+  }
+  const root = await treeRoot(tree, checkpoint.size);
+  if (Buffer.compare(Buffer.from(root), Buffer.from(checkpoint.rootHash)) !== 0) {
+    const { good, bad } = await bracket();
     return mismatch(`the log's tree does not reproduce the root of the checkpoint of size ${checkpoint.size} published at ${last.signedAt}: the log was changed between positions ${good} and ${bad - 1} (0-based, in log order; the first ${good} events still match an earlier published checkpoint)`, good, options.now());
   }
   // The log's events at sampled leaves against the stored leaves.

@@ -117,6 +117,8 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
       checkpoints.grew(size);
     },
   });
+  // Until the log is checked against its last published checkpoint, nothing is signed over it.
+  if (config.audit.checkpointDir) checkpoints.hold();
   const following = follower.run();
 
   const treeReaches = async (size: number): Promise<number> => {
@@ -148,10 +150,12 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
     }
     await tree.setIntegrity(record);
     if (record.state === 'mismatch') {
+      // Checkpoints stay held: one of the rewritten log must not replace the published one.
       gate.refuse(refusalOf(record));
       logger.error({ detail: record.detail, firstLeaf: record.firstLeaf }, 'audit: the log does not extend its last published checkpoint: writes are refused, reads go on (see docs/audit.md; AUDIT_ACCEPT_CHECKPOINT_MISMATCH overrides, recorded in the log)');
     } else {
       gate.open();
+      checkpoints.release();
       logger.info({ detail: record.detail }, 'audit: log checked against its last published checkpoint');
     }
     metrics?.writesRefused(record.state === 'mismatch');
