@@ -76,8 +76,10 @@ export interface VerifierKey {
 
 /** Parses a vkey (Ed25519, type 0x01 or a cosignature/v1 key 0x04), checking its key hash. */
 export function parseVerifierKey(vkey: string): VerifierKey {
-  const parts = vkey.trim().split('+');
-  if (parts.length !== 3 || !isValidKeyName(parts[0]!) || !/^[0-9a-f]{8}$/.test(parts[1]!)) throw new SignedNoteError(`not a verifier key (name+hash+key): ${JSON.stringify(vkey)}`);
+  // The key's base64 may hold "+" too: the name and the hash are the first two parts.
+  const [name = '', hash = '', ...key64] = vkey.trim().split('+');
+  const parts = [name, hash, key64.join('+')];
+  if (key64.length === 0 || !isValidKeyName(parts[0]!) || !/^[0-9a-f]{8}$/.test(parts[1]!)) throw new SignedNoteError(`not a verifier key (name+hash+key): ${JSON.stringify(vkey)}`);
   const key = Buffer.from(parts[2]!, 'base64');
   if (key.length !== 33 || (key[0] !== ALG_ED25519 && key[0] !== ALG_COSIGNATURE_V1)) throw new SignedNoteError(`verifier key ${parts[0]}: not an Ed25519 key`);
   const publicKey = new Uint8Array(key.subarray(1));
