@@ -178,11 +178,14 @@ export class LogCheckpoints {
     return this.#lastSize;
   }
 
+  /** Signs what the tree grew by since the last checkpoint (a graceful stop leaves none uncovered), then stops. */
   async stop(): Promise<void> {
+    const pending = this.#timer !== undefined && !this.#held;
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#making?.catch(() => undefined);
+    if (pending) await this.#make().catch((error: unknown) => this.#o.logger.error({ err: error }, 'log checkpoint: signing the last checkpoint at stop failed'));
     await Promise.all((this.#o.publishers ?? []).map((publisher) => publisher.stop()));
   }
 }

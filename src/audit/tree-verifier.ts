@@ -34,7 +34,7 @@ export interface BackdatedEvent {
 
 /** Every leaf hash of the log in order, as one growing buffer; null leaves (unreadable events) are remembered. */
 export class LeafCollector {
-  #bytes = Buffer.alloc(HASH_SIZE * 65_536);
+  #bytes: Buffer = Buffer.alloc(HASH_SIZE * 65_536);
   #count = 0;
   readonly unreadable: number[] = [];
   readonly backdated: BackdatedEvent[] = [];
@@ -47,12 +47,24 @@ export class LeafCollector {
 
   /** Adds the next leaf; `event` is checked against the checkpoint's time when it comes after it. */
   addEvent(hash: Uint8Array | null, event: { id: string; streamId: string; revision: bigint | string; metadata?: { occurredAt?: string } }): void {
-    if (this.after && this.#count >= this.after.size && event.metadata?.occurredAt !== undefined && this.backdated.length < 100) {
+    this.checkEvent(this.#count, event);
+    this.add(hash);
+  }
+
+  /** Checks the event of leaf `index` against the checkpoint's time (the leaves themselves come from elsewhere). */
+  checkEvent(index: number, event: { id: string; streamId: string; revision: bigint | string; metadata?: { occurredAt?: string } }): void {
+    if (this.after && index >= this.after.size && event.metadata?.occurredAt !== undefined && this.backdated.length < 100) {
       if (Date.parse(event.metadata.occurredAt) < Date.parse(this.after.signedAt) - BACKDATING_TOLERANCE_MS) {
-        this.backdated.push({ leaf: this.#count, eventId: event.id, streamId: event.streamId, revision: event.revision.toString(), occurredAt: event.metadata.occurredAt });
+        this.backdated.push({ leaf: index, eventId: event.id, streamId: event.streamId, revision: event.revision.toString(), occurredAt: event.metadata.occurredAt });
       }
     }
-    this.add(hash);
+  }
+
+  /** Takes every leaf at once (computed on worker threads): `hashes` is count × 32 bytes. */
+  setAll(hashes: Buffer, count: number, unreadable: readonly number[]): void {
+    this.#bytes = hashes;
+    this.#count = count;
+    this.unreadable.splice(0, this.unreadable.length, ...unreadable);
   }
 
   add(hash: Uint8Array | null): void {

@@ -28,7 +28,8 @@ export const CHAIN_KEY = 'chain';
 /** What a legacy event (written before chains) stands in for `prev` when its own link is computed. */
 export const LEGACY_PREV = '0'.repeat(64);
 
-const canonicalJson = configure({ bigint: false, circularValue: Error, deterministic: true, strict: false });
+/** RFC 8785-style canonical JSON (see the module comment); also the canonical metadata of the log's tree leaves. */
+export const canonicalJson = configure({ bigint: false, circularValue: Error, deterministic: true, strict: false });
 
 /** The parts of an event its link covers. */
 export interface ChainedContent {

@@ -75,8 +75,6 @@ import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
 import { ENTRY_STATE_VERSION, type EntryState } from '../domain/content/entry/entry-decider.ts';
 import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
-import { AuditSigner } from '../audit/audit-signer.ts';
-import { anchorInBackground } from '../audit/legacy-anchor.ts';
 import { openKeyStoreAuditKeyRing } from '../audit/key-store-audit-key-ring.ts';
 import { gatedAppends, WriteGate, WritesRefusedError } from '../audit/log-integrity.ts';
 import { startLogTree, type LogTreeRuntime } from '../audit/log-tree-runtime.ts';
@@ -187,7 +185,6 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
-  let anchoring: { stop(): Promise<void> } | undefined;
   let logTree: LogTreeRuntime | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
@@ -217,7 +214,6 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
-    const auditSigner = config.roles.has('projector') ? await AuditSigner.open(contact.keyStore, clock) : undefined;
     // The audit key ring: the one place the service takes it from (checkpoints are signed through it).
     const auditRing = await openKeyStoreAuditKeyRing(contact.keyStore, clock);
     logTree = await startLogTree(config, {
@@ -346,12 +342,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     // The contact-form notice sender runs beside the projectors (console links use the listening URL).
     if (config.roles.has('projector')) {
       contact.startWorker(http?.url);
-      // Events written before hash chains are anchored once by a signed checkpoint (a scan, in the background).
-      anchoring = anchorInBackground({ log, signer: auditSigner!, clock, logger });
     }
   } catch (error) {
     lag?.stop();
-    await anchoring?.stop();
     await logTree?.stop();
     versions?.stop();
     await contactForms?.stop();
@@ -382,8 +375,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         lag?.stop();
         versions?.stop();
         progress('the audit anchoring scan');
-        await anchoring?.stop();
-        progress('the webhook dispatcher to finish its deliveries');
+            progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
         progress('the contact-form notice worker');
         await contactForms?.stop();

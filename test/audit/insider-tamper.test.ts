@@ -20,9 +20,9 @@ import { systemClock } from '../../src/clock.ts';
  * frames, hash-chain links recomputed with the documented formula), starting from a real data folder the service
  * wrote through its API (approvals and policy changes among it) and a checkpoint it published outside DATA_DIR.
  * Every rewrite is found by `annals audit verify --against` that checkpoint and by the independent Go verifier
- * (golang.org/x/mod/sumdb/tlog and note, test/peers/tlog-verifier) reading `annals log export`; the per-stream
- * chain check alone passes where the links were recomputed. The service refuses writes when started on such a
- * log, unless told otherwise, which it records.
+ * (golang.org/x/mod/sumdb/tlog and note, test/peers/tlog-verifier) reading `annals log export`. (Where events
+ * carry per-stream links, from logs written before the tree, the insider recomputes them: links carry no secret.)
+ * The service refuses writes when started on such a log, unless told otherwise, which it records.
  */
 describe('audit: an insider rewriting the stored log is caught against a checkpoint published before', function () {
   this.timeout(300_000);
@@ -122,10 +122,9 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
     expect((await go(['consistency', '--proof', path.join(proofDir, 'consistency.json'), '--vkey', vkey])).code).to.equal(0);
   });
 
-  const edits: Array<{ name: string; tamper: (file: string) => void; rebuildTree?: boolean; linksRecomputed?: boolean; appended?: boolean }> = [
+  const edits: Array<{ name: string; tamper: (file: string) => void; rebuildTree?: boolean; appended?: boolean }> = [
     {
       name: 'rewrite a stream\'s history with recomputed links: the publication attributed to another person',
-      linksRecomputed: true,
       tamper: (file) =>
         rewriteStream(file, entryStream, (events) =>
           events.map((event) => (event.type === 'entry.revision-published' ? { ...event, metadata: { ...event.metadata, actor: { type: 'user', id: randomUUID() } } } : event)),
@@ -133,7 +132,6 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
     },
     {
       name: 'remove the policy off/on events from the project\'s stream and recompute its links',
-      linksRecomputed: true,
       tamper: (file) => rewriteStream(file, projectStream, (events) => events.filter((event) => event.type !== 'project.approval-policy-changed')),
     },
     { name: 'delete the last events of a stream', tamper: (file) => rewriteStream(file, entryStream, (events) => events.slice(0, -2)) },
@@ -152,7 +150,6 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
     },
     {
       name: 'append a forged policy change with a recomputed link, dated before the checkpoint',
-      linksRecomputed: true,
       appended: true,
       tamper: (file) =>
         rewriteStream(file, projectStream, (events) => {
@@ -164,7 +161,6 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
     },
     {
       name: 'rewrite the whole chain with recomputed links, and the tree with it',
-      linksRecomputed: true,
       rebuildTree: true,
       tamper: (file) => {
         const events = storedEvents(file);
@@ -183,11 +179,6 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
       edit.tamper(file);
       if (edit.rebuildTree) for (const name of fs.readdirSync(dir).filter((n) => n.startsWith('log-tree.sqlite'))) fs.rmSync(path.join(dir, name));
 
-      if (edit.linksRecomputed) {
-        // What the per-stream chains alone say: nothing.
-        const chains = await cli(dir, ['audit', 'verify', '--json']);
-        expect(json(chains).verified, 'the chain check alone').to.equal(true);
-      }
       const run = await cli(dir, ['audit', 'verify', '--against', publishedFile(), '--json']);
       expect(run.code, run.stderr).to.equal(1);
       const report = json(run);

@@ -18,6 +18,7 @@ import { openLogTreeStore } from '../../audit/log-tree-runtime.ts';
 import { LogTreeFollower } from '../../audit/log-tree-follower.ts';
 import { checkpointView, LogProofs, ProofUnavailableError } from '../../audit/log-proofs.ts';
 import { diffAuditExports } from '../../audit/audit-export-diff.ts';
+import { sqliteLeaves } from '../../audit/sqlite-leaf-workers.ts';
 
 const USAGE = `  annals audit verify [--project ID] [--against FILE|witness:NAME] [--json]
                                                  recompute every hash chain, anchor and leaf of the log's Merkle tree; with --against (or
@@ -81,7 +82,16 @@ async function verify(projectId: string | undefined, against: string | undefined
     const leaves = new LeafCollector(target?.checkpoint.signedAt ? { size: checkpointOfNote(target.checkpoint.note).size, signedAt: target.checkpoint.signedAt } : undefined);
     let report;
     try {
-      report = await verifyLog(stores.events, { projectId, publicKey: key, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }), ...(target ? { onLeaf: (hash, event) => leaves.addEvent(hash, event) } : {}) });
+      // The embedded log's leaves are hashed on worker threads from its stored frames, beside the chain pass;
+      // through the port (EventStoreDB) in the chain pass itself.
+      const parallel = target && config.eventStore.kind === 'sqlite' ? sqliteLeaves(config.eventStore.file) : undefined;
+      let index = 0;
+      const withLeaves = target ? (parallel ? { onEvent: (event: Parameters<LeafCollector['checkEvent']>[1]) => leaves.checkEvent(index++, event) } : { onLeaf: (hash: Uint8Array | null, event: Parameters<LeafCollector['checkEvent']>[1]) => leaves.addEvent(hash, event) }) : {};
+      report = await verifyLog(stores.events, { projectId, publicKey: key, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }), ...withLeaves });
+      if (parallel) {
+        const computed = await parallel;
+        leaves.setAll(computed.hashes, computed.count, computed.unreadable);
+      }
       bar?.finish(report.chainedEvents + report.unlinkedEvents);
     } finally {
       bar?.stop();
@@ -119,7 +129,17 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
   const earlierOf = (list: ReadonlyArray<{ note: string }>) => list.map((c) => c.note);
   if (against === undefined) {
     const last = published.at(-1);
-    return last ? { checkpoint: { note: last.note, signedAt: last.signedAt, source: path.join(config.audit.checkpointDir!, CHECKPOINT_FILE), cosignatures: last.cosignatures }, earlier: earlierOf(published) } : null;
+    if (last) return { checkpoint: { note: last.note, signedAt: last.signedAt, source: path.join(config.audit.checkpointDir!, CHECKPOINT_FILE), cosignatures: last.cosignatures }, earlier: earlierOf(published) };
+    // Nothing published: the latest checkpoint the tree store kept (it shows damage and outsiders' edits; against
+    // an insider only a checkpoint held outside DATA_DIR counts).
+    if (!fs.existsSync(config.audit.treeFile)) return null;
+    const store = openLogTreeStore(config);
+    try {
+      const latest = await store.latestCheckpoint();
+      return latest ? { checkpoint: { note: latest.note, signedAt: latest.signedAt, source: 'the log tree store in DATA_DIR (nothing published: set AUDIT_CHECKPOINT_DIR)' }, earlier: [] } : null;
+    } finally {
+      await store.close();
+    }
   }
   if (against.startsWith('witness:')) {
     const name = against.slice('witness:'.length);

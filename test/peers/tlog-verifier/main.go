@@ -189,6 +189,12 @@ func tree(text []byte, verifier note.Verifier, logFile string) {
 			if err := decoder.Decode(&event); err != nil {
 				fail("log line %d: %v", n+1, err)
 			}
+			var raw struct {
+				Data json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal(line, &raw); err != nil {
+				fail("log line %d: %v", n+1, err)
+			}
 			if event["kind"] == "event" {
 				if metadata, ok := event["metadata"].(map[string]any); ok && n >= c.size && !publishedAt.IsZero() {
 					occurred, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(metadata["occurredAt"]))
@@ -198,7 +204,7 @@ func tree(text []byte, verifier note.Verifier, logFile string) {
 						finish(r, false)
 					}
 				}
-				leaf, err := leafBytes(event)
+				leaf, err := leafBytes(event, raw.Data)
 				if err != nil {
 					fail("event %v: %v", event["id"], err)
 				}
@@ -233,8 +239,9 @@ func tree(text []byte, verifier note.Verifier, logFile string) {
 	finish(r, true)
 }
 
-// leafBytes: what annals hashes for an event (src/audit/log-leaf.ts), computed here from the event's fields.
-func leafBytes(event map[string]any) ([]byte, error) {
+// leafBytes: what annals hashes for an event (src/audit/log-leaf.ts), computed here from the event's fields: the
+// metadata in canonical JSON, the data as the line carries it (the text JSON.stringify wrote, taken byte for byte).
+func leafBytes(event map[string]any, rawData json.RawMessage) ([]byte, error) {
 	streamID, _ := event["streamId"].(string)
 	revision, _ := event["revision"].(string)
 	id, _ := event["id"].(string)
@@ -243,24 +250,22 @@ func leafBytes(event map[string]any) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no metadata")
 	}
-	link, _ := metadata["chain"].(string)
-	rest := map[string]any{}
-	for k, v := range metadata {
-		if k != "chain" {
-			rest[k] = v
-		}
-	}
-	var schemaVersion any
-	if v, ok := metadata["schemaVersion"].(json.Number); ok {
-		schemaVersion = v
-	}
-	data := event["data"]
 	var b bytes.Buffer
 	b.WriteString("annals-log-leaf/v1\n")
 	writeString(&b, streamID)
-	b.WriteString("\n" + revision + "\n" + link + "\n")
-	if err := writeCanonical(&b, []any{id, typ, schemaVersion, data, rest}); err != nil {
+	b.WriteString("\n" + revision + "\n")
+	writeString(&b, id)
+	b.WriteString("\n")
+	writeString(&b, typ)
+	b.WriteString("\n")
+	if err := writeCanonical(&b, metadata); err != nil {
 		return nil, err
+	}
+	b.WriteString("\n")
+	if len(rawData) == 0 {
+		b.WriteString("null")
+	} else {
+		b.Write(rawData)
 	}
 	return b.Bytes(), nil
 }
