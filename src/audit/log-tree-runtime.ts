@@ -18,7 +18,8 @@ import { LogCheckpoints, type CheckpointPublisher } from './log-checkpoints.ts';
 import { checkAgainstPublished, WriteGate } from './log-integrity.ts';
 import { LogProofs } from './log-proofs.ts';
 import type { IntegrityRecord, LogTreeStore } from './log-tree-store.ts';
-import { LogTreeFollower, readModelLease } from './log-tree-follower.ts';
+import { readModelLease } from './log-tree-follower.ts';
+import { LogTreeThread, type TreeFollowing } from './log-tree-thread.ts';
 import { SqliteLogTreeStore } from './sqlite-log-tree-store.ts';
 import { WitnessPublisher } from './witness-publisher.ts';
 import { TimestampPublisher } from './timestamp-publisher.ts';
@@ -28,7 +29,7 @@ export interface LogTreeRuntime {
   proofs: LogProofs;
   /** Present in the process with the projector role. */
   checkpoints: LogCheckpoints | undefined;
-  follower: LogTreeFollower | undefined;
+  follower: TreeFollowing | undefined;
   /** Shut when the log does not extend its last published checkpoint (appends through the gated store fail). */
   gate: WriteGate;
   /** Resolves with the start-up check's finding (at once in a process without the projector role). */
@@ -105,9 +106,12 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
       if (follower.size <= checkpoint.size) uncoveredSince = null;
     },
   });
-  const follower = new LogTreeFollower({
-    events: deps.events,
-    tree,
+  // Until the log is checked against its last published checkpoint, nothing is signed over it.
+  if (config.audit.checkpointDir) checkpoints.hold();
+  // On a thread of its own: hashing every event never holds up the service's event loop.
+  const follower: TreeFollowing = new LogTreeThread({
+    eventStore: config.eventStore,
+    treeFile: config.audit.treeFile,
     logger,
     // On the embedded default the DATA_DIR's writer lock makes this process the only follower.
     ...(config.readModels.kind === 'sqlite' && config.eventStore.kind === 'sqlite' ? {} : { lease: readModelLease(deps.readModels, clock) }),
@@ -117,9 +121,6 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
       checkpoints.grew(size);
     },
   });
-  // Until the log is checked against its last published checkpoint, nothing is signed over it.
-  if (config.audit.checkpointDir) checkpoints.hold();
-  const following = follower.run();
 
   const treeReaches = async (size: number): Promise<number> => {
     while (follower.size < size && !follower.caughtUp) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -171,7 +172,6 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
     integrity,
     async stop() {
       await follower.stop();
-      await following;
       await integrity.catch(() => undefined);
       await checkpoints.stop();
       await tree.close();
