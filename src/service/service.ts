@@ -282,7 +282,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         clock,
         operatorTenantIds: config.operatorTenantIds,
       });
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations });
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, ...(logTree ? { logTree } : {}) });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);
