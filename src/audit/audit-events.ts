@@ -46,4 +46,20 @@ export const auditCheckpointMismatchOverridden = defineEvent({
   }),
 });
 
-export const auditEvents = [auditLogAnchored, auditCheckpointMismatchOverridden];
+/**
+ * A signed checkpoint of the log's Merkle tree, recorded in the log itself so that the webhook outbox hands it to
+ * every webhook subscribed to `log.checkpoint` (at most every AUDIT_CHECKPOINT_WEBHOOK_SECONDS, and only when the
+ * log changed by more than the deliveries of the last one). The note is what to keep and verify.
+ */
+export const auditCheckpointRecorded = defineEvent({
+  type: 'audit.checkpoint-recorded',
+  version: 1,
+  schema: z.object({
+    size: z.number().int().nonnegative(),
+    rootHash: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'a base64 SHA-256'),
+    note: z.string().min(1).max(10_000),
+    signedAt: z.iso.datetime({ precision: 3 }),
+  }),
+});
+
+export const auditEvents = [auditLogAnchored, auditCheckpointMismatchOverridden, auditCheckpointRecorded];

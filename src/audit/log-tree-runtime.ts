@@ -14,6 +14,7 @@ import type { AuditMetrics } from '../metrics/audit-metrics.ts';
 import type { AuditKeyRing } from './audit-keys.ts';
 import { AUDIT_CHECKPOINT_STREAM, auditCheckpointMismatchOverridden } from './audit-events.ts';
 import { CheckpointFolder } from './checkpoint-folder.ts';
+import { CheckpointRecorder } from './checkpoint-recorder.ts';
 import { LogCheckpoints, type CheckpointPublisher } from './log-checkpoints.ts';
 import { checkAgainstPublished, WriteGate } from './log-integrity.ts';
 import { LogProofs } from './log-proofs.ts';
@@ -42,6 +43,8 @@ export interface LogTreeDeps {
   events: EventStore;
   /** An EventLog over the ungated store, to record an override. */
   ungatedLog: EventLog;
+  /** The service's EventLog (through the write gate): checkpoints are recorded through it for webhooks. */
+  log: EventLog;
   readModels: ReadModelStore;
   ring: AuditKeyRing;
   clock: Clock;
@@ -91,6 +94,7 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
       }),
     );
   }
+  publishers.push(new CheckpointRecorder({ log: deps.log, events: deps.events, tree, clock, logger, intervalMs: config.audit.webhookIntervalMs }));
   if (config.audit.tsaUrl) publishers.push(new TimestampPublisher({ url: config.audit.tsaUrl, tree, logger, onTimestamped: (checkpoint, token) => folder?.append({ kind: 'timestamp', size: checkpoint.size, token }) }));
 
   let uncoveredSince: number | null = null;

@@ -263,6 +263,10 @@ const settings = {
     schema: url(['http', 'https']).optional(),
     allowed: 'an RFC 3161 timestamp authority URL: each checkpoint published is timestamped (default: unset, none)',
   },
+  AUDIT_CHECKPOINT_WEBHOOK_SECONDS: {
+    schema: integer(1, 86_400).default(300),
+    allowed: 'seconds from 1 to 86400 (default 300): a checkpoint is recorded in the log for webhooks subscribed to log.checkpoint at most this often, while the log changes',
+  },
   AUDIT_ACCEPT_CHECKPOINT_MISMATCH: {
     schema: z.string().trim().min(10, 'shorter than 10 characters').max(500).optional(),
     allowed: 'why the service may take writes although its log does not extend its last published checkpoint (at least 10 characters): the override is recorded in the log (audit.checkpoint-mismatch-overridden) with this reason; unset it once the cause is dealt with (default: unset, writes are refused on a mismatch)',
@@ -365,6 +369,8 @@ export interface AuditConfig {
   checkpointDir: string | undefined;
   witnesses: Array<{ url: string; vkey: string }>;
   tsaUrl: string | undefined;
+  /** The shortest time between two checkpoints recorded in the log for webhooks. */
+  webhookIntervalMs: number;
   acceptCheckpointMismatch: string | undefined;
 }
 
@@ -522,6 +528,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkpointDir: p.AUDIT_CHECKPOINT_DIR === undefined ? undefined : path.resolve(p.AUDIT_CHECKPOINT_DIR),
       witnesses: p.AUDIT_WITNESSES ?? [],
       tsaUrl: p.AUDIT_TSA_URL,
+      webhookIntervalMs: p.AUDIT_CHECKPOINT_WEBHOOK_SECONDS * 1000,
       acceptCheckpointMismatch: p.AUDIT_ACCEPT_CHECKPOINT_MISMATCH,
     },
     media: {

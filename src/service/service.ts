@@ -219,6 +219,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     logTree = await startLogTree(config, {
       events: stores.events,
       ungatedLog: new EventLog(appendedTo, serviceEventCatalog(), clock),
+      log,
       readModels: stores.readModels,
       ring: auditRing,
       clock,

@@ -27,8 +27,14 @@ export const SPEC_WEBHOOK_EVENT_TYPES = ['entry.published', 'entry.updated', 'en
  * for a later publish time. Opt-in like every event: a webhook receives them only when its `events` name them.
  */
 export const REVIEW_WEBHOOK_EVENT_TYPES = ['entry.submitted', 'entry.rejected', 'entry.scheduled'] as const;
-/** The events a webhook can subscribe to: the spec's four, then the review additions. */
-export const WEBHOOK_EVENT_TYPES = [...SPEC_WEBHOOK_EVENT_TYPES, ...REVIEW_WEBHOOK_EVENT_TYPES] as const;
+/**
+ * The log's signed checkpoints (docs/audit.md): each recorded checkpoint (at most every
+ * AUDIT_CHECKPOINT_WEBHOOK_SECONDS while the log changes) goes to every webhook subscribed to it, whatever its
+ * project: the receiver holds the service's commitment to its whole log, outside the operator's reach. Opt-in.
+ */
+export const AUDIT_WEBHOOK_EVENT_TYPES = ['log.checkpoint'] as const;
+/** The events a webhook can subscribe to: the spec's four, then the review additions, then the log's checkpoints. */
+export const WEBHOOK_EVENT_TYPES = [...SPEC_WEBHOOK_EVENT_TYPES, ...REVIEW_WEBHOOK_EVENT_TYPES, ...AUDIT_WEBHOOK_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const WEBHOOK_NAME_MAX = 100;

@@ -28,11 +28,26 @@ export interface MasterPayloadFields {
   record_count: number;
 }
 
-export type PayloadFields = EntryPayloadFields | MasterPayloadFields;
+/** A signed checkpoint of the whole log (C2SP tlog-checkpoint note), to whichever project's webhook subscribed. */
+export interface CheckpointPayloadFields {
+  event: 'log.checkpoint';
+  project_id: string;
+  tree_size: number;
+  root_hash: string;
+  /** The signed note: verify it with the log's vkey (annals audit log-key). */
+  note: string;
+  signed_at: string;
+}
+
+export type PayloadFields = EntryPayloadFields | MasterPayloadFields | CheckpointPayloadFields;
 
 /** The exact body: the spec's fields in the spec's order, then the timestamp (ISO 8601 UTC, milliseconds). */
 export function serializePayload(fields: PayloadFields, timestamp: Date): string {
   const time = timestamp.toISOString();
+  if (fields.event === 'log.checkpoint') {
+    const { event, project_id, tree_size, root_hash, note, signed_at } = fields;
+    return JSON.stringify({ event, project_id, tree_size, root_hash, note, signed_at, timestamp: time });
+  }
   if (fields.event === 'master.published') {
     const { event, project_id, master_entity_id, master_entity_key, record_count } = fields;
     return JSON.stringify({ event, project_id, master_entity_id, master_entity_key, record_count, timestamp: time });
@@ -56,6 +71,9 @@ const NIL = '00000000-0000-0000-0000-000000000000';
 export function testPayloadFields(event: WebhookEventType, projectId: string): PayloadFields {
   if (event === 'master.published') {
     return { event, project_id: projectId, master_entity_id: NIL, master_entity_key: 'test-master', record_count: 0 };
+  }
+  if (event === 'log.checkpoint') {
+    return { event, project_id: projectId, tree_size: 0, root_hash: '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=', note: 'test\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n', signed_at: '2000-01-01T00:00:00.000Z' };
   }
   return {
     event,

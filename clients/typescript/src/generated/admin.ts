@@ -1275,8 +1275,8 @@ export type paths = {
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled), enabled (default true). The answer holds the signing secret, shown this once only
-         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only
+         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -2050,7 +2050,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "log.checkpoint")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2885,7 +2885,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "log.checkpoint")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2896,7 +2896,7 @@ export type components = {
             /** Format: uuid */
             webhookId: string;
             /** @enum {string} */
-            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled";
+            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "log.checkpoint";
             /** @enum {string} */
             trigger: "event" | "test";
             /** @enum {string} */
@@ -6600,7 +6600,7 @@ export interface operations {
                     name: string;
                     url: string;
                     description?: string | null;
-                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "log.checkpoint")[];
                     enabled?: boolean;
                 };
             };
@@ -6708,7 +6708,7 @@ export interface operations {
                     name?: string;
                     url?: string;
                     description?: string | null;
-                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled")[];
+                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "log.checkpoint")[];
                     enabled?: boolean;
                 };
             };
@@ -6863,7 +6863,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled";
+                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "log.checkpoint";
                 };
             };
         };
