@@ -164,7 +164,8 @@ describe('audit: verify the log, export a project, verify the export without the
     expect(JSON.parse((await runEntry('src/cli/main.ts', ['audit', 'verify', '--json'], { DATA_DIR: legacyDir, LOG_LEVEL: 'silent' })).stdout)).to.include({ verified: true, unlinkedEvents: 3 });
     const f = await startAdminFixture({ dataDir: legacyDir, env: { AUDIT_CHECKPOINT_DIR: published } });
     try {
-      await eventually(async () => (fs.existsSync(published) ? fs.readFileSync(path.join(published, 'checkpoints.ndjson'), 'utf8') : ''), (text) => text.includes('"kind":"checkpoint"'), 20_000);
+      const file = path.join(published, 'checkpoints.ndjson');
+      await eventually(async () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''), (text) => text.includes('"kind":"checkpoint"'), 20_000);
     } finally {
       await f.stop();
     }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { systemClock } from '../../clock.ts';
 import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { AuditSigner, auditPublicKey } from '../../audit/audit-signer.ts';
-import { verifyLog } from '../../audit/chain-verifier.ts';
+import { verifyLog, type VerifyReport } from '../../audit/chain-verifier.ts';
 import { exportAudit } from '../../audit/audit-export.ts';
 import { anchorUnlinkedEvents } from '../../audit/legacy-anchor.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
@@ -11,14 +11,15 @@ import { note, parseCommandArgs, printResult, required, UsageError, withStores, 
 import type { KeyStore } from '../../key-store/key-store.ts';
 import type { Config } from '../../config/config.ts';
 import { openKeyStoreAuditKeyRing } from '../../audit/key-store-audit-key-ring.ts';
-import { LeafCollector, checkLeavesAgainst, type CheckpointToCheck, type TreeReport } from '../../audit/tree-verifier.ts';
+import { BACKDATING_TOLERANCE_MS, LeafCollector, checkLeavesAgainst, type CheckpointToCheck, type TreeReport } from '../../audit/tree-verifier.ts';
 import { CHECKPOINT_FILE, CheckpointFolder, publishedCheckpoints } from '../../audit/checkpoint-folder.ts';
 import { checkpointOfNote, LogCheckpoints, logOrigin, logVerifierKeys } from '../../audit/log-checkpoints.ts';
 import { openLogTreeStore } from '../../audit/log-tree-runtime.ts';
 import { LogTreeFollower } from '../../audit/log-tree-follower.ts';
 import { checkpointView, LogProofs, ProofUnavailableError } from '../../audit/log-proofs.ts';
 import { diffAuditExports } from '../../audit/audit-export-diff.ts';
-import { sqliteLeaves } from '../../audit/sqlite-leaf-workers.ts';
+import { sqliteLeaves, type SqliteLeaves } from '../../audit/sqlite-leaf-workers.ts';
+import { encodePosition } from '../../event-store/position.ts';
 
 const USAGE = `  annals audit verify [--project ID] [--against FILE|witness:NAME] [--json]
                                                  recompute every hash chain, anchor and leaf of the log's Merkle tree; with --against (or
@@ -80,17 +81,28 @@ async function verify(projectId: string | undefined, against: string | undefined
     const target = await checkpointToCheck(config, against);
     const bar = options.json ? undefined : new RebuildProgressBar('verify', process.stderr);
     const leaves = new LeafCollector(target?.checkpoint.signedAt ? { size: checkpointOfNote(target.checkpoint.note).size, signedAt: target.checkpoint.signedAt } : undefined);
-    let report;
+    let report: VerifyReport;
     try {
-      // The embedded log's leaves are hashed on worker threads from its stored frames, beside the chain pass;
-      // through the port (EventStoreDB) in the chain pass itself.
-      const parallel = target && config.eventStore.kind === 'sqlite' ? sqliteLeaves(config.eventStore.file) : undefined;
-      let index = 0;
-      const withLeaves = target ? (parallel ? { onEvent: (event: Parameters<LeafCollector['checkEvent']>[1]) => leaves.checkEvent(index++, event) } : { onLeaf: (hash: Uint8Array | null, event: Parameters<LeafCollector['checkEvent']>[1]) => leaves.addEvent(hash, event) }) : {};
-      report = await verifyLog(stores.events, { projectId, publicKey: key, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }), ...withLeaves });
-      if (parallel) {
-        const computed = await parallel;
-        leaves.setAll(computed.hashes, computed.count, computed.unreadable);
+      if (target && config.eventStore.kind === 'sqlite') {
+        // The embedded log: its leaves hashed on worker threads from the stored frames, which also tell whether any
+        // event carries a chain link or an anchor. A log without either (every log begun since the tree) needs no
+        // pass through the port; one with them gets the chain pass as before.
+        const started = performance.now();
+        const checkpoint = checkpointOfNote(target.checkpoint.note);
+        const computed = await sqliteLeaves(config.eventStore.file, {
+          ...(target.checkpoint.signedAt ? { checkAfter: { size: checkpoint.size, beforeMs: Date.parse(target.checkpoint.signedAt) - BACKDATING_TOLERANCE_MS } } : {}),
+          onProgress: (events) => bar?.update({ events, fraction: checkpoint.size > 0 ? Math.min(1, events / checkpoint.size) : 1, checkpoint: null, head: null }),
+        });
+        leaves.setAll(computed.hashes, computed.count, computed.unreadable.map((row) => row.index));
+        leaves.backdated.push(...computed.backdated);
+        if (computed.chainedEvents === 0 && computed.anchors === 0) {
+          report = unchainedReport(computed, projectId, performance.now() - started);
+        } else {
+          report = await verifyLog(stores.events, { projectId, publicKey: key, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+        }
+      } else {
+        // Through the port (EventStoreDB): the leaves in the chain pass itself.
+        report = await verifyLog(stores.events, { projectId, publicKey: key, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }), ...(target ? { onLeaf: (hash: Uint8Array | null, event: Parameters<LeafCollector['checkEvent']>[1]) => leaves.addEvent(hash, event) } : {}) });
       }
       bar?.finish(report.chainedEvents + report.unlinkedEvents);
     } finally {
@@ -253,6 +265,25 @@ async function diffExports(earlier: string, later: string): Promise<number> {
   else note(`audit diff: ${later} does NOT extend ${earlier}: ${result.problems[0]?.detail ?? ''}`);
   printResult(result);
   return result.extends ? 0 : 1;
+}
+
+/** The chain report of a log with no link and no anchor (nothing to recompute but what its frames hold). */
+function unchainedReport(computed: SqliteLeaves, projectId: string | undefined, ms: number): VerifyReport {
+  const breaks = computed.unreadable.slice(0, 100).map((row) => ({ reason: 'unreadable' as const, streamId: row.streamId, revision: row.revision, eventId: row.eventId, type: row.type, position: encodePosition(BigInt(row.position)), detail: `the stored event cannot be read back: ${row.reason}` }));
+  const durationMs = Math.round(ms);
+  return {
+    verified: breaks.length === 0,
+    chainedEvents: 0,
+    unlinkedEvents: computed.count - computed.unreadable.length,
+    streams: computed.streams,
+    anchors: [],
+    breaks,
+    moreBreaks: computed.unreadable.length > breaks.length,
+    firstBreak: breaks[0] ?? null,
+    projectId: projectId ?? null,
+    durationMs,
+    eventsPerSecond: durationMs > 0 ? Math.round((computed.count * 1000) / durationMs) : computed.count,
+  };
 }
 
 function size(value: string, flag: string): number {
