@@ -11,6 +11,7 @@ import { note, parseCommandArgs, printResult, required, UsageError, withStores, 
 import type { KeyStore } from '../../key-store/key-store.ts';
 import type { Config } from '../../config/config.ts';
 import { openKeyStoreAuditKeyRing } from '../../audit/key-store-audit-key-ring.ts';
+import type { AuditKeyRing } from '../../audit/audit-keys.ts';
 import { BACKDATING_TOLERANCE_MS, LeafCollector, checkLeavesAgainst, type CheckpointToCheck, type TreeReport } from '../../audit/tree-verifier.ts';
 import { CHECKPOINT_FILE, CheckpointFolder, publishedCheckpoints } from '../../audit/checkpoint-folder.ts';
 import { checkpointOfNote, LogCheckpoints, logOrigin, logVerifierKeys } from '../../audit/log-checkpoints.ts';
@@ -77,7 +78,7 @@ export const auditCommands: CommandGroup = {
 
 async function verify(projectId: string | undefined, against: string | undefined, options: CommandOptions): Promise<number> {
   return withStores(async ({ stores, config }) => {
-    const { key, keys } = await withKeyStore(config, async (store) => ({ key: await auditPublicKey(store), keys: (await openKeyStoreAuditKeyRing(store, systemClock)).publicKeys() }));
+    const { key, keys } = await withKeyStore(config, async (store) => ({ key: await auditPublicKey(store), keys: (await auditKeyRing(store)).publicKeys() }));
     const target = await checkpointToCheck(config, against);
     const bar = options.json ? undefined : new RebuildProgressBar('verify', process.stderr);
     const leaves = new LeafCollector(target?.checkpoint.signedAt ? { size: checkpointOfNote(target.checkpoint.note).size, signedAt: target.checkpoint.signedAt } : undefined);
@@ -195,7 +196,7 @@ async function checkpointNow(): Promise<number> {
       await follower.run();
       const folder = config.audit.checkpointDir ? new CheckpointFolder(config.audit.checkpointDir, config.dataDir, logger) : undefined;
       const checkpoint = await withKeyStore(config, async (keys) => {
-        const ring = await openKeyStoreAuditKeyRing(keys, systemClock);
+        const ring = await auditKeyRing(keys);
         const checkpoints = new LogCheckpoints({ tree, ring: () => ring, origin: config.audit.origin, clock: systemClock, logger, publishers: folder ? [folder] : [] });
         const made = await checkpoints.checkpoint();
         await checkpoints.stop();
@@ -249,7 +250,7 @@ async function logKey(): Promise<number> {
     try {
       const origin = await logOrigin(tree, config.audit.origin);
       if (!origin) throw new UsageError('the log is empty: its origin is derived from its first event (or set AUDIT_LOG_ORIGIN)', USAGE);
-      const keys = await withKeyStore(config, async (store) => logVerifierKeys(await openKeyStoreAuditKeyRing(store, systemClock), origin));
+      const keys = await withKeyStore(config, async (store) => logVerifierKeys(await auditKeyRing(store), origin));
       note(`audit log key: checkpoints are signed under origin ${origin}; configure witnesses with: ${keys.at(-1)!.vkey}`);
       printResult({ origin, keys });
       return 0;
@@ -333,6 +334,11 @@ async function anchor(options: CommandOptions): Promise<number> {
     printResult(result);
     return 0;
   });
+}
+
+/** The audit key ring, as the service's wiring opens it (the one place the commands take it from). */
+function auditKeyRing(keys: KeyStore): Promise<AuditKeyRing> {
+  return openKeyStoreAuditKeyRing(keys, systemClock);
 }
 
 async function withKeyStore<T>(config: Config, work: (keys: KeyStore) => Promise<T>): Promise<T> {
