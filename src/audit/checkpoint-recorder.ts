@@ -90,9 +90,10 @@ export class CheckpointRecorder implements CheckpointPublisher {
   /** Whether the leaves [from, to) are only checkpoint records and webhook deliveries. */
   async #onlyConsequences(from: number, to: number): Promise<boolean> {
     if (from < 0 || to - from > SCAN_LIMIT) return false;
-    const [first] = await this.options.tree.leaves(from, 1);
-    if (!first) return false;
-    for await (const event of this.options.events.readAll({ after: first.position - 1n, maxCount: to - from })) {
+    // After the last leaf recorded (a position the store gave), the events since.
+    const [last] = await this.options.tree.leaves(from - 1, 1);
+    if (from > 0 && !last) return false;
+    for await (const event of this.options.events.readAll({ after: last ? last.position : 'start', maxCount: to - from })) {
       if (!CONSEQUENCES.some((prefix) => event.streamId.startsWith(prefix))) return false;
     }
     return true;

@@ -28,6 +28,7 @@ import { checkpointOfNote, treeRoot } from './log-checkpoints.ts';
 import { eventLeafHash } from './log-leaf.ts';
 import { storedHashIndex } from './merkle-tree.ts';
 import { verifiedSigners } from './signed-note.ts';
+import { eventAtLeaf } from './log-proofs.ts';
 import type { AuditPublicKeyInfo } from './audit-keys.ts';
 import type { IntegrityRecord, LogTreeStore } from './log-tree-store.ts';
 
@@ -150,7 +151,8 @@ export async function checkAgainstPublished(options: IntegrityCheckOptions): Pro
     if (entry) {
       described = `position ${leaf} (log position ${encodePosition(entry.position)}, event ${entry.eventId})`;
       try {
-        for await (const event of events.readAll({ after: entry.position - 1n, maxCount: 1 })) if (event.position === entry.position) hash = eventLeafHash(event);
+        const event = await eventAtLeaf(tree, events, leaf, entry.position);
+        if (event) hash = eventLeafHash(event);
       } catch (error) {
         return mismatch(`the log's event at ${described} cannot be read: ${(error as Error).message}`, leaf, options.now());
       }

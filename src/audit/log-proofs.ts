@@ -56,6 +56,18 @@ export function checkpointView(checkpoint: StoredCheckpoint): CheckpointView {
   return { size: checkpoint.size, rootHash: b64(checkpoint.rootHash), note: checkpoint.note, signedAt: checkpoint.signedAt, cosignatures: checkpoint.cosignatures, timestampToken: checkpoint.timestampToken };
 }
 
+/**
+ * The log's event at a leaf, read from the log by position: after the previous leaf's position (a position the
+ * store gave, so valid on every store: EventStoreDB's are offsets in its files), or from the start.
+ */
+export async function eventAtLeaf(tree: LogTreeStore, events: EventStore, leaf: number, position: bigint): Promise<RecordedEvent | null> {
+  const [previous] = leaf > 0 ? await tree.leaves(leaf - 1, 1) : [];
+  for await (const event of events.readAll({ after: previous ? previous.position : 'start', maxCount: 1 })) {
+    if (event.position === position) return event;
+  }
+  return null;
+}
+
 export class LogProofs {
   constructor(
     private readonly tree: LogTreeStore,
@@ -82,10 +94,8 @@ export class LogProofs {
   async eventOfLeaf(eventId: string): Promise<{ leaf: number; event: RecordedEvent } | null> {
     const found = await this.tree.leafOfEvent(eventId);
     if (!found) return null;
-    for await (const event of this.events.readAll({ after: found.position - 1n, maxCount: 1 })) {
-      if (event.position === found.position && event.id === eventId) return { leaf: found.leaf, event };
-    }
-    return null;
+    const event = await eventAtLeaf(this.tree, this.events, found.leaf, found.position);
+    return event && event.id === eventId ? { leaf: found.leaf, event } : null;
   }
 
   /**
