@@ -126,11 +126,13 @@ export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped before the
 
 export const webhooks = defineProjection({
   name: 'webhooks',
-  version: 1,
+  // 2: every webhook listed in all_webhooks; log.checkpoint deliveries from audit.checkpoint-recorded.
+  version: 2,
   description: 'Webhooks, their deliveries and attempts (delivery history), and the dispatch outbox.',
   collections: {
     webhooks: { indexes: [{ name: 'by_project_created', fields: [['projectId', 1], ['seq', 1]] }] },
     project_webhooks: {},
+    all_webhooks: {},
     deliveries: { indexes: [{ name: 'by_webhook_seq', fields: [['webhookId', 1], ['seq', -1]] }] },
     attempts: { indexes: [{ name: 'by_delivery_seq', fields: [['deliveryId', 1], ['seq', 1]] }] },
     jobs: {
@@ -157,6 +159,7 @@ export const webhooks = defineProjection({
       'entry.deleted',
       'master.published',
       'project.approval-policy-changed',
+      'audit.checkpoint-recorded',
       'webhook.created',
       'webhook.updated',
       'webhook.enabled',
@@ -227,6 +230,17 @@ export const webhooks = defineProjection({
         });
         return;
       }
+      case 'audit.checkpoint-recorded': {
+        // The whole log's checkpoint: to every webhook subscribed, whatever its project.
+        const data = event.data as { size: number; rootHash: string; note: string; signedAt: string };
+        const all = await view.get<{ webhookIds: string[] }>('all_webhooks', ALL);
+        for (const webhookId of all?.webhookIds ?? []) {
+          const webhook = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
+          if (!webhook || webhook.deleted || !webhook.enabled || !webhook.events.includes('log.checkpoint')) continue;
+          await deliver(view, event, webhook.projectId, webhookId, 'log.checkpoint', { event: 'log.checkpoint', project_id: webhook.projectId, tree_size: data.size, root_hash: data.rootHash, note: data.note, signed_at: data.signedAt });
+        }
+        return;
+      }
       case 'master.published': {
         const data = event.data as { projectId: string; masterId: string; key: string; recordCount: number };
         await fanOut(view, event, data.projectId, 'master.published', {
@@ -271,6 +285,8 @@ async function applyWebhookEvent(event: WebhookEvent, view: ProjectionView, seq:
     const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
     const ids = list?.webhookIds ?? [];
     if (!ids.includes(webhookId)) view.put('project_webhooks', projectId, { projectId, webhookIds: [...ids, webhookId] });
+    const all = (await view.get<{ webhookIds: string[] }>('all_webhooks', ALL))?.webhookIds ?? [];
+    if (!all.includes(webhookId)) view.put('all_webhooks', ALL, { webhookIds: [...all, webhookId] });
     return;
   }
   const current = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
@@ -289,6 +305,8 @@ async function applyWebhookEvent(event: WebhookEvent, view: ProjectionView, seq:
       view.put('webhooks', webhookId, { ...current, deleted: true, enabled: false, sealedSecret: null, updatedAt: at });
       const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
       if (list) view.put('project_webhooks', projectId, { projectId, webhookIds: list.webhookIds.filter((id) => id !== webhookId) });
+      const all = await view.get<{ webhookIds: string[] }>('all_webhooks', ALL);
+      if (all) view.put('all_webhooks', ALL, { webhookIds: all.webhookIds.filter((id) => id !== webhookId) });
       return;
     }
   }
@@ -305,14 +323,24 @@ async function revisionPayload(
   return { event: type, project_id: data.projectId, form_set_slug: formSet?.slug ?? '', entry_slug: entrySlug, entry_id: data.entryId, revision_id: data.revisionId };
 }
 
+/** The id of all_webhooks' one document: every webhook not deleted, of every project (for log.checkpoint). */
+const ALL = 'all';
+
 /** One delivery and one pending job per enabled webhook of the project subscribed to `type`. */
 async function fanOut(view: ProjectionView, event: RecordedEvent, projectId: string, type: WebhookEventType, payloadFields: PayloadFields): Promise<void> {
   const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
   if (!list) return;
-  const seq = encodePosition(event.position);
   for (const webhookId of list.webhookIds) {
     const webhook = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
     if (!webhook || webhook.deleted || !webhook.enabled || !webhook.events.includes(type)) continue;
+    await deliver(view, event, projectId, webhookId, type, payloadFields);
+  }
+}
+
+/** The delivery of an event to one webhook, and its pending job. */
+async function deliver(view: ProjectionView, event: RecordedEvent, projectId: string, webhookId: string, type: WebhookEventType, payloadFields: PayloadFields): Promise<void> {
+  const seq = encodePosition(event.position);
+  {
     const deliveryId = deliveryIdFor(webhookId, event.id);
     const delivery: DeliveryDoc = {
       deliveryId,

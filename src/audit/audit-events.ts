@@ -51,4 +51,39 @@ export const auditKeyAnnounced = defineEvent({
 
 export type AuditKeyAnnounced = z.infer<typeof auditKeyAnnounced.schema>;
 
-export const auditEvents = [auditLogAnchored, auditKeyAnnounced];
+
+/** The stream of records about the log's checkpoints (overrides of the start-up check). */
+export const AUDIT_CHECKPOINT_STREAM = 'audit-checkpoints';
+
+/**
+ * The service was started with AUDIT_ACCEPT_CHECKPOINT_MISMATCH although its log does not extend its last
+ * published checkpoint: writes were let through. What the check found, and the reason the operator gave.
+ */
+export const auditCheckpointMismatchOverridden = defineEvent({
+  type: 'audit.checkpoint-mismatch-overridden',
+  version: 1,
+  schema: z.object({
+    reason: z.string().min(10).max(500),
+    detail: z.string().max(2000),
+    firstLeaf: z.number().int().nonnegative().nullable(),
+    checkedAt: z.iso.datetime({ precision: 3 }),
+  }),
+});
+
+/**
+ * A signed checkpoint of the log's Merkle tree, recorded in the log itself so that the webhook outbox hands it to
+ * every webhook subscribed to `log.checkpoint` (at most every AUDIT_CHECKPOINT_WEBHOOK_SECONDS, and only when the
+ * log changed by more than the deliveries of the last one). The note is what to keep and verify.
+ */
+export const auditCheckpointRecorded = defineEvent({
+  type: 'audit.checkpoint-recorded',
+  version: 1,
+  schema: z.object({
+    size: z.number().int().nonnegative(),
+    rootHash: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'a base64 SHA-256'),
+    note: z.string().min(1).max(10_000),
+    signedAt: z.iso.datetime({ precision: 3 }),
+  }),
+});
+
+export const auditEvents = [auditLogAnchored, auditKeyAnnounced, auditCheckpointMismatchOverridden, auditCheckpointRecorded];

@@ -9,26 +9,27 @@
  * - link-mismatch: the event's content (id, type, version, data, metadata) or what precedes it in the
  *   stream changed after it was written;
  * - revision-gap: revisions are missing before this event (events removed from the middle of a stream);
- * - unlinked: an event without a link after the stream's chain began, or after the last anchor;
  * - anchor-digest / anchor-signature: the events an anchor covers are not the ones it signed, or its
  *   signature does not verify with an audit key valid at its `anchoredAt`;
- * - unanchored: events without a link that no anchor covers (run `annals audit anchor`);
  * - unreadable: the store holds the event but cannot read it back (the embedded log: its stored frame is
  *   damaged, which its checksum shows); the walk goes on after it, and the stream's next event is checked
  *   against its own stored link (what the unreadable event held cannot be recomputed).
- * What a chain cannot show: events removed from the end of a stream, or a whole stream removed, unless an
- * export or an anchor taken earlier names them (see docs/audit.md).
+ * Events without a link are not breaks: those written before chains are covered by an anchor, those written
+ * since the log's Merkle tree superseded chains (src/audit/log-tree-follower.ts) by its signed checkpoints, which
+ * `annals audit verify --against` checks in the same pass (onLeaf). What a chain cannot show (events removed from
+ * the end of a stream, a whole stream removed, links recomputed) a checkpoint published earlier does.
  */
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { UnreadableEventError } from '../event-store/errors.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { chainLink, genesisLink, storedLink } from '../event-store/hash-chain.ts';
+import { chainedContent, genesisLink, linkOfContent, storedLink } from '../event-store/hash-chain.ts';
+import { eventLeafHash } from './log-leaf.ts';
 import type { AuditPublicKeyInfo } from './audit-keys.ts';
 import { AuditSignatureError, verifyAuditJws } from './audit-signer.ts';
 import { auditLogAnchored, type AuditLogAnchored } from './audit-events.ts';
 import { LegacyDigest } from './legacy-anchor.ts';
 
-export type BreakReason = 'link-mismatch' | 'revision-gap' | 'unlinked' | 'anchor-digest' | 'anchor-signature' | 'unanchored' | 'unreadable';
+export type BreakReason = 'link-mismatch' | 'revision-gap' | 'anchor-digest' | 'anchor-signature' | 'unreadable';
 
 export interface ChainBreak {
   reason: BreakReason;
@@ -65,6 +66,13 @@ export interface VerifyOptions {
   keys: readonly AuditPublicKeyInfo[] | null;
   maxBreaks?: number;
   onProgress?: (progress: { events: number; fraction: number }) => void;
+  /**
+   * Given every event's leaf hash in the log's Merkle tree (./log-leaf.ts), in log order, computed from the same
+   * canonical text as its link; null for an event the store cannot read. For the tree check of the same pass.
+   */
+  onLeaf?: (hash: Uint8Array | null, event: Pick<RecordedEvent, 'streamId' | 'revision' | 'position'> & { id: string; metadata?: RecordedEvent['metadata'] }) => void;
+  /** Told of every event in log order (an unreadable one without metadata), for checks of the same pass that need no leaf. */
+  onEvent?: (event: Pick<RecordedEvent, 'streamId' | 'revision' | 'position'> & { id: string; metadata?: RecordedEvent['metadata'] }) => void;
 }
 
 interface StreamTip {
@@ -106,7 +114,6 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
   let chainedEvents = 0;
   let unlinkedEvents = 0;
   let seen = 0;
-  let anchoredOnce = false;
   const fail = (event: Pick<RecordedEvent, 'streamId' | 'revision' | 'id' | 'type' | 'position'>, reason: BreakReason, detail: string) => {
     if (breaks.length >= maxBreaks) {
       moreBreaks = true;
@@ -117,6 +124,8 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
 
   for await (const event of readAllReporting(store, (unreadable) => {
     fail({ ...unreadable, id: unreadable.eventId }, 'unreadable', `the stored event cannot be read back: ${unreadable.reason}`);
+    options.onLeaf?.(null, { ...unreadable, id: unreadable.eventId });
+    options.onEvent?.({ ...unreadable, id: unreadable.eventId });
     const tip = tips.get(unreadable.streamId);
     tips.set(unreadable.streamId, { revision: unreadable.revision, link: null, inScope: tip?.inScope ?? true, chained: tip?.chained ?? true });
   })) {
@@ -125,13 +134,15 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
     const tip = tips.get(event.streamId);
     const inScope = tip?.inScope ?? (options.projectId === undefined || event.metadata.projectId === options.projectId);
     const link = storedLink(event.metadata);
+    if (options.onLeaf) options.onLeaf(eventLeafHash(event), event);
+    options.onEvent?.(event);
+    const content = link !== undefined && inScope ? chainedContent(event) : '';
 
     if (link === undefined) {
-      // Written before chains: its integrity is the anchor's; it still seeds the chain after it.
+      // Written before chains (covered by an anchor) or after the log's Merkle tree superseded them (covered by its
+      // checkpoints: verify --against): it still seeds the link of a chained event after it.
       unlinkedEvents += 1;
       const legacy = unlinked.add(event);
-      if (tip?.chained) fail(event, 'unlinked', 'an event without a chain link after the stream\'s chain began (written by a build without chains, or its link removed)');
-      else if (anchoredOnce) fail(event, 'unlinked', 'an event without a chain link written after the log was anchored');
       tips.set(event.streamId, { revision: event.revision, link: legacy, inScope, chained: tip?.chained ?? false });
       continue;
     }
@@ -146,7 +157,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
       fail(event, 'revision-gap', tip ? `revision ${event.revision} follows revision ${tip.revision}: events are missing from the stream` : `the stream starts at revision ${event.revision}, not 0: its first events are missing`);
     }
     const prev = tip ? tip.link : genesisLink(event.streamId);
-    const computed = prev === null ? link : chainLink(prev, event);
+    const computed = prev === null ? link : linkOfContent(prev, content);
     if (computed !== link) fail(event, 'link-mismatch', 'the recomputed link differs from the stored one: the event was changed after it was written, or an event before it was');
     tips.set(event.streamId, { revision: event.revision, link, inScope, chained: true });
 
@@ -154,12 +165,8 @@ export async function verifyLog(store: EventStore, options: VerifyOptions): Prom
       const anchor = event.data as AuditLogAnchored;
       const valid = checkAnchor(event, anchor, unlinked, options.keys, fail);
       anchors.push({ eventId: event.id, position: encodePosition(event.position), coveredEvents: anchor.coveredEvents, valid });
-      anchoredOnce = true;
       unlinked.reset();
     }
-  }
-  if (unlinked.count > 0 && !anchoredOnce) {
-    breaks.unshift({ reason: 'unanchored', streamId: '', revision: '', eventId: unlinked.firstEventId!, type: '', position: '', detail: `${unlinked.count} events without a chain link are covered by no anchor: run \`annals audit anchor\`` });
   }
   const durationMs = Math.round(performance.now() - started);
   return {

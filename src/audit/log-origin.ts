@@ -6,7 +6,7 @@ import type { AuditPublicKeyInfo } from './audit-keys.ts';
  * form (./note-key.ts). AUDIT_LOG_ORIGIN when set; otherwise `annals/` and the first 16 characters of the
  * first audit key's id, which is the same for the whole life of the key chain and differs between installs.
  */
-export function auditLogOrigin(config: Pick<Config, 'audit'>, keys: readonly AuditPublicKeyInfo[]): string {
+export function auditLogOrigin(config: { audit: Pick<Config['audit'], 'origin'> }, keys: readonly AuditPublicKeyInfo[]): string {
   if (config.audit.origin) return config.audit.origin;
   const first = keys[0];
   if (!first) throw new Error('the audit key ring lists no key');

@@ -30,7 +30,9 @@ import { KeyFileAuditKeySource } from './key-file-audit-key-source.ts';
 import { keyStoreAuditKey, keyStoreKeyGenesis, openKeyStoreAuditKeyRing } from './key-store-audit-key-ring.ts';
 import type { Pkcs11AuditKeySource } from './pkcs11-audit-key-source.ts';
 
-type AuditConfig = Pick<Config, 'audit' | 'dataDir'>;
+/** What the audit key ring needs of the configuration: the key, the log's origin and DATA_DIR (keys stay outside it). */
+export type AuditKeyRingConfig = { dataDir: string; audit: Pick<Config['audit'], 'key' | 'origin'> };
+type AuditConfig = AuditKeyRingConfig;
 type Notices = Pick<Logger, 'warn' | 'info'>;
 
 /** What opening may use besides the configuration: a logger for its warnings, the log whose record of the chain it may adopt. */

@@ -9,7 +9,7 @@
  * holding it under the same label), refusing to sign otherwise until restarted with the new configuration.
  */
 import type { Clock } from '../clock.ts';
-import type { Config } from '../config/config.ts';
+import type { AuditKeyRingConfig } from './open-audit-key-ring.ts';
 import type { EventStore } from '../event-store/event-store.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
 import type { AuditSigningKey } from './audit-keys.ts';
@@ -27,7 +27,7 @@ export type RotationResult =
   | { outcome: 'created'; keyId: string; validFrom: string; chainFile: string; chain: KeyChain }
   | { outcome: 'current'; keyId: string; validFrom: string; chainFile: string; chain: KeyChain };
 
-export async function rotateAuditKey(options: { config: Pick<Config, 'audit' | 'dataDir'>; keyStore: KeyStore; clock: Clock; previousKeyFile?: string | undefined; noticeMs?: number; events?: EventStore }): Promise<RotationResult> {
+export async function rotateAuditKey(options: { config: AuditKeyRingConfig; keyStore: KeyStore; clock: Clock; previousKeyFile?: string | undefined; noticeMs?: number; events?: EventStore }): Promise<RotationResult> {
   const { config, keyStore, clock } = options;
   if (config.audit.key.kind === 'key-store') {
     throw new AuditKeySetupError('rotate-key announces the configured key: set AUDIT_KEY_FILE (or the AUDIT_PKCS11_* settings) and AUDIT_KEY_CHAIN_FILE to the new key first, then run it again');

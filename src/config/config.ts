@@ -236,6 +236,37 @@ const settings = {
     allowed: 'at least 16 characters: GET /metrics then answers only requests with Authorization: Bearer <token> (default: unset, answered to anyone who can reach the port)',
     secret: true,
   },
+  AUDIT_CHECKPOINT_DIR: {
+    schema: z.string().min(1).optional(),
+    allowed: 'a folder outside DATA_DIR where every signed checkpoint of the log is appended to checkpoints.ndjson, and which the start-up check holds the log to (default: unset, checkpoints stay in the log tree store only)',
+  },
+  AUDIT_WITNESSES: {
+    schema: z
+      .string()
+      .transform((value, context) => {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          context.addIssue({ code: 'custom', message: 'not JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.array(z.object({ url: url(['http', 'https']), vkey: z.string().regex(/^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/, 'not a vkey') }).strict()).max(16))
+      .optional(),
+    allowed: 'a JSON array of C2SP tlog-witness witnesses, [{"url": "https://witness.example/", "vkey": "<name>+<hash>+<key>"}]: each checkpoint is sent to <url>add-checkpoint with its consistency proof and their cosignatures are kept beside it (default: none)',
+  },
+  AUDIT_TSA_URL: {
+    schema: url(['http', 'https']).optional(),
+    allowed: 'an RFC 3161 timestamp authority URL: each checkpoint published is timestamped (default: unset, none)',
+  },
+  AUDIT_CHECKPOINT_WEBHOOK_SECONDS: {
+    schema: integer(1, 86_400).default(300),
+    allowed: 'seconds from 1 to 86400 (default 300): a checkpoint is recorded in the log for webhooks subscribed to log.checkpoint at most this often, while the log changes',
+  },
+  AUDIT_ACCEPT_CHECKPOINT_MISMATCH: {
+    schema: z.string().trim().min(10, 'shorter than 10 characters').max(500).optional(),
+    allowed: 'why the service may take writes although its log does not extend its last published checkpoint (at least 10 characters): the override is recorded in the log (audit.checkpoint-mismatch-overridden) with this reason; unset it once the cause is dealt with (default: unset, writes are refused on a mismatch)',
+  },
   SHUTDOWN_GRACE_MS: {
     schema: integer(0, 600_000).default(10_000),
     allowed: 'milliseconds from 0 to 600000 (default 10000) that in-flight requests get on SIGTERM',
@@ -294,8 +325,8 @@ const settings = {
   AUDIT_PKCS11_PIN_FILE: { schema: z.string().min(1).optional(), allowed: 'a path outside DATA_DIR to a file holding the PKCS#11 user PIN (or AUDIT_PKCS11_PIN), with the same permissions as a key file' },
   AUDIT_PKCS11_KEY_LABEL: { schema: z.string().min(1).optional(), allowed: 'the CKA_LABEL of the audit key in the PKCS#11 token (an Ed25519 key pair, private and public objects with the same CKA_ID)' },
   AUDIT_LOG_ORIGIN: {
-    schema: z.string().regex(/^[^\s+]+$/u, 'contains a space or "+"').optional(),
-    allowed: 'the log\'s name in signed notes (its checkpoints\' origin line and its keys\' signed-note name), e.g. cms.example.com/annals, without spaces or "+"; default annals/<the first audit key id\'s first 16 characters>',
+    schema: z.string().regex(/^[^\s+]{1,255}$/u, 'contains a space or "+", or is longer than 255 characters').optional(),
+    allowed: 'the log\'s name in signed notes (its checkpoints\' origin line and its keys\' signed-note name), a schema-less URL you control such as cms.example.com/annals-log, without spaces or "+"; default annals/<the first audit key id\'s first 16 characters>. Keep it for the life of the log: witnesses know the log by it',
   },
   PASSWORD_HASH_CONCURRENCY: {
     schema: integer(1, 64).default(Math.max(1, os.availableParallelism() - 1)),
@@ -344,8 +375,23 @@ export interface Config {
   translation: TranslationConfig;
   /** GET /metrics: METRICS and METRICS_TOKEN. */
   metrics: { enabled: boolean; token: string | undefined };
-  /** The audit signing key and the log's name in signed notes (see src/audit/open-audit-key-ring.ts). */
-  audit: { key: AuditKeyConfig; origin: string | undefined };
+  /** The log's Merkle tree and its checkpoints (AUDIT_*). */
+  audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** The audit signing key (see src/audit/open-audit-key-ring.ts). */
+  key: AuditKeyConfig;
+  /** The embedded log tree store (DATA_DIR/log-tree.sqlite); with MONGODB_URL the tree lives there. */
+  treeFile: string;
+  /** The log's name in signed notes: checkpoints' origin line and their keys' name (src/audit/log-origin.ts). */
+  origin: string | undefined;
+  checkpointDir: string | undefined;
+  witnesses: Array<{ url: string; vkey: string }>;
+  tsaUrl: string | undefined;
+  /** The shortest time between two checkpoints recorded in the log for webhooks. */
+  webhookIntervalMs: number;
+  acceptCheckpointMismatch: string | undefined;
 }
 
 /** Where the audit key is: the key store (the fallback), a key file, or a PKCS#11 token; the chain file beside the last two. */
@@ -500,7 +546,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     translation: { apiUrl: p.TRANSLATION_API_URL, apiKey: p.TRANSLATION_API_KEY, timeoutMs: p.TRANSLATION_TIMEOUT_MS },
     metrics: { enabled: p.METRICS, token: p.METRICS_TOKEN },
-    audit: { key: auditKeyConfig(p), origin: p.AUDIT_LOG_ORIGIN },
+    audit: {
+      key: auditKeyConfig(p),
+      treeFile: path.join(dataDir, 'log-tree.sqlite'),
+      origin: p.AUDIT_LOG_ORIGIN,
+      checkpointDir: p.AUDIT_CHECKPOINT_DIR === undefined ? undefined : path.resolve(p.AUDIT_CHECKPOINT_DIR),
+      witnesses: p.AUDIT_WITNESSES ?? [],
+      tsaUrl: p.AUDIT_TSA_URL,
+      webhookIntervalMs: p.AUDIT_CHECKPOINT_WEBHOOK_SECONDS * 1000,
+      acceptCheckpointMismatch: p.AUDIT_ACCEPT_CHECKPOINT_MISMATCH,
+    },
     media: {
       maxBytes: p.MEDIA_MAX_BYTES,
       sourceTimeoutMs: p.MEDIA_SOURCE_TIMEOUT_MS,

@@ -42,6 +42,12 @@ export interface EventLogOptions {
    * without reading the stream. 0 turns it off (every such append reads the stream's last event). Default 10,000.
    */
   chainTips?: number;
+  /**
+   * Whether appends carry a hash-chain link per stream (`metadata.chain`, ./hash-chain.ts). Default false: the log's
+   * Merkle tree (src/audit/log-tree-follower.ts) covers every event off the write path, so links are no longer
+   * computed (see docs/audit.md); links already stored are still verified.
+   */
+  chains?: boolean;
 }
 
 /** Appends with the expectation 'any' or 'stream_exists' retry this often when another writer got in between. */
@@ -69,6 +75,7 @@ interface Predecessor {
  */
 export class EventLog {
   readonly #tips: LRUCache<string, { revision: bigint; link: string }> | null;
+  readonly #chains: boolean;
   /** The last floating ('any', 'stream_exists') append queued per stream. */
   readonly #floating = new Map<string, Promise<void>>();
 
@@ -78,6 +85,7 @@ export class EventLog {
     private readonly clock: Clock,
     options: EventLogOptions = {},
   ) {
+    this.#chains = options.chains ?? false;
     const tips = options.chainTips ?? 10_000;
     this.#tips = tips > 0 ? new LRUCache({ max: tips }) : null;
   }
@@ -99,6 +107,7 @@ export class EventLog {
       };
       return { id: randomUUID(), type: event.type, data, metadata };
     });
+    if (!this.#chains) return this.store.append(streamId, stamped, expectedRevision);
     if (typeof expectedRevision === 'bigint' || expectedRevision === 'no_stream') return this.#appendChained(streamId, stamped, expectedRevision);
     // One floating append per stream at a time in this process: they would only refuse each other.
     const previous = this.#floating.get(streamId) ?? Promise.resolve();

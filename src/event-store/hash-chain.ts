@@ -28,7 +28,8 @@ export const CHAIN_KEY = 'chain';
 /** What a legacy event (written before chains) stands in for `prev` when its own link is computed. */
 export const LEGACY_PREV = '0'.repeat(64);
 
-const canonicalJson = configure({ bigint: false, circularValue: Error, deterministic: true, strict: false });
+/** RFC 8785-style canonical JSON (see the module comment); also the canonical metadata of the log's tree leaves. */
+export const canonicalJson = configure({ bigint: false, circularValue: Error, deterministic: true, strict: false });
 
 /** The parts of an event its link covers. */
 export interface ChainedContent {
@@ -45,10 +46,22 @@ export function genesisLink(streamId: string): string {
 
 /** The link of an event whose predecessor's link (or the genesis) is `prev`. */
 export function chainLink(prev: string, event: ChainedContent): string {
+  return linkOfContent(prev, chainedContent(event));
+}
+
+/**
+ * The canonical text a link covers: canonical([id, type, schemaVersion, data, metadata without chain]). The
+ * log's Merkle tree covers the same text (src/audit/log-leaf.ts), so one canonicalisation serves both.
+ */
+export function chainedContent(event: ChainedContent): string {
   const { [CHAIN_KEY]: _link, ...metadata } = event.metadata as Record<string, unknown>;
   const schemaVersion = typeof metadata['schemaVersion'] === 'number' ? metadata['schemaVersion'] : null;
-  const canonical = canonicalJson([event.id, event.type, schemaVersion, event.data ?? null, metadata]);
-  return createHash('sha256').update(`${prev}\n${canonical}`).digest('hex');
+  return canonicalJson([event.id, event.type, schemaVersion, event.data ?? null, metadata]);
+}
+
+/** The link over a chainedContent text continuing from `prev`. */
+export function linkOfContent(prev: string, content: string): string {
+  return createHash('sha256').update(`${prev}\n${content}`).digest('hex');
 }
 
 /** The link an event stores, or undefined for an event written before chains. */

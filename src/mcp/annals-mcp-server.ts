@@ -6,6 +6,7 @@ import { projectTools } from './tools/project-tools.ts';
 import { schemaTools } from './tools/schema-tools.ts';
 import { entryTools } from './tools/entry-tools.ts';
 import { asOfTools } from './tools/as-of-tools.ts';
+import { auditTools } from './tools/audit-tools.ts';
 import { mediaTools } from './tools/media-tools.ts';
 import { masterTools } from './tools/master-tools.ts';
 import { helpTools } from './tools/help-tools.ts';
@@ -62,6 +63,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...schemaTools,
   ...entryTools,
   ...asOfTools,
+  ...auditTools,
   ...mediaTools,
   ...masterTools,
   ...blueprintTools,

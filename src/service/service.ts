@@ -79,11 +79,12 @@ import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
 import { ENTRY_STATE_VERSION, type EntryState } from '../domain/content/entry/entry-decider.ts';
 import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
-import { AuditSigner } from '../audit/audit-signer.ts';
-import { anchorInBackground } from '../audit/legacy-anchor.ts';
 import { openAuditKeyRing } from '../audit/open-audit-key-ring.ts';
 import type { OpenedAuditKeyRing } from '../audit/chained-audit-key-ring.ts';
 import { recordKeyAnnouncements } from '../audit/key-announcement-log.ts';
+import { gatedAppends, WriteGate, WritesRefusedError } from '../audit/log-integrity.ts';
+import { startLogTree, type LogTreeRuntime } from '../audit/log-tree-runtime.ts';
+import { AuditMetrics } from '../metrics/audit-metrics.ts';
 import { markReviewNoticesStarted } from '../review-notices/review-notices-started.ts';
 
 export interface RunningService {
@@ -92,6 +93,8 @@ export interface RunningService {
   log: EventLog;
   stores: Stores;
   supervisor: ProjectionSupervisor | undefined;
+  /** The log's Merkle tree, its proofs and (projector role) checkpoints. */
+  logTree: LogTreeRuntime | undefined;
   /**
    * Graceful stop: drain HTTP, stop projectors, close stores. Idempotent. `progress` is told each step as it
    * begins (a shutdown deadline reports the one it was still waiting for).
@@ -172,7 +175,10 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   // METRICS=off: no metrics object, so nothing is counted anywhere.
   const metrics = config.metrics.enabled ? new ServiceMetrics() : undefined;
   const outboxObserver: OutboxObserver | undefined = metrics && ((r) => metrics.outboxOutcome(r.outbox, r.outcome, r.seconds));
-  const log = new EventLog(metrics ? countingAppends(stores.events, metrics) : stores.events, serviceEventCatalog(), clock);
+  const appendedTo = metrics ? countingAppends(stores.events, metrics) : stores.events;
+  // Shut when the log does not extend its last published checkpoint (src/audit/log-integrity.ts): reads go on.
+  const writeGate = new WriteGate();
+  const log = new EventLog(gatedAppends(appendedTo, writeGate), serviceEventCatalog(), clock);
   let supervisor: ProjectionSupervisor | undefined;
   let publisher: ScheduledPublisher | undefined;
   let dispatcher: WebhookDispatcher | undefined;
@@ -188,9 +194,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let snapshotStore: SnapshotStore | undefined;
   let lag: EventLoopLag | undefined;
   let sampledRefusals: SampledRefusalLog | undefined;
-  let anchoring: { stop(): Promise<void> } | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
   let refusals: RefusalRecorder | undefined;
+  let logTree: LogTreeRuntime | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
@@ -219,9 +225,22 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
-    // The audit key ring (a key file, an HSM, or the key store's key); its key chain recorded in the log.
+    // The audit key ring (a key file, an HSM, or the key store's key), opened where checkpoints are signed: the
+    // one place the service takes it from. Its key chain is recorded in the log.
     auditKeys = config.roles.has('projector') ? await openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }) : undefined;
     if (auditKeys) await recordKeyAnnouncements(log, auditKeys.chain());
+    logTree = await startLogTree(config, {
+      events: stores.events,
+      ungatedLog: new EventLog(appendedTo, serviceEventCatalog(), clock),
+      log,
+      readModels: stores.readModels,
+      ring: auditKeys,
+      clock,
+      logger,
+      ...(metrics ? { metrics: new AuditMetrics(metrics.registry) } : {}),
+      projector: config.roles.has('projector'),
+      gate: writeGate,
+    });
     const drain = new DrainState();
     if (config.roles.has('api')) {
       // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
@@ -279,7 +298,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         clock,
         operatorTenantIds: config.operatorTenantIds,
       });
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations });
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, ...(logTree ? { logTree } : {}) });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);
@@ -344,13 +363,11 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     // The contact-form notice sender runs beside the projectors (console links use the listening URL).
     if (config.roles.has('projector')) {
       contact.startWorker(http?.url);
-      // Events written before hash chains are anchored once by a signed checkpoint (a scan, in the background).
-      anchoring = anchorInBackground({ log, signer: new AuditSigner(auditKeys!, clock), logger });
     }
   } catch (error) {
     lag?.stop();
     await refusals?.stop();
-    await anchoring?.stop();
+    await logTree?.stop();
     await auditKeys?.close();
     versions?.stop();
     await contactForms?.stop();
@@ -373,6 +390,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     log,
     stores,
     supervisor,
+    logTree,
     stop: (progress = () => undefined) =>
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
@@ -382,9 +400,6 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         versions?.stop();
         progress('the counts of refused writes to be recorded');
         await refusals?.stop();
-        progress('the audit anchoring scan');
-        await anchoring?.stop();
-        await auditKeys?.close();
         progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
         progress('the contact-form notice worker');
@@ -397,6 +412,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await blobs.close();
         progress('the scheduled publisher');
         await publisher?.stop();
+        progress('the log tree and its checkpoints');
+        await logTree?.stop();
+        await auditKeys?.close();
         progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
         progress('the stores to close');
@@ -422,6 +440,9 @@ function translateErrors(error: unknown): HttpError | undefined {
       retryable: false,
       cause: error,
     });
+  }
+  if (error instanceof WritesRefusedError) {
+    return new HttpError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: error.message, retryable: false, expose: true, cause: error });
   }
   if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
     return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });

@@ -1,3 +1,4 @@
+import type { AuditKeyRingConfig } from '../../src/audit/open-audit-key-ring.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
@@ -33,7 +34,7 @@ export function memoryKey(): AuditSigningKey & { pem: string } {
 }
 
 /** The audit part of a configuration with a key file and its chain file. */
-export function keyFileConfig(dataDir: string, file: string, chainFile: string): Pick<Config, 'audit' | 'dataDir'> {
+export function keyFileConfig(dataDir: string, file: string, chainFile: string): AuditKeyRingConfig {
   return { dataDir, audit: { key: { kind: 'key-file', file, chainFile }, origin: undefined } };
 }
 

@@ -47,7 +47,7 @@ export const CONTACT_FIELD_TYPES = every<ContactFieldType>({ text: true, textare
 /** The field types that take options (the service refuses options on any other). */
 export const OPTION_TYPES: readonly ContactFieldType[] = ['select', 'radio', 'multiselect'];
 
-export const WEBHOOK_EVENTS = every<WebhookEvent>({ 'entry.published': true, 'entry.updated': true, 'entry.deleted': true, 'entry.submitted': true, 'entry.rejected': true, 'entry.scheduled': true, 'master.published': true, 'approval-policy.changed': true });
+export const WEBHOOK_EVENTS = every<WebhookEvent>({ 'entry.published': true, 'entry.updated': true, 'entry.deleted': true, 'entry.submitted': true, 'entry.rejected': true, 'entry.scheduled': true, 'master.published': true, 'approval-policy.changed': true, 'log.checkpoint': true });
 /** The delivery statuses, in the order the history's filter offers them. */
 export const DELIVERY_STATUSES = every<DeliveryStatus>({ failed: true, succeeded: true, pending: true, in_progress: true, skipped: true });
 

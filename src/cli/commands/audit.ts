@@ -3,7 +3,7 @@ import path from 'node:path';
 import { systemClock } from '../../clock.ts';
 import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { AuditSigner } from '../../audit/audit-signer.ts';
-import { verifyLog } from '../../audit/chain-verifier.ts';
+import { verifyLog, type VerifyReport } from '../../audit/chain-verifier.ts';
 import { exportAudit } from '../../audit/audit-export.ts';
 import { anchorUnlinkedEvents } from '../../audit/legacy-anchor.ts';
 import { openAuditKeyRing, openKeyChainFile, refuseMovingBack } from '../../audit/open-audit-key-ring.ts';
@@ -20,8 +20,24 @@ import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { note, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
 import type { KeyStore } from '../../key-store/key-store.ts';
 import type { Config } from '../../config/config.ts';
+import { BACKDATING_TOLERANCE_MS, LeafCollector, checkLeavesAgainst, type CheckpointToCheck, type TreeReport } from '../../audit/tree-verifier.ts';
+import { CHECKPOINT_FILE, CheckpointFolder, publishedCheckpoints } from '../../audit/checkpoint-folder.ts';
+import { checkpointOfNote, LogCheckpoints, logOrigin, logVerifierKeys } from '../../audit/log-checkpoints.ts';
+import { openLogTreeStore } from '../../audit/log-tree-runtime.ts';
+import { LogTreeFollower } from '../../audit/log-tree-follower.ts';
+import { checkpointView, LogProofs, ProofUnavailableError } from '../../audit/log-proofs.ts';
+import { diffAuditExports } from '../../audit/audit-export-diff.ts';
+import { sqliteLeaves, type SqliteLeaves } from '../../audit/sqlite-leaf-workers.ts';
+import { encodePosition } from '../../event-store/position.ts';
 
-const USAGE = `  annals audit verify [--project ID] [--json]   recompute every hash chain and check the signed anchors; exit 1 on a break
+const USAGE = `  annals audit verify [--project ID] [--against FILE|witness:NAME] [--json]
+                                                 recompute every hash chain, anchor and leaf of the log's Merkle tree; with --against (or
+                                                 AUDIT_CHECKPOINT_DIR) prove the log extends that checkpoint; exit 1 on a break
+  annals audit checkpoint [--json]              bring the log tree up to the log and sign a checkpoint of it now
+  annals audit proof inclusion --event ID [--size N] [--json]    that an event is in the tree of the checkpoint of size N (default: the latest)
+  annals audit proof consistency --from N [--to M] [--json]      that the tree of size N is a prefix of that of size M (default: the latest)
+  annals audit log-key [--json]                 the log's origin and the vkey of each audit key (what witnesses and verifiers are given)
+  annals audit diff A.ndjson B.ndjson [--json]  prove export B extends export A (same project; B's range covers or continues A's)
   annals audit export --project ID --from T --to T --out FILE.ndjson [--json]
                                                  a project's events of [from, to) as a signed bundle (verify it with scripts/audit/verify-audit-export.mjs)
   annals audit public-key [--json]              every audit key with its validity (JWK, PEM, signed-note vkey) and the key chain: give it to auditors
@@ -38,11 +54,26 @@ export const auditCommands: CommandGroup = {
   name: 'audit',
   usage: USAGE,
   async run(args, options) {
-    const { values, positionals } = parseCommandArgs(args, { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, 'previous-key-file': { type: 'string' } }, USAGE);
-    const [command] = positionals;
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, 'previous-key-file': { type: 'string' }, against: { type: 'string' }, event: { type: 'string' }, size: { type: 'string' } },
+      USAGE,
+    );
+    const [command, ...rest] = positionals;
     switch (command) {
       case 'verify':
-        return verify(values.project, options);
+        return verify(values.project, values.against, options);
+      case 'checkpoint':
+        return checkpointNow();
+      case 'proof':
+        if (rest[0] === 'inclusion') return proveInclusion(required(values.event, '--event', USAGE), values.size === undefined ? undefined : size(values.size, '--size'));
+        if (rest[0] === 'consistency') return proveConsistency(size(required(values.from, '--from', USAGE), '--from'), values.to === undefined ? undefined : size(values.to, '--to'));
+        throw new UsageError('audit proof needs inclusion or consistency', USAGE);
+      case 'log-key':
+        return logKey();
+      case 'diff':
+        if (rest.length !== 2) throw new UsageError('audit diff needs two exports: the earlier, then the later', USAGE);
+        return diffExports(rest[0]!, rest[1]!);
       case 'export':
         return exportBundle({ project: required(values.project, '--project', USAGE), from: instant(required(values.from, '--from', USAGE), '--from'), to: instant(required(values.to, '--to', USAGE), '--to'), out: required(values.out, '--out', USAGE) }, options);
       case 'public-key':
@@ -52,31 +83,220 @@ export const auditCommands: CommandGroup = {
       case 'anchor':
         return anchor(options);
       default:
-        throw new UsageError(command ? `unknown audit command: ${command}` : 'audit needs a command: verify, export, public-key, rotate-key or anchor', USAGE);
+        throw new UsageError(command ? `unknown audit command: ${command}` : 'audit needs a command: verify, checkpoint, proof, log-key, diff, export, public-key, rotate-key or anchor', USAGE);
     }
   },
 };
 
-async function verify(projectId: string | undefined, options: CommandOptions): Promise<number> {
+async function verify(projectId: string | undefined, against: string | undefined, options: CommandOptions): Promise<number> {
   return withStores(async ({ stores, config }) => {
-    const chain = await withKeyStore(config, (keys) => existingKeyChain(config, keys, stores.events));
+    const chain = await withKeyStore(config, (store) => existingKeyChain(config, store, stores.events));
+    const keys = chain?.publicKeys() ?? null;
+    const target = await checkpointToCheck(config, against);
     const bar = options.json ? undefined : new RebuildProgressBar('verify', process.stderr);
-    let report;
+    const leaves = new LeafCollector(target?.checkpoint.signedAt ? { size: checkpointOfNote(target.checkpoint.note).size, signedAt: target.checkpoint.signedAt } : undefined);
+    let report: VerifyReport;
     try {
-      report = await verifyLog(stores.events, { projectId, keys: chain?.publicKeys() ?? null, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+      if (target && config.eventStore.kind === 'sqlite') {
+        // The embedded log: its leaves hashed on worker threads from the stored frames, which also tell whether any
+        // event carries a chain link or an anchor. A log without either (every log begun since the tree) needs no
+        // pass through the port; one with them gets the chain pass as before.
+        const started = performance.now();
+        const checkpoint = checkpointOfNote(target.checkpoint.note);
+        const computed = await sqliteLeaves(config.eventStore.file, {
+          ...(target.checkpoint.signedAt ? { checkAfter: { size: checkpoint.size, beforeMs: Date.parse(target.checkpoint.signedAt) - BACKDATING_TOLERANCE_MS } } : {}),
+          onProgress: (events) => bar?.update({ events, fraction: checkpoint.size > 0 ? Math.min(1, events / checkpoint.size) : 1, checkpoint: null, head: null }),
+        });
+        leaves.setAll(computed.hashes, computed.count, computed.unreadable.map((row) => row.index));
+        leaves.backdated.push(...computed.backdated);
+        if (computed.chainedEvents === 0 && computed.anchors === 0) {
+          report = unchainedReport(computed, projectId, performance.now() - started);
+        } else {
+          report = await verifyLog(stores.events, { projectId, keys, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+        }
+      } else {
+        // Through the port (EventStoreDB): the leaves in the chain pass itself.
+        report = await verifyLog(stores.events, { projectId, keys, onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }), ...(target ? { onLeaf: (hash: Uint8Array | null, event: Parameters<LeafCollector['checkEvent']>[1]) => leaves.addEvent(hash, event) } : {}) });
+      }
       bar?.finish(report.chainedEvents + report.unlinkedEvents);
     } finally {
       bar?.stop();
     }
+    let tree: TreeReport | null = null;
+    if (target) {
+      const treeStore = fs.existsSync(config.audit.treeFile) ? openLogTreeStore(config) : undefined;
+      try {
+        tree = await checkLeavesAgainst(leaves, target.checkpoint, { keys: keys ?? [], witnessVkeys: config.audit.witnesses.map((w) => w.vkey), earlier: target.earlier, ...(treeStore ? { tree: treeStore } : {}) });
+      } finally {
+        await treeStore?.close();
+      }
+    }
     if (report.verified) {
-      note(`audit verify: every chain verifies: ${report.chainedEvents} chained events in ${report.streams} streams, ${report.unlinkedEvents} events written before chains under ${report.anchors.length} anchor(s) (${report.eventsPerSecond} events/s)`);
+      note(`audit verify: every chain verifies: ${report.chainedEvents} chained events in ${report.streams} streams, ${report.unlinkedEvents} events without a link (${report.anchors.length} anchor(s)) (${report.eventsPerSecond} events/s)`);
     } else {
       const first = report.firstBreak!;
       note(`audit verify: BROKEN: ${report.breaks.length}${report.moreBreaks ? '+' : ''} break(s); the first: ${first.reason} at stream ${first.streamId || '(log)'} revision ${first.revision || '-'}, event ${first.eventId}: ${first.detail}`);
     }
-    printResult(report);
-    return report.verified ? 0 : 1;
+    if (tree) {
+      const c = tree.checkpoint;
+      if (tree.verified) note(`audit verify: the log (${tree.logEvents} events) extends the checkpoint of size ${c.size} from ${c.source}, signed by key ${c.signedBy}${c.cosignatures.length ? ` and cosigned by ${c.cosignatures.map((w) => w.witness).join(', ')}` : ''}`);
+      else if (tree.extendsCheckpoint && tree.backdated.length > 0) note(`audit verify: the log does NOT extend the checkpoint of size ${c.size} from ${c.source} honestly: event ${tree.backdated[0]!.eventId} (leaf ${tree.backdated[0]!.leaf}) was written after it but says it occurred at ${tree.backdated[0]!.occurredAt}, before the checkpoint was published: backdated`);
+      else if (!tree.extendsCheckpoint) note(`audit verify: the log does NOT extend the checkpoint of size ${c.size} from ${c.source}: ${tree.firstDifference?.detail ?? 'its root differs'}`);
+      else note(`audit verify: the log extends the checkpoint of size ${c.size} from ${c.source}, but ${c.signedBy === null ? 'its signature verifies with no audit key of this service' : `a cosignature does not verify (${c.cosignatures.filter((w) => !w.verified).map((w) => w.witness).join(', ')})`}`);
+    }
+    printResult(tree ? { ...report, verified: report.verified && tree.verified, chainsVerified: report.verified, tree } : report);
+    return report.verified && (tree?.verified ?? true) ? 0 : 1;
   });
+}
+
+/** The checkpoint --against names (a published file, a note file, witness:NAME), or the last one published in AUDIT_CHECKPOINT_DIR. */
+async function checkpointToCheck(config: Config, against: string | undefined): Promise<{ checkpoint: CheckpointToCheck; earlier: string[] } | null> {
+  const published = config.audit.checkpointDir && fs.existsSync(path.join(config.audit.checkpointDir, CHECKPOINT_FILE)) ? publishedCheckpoints(config.audit.checkpointDir) : [];
+  const earlierOf = (list: ReadonlyArray<{ note: string }>) => list.map((c) => c.note);
+  if (against === undefined) {
+    const last = published.at(-1);
+    if (last) return { checkpoint: { note: last.note, signedAt: last.signedAt, source: path.join(config.audit.checkpointDir!, CHECKPOINT_FILE), cosignatures: last.cosignatures }, earlier: earlierOf(published) };
+    // Nothing published: the latest checkpoint the tree store kept (it shows damage and outsiders' edits; against
+    // an insider only a checkpoint held outside DATA_DIR counts).
+    if (!fs.existsSync(config.audit.treeFile)) return null;
+    const store = openLogTreeStore(config);
+    try {
+      const latest = await store.latestCheckpoint();
+      return latest ? { checkpoint: { note: latest.note, signedAt: latest.signedAt, source: 'the log tree store in DATA_DIR (nothing published: set AUDIT_CHECKPOINT_DIR)' }, earlier: [] } : null;
+    } finally {
+      await store.close();
+    }
+  }
+  if (against.startsWith('witness:')) {
+    const name = against.slice('witness:'.length);
+    if (!config.audit.witnesses.some((w) => w.vkey.startsWith(`${name}+`))) throw new UsageError(`no witness named ${name} in AUDIT_WITNESSES`, USAGE);
+    let candidates: Array<{ note: string; cosignatures: Record<string, string> }> = published;
+    if (candidates.length === 0) {
+      const store = openLogTreeStore(config);
+      try {
+        const latest = await store.latestCheckpoint();
+        candidates = latest ? [latest] : [];
+      } finally {
+        await store.close();
+      }
+    }
+    const cosigned = [...candidates].reverse().find((c) => c.cosignatures[name] !== undefined);
+    if (!cosigned) throw new UsageError(`no checkpoint cosigned by witness ${name} is published yet`, USAGE);
+    return { checkpoint: { note: cosigned.note, source: `witness ${name}`, cosignatures: { [name]: cosigned.cosignatures[name]! }, ...('signedAt' in cosigned ? { signedAt: String(cosigned.signedAt) } : {}) }, earlier: earlierOf(published) };
+  }
+  if (!fs.existsSync(against)) throw new UsageError(`no checkpoint file ${against}`, USAGE);
+  const text = fs.readFileSync(against, 'utf8');
+  if (text.trimStart().startsWith('{')) {
+    const list = publishedCheckpoints(against);
+    const last = list.at(-1);
+    if (!last) throw new UsageError(`${against} holds no checkpoint`, USAGE);
+    return { checkpoint: { note: last.note, signedAt: last.signedAt, source: against, cosignatures: last.cosignatures }, earlier: earlierOf([...list, ...published]) };
+  }
+  try {
+    checkpointOfNote(text);
+  } catch (error) {
+    throw new UsageError(`${against} is not a signed checkpoint: ${(error as Error).message}`, USAGE);
+  }
+  return { checkpoint: { note: text, source: against }, earlier: earlierOf(published) };
+}
+
+/** Brings the tree up to the log (the service's follower does it continuously), then signs a checkpoint. */
+async function checkpointNow(): Promise<number> {
+  return withStores(async ({ stores, config, logger }) => {
+    const tree = openLogTreeStore(config);
+    try {
+      const follower = new LogTreeFollower({ events: stores.events, tree, logger, stopWhenCaughtUp: true, retryMs: 200 });
+      await follower.run();
+      const folder = config.audit.checkpointDir ? new CheckpointFolder(config.audit.checkpointDir, config.dataDir, logger) : undefined;
+      const checkpoint = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
+        const checkpoints = new LogCheckpoints({ tree, ring: () => ring, origin: config.audit.origin, clock: systemClock, logger, publishers: folder ? [folder] : [] });
+        const made = await checkpoints.checkpoint();
+        await checkpoints.stop();
+        return made;
+      });
+      if (!checkpoint) throw new UsageError('the log is empty: nothing to checkpoint', USAGE);
+      note(`audit checkpoint: size ${checkpoint.size}${folder ? `, published to ${folder.file}` : ''}`);
+      printResult(checkpointView(checkpoint));
+      return 0;
+    } finally {
+      await tree.close();
+    }
+  });
+}
+
+async function withProofs<T>(work: (proofs: LogProofs) => Promise<T>): Promise<T> {
+  return withStores(async ({ stores, config }) => {
+    const tree = openLogTreeStore(config);
+    try {
+      return await work(new LogProofs(tree, stores.events));
+    } catch (error) {
+      if (error instanceof ProofUnavailableError) throw new UsageError(error.message, USAGE);
+      throw error;
+    } finally {
+      await tree.close();
+    }
+  });
+}
+
+async function proveInclusion(eventId: string, treeSize: number | undefined): Promise<number> {
+  return withProofs(async (proofs) => {
+    const proof = await proofs.inclusion(eventId, treeSize === undefined ? {} : { size: treeSize });
+    note(`audit proof: event ${eventId} is leaf ${proof.leafIndex} of the tree of size ${proof.treeSize} (${proof.proof.length} hashes)`);
+    printResult(proof);
+    return 0;
+  });
+}
+
+async function proveConsistency(from: number, to: number | undefined): Promise<number> {
+  return withProofs(async (proofs) => {
+    const proof = await proofs.consistency(from, to);
+    note(`audit proof: the tree of size ${proof.fromSize} is a prefix of the tree of size ${proof.toSize} (${proof.proof.length} hashes)`);
+    printResult(proof);
+    return 0;
+  });
+}
+
+async function logKey(): Promise<number> {
+  return withStores(async ({ config, logger, stores }) => {
+    const chain = await withKeyStore(config, async (store) => (await existingKeyChain(config, store, stores.events)) ?? (await withRing(config, store, logger, stores.events, async (ring) => ring.chain())));
+    const origin = logOrigin(chain, config.audit.origin);
+    const keys = logVerifierKeys(chain, origin);
+    note(`audit log key: checkpoints are signed under origin ${origin}; configure witnesses with: ${keys.at(-1)!.vkey}`);
+    printResult({ origin, keys });
+    return 0;
+  });
+}
+
+async function diffExports(earlier: string, later: string): Promise<number> {
+  const result = await diffAuditExports(earlier, later);
+  if (result.extends) note(`audit diff: ${later} extends ${earlier}: ${result.commonEvents} events of ${earlier} are in ${later} unchanged, ${result.newEvents} events added`);
+  else note(`audit diff: ${later} does NOT extend ${earlier}: ${result.problems[0]?.detail ?? ''}`);
+  printResult(result);
+  return result.extends ? 0 : 1;
+}
+
+/** The chain report of a log with no link and no anchor (nothing to recompute but what its frames hold). */
+function unchainedReport(computed: SqliteLeaves, projectId: string | undefined, ms: number): VerifyReport {
+  const breaks = computed.unreadable.slice(0, 100).map((row) => ({ reason: 'unreadable' as const, streamId: row.streamId, revision: row.revision, eventId: row.eventId, type: row.type, position: encodePosition(BigInt(row.position)), detail: `the stored event cannot be read back: ${row.reason}` }));
+  const durationMs = Math.round(ms);
+  return {
+    verified: breaks.length === 0,
+    chainedEvents: 0,
+    unlinkedEvents: computed.count - computed.unreadable.length,
+    streams: computed.streams,
+    anchors: [],
+    breaks,
+    moreBreaks: computed.unreadable.length > breaks.length,
+    firstBreak: breaks[0] ?? null,
+    projectId: projectId ?? null,
+    durationMs,
+    eventsPerSecond: durationMs > 0 ? Math.round((computed.count * 1000) / durationMs) : computed.count,
+  };
+}
+
+function size(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`${flag} must be a tree size (a whole number), got ${JSON.stringify(value)}`, USAGE);
+  return Number(value);
 }
 
 async function exportBundle(args: { project: string; from: string; to: string; out: string }, options: CommandOptions): Promise<number> {

@@ -30,9 +30,12 @@ export const SPEC_WEBHOOK_EVENT_TYPES = ['entry.published', 'entry.updated', 'en
 export const REVIEW_WEBHOOK_EVENT_TYPES = ['entry.submitted', 'entry.rejected', 'entry.scheduled'] as const;
 /**
  * Additions for audit: the project's approval policy changed (project.approval-policy-changed), so that a system
- * outside the service learns at once that a rule was turned off or on, and by whom. Opt-in like every event.
+ * outside the service learns at once that a rule was turned off or on, and by whom; and the log's signed
+ * checkpoints (docs/audit.md): each recorded checkpoint (at most every AUDIT_CHECKPOINT_WEBHOOK_SECONDS while the
+ * log changes) goes to every webhook subscribed to it, whatever its project, so that the receiver holds the
+ * service's commitment to its whole log, outside the operator's reach. Opt-in like every event.
  */
-export const AUDIT_WEBHOOK_EVENT_TYPES = ['approval-policy.changed'] as const;
+export const AUDIT_WEBHOOK_EVENT_TYPES = ['approval-policy.changed', 'log.checkpoint'] as const;
 /** The events a webhook can subscribe to: the spec's four, then the review additions, then the audit additions. */
 export const WEBHOOK_EVENT_TYPES = [...SPEC_WEBHOOK_EVENT_TYPES, ...REVIEW_WEBHOOK_EVENT_TYPES, ...AUDIT_WEBHOOK_EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -43,11 +43,27 @@ export interface PolicyPayloadFields {
   changed_by_id: string;
 }
 
-export type PayloadFields = EntryPayloadFields | MasterPayloadFields | PolicyPayloadFields;
+
+/** A signed checkpoint of the whole log (C2SP tlog-checkpoint note), to whichever project's webhook subscribed. */
+export interface CheckpointPayloadFields {
+  event: 'log.checkpoint';
+  project_id: string;
+  tree_size: number;
+  root_hash: string;
+  /** The signed note: verify it with the log's vkey (annals audit log-key). */
+  note: string;
+  signed_at: string;
+}
+
+export type PayloadFields = EntryPayloadFields | MasterPayloadFields | PolicyPayloadFields | CheckpointPayloadFields;
 
 /** The exact body: the spec's fields in the spec's order, then the timestamp (ISO 8601 UTC, milliseconds). */
 export function serializePayload(fields: PayloadFields, timestamp: Date): string {
   const time = timestamp.toISOString();
+  if (fields.event === 'log.checkpoint') {
+    const { event, project_id, tree_size, root_hash, note, signed_at } = fields;
+    return JSON.stringify({ event, project_id, tree_size, root_hash, note, signed_at, timestamp: time });
+  }
   if (fields.event === 'master.published') {
     const { event, project_id, master_entity_id, master_entity_key, record_count } = fields;
     return JSON.stringify({ event, project_id, master_entity_id, master_entity_key, record_count, timestamp: time });
@@ -78,6 +94,9 @@ export function testPayloadFields(event: WebhookEventType, projectId: string): P
   }
   if (event === 'approval-policy.changed') {
     return { event, project_id: projectId, human_approval: false, four_eyes: true, previous_human_approval: false, previous_four_eyes: false, changed_by_type: 'user', changed_by_id: NIL };
+  }
+  if (event === 'log.checkpoint') {
+    return { event, project_id: projectId, tree_size: 0, root_hash: '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=', note: 'test\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n', signed_at: '2000-01-01T00:00:00.000Z' };
   }
   return {
     event,

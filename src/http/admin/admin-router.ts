@@ -1,3 +1,5 @@
+import type { LogTreeRuntime } from '../../audit/log-tree-runtime.ts';
+import { auditRoutes } from './audit-routes.ts';
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { AdminDeps } from './admin-context.ts';
@@ -25,7 +27,7 @@ import { recordRefusedWrite } from './refusal-audit.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
-export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService } = {}): Router {
+export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime } = {}): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
   const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error) });
@@ -43,6 +45,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const notices = reviewNoticeRoutes(deps, api, services.contactForms);
   const translation = translationRoutes(deps, api, services.translation);
   const operations = operationsRoutes(deps, api, services.operations);
+  const audit = auditRoutes(deps, api, services.logTree);
   const mcp = mcpRoute(deps, api, { mediaMaxBytes: services.media?.maxBytes });
   // Built once all routes are registered; served without credentials.
   const document = openApiDocument(api, { version: '1.0.0' });
@@ -59,6 +62,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, operations, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

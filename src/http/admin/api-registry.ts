@@ -19,6 +19,7 @@ export const ADMIN_TAGS = {
   Revisions: 'Revisions of entries and the approval workflow: submit, approve, reject, withdraw, reopen, publish, schedule, preview.',
   History: 'The audit trail: an entry\'s events, revision diffs, restores and the project audit log.',
   'As of': 'As-of reads: what the public API served at an instant, and an entry\'s workflow state then, from the log.',
+  Audit: 'The log\'s Merkle tree: signed checkpoints (C2SP tlog-checkpoint), inclusion and consistency proofs (RFC 9162).',
   Masters: 'Master entities and their records (the values of select fields).',
   Blueprints: 'Form and master blueprints and the built-in form set templates.',
   Media: 'Media assets: upload, list, describe, delete.',

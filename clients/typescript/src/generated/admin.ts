@@ -1275,8 +1275,8 @@ export type paths = {
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed), enabled (default true). The answer holds the signing secret, shown this once only
-         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only
+         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1713,6 +1713,70 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/audit/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session)
+         * @description The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        /**
+         * Sign a checkpoint of the tree as it is now (the latest when it has not grown), published as every checkpoint is (tenant_admin session)
+         * @description Sign a checkpoint of the tree as it is now (the latest when it has not grown), published as every checkpoint is (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["makeLogCheckpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/proofs/inclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint)
+         * @description That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getLogInclusionProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/proofs/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof)
+         * @description That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getLogConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -2016,7 +2080,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed" | "log.checkpoint")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2446,6 +2510,37 @@ export type components = {
                 id: string;
             } | null;
         };
+        LogCheckpoint: {
+            /** @description Events (leaves) the tree of this checkpoint holds, in log order. */
+            size: number;
+            /** @description The RFC 9162 root hash of the tree, base64. */
+            rootHash: string;
+            /** @description The C2SP tlog-checkpoint signed note: origin, size, root hash, an empty line, signature lines. Verify it with the log's vkey (golang.org/x/mod/sumdb/note, or docs/audit.md). */
+            note: string;
+            /** Format: date-time */
+            signedAt: string;
+            /** @description Witness cosignature lines (cosignature/v1), by witness name. */
+            cosignatures: {
+                [key: string]: string;
+            };
+            /** @description An RFC 3161 TimeStampToken over the note (DER, base64), when AUDIT_TSA_URL is set. */
+            timestampToken: string | null;
+        };
+        LogCheckpointLatest: {
+            /** @description The latest signed checkpoint, or null before the first. */
+            checkpoint: components["schemas"]["LogCheckpoint"] | null;
+            /** @description Leaves the tree holds now (a checkpoint follows within a second of it growing). */
+            treeSize: number;
+        };
+        LogConsistencyProof: {
+            fromSize: number;
+            toSize: number;
+            /** @description The RFC 9162 consistency proof. */
+            proof: string[];
+            /** @description The checkpoint of fromSize, when one is kept. */
+            from: components["schemas"]["LogCheckpoint"] | null;
+            to: components["schemas"]["LogCheckpoint"];
+        };
         LoginAppearance: {
             logoUrl: string | null;
             primaryColor: string | null;
@@ -2461,6 +2556,27 @@ export type components = {
             primaryColor: string | null;
             accentColor: string | null;
             message: string | null;
+        };
+        LogInclusionProof: {
+            /** @description The event's leaf, 0-based, in log order. */
+            leafIndex: number;
+            treeSize: number;
+            /** @description The RFC 9162 inclusion path, from the leaf up. */
+            proof: string[];
+            /** @description SHA-256(0x00 || leaf). */
+            leafHash: string;
+            /** @description The leaf bytes (UTF-8): format line, stream, revision, id, type, canonical metadata, data (docs/audit.md). Recompute leafHash from it. */
+            leaf: string;
+            event: {
+                /** Format: uuid */
+                id: string;
+                streamId: string;
+                revision: string;
+                position: string;
+                type: string;
+                projectId: string | null;
+            };
+            checkpoint: components["schemas"]["LogCheckpoint"];
         };
         Master: {
             /** Format: uuid */
@@ -2847,7 +2963,7 @@ export type components = {
             name: string;
             url: string;
             description: string | null;
-            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
+            events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed" | "log.checkpoint")[];
             enabled: boolean;
             createdAt: string;
             updatedAt: string;
@@ -2858,7 +2974,7 @@ export type components = {
             /** Format: uuid */
             webhookId: string;
             /** @enum {string} */
-            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed";
+            event: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed" | "log.checkpoint";
             /** @enum {string} */
             trigger: "event" | "test";
             /** @enum {string} */
@@ -6616,7 +6732,7 @@ export interface operations {
                     name: string;
                     url: string;
                     description?: string | null;
-                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
+                    events: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed" | "log.checkpoint")[];
                     enabled?: boolean;
                     idempotencyKey?: string;
                 };
@@ -6725,7 +6841,7 @@ export interface operations {
                     name?: string;
                     url?: string;
                     description?: string | null;
-                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed")[];
+                    events?: ("entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed" | "log.checkpoint")[];
                     enabled?: boolean;
                 };
             };
@@ -6880,7 +6996,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed";
+                    event?: "entry.published" | "entry.updated" | "entry.deleted" | "master.published" | "entry.submitted" | "entry.rejected" | "entry.scheduled" | "approval-policy.changed" | "log.checkpoint";
                 };
             };
         };
@@ -7897,6 +8013,135 @@ export interface operations {
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest checkpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogCheckpointLatest"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    makeLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogCheckpoint"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getLogInclusionProof: {
+        parameters: {
+            query: {
+                eventId: string;
+                /** @description The checkpoint to prove against (default: the latest). */
+                treeSize?: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inclusion proof */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogInclusionProof"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getLogConsistencyProof: {
+        parameters: {
+            query: {
+                fromSize: string;
+                /** @description Default: the latest checkpoint. */
+                toSize?: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consistency proof */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogConsistencyProof"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];

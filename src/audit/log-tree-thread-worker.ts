@@ -1,0 +1,49 @@
+/**
+ * The follower thread's module (started by ./log-tree-thread.ts): opens the event store and the tree store, runs
+ * the LogTreeFollower until told to stop, and reports the tree's growth to the service's thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import type { EventStore } from '../event-store/event-store.ts';
+import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
+import { LogTreeFollower } from './log-tree-follower.ts';
+import { SqliteLogTreeStore } from './sqlite-log-tree-store.ts';
+import type { LogTreeThreadOptions, ThreadMessage } from './log-tree-thread.ts';
+
+const data = workerData as { eventStore: LogTreeThreadOptions['eventStore']; treeFile: string };
+const send = (message: ThreadMessage) => parentPort!.postMessage(message);
+
+let events: EventStore;
+if (data.eventStore.kind === 'sqlite') events = SqliteEventStore.open(data.eventStore.file);
+else {
+  const { EventStoreDbEventStore } = await import('../event-store/esdb-event-store.ts');
+  events = EventStoreDbEventStore.connect(data.eventStore.connectionString);
+}
+const tree = SqliteLogTreeStore.open(data.treeFile);
+let caughtUp = false;
+const follower = new LogTreeFollower({
+  events,
+  tree,
+  // Warnings and errors to stderr, as the service's own log lines.
+  logger: pino({ level: 'warn' }, pino.destination(2)),
+  onGrow: (size) => send({ grew: size }),
+  onUnreadable: (error) => send({ error: error.message }),
+});
+// The caught-up moment, for the start-up check that waits for the tree to reach a checkpoint's size.
+const watch = setInterval(() => {
+  if (!caughtUp && follower.caughtUp) {
+    caughtUp = true;
+    send({ caughtUp: follower.size });
+  }
+}, 20);
+parentPort!.on('message', (message) => {
+  if (message === 'stop') void follower.stop();
+});
+try {
+  await follower.run();
+} finally {
+  clearInterval(watch);
+  await events.close();
+  await tree.close();
+  parentPort!.close();
+}
