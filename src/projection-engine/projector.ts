@@ -26,9 +26,11 @@ export interface ProjectorOptions {
   /** While events trickle in, the longest an event waits before its batch commits. */
   flushIntervalMs?: number;
   /**
-   * While catching up, a batch commits when it holds batchSize events or documents, or when this long has
-   * passed since the last commit: progress through long runs of events the projection does not handle
-   * (reported by checkpoints) is stored now and then, not at every checkpoint.
+   * Progress through events the projection does not handle (or folds without writing) is stored now and then,
+   * not at every event: while catching up, a batch commits when it holds batchSize events or documents, or
+   * when this long has passed since the last commit; once live, a batch with nothing to write commits when
+   * this long has passed (or with the next writes, or at stop). Waiters in this process hear of such progress
+   * at once (see folded); other processes read it from the stored checkpoint.
    */
   commitIntervalMs?: number;
   /** How often a paused projector looks for an operator's retry or skip. */
@@ -62,6 +64,8 @@ export class Projector {
   readonly target: ModelTarget;
   #state: ProjectorState = 'starting';
   #checkpoint: bigint | null = null;
+  /** How far the stored read model reflects the log: the checkpoint, or past it when nothing since is to be written. */
+  #folded: bigint | null = null;
   #eventsFolded = 0;
   #failure: ProjectionFailure | null = null;
   #stopped = false;
@@ -102,8 +106,17 @@ export class Projector {
   get state(): ProjectorState {
     return this.#state;
   }
+  /** The checkpoint committed with the read model (what other processes see). */
   get checkpoint(): bigint | null {
     return this.#checkpoint;
+  }
+  /**
+   * The position up to which the read model as stored reflects the log: the committed checkpoint, or further
+   * when every event since is one the projection does not handle or folded without a write (nothing to
+   * commit, so nothing a reader could miss). What waiters in this process are answered by.
+   */
+  get folded(): bigint | null {
+    return this.#folded;
   }
   get failure(): ProjectionFailure | null {
     return this.#failure;
@@ -124,7 +137,7 @@ export class Projector {
         this.#checkpoint = record.checkpoint;
         this.#failure = record.failure;
         // Waiters that came before the checkpoint was known (a projector just started on a generation).
-        if (record.checkpoint !== null) this.#release(record.checkpoint);
+        if (record.checkpoint !== null) this.#reached(record.checkpoint);
         if (record.failure) {
           if (this.#state !== 'paused') {
             logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');
@@ -142,7 +155,7 @@ export class Projector {
           // Another projector folds this generation: follow its checkpoint (waiters here still get answers).
           if (this.#state !== 'standby') logger.info({ projection: this.target.projection, generation: this.target.generation }, 'projector on standby: another holds the lease');
           this.#state = 'standby';
-          if (record.checkpoint !== null) this.#release(record.checkpoint);
+          if (record.checkpoint !== null) this.#reached(record.checkpoint);
           await this.#sleep(Math.min(this.#o.pausePollMs, Math.ceil(this.#o.leaseTtlMs / 3)));
           continue;
         }
@@ -211,7 +224,7 @@ export class Projector {
    * projector is paused on a poison event (it will not get there until an operator acts).
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.#checkpoint !== null && this.#checkpoint >= position) return Promise.resolve(true);
+    if (this.#folded !== null && this.#folded >= position) return Promise.resolve(true);
     if (this.#state === 'paused') return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = { position, resolve: (reached = true) => { clearTimeout(timer); resolve(reached); } };
@@ -235,16 +248,23 @@ export class Projector {
     let batch = this.#newBatch(from);
     this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
-    let flushDue: Promise<typeof FLUSH_DUE> | undefined;
+    /** When the live batch commits: soon when it holds writes (flushIntervalMs), at the commit interval when it only holds progress. */
+    let flushDue: { writes: boolean; due: Promise<typeof FLUSH_DUE> } | undefined;
     try {
       for (;;) {
         pending ??= iterator.next();
         let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE | typeof RENEW_DUE;
-        // While catching up the source is never idle and batches commit by size; once live, an event
-        // waits at most flushIntervalMs for its batch to commit.
+        // While catching up the source is never idle and batches commit by size; once live, an event's
+        // writes wait at most flushIntervalMs for their batch to commit, and progress alone (events the
+        // projection does not handle) up to commitIntervalMs after the last commit.
         if (this.#state === 'live' && batch.checkpoint !== this.#checkpoint) {
-          flushDue ??= delay(flushIntervalMs).then(() => FLUSH_DUE);
-          next = await Promise.race([pending, flushDue]);
+          const writes = batch.size > 0;
+          if (flushDue && writes && !flushDue.writes) flushDue = undefined;
+          flushDue ??= {
+            writes,
+            due: delay(writes ? flushIntervalMs : Math.max(1, this.#o.commitIntervalMs - (performance.now() - this.#lastCommitAt))).then(() => FLUSH_DUE),
+          };
+          next = await Promise.race([pending, flushDue.due]);
         } else if (this.#state === 'live') {
           // Idle: wake to renew the lease in time.
           const renewIn = Math.max(1, (this.#leaseRenewAt ?? 0) - this.#o.clock.now().getTime());
@@ -294,13 +314,16 @@ export class Projector {
             flushDue = undefined;
           }
         } else if (message.kind === 'checkpoint') {
-          // Progress past events this projection does not handle. Live, the flush timer commits it soon;
-          // catching up, it rides with the batch, committed by size or elapsed time.
+          // Progress past events this projection does not handle. Catching up, it rides with the batch,
+          // committed by size or elapsed time; live, it is stored at the commit interval (see below).
           batch.advance(message.position);
           if (this.#state !== 'live' && performance.now() - this.#lastCommitAt >= this.#o.commitIntervalMs) {
             batch = await this.#commit(batch);
             flushDue = undefined;
           }
+        } else if (this.#state === 'live' && batch.size === 0) {
+          // Live, and nothing to write: the progress is told to waiters below and stored at the commit interval.
+          if (message.position !== null) batch.advance(message.position);
         } else {
           if (message.position !== null) batch.advance(message.position);
           batch = await this.#commit(batch);
@@ -308,6 +331,9 @@ export class Projector {
           this.#state = 'live';
           if (this.#o.stopWhenCaughtUp) return 'caught-up';
         }
+        // Live, a batch without writes holds only progress: the stored read model already is what it would
+        // be after committing it, so waiters hear of it now, without a commit per event.
+        if (this.#state === 'live' && batch.size === 0 && batch.checkpoint !== null) this.#reached(batch.checkpoint);
       }
     } catch (error) {
       if (error instanceof ConsumeEnded) return error.outcome;
@@ -353,7 +379,7 @@ export class Projector {
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
-      this.#release(checkpoint);
+      this.#reached(checkpoint);
     }
     return this.#newBatch(this.#checkpoint);
   }
@@ -423,10 +449,13 @@ export class Projector {
     for (const waiter of waiters) waiter.resolve(false);
   }
 
-  #release(checkpoint: bigint): void {
+  /** The stored read model reflects the log up to `position` (see folded): waiters up to it are answered. */
+  #reached(position: bigint): void {
+    if (this.#folded === null || position > this.#folded) this.#folded = position;
     if (this.#waiters.length === 0) return;
-    const ready = this.#waiters.filter((w) => w.position <= checkpoint);
-    this.#waiters = this.#waiters.filter((w) => w.position > checkpoint);
+    const folded = this.#folded;
+    const ready = this.#waiters.filter((w) => w.position <= folded);
+    this.#waiters = this.#waiters.filter((w) => w.position > folded);
     for (const waiter of ready) waiter.resolve();
   }
 

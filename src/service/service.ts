@@ -177,6 +177,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let responseCache: PublicResponseCache | undefined;
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
+  let watermark: ProjectionWatermark | undefined;
   let lag: EventLoopLag | undefined;
   let anchoring: { stop(): Promise<void> } | undefined;
   try {
@@ -203,7 +204,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     const contactOverrides = metrics
       ? { ...deps.contactForms, mail: countingMail(deps.contactForms?.mail ?? openMailTransport(mailConfigFrom(config.contactForms.smtpUrl, config.dataDir)), config.contactForms.smtpUrl ? 'smtp' : 'eml-files', metrics) }
       : deps.contactForms;
-    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
+    // Read your writes: one watermark for every write of this process (it follows the process's appends).
+    watermark = new ProjectionWatermark({ projections, log, store: stores.readModels, supervisor });
+    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, watermark, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
@@ -246,7 +249,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.routes());
         app.use(scrape.allowedMethods());
       }
-      const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
+      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots });
       const media = await mediaFor(config, adminDepsValue, blobs);
       mediaClose = media.close;
       // Also in an API-only process (production's replicas serve the console): status, retry and skip go
@@ -326,10 +329,13 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       // Events written before hash chains are anchored once by a signed checkpoint (a scan, in the background).
       anchoring = anchorInBackground({ log, signer: auditSigner!, clock, logger });
     }
+    // A process without the api role listens nowhere: this line says it is up (its projectors started).
+    if (!config.roles.has('api')) logger.info({ roles: [...config.roles] }, 'annals running');
   } catch (error) {
     lag?.stop();
     await anchoring?.stop();
     versions?.stop();
+    watermark?.close();
     await contactForms?.stop();
     await mediaClose?.();
     await mediaPurge?.stop();
@@ -356,6 +362,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await http?.close(config.shutdownGraceMs);
         lag?.stop();
         versions?.stop();
+        watermark?.close();
         progress('the audit anchoring scan');
         await anchoring?.stop();
         progress('the webhook dispatcher to finish its deliveries');
@@ -403,10 +410,10 @@ function translateErrors(error: unknown): HttpError | undefined {
 }
 
 /** The admin API's collaborators, built once per process. */
-function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
+function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
   // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
   const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
-  const watermark = new ProjectionWatermark(d.stores.readModels, d.supervisor);
+  const watermark = d.watermark;
   const content = new ContentService({
     log: d.log,
     reader,

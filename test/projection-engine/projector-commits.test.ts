@@ -6,7 +6,7 @@ import { schemaOf } from '../../src/projection-engine/projection.ts';
 import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
-import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
+import { engineFixture, eventually, silentLogger } from '../support/engine-fixture.ts';
 import { EventStoreDbStandIn } from '../support/esdb-stand-in.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -112,6 +112,55 @@ describe('projector: when it commits', () => {
       // the events before it are committed
       expect(generation.checkpoint).to.equal(clash - 1n);
       expect(await f.store.get({ projection: 'test-named', generation: 1 }, 'names', 's-5')).to.deep.equal({ name: 'name-5' });
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('live, tells its waiters at once of progress past events it does not handle, and stores it at the commit interval, not per event', async () => {
+    const f = engineFixture();
+    const { store, commits } = counting(f.store);
+    try {
+      await store.createGeneration(schemaOf(rare), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: rare, generation: 1, log: f.log, store, clock: f.clock, logger: silentLogger, commitIntervalMs: 60_000 });
+      const running = projector.run();
+      const { position: first } = await f.count('noise-0', 1);
+      await projector.waitFor(first, 5000);
+      const stored = (await f.store.getGeneration('test-rare', 1))!.checkpoint;
+      const committed = commits();
+      for (let i = 1; i <= 20; i++) {
+        const { position } = await f.count(`noise-${i}`, 1);
+        const started = performance.now();
+        expect(await projector.waitFor(position, 5000)).to.equal(true);
+        // Told as soon as the subscription passes it (the SQLite store wakes it on this process's appends).
+        expect(performance.now() - started).to.be.below(500);
+        expect(projector.folded).to.equal(position);
+      }
+      expect(commits() - committed, 'commits for twenty events it does not handle').to.equal(0);
+      expect((await f.store.getGeneration('test-rare', 1))!.checkpoint).to.equal(stored);
+      // Stopping stores the progress.
+      await projector.stop();
+      await running;
+      expect((await f.store.getGeneration('test-rare', 1))!.checkpoint).to.equal(await f.log.headPosition());
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('live, stores progress past events it does not handle once the commit interval has passed, without another event', async () => {
+    const f = engineFixture();
+    try {
+      await f.store.createGeneration(schemaOf(rare), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: rare, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, commitIntervalMs: 50 });
+      const running = projector.run();
+      try {
+        for (let i = 0; i < 3; i++) await f.count(`noise-${i}`, 1);
+        const head = await f.log.headPosition();
+        await eventually(async () => (await f.store.getGeneration('test-rare', 1))!.checkpoint, (checkpoint) => checkpoint === head, 5000);
+      } finally {
+        await projector.stop();
+        await running;
+      }
     } finally {
       await f.close();
     }
