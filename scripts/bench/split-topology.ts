@@ -1,0 +1,194 @@
+/**
+ * bench:split: what a write costs when the API and the projectors run in separate processes (the README's way
+ * to serve more requests: `ROLES=api` beside one `ROLES=projector` process), against one process, in the same run.
+ *
+ * Two data folders are set up alike (a bootstrapped project, a form set, one entry per topology): "one" runs
+ * the service as one process, "split" as a `ROLES=projector` process and a `ROLES=api` one on the same folder
+ * (and, with MongoDB read models, the same database). Rounds interleave the topologies, the order alternating,
+ * so that a busy machine weighs on both alike; each round makes `--saves` admin saves (POST
+ * /entries/{id}/revisions on a console session) one after another on each, timing each from request to answer,
+ * and reads the entry after every save: the read must show the revision just saved (read your writes), or
+ * the bench counts it as stale.
+ *
+ * It prints save p50, p99 and max per topology and the split's ratio to one process's, with the read model
+ * store and the event store both processes use.
+ *
+ *   npm run bench:split -- [--rounds 5] [--saves 100] [--runtime compiled|tsx] [--mongodb-url URL | --ferretdb] [--json]
+ *
+ * `--ferretdb` starts FerretDB (scripts/peers/build.sh ferretdb builds it) and puts the read models there;
+ * `--mongodb-url` uses an existing server (a database per topology, named after it).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { median, percentile } from './support/percentile.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    saves: { type: 'string', default: '100' },
+    runtime: { type: 'string', default: 'compiled' },
+    'mongodb-url': { type: 'string' },
+    ferretdb: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(values.rounds);
+const saves = Number(values.saves);
+if (!(Number.isInteger(rounds) && rounds >= 1 && Number.isInteger(saves) && saves >= 1) || (values.runtime !== 'compiled' && values.runtime !== 'tsx')) {
+  process.stderr.write('usage: npm run bench:split -- [--rounds 5] [--saves 100] [--runtime compiled|tsx] [--mongodb-url URL | --ferretdb] [--json]\n');
+  process.exit(2);
+}
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+type Topology = 'one' | 'split';
+const TOPOLOGIES: Topology[] = ['one', 'split'];
+const ADMIN = { email: 'bench@example.com', password: 'bench password 123' };
+const BODY = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(16);
+
+const [SERVICE, CLI] = values.runtime === 'compiled' ? [['dist/src/main.js'], ['dist/src/cli/main.js']] : [['--import', 'tsx', 'src/main.ts'], ['--import', 'tsx', 'src/cli/main.ts']];
+if (values.runtime === 'compiled') {
+  say('compiling the service (tsc -p tsconfig.build.json)...');
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+let mongoUrl = values['mongodb-url'];
+let readModels = 'SQLite';
+if (values.ferretdb) {
+  const { mongoServer } = await import('../../test/support/mongo-server.ts');
+  const server = await mongoServer();
+  if (server.flavour !== 'ferretdb') throw new Error(`--ferretdb: the MongoDB server found is ${server.flavour}`);
+  mongoUrl = server.url;
+}
+if (mongoUrl) readModels = values.ferretdb ? 'MongoDB wire protocol (FerretDB)' : 'MongoDB';
+/** The read-model database of a topology: its own, so that the two never share read models. */
+const mongoUrlFor = (topology: Topology) => {
+  const url = new URL(mongoUrl!);
+  url.pathname = `/annals_bench_split_${topology}_${process.pid}`;
+  return url.toString();
+};
+
+const children: ChildProcess[] = [];
+process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+function start(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (errors = (errors + chunk.toString()).slice(-4000)));
+  child.once('exit', (code) => code && say(`a service process exited ${code}: ${errors}`));
+  children.push(child);
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`);
+}
+
+interface Setup {
+  topology: Topology;
+  processes: ChildProcess[];
+  call: (method: string, route: string, body?: unknown) => Promise<any>;
+  entryId: string;
+  latencies: number[];
+  stale: number;
+}
+
+async function setUp(topology: Topology): Promise<Setup> {
+  const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `annals-bench-split-${topology}-`)), 'data');
+  const env: Record<string, string> = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...(mongoUrl ? { MONGODB_URL: mongoUrlFor(topology) } : {}) };
+  const bootstrap = execFileSync(process.execPath, [...CLI, 'bootstrap', '--project', 'Bench', '--plan', 'business', '--admin-email', ADMIN.email, '--admin-password', ADMIN.password, '--locales', 'en', '--json'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = 18_000 + Math.floor(Math.random() * 2000);
+  const processes = topology === 'split' ? [start(SERVICE, { ...env, ROLES: 'projector' }), start(SERVICE, { ...env, ROLES: 'api', PORT: String(port) })] : [start(SERVICE, { ...env, PORT: String(port) })];
+  const url = `http://127.0.0.1:${port}`;
+  await until(`${topology}: /healthz`, async () => (await fetch(`${url}/healthz`)).status === 200);
+  // The bootstrap's events folded (login reads the access read model): the log's head reached by every projection.
+  await until(`${topology}: caught up`, async () => {
+    const lags = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('annals_projection_lag_positions{'));
+    return lags.length > 0 && lags.every((line) => Number(line.split(' ').pop()) === 0);
+  });
+  const login = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  if (login.status !== 200) throw new Error(`${topology}: login answered ${login.status} ${await login.text()}`);
+  const { token } = (await login.json()) as { token: string };
+  const { projectId } = JSON.parse(bootstrap.toString()) as { projectId: string };
+  const call = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${url}/admin/v1${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'x-project-id': projectId, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${topology}: ${method} ${route}: ${response.status} ${text}`);
+    return JSON.parse(text) as any;
+  };
+  const formSet = await call('POST', '/form-sets', { slug: 'articles', name: 'Articles', fields: [{ key: 'title', type: 'text', label: 'Title' }, { key: 'body', type: 'textarea', label: 'Body' }] });
+  const created = await call('POST', `/form-sets/${formSet.id}/entries`, { slug: 'entry', fields: { title: 'Entry', body: BODY } });
+  return { topology, processes, call, entryId: created.entry.id as string, latencies: [], stale: 0 };
+}
+
+/** `count` saves one after another, each followed by a read of the entry that must show it. */
+async function measure(setup: Setup, count: number, keep: boolean): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    const saved = await setup.call('POST', `/entries/${setup.entryId}/revisions`, { fields: { title: `Entry v${i}`, body: BODY } });
+    const elapsed = performance.now() - t;
+    const read = await setup.call('GET', `/entries/${setup.entryId}`);
+    if (!keep) continue;
+    setup.latencies.push(elapsed);
+    if (read.latestRevision?.revisionId !== saved.id) setup.stale++;
+  }
+}
+
+const setups: Setup[] = [];
+try {
+  for (const topology of TOPOLOGIES) setups.push(await setUp(topology));
+  say(`read models on ${readModels}; ${rounds} interleaved rounds of ${saves} saves per topology`);
+  // Warm-up (the JIT, the statements, the caches): not counted.
+  for (const setup of setups) await measure(setup, 20, false);
+  const perRound: Array<Record<Topology, number>> = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? setups : [...setups].reverse();
+    const p50s = {} as Record<Topology, number>;
+    for (const setup of order) {
+      const before = setup.latencies.length;
+      await measure(setup, saves, true);
+      p50s[setup.topology] = median(setup.latencies.slice(before));
+    }
+    perRound.push(p50s);
+    say(`round ${round + 1}/${rounds}: save p50 one ${p50s.one.toFixed(2)} ms, split ${p50s.split.toFixed(2)} ms`);
+  }
+  const figures = Object.fromEntries(setups.map((s) => [s.topology, { saves: s.latencies.length, p50Ms: round2(median(s.latencies)), p99Ms: round2(percentile(s.latencies, 99)), maxMs: round2(percentile(s.latencies, 100)), staleReads: s.stale }])) as Record<Topology, { saves: number; p50Ms: number; p99Ms: number; maxMs: number; staleReads: number }>;
+  const ratios = { p50: round2(figures.split.p50Ms / figures.one.p50Ms), p99: round2(figures.split.p99Ms / figures.one.p99Ms), roundP50s: perRound.map((r) => round2(r.split / r.one)) };
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ readModels, rounds, saves, figures, ratios }, null, 2)}\n`);
+  } else {
+    console.log(`\nadmin save (POST /entries/{id}/revisions), read models on ${readModels}, ${rounds} × ${saves} interleaved`);
+    console.log('topology | saves | p50 ms | p99 ms | max ms | stale reads after a save');
+    for (const topology of TOPOLOGIES) {
+      const f = figures[topology];
+      console.log(`${topology} | ${f.saves} | ${f.p50Ms} | ${f.p99Ms} | ${f.maxMs} | ${f.staleReads}`);
+    }
+    console.log(`split / one: p50 ${ratios.p50}×, p99 ${ratios.p99}× (p50 per round: ${ratios.roundP50s.join(', ')})`);
+  }
+} finally {
+  for (const setup of setups) for (const child of [...setup.processes].reverse()) await stop(child);
+  if (values.ferretdb) await (await import('../../test/support/mongo-server.ts')).stopMongoServer();
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
