@@ -1,6 +1,9 @@
 import type { GenerationRecord, ReadModelStore } from '../read-models/read-model-store.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
+/** The longest a cued wait goes without reading (a cue lost: a change stream failing over). */
+const CUED_BACKSTOP_MAX_MS = 400;
+
 /** Writes waiting for projections to reach positions (projection → position). */
 interface Waiter {
   targets: ReadonlyMap<string, bigint>;
@@ -14,7 +17,7 @@ export interface StoredProgressOptions {
    * While writes wait and the store cannot tell of other processes' commits, the checkpoints are read every
    * `minMs`, the interval doubling after each read that answered nobody, up to `maxMs` (defaults 2 and 50).
    * Where it can (ReadModelStore.watchOtherCommits), a commit is the cue to read, and these reads are only a
-   * backstop, from `cueBackstopMs` (default 100) doubling up to 1 s.
+   * backstop, from `cueBackstopMs` (default 100) doubling up to CUED_BACKSTOP_MAX_MS.
    */
   poll?: { minMs?: number; maxMs?: number; cueBackstopMs?: number };
 }
@@ -120,7 +123,7 @@ export class StoredProgress {
         if (this.#stale) continue;
         const nearest = Math.min(...[...this.#waiters].map((w) => w.deadline));
         await this.#delay.sleep(Math.min(sleepMs, Math.max(1, nearest - Date.now())));
-        if (!answered) sleepMs = Math.min(sleepMs * 2, this.cued ? 1000 : this.#poll.maxMs);
+        if (!answered) sleepMs = Math.min(sleepMs * 2, this.cued ? CUED_BACKSTOP_MAX_MS : this.#poll.maxMs);
       }
     } finally {
       this.#unwatchUrgent?.();
