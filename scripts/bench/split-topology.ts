@@ -73,12 +73,15 @@ const mongoUrlFor = (topology: Topology) => {
 
 const children: ChildProcess[] = [];
 process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+/** What each service process last wrote to stderr (LOG_LEVEL=warn: its warnings and errors go to stdout; fatal start errors here). */
+const lastWords = new Map<ChildProcess, string>();
 
 function start(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (errors = (errors + chunk.toString()).slice(-4000)));
-  child.once('exit', (code) => code && say(`a service process exited ${code}: ${errors}`));
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  lastWords.set(child, '');
+  const keep = (chunk: Buffer) => void lastWords.set(child, (lastWords.get(child)! + chunk.toString()).slice(-4000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   children.push(child);
   return child;
 }
@@ -90,9 +93,12 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+/** Until `check` passes; fails at once, with what it said, when one of `processes` exits or logs an error. */
+async function until(what: string, processes: ChildProcess[], check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const failed = processes.find((child) => child.exitCode !== null || /"level":(50|60)/.test(lastWords.get(child)!));
+    if (failed) throw new Error(`${what}: a service process failed: ${lastWords.get(failed)}`);
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -115,9 +121,9 @@ async function setUp(topology: Topology): Promise<Setup> {
   const port = 18_000 + Math.floor(Math.random() * 2000);
   const processes = topology === 'split' ? [start(SERVICE, { ...env, ROLES: 'projector' }), start(SERVICE, { ...env, ROLES: 'api', PORT: String(port) })] : [start(SERVICE, { ...env, PORT: String(port) })];
   const url = `http://127.0.0.1:${port}`;
-  await until(`${topology}: /healthz`, async () => (await fetch(`${url}/healthz`)).status === 200);
+  await until(`${topology}: /healthz`, processes, async () => (await fetch(`${url}/healthz`)).status === 200);
   // The bootstrap's events folded (login reads the access read model): the log's head reached by every projection.
-  await until(`${topology}: caught up`, async () => {
+  await until(`${topology}: caught up`, processes, async () => {
     const lags = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('annals_projection_lag_positions{'));
     return lags.length > 0 && lags.every((line) => Number(line.split(' ').pop()) === 0);
   });
