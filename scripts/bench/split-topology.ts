@@ -122,10 +122,11 @@ async function setUp(topology: Topology): Promise<Setup> {
   const processes = topology === 'split' ? [start(SERVICE, { ...env, ROLES: 'projector' }), start(SERVICE, { ...env, ROLES: 'api', PORT: String(port) })] : [start(SERVICE, { ...env, PORT: String(port) })];
   const url = `http://127.0.0.1:${port}`;
   await until(`${topology}: /healthz`, processes, async () => (await fetch(`${url}/healthz`)).status === 200);
-  // The bootstrap's events folded (login reads the access read model): the log's head reached by every projection.
+  // The bootstrap's events folded (login reads the access read model): every projection started and live
+  // (a projection not started yet has no lag to report).
   await until(`${topology}: caught up`, processes, async () => {
-    const lags = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('annals_projection_lag_positions{'));
-    return lags.length > 0 && lags.every((line) => Number(line.split(' ').pop()) === 0);
+    const live = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((line) => line.startsWith('annals_projection_state{') && line.includes('state="live"'));
+    return live.length > 0 && live.every((line) => Number(line.split(' ').pop()) === 1);
   });
   const login = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
   if (login.status !== 200) throw new Error(`${topology}: login answered ${login.status} ${await login.text()}`);
