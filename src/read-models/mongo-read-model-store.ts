@@ -680,7 +680,6 @@ export class MongoReadModelStore implements ReadModelStore {
     });
   }
 
-  /** Closes the client if this store owns it (made by connect()); idempotent. */
   /**
    * ReadModelStore.watchOtherCommits, on a server with change streams (a replica set, a mongos: connect()
    * asks): told of every commit, through a change stream on the generation records; urgency changes
@@ -691,6 +690,7 @@ export class MongoReadModelStore implements ReadModelStore {
     return watch && ((listener) => watch.listen(listener));
   }
 
+  /** Closes the client if this store owns it (made by connect()); idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
