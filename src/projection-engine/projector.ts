@@ -26,11 +26,11 @@ export interface ProjectorOptions {
   /** While events trickle in, the longest an event waits before its batch commits. */
   flushIntervalMs?: number;
   /**
-   * Progress through events the projection does not handle (or folds without writing) is stored now and then,
-   * not at every event: while catching up, a batch commits when it holds batchSize events or documents, or
-   * when this long has passed since the last commit; once live, a batch with nothing to write commits when
-   * this long has passed (or with the next writes, or at stop). Waiters in this process hear of such progress
-   * at once (see folded); other processes read it from the stored checkpoint.
+   * Progress through events the projection does not handle is stored now and then, not at every event: while
+   * catching up, a batch commits when it holds batchSize events or documents, or when this long has passed
+   * since the last commit; once live, a batch that only holds such progress commits when this long has passed
+   * (or with the next events, or at stop). Waiters in this process hear of it at once (see folded); other
+   * processes read it from the stored checkpoint, which no write of theirs waits for (HandledEvents).
    */
   commitIntervalMs?: number;
   /** How often a paused projector looks for an operator's retry or skip. */
@@ -248,8 +248,11 @@ export class Projector {
     let batch = this.#newBatch(from);
     this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
-    /** When the live batch commits: soon when it holds writes (flushIntervalMs), at the commit interval when it only holds progress. */
-    let flushDue: { writes: boolean; due: Promise<typeof FLUSH_DUE> } | undefined;
+    /**
+     * When the live batch commits: soon when it holds events (flushIntervalMs), at the commit interval when it
+     * only holds progress past events the projection does not handle.
+     */
+    let flushDue: { folded: boolean; due: Promise<typeof FLUSH_DUE> } | undefined;
     try {
       for (;;) {
         pending ??= iterator.next();
@@ -258,11 +261,11 @@ export class Projector {
         // writes wait at most flushIntervalMs for their batch to commit, and progress alone (events the
         // projection does not handle) up to commitIntervalMs after the last commit.
         if (this.#state === 'live' && batch.checkpoint !== this.#checkpoint) {
-          const writes = batch.size > 0;
-          if (flushDue && writes && !flushDue.writes) flushDue = undefined;
+          const folded = batch.events > 0;
+          if (flushDue && folded && !flushDue.folded) flushDue = undefined;
           flushDue ??= {
-            writes,
-            due: delay(writes ? flushIntervalMs : Math.max(1, this.#o.commitIntervalMs - (performance.now() - this.#lastCommitAt))).then(() => FLUSH_DUE),
+            folded,
+            due: delay(folded ? flushIntervalMs : Math.max(1, this.#o.commitIntervalMs - (performance.now() - this.#lastCommitAt))).then(() => FLUSH_DUE),
           };
           next = await Promise.race([pending, flushDue.due]);
         } else if (this.#state === 'live') {
@@ -321,8 +324,10 @@ export class Projector {
             batch = await this.#commit(batch);
             flushDue = undefined;
           }
-        } else if (this.#state === 'live' && batch.size === 0) {
-          // Live, and nothing to write: the progress is told to waiters below and stored at the commit interval.
+        } else if (this.#state === 'live' && batch.events === 0) {
+          // Live, and only past events the projection does not handle: the progress is told to waiters below
+          // and stored at the commit interval. (A batch that folded events commits now, writes or not: another
+          // process's write waits for this projection's stored checkpoint to pass them.)
           if (message.position !== null) batch.advance(message.position);
         } else {
           if (message.position !== null) batch.advance(message.position);

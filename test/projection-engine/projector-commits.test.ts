@@ -147,6 +147,26 @@ describe('projector: when it commits', () => {
     }
   });
 
+  it('live, stores its checkpoint at once past an event it handles without writing (a write in another process waits for it)', async () => {
+    const f = engineFixture();
+    const ignoring = defineProjection({ ...rare, name: 'test-ignoring', filter: { eventTypes: ['test.counted'] }, apply() {} });
+    try {
+      await f.store.createGeneration(schemaOf(ignoring), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: ignoring, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, commitIntervalMs: 60_000 });
+      const running = projector.run();
+      try {
+        await f.count('warm-up', 1);
+        const { position } = await f.count('handled', 1);
+        await eventually(async () => (await f.store.getGeneration('test-ignoring', 1))!.checkpoint, (checkpoint) => checkpoint === position, 5000);
+      } finally {
+        await projector.stop();
+        await running;
+      }
+    } finally {
+      await f.close();
+    }
+  });
+
   it('live, stores progress past events it does not handle once the commit interval has passed, without another event', async () => {
     const f = engineFixture();
     try {
