@@ -28,11 +28,14 @@ export interface ProjectorOptions {
   /**
    * Progress through events the projection does not handle is stored now and then, not at every event: while
    * catching up, a batch commits when it holds batchSize events or documents, or when this long has passed
-   * since the last commit; once live, a batch that only holds such progress commits when this long has passed
-   * (or with the next events, or at stop). Waiters in this process hear of it at once (see folded); other
-   * processes read it from the stored checkpoint, which no write of theirs waits for (HandledEvents).
+   * since the last commit; once live, a batch that only holds such progress commits once the log has been
+   * quiet for progressQuietMs, or this long after the last commit while events keep coming (or with the next
+   * events, or at stop). Waiters in this process hear of it at once (see folded); other processes read it
+   * from the stored checkpoint, which no write of theirs waits for (HandledEvents).
    */
   commitIntervalMs?: number;
+  /** See commitIntervalMs: how long the log is quiet before progress alone is stored. */
+  progressQuietMs?: number;
   /** How often a paused projector looks for an operator's retry or skip. */
   pausePollMs?: number;
   /** Stop once caught up with the log (rebuilds). */
@@ -93,6 +96,7 @@ export class Projector {
       batchSize: 1000,
       flushIntervalMs: 25,
       commitIntervalMs: 1000,
+      progressQuietMs: 100,
       pausePollMs: 500,
       stopWhenCaughtUp: false,
       retryDelayMs: 500,
@@ -257,16 +261,19 @@ export class Projector {
       for (;;) {
         pending ??= iterator.next();
         let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE | typeof RENEW_DUE;
-        // While catching up the source is never idle and batches commit by size; once live, an event's
-        // writes wait at most flushIntervalMs for their batch to commit, and progress alone (events the
-        // projection does not handle) up to commitIntervalMs after the last commit.
+        // While catching up the source is never idle and batches commit by size; once live, an event
+        // waits at most flushIntervalMs for its batch to commit, and progress alone (past events the
+        // projection does not handle) until the log has been quiet for progressQuietMs, or commitIntervalMs
+        // after the last commit while events keep coming.
         if (this.#state === 'live' && batch.checkpoint !== this.#checkpoint) {
-          const folded = batch.events > 0;
-          if (flushDue && folded && !flushDue.folded) flushDue = undefined;
-          flushDue ??= {
-            folded,
-            due: delay(folded ? flushIntervalMs : Math.max(1, this.#o.commitIntervalMs - (performance.now() - this.#lastCommitAt))).then(() => FLUSH_DUE),
-          };
+          if (batch.events > 0) {
+            if (flushDue?.folded === false) flushDue = undefined;
+            flushDue ??= { folded: true, due: delay(flushIntervalMs).then(() => FLUSH_DUE) };
+          } else {
+            // Counted from the last message: each one puts it off, up to the commit interval.
+            const dueIn = Math.min(this.#o.progressQuietMs, this.#o.commitIntervalMs - (performance.now() - this.#lastCommitAt));
+            flushDue = { folded: false, due: delay(Math.max(1, dueIn)).then(() => FLUSH_DUE) };
+          }
           next = await Promise.race([pending, flushDue.due]);
         } else if (this.#state === 'live') {
           // Idle: wake to renew the lease in time.
