@@ -42,6 +42,7 @@ import { formSetStreamId } from '../../src/domain/content/form-set/form-set-even
 import type { Principal } from '../../src/domain/principal.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { ProjectionWatermark } from '../../src/application/projection-watermark.ts';
+import { projections } from '../../projections/index.ts';
 import { webhookServiceFor } from '../../src/webhooks/webhook-setup.ts';
 import { signatureHeader } from '../../src/webhooks/webhook-signature.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
@@ -105,7 +106,7 @@ const project = await new AccessService({ log: service.log, clock: systemClock }
 await service.supervisor!.waitFor(project.position, 10_000);
 const admin = { kind: 'user', userId: project.userId, tenantId: project.tenantId, role: 'tenant_admin' } satisfies Principal;
 const reader = new ReadModelReader(service.stores.readModels);
-const webhooks = webhookServiceFor(config, { log: service.log, reader, watermark: new ProjectionWatermark(service.stores.readModels, service.supervisor), clock: systemClock });
+const webhooks = webhookServiceFor(config, { log: service.log, reader, watermark: new ProjectionWatermark({ projections, log: service.log, store: service.stores.readModels, supervisor: service.supervisor }), clock: systemClock });
 const paths: string[] = [];
 for (let i = 0; i < webhookCount; i++) {
   const created = await webhooks.create(admin, { projectId: project.projectId, plan: 'standard' }, { name: `Bench ${i}`, url: `https://127.0.0.1:${port}/hook-${i}`, events: ['entry.published'] });

@@ -213,7 +213,7 @@ export class AsOfReads {
       throw invalid(`at: ${iso} is before the project existed (it was created at ${doc.createdAt}).`, `Ask for an instant at or after ${doc.createdAt}.`);
     }
     const head = await this.deps.log.headPosition();
-    if (head !== null) await this.deps.watermark.waitFor(head, CATCH_UP_MS, [PROJECTION]);
+    if (head !== null) await this.deps.watermark.waitForLog(head, CATCH_UP_MS, [PROJECTION]);
     return { ms, iso };
   }
 

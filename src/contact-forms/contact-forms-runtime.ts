@@ -8,7 +8,7 @@ import type { EventLog } from '../event-store/event-log.ts';
 import { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { ReadModelStore } from '../read-models/read-model-store.ts';
 import type { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
-import { ProjectionWatermark } from '../application/projection-watermark.ts';
+import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { Reservations } from '../application/reservations.ts';
 import { Idempotency } from '../application/idempotency.ts';
 import { OutboxWorker, type OutboxObserver } from '../outbox/outbox-worker.ts';
@@ -68,7 +68,7 @@ export interface ContactFormsOverrides {
 
 export async function openContactForms(
   config: Config,
-  deps: { log: EventLog; readModels: ReadModelStore; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger; outboxObserver?: OutboxObserver },
+  deps: { log: EventLog; readModels: ReadModelStore; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; outboxObserver?: OutboxObserver },
   overrides: ContactFormsOverrides = {},
 ): Promise<ContactForms> {
   const { log, clock, logger } = deps;
@@ -76,7 +76,7 @@ export async function openContactForms(
   const keyStore = overrides.keyStore ?? (await openKeyStore(config));
   const mail = overrides.mail ?? openMailTransport(mailConfigFrom(settings.smtpUrl, config.dataDir));
   const reader = new ReadModelReader(deps.readModels, { generations: deps.supervisor });
-  const watermark = new ProjectionWatermark(deps.readModels, deps.supervisor);
+  const { watermark } = deps;
   const secrets = new SecretBox(resolveSecretsKey(config));
   const forms = new ContactFormService({ log, reader, reservations: new Reservations(log), idempotency: new Idempotency(log, { clock }), watermark, clock, secrets, outbound: outboundPolicy(config.outboundAllowlist) });
   const submissions = new SubmissionService({ log, reader, keyStore, watermark, mail, mailFrom: settings.mailFrom, clock, logger });

@@ -50,6 +50,15 @@ export interface EventLogOptions {
   chains?: boolean;
 }
 
+/** An append this log made, as its listeners hear of it (EventLog.onAppended). */
+export interface AppendedEvents {
+  streamId: string;
+  /** The types of its events, in order. */
+  types: readonly string[];
+  /** The global position of its last event. */
+  position: bigint;
+}
+
 /** Appends with the expectation 'any' or 'stream_exists' retry this often when another writer got in between. */
 const FLOATING_APPEND_ATTEMPTS = 20;
 
@@ -78,6 +87,7 @@ export class EventLog {
   readonly #chains: boolean;
   /** The last floating ('any', 'stream_exists') append queued per stream. */
   readonly #floating = new Map<string, Promise<void>>();
+  readonly #appendListeners = new Set<(append: AppendedEvents) => void>();
 
   constructor(
     readonly store: EventStore,
@@ -88,6 +98,15 @@ export class EventLog {
     this.#chains = options.chains ?? false;
     const tips = options.chainTips ?? 10_000;
     this.#tips = tips > 0 ? new LRUCache({ max: tips }) : null;
+  }
+
+  /**
+   * Tells `listener` of every append through this log once it is durable, before the append's promise
+   * resolves (a caller that then waits for its write finds it told); returns how to stop listening.
+   */
+  onAppended(listener: (append: AppendedEvents) => void): () => void {
+    this.#appendListeners.add(listener);
+    return () => this.#appendListeners.delete(listener);
   }
 
   async append(streamId: string, events: readonly PendingEvent[], expectedRevision: ExpectedRevision, context: AppendContext): Promise<AppendResult> {
@@ -128,6 +147,10 @@ export class EventLog {
       try {
         const result = await this.store.append(streamId, chained, predecessor.expected);
         this.#tips?.set(streamId, { revision: result.nextExpectedRevision, link: chained[chained.length - 1]!.metadata.chain! });
+        if (this.#appendListeners.size > 0) {
+          const appended = { streamId, types: chained.map((event) => event.type), position: result.position };
+          for (const listener of this.#appendListeners) listener(appended);
+        }
         return result;
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;

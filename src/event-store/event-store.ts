@@ -117,11 +117,12 @@ export interface SubscribeToAllOptions {
  *   (used to advance past long runs of filtered-out events);
  * - 'caught-up': the subscription has delivered everything written so far and now waits for new events.
  *
- * Progress past events the filter does not match (read your writes depends on it): once live, a
- * subscription reports a position at or past an appended event that its filter does not match (a
- * 'checkpoint' or a 'caught-up' with that position) within SUBSCRIPTION_PROGRESS_BOUND_MS of the append,
- * whether or not any matching event follows. Without it, a caller waiting for every projection to pass
- * its write would wait for projections that will never see it. Adapters whose server reports filtered
+ * Progress past events the filter does not match: once live, a subscription reports a position at or past
+ * an appended event that its filter does not match (a 'checkpoint' or a 'caught-up' with that position)
+ * within SUBSCRIPTION_PROGRESS_BOUND_MS of the append, whether or not any matching event follows. Without
+ * it, a caller waiting for a projection to pass a position (an as-of read, readiness) would wait for
+ * events the projection will never see. (A write's read-your-writes wait does not depend on it: it waits
+ * only for the projections its events reach, HandledEvents.) Adapters whose server reports filtered
  * progress only every so many events (KurrentDB: a checkpoint per 32 considered events) look for it
  * themselves.
  */

@@ -405,7 +405,8 @@ class SqliteSubscription implements Subscription {
     }
     if (filter.streamPrefixes) {
       where.push(filter.streamPrefixes.length ? `(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ')})` : '0');
-      for (const prefix of filter.streamPrefixes) prefixParams.push(BigInt(prefix.length), prefix);
+      // substr counts characters (code points), as [...prefix] does; prefix.length counts UTF-16 units.
+      for (const prefix of filter.streamPrefixes) prefixParams.push(BigInt([...prefix].length), prefix);
     }
     this.#statement = db.prepare<unknown[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT +?`).raw(true);
     this.#params = (afterPosition, limit) => [afterPosition, ...typeParams, ...prefixParams, limit];

@@ -138,6 +138,14 @@ export class ProjectionSupervisor {
     }
   }
 
+  /**
+   * How far the live projector of `name` has folded the log (Projector.folded); undefined when this process
+   * runs none for it.
+   */
+  folded(name: string): bigint | null | undefined {
+    return this.#runs.get(name)?.projector.folded;
+  }
+
   /** The generation this process reads each projection from: the one its live projector folds into. */
   liveGeneration(name: string): number | null {
     return this.#runs.get(name)?.projector.target.generation ?? null;
@@ -153,7 +161,7 @@ export class ProjectionSupervisor {
         checks[`projection:${name}`] = { ok: false, detail: `paused at event ${f.eventId} (${f.eventType}): ${f.message}` };
         continue;
       }
-      const checkpoint = projector.checkpoint ?? 0n;
+      const checkpoint = projector.folded ?? 0n;
       const oldestUnfolded = this.#samples.find((s) => s.position > checkpoint);
       const behindMs = oldestUnfolded ? now - oldestUnfolded.at : 0;
       checks[`projection:${name}`] =
@@ -287,8 +295,8 @@ export class ProjectionSupervisor {
     const next = this.#startLive(run.projection, generation);
     const deadline = performance.now() + FOLLOW_CATCH_UP_MS;
     for (;;) {
-      const folded = run.projector.checkpoint;
-      const caughtUp = folded === null || (next.projector.checkpoint !== null && next.projector.checkpoint >= folded);
+      const folded = run.projector.folded;
+      const caughtUp = folded === null || (next.projector.folded !== null && next.projector.folded >= folded);
       if (caughtUp || this.#stopped || performance.now() >= deadline) break;
       await next.projector.waitFor(folded, Math.max(1, deadline - performance.now()));
     }
@@ -312,7 +320,7 @@ export class ProjectionSupervisor {
     }
     // Keep what readiness needs: samples the slowest projector has not reached, plus a margin.
     const slowest = [...this.#runs.values()].reduce<bigint | null>((min, r) => {
-      const c = r.projector.checkpoint ?? 0n;
+      const c = r.projector.folded ?? 0n;
       return min === null || c < min ? c : min;
     }, null);
     while (this.#samples.length > 1 && slowest !== null && this.#samples[1]!.position <= slowest) this.#samples.shift();

@@ -26,11 +26,16 @@ export interface ProjectorOptions {
   /** While events trickle in, the longest an event waits before its batch commits. */
   flushIntervalMs?: number;
   /**
-   * While catching up, a batch commits when it holds batchSize events or documents, or when this long has
-   * passed since the last commit: progress through long runs of events the projection does not handle
-   * (reported by checkpoints) is stored now and then, not at every checkpoint.
+   * Progress through events the projection does not handle is stored now and then, not at every event: while
+   * catching up, a batch commits when it holds batchSize events or documents, or when this long has passed
+   * since the last commit; once live, a batch that only holds such progress commits once the log has been
+   * quiet for progressQuietMs, or this long after the last commit while events keep coming (or with the next
+   * events, or at stop). Waiters in this process hear of it at once (see folded); other processes read it
+   * from the stored checkpoint, which no write of theirs waits for (HandledEvents).
    */
   commitIntervalMs?: number;
+  /** See commitIntervalMs: how long the log is quiet before progress alone is stored. */
+  progressQuietMs?: number;
   /** How often a paused projector looks for an operator's retry or skip. */
   pausePollMs?: number;
   /** Stop once caught up with the log (rebuilds). */
@@ -62,6 +67,8 @@ export class Projector {
   readonly target: ModelTarget;
   #state: ProjectorState = 'starting';
   #checkpoint: bigint | null = null;
+  /** How far the stored read model reflects the log: the checkpoint, or past it when nothing since is to be written. */
+  #folded: bigint | null = null;
   #eventsFolded = 0;
   #failure: ProjectionFailure | null = null;
   #stopped = false;
@@ -89,6 +96,7 @@ export class Projector {
       batchSize: 1000,
       flushIntervalMs: 25,
       commitIntervalMs: 1000,
+      progressQuietMs: 100,
       pausePollMs: 500,
       stopWhenCaughtUp: false,
       retryDelayMs: 500,
@@ -102,8 +110,17 @@ export class Projector {
   get state(): ProjectorState {
     return this.#state;
   }
+  /** The checkpoint committed with the read model (what other processes see). */
   get checkpoint(): bigint | null {
     return this.#checkpoint;
+  }
+  /**
+   * The position up to which the read model as stored reflects the log: the committed checkpoint, or further
+   * when every event since is one the projection does not handle or folded without a write (nothing to
+   * commit, so nothing a reader could miss). What waiters in this process are answered by.
+   */
+  get folded(): bigint | null {
+    return this.#folded;
   }
   get failure(): ProjectionFailure | null {
     return this.#failure;
@@ -124,7 +141,7 @@ export class Projector {
         this.#checkpoint = record.checkpoint;
         this.#failure = record.failure;
         // Waiters that came before the checkpoint was known (a projector just started on a generation).
-        if (record.checkpoint !== null) this.#release(record.checkpoint);
+        if (record.checkpoint !== null) this.#reached(record.checkpoint);
         if (record.failure) {
           if (this.#state !== 'paused') {
             logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');
@@ -142,7 +159,7 @@ export class Projector {
           // Another projector folds this generation: follow its checkpoint (waiters here still get answers).
           if (this.#state !== 'standby') logger.info({ projection: this.target.projection, generation: this.target.generation }, 'projector on standby: another holds the lease');
           this.#state = 'standby';
-          if (record.checkpoint !== null) this.#release(record.checkpoint);
+          if (record.checkpoint !== null) this.#reached(record.checkpoint);
           await this.#sleep(Math.min(this.#o.pausePollMs, Math.ceil(this.#o.leaseTtlMs / 3)));
           continue;
         }
@@ -211,7 +228,7 @@ export class Projector {
    * projector is paused on a poison event (it will not get there until an operator acts).
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.#checkpoint !== null && this.#checkpoint >= position) return Promise.resolve(true);
+    if (this.#folded !== null && this.#folded >= position) return Promise.resolve(true);
     if (this.#state === 'paused') return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = { position, resolve: (reached = true) => { clearTimeout(timer); resolve(reached); } };
@@ -235,16 +252,29 @@ export class Projector {
     let batch = this.#newBatch(from);
     this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
-    let flushDue: Promise<typeof FLUSH_DUE> | undefined;
+    /**
+     * When the live batch commits: soon when it holds events (flushIntervalMs), at the commit interval when it
+     * only holds progress past events the projection does not handle.
+     */
+    let flushDue: { folded: boolean; due: Promise<typeof FLUSH_DUE> } | undefined;
     try {
       for (;;) {
         pending ??= iterator.next();
         let next: IteratorResult<SubscriptionMessage> | typeof FLUSH_DUE | typeof RENEW_DUE;
         // While catching up the source is never idle and batches commit by size; once live, an event
-        // waits at most flushIntervalMs for its batch to commit.
+        // waits at most flushIntervalMs for its batch to commit, and progress alone (past events the
+        // projection does not handle) until the log has been quiet for progressQuietMs, or commitIntervalMs
+        // after the last commit while events keep coming.
         if (this.#state === 'live' && batch.checkpoint !== this.#checkpoint) {
-          flushDue ??= delay(flushIntervalMs).then(() => FLUSH_DUE);
-          next = await Promise.race([pending, flushDue]);
+          if (batch.events > 0) {
+            if (flushDue?.folded === false) flushDue = undefined;
+            flushDue ??= { folded: true, due: delay(flushIntervalMs).then(() => FLUSH_DUE) };
+          } else {
+            // Counted from the last message: each one puts it off, up to the commit interval.
+            const dueIn = Math.min(this.#o.progressQuietMs, this.#o.commitIntervalMs - (performance.now() - this.#lastCommitAt));
+            flushDue = { folded: false, due: delay(Math.max(1, dueIn)).then(() => FLUSH_DUE) };
+          }
+          next = await Promise.race([pending, flushDue.due]);
         } else if (this.#state === 'live') {
           // Idle: wake to renew the lease in time.
           const renewIn = Math.max(1, (this.#leaseRenewAt ?? 0) - this.#o.clock.now().getTime());
@@ -294,13 +324,18 @@ export class Projector {
             flushDue = undefined;
           }
         } else if (message.kind === 'checkpoint') {
-          // Progress past events this projection does not handle. Live, the flush timer commits it soon;
-          // catching up, it rides with the batch, committed by size or elapsed time.
+          // Progress past events this projection does not handle. Catching up, it rides with the batch,
+          // committed by size or elapsed time; live, it is stored at the commit interval (see below).
           batch.advance(message.position);
           if (this.#state !== 'live' && performance.now() - this.#lastCommitAt >= this.#o.commitIntervalMs) {
             batch = await this.#commit(batch);
             flushDue = undefined;
           }
+        } else if (this.#state === 'live' && batch.events === 0) {
+          // Live, and only past events the projection does not handle: the progress is told to waiters below
+          // and stored at the commit interval. (A batch that folded events commits now, writes or not: another
+          // process's write waits for this projection's stored checkpoint to pass them.)
+          if (message.position !== null) batch.advance(message.position);
         } else {
           if (message.position !== null) batch.advance(message.position);
           batch = await this.#commit(batch);
@@ -308,6 +343,9 @@ export class Projector {
           this.#state = 'live';
           if (this.#o.stopWhenCaughtUp) return 'caught-up';
         }
+        // Live, a batch without writes holds only progress: the stored read model already is what it would
+        // be after committing it, so waiters hear of it now, without a commit per event.
+        if (this.#state === 'live' && batch.size === 0 && batch.checkpoint !== null) this.#reached(batch.checkpoint);
       }
     } catch (error) {
       if (error instanceof ConsumeEnded) return error.outcome;
@@ -353,7 +391,7 @@ export class Projector {
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
-      this.#release(checkpoint);
+      this.#reached(checkpoint);
     }
     return this.#newBatch(this.#checkpoint);
   }
@@ -423,10 +461,13 @@ export class Projector {
     for (const waiter of waiters) waiter.resolve(false);
   }
 
-  #release(checkpoint: bigint): void {
+  /** The stored read model reflects the log up to `position` (see folded): waiters up to it are answered. */
+  #reached(position: bigint): void {
+    if (this.#folded === null || position > this.#folded) this.#folded = position;
     if (this.#waiters.length === 0) return;
-    const ready = this.#waiters.filter((w) => w.position <= checkpoint);
-    this.#waiters = this.#waiters.filter((w) => w.position > checkpoint);
+    const folded = this.#folded;
+    const ready = this.#waiters.filter((w) => w.position <= folded);
+    this.#waiters = this.#waiters.filter((w) => w.position > folded);
     for (const waiter of ready) waiter.resolve();
   }
 

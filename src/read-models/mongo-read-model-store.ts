@@ -51,6 +51,7 @@ import {
   TEXT_INDEX_NAME,
   type MongoFilter,
 } from './mongo-query.ts';
+import { hasChangeStreams, MongoCommitWatch } from './mongo-commit-watch.ts';
 import {
   assertCollectionName,
   assertProjectionName,
@@ -153,6 +154,8 @@ export class MongoReadModelStore implements ReadModelStore {
   /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
   readonly #textPaths = new Map<string, { path: string; prefix: string[] }>();
   #closed = false;
+  /** Commits of every process, where the server has change streams (a replica set); see watchOtherCommits. */
+  #commitWatch: MongoCommitWatch | undefined;
 
   /**
    * Connects to `url` and checks the server answers. The database is `options.database`, else the one
@@ -183,6 +186,8 @@ export class MongoReadModelStore implements ReadModelStore {
     try {
       await client.connect();
       await client.db(database).command({ ping: 1 });
+      // Other processes' commits are told by a change stream where the server has them (watchOtherCommits).
+      if (await hasChangeStreams(client.db(database))) store.#commitWatch = new MongoCommitWatch(client.db(database), GENERATIONS_COLLECTION);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw new ReadModelUnavailableError(
@@ -675,10 +680,21 @@ export class MongoReadModelStore implements ReadModelStore {
     });
   }
 
+  /**
+   * ReadModelStore.watchOtherCommits, on a server with change streams (a replica set, a mongos: connect()
+   * asks): told of every commit, through a change stream on the generation records; urgency changes
+   * nothing (the stream tells at once). Undefined on a standalone server or FerretDB: callers poll.
+   */
+  get watchOtherCommits(): ((listener: () => void, options?: { urgent?: boolean }) => () => void) | undefined {
+    const watch = this.#commitWatch;
+    return watch && ((listener) => watch.listen(listener));
+  }
+
   /** Closes the client if this store owns it (made by connect()); idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#commitWatch?.close();
     await this.#client?.close();
   }
 

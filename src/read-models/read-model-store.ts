@@ -271,10 +271,12 @@ export interface ReadModelStore {
    * Calls `listener` soon after another connection (another process) commits, until the returned function is
    * called: a process that does not run the projectors (ROLES=api) polls the read models on this cue instead of
    * waiting for its next timed poll. It may also be called after this store's own commits (SQLite's are made by
-   * its writer thread's connection): a poll more. Adapters that cannot tell cheaply leave it out (MongoDB); the
-   * timed poll remains either way.
+   * its writer thread's connection): a poll more. `urgent` (a write waits for the projector process's commit):
+   * told as soon as the adapter can, at some cost while the listener listens (SQLite: a look every millisecond
+   * instead of every 5-25 ms). Adapters that cannot tell cheaply leave it out (MongoDB without change streams:
+   * a standalone server, FerretDB); callers then poll.
    */
-  watchOtherCommits?(listener: () => void): () => void;
+  watchOtherCommits?(listener: () => void, options?: { urgent?: boolean }): () => void;
 
   /**
    * Sorted list pages read deep (at an offset of DEEP_OFFSET or more) since the store opened: `counted`

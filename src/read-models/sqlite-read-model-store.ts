@@ -786,12 +786,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
   }
 
-  watchOtherCommits(listener: () => void): () => void {
+  watchOtherCommits(listener: () => void, options: { urgent?: boolean } = {}): () => void {
     this.#assertOpen();
-    this.#otherCommitListeners.add(listener);
+    // Each registration is its own entry: the same function may listen twice (urgently and not).
+    const entry = () => listener();
+    this.#otherCommitListeners.add(entry);
+    if (options.urgent) this.#otherCommits.hurry(+1);
     this.#otherCommits.start();
+    let listening = true;
     return () => {
-      this.#otherCommitListeners.delete(listener);
+      if (!listening) return;
+      listening = false;
+      this.#otherCommitListeners.delete(entry);
+      if (options.urgent) this.#otherCommits.hurry(-1);
       if (this.#otherCommitListeners.size === 0) this.#otherCommits.stop();
     };
   }
@@ -895,9 +902,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
 /**
  * How often watchOtherCommits looks for another connection's commits: every 5 ms for a second after one,
- * every 25 ms otherwise (each look reads the WAL index header: a few microseconds).
+ * every 25 ms otherwise, every millisecond while an urgent listener listens (each look reads the WAL index
+ * header: a few microseconds).
  */
-const OTHER_COMMIT_CHECKS = { activeMs: 5, idleMs: 25, activeForMs: 1_000 };
+const OTHER_COMMIT_CHECKS = { activeMs: 5, idleMs: 25, activeForMs: 1_000, urgentMs: 1 };
 
 /**
  * SQLite's "UNIQUE constraint failed: index '<table>__<index>'" as the port's UniqueConstraintError (the

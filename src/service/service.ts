@@ -192,6 +192,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let responseCache: PublicResponseCache | undefined;
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
+  let watermark: ProjectionWatermark | undefined;
   let lag: EventLoopLag | undefined;
   let sampledRefusals: SampledRefusalLog | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
@@ -221,7 +222,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     const contactOverrides = metrics
       ? { ...deps.contactForms, mail: countingMail(deps.contactForms?.mail ?? openMailTransport(mailConfigFrom(config.contactForms.smtpUrl, config.dataDir)), config.contactForms.smtpUrl ? 'smtp' : 'eml-files', metrics) }
       : deps.contactForms;
-    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
+    // Read your writes: one watermark for every write of this process (it follows the process's appends).
+    watermark = new ProjectionWatermark({ projections, log, store: stores.readModels, supervisor });
+    contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, watermark, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
     // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
@@ -279,7 +282,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.routes());
         app.use(scrape.allowedMethods());
       }
-      const adminDepsValue = adminDeps(config, { log, stores, supervisor, clock, logger, entrySnapshots });
+      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots });
       refusals = adminDepsValue.refusals;
       refusals?.start();
       const media = await mediaFor(config, adminDepsValue, blobs);
@@ -364,12 +367,15 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     if (config.roles.has('projector')) {
       contact.startWorker(http?.url);
     }
+    // A process without the api role listens nowhere: this line says it is up (its projectors started).
+    if (!config.roles.has('api')) logger.info({ roles: [...config.roles] }, 'annals running');
   } catch (error) {
     lag?.stop();
     await refusals?.stop();
     await logTree?.stop();
     await auditKeys?.close();
     versions?.stop();
+    watermark?.close();
     await contactForms?.stop();
     await mediaClose?.();
     await mediaPurge?.stop();
@@ -398,6 +404,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         sampledRefusals?.flush();
         lag?.stop();
         versions?.stop();
+        watermark?.close();
         progress('the counts of refused writes to be recorded');
         await refusals?.stop();
         progress('the webhook dispatcher to finish its deliveries');
@@ -451,10 +458,10 @@ function translateErrors(error: unknown): HttpError | undefined {
 }
 
 /** The admin API's collaborators, built once per process. */
-function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
+function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
   // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
   const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
-  const watermark = new ProjectionWatermark(d.stores.readModels, d.supervisor);
+  const watermark = d.watermark;
   const content = new ContentService({
     log: d.log,
     reader,

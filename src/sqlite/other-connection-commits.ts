@@ -1,10 +1,14 @@
 import type Database from 'better-sqlite3';
 
-/** How often to check: every `activeMs` for `activeForMs` after a change was seen, else every `idleMs`. */
+/**
+ * How often to check: every `activeMs` for `activeForMs` after a change was seen, else every `idleMs`; every
+ * `urgentMs` (when given) while someone is in a hurry (hurry()).
+ */
 export interface CheckIntervals {
   activeMs: number;
   idleMs: number;
   activeForMs: number;
+  urgentMs?: number;
 }
 
 /**
@@ -20,6 +24,8 @@ export class OtherConnectionCommits {
   #last: number | bigint | undefined;
   #lastChangeAt = -Infinity;
   #timer: NodeJS.Timeout | undefined;
+  /** Callers in a hurry (a write waiting for another process's commit): checks every urgentMs meanwhile. */
+  #hurried = 0;
 
   constructor(
     db: Database.Database,
@@ -54,10 +60,22 @@ export class OtherConnectionCommits {
     this.#timer = undefined;
   }
 
+  /**
+   * One more (+1) or one fewer (-1) caller in a hurry: while any is, checks run every `urgentMs`. The first
+   * one's check runs now rather than at the end of a longer interval.
+   */
+  hurry(delta: 1 | -1): void {
+    this.#hurried = Math.max(0, this.#hurried + delta);
+    if (delta === 1 && this.#hurried === 1 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#check();
+    }
+  }
+
   #schedule(): void {
-    const { activeMs, idleMs, activeForMs } = this.intervals;
+    const { activeMs, idleMs, activeForMs, urgentMs } = this.intervals;
     const active = performance.now() - this.#lastChangeAt < activeForMs;
-    this.#timer = setTimeout(() => this.#check(), active ? activeMs : idleMs);
+    this.#timer = setTimeout(() => this.#check(), this.#hurried > 0 && urgentMs !== undefined ? urgentMs : active ? activeMs : idleMs);
     // The check never keeps a process alive on its own.
     this.#timer.unref();
   }

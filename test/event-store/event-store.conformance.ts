@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { EventMetadata, EventStore, NewEvent, RecordedEvent, Subscription, SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import type { EventMetadata, EventStore, NewEvent, RecordedEvent, Subscription, SubscriptionFilter, SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { filterMatches } from '../../src/projection-engine/handled-events.ts';
 import { collect, MAX_APPEND_BYTES, SUBSCRIPTION_PROGRESS_BOUND_MS } from '../../src/event-store/event-store.ts';
 import { EventTooLargeError, InvalidEventError, StreamNotFoundError, WrongExpectedVersionError } from '../../src/event-store/errors.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
@@ -178,6 +179,46 @@ export function eventStoreConformance(title: string, harness: HarnessOrPending<E
       } finally {
         await byType.stop();
         await byPrefix.stop();
+      }
+    });
+
+    test('a filtered subscription delivers exactly the events filterMatches accepts (read your writes waits by it)', async () => {
+      const head = await store.headPosition();
+      const [a, b, c] = ['a', 'b', 'c'].map((t) => `kind-${t}-${run}`) as [string, string, string];
+      // Prefixes that differ late, one with a character outside the BMP (two UTF-16 units, one code point).
+      const appends: Array<[string, string[]]> = [
+        [`p1-${run}-x`, [a, c]],
+        [`p2-${run}`, [a, b]],
+        [`😀${run}-z`, [b, c]],
+        [`x😀${run}`, [a]],
+        [`p1-${run}`, [b]],
+      ];
+      const written: Array<{ id: string; type: string; streamId: string }> = [];
+      for (const [streamId, types] of appends) {
+        const events = types.map((type) => event(type));
+        await store.append(streamId, events, 'no_stream');
+        for (const e of events) written.push({ id: e.id, type: e.type, streamId });
+      }
+      const last = await store.headPosition();
+      const filters: SubscriptionFilter[] = [
+        { eventTypes: [a] },
+        { eventTypes: [b, c] },
+        { streamPrefixes: [`p1-${run}`] },
+        { streamPrefixes: [`😀${run}`, `p2-`] },
+        { eventTypes: [a, b], streamPrefixes: [`p1-${run}`, `😀${run}`] },
+      ];
+      for (const filter of filters) {
+        const subscription = store.subscribeToAll({ after: head ?? 'start', filter });
+        const delivered: string[] = [];
+        try {
+          await pump(subscription[Symbol.asyncIterator](), (m) => {
+            if (m.kind === 'event' && written.some((w) => w.id === m.event.id)) delivered.push(m.event.id);
+            return (m.kind === 'caught-up' || m.kind === 'checkpoint') && m.position !== null && m.position >= last!;
+          });
+        } finally {
+          await subscription.stop();
+        }
+        expect(delivered, JSON.stringify(filter)).to.deep.equal(written.filter((w) => filterMatches(filter, w)).map((w) => w.id));
       }
     });
 

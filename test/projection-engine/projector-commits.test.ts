@@ -6,7 +6,7 @@ import { schemaOf } from '../../src/projection-engine/projection.ts';
 import { EventStoreDbEventStore } from '../../src/event-store/esdb-event-store.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
-import { engineFixture, silentLogger } from '../support/engine-fixture.ts';
+import { engineFixture, eventually, silentLogger } from '../support/engine-fixture.ts';
 import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -116,6 +116,80 @@ describe('projector: when it commits', () => {
       await f.close();
     }
   });
+
+  it('live, tells its waiters at once of progress past events it does not handle, and stores it later, not per event', async () => {
+    const f = engineFixture();
+    const { store, commits } = counting(f.store);
+    try {
+      await store.createGeneration(schemaOf(rare), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: rare, generation: 1, log: f.log, store, clock: f.clock, logger: silentLogger, commitIntervalMs: 60_000, progressQuietMs: 60_000 });
+      const running = projector.run();
+      const { position: first } = await f.count('noise-0', 1);
+      await projector.waitFor(first, 5000);
+      const stored = (await f.store.getGeneration('test-rare', 1))!.checkpoint;
+      const committed = commits();
+      for (let i = 1; i <= 20; i++) {
+        const { position } = await f.count(`noise-${i}`, 1);
+        const started = performance.now();
+        expect(await projector.waitFor(position, 5000)).to.equal(true);
+        // Told as soon as the subscription passes it (the SQLite store wakes it on this process's appends).
+        expect(performance.now() - started).to.be.below(500);
+        expect(projector.folded).to.equal(position);
+      }
+      expect(commits() - committed, 'commits for twenty events it does not handle').to.equal(0);
+      expect((await f.store.getGeneration('test-rare', 1))!.checkpoint).to.equal(stored);
+      // Stopping stores the progress.
+      await projector.stop();
+      await running;
+      expect((await f.store.getGeneration('test-rare', 1))!.checkpoint).to.equal(await f.log.headPosition());
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('live, stores its checkpoint at once past an event it handles without writing (a write in another process waits for it)', async () => {
+    const f = engineFixture();
+    const ignoring = defineProjection({ ...rare, name: 'test-ignoring', filter: { eventTypes: ['test.counted'] }, apply() {} });
+    try {
+      await f.store.createGeneration(schemaOf(ignoring), 1, 1, '2026-11-22T12:00:00.000Z');
+      const projector = new Projector({ projection: ignoring, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, commitIntervalMs: 60_000 });
+      const running = projector.run();
+      try {
+        await f.count('warm-up', 1);
+        const { position } = await f.count('handled', 1);
+        await eventually(async () => (await f.store.getGeneration('test-ignoring', 1))!.checkpoint, (checkpoint) => checkpoint === position, 5000);
+      } finally {
+        await projector.stop();
+        await running;
+      }
+    } finally {
+      await f.close();
+    }
+  });
+
+  for (const [when, options] of [
+    ['once the log has been quiet for a moment', { progressQuietMs: 50, commitIntervalMs: 60_000 }],
+    ['at the commit interval while events keep coming', { progressQuietMs: 60_000, commitIntervalMs: 50 }],
+  ] as const) {
+    it(`live, stores progress past events it does not handle ${when}, without another event`, async () => {
+      const f = engineFixture();
+      try {
+        await f.store.createGeneration(schemaOf(rare), 1, 1, '2026-11-22T12:00:00.000Z');
+        const projector = new Projector({ projection: rare, generation: 1, log: f.log, store: f.store, clock: f.clock, logger: silentLogger, ...options });
+        const running = projector.run();
+        try {
+          for (let i = 0; i < 3; i++) await f.count(`noise-${i}`, 1);
+          const head = await f.log.headPosition();
+          await eventually(async () => (await f.store.getGeneration('test-rare', 1))!.checkpoint, (checkpoint) => checkpoint === head, 5000);
+        } finally {
+          await projector.stop();
+          await running;
+        }
+      } finally {
+        await f.close();
+      }
+    });
+  }
 
   it('catching up through a long run of events it does not handle, commits by batch or time, not at every server checkpoint', async function () {
     this.timeout(60_000);
