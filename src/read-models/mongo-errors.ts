@@ -38,7 +38,7 @@ const UNAVAILABLE_CODES = new Set([
 export function translateError(error: unknown, what: string, db: Db): unknown {
   if (error instanceof ReadModelError) return error;
   const inner = unwrap(error);
-  if (isUnavailable(inner)) {
+  if (isUnavailableError(inner)) {
     return new ReadModelUnavailableError(`MongoDB at ${describeDatabase(db)} is unavailable (${what}): ${errorMessage(inner)}`, {
       cause: error,
     });
@@ -55,7 +55,8 @@ export function unwrap(error: unknown): unknown {
   return error;
 }
 
-function isUnavailable(error: unknown): boolean {
+/** Whether the error says the server cannot be reached or cannot serve now (not that the request is wrong). */
+export function isUnavailableError(error: unknown): boolean {
   if (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
