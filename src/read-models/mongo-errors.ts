@@ -71,11 +71,6 @@ export function isUnavailableError(error: unknown): boolean {
   return error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code);
 }
 
-/** E11000 on `_id`: the upsert of a put found a newer version stored (its position guard did not match). */
-export function isStaleWriteError(code: number, errmsg: string | undefined): boolean {
-  return code === DUPLICATE_KEY && (errmsg === undefined || / index: _id_ /.test(errmsg));
-}
-
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message.split('\n')[0]! : String(error);
 }

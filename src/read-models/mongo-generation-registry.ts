@@ -53,6 +53,8 @@ export interface StoredGeneration {
   stamps?: Record<string, string>;
   /** A commit recorded and not yet applied (mongo-commits.ts). */
   journal?: JournalRecord;
+  /** Collections whose text index the server could not build (it has none): searching them fails. */
+  withoutTextIndex?: string[];
   /** Written by versions before the active pointer; read once to make it. */
   state?: GenerationState;
 }

@@ -49,6 +49,7 @@ import {
   assertFields,
   ReadModelError,
   ReadModelUnavailableError,
+  TextSearchUnavailableError,
   type CommitOptions,
   type LeaseRecord,
   type Document,
@@ -104,6 +105,8 @@ interface StoredSkip {
 /** MongoDB's rule for database names (Unix and Windows deployments alike). */
 const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
 const NAMESPACE_EXISTS = 48;
+/** What a server without text indexes answers a text index with: IndexNotFound ("can't find index with key"), NotImplemented. */
+const TEXT_INDEX_UNSUPPORTED = new Set([27, 238]);
 const NAMESPACE_NOT_FOUND = 26;
 
 /** Throws ReadModelError unless `database` is a name MongoDB takes. */
@@ -230,8 +233,10 @@ export class MongoReadModelStore implements ReadModelStore {
       const name = physicalCollectionName(schema.projection, collection, generation);
       const declared = [...(spec.indexes ?? []).flatMap(toMongoIndexes), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField, spec.textPrefix)])];
       if (declared.length === 0) continue;
+      const unsupported = new Set(spec.textField === undefined ? [] : await this.#withoutTextIndex(schema.projection, generation));
       const existing = new Map((await this.#db.collection(name).listIndexes().toArray()).map((index) => [index.name as string, index]));
       const missing = declared.filter((index) => {
+        if (index.name === TEXT_INDEX_NAME && unsupported.has(collection)) return false;
         const found = existing.get(index.name);
         if (!found) return true;
         const legacyUnique = index.name.endsWith(UNIQUE_INDEX_SUFFIX) && 'partialFilterExpression' in found;
@@ -241,10 +246,26 @@ export class MongoReadModelStore implements ReadModelStore {
         return false;
       });
       try {
-        if (missing.length > 0) await this.#db.collection(name).createIndexes(missing);
+        if (missing.length > 0) await this.#db.collection(name).createIndexes(missing.filter((index) => index.name !== TEXT_INDEX_NAME));
+        const text = missing.find((index) => index.name === TEXT_INDEX_NAME);
+        if (text) await this.#createTextIndex(schema.projection, generation, collection, name, text);
       } finally {
         this.#commits.forgetIndexes([name]);
       }
+    }
+  }
+
+  /**
+   * A collection's text index. A server that has no text indexes (it refuses the key or the options as
+   * unknown: FerretDB v1) gets none, and the generation's record notes it: the read model works without
+   * search, and text queries fail with TextSearchUnavailableError, on every replica.
+   */
+  async #createTextIndex(projection: string, generation: number, collection: string, name: string, index: object): Promise<void> {
+    try {
+      await this.#db.collection(name).createIndexes([index as never]);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && TEXT_INDEX_UNSUPPORTED.has(error.code as number))) throw error;
+      await this.#registry.records.updateOne({ _id: generationId(projection, generation) }, { $addToSet: { withoutTextIndex: collection } });
     }
   }
 
@@ -495,6 +516,9 @@ export class MongoReadModelStore implements ReadModelStore {
     const textIndex = indexes.find((index) => index.name === TEXT_INDEX_NAME);
     const paths = Object.keys(textIndex?.weights ?? {});
     if (paths.length !== 1) {
+      if ((await this.#withoutTextIndex(target.projection, target.generation)).includes(collection)) {
+        throw new TextSearchUnavailableError(`the MongoDB server of the read models has no text indexes: ${collection} of ${target.projection} cannot be searched`);
+      }
       throw new ReadModelError(
         `collection ${collection} of ${target.projection} (generation ${target.generation}) has no text index: it declares no textField, or its indexes are not created yet`,
       );
@@ -502,6 +526,12 @@ export class MongoReadModelStore implements ReadModelStore {
     const found = { path: paths[0]!, prefix: textIndexPrefix(textIndex?.key ?? {}) };
     this.#textPaths.set(name, found);
     return found;
+  }
+
+  /** The collections of a generation whose text index the server could not build. */
+  async #withoutTextIndex(projection: string, generation: number): Promise<string[]> {
+    const record = await this.#registry.records.findOne({ _id: generationId(projection, generation) }, { projection: { withoutTextIndex: 1 } });
+    return record?.withoutTextIndex ?? [];
   }
 
   async ping(): Promise<void> {

@@ -357,6 +357,15 @@ export class GenerationConflictError extends ReadModelError {
   override name = 'GenerationConflictError';
 }
 
+/**
+ * A text query (Query.text) on a collection whose text index the server could not build: it has none (a
+ * MongoDB wire-compatible server without text indexes, such as FerretDB v1). Everything else of the read model
+ * works; search does not, until the read models move to a server that has them.
+ */
+export class TextSearchUnavailableError extends ReadModelError {
+  override name = 'TextSearchUnavailableError';
+}
+
 export class ReadModelUnavailableError extends ReadModelError {
   override name = 'ReadModelUnavailableError';
   constructor(message: string, options?: { cause?: unknown }) {

@@ -15,18 +15,16 @@
 import { expect } from 'chai';
 import type {
   CommitOptions,
-  Document,
   DocumentEntry,
   DocumentWrite,
   GenerationRecord,
-  LeaseRecord,
   ModelTarget,
   ProjectionFailure,
-  Query,
   ReadModelSchema,
   ReadModelStore,
   SkipRecord,
 } from '../../src/read-models/read-model-store.ts';
+import { DelegatingStore } from './delegating-store.ts';
 import type { FaultMode, WriteFaults } from './write-faults.ts';
 
 /** Every write of a commit of up to this many writes gets its fault; beyond, writes at doubling positions. */
@@ -48,7 +46,7 @@ export interface FaultStats {
   maxWrites: number;
 }
 
-export class FaultCheckedStore implements ReadModelStore {
+export class FaultCheckedStore extends DelegatingStore {
   #subject: FaultableStore;
   readonly #reopen: () => Promise<FaultableStore>;
   readonly #reference: ReadModelStore;
@@ -57,88 +55,54 @@ export class FaultCheckedStore implements ReadModelStore {
   readonly stats: FaultStats = { commits: 0, faults: 0, landed: 0, maxWrites: 0 };
 
   constructor(subject: FaultableStore, reopen: () => Promise<FaultableStore>, reference: ReadModelStore, mode: FaultMode) {
+    super();
     this.#subject = subject;
     this.#reopen = reopen;
     this.#reference = reference;
     this.#mode = mode;
   }
 
+  protected override get inner(): ReadModelStore {
+    return this.#subject.store;
+  }
+
   get #store(): ReadModelStore {
     return this.#subject.store;
   }
 
-  async createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string, options?: { deferIndexes?: boolean }): Promise<GenerationRecord> {
+  override async createGeneration(schema: ReadModelSchema, generation: number, version: number, now: string, options?: { deferIndexes?: boolean }): Promise<GenerationRecord> {
     const collections = this.#schemas.get(schema.projection) ?? new Set<string>();
     for (const collection of Object.keys(schema.collections)) collections.add(collection);
     this.#schemas.set(schema.projection, collections);
     return this.#both((store) => store.createGeneration(schema, generation, version, now, options));
   }
-  createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
+  override createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     return this.#both((store) => store.createIndexes(schema, generation));
   }
-  activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
+  override activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
     return this.#both((store) => store.activateGeneration(projection, generation, expectedActive, now));
   }
-  dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
+  override dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
     return this.#both((store) => store.dropGeneration(schema, generation));
   }
-  setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void> {
+  override setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void> {
     return this.#both((store) => store.setFailure(target, failure, now));
   }
-  addSkip(skip: SkipRecord): Promise<void> {
+  override addSkip(skip: SkipRecord): Promise<void> {
     return this.#both((store) => store.addSkip(skip));
   }
-  acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options?: { takeOverFrom?: string }): Promise<boolean> {
+  override acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options?: { takeOverFrom?: string }): Promise<boolean> {
     return this.#both((store) => store.acquireLease(target, holder, now, ttlMs, options));
   }
-  releaseLease(target: ModelTarget, holder: string): Promise<void> {
+  override releaseLease(target: ModelTarget, holder: string): Promise<void> {
     return this.#both((store) => store.releaseLease(target, holder));
   }
 
-  getGeneration(projection: string, generation: number): Promise<GenerationRecord | null> {
-    return this.#store.getGeneration(projection, generation);
-  }
-  listGenerations(projection?: string): Promise<GenerationRecord[]> {
-    return this.#store.listGenerations(projection);
-  }
-  activeGeneration(projection: string): Promise<number | null> {
-    return this.#store.activeGeneration(projection);
-  }
-  listSkips(projection: string): Promise<SkipRecord[]> {
-    return this.#store.listSkips(projection);
-  }
-  getLease(target: ModelTarget): Promise<LeaseRecord | null> {
-    return this.#store.getLease(target);
-  }
-  get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {
-    return this.#store.get(target, collection, id);
-  }
-  getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]> {
-    return this.#store.getMany(target, collection, ids);
-  }
-  find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]> {
-    return this.#store.find(target, collection, query);
-  }
-  findWithIds(target: ModelTarget, collection: string, query?: Query): Promise<DocumentEntry[]> {
-    return this.#store.findWithIds(target, collection, query);
-  }
-  findStrings(target: ModelTarget, collection: string, query: Omit<Query, 'fields'>, field: string): Promise<Array<string | null>> {
-    return this.#store.findStrings(target, collection, query, field);
-  }
-  count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {
-    return this.#store.count(target, collection, filter, text);
-  }
-  completeInterruptedCommit(target: ModelTarget): Promise<boolean> {
-    return this.#store.completeInterruptedCommit(target);
-  }
-  ping(): Promise<void> {
-    return this.#store.ping();
-  }
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await Promise.all([this.#store.close(), this.#reference.close()]);
   }
 
-  async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options?: CommitOptions): Promise<void> {
+  override async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options?: CommitOptions): Promise<void> {
     this.stats.commits += 1;
     const expected = await this.#reference.commit(target, writes, checkpoint, now, options).then(
       () => ({ failed: false as const }),
