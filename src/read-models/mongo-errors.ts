@@ -18,6 +18,8 @@ import {
 } from 'mongodb';
 import { ReadModelError, ReadModelUnavailableError } from './read-model-store.ts';
 
+export { databaseFromUrl } from './mongo-url.ts';
+
 export const DUPLICATE_KEY = 11000;
 
 /** Server error codes that say "this server cannot serve now", not "this request is wrong". */
@@ -85,24 +87,6 @@ export function describeDatabase(db: Db): string {
     // keep the generic name
   }
   return `${hosts}/${db.databaseName}`;
-}
-
-/**
- * The database named in a `mongodb://` or `mongodb+srv://` URL's path, or null when it names none.
- */
-export function databaseFromUrl(url: string): string | null {
-  const match = /^mongodb(?:\+srv)?:\/\/([^?#]*)/i.exec(url.trim());
-  if (!match) return null;
-  const beforeQuery = match[1]!;
-  const authorityEnd = beforeQuery.indexOf('/');
-  if (authorityEnd < 0) return null;
-  const path = beforeQuery.slice(authorityEnd + 1);
-  if (path === '') return null;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
 }
 
 const SECRET_OPTION = /pass|secret|token|key|credential|authmechanismproperties/i;

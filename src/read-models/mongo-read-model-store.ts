@@ -66,6 +66,7 @@ import {
 } from './read-model-store.ts';
 import { databaseFromUrl, describeDatabase, DUPLICATE_KEY, errorMessage, redactUrlSecrets, translateError, unwrap } from './mongo-errors.ts';
 import { assertTarget, generationId, MongoGenerationRegistry } from './mongo-generation-registry.ts';
+import { DEFAULT_DATABASE, isValidDatabaseName } from './mongo-url.ts';
 import { MongoCommits, type CommitMode, type StoredDocument } from './mongo-commits.ts';
 import { uniqueKeySpecsOf } from './mongo-unique-keys.ts';
 
@@ -73,7 +74,7 @@ export { databaseFromUrl, redactUrlSecrets } from './mongo-errors.ts';
 export { GENERATIONS_COLLECTION, ACTIVE_COLLECTION } from './mongo-generation-registry.ts';
 export type { CommitMode } from './mongo-commits.ts';
 
-export const DEFAULT_DATABASE = 'annals';
+export { DEFAULT_DATABASE } from './mongo-url.ts';
 export const SKIPS_COLLECTION = 'projection_skips';
 export const LEASES_COLLECTION = 'projection_leases';
 
@@ -102,8 +103,6 @@ interface StoredSkip {
   skippedAt: string;
 }
 
-/** MongoDB's rule for database names (Unix and Windows deployments alike). */
-const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
 const NAMESPACE_EXISTS = 48;
 /** What a server without text indexes answers a text index with: IndexNotFound ("can't find index with key"), NotImplemented. */
 const TEXT_INDEX_UNSUPPORTED = new Set([27, 238]);
@@ -111,7 +110,7 @@ const NAMESPACE_NOT_FOUND = 26;
 
 /** Throws ReadModelError unless `database` is a name MongoDB takes. */
 export function assertDatabaseName(database: string): void {
-  if (!DATABASE_NAME.test(database) || Buffer.byteLength(database) > 63) {
+  if (!isValidDatabaseName(database)) {
     throw new ReadModelError(`invalid MongoDB database name ${JSON.stringify(database)}: 1 to 63 bytes, none of / \\ . space " $ * < > : | ?`);
   }
 }
