@@ -35,7 +35,9 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
     await events.close();
     throw error;
   }
-  logger.info({ eventStore: describeEventStore(config), readModels: describeReadModels(config) }, 'stores open');
+  // How commits land on MongoDB: in transactions (a replica set) or through the journal (a standalone server).
+  const commits = 'commitMode' in readModels && typeof readModels.commitMode === 'function' ? await (readModels.commitMode as () => Promise<string>)().catch(() => undefined) : undefined;
+  logger.info({ eventStore: describeEventStore(config), readModels: describeReadModels(config), ...(commits ? { readModelCommits: commits } : {}) }, 'stores open');
   return {
     events,
     readModels,

@@ -643,6 +643,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: q on a deployment whose read-model server has no text indexes (a MongoDB wire-compatible server such as FerretDB v1), or a data store unavailable for the moment (Retry-After). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getEntry: {
