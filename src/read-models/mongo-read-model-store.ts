@@ -69,6 +69,7 @@ import { assertTarget, generationId, MongoGenerationRegistry } from './mongo-gen
 import { DEFAULT_DATABASE, isValidDatabaseName } from './mongo-url.ts';
 import { MongoCommits, type CommitMode, type StoredDocument } from './mongo-commits.ts';
 import { uniqueKeySpecsOf } from './mongo-unique-keys.ts';
+import { MongoDeepPages } from './mongo-deep-pages.ts';
 
 export { databaseFromUrl, redactUrlSecrets } from './mongo-errors.ts';
 export { GENERATIONS_COLLECTION, ACTIVE_COLLECTION } from './mongo-generation-registry.ts';
@@ -125,6 +126,7 @@ export class MongoReadModelStore implements ReadModelStore {
   #systemIndexes: Promise<void> | undefined;
   /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
   readonly #textPaths = new Map<string, { path: string; prefix: string[] }>();
+  readonly #deepPages: MongoDeepPages;
   #closed = false;
 
   /**
@@ -168,8 +170,9 @@ export class MongoReadModelStore implements ReadModelStore {
    * A store on a database whose client the caller manages (and closes), unless `ownsClient` is given:
    * then close() closes that client.
    */
-  constructor(db: Db, options: { ownsClient?: MongoClient; commitMode?: CommitMode } = {}) {
+  constructor(db: Db, options: { ownsClient?: MongoClient; commitMode?: CommitMode; deepPageBlockSize?: number } = {}) {
     this.#db = db;
+    this.#deepPages = new MongoDeepPages(options.deepPageBlockSize === undefined ? {} : { blockSize: options.deepPageBlockSize });
     this.#client = options.ownsClient;
     this.#registry = new MongoGenerationRegistry(db);
     this.#skips = db.collection<StoredSkip>(SKIPS_COLLECTION);
@@ -298,6 +301,7 @@ export class MongoReadModelStore implements ReadModelStore {
         await this.#db.dropCollection(name); // false, not an error, when absent (its text index goes with it)
       }
       this.#commits.forgetIndexes(names);
+      this.#deepPages.forget(names);
       await this.#registry.dropRecord(schema.projection, generation);
       await this.#leases.deleteOne({ _id: generationId(schema.projection, generation) });
     });
@@ -475,8 +479,34 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.#guard('find documents', async () => {
       const where = await this.#withText(name, target, collection, filter, query.text);
       if (where === null || limit === 0) return [];
-      return this.#db.collection<StoredDocument>(name).find(where, { projection }).sort(sort).skip(skip).limit(limit).toArray();
+      const documents = this.#db.collection<StoredDocument>(name);
+      let from = where;
+      let skipped = skip;
+      // A deep page of a sorted list: a range from its block's first key (mongo-deep-pages.ts).
+      const mongoSort = toMongoSort(query.sort);
+      if (query.text === undefined && query.after === undefined && skip >= this.#deepPages.blockSize && mongoSort.length - 1 === (query.sort?.length ?? 0)) {
+        const fields = mongoSort.slice(0, -1).map(([path]) => path.slice(DOC_FIELD.length + 1));
+        const list = { collection: documents as unknown as Collection<Document>, filter: where, sort: mongoSort, fields, stamp: await this.#commitStamp(target, collection) };
+        const start = await this.#deepPages.locate(list, skip);
+        if (start === 'beyond') return [];
+        if (start !== null) {
+          from = { ...where, $or: [toMongoAfter(query.sort, start.after)] };
+          skipped = start.skip;
+        }
+      }
+      return documents.find(from, { projection }).sort(sort).skip(skipped).limit(limit).toArray();
     });
+  }
+
+  /** The checkpoint of the last commit that wrote the collection (of one written before stamps: the generation's). */
+  async #commitStamp(target: ModelTarget, collection: string): Promise<string> {
+    const record = await this.#registry.records.findOne({ _id: generationId(target.projection, target.generation) }, { projection: { checkpoint: 1, [`stamps.${collection}`]: 1 } });
+    return record?.stamps?.[collection] ?? record?.checkpoint ?? '';
+  }
+
+  /** Deep pages read through a block index (`counted`), and with skip() (`offset`), since the store opened. */
+  deepPageReads(): { counted: number; offset: number } {
+    return { ...this.#deepPages.reads };
   }
 
   async count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {

@@ -302,9 +302,9 @@ export interface ReadModelStore {
   watchOtherCommits?(listener: () => void): () => void;
 
   /**
-   * Sorted list pages read deep (at an offset of DEEP_OFFSET or more) since the store opened: `counted`
-   * found through the counts of the list, `offset` walked with OFFSET (a list not counted yet, or its counts
-   * dropped). For the metrics. Adapters without counts leave it out (MongoDB pages with skip).
+   * Sorted list pages read deep since the store opened: `counted` found through what the store keeps of the
+   * list (SQLite: its counts, from an offset of DEEP_OFFSET; MongoDB: its block index, from one block), `offset`
+   * walked with OFFSET or skip() (a list not counted yet, or its counts dropped). For the metrics.
    */
   deepPageReads?(): { counted: number; offset: number };
 
