@@ -117,6 +117,8 @@ export class MongoCommits {
   #mode: Promise<CommitMode> | undefined;
   /** Physical collection → its unique indexes that exist (name and fields), from listIndexes. */
   readonly #enforced = new Map<string, Promise<UniqueKeySpec[]>>();
+  /** Generation id → the unique indexes its collections declare, as last read from its record. */
+  readonly #declared = new Map<string, Record<string, UniqueKeySpec[]>>();
 
   constructor(db: Db, registry: MongoGenerationRegistry, leases: Collection<StoredLease>, options: MongoCommitsOptions = {}) {
     this.#db = db;
@@ -135,9 +137,10 @@ export class MongoCommits {
     return this.#mode;
   }
 
-  /** The indexes of these collections changed (created, dropped): read them again. */
-  forgetIndexes(physical: readonly string[]): void {
+  /** The indexes of these collections changed (created, dropped): read them again, and the generation's declarations. */
+  forgetIndexes(physical: readonly string[], generation?: ModelTarget): void {
     for (const name of physical) this.#enforced.delete(name);
+    if (generation) this.#declared.delete(generationId(generation.projection, generation.generation));
   }
 
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions): Promise<void> {
@@ -175,7 +178,12 @@ export class MongoCommits {
   /** One attempt: true once committed, false when the record changed under it (read it again). */
   async #commitWithJournal(target: ModelTarget, batches: CollectionBatch[], checkpoint: bigint, now: string, options: CommitOptions): Promise<boolean> {
     const id = generationId(target.projection, target.generation);
-    let record = await this.#registry.records.findOne({ _id: id }, { projection: { checkpoint: 1, uniques: 1, 'journal.id': 1 } });
+    // A projector's commit names the checkpoint it expects: when the generation's declarations are known, the
+    // record is not read first; a commit point that misses then reads it, to tell why (see below).
+    const declared = options.expectedCheckpoint === undefined ? undefined : this.#declared.get(id);
+    let record: Pick<StoredGeneration, 'checkpoint' | 'uniques' | 'journal'> | null = declared
+      ? { checkpoint: options.expectedCheckpoint === null ? null : encodePosition(options.expectedCheckpoint!), uniques: declared }
+      : await this.#registry.records.findOne({ _id: id }, { projection: { checkpoint: 1, uniques: 1, 'journal.id': 1 } });
     if (!record) throw missingGeneration(target);
     if (record.journal) {
       await this.completeInterrupted(target);
@@ -183,6 +191,7 @@ export class MongoCommits {
       if (!record) throw missingGeneration(target);
       if (record.journal) return false;
     }
+    if (!declared) this.#declared.set(id, record.uniques ?? {});
     const stored = decodeNullablePosition(record.checkpoint);
     this.#checkExpected(target, stored, options);
     await this.#checkLease(target, options);
@@ -190,10 +199,16 @@ export class MongoCommits {
     const next = stored === null || checkpoint > stored ? checkpoint : stored;
     // The record as read: its checkpoint, and no journal (the commit point's condition).
     const unchanged = { _id: id, checkpoint: record.checkpoint, journal: { $exists: false } };
+    // Unread, the record may hold a journal or another checkpoint: a miss reads it in the next attempt.
+    const missed = (matched: number) => {
+      if (matched > 0 || !declared) return this.#landed(target, matched, stored, options);
+      this.#declared.delete(id);
+      return false;
+    };
     if (effective.length === 0) {
       if (next === stored) return true;
       const moved = await this.#registry.records.updateOne(unchanged, { $set: { checkpoint: encodePosition(next), updatedAt: now } });
-      return this.#landed(target, moved.matchedCount, stored, options);
+      return missed(moved.matchedCount);
     }
     const journal: JournalRecord = { id: randomUUID(), checkpoint: encodePosition(next), at: now };
     const size = effective.reduce((total, write) => total + BSON.calculateObjectSize(write), 0);
@@ -207,7 +222,7 @@ export class MongoCommits {
       journal.chunks = chunks.length;
     }
     const recorded = await this.#registry.records.updateOne(unchanged, { $set: { journal } });
-    if (!this.#landed(target, recorded.matchedCount, stored, options)) return false;
+    if (!missed(recorded.matchedCount)) return false;
     await this.#applyJournal(target, record, journal);
     return true;
   }

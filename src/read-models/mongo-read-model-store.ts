@@ -252,7 +252,7 @@ export class MongoReadModelStore implements ReadModelStore {
         const text = missing.find((index) => index.name === TEXT_INDEX_NAME);
         if (text) await this.#createTextIndex(schema.projection, generation, collection, name, text);
       } finally {
-        this.#commits.forgetIndexes([name]);
+        this.#commits.forgetIndexes([name], { projection: schema.projection, generation });
       }
     }
   }
@@ -300,7 +300,7 @@ export class MongoReadModelStore implements ReadModelStore {
         this.#textPaths.delete(name);
         await this.#db.dropCollection(name); // false, not an error, when absent (its text index goes with it)
       }
-      this.#commits.forgetIndexes(names);
+      this.#commits.forgetIndexes(names, { projection: schema.projection, generation });
       this.#deepPages.forget(names);
       await this.#registry.dropRecord(schema.projection, generation);
       await this.#leases.deleteOne({ _id: generationId(schema.projection, generation) });
