@@ -256,7 +256,8 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
       await deep.findWithIds(target, 'items', { filter: { list: 'a' }, sort, offset: 200, limit: 10 });
       const sent = finds.at(-1)!;
       const plan = await raw().collection(String(sent['find'])).find(sent['filter'] as never).sort(sent['sort'] as never).skip(Number(sent['skip'] ?? 0)).limit(10).explain('executionStats');
-      expect(plan.executionStats.totalKeysExamined).to.be.at.most(8 + 10 + 2);
+      // Each branch of the range's $or may walk up to a block and a page of keys (merged in sort order); skip(200) walks 210.
+      expect(plan.executionStats.totalKeysExamined).to.be.at.most(2 * (8 + 10) + 2);
       expect(plan.executionStats.nReturned).to.equal(10);
     });
   });
