@@ -28,10 +28,9 @@ import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
  * right reason and stays listed.
  *
  * Two folds read a document other than the one they write, because the event does not carry what they
- * need: a revocation finds the key's hash in the by-id document (immutable, so replay-safe), and
- * project.domains-changed finds the hosts it drops in the project's previous customDomains. On MongoDB,
- * a commit interrupted between collections and replayed can then leave a dropped host's `domains`
- * document behind; a handler resolving a host should check the project still lists it.
+ * need: a revocation finds the key's hash in the by-id document (immutable), and project.domains-changed
+ * finds the hosts it drops in the project's previous customDomains, which is right because commits land
+ * whole on every store (see Projection). A handler resolving a host should still check the project lists it.
  */
 
 export interface TenantDoc {

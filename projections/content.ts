@@ -37,8 +37,8 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  *
  * Version 2: entries no longer list every revision id; they carry the listing fields and indexes for the
  * admin lists' filters and sorts. Version 3: entries carry `locales`, the locales their latest revision
- * has text in (the console's locale coverage). On MongoDB, a commit interrupted between collections and replayed can leave a deleted
- * entry's revision documents behind; a handler reading a revision by id should check its entry exists.
+ * has text in (the console's locale coverage). A deleted entry's revision documents go in the commit of the
+ * deletion (commits land whole on every store).
  *
  * Fields beyond the API contract: entries.liveRevision/latestRevision as documented, revisions.updatedAt,
  * revisions.supersededAt/supersededBy, revisions.rejectedAt, revisions.publishTrigger, masters.recordCount.

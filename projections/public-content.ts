@@ -43,9 +43,10 @@ import { urlFragment } from '../src/public-content/sitemap-xml.ts';
  * - `master_views`, id `${masterId}:${locale}`: a master's records with labels resolved in each locale.
  *   `masters`, id masterId, keeps the records as stored, to re-shape from.
  *
- * Fan-out (locales changed, form set changed) reads the affected documents with view.find. As with the
- * other projections, on MongoDB a commit interrupted half-way and replayed may leave such a fan-out
- * partly applied until the next event touching those entries; SQLite commits batches atomically.
+ * Fan-out (locales changed, form set changed) reads the affected documents with view.find. `live_counts`
+ * is kept from the entries' state (an entry counted when it first goes live, uncounted when deleted while
+ * live): it relies, as every fold reading other documents does, on commits that land whole on every store
+ * (see Projection), so that a batch folded again after a failure reads the entries as they were before it.
  */
 
 export interface PublicProjectDoc {

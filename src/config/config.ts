@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
+import { defaultKeysDatabaseOf, isValidDatabaseName, readModelsDatabaseOf } from '../read-models/mongo-url.ts';
 
 export const ROLES = ['api', 'projector'] as const;
 export type Role = (typeof ROLES)[number];
@@ -47,6 +48,10 @@ const settings = {
     schema: url(['mongodb', 'mongodb+srv']).optional(),
     allowed: 'a mongodb:// or mongodb+srv:// URL; unset for the embedded SQLite read models',
     secret: true,
+  },
+  MONGODB_KEYS_DATABASE: {
+    schema: z.string().refine(isValidDatabaseName, 'not a MongoDB database name').optional(),
+    allowed: "a MongoDB database name (default: the read models' database followed by _keys) holding the contact-form submission keys and the signing keys, apart from the read models, which are rebuilt (their database dropped); never the read models' database",
   },
   ROLES: {
     schema: z
@@ -343,7 +348,8 @@ export interface Config {
   dataDir: string;
   logLevel: (typeof LOG_LEVELS)[number];
   eventStore: { kind: 'sqlite'; file: string } | { kind: 'eventstoredb'; connectionString: string };
-  readModels: { kind: 'sqlite'; file: string } | { kind: 'mongodb'; url: string };
+  /** On MongoDB, `keysDatabase` holds the key store (MONGODB_KEYS_DATABASE), never the read models' database. */
+  readModels: { kind: 'sqlite'; file: string } | { kind: 'mongodb'; url: string; keysDatabase: string };
   roles: ReadonlySet<Role>;
   readinessMaxLagMs: number;
   shutdownGraceMs: number;
@@ -473,6 +479,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const p = parsed as Parsed;
+  if (problems.length === 0 && p.MONGODB_URL && p.MONGODB_KEYS_DATABASE === readModelsDatabaseOf(p.MONGODB_URL)) {
+    problems.push(`MONGODB_KEYS_DATABASE=${JSON.stringify(p.MONGODB_KEYS_DATABASE)}: the read models' database, which a rebuild may drop with every key in it; allowed: ${settings.MONGODB_KEYS_DATABASE.allowed}`);
+  }
   if (problems.length === 0 && p.EVENTSTORE_CONNECTION_STRING && !p.SESSION_SECRET) {
     problems.push(`SESSION_SECRET is unset: required with EVENTSTORE_CONNECTION_STRING; allowed: ${settings.SESSION_SECRET.allowed}`);
   }
@@ -500,7 +509,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStore: p.EVENTSTORE_CONNECTION_STRING
       ? { kind: 'eventstoredb', connectionString: p.EVENTSTORE_CONNECTION_STRING }
       : { kind: 'sqlite', file: path.join(dataDir, 'events.sqlite') },
-    readModels: p.MONGODB_URL ? { kind: 'mongodb', url: p.MONGODB_URL } : { kind: 'sqlite', file: path.join(dataDir, 'read-models.sqlite') },
+    readModels: p.MONGODB_URL
+      ? { kind: 'mongodb', url: p.MONGODB_URL, keysDatabase: p.MONGODB_KEYS_DATABASE ?? defaultKeysDatabaseOf(p.MONGODB_URL) }
+      : { kind: 'sqlite', file: path.join(dataDir, 'read-models.sqlite') },
     roles: new Set(p.ROLES),
     readinessMaxLagMs: p.READINESS_MAX_LAG_MS,
     shutdownGraceMs: p.SHUTDOWN_GRACE_MS,

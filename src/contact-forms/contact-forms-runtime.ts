@@ -73,7 +73,7 @@ export async function openContactForms(
 ): Promise<ContactForms> {
   const { log, clock, logger } = deps;
   const settings = config.contactForms;
-  const keyStore = overrides.keyStore ?? (await openKeyStore(config));
+  const keyStore = overrides.keyStore ?? (await openKeyStore(config, { logger }));
   const mail = overrides.mail ?? openMailTransport(mailConfigFrom(settings.smtpUrl, config.dataDir));
   const reader = new ReadModelReader(deps.readModels, { generations: deps.supervisor });
   const { watermark } = deps;

@@ -8,8 +8,12 @@ import { CHANGE_FEED_COLLECTION, changeFeedSpec } from './change-feed.ts';
  *
  * Rules for `apply`:
  * - deterministic: the same events give the same documents (no clock, no randomness, no network);
- * - each document's new state derives from its own previous state and the event, so that replaying
- *   an event after a crash (which the MongoDB adapter turns into a no-op per document) is harmless;
+ * - it may read any document of its read model, its own or others (a count kept beside the documents it
+ *   counts, a host's entry derived from a project's list): every store commits a batch whole, completes a
+ *   commit a crash interrupted before the projector folds again (completeInterruptedCommit), and takes a
+ *   commit only from the checkpoint its batch was folded from (CommitOptions.expectedCheckpoint), so what
+ *   `apply` reads is always the state its previous events left, never a part of a later batch
+ *   (test/projection-engine/projector-faults.test.ts folds every projection under faults at each write);
  * - throw to refuse an event: the projector pauses on it and an operator retries or skips it.
  */
 export interface Projection {

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
+import { CheckpointConflictError, LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
 import { schemaOf, type Projection } from './projection.ts';
 import { CHANGE_FEED_COLLECTION, CHANGE_FEED_PRUNE_EVERY, changeRecordWrite, latestChange, prunableChanges } from './change-feed.ts';
 import { ReadModelAccessError, StoredDocuments, WriteBatch } from './write-batch.ts';
@@ -163,11 +163,14 @@ export class Projector {
           await this.#sleep(Math.min(this.#o.pausePollMs, Math.ceil(this.#o.leaseTtlMs / 3)));
           continue;
         }
+        // A commit an earlier holder left half-done (a store that journals its commits) is completed before
+        // this one folds: then read the generation again, from the checkpoint it reached.
+        if (await store.completeInterruptedCommit(this.target)) continue;
         const skips = new Set((await store.listSkips(this.target.projection)).map((s) => s.eventId));
         this.#state = 'catching-up';
         const outcome = await this.#consume(record.checkpoint, skips);
         retryDelay = this.#o.retryDelayMs;
-        if (outcome === 'isolate' || outcome === 'standby') continue; // fold again from the stored checkpoint
+        if (outcome === 'isolate' || outcome === 'standby' || outcome === 'refold') continue; // fold again from the stored checkpoint
         if (outcome === 'caught-up') {
           this.#state = 'stopped';
           await this.releaseLease();
@@ -240,7 +243,7 @@ export class Projector {
     });
   }
 
-  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up' | 'isolate' | 'standby'> {
+  async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up' | 'isolate' | 'standby' | 'refold'> {
     const { projection, log, flushIntervalMs } = this.#o;
     const subscription = log.store.subscribeToAll({ after: from ?? 'start', filter: projection.filter });
     this.#subscription = subscription;
@@ -367,12 +370,17 @@ export class Projector {
       try {
         writes = batch.writes();
         change = await this.#recordChanges(writes, checkpoint);
-        await this.#o.store.commit(this.target, writes, checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder });
+        await this.#o.store.commit(this.target, writes, checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder, expectedCheckpoint: this.#checkpoint });
       } catch (error) {
         if (error instanceof LeaseLostError) {
           this.#leaseRenewAt = null;
           this.#o.logger.warn({ projection: this.target.projection, generation: this.target.generation }, 'projector lost its lease; on standby');
           throw new ConsumeEnded('standby');
+        }
+        if (error instanceof CheckpointConflictError) {
+          // Another commit landed since this batch's checkpoint was read: what the batch read may be stale.
+          this.#o.logger.warn({ projection: this.target.projection, generation: this.target.generation, err: error }, 'the generation moved on under this projector; folding again from its checkpoint');
+          throw new ConsumeEnded('refold');
         }
         if (!(error instanceof UniqueConstraintError)) throw error;
         // Retrying the same writes would fail forever. Find the event to blame: fold the batch's events
@@ -527,7 +535,7 @@ export function isDeadLocalHolder(holder: string, self: string): boolean {
 
 /** Ends a consume loop from inside a commit, with the outcome run() acts on. */
 class ConsumeEnded extends Error {
-  constructor(readonly outcome: 'paused' | 'isolate' | 'standby') {
+  constructor(readonly outcome: 'paused' | 'isolate' | 'standby' | 'refold') {
     super(outcome);
   }
 }

@@ -18,6 +18,8 @@ import {
 } from 'mongodb';
 import { ReadModelError, ReadModelUnavailableError } from './read-model-store.ts';
 
+export { databaseFromUrl } from './mongo-url.ts';
+
 export const DUPLICATE_KEY = 11000;
 
 /** Server error codes that say "this server cannot serve now", not "this request is wrong". */
@@ -38,7 +40,7 @@ const UNAVAILABLE_CODES = new Set([
 export function translateError(error: unknown, what: string, db: Db): unknown {
   if (error instanceof ReadModelError) return error;
   const inner = unwrap(error);
-  if (isUnavailable(inner)) {
+  if (isUnavailableError(inner)) {
     return new ReadModelUnavailableError(`MongoDB at ${describeDatabase(db)} is unavailable (${what}): ${errorMessage(inner)}`, {
       cause: error,
     });
@@ -55,7 +57,8 @@ export function unwrap(error: unknown): unknown {
   return error;
 }
 
-function isUnavailable(error: unknown): boolean {
+/** Whether the error says the server cannot be reached or cannot serve now (not that the request is wrong). */
+export function isUnavailableError(error: unknown): boolean {
   if (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
@@ -68,11 +71,6 @@ function isUnavailable(error: unknown): boolean {
     return true;
   }
   return error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code);
-}
-
-/** E11000 on `_id`: the upsert of a put found a newer version stored (its position guard did not match). */
-export function isStaleWriteError(code: number, errmsg: string | undefined): boolean {
-  return code === DUPLICATE_KEY && (errmsg === undefined || / index: _id_ /.test(errmsg));
 }
 
 export function errorMessage(error: unknown): string {
@@ -89,24 +87,6 @@ export function describeDatabase(db: Db): string {
     // keep the generic name
   }
   return `${hosts}/${db.databaseName}`;
-}
-
-/**
- * The database named in a `mongodb://` or `mongodb+srv://` URL's path, or null when it names none.
- */
-export function databaseFromUrl(url: string): string | null {
-  const match = /^mongodb(?:\+srv)?:\/\/([^?#]*)/i.exec(url.trim());
-  if (!match) return null;
-  const beforeQuery = match[1]!;
-  const authorityEnd = beforeQuery.indexOf('/');
-  if (authorityEnd < 0) return null;
-  const path = beforeQuery.slice(authorityEnd + 1);
-  if (path === '') return null;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
 }
 
 const SECRET_OPTION = /pass|secret|token|key|credential|authmechanismproperties/i;

@@ -17,6 +17,7 @@ import {
   type Query,
   type Scalar,
 } from './read-model-store.ts';
+import { UNIQUE_KEYS_FIELD } from './mongo-unique-keys.ts';
 
 /** Field of a stored document holding the user's document. */
 export const DOC_FIELD = 'doc';
@@ -31,7 +32,7 @@ export interface MongoIndex {
   name: string;
   key: Record<string, 1 | -1>;
   unique?: boolean;
-  partialFilterExpression?: MongoFilter;
+  sparse?: boolean;
 }
 
 const INDEX_NAME = /^[a-z0-9_]{1,64}$/;
@@ -271,15 +272,6 @@ export function toMongoPaging(query?: Pick<Query, 'limit' | 'offset'>): { skip: 
 }
 
 /**
- * The types a JSON document field holds other than null. A unique index is partial over the documents
- * whose indexed fields are each of one of them: as in SQL (and SQLite's json_extract indexes), documents
- * lacking the field or holding null do not collide with each other. `$exists: true` would index an
- * explicit null, so two documents with `slug: null` collided; a plain unique index would index every
- * missing field as null.
- */
-export const NON_NULL_JSON_TYPES = ['string', 'number', 'bool', 'object', 'array'] as const;
-
-/**
  * A batch's final writes to one collection, in the order they are applied (ReadModelStore.commit): the
  * deletes (which only free unique values), then the puts by position.
  */
@@ -293,29 +285,19 @@ export function planCollectionWrites<W extends { doc: unknown; position: bigint 
 export const UNIQUE_INDEX_SUFFIX = '__unique';
 
 /**
- * The MongoDB indexes of an IndexSpec, on `doc.<field>`:
- * - under the spec's name, the index queries use: the fields in the declared order, then the id (the
+ * The MongoDB indexes of an IndexSpec:
+ * - under the spec's name, the index queries use: `doc.<field>` in the declared order, then the id (the
  *   tie-break of sorted queries, Query.sort), so the index serves the whole sort;
- * - for a unique spec, also `<name>__unique`, unique over the same fields and partial over the documents
- *   whose indexed fields are all non-null (NON_NULL_JSON_TYPES), which enforces uniqueness with SQL's null
- *   semantics. The planner picks a partial index only for queries that imply its filter, which an equality
- *   lookup does not state for a type list: lookups use the first index, so they never fall back to a scan.
+ * - for a unique spec, also `<name>__unique`: unique and sparse over the document's key in it
+ *   (`_unique.<name>`, see mongo-unique-keys.ts), which only documents whose indexed fields are all non-null
+ *   hold: uniqueness with SQL's null semantics, without a partial index.
  */
 export function toMongoIndexes(spec: IndexSpec): MongoIndex[] {
   // Checked as on SQLite, and left out: a MongoDB index holds only its keys (see IndexSpec.include).
   assertIndexInclude(spec);
   const lookup = toMongoIndex({ ...spec, unique: false });
   if (!spec.unique) return [lookup];
-  const key = Object.fromEntries(Object.entries(lookup.key).filter(([path]) => path !== '_id'));
-  return [
-    lookup,
-    {
-      name: `${spec.name}${UNIQUE_INDEX_SUFFIX}`,
-      key,
-      unique: true,
-      partialFilterExpression: Object.fromEntries(Object.keys(key).map((path) => [path, { $type: [...NON_NULL_JSON_TYPES] }])),
-    },
-  ];
+  return [lookup, { name: `${spec.name}${UNIQUE_INDEX_SUFFIX}`, key: { [`${UNIQUE_KEYS_FIELD}.${spec.name}`]: 1 }, unique: true, sparse: true }];
 }
 
 /** The query index of an IndexSpec (see toMongoIndexes). */

@@ -4,37 +4,25 @@
  *
  * Layout in one database:
  * - `rm.<projection>.<collection>.g<generation>`: one physical collection per collection and generation,
- *   holding `{_id: id, _pos: <position, 20-digit zero-padded>, doc: {...the document...}}`. Filters,
- *   sorts and indexes address `doc.<path>`, so document keys never clash with the reserved ones.
- * - `projection_generations`: one record per projection and generation (`_id` "<projection>:<generation>"),
- *   with its state, checkpoint (encoded position) and failure. A unique partial index on `projection`
- *   over the records whose state is 'active' lets at most one generation of a projection be active.
+ *   holding `{_id: id, _pos: <position, 20-digit zero-padded>, doc: {...the document...}, _unique?: {...}}`.
+ *   Filters, sorts and indexes address `doc.<path>`, so document keys never clash with the reserved ones;
+ *   `_unique` holds the document's keys in the collection's unique indexes (mongo-unique-keys.ts).
+ * - `projection_generations` and `projection_active`: the generations and which one of each projection is
+ *   active (mongo-generation-registry.ts); `projection_journal`: chunks of large journaled commits
+ *   (mongo-commits.ts).
  * - `projection_skips`: one record per projection and skipped event (`_id` "<projection>:<eventId>").
+ * - `projection_leases`: the projectors' leases, one per generation.
  * - A collection with a textField has a text index on `doc.<textField>` (created with its other indexes),
  *   which Query.text searches; readers find the field from the index itself (listIndexes), so a replica
  *   that never saw the schema can search too.
  *
- * Driver errors and URL handling: ./mongo-errors.ts.
- *
- * Without transactions (a standalone server has none), a commit is replay-safe rather than atomic: every
- * write is guarded by its position, so it only replaces or deletes a stored document older than itself,
- * and the checkpoint is stored after the writes and never moves backwards. A crash between the writes and
- * the checkpoint makes the projector fold those events again, and the guarded writes then change nothing
- * that is already newer. Positions are stored as fixed-width strings: text order is numeric order, and no
- * bigint ever reaches BSON or JSON.
+ * Commits land whole: in a transaction on a replica set, through a journal elsewhere (mongo-commits.ts).
+ * Positions are stored as fixed-width strings: text order is numeric order, and no bigint ever reaches
+ * BSON or JSON. Driver errors and URL handling: ./mongo-errors.ts.
  */
+import { MongoClient, MongoServerError, type Collection, type Db, type Sort } from 'mongodb';
+import { decodePosition, encodePosition } from '../event-store/position.ts';
 import {
-  MongoBulkWriteError,
-  MongoClient,
-  MongoServerError,
-  type AnyBulkWriteOperation,
-  type Collection,
-  type Db,
-  type Sort,
-} from 'mongodb';
-import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
-import {
-  planCollectionWrites,
   physicalCollectionName,
   toMongoFilter,
   toMongoIndexes,
@@ -60,18 +48,15 @@ import {
   assertAfter,
   assertGetManyIds,
   assertFields,
-  GenerationConflictError,
   ReadModelError,
   ReadModelUnavailableError,
-  UniqueConstraintError,
-  LeaseLostError,
+  TextSearchUnavailableError,
   type CommitOptions,
   type LeaseRecord,
   type Document,
   type DocumentEntry,
   type DocumentWrite,
   type GenerationRecord,
-  type GenerationState,
   type ModelTarget,
   type ProjectionFailure,
   type Query,
@@ -80,12 +65,18 @@ import {
   type SkipRecord,
   foldingIndexesOf,
 } from './read-model-store.ts';
-import { databaseFromUrl, describeDatabase, DUPLICATE_KEY, errorMessage, isStaleWriteError, redactUrlSecrets, translateError, unwrap } from './mongo-errors.ts';
+import { databaseFromUrl, describeDatabase, DUPLICATE_KEY, errorMessage, redactUrlSecrets, translateError, unwrap } from './mongo-errors.ts';
+import { assertTarget, generationId, GENERATIONS_COLLECTION, MongoGenerationRegistry } from './mongo-generation-registry.ts';
+import { DEFAULT_DATABASE, isValidDatabaseName } from './mongo-url.ts';
+import { MongoCommits, type CommitMode, type StoredDocument } from './mongo-commits.ts';
+import { uniqueKeySpecsOf } from './mongo-unique-keys.ts';
+import { MongoDeepPages } from './mongo-deep-pages.ts';
 
 export { databaseFromUrl, redactUrlSecrets } from './mongo-errors.ts';
+export { GENERATIONS_COLLECTION, ACTIVE_COLLECTION } from './mongo-generation-registry.ts';
+export type { CommitMode } from './mongo-commits.ts';
 
-export const DEFAULT_DATABASE = 'annals';
-export const GENERATIONS_COLLECTION = 'projection_generations';
+export { DEFAULT_DATABASE } from './mongo-url.ts';
 export const SKIPS_COLLECTION = 'projection_skips';
 export const LEASES_COLLECTION = 'projection_leases';
 
@@ -94,30 +85,8 @@ export interface MongoConnectOptions {
   database?: string;
   /** How long to wait for a reachable server before an operation fails (default 10 s). */
   serverSelectionTimeoutMS?: number;
-}
-
-interface StoredDocument {
-  _id: string;
-  _pos: string;
-  doc: Document;
-}
-
-interface StoredFailure extends Omit<ProjectionFailure, 'position'> {
-  position: string;
-}
-
-interface StoredGeneration {
-  _id: string;
-  projection: string;
-  generation: number;
-  version: number;
-  state: GenerationState;
-  checkpoint: string | null;
-  failure: StoredFailure | null;
-  createdAt: string;
-  updatedAt: string;
-  /** On a retired record: the generation whose activation retired it (lets an interrupted swap resume). */
-  retiredBy?: number;
+  /** How commits land (see mongo-commits.ts): detected from the server when unset. */
+  commitMode?: CommitMode;
 }
 
 interface StoredLease {
@@ -136,23 +105,29 @@ interface StoredSkip {
   skippedAt: string;
 }
 
-/** MongoDB's rule for database names (Unix and Windows deployments alike). */
-const DATABASE_NAME = /^[^/\\. "$*<>:|?\0]+$/;
 const NAMESPACE_EXISTS = 48;
+/** What a server without text indexes answers a text index with: IndexNotFound ("can't find index with key"), NotImplemented. */
+const TEXT_INDEX_UNSUPPORTED = new Set([27, 238]);
 const NAMESPACE_NOT_FOUND = 26;
-function generationId(projection: string, generation: number): string {
-  return `${projection}:${generation}`;
+
+/** Throws ReadModelError unless `database` is a name MongoDB takes. */
+export function assertDatabaseName(database: string): void {
+  if (!isValidDatabaseName(database)) {
+    throw new ReadModelError(`invalid MongoDB database name ${JSON.stringify(database)}: 1 to 63 bytes, none of / \\ . space " $ * < > : | ?`);
+  }
 }
 
 export class MongoReadModelStore implements ReadModelStore {
   readonly #db: Db;
   readonly #client: MongoClient | undefined;
-  readonly #generations: Collection<StoredGeneration>;
+  readonly #registry: MongoGenerationRegistry;
+  readonly #commits: MongoCommits;
   readonly #skips: Collection<StoredSkip>;
   readonly #leases: Collection<StoredLease>;
   #systemIndexes: Promise<void> | undefined;
   /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
   readonly #textPaths = new Map<string, { path: string; prefix: string[] }>();
+  readonly #deepPages: MongoDeepPages;
   #closed = false;
   /** Commits of every process, where the server has change streams (a replica set); see watchOtherCommits. */
   #commitWatch: MongoCommitWatch | undefined;
@@ -179,10 +154,8 @@ export class MongoReadModelStore implements ReadModelStore {
       throw new ReadModelError(`invalid MongoDB URL: ${redactUrlSecrets(errorMessage(error), url)}`);
     }
     const database = options.database ?? databaseFromUrl(url) ?? DEFAULT_DATABASE;
-    if (!DATABASE_NAME.test(database) || Buffer.byteLength(database) > 63) {
-      throw new ReadModelError(`invalid MongoDB database name ${JSON.stringify(database)}: 1 to 63 bytes, none of / \\ . space " $ * < > : | ?`);
-    }
-    const store = new MongoReadModelStore(client.db(database), { ownsClient: client });
+    assertDatabaseName(database);
+    const store = new MongoReadModelStore(client.db(database), { ownsClient: client, ...(options.commitMode ? { commitMode: options.commitMode } : {}) });
     try {
       await client.connect();
       await client.db(database).command({ ping: 1 });
@@ -202,16 +175,23 @@ export class MongoReadModelStore implements ReadModelStore {
    * A store on a database whose client the caller manages (and closes), unless `ownsClient` is given:
    * then close() closes that client.
    */
-  constructor(db: Db, options: { ownsClient?: MongoClient } = {}) {
+  constructor(db: Db, options: { ownsClient?: MongoClient; commitMode?: CommitMode; deepPageBlockSize?: number } = {}) {
     this.#db = db;
+    this.#deepPages = new MongoDeepPages(options.deepPageBlockSize === undefined ? {} : { blockSize: options.deepPageBlockSize });
     this.#client = options.ownsClient;
-    this.#generations = db.collection<StoredGeneration>(GENERATIONS_COLLECTION);
+    this.#registry = new MongoGenerationRegistry(db);
     this.#skips = db.collection<StoredSkip>(SKIPS_COLLECTION);
     this.#leases = db.collection<StoredLease>(LEASES_COLLECTION);
+    this.#commits = new MongoCommits(db, this.#registry, this.#leases, options.commitMode ? { mode: options.commitMode } : {});
   }
 
   get databaseName(): string {
     return this.#db.databaseName;
+  }
+
+  /** How this store's commits land: in transactions (a replica set, mongos), or through the journal (mongo-commits.ts). */
+  async commitMode(): Promise<CommitMode> {
+    return this.#guard('find how commits land', () => this.#commits.mode());
   }
 
   async createGeneration(
@@ -226,6 +206,7 @@ export class MongoReadModelStore implements ReadModelStore {
     if (!Number.isSafeInteger(version) || version < 0) throw new ReadModelError(`invalid version ${String(version)}`);
     for (const [collection, spec] of Object.entries(schema.collections)) assertTextField(collection, spec);
     const names = Object.keys(schema.collections).map((collection) => physicalCollectionName(schema.projection, collection, generation));
+    const uniques = uniqueKeySpecsOf(schema);
     return this.#guard('create a generation', async () => {
       await this.#ensureSystemIndexes();
       for (const name of names) {
@@ -235,25 +216,10 @@ export class MongoReadModelStore implements ReadModelStore {
           if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
         }
       }
+      // Recorded before the indexes: a commit reads what to write under `_unique` from the record.
+      const record = await this.#registry.create(schema.projection, generation, version, now, uniques);
       await this.#createIndexes(options.deferIndexes ? foldingIndexesOf(schema, { uniqueOnly: true }) : schema, generation);
-      const record = await this.#generations.findOneAndUpdate(
-        { _id: generationId(schema.projection, generation) },
-        {
-          $setOnInsert: {
-            projection: schema.projection,
-            generation,
-            version,
-            state: 'building',
-            checkpoint: null,
-            failure: null,
-            createdAt: now,
-            updatedAt: now,
-          },
-        },
-        { upsert: true, returnDocument: 'after' },
-      );
-      if (!record) throw new ReadModelError(`generation ${generation} of ${schema.projection} was not recorded`);
-      return toGenerationRecord(record);
+      return record;
     });
   }
 
@@ -264,96 +230,84 @@ export class MongoReadModelStore implements ReadModelStore {
     await this.#guard('create indexes', () => this.#createIndexes(schema, generation));
   }
 
+  /**
+   * Creates the indexes the collections lack. One that exists under its name is left as it is when its keys
+   * are the ones declared, and refused with ReadModelError otherwise (a changed definition needs a new
+   * generation); a unique index made by an earlier version (partial, over the fields) is kept as it is.
+   */
   async #createIndexes(schema: ReadModelSchema, generation: number): Promise<void> {
     for (const [collection, spec] of Object.entries(schema.collections)) {
-      const indexes = [...(spec.indexes ?? []).flatMap(toMongoIndexes), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField, spec.textPrefix)])];
-      // Same name and same definition: a no-op. Same name, other definition: the server refuses it.
-      if (indexes.length > 0) await this.#db.collection(physicalCollectionName(schema.projection, collection, generation)).createIndexes(indexes);
+      const name = physicalCollectionName(schema.projection, collection, generation);
+      const declared = [...(spec.indexes ?? []).flatMap(toMongoIndexes), ...(spec.textField === undefined ? [] : [toMongoTextIndex(spec.textField, spec.textPrefix)])];
+      if (declared.length === 0) continue;
+      const unsupported = new Set(spec.textField === undefined ? [] : await this.#withoutTextIndex(schema.projection, generation));
+      const existing = new Map((await this.#db.collection(name).listIndexes().toArray()).map((index) => [index.name as string, index]));
+      const missing = declared.filter((index) => {
+        if (index.name === TEXT_INDEX_NAME && unsupported.has(collection)) return false;
+        const found = existing.get(index.name);
+        if (!found) return true;
+        const legacyUnique = index.name.endsWith(UNIQUE_INDEX_SUFFIX) && 'partialFilterExpression' in found;
+        if (index.name !== TEXT_INDEX_NAME && !legacyUnique && JSON.stringify(found['key']) !== JSON.stringify(index.key)) {
+          throw new ReadModelError(`index ${index.name} of ${collection} (${schema.projection} generation ${generation}) exists with other keys: ${JSON.stringify(found['key'])}`);
+        }
+        return false;
+      });
+      try {
+        if (missing.length > 0) await this.#db.collection(name).createIndexes(missing.filter((index) => index.name !== TEXT_INDEX_NAME));
+        const text = missing.find((index) => index.name === TEXT_INDEX_NAME);
+        if (text) await this.#createTextIndex(schema.projection, generation, collection, name, text);
+      } finally {
+        this.#commits.forgetIndexes([name], { projection: schema.projection, generation });
+      }
     }
   }
 
   /**
-   * Retires the active generation, then activates the new one: two single-document writes, no
-   * transaction. The order is chosen so that two generations are never active at once (the unique partial
-   * index would refuse it anyway). A crash between the two writes leaves none active, so readers see no
-   * active generation until the same call is made again: it recognises its own interrupted swap (the
-   * expected generation is retired, marked as retired by this one, and nothing is active) and finishes it.
-   * Concurrent activations: only one can retire the expected generation (the retire is conditional on it
-   * still being active), and with none expected only one activation passes the unique index; the other
-   * gets GenerationConflictError.
+   * A collection's text index. A server that has no text indexes (it refuses the key or the options as
+   * unknown: FerretDB v1) gets none, and the generation's record notes it: the read model works without
+   * search, and text queries fail with TextSearchUnavailableError, on every replica.
+   */
+  async #createTextIndex(projection: string, generation: number, collection: string, name: string, index: object): Promise<void> {
+    try {
+      await this.#db.collection(name).createIndexes([index as never]);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && TEXT_INDEX_UNSUPPORTED.has(error.code as number))) throw error;
+      await this.#registry.records.updateOne({ _id: generationId(projection, generation) }, { $addToSet: { withoutTextIndex: collection } });
+    }
+  }
+
+  /**
+   * One conditional write of the projection's active pointer (mongo-generation-registry.ts): readers see the
+   * old generation or the new one, never none. Concurrent activations with one expectation: one wins, the
+   * others get GenerationConflictError.
    */
   async activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void> {
     assertProjectionName(projection);
     assertGenerationNumber(generation);
     if (expectedActive !== null) assertGenerationNumber(expectedActive);
-    const conflict = (actual: number | null) =>
-      new GenerationConflictError(
-        `cannot activate generation ${generation} of ${projection}: expected ${expectedActive ?? 'none'} to be active, found ${actual ?? 'none'}`,
-      );
     await this.#guard('activate a generation', async () => {
       await this.#ensureSystemIndexes();
-      const target = await this.#generations.findOne({ _id: generationId(projection, generation) });
-      if (!target) throw new ReadModelError(`generation ${generation} of ${projection} does not exist`);
-      const active = await this.#generations.findOne({ projection, state: 'active' });
-      const activeNumber = active?.generation ?? null;
-      if (activeNumber === generation && expectedActive === generation) return;
-
-      if (activeNumber !== expectedActive) {
-        const interrupted =
-          activeNumber === null &&
-          expectedActive !== null &&
-          (await this.#generations.countDocuments(
-            { _id: generationId(projection, expectedActive), state: 'retired', retiredBy: generation },
-            { limit: 1 },
-          )) > 0;
-        if (!interrupted) throw conflict(activeNumber);
-      } else if (expectedActive !== null) {
-        const retired = await this.#generations.updateOne(
-          { _id: generationId(projection, expectedActive), state: 'active' },
-          { $set: { state: 'retired', retiredBy: generation, updatedAt: now } },
-        );
-        if (retired.matchedCount === 0) throw conflict(await this.activeGeneration(projection));
-      }
-
-      try {
-        const activated = await this.#generations.updateOne(
-          { _id: generationId(projection, generation) },
-          { $set: { state: 'active', updatedAt: now }, $unset: { retiredBy: '' } },
-        );
-        if (activated.matchedCount === 0) {
-          throw new ReadModelError(`generation ${generation} of ${projection} was dropped while being activated`);
-        }
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
-          // Another activation made a generation active between our check and our write: it won.
-          throw conflict(await this.activeGeneration(projection));
-        }
-        if (expectedActive !== null) {
-          // Put the previous generation back rather than leave none active (best effort: a failure
-          // here leaves the interrupted swap for a retry to finish).
-          await this.#generations
-            .updateOne(
-              { _id: generationId(projection, expectedActive), state: 'retired', retiredBy: generation },
-              { $set: { state: 'active', updatedAt: now }, $unset: { retiredBy: '' } },
-            )
-            .catch(() => undefined);
-        }
-        throw error;
-      }
+      await this.#registry.activate(projection, generation, expectedActive, now);
     });
   }
 
-  /** Drops the collections first, then the record: a crash in between leaves a record a retry can drop. */
+  /**
+   * Out of the active pointer first (readers then see none active, not a generation without collections),
+   * then the collections, then the record: a crash in between leaves a record a retry can drop.
+   */
   async dropGeneration(schema: ReadModelSchema, generation: number): Promise<void> {
     assertProjectionName(schema.projection);
     assertGenerationNumber(generation);
     const names = Object.keys(schema.collections).map((collection) => physicalCollectionName(schema.projection, collection, generation));
     await this.#guard('drop a generation', async () => {
+      await this.#registry.dropPointer(schema.projection, generation, new Date().toISOString());
       for (const name of names) {
         this.#textPaths.delete(name);
         await this.#db.dropCollection(name); // false, not an error, when absent (its text index goes with it)
       }
-      await this.#generations.deleteOne({ _id: generationId(schema.projection, generation) });
+      this.#commits.forgetIndexes(names, { projection: schema.projection, generation });
+      this.#deepPages.forget(names);
+      await this.#registry.dropRecord(schema.projection, generation);
       await this.#leases.deleteOne({ _id: generationId(schema.projection, generation) });
     });
   }
@@ -361,45 +315,23 @@ export class MongoReadModelStore implements ReadModelStore {
   async getGeneration(projection: string, generation: number): Promise<GenerationRecord | null> {
     assertProjectionName(projection);
     assertGenerationNumber(generation);
-    return this.#guard('read a generation', async () => {
-      const record = await this.#generations.findOne({ _id: generationId(projection, generation) });
-      return record ? toGenerationRecord(record) : null;
-    });
+    return this.#guard('read a generation', () => this.#registry.get(projection, generation));
   }
 
   /** Ordered by projection, then generation. */
   async listGenerations(projection?: string): Promise<GenerationRecord[]> {
     if (projection !== undefined) assertProjectionName(projection);
-    return this.#guard('list generations', async () => {
-      const records = await this.#generations
-        .find(projection === undefined ? {} : { projection })
-        .sort([
-          ['projection', 1],
-          ['generation', 1],
-        ])
-        .toArray();
-      return records.map(toGenerationRecord);
-    });
+    return this.#guard('list generations', () => this.#registry.list(projection));
   }
 
   async activeGeneration(projection: string): Promise<number | null> {
     assertProjectionName(projection);
-    return this.#guard('read the active generation', async () => {
-      const record = await this.#generations.findOne({ projection, state: 'active' }, { projection: { generation: 1 } });
-      return record ? record.generation : null;
-    });
+    return this.#guard('read the active generation', () => this.#registry.active(projection));
   }
 
   async setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void> {
     assertTarget(target);
-    const stored: StoredFailure | null = failure === null ? null : { ...failure, position: encodePosition(failure.position) };
-    await this.#guard('record a failure', async () => {
-      const result = await this.#generations.updateOne(
-        { _id: generationId(target.projection, target.generation) },
-        { $set: { failure: stored, updatedAt: now } },
-      );
-      if (result.matchedCount === 0) throw missingGeneration(target);
-    });
+    await this.#guard('record a failure', () => this.#registry.setFailure(target, failure, now));
   }
 
   /** Records the skip; recording the same event again keeps the first record. */
@@ -447,90 +379,17 @@ export class MongoReadModelStore implements ReadModelStore {
     });
   }
 
-  /**
-   * Replay-safe, not atomic: each collection's writes go in one unordered bulk write, each guarded by
-   * position (`_pos < position`): a put replaces the stored document or inserts it (upsert), a delete
-   * removes it. When a newer version is stored the put's filter matches nothing and its upsert collides
-   * on `_id` (E11000): that is the "already newer" outcome and is ignored; any other error fails the
-   * commit before the checkpoint moves. Then the checkpoint is stored, only if it is ahead of the stored
-   * one. Several writes to one document in a batch are reduced to the one with the highest position.
-   */
+  /** Lands whole (mongo-commits.ts). Several writes to one document in a batch count as the one with the highest position. */
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     assertTarget(target);
-    const encodedCheckpoint = encodePosition(checkpoint);
-    const batches = new Map<string, { collection: string; writes: Map<string, DocumentWrite> }>();
-    for (const write of writes) {
-      assertWrite(write);
-      const name = physicalCollectionName(target.projection, write.collection, target.generation);
-      let batch = batches.get(name);
-      if (!batch) batches.set(name, (batch = { collection: write.collection, writes: new Map() }));
-      const previous = batch.writes.get(write.id);
-      if (!previous || previous.position <= write.position) batch.writes.set(write.id, write);
-    }
-    await this.#guard('commit', async () => {
-      // Without a transaction the check is just before the writes: it narrows, not closes, the window in
-      // which a projector that stalled past its TTL writes after a takeover (the position guards bound
-      // what such a write can do: it never replaces a newer version of a document).
-      if (options.leaseHolder !== undefined) {
-        const lease = await this.#leases.findOne({ _id: generationId(target.projection, target.generation) });
-        if (lease?.holder !== options.leaseHolder) throw new LeaseLostError(target, options.leaseHolder, lease?.holder ?? null);
-      }
-      const outcomes = await Promise.allSettled([...batches].map(([name, batch]) => this.#applyWrites(name, batch.collection, [...batch.writes.values()])));
-      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
-      const id = generationId(target.projection, target.generation);
-      const stored = await this.#generations.updateOne(
-        { _id: id, $or: [{ checkpoint: null }, { checkpoint: { $lt: encodedCheckpoint } }] },
-        { $set: { checkpoint: encodedCheckpoint, updatedAt: now } },
-      );
-      if (stored.matchedCount === 0 && (await this.#generations.countDocuments({ _id: id }, { limit: 1 })) === 0) {
-        throw missingGeneration(target);
-      }
-    });
+    encodePosition(checkpoint);
+    for (const write of writes) assertWrite(write);
+    await this.#guard('commit', () => this.#commits.commit(target, writes, checkpoint, now, options));
   }
 
-  /**
-   * The writes of one collection, as if applied one by one in position order (see ReadModelStore.commit):
-   * the deletes first (they can only free unique values), unordered; then the puts in position order, in
-   * an ordered bulk write. An unordered bulk write runs its updates before its deletes, so a batch that
-   * deletes A and gives A's unique value to B hit E11000 and was retried forever. A put that finds a newer
-   * version stored collides on `_id` (the stale write of a replay): it is passed over and the rest of the
-   * puts are sent again. A collision on any other index is UniqueConstraintError.
-   */
-  async #applyWrites(collectionName: string, collection: string, writes: readonly DocumentWrite[]): Promise<void> {
-    const { deletes, puts } = planCollectionWrites(writes);
-    const target = this.#db.collection<StoredDocument>(collectionName);
-    if (deletes.length > 0) await this.#bulk(target, deletes, false, collectionName, collection);
-    let rest = puts;
-    while (rest.length > 0) {
-      const failedAt = await this.#bulk(target, rest, true, collectionName, collection);
-      if (failedAt === null) return;
-      rest = rest.slice(failedAt + 1);
-    }
-  }
-
-  /**
-   * One bulk write. Returns null when done, or (ordered) the index of a stale put the server stopped at.
-   * Unordered, stale puts are simply passed over.
-   */
-  async #bulk(target: Collection<StoredDocument>, writes: readonly DocumentWrite[], ordered: boolean, collectionName: string, collection: string): Promise<number | null> {
-    try {
-      await target.bulkWrite(writes.map(toBulkOperation), { ordered, ignoreUndefined: true });
-      return null;
-    } catch (error) {
-      if (!(error instanceof MongoBulkWriteError) || error.errorResponse instanceof Error || error.result?.getWriteConcernError()) throw error;
-      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-      const other = writeErrors.find((e) => !isStaleWriteError(e.code, e.errmsg));
-      if (other) {
-        const id = writes[other.index]?.id ?? null;
-        if (other.code === DUPLICATE_KEY) {
-          const index = (/index: (\S+)/.exec(other.errmsg ?? '')?.[1] ?? '?').replace(UNIQUE_INDEX_SUFFIX, '');
-          throw new UniqueConstraintError(collection, index, id, other.errmsg ?? 'duplicate key');
-        }
-        throw new ReadModelError(`write of ${JSON.stringify(id)} in ${collectionName} failed: ${other.errmsg ?? `code ${other.code}`}`, { cause: error });
-      }
-      return ordered ? Math.max(...writeErrors.map((e) => e.index)) : null;
-    }
+  async completeInterruptedCommit(target: ModelTarget): Promise<boolean> {
+    assertTarget(target);
+    return this.#guard('complete an interrupted commit', () => this.#commits.completeInterrupted(target));
   }
 
   /** One conditional upsert: a lease held by another, unexpired, makes the upsert collide on `_id` (false). */
@@ -625,8 +484,34 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.#guard('find documents', async () => {
       const where = await this.#withText(name, target, collection, filter, query.text);
       if (where === null || limit === 0) return [];
-      return this.#db.collection<StoredDocument>(name).find(where, { projection }).sort(sort).skip(skip).limit(limit).toArray();
+      const documents = this.#db.collection<StoredDocument>(name);
+      let from = where;
+      let skipped = skip;
+      // A deep page of a sorted list: a range from its block's first key (mongo-deep-pages.ts).
+      const mongoSort = toMongoSort(query.sort);
+      if (query.text === undefined && query.after === undefined && skip >= this.#deepPages.blockSize && mongoSort.length - 1 === (query.sort?.length ?? 0)) {
+        const fields = mongoSort.slice(0, -1).map(([path]) => path.slice(DOC_FIELD.length + 1));
+        const list = { collection: documents as unknown as Collection<Document>, filter: where, sort: mongoSort, fields, stamp: await this.#commitStamp(target, collection) };
+        const start = await this.#deepPages.locate(list, skip);
+        if (start === 'beyond') return [];
+        if (start !== null) {
+          from = { ...where, $or: [toMongoAfter(query.sort, start.after)] };
+          skipped = start.skip;
+        }
+      }
+      return documents.find(from, { projection }).sort(sort).skip(skipped).limit(limit).toArray();
     });
+  }
+
+  /** The checkpoint of the last commit that wrote the collection (of one written before stamps: the generation's). */
+  async #commitStamp(target: ModelTarget, collection: string): Promise<string> {
+    const record = await this.#registry.records.findOne({ _id: generationId(target.projection, target.generation) }, { projection: { checkpoint: 1, [`stamps.${collection}`]: 1 } });
+    return record?.stamps?.[collection] ?? record?.checkpoint ?? '';
+  }
+
+  /** Deep pages read through a block index (`counted`), and with skip() (`offset`), since the store opened. */
+  deepPageReads(): { counted: number; offset: number } {
+    return { ...this.#deepPages.reads };
   }
 
   async count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number> {
@@ -665,6 +550,9 @@ export class MongoReadModelStore implements ReadModelStore {
     const textIndex = indexes.find((index) => index.name === TEXT_INDEX_NAME);
     const paths = Object.keys(textIndex?.weights ?? {});
     if (paths.length !== 1) {
+      if ((await this.#withoutTextIndex(target.projection, target.generation)).includes(collection)) {
+        throw new TextSearchUnavailableError(`the MongoDB server of the read models has no text indexes: ${collection} of ${target.projection} cannot be searched`);
+      }
       throw new ReadModelError(
         `collection ${collection} of ${target.projection} (generation ${target.generation}) has no text index: it declares no textField, or its indexes are not created yet`,
       );
@@ -672,6 +560,12 @@ export class MongoReadModelStore implements ReadModelStore {
     const found = { path: paths[0]!, prefix: textIndexPrefix(textIndex?.key ?? {}) };
     this.#textPaths.set(name, found);
     return found;
+  }
+
+  /** The collections of a generation whose text index the server could not build. */
+  async #withoutTextIndex(projection: string, generation: number): Promise<string[]> {
+    const record = await this.#registry.records.findOne({ _id: generationId(projection, generation) }, { projection: { withoutTextIndex: 1 } });
+    return record?.withoutTextIndex ?? [];
   }
 
   async ping(): Promise<void> {
@@ -701,15 +595,7 @@ export class MongoReadModelStore implements ReadModelStore {
   /** Indexes of the bookkeeping collections, created once per store (idempotent on the server). */
   #ensureSystemIndexes(): Promise<void> {
     this.#systemIndexes ??= (async () => {
-      await this.#generations.createIndexes([
-        { name: 'projection_generation', key: { projection: 1, generation: 1 }, unique: true },
-        {
-          name: 'one_active_per_projection',
-          key: { projection: 1 },
-          unique: true,
-          partialFilterExpression: { state: 'active' },
-        },
-      ]);
+      await this.#registry.records.createIndexes([{ name: 'projection_generation', key: { projection: 1, generation: 1 }, unique: true }]);
       await this.#skips.createIndexes([{ name: 'projection_position', key: { projection: 1, position: 1 } }]);
     })().catch((error: unknown) => {
       this.#systemIndexes = undefined;
@@ -728,18 +614,6 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 }
 
-/** A write as a bulk operation, guarded by position (see commit). */
-function toBulkOperation(write: DocumentWrite): AnyBulkWriteOperation<StoredDocument> {
-  const position = encodePosition(write.position);
-  const filter = { _id: write.id, _pos: { $lt: position } };
-  return write.doc === null ? { deleteOne: { filter } } : { replaceOne: { filter, replacement: { _pos: position, doc: write.doc }, upsert: true } };
-}
-
-function assertTarget(target: ModelTarget): void {
-  assertProjectionName(target.projection);
-  assertGenerationNumber(target.generation);
-}
-
 function assertWrite(write: DocumentWrite): void {
   assertCollectionName(write.collection);
   if (typeof write.id !== 'string' || write.id === '') throw new ReadModelError(`invalid document id ${JSON.stringify(write.id)}`);
@@ -747,30 +621,4 @@ function assertWrite(write: DocumentWrite): void {
   if (write.doc !== null && (typeof write.doc !== 'object' || Array.isArray(write.doc))) {
     throw new ReadModelError(`write of ${write.id}: a document is an object, or null to delete it`);
   }
-}
-
-function missingGeneration(target: ModelTarget): ReadModelError {
-  return new ReadModelError(`generation ${target.generation} of ${target.projection} does not exist`);
-}
-
-function toGenerationRecord(stored: StoredGeneration): GenerationRecord {
-  return {
-    projection: stored.projection,
-    generation: stored.generation,
-    version: stored.version,
-    state: stored.state,
-    checkpoint: decodeNullablePosition(stored.checkpoint),
-    failure: stored.failure
-      ? {
-          eventId: stored.failure.eventId,
-          eventType: stored.failure.eventType,
-          streamId: stored.failure.streamId,
-          position: decodePosition(stored.failure.position),
-          message: stored.failure.message,
-          failedAt: stored.failure.failedAt,
-        }
-      : null,
-    createdAt: stored.createdAt,
-    updatedAt: stored.updatedAt,
-  };
 }

@@ -5,9 +5,11 @@
  * A projection owns named collections of JSON documents. Each rebuild writes into a new generation of
  * those collections while the active generation keeps serving; activating the new generation swaps it in.
  * Every document write carries the global position of the event that produced it, and the checkpoint of a
- * generation is stored with its writes: atomically on SQLite, and on MongoDB by writes guarded by position
- * (a write whose position is not newer than the stored document's changes nothing), so replaying events
- * after a crash leaves the documents as an uninterrupted run would.
+ * generation is stored with its writes, all or nothing, on every store: in a transaction where the store has
+ * them (SQLite; MongoDB on a replica set), and elsewhere (a standalone MongoDB server, FerretDB) through a
+ * journal that a commit writes in one write before applying it, and that is completed before the
+ * generation is committed to or folded into again (completeInterruptedCommit). A write whose position is not
+ * newer than the stored document's changes nothing, so a batch folded again changes nothing already newer.
  */
 
 import { MAX_QUERY_TOKENS, MAX_TOKEN_LENGTH } from '../search/search-tokens.ts';
@@ -141,9 +143,19 @@ export interface Query {
 export interface CommitOptions {
   /**
    * The lease the committing projector holds: the commit fails with LeaseLostError, before any write, when
-   * another holder has it (SQLite checks it in the commit's transaction; MongoDB just before its writes).
+   * another holder has it (SQLite and MongoDB's transactions check it in the commit's transaction; MongoDB's
+   * journal just before it is written).
    */
   leaseHolder?: string;
+  /**
+   * The checkpoint the batch was folded from (null: from the start): the commit fails with
+   * CheckpointConflictError, before any write, when the generation's stored checkpoint is another (a commit
+   * of another writer landed since, such as a projector that stalled past its lease; or an interrupted commit
+   * was completed). Checked in the same step that makes the commit happen, so that of two writers folding
+   * from one checkpoint only one commits: what a projection reads while it folds is then always the state of
+   * the checkpoint it folds from. Unset: the commit lands on whatever is stored.
+   */
+  expectedCheckpoint?: bigint | null;
 }
 
 export interface LeaseRecord {
@@ -225,13 +237,26 @@ export interface ReadModelStore {
   listSkips(projection: string): Promise<SkipRecord[]>;
 
   /**
-   * Applies the writes and stores the checkpoint: all or nothing (SQLite), or replay-safe (MongoDB). Writes
-   * are applied as if one after another in position order, so a batch that deletes a document (or moves its
+   * Applies the writes and stores the checkpoint, all or nothing: a commit that fails (or whose process dies)
+   * leaves the documents and the checkpoint as they were, or, past the point where it is recorded (a store
+   * that journals its commits), as they are after it once completeInterruptedCommit or the next commit has
+   * run; never a part of it. The checkpoint never moves back: stored, it is the larger of the stored one and
+   * `checkpoint`. Writes are applied as if one after another in position order, and a write whose position is
+   * not newer than the stored document's is passed over, so a batch that deletes a document (or moves its
    * unique value away) and gives the freed value to another commits. A write that breaks a unique index fails
-   * the commit with UniqueConstraintError, before the checkpoint moves. Unique indexes ignore documents
-   * whose indexed field is missing or null, as SQL does.
+   * the commit with UniqueConstraintError, before anything is written. Unique indexes ignore documents whose
+   * indexed field is missing or null, as SQL does.
    */
   commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options?: CommitOptions): Promise<void>;
+
+  /**
+   * Completes the generation's commit that a failure or a crash interrupted after it was recorded (stores
+   * that journal their commits: MongoDB without transactions); resolves to whether there was one (the
+   * generation's documents and checkpoint have moved on since it was last read). A projector calls it once it
+   * holds the generation's lease, before it reads the generation's checkpoint and folds from it: until then,
+   * readers may see such a commit's documents in part. Stores whose commits are transactions resolve false.
+   */
+  completeInterruptedCommit(target: ModelTarget): Promise<boolean>;
 
   /**
    * The projector lease: one active projector per generation, in any number of processes. Takes the lease
@@ -279,9 +304,9 @@ export interface ReadModelStore {
   watchOtherCommits?(listener: () => void, options?: { urgent?: boolean }): () => void;
 
   /**
-   * Sorted list pages read deep (at an offset of DEEP_OFFSET or more) since the store opened: `counted`
-   * found through the counts of the list, `offset` walked with OFFSET (a list not counted yet, or its counts
-   * dropped). For the metrics. Adapters without counts leave it out (MongoDB pages with skip).
+   * Sorted list pages read deep since the store opened: `counted` found through what the store keeps of the
+   * list (SQLite: its counts, from an offset of DEEP_OFFSET; MongoDB: its block index, from one block), `offset`
+   * walked with OFFSET or skip() (a list not counted yet, or its counts dropped). For the metrics.
    */
   deepPageReads?(): { counted: number; offset: number };
 
@@ -319,8 +344,28 @@ export class LeaseLostError extends ReadModelError {
   }
 }
 
+/**
+ * A commit folded from another checkpoint than the stored one (CommitOptions.expectedCheckpoint): another
+ * commit landed since. Nothing was written; the committer folds again from the stored checkpoint.
+ */
+export class CheckpointConflictError extends ReadModelError {
+  override name = 'CheckpointConflictError';
+  constructor(readonly target: ModelTarget, readonly expected: bigint | null, readonly stored: bigint | null) {
+    super(`${target.projection} generation ${target.generation} is at checkpoint ${stored ?? 'none'}, not ${expected ?? 'none'} as the commit expected: another commit landed first`);
+  }
+}
+
 export class GenerationConflictError extends ReadModelError {
   override name = 'GenerationConflictError';
+}
+
+/**
+ * A text query (Query.text) on a collection whose text index the server could not build: it has none (a
+ * MongoDB wire-compatible server without text indexes, such as FerretDB v1). Everything else of the read model
+ * works; search does not, until the read models move to a server that has them.
+ */
+export class TextSearchUnavailableError extends ReadModelError {
+  override name = 'TextSearchUnavailableError';
 }
 
 export class ReadModelUnavailableError extends ReadModelError {

@@ -7,6 +7,7 @@ import { STEPS_HANDLER, SqliteWriterThread, WriterRequestError, WriterThreadErro
 import { DEEP_OFFSET, KEPT_COMMITS, SqliteDeepPages, type PageColumns } from './sqlite-deep-pages.ts';
 import { sqlParameter } from './document-values.ts';
 import {
+  CheckpointConflictError,
   GenerationConflictError,
   MAX_QUERY_LIMIT,
   ReadModelError,
@@ -421,7 +422,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    */
   async commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions = {}): Promise<void> {
     this.#assertOpen();
-    const steps = this.#commitSteps(target, writes, checkpoint, now, options.leaseHolder);
+    const steps = this.#commitSteps(target, writes, checkpoint, now, options);
     let outcome: TransactionOutcome;
     try {
       const inline = this.#inlineBulkCommits && writes.length >= INLINE_COMMIT_WRITES;
@@ -433,7 +434,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
     this.#endTurnRead();
     if (!('committed' in outcome)) {
-      if ('aborted' in outcome) throw new LeaseLostError(target, options.leaseHolder!, (outcome.aborted.row?.[0] as string | undefined) ?? null);
+      if ('aborted' in outcome) {
+        const found = (outcome.aborted.row?.[0] as string | null | undefined) ?? null;
+        // The lease's step comes first; the checkpoint's, when expected, after it (see #commitSteps).
+        if (options.leaseHolder !== undefined && outcome.aborted.step === 0) throw new LeaseLostError(target, options.leaseHolder, found);
+        if (outcome.aborted.row === null) throw new ReadModelError(`generation ${target.generation} of ${target.projection} does not exist`);
+        throw new CheckpointConflictError(target, options.expectedCheckpoint ?? null, decodeNullablePosition(found));
+      }
       throw commitFailure(outcome.failed, target, writes);
     }
     if (this.#closed) return;
@@ -446,6 +453,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     // The handler is CommonJS source that the writer thread evaluates the same way.
     this.#inlineCommit ??= (0, eval)(STEPS_HANDLER)(this.#db) as (steps: readonly WriteStep[]) => TransactionOutcome;
     return this.#inlineCommit(steps);
+  }
+
+  /** Commits are transactions: none is ever left half-done. */
+  async completeInterruptedCommit(): Promise<boolean> {
+    this.#assertOpen();
+    return false;
   }
 
   deepPageReads(): { counted: number; offset: number } {
@@ -466,10 +479,18 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   /** The statements of a commit (see commit). */
-  #commitSteps(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, leaseHolder: string | undefined): WriteStep[] {
+  #commitSteps(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions): WriteStep[] {
     const steps: WriteStep[] = [];
-    if (leaseHolder !== undefined) {
-      steps.push({ sql: 'SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?', params: [target.projection, target.generation], read: true, abortUnless: leaseHolder });
+    if (options.leaseHolder !== undefined) {
+      steps.push({ sql: 'SELECT holder FROM projection_leases WHERE projection = ? AND generation = ?', params: [target.projection, target.generation], read: true, abortUnless: options.leaseHolder });
+    }
+    if (options.expectedCheckpoint !== undefined) {
+      steps.push({
+        sql: 'SELECT checkpoint FROM projection_generations WHERE projection = ? AND generation = ?',
+        params: [target.projection, target.generation],
+        read: true,
+        abortUnless: options.expectedCheckpoint === null ? null : encodePosition(options.expectedCheckpoint),
+      });
     }
     // Deletes first, then puts in position order: a batch that frees a unique value and gives it to
     // another document commits, as applying its events one by one would.

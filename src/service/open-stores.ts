@@ -29,13 +29,14 @@ export interface OpenStoresOptions {
 export async function openStores(config: Config, logger: Logger, options: OpenStoresOptions = {}): Promise<Stores> {
   const events = await openEventStore(config);
   let readModels: ReadModelStore;
+  let readModelsDetail: Record<string, string>;
   try {
-    readModels = await openReadModels(config, options);
+    ({ store: readModels, detail: readModelsDetail } = await openReadModels(config, options));
   } catch (error) {
     await events.close();
     throw error;
   }
-  logger.info({ eventStore: describeEventStore(config), readModels: describeReadModels(config) }, 'stores open');
+  logger.info({ eventStore: describeEventStore(config), readModels: describeReadModels(config), ...readModelsDetail }, 'stores open');
   return {
     events,
     readModels,
@@ -63,18 +64,23 @@ async function openEventStore(config: Config): Promise<EventStore> {
   }
 }
 
-async function openReadModels(config: Config, options: OpenStoresOptions): Promise<ReadModelStore> {
+/** The read-model store, checked, and what the log line of the stores says of it beyond where it is. */
+async function openReadModels(config: Config, options: OpenStoresOptions): Promise<{ store: ReadModelStore; detail: Record<string, string> }> {
   const where = describeReadModels(config);
   let store: ReadModelStore | undefined;
   try {
+    const detail: Record<string, string> = {};
     if (config.readModels.kind === 'sqlite') {
       store = SqliteReadModelStore.open(config.readModels.file, options);
     } else {
       const { MongoReadModelStore } = await import('../read-models/mongo-read-model-store.ts');
-      store = await MongoReadModelStore.connect(config.readModels.url);
+      const mongo = await MongoReadModelStore.connect(config.readModels.url);
+      store = mongo;
+      // In transactions (a replica set, mongos) or through the journal (a standalone server): see mongo-commits.ts.
+      detail['readModelCommits'] = await mongo.commitMode();
     }
     await store.ping();
-    return store;
+    return { store, detail };
   } catch (error) {
     await store?.close().catch(() => undefined);
     throw new StoreStartupError(`read models (${where}) unavailable: ${redactUrl(messageOf(error))}`, { cause: error });

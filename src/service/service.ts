@@ -19,7 +19,7 @@ import { domainErrorToHttp } from '../http/errors/domain-error-to-http.ts';
 import { applicationErrorToHttp } from '../http/errors/application-error-to-http.ts';
 import { HttpError } from '../http/errors/http-error.ts';
 import { EventTooLargeError, NotLeaderError, UnavailableError } from '../event-store/errors.ts';
-import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
+import { ReadModelUnavailableError, TextSearchUnavailableError } from '../read-models/read-model-store.ts';
 import { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
 import { projections, retiredProjections } from '../../projections/index.ts';
 import { serviceEventCatalog } from './event-catalog.ts';
@@ -451,6 +451,7 @@ function translateErrors(error: unknown): HttpError | undefined {
   if (error instanceof WritesRefusedError) {
     return new HttpError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: error.message, retryable: false, expose: true, cause: error });
   }
+  if (error instanceof TextSearchUnavailableError) return unavailable('Full-text search is not available: the read-model server has no text indexes.', { cause: error });
   if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
     return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
   }

@@ -16,7 +16,8 @@ describe('configuration from the environment', () => {
   it('chooses EventStoreDB and MongoDB when their URLs are set', () => {
     const config = loadConfig({ EVENTSTORE_CONNECTION_STRING: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost:27017/annals', ROLES: 'api', SESSION_SECRET: 's'.repeat(40), SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
     expect(config.eventStore).to.deep.equal({ kind: 'eventstoredb', connectionString: 'esdb://localhost:2113?tls=false' });
-    expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://localhost:27017/annals' });
+    // The key store's database is the read models' followed by _keys unless MONGODB_KEYS_DATABASE names one.
+    expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://localhost:27017/annals', keysDatabase: 'annals_keys' });
     expect([...config.roles]).to.deep.equal(['api']);
   });
 

@@ -12,8 +12,16 @@ async function rejection(run: () => Promise<unknown>): Promise<Error> {
   throw new Error('expected a rejection');
 }
 
+/**
+ * A key store's harness may tell every byte a store keeps that a reader of its storage can reach (`raw`): the
+ * SQLite file and its WAL, every document of the MongoDB database. With it, the suite checks that a
+ * destroyed key is nowhere in them.
+ */
+export type KeyStoreHarness = HarnessOrPending<KeyStore> & { raw?(store: KeyStore): Promise<Buffer> };
+
 /** The key-store port's contract (src/key-store/key-store.ts): every adapter passes it. */
-export function keyStoreConformance(title: string, harness: HarnessOrPending<KeyStore>): void {
+export function keyStoreConformance(title: string, harness: KeyStoreHarness): void {
+  const raw = 'raw' in harness ? harness.raw : undefined;
   conformanceSuite(title, harness, ({ test, harness: h }) => {
     test('keeps a key and gives it back; an unknown id has none', async () => {
       const store = await h().create();
@@ -60,6 +68,34 @@ export function keyStoreConformance(title: string, harness: HarnessOrPending<Key
       const never = randomUUID();
       await store.destroy(never);
       expect(await store.destroyed(never)).to.equal(true);
+      await store.close();
+    });
+
+    test('a destroyed key is gone from what the store keeps, not only from its answers', async function () {
+      if (!raw) this.skip();
+      const store = await h().create();
+      const kept = randomBytes(32);
+      const erased = randomBytes(32);
+      const [keptId, erasedId] = [randomUUID(), randomUUID()];
+      await store.put(keptId, kept);
+      await store.put(erasedId, erased);
+      expect((await raw!(store)).includes(erased), 'the stored bytes hold the key before it is destroyed').to.equal(true);
+      await store.destroy(erasedId);
+      const after = await raw!(store);
+      expect(after.includes(erased), 'the destroyed key is still stored').to.equal(false);
+      expect(after.includes(kept)).to.equal(true);
+      await store.close();
+    });
+
+    test('a put racing a destroy of the same id never leaves a key behind the tombstone', async () => {
+      const store = await h().create();
+      for (let i = 0; i < 20; i++) {
+        const id = randomUUID();
+        await Promise.allSettled([store.put(id, randomBytes(32)), store.destroy(id)]);
+        expect(await store.destroyed(id)).to.equal(true);
+        expect(await store.get(id), `round ${i}`).to.equal(null);
+        expect((await store.getMany([id])).size).to.equal(0);
+      }
       await store.close();
     });
 

@@ -6,9 +6,19 @@ import { SqliteKeyStore } from '../../src/key-store/sqlite-key-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { keyStoreConformance } from './key-store.conformance.ts';
 
+const files = new Map<object, string>();
+/** The file, its WAL and shared memory: what a reader of the disk gets. */
+const bytesOnDisk = (file: string) => Buffer.concat(['', '-wal', '-shm'].filter((s) => fs.existsSync(file + s)).map((s) => fs.readFileSync(file + s)));
+
 keyStoreConformance('key store: SQLite file (embedded default)', {
   async create() {
-    return SqliteKeyStore.open(path.join(tempDir(), 'keys.sqlite'));
+    const file = path.join(tempDir(), 'keys.sqlite');
+    const store = SqliteKeyStore.open(file);
+    files.set(store, file);
+    return store;
+  },
+  async raw(store) {
+    return bytesOnDisk(files.get(store)!);
   },
 });
 
@@ -22,15 +32,14 @@ describe('key store: SQLite file, beyond the contract', () => {
     const erasedKey = randomBytes(32);
     await store.put(kept, keptKey);
     await store.put(erased, erasedKey);
-    const bytesOnDisk = () => Buffer.concat(['', '-wal', '-shm'].filter((s) => fs.existsSync(file + s)).map((s) => fs.readFileSync(file + s)));
-    expect(bytesOnDisk().includes(erasedKey)).to.equal(true);
+    expect(bytesOnDisk(file).includes(erasedKey)).to.equal(true);
     await store.destroy(erased);
-    expect(bytesOnDisk().includes(erasedKey), 'the destroyed key is still in the file').to.equal(false);
+    expect(bytesOnDisk(file).includes(erasedKey), 'the destroyed key is still in the file').to.equal(false);
     await store.close();
     const reopened = SqliteKeyStore.open(file);
     expect((await reopened.get(kept))?.equals(keptKey)).to.equal(true);
     expect(await reopened.destroyed(erased)).to.equal(true);
     await reopened.close();
-    expect(bytesOnDisk().includes(erasedKey)).to.equal(false);
+    expect(bytesOnDisk(file).includes(erasedKey)).to.equal(false);
   });
 });

@@ -18,25 +18,33 @@ import {
   type ReadModelStore,
 } from '../../src/read-models/read-model-store.ts';
 import { conformanceSuite, type HarnessOrPending } from '../support/conformance.ts';
-import { mongoServer, mongoServerPending, mongoServerTarget } from '../support/mongo-server.ts';
+import { lacksOn, mongoServer, mongoServerPending, pendingOn, type FerretDbGap, type MongoServer } from '../support/mongo-server.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { toMongoFilter, toMongoSort, toMongoText } from '../../src/read-models/mongo-query.ts';
 import { articlesSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 import { freePort as closedPort } from '../support/ports.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
-// FerretDB v1 refuses partial indexes, which the adapter's generation registry relies on today (one active
-// generation per projection): the suites wait for the registry to stop needing them (issue 43), on FerretDB only.
-const pending =
-  (await mongoServerPending()) ??
-  ((await mongoServerTarget()).kind === 'ferretdb' ? 'FerretDB v1 lacks partial indexes (partialFilterExpression), which the generation registry uses' : undefined);
+const LATER = '2026-11-22T11:00:00.000Z';
+const pending = await mongoServerPending();
 
 let serverUrl: string | undefined;
+let server: MongoServer | undefined;
 const createdDatabases = new Set<string>();
 
 /** The shared server of mongoServer() (MONGODB_URL, a container, or FerretDB), started on first use. */
 async function startServer(): Promise<void> {
-  serverUrl = (await mongoServer()).url;
+  server = await mongoServer();
+  serverUrl = server.url;
+}
+
+/** Marks the running test pending when the server lacks `gap` (FerretDB), naming it. */
+function needs(context: Mocha.Context, gap: FerretDbGap): void {
+  const reason = pendingOn(server!, gap);
+  if (reason) {
+    context.test!.title += ` [pending: ${reason}]`;
+    context.skip();
+  }
 }
 
 /** Drops the databases the tests created (on an existing server, nothing else is touched). */
@@ -63,6 +71,7 @@ function mongoHarness(): HarnessOrPending<MongoReadModelStore> {
       return MongoReadModelStore.connect(serverUrl, { database });
     },
     teardown: dropCreatedDatabases,
+    lacks: (feature) => lacksOn(server!, feature),
   };
 }
 
@@ -85,21 +94,23 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
 
   const raw = () => client.db(store.databaseName);
 
-  test('stores {_id, _pos, doc}, so document keys named _id or _pos do not clash', async () => {
+  test('stores {_id, _pos, doc, _unique}, so document keys named _id or _pos do not clash', async () => {
     const doc = { _id: 'user id', _pos: 'user pos', slug: 's', nested: { list: [1, 'two', null], flag: false } };
     await store.commit(gen1, [{ collection: 'articles', id: 'a1', doc, position: 7n }], 7n, NOW);
     const stored = await raw().collection('rm.test-articles.articles.g1').findOne({ _id: 'a1' as never });
-    expect(stored).to.deep.equal({ _id: 'a1', _pos: '00000000000000000007', doc });
+    // _unique: the document's key in the unique index by_slug (see mongo-unique-keys.ts).
+    expect(stored).to.deep.equal({ _id: 'a1', _pos: '00000000000000000007', doc, _unique: { by_slug: '["s"]' } });
     expect(await store.get(gen1, 'articles', 'a1')).to.deep.equal(doc);
     expect(await store.find(gen1, 'articles', { filter: { _id: 'user id' } })).to.deep.equal([doc]);
   });
 
-  test('creates the schema\'s indexes on doc.<field>, idempotently; unique ones ignore documents without the field or with null', async () => {
+  test('creates the schema\'s indexes on doc.<field>, idempotently, and no partial index; unique ones ignore documents without the field or with null', async () => {
     await store.createGeneration(articlesSchema, 1, 1, NOW);
     const indexes = await raw().collection('rm.test-articles.articles.g1').indexes();
     const byName = Object.fromEntries(indexes.map((i) => [i.name, i]));
     expect(byName['by_slug']?.key).to.deep.equal({ 'doc.slug': 1, _id: 1 });
-    expect(byName['by_slug__unique']).to.deep.include({ key: { 'doc.slug': 1 }, unique: true });
+    expect(byName['by_slug__unique']).to.deep.include({ key: { '_unique.by_slug': 1 }, unique: true });
+    expect(indexes.filter((i) => 'partialFilterExpression' in i)).to.deep.equal([]);
     expect(byName['by_status_date']?.key).to.deep.equal({ 'doc.status': 1, 'doc.meta.publishedAt': -1, _id: -1 });
     await store.commit(
       gen1,
@@ -113,7 +124,8 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
     expect(await store.count(gen1, 'articles')).to.equal(2);
   });
 
-  test('creates a text index with no language, which a document field named language does not override', async () => {
+  test('creates a text index with no language, which a document field named language does not override', async function () {
+    needs(this, 'text indexes ($text)');
     const target = { projection: 'test-search', generation: 1 };
     await store.createGeneration(searchSchema, 1, 1, NOW);
     const indexes = await raw().collection('rm.test-search.pages.g1').indexes();
@@ -133,7 +145,8 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
     expect((await replica.find(target, 'pages', { text: queryTokens('タワー') })).length).to.equal(1);
   });
 
-  test('search and deep pages stay within one form set: the query plans (explain) read only its index entries', async () => {
+  test('search and deep pages stay within one form set: the query plans (explain) read only its index entries', async function () {
+    needs(this, 'text indexes ($text)');
     const schema = {
       projection: 'test-plans',
       collections: {
@@ -172,6 +185,83 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
     expect(page.executionStats.nReturned).to.equal(20);
   });
 
+  describe('deep pages by key ranges (mongo-deep-pages.ts)', () => {
+    const target = { projection: 'test-deep', generation: 1 };
+    const schema = {
+      projection: 'test-deep',
+      collections: { items: { indexes: [{ name: 'by_list_rank', fields: [['list', 1], ['rank', -1]] as Array<[string, 1 | -1]> }] } },
+    };
+    const item = (i: number, extra: Record<string, unknown> = {}) => ({ list: i % 5 === 0 ? 'b' : 'a', rank: i % 37, ...(i % 9 === 0 ? {} : { title: `t${i % 13}` }), ...extra });
+    const id = (i: number) => `i${String(i).padStart(4, '0')}`;
+    let deep: MongoReadModelStore;
+    let monitored: MongoClient;
+    let finds: Array<Record<string, unknown>>;
+    beforeEach(async () => {
+      monitored = new MongoClient(serverUrl!, { monitorCommands: true });
+      finds = [];
+      monitored.on('commandStarted', (event) => {
+        if (event.commandName === 'find' && String(event.command['find']).startsWith('rm.')) finds.push(event.command);
+      });
+      deep = new MongoReadModelStore(monitored.db(store.databaseName), { deepPageBlockSize: 8 });
+      await deep.createGeneration(schema, 1, 1, NOW);
+      await deep.commit(target, Array.from({ length: 300 }, (_, i) => ({ collection: 'items', id: id(i), position: 1n, doc: item(i) })), 1n, NOW);
+    });
+    afterEach(async () => {
+      await monitored.close();
+    });
+
+    const sorts: Array<Array<[string, 'asc' | 'desc']>> = [[['rank', 'desc']], [['rank', 'asc'], ['title', 'desc']], [['title', 'asc']]];
+    async function expectSlices(label: string): Promise<void> {
+      for (const sort of sorts) {
+        for (const filter of [{ list: 'a' }, undefined]) {
+          const whole = (await deep.findWithIds(target, 'items', { sort, ...(filter ? { filter } : {}) })).map((e) => e.id);
+          for (const offset of [7, 8, 9, 63, 64, 100, 171, whole.length - 3, whole.length, whole.length + 5]) {
+            const page = (await deep.findWithIds(target, 'items', { sort, ...(filter ? { filter } : {}), offset, limit: 11 })).map((e) => e.id);
+            expect(page, `${label}: ${JSON.stringify(sort)} ${JSON.stringify(filter)} at ${offset}`).to.deep.equal(whole.slice(offset, offset + 11));
+          }
+        }
+      }
+    }
+
+    test('are the slices of the whole list, through inserts, moves and deletes (each commit builds the index again)', async () => {
+      await expectSlices('as loaded');
+      await deep.commit(target, Array.from({ length: 40 }, (_, k) => ({ collection: 'items', id: id(300 + k), position: 2n, doc: item(300 + k, { rank: 5 }) })), 2n, NOW);
+      await expectSlices('after inserts');
+      await deep.commit(target, Array.from({ length: 60 }, (_, k) => ({ collection: 'items', id: id(k * 4), position: 3n, doc: k % 2 ? null : item(k * 4, { list: 'a', rank: 36 }) })), 3n, NOW);
+      await expectSlices('after moves and deletes');
+      expect(deep.deepPageReads().counted).to.be.greaterThan(100);
+    });
+
+    test('a deep page is a range from its block, skipping fewer than a block: it does not walk the list from its start', async () => {
+      const sort: Array<[string, 'desc']> = [['rank', 'desc']];
+      await deep.findWithIds(target, 'items', { filter: { list: 'a' }, sort, offset: 200, limit: 10 });
+      finds.length = 0;
+      const page = await deep.findWithIds(target, 'items', { filter: { list: 'a' }, sort, offset: 201, limit: 10 });
+      expect(page).to.have.length(10);
+      expect(finds).to.have.length(1);
+      expect(finds[0]!['skip'] ?? 0).to.be.below(8);
+      expect(JSON.stringify(finds[0]!['filter'])).to.include('$or');
+      // A list whose sort field holds strings and numbers cannot be keyed: read with skip(), as before.
+      await deep.commit(target, [{ collection: 'items', id: 'mixed', position: 4n, doc: { list: 'a', rank: 'high' } }], 4n, NOW);
+      const before = deep.deepPageReads().offset;
+      expect((await deep.findWithIds(target, 'items', { filter: { list: 'a' }, sort, offset: 201, limit: 10 })).map((e) => e.id)).to.deep.equal(
+        (await deep.findWithIds(target, 'items', { filter: { list: 'a' }, sort })).slice(201, 211).map((e) => e.id),
+      );
+      expect(deep.deepPageReads().offset).to.equal(before + 1);
+    });
+
+    test('the server examines a block and a page of index keys for a deep page, not the keys before it (explain)', async function () {
+      needs(this, 'explain executionStats');
+      const sort: Array<[string, 'desc']> = [['rank', 'desc']];
+      await deep.findWithIds(target, 'items', { filter: { list: 'a' }, sort, offset: 200, limit: 10 });
+      const sent = finds.at(-1)!;
+      const plan = await raw().collection(String(sent['find'])).find(sent['filter'] as never).sort(sent['sort'] as never).skip(Number(sent['skip'] ?? 0)).limit(10).explain('executionStats');
+      // Each branch of the range's $or may walk up to a block and a page of keys (merged in sort order); skip(200) walks 210.
+      expect(plan.executionStats.totalKeysExamined).to.be.at.most(2 * (8 + 10) + 2);
+      expect(plan.executionStats.nReturned).to.equal(10);
+    });
+  });
+
   test('records generations and skips with encoded positions, never raw numbers', async () => {
     await store.commit(gen1, [], (1n << 63n) + 1n, NOW);
     const record = await raw().collection('projection_generations').findOne({ projection: 'test-articles', generation: 1 });
@@ -184,32 +274,45 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
     expect(error).to.be.instanceOf(ReadModelError);
   });
 
-  test('a swap interrupted between retiring the old and activating the new is finished by the same call', async () => {
+  test('the active generation is one pointer document, swapped in one write: readers never see none active', async () => {
     await store.activateGeneration('test-articles', 1, null, NOW);
     await store.createGeneration(articlesSchema, 2, 1, NOW);
-    // The state a crash after the first write leaves: generation 1 retired on behalf of 2, none active.
-    await raw().collection('projection_generations').updateOne({ projection: 'test-articles', generation: 1 }, { $set: { state: 'retired', retiredBy: 2 } });
+    const writes: string[] = [];
+    const monitored = new MongoClient(serverUrl!, { monitorCommands: true });
+    monitored.on('commandStarted', (event) => {
+      if (['insert', 'update', 'delete', 'findAndModify'].includes(event.commandName)) writes.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+    });
+    try {
+      await new MongoReadModelStore(monitored.db(store.databaseName)).activateGeneration('test-articles', 2, 1, LATER);
+    } finally {
+      await monitored.close();
+    }
+    expect(writes).to.deep.equal(['update projection_active']);
+    expect(await raw().collection('projection_active').findOne({ _id: 'test-articles' as never })).to.deep.equal({ _id: 'test-articles', generation: 2, retired: [1], updatedAt: LATER });
+    expect((await store.listGenerations('test-articles')).map((g) => [g.generation, g.state])).to.deep.equal([[1, 'retired'], [2, 'active']]);
+    // Dropping the active generation leaves none active, and a retired one is forgotten with its record.
+    await store.dropGeneration(articlesSchema, 1);
+    expect((await raw().collection('projection_active').findOne({ _id: 'test-articles' as never }))?.['retired']).to.deep.equal([]);
+    await store.dropGeneration(articlesSchema, 2);
     expect(await store.activeGeneration('test-articles')).to.equal(null);
-    await store.createGeneration(articlesSchema, 3, 1, NOW);
-    const other = await store.activateGeneration('test-articles', 3, 1, NOW).then(() => null, (e: unknown) => e);
-    expect(other).to.be.instanceOf(GenerationConflictError);
-    await store.activateGeneration('test-articles', 2, 1, NOW);
-    expect(await store.activeGeneration('test-articles')).to.equal(2);
-    const conflict = await store.activateGeneration('test-articles', 1, null, NOW).then(() => null, (e: unknown) => e);
-    expect(conflict).to.be.instanceOf(GenerationConflictError);
   });
 
-  test('the database refuses a second active generation of a projection', async () => {
-    await store.activateGeneration('test-articles', 1, null, NOW);
+  test('generations recorded by a version before the pointer keep their states: the pointer is made from them once', async () => {
     await store.createGeneration(articlesSchema, 2, 1, NOW);
-    const error = await raw()
-      .collection('projection_generations')
-      .updateOne({ projection: 'test-articles', generation: 2 }, { $set: { state: 'active' } })
-      .then(() => null, (e: unknown) => e);
-    expect(error).to.have.property('code', 11000);
+    await store.createGeneration(articlesSchema, 3, 1, NOW);
+    const records = raw().collection('projection_generations');
+    await records.updateOne({ _id: 'test-articles:1' as never }, { $set: { state: 'retired' } });
+    await records.updateOne({ _id: 'test-articles:2' as never }, { $set: { state: 'active' } });
+    await records.updateOne({ _id: 'test-articles:3' as never }, { $set: { state: 'building' } });
+    const upgraded = new MongoReadModelStore(client.db(store.databaseName));
+    expect(await upgraded.activeGeneration('test-articles')).to.equal(2);
+    expect((await upgraded.listGenerations('test-articles')).map((g) => g.state)).to.deep.equal(['retired', 'active', 'building']);
+    await upgraded.activateGeneration('test-articles', 3, 2, LATER);
+    expect((await upgraded.listGenerations('test-articles')).map((g) => g.state)).to.deep.equal(['retired', 'retired', 'active']);
   });
 
-  test('concurrent activations with the same expectation: exactly one wins', async () => {
+  test('concurrent activations with the same expectation: exactly one wins', async function () {
+    needs(this, 'atomic conditional updates (compare-and-set of one document)');
     await store.activateGeneration('test-articles', 1, null, NOW);
     await store.createGeneration(articlesSchema, 2, 1, NOW);
     await store.createGeneration(articlesSchema, 3, 1, NOW);

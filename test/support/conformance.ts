@@ -9,6 +9,11 @@ export interface AdapterHarness<T> {
   teardown?(): Promise<void>;
   /** Runs once before the suite: start containers. */
   setup?(): Promise<void>;
+  /**
+   * Why the adapter's server cannot do `feature` (a test peer that lacks it, say FerretDB and text indexes),
+   * or undefined: tests needing it are then pending with that reason, for that server only. After setup.
+   */
+  lacks?(feature: string): string | undefined;
 }
 
 export type HarnessOrPending<T> = AdapterHarness<T> | { pending: string };
@@ -21,10 +26,22 @@ export function isPending<T>(h: HarnessOrPending<T>): h is { pending: string } {
  * Declares a conformance suite: `body` receives `test`, which is mocha's `it` when the adapter can run
  * and a declaration of a pending test otherwise, and `adapter()`, the harness.
  */
+/**
+ * Call first in a test (or a `before` hook, for every test of its describe) that needs `feature`: when the
+ * harness's server lacks it, the test is pending, its title naming the reason.
+ */
+export function needsFeature<T>(context: Mocha.Context, harness: AdapterHarness<T>, feature: string, scope: 'test' | 'describe' = 'test'): void {
+  const reason = harness.lacks?.(feature);
+  if (reason === undefined) return;
+  const tests = scope === 'describe' ? (context.test!.parent?.tests ?? []) : [context.test!];
+  for (const test of tests) if (!test.title.includes('[pending:')) test.title += ` [pending: ${reason}]`;
+  context.skip();
+}
+
 export function conformanceSuite<T>(
   suiteTitle: string,
   harness: HarnessOrPending<T>,
-  body: (api: { test: (title: string, fn: () => Promise<void>) => void; harness: () => AdapterHarness<T> }) => void,
+  body: (api: { test: (title: string, fn: (this: Mocha.Context) => Promise<void>) => void; harness: () => AdapterHarness<T> }) => void,
 ): void {
   const title = isPending(harness) ? `${suiteTitle} [pending: ${harness.pending}]` : suiteTitle;
   describe(title, function () {

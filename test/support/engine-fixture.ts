@@ -7,6 +7,7 @@ import { EventLog } from '../../src/event-store/event-log.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import type { EventStore } from '../../src/event-store/event-store.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import type { ReadModelStore } from '../../src/read-models/read-model-store.ts';
 import { tempDir } from './temp-dir.ts';
 
 /** Test events: a counter stream that can carry a "poison" flag a test projection refuses. */
@@ -18,10 +19,10 @@ export const counted = defineEvent({
 
 export const silentLogger = pino({ level: 'silent' });
 
-/** A real event log and read-model store on SQLite files in a fresh folder (or the event store given). */
-export function engineFixture(dir = tempDir(), options: { events?: EventStore } = {}) {
+/** A real event log and read-model store on SQLite files in a fresh folder (or the event store and read-model store given). */
+export function engineFixture(dir = tempDir(), options: { events?: EventStore; store?: ReadModelStore } = {}) {
   const events = options.events ?? SqliteEventStore.open(path.join(dir, 'events.sqlite'), { pollIntervalMs: 20 });
-  const store = SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
+  const store = options.store ?? SqliteReadModelStore.open(path.join(dir, 'read-models.sqlite'));
   const clock = new ManualClock('2026-11-22T12:00:00.000Z');
   const log = new EventLog(events, new EventCatalog([counted]), clock);
   const count = (stream: string, by: number, poison = false) =>

@@ -86,6 +86,7 @@ export function publicOpenApiDocument(): Schema {
             '200': json(ref('EntryList'), 'One page of entries.'),
             '400': error('VALIDATION_ERROR naming the parameter: limit above 100, page below 1, malformed or unknown sort, unknown locale, q too long.'),
             '403': error('PLAN_REQUIRED: q below the Business plan.'),
+            '503': error('SERVICE_UNAVAILABLE: q on a deployment whose read-model server has no text indexes (a MongoDB wire-compatible server such as FerretDB v1), or a data store unavailable for the moment (Retry-After).'),
             ...common,
           },
         },

@@ -673,10 +673,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            /** @description SERVICE_UNAVAILABLE: q on a deployment whose read-model server has no text indexes (a MongoDB wire-compatible server such as FerretDB v1), or a data store unavailable for the moment (Retry-After). */
             503: {
                 headers: {
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
