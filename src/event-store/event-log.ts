@@ -126,6 +126,15 @@ export class EventLog {
       };
       return { id: randomUUID(), type: event.type, data, metadata };
     });
+    const result = await this.#appendStamped(streamId, stamped, expectedRevision);
+    if (this.#appendListeners.size > 0) {
+      const appended = { streamId, types: stamped.map((event) => event.type), position: result.position };
+      for (const listener of this.#appendListeners) listener(appended);
+    }
+    return result;
+  }
+
+  #appendStamped(streamId: string, stamped: ReadonlyArray<Omit<NewEvent, 'metadata'> & { metadata: EventMetadata }>, expectedRevision: ExpectedRevision): Promise<AppendResult> {
     if (!this.#chains) return this.store.append(streamId, stamped, expectedRevision);
     if (typeof expectedRevision === 'bigint' || expectedRevision === 'no_stream') return this.#appendChained(streamId, stamped, expectedRevision);
     // One floating append per stream at a time in this process: they would only refuse each other.
@@ -147,10 +156,6 @@ export class EventLog {
       try {
         const result = await this.store.append(streamId, chained, predecessor.expected);
         this.#tips?.set(streamId, { revision: result.nextExpectedRevision, link: chained[chained.length - 1]!.metadata.chain! });
-        if (this.#appendListeners.size > 0) {
-          const appended = { streamId, types: chained.map((event) => event.type), position: result.position };
-          for (const listener of this.#appendListeners) listener(appended);
-        }
         return result;
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;

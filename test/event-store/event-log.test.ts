@@ -51,6 +51,21 @@ describe('event log: catalog validation, metadata and upcasting', () => {
     });
   });
 
+  for (const chains of [false, true]) {
+    it(`tells its listeners of every durable append, with its stream, types and position, before the append resolves (chains ${chains ? 'on' : 'off'}); a failed one is not told`, async () => {
+      const chained = new EventLog(store, new EventCatalog([titled]), clock, { chains });
+      const heard: Array<{ streamId: string; types: readonly string[]; position: bigint }> = [];
+      const stop = chained.onAppended((append) => heard.push(append));
+      const result = await chained.append('n-9', [{ type: 'note.titled', data: { title: 'A', tags: [] } }, { type: 'note.titled', data: { title: 'B', tags: [] } }], 'no_stream', { actor: { type: 'system', id: 'test' } });
+      expect(heard).to.deep.equal([{ streamId: 'n-9', types: ['note.titled', 'note.titled'], position: result.position }]);
+      await chained.append('n-9', [{ type: 'note.titled', data: { title: 'C', tags: [] } }], 'no_stream', { actor: { type: 'system', id: 'test' } }).catch(() => undefined);
+      expect(heard).to.have.length(1);
+      stop();
+      await chained.append('n-9', [{ type: 'note.titled', data: { title: 'D', tags: [] } }], 'any', { actor: { type: 'system', id: 'test' } });
+      expect(heard).to.have.length(1);
+    });
+  }
+
   it('rejects data that does not match the schema, naming the field, and appends nothing', async () => {
     const error = await log
       .append('n-2', [{ type: 'note.titled', data: { title: '', tags: 'nope' } }], 'any', { actor: { type: 'system', id: 'test' } })
