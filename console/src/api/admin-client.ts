@@ -83,7 +83,8 @@ export function uploadMedia(options: ConsoleClientOptions, file: File, onProgres
 
 /** Sign-in and the login page's branding: the two calls made without a session. */
 export async function signIn(body: { email: string; password: string; projectId?: string }) {
-  return createConsoleClient({}).POST('/auth/login', { body });
+  const session = await createConsoleClient({}).POST('/auth/login', { body });
+  return { ...session, token: session.token ?? '' };
 }
 
 export async function loginBranding(projectId: string) {
