@@ -1,14 +1,12 @@
-import { parseDocument } from 'htmlparser2';
-import { Element, Text, type AnyNode, type ChildNode } from 'domhandler';
-import render from 'dom-serializer';
 import stringify from 'safe-stable-stringify';
-import { checkHtmlTree, checkRichText, formatPath, htmlElementVerdict, sanitiseRichText, type HtmlTreeAdapter, type RichTextProblem } from './rich-text/index.ts';
+import { checkRichText, formatPath, sanitiseRichText, type RichTextProblem } from './rich-text/index.ts';
+import { checkHtmlValue, sanitiseHtmlValue } from './rich-text/rich-text-html-parse.ts';
 
 /**
  * A rich-text (`tiptap`) field's value, as spec section 2 has it: a document (JSON) or an HTML string, each
  * held to the one model of ./rich-text/. The admin API checks values on the way in (checkRichTextValue); the
- * public API sanitises them on the way out (sanitiseRichTextValue). Server side only: HTML is parsed with
- * htmlparser2 (the console reads HTML with the browser's own parser).
+ * public API sanitises them on the way out (sanitiseRichTextValue). HTML is read as the console reads it
+ * (./rich-text/rich-text-html-parse.ts).
  */
 
 export interface RichTextValueProblem {
@@ -16,11 +14,6 @@ export interface RichTextValueProblem {
   where: string;
   problem: string;
 }
-
-const htmlAdapter: HtmlTreeAdapter<AnyNode> = {
-  children: (node) => ('children' in node ? node.children : []),
-  element: (node) => (node instanceof Element ? { name: node.name.toLowerCase(), attrs: node.attribs } : null),
-};
 
 /**
  * Every way a value breaks the model, each with where it is. What was stored before the rule may stay as it
@@ -32,7 +25,7 @@ const htmlAdapter: HtmlTreeAdapter<AnyNode> = {
  */
 export function checkRichTextValue(value: unknown, previous?: unknown): RichTextValueProblem[] {
   if (previous !== undefined && sameJson(value, previous)) return [];
-  if (typeof value === 'string') return checkHtmlTree(parseHtml(value), htmlAdapter).map((p) => ({ where: ` (HTML ${p.path})`, problem: p.problem }));
+  if (typeof value === 'string') return checkHtmlValue(value).map((p) => ({ where: ` (HTML ${p.path})`, problem: p.problem }));
   const problems = checkRichText(value);
   if (problems.length === 0 || previous === undefined) return problems.map(toValueProblem);
   const carried = nodesOf(previous);
@@ -41,7 +34,7 @@ export function checkRichTextValue(value: unknown, previous?: unknown): RichText
 
 /** A value as the public API serves it: a document or HTML holding only what the model allows; null when nothing is left. */
 export function sanitiseRichTextValue(value: unknown): unknown {
-  if (typeof value === 'string') return sanitiseHtml(value);
+  if (typeof value === 'string') return sanitiseHtmlValue(value);
   return sanitiseRichText(value);
 }
 
@@ -82,31 +75,4 @@ function heldUnchanged(doc: unknown, problem: RichTextProblem, carried: Readonly
     if (problem.path[i - 1] === 'content' && carried.has(stringify(node) ?? '')) return true;
   }
   return false;
-}
-
-function parseHtml(html: string) {
-  return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
-}
-
-/**
- * HTML holding only the model's elements and attributes: an element outside it is left out with its content
- * (scripts, styles, frames other than embeds, form controls, ...) or without it (a <div> or <span> around
- * text keeps the text); a link with an unsafe target keeps its text; attributes outside the model go. Text is
- * re-encoded by dom-serializer.
- */
-function sanitiseHtml(html: string): string {
-  const clean = (nodes: readonly ChildNode[], parent: string | undefined): ChildNode[] => {
-    const out: ChildNode[] = [];
-    for (const node of nodes) {
-      if (node instanceof Text) out.push(new Text(node.data));
-      if (!(node instanceof Element)) continue;
-      const name = node.name.toLowerCase();
-      const verdict = htmlElementVerdict(name, node.attribs, parent);
-      if (verdict.action === 'drop') continue;
-      if (verdict.action === 'keep') out.push(new Element(name, verdict.attrs, clean(node.children, name)));
-      else out.push(...clean(node.children, parent));
-    }
-    return out;
-  };
-  return render(clean(parseHtml(html).children, undefined), { encodeEntities: 'utf8', selfClosingTags: false });
 }

@@ -30,7 +30,7 @@ export function assetIdOfMediaUrl(src: string): string | undefined {
 }
 
 const HEADING = {};
-const CELL = { colspan: integer(1, 100), rowspan: integer(1, 1000) };
+const CELL = { colspan: integer(1, 100), rowspan: integer(1, 1000), align: oneOf('left', 'center', 'right') };
 
 /** Allowed elements with their allowed attributes and how each value is checked. */
 export const HTML_ELEMENTS: Readonly<Record<string, Readonly<Record<string, AttrCheck>>>> = {

@@ -81,6 +81,7 @@ const cellAttrs: Record<string, AttrRule> = {
   colspan: { kind: 'integer', min: 1, max: 100, default: 1 },
   rowspan: { kind: 'integer', min: 1, max: 1000, default: 1 },
   colwidth: { kind: 'widths', default: null },
+  align: { kind: 'choice', values: [null, 'left', 'center', 'right'], default: null },
 };
 
 /** Every node type of the model. */
