@@ -1,4 +1,5 @@
 import { adminEn } from './admin-en.ts';
+import { editingEn } from './editing-en.ts';
 
 /** English UI text. Keys are shared with ja.ts, which must have every one (checked by its type). */
 export const en = {
@@ -198,6 +199,7 @@ export const en = {
   'diff.removed': 'removed',
   'diff.changed': 'changed',
   ...adminEn,
+  ...editingEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

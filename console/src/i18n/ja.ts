@@ -1,5 +1,6 @@
 import type { Messages } from './en.ts';
 import { adminJa } from './admin-ja.ts';
+import { editingJa } from './editing-ja.ts';
 
 /** 日本語の UI テキスト。キーは en.ts と同じ（型で全キーを確認）。 */
 export const ja: Messages = {
@@ -199,4 +200,5 @@ export const ja: Messages = {
   'diff.removed': '削除',
   'diff.changed': '変更',
   ...adminJa,
+  ...editingJa,
 };
