@@ -211,8 +211,10 @@ export const publicContent = defineProjection({
   // Version 9: the published orders' indexes hold each list item as its string (IndexSpec.include, read by
   // findStrings), where they held its JSON text, which a read had to parse. Version 10: sort keys of text are its
   // first 128 characters (sortKey), where they held the whole value (a textarea's, in every view). Version 11:
-  // live_counts holds the last change of each form set's lists (FormSetListDoc), which their ETags name.
-  version: 11,
+  // live_counts holds the last change of each form set's lists (FormSetListDoc), which their ETags name. Version
+  // 12: rich text in the views holds only what the rich-text model allows (localizedData sanitises it), so a
+  // service upgraded to it rebuilds the views of content stored before the model.
+  version: 12,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: {
     projects: {},

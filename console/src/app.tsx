@@ -5,7 +5,7 @@ import { I18nProvider, useI18n } from './i18n/i18n.tsx';
 import { SessionProvider, useSession } from './session/session.tsx';
 import { ProjectLayout } from './shell/project-layout.tsx';
 import { useProject } from './shell/project-context.tsx';
-import { SignInPage } from './pages/sign-in.tsx';
+import { SessionExpiredDialog, SignInPage } from './pages/sign-in.tsx';
 import type { ConsoleClient } from './api/admin-client.ts';
 import { EntryList } from './pages/entry-list.tsx';
 import { NewEntry } from './pages/new-entry.tsx';
@@ -16,17 +16,22 @@ import { ReviewCompare } from './pages/review-compare.tsx';
 import { MediaLibrary } from './pages/media-library.tsx';
 import { AuditLog } from './pages/audit-log.tsx';
 import { ADMIN_ROUTES } from './admin/admin-routes.tsx';
+import { RouterErrorElement } from './components/route-error-boundary.tsx';
+import { StartingUp } from './components/starting-up.tsx';
 
 /**
  * Routes, one folder of pages per area. Everything of a project lives under /console/p/{projectId}/,
- * where the service enforces the project's console IP allowlist before the app loads.
+ * where the service enforces the project's console IP allowlist before the app loads. Each page of a project
+ * has its own error boundary inside the project's frame (ProjectLayout); the router's error element stands
+ * for React Router's developer page everywhere else.
  */
 const router = createBrowserRouter(
   [
-    { path: '/', element: <Home /> },
+    { path: '/', element: <Home />, errorElement: <RouterErrorElement /> },
     {
       path: '/p/:projectId',
       element: <ProjectLayout />,
+      errorElement: <RouterErrorElement />,
       children: [
         { index: true, element: <ProjectHome /> },
         { path: 'content/:formSetId', element: <EntryList /> },
@@ -65,9 +70,15 @@ export function App() {
 
 /** /console/: sign in, then the only project or a choice of projects. */
 function Home() {
-  const { session, clientFor } = useSession();
-  if (!session) return <SignInPage />;
-  return <ProjectChoice api={clientFor()} />;
+  const { status, clientFor } = useSession();
+  if (status === 'checking') return <StartingUp />;
+  if (status === 'signed-out') return <SignInPage />;
+  return (
+    <>
+      <ProjectChoice api={clientFor()} />
+      <SessionExpiredDialog />
+    </>
+  );
 }
 
 function ProjectChoice({ api }: { api: ConsoleClient }) {

@@ -66,6 +66,14 @@ export interface RevisionView {
   publishedAt: string | null;
 }
 
+/** What a save reads of the entry's read-model document. */
+interface EntryDocHead {
+  entryId: string;
+  formSetId: string;
+  projectId: string;
+  latestRevision?: { revisionId: string } | null;
+}
+
 export type RevisionAction = 'submit' | 'approve' | 'reject' | 'withdraw' | 'reopen' | 'publish';
 
 /** One revision's outcome in a bulk schedule: never hidden, each answered on its own. */
@@ -267,7 +275,7 @@ export class ContentService {
     assertCan(principal, 'revisions.save');
     const entry = await this.#entryDoc(project, entryId);
     const formSet = await this.formSetOrFail(project, entry.formSetId);
-    const snapshot = await this.#validFields(project, formSet, input.fields ?? {});
+    const snapshot = await this.#validFields(project, formSet, input.fields ?? {}, await this.#richTextBase(formSet, entry));
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const revisionId = ids['revisionId']!;
       const command: EntryCommand = {
@@ -566,7 +574,8 @@ export class ContentService {
     assertCan(principal, 'revisions.save');
     const source = await this.revisionOrFail(project, fromRevisionId);
     const formSet = await this.formSetOrFail(project, source.formSetId);
-    await this.#validFields(project, formSet, source.snapshot);
+    // A restore brings back history as it was: rich text of the old revision is carried over (checkRichTextValue).
+    await this.#validFields(project, formSet, source.snapshot, source.snapshot);
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const revisionId = ids['revisionId']!;
       const existing = await this.#entryState(source.entryId);
@@ -625,8 +634,8 @@ export class ContentService {
     return live.length > 0;
   }
 
-  async #entryDoc(project: ProjectView, entryId: string): Promise<{ entryId: string; formSetId: string; projectId: string }> {
-    const entry = await this.deps.reader.get<{ entryId: string; formSetId: string; projectId: string }>('content', 'entries', entryId);
+  async #entryDoc(project: ProjectView, entryId: string): Promise<EntryDocHead> {
+    const entry = await this.deps.reader.get<EntryDocHead & Record<string, unknown>>('content', 'entries', entryId);
     if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
     return entry;
   }
@@ -672,13 +681,23 @@ export class ContentService {
     return { id: revision.revisionId, revisionId: revision.revisionId, entryId: revision.entryId, revision: revision.revision, status: revision.status, updatedAt: revision.savedAt };
   }
 
-  async #validFields(project: ProjectView, formSet: FormSetView, fields: unknown): Promise<Record<string, unknown>> {
+  /**
+   * The fields of the revision a save replaces, when the form set has rich text: rich text stored before the
+   * rich-text model may be saved back unchanged (one revision document read, whatever the history's length).
+   */
+  async #richTextBase(formSet: FormSetView, entry: EntryDocHead): Promise<Record<string, unknown> | undefined> {
+    if (!entry.latestRevision || !formSet.definition.fields.some((f) => f.type === 'tiptap')) return undefined;
+    return (await this.deps.reader.get<RevisionView & Record<string, unknown>>('content', 'revisions', entry.latestRevision.revisionId))?.snapshot;
+  }
+
+  async #validFields(project: ProjectView, formSet: FormSetView, fields: unknown, previous?: Record<string, unknown>): Promise<Record<string, unknown>> {
     // Only the masters behind this form set's select, radio and multiselect fields (often none).
     const keys = [...new Set(formSet.definition.fields.flatMap((f) => (f.masterEntityKey ? [f.masterEntityKey] : [])))];
     const masters = keys.length === 0 ? [] : await this.deps.reader.find<{ key: string; records: Array<{ value: string }> }>('content', 'masters', { filter: { projectId: project.projectId, key: { $in: keys } }, limit: keys.length });
     const byKey = new Map(masters.map((m) => [m.key, new Set(m.records.map((r) => r.value))]));
     return assertValidEntryFields({ ...formSet.definition, version: formSet.version } as VersionedFormSetDefinition, project.contentLocales, fields, {
       masterValues: (key: string) => byKey.get(key),
+      ...(previous ? { previous } : {}),
     });
   }
 

@@ -4,6 +4,7 @@ import type { FieldDefinition, FormSetDefinition } from '../domain/content/form-
 import { SEO_ROLE_FIELD_TYPES, SEO_ROLE_INFERENCE, widgetRolesByField, type SeoRole, type WidgetRole } from '../domain/content/form-set/roles.ts';
 import { indexTokens } from '../search/search-tokens.ts';
 import { excerpt, plainText } from './rich-text.ts';
+import { sanitiseRichTextValue } from '../domain/content/rich-text-value.ts';
 
 /**
  * One published entry shaped for the public API in one locale, at projection time: a request for an entry,
@@ -151,14 +152,18 @@ export function shapeEntryView(input: EntryViewInput): EntryView {
 
 /**
  * The snapshot's values in `locale`: a localized field's value in that locale, else in the default locale;
- * every other field as stored. Fields the definition no longer has are left out; so are missing values.
+ * every other field as stored. Fields the definition no longer has are left out; so are missing values. Rich
+ * text holds only what the rich-text model allows (sanitiseRichTextValue): a value stored before the model, or
+ * round it, loses what the model does not allow (a javascript: link, a script element) here, before any
+ * public output is shaped from it.
  */
 export function localizedData(fields: readonly FieldDefinition[], snapshot: Snapshot, locale: string, defaultLocale: string): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const field of fields) {
     const stored = snapshot[field.key];
     if (stored === undefined) continue;
-    const value = isLocalizedField(field) ? inLocale(stored, locale, defaultLocale, field.type) : stored;
+    const inThisLocale = isLocalizedField(field) ? inLocale(stored, locale, defaultLocale, field.type) : stored;
+    const value = field.type === 'tiptap' && inThisLocale !== undefined && inThisLocale !== null ? (sanitiseRichTextValue(inThisLocale) ?? undefined) : inThisLocale;
     if (value !== undefined) data[field.key] = value;
   }
   return data;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Clock } from '../clock.ts';
 import type { UserRole } from '../domain/principal.ts';
@@ -12,6 +12,10 @@ import type { UserRole } from '../domain/principal.ts';
  * ('session+jwt' / 'preview+jwt'), and each verifier demands its own, so a preview link cannot be used as a
  * session and a session cannot open a preview. Both are signed with one secret (at least 32 bytes, from
  * settings); the algorithm is pinned to HS256 on verification, so 'none' and key-confusion tricks fail.
+ *
+ * A console session kept in a cookie has a CSRF token (csrfToken): an HMAC of the session's id under the same
+ * secret, which the console sends back in a header on every write (the synchronizer token pattern, without
+ * a table of tokens: it is derived, so every instance checks it and it ends with the session).
  *
  * Time comes from the injected Clock, for signing and (through jose's `currentDate`) for verification.
  * Every failure is one TokenError whose reason is 'expired' or 'invalid' and whose message says nothing
@@ -107,6 +111,19 @@ export class SessionTokens {
     const { sub, tid, role, jti } = payload;
     if (!nonEmpty(sub) || !nonEmpty(tid) || !nonEmpty(jti) || (role !== 'tenant_admin' && role !== 'tenant_user')) throw new TokenError('invalid');
     return { userId: sub, tenantId: tid, role, sessionId: jti, issuedAt: new Date(payload.iat! * 1000), expiresAt: new Date(payload.exp! * 1000) };
+  }
+
+  /** The CSRF token of a session: base64url HMAC-SHA256 of its id; the same on every instance sharing the secret. */
+  csrfToken(sessionId: string): string {
+    return createHmac('sha256', this.#key).update(`annals:csrf:${sessionId}`).digest('base64url');
+  }
+
+  /** Whether `given` is the session's CSRF token (compared in constant time). */
+  isCsrfToken(sessionId: string, given: string | undefined): boolean {
+    if (typeof given !== 'string' || given.length === 0 || given.length > 200) return false;
+    const expected = Buffer.from(this.csrfToken(sessionId));
+    const actual = Buffer.from(given);
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
   }
 
   /** A preview token for one revision of one project, valid 15 minutes by default. */

@@ -43,12 +43,21 @@ export async function watchedPage(context: BrowserContext): Promise<{ page: Page
   return { page, problems };
 }
 
+/**
+ * Opens `url` signed in as `email`: through the sign-in page when it shows, or at once when the browser context
+ * already holds a session cookie (a reload, another tab).
+ */
 export async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
   await page.goto(url);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  const form = page.getByLabel('E-mail');
+  const signedIn = page.getByRole('navigation', { name: 'Main' });
+  await form.or(signedIn).first().waitFor();
+  if (await form.isVisible()) {
+    await form.fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await signedIn.waitFor();
 }
 
 /** A small PNG drawn with sharp, written to a temp file for a file input. */

@@ -1,42 +1,55 @@
 import { AnnalsApiError, createAdminClient, type AdminClient } from '@annals/client';
 import type { Asset } from './shapes.ts';
+import type { SessionGate } from '../session/session-gate.ts';
 
 /**
  * Every call the console makes to the admin API goes through this module, on the typed client
  * `@annals/client` (generated from the service's OpenAPI document): paths, parameters, bodies and answers
  * are checked by the type checker. Errors are AnnalsApiError (code, message, hint, retryable).
+ *
+ * The session is the service's HttpOnly cookie, which the browser sends with every call to its own origin;
+ * no token is held here. Writes carry the session's CSRF token (X-CSRF-Token) from the session gate, read at
+ * the moment each request is sent. A call answered 401 waits at the gate while the user signs in again over
+ * the page, then is sent again as it was, with the new session's token.
  */
 export { AnnalsApiError as ApiError };
 export type ConsoleClient = AdminClient;
 
 export interface ConsoleClientOptions {
-  sessionToken?: string;
   projectId?: string;
-  /** Told of every 401 answer (an expired or revoked session), before the call rejects. */
-  onUnauthorized?: () => void;
+  /** The page's session: CSRF tokens, and the wait for a sign-in again after a 401. Absent: calls made without a session. */
+  gate?: SessionGate;
+  /** false: a 401 is answered at once (signing out), not waited out. Default true with a gate. */
+  waitForSignIn?: boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The CSRF header of a write, from the gate's session as it is now. */
+function csrfHeaders(method: string, gate: SessionGate | undefined): Record<string, string> {
+  const token = gate?.csrfToken();
+  return token && !SAFE_METHODS.has(method.toUpperCase()) ? { 'X-CSRF-Token': token } : {};
 }
 
 export function createConsoleClient(options: ConsoleClientOptions): ConsoleClient {
+  const { gate, waitForSignIn = true } = options;
   return createAdminClient({
     // The page's own origin.
     serviceUrl: '',
-    ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}),
     ...(options.projectId ? { projectId: options.projectId } : {}),
     // A person is waiting: a 429 is shown with its message at once rather than waited out.
     retry: { maxRetries: 0 },
     fetch: async (request) => {
-      const response = await fetch(request);
-      if (response.status === 401) options.onUnauthorized?.();
-      return response;
+      for (;;) {
+        const attempt = request.clone();
+        for (const [name, value] of Object.entries(csrfHeaders(attempt.method, gate))) attempt.headers.set(name, value);
+        const response = await fetch(attempt, { credentials: 'same-origin' });
+        if (response.status !== 401 || !gate || !waitForSignIn) return response;
+        // Signed in again: the same request once more, with the new session.
+        if (!(await gate.unauthorized())) return response;
+      }
     },
   });
-}
-
-function authHeaders(options: ConsoleClientOptions): Record<string, string> {
-  return {
-    ...(options.sessionToken ? { Authorization: `Bearer ${options.sessionToken}` } : {}),
-    ...(options.projectId ? { 'X-Project-Id': options.projectId } : {}),
-  };
 }
 
 /** The error of a failed upload, from its envelope. */
@@ -53,37 +66,52 @@ function uploadErrorOf(status: number, text: string): AnnalsApiError {
 
 /**
  * Uploads a file to the media library (multipart, field "file") with progress: fetch cannot report upload
- * progress, so this one call uses XMLHttpRequest.
+ * progress, so this one call uses XMLHttpRequest. One Idempotency-Key for every attempt: an upload sent again
+ * after a sign-in creates one asset.
  */
-export function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void): Promise<Asset> {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/admin/v1/media');
-    for (const [name, value] of Object.entries(authHeaders(options))) xhr.setRequestHeader(name, value);
-    xhr.setRequestHeader('Idempotency-Key', crypto.randomUUID());
-    xhr.upload.onprogress = (event) => {
-      if (event.lengthComputable) onProgress(event.loaded / event.total);
-    };
-    xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
-        onProgress(1);
-        resolve(JSON.parse(xhr.responseText));
-        return;
-      }
-      if (xhr.status === 401) options.onUnauthorized?.();
-      reject(uploadErrorOf(xhr.status, xhr.responseText));
-    };
-    xhr.onerror = () => reject(new AnnalsApiError({ status: 0, code: 'NETWORK_ERROR', message: 'The upload could not reach the service.', request: 'POST /admin/v1/media' }));
-    const form = new FormData();
-    form.append('file', file, file.name);
-    form.append('fileName', file.name);
-    xhr.send(form);
-  });
+export async function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void): Promise<Asset> {
+  const idempotencyKey = crypto.randomUUID();
+  for (;;) {
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', '/admin/v1/media');
+      if (options.projectId) xhr.setRequestHeader('X-Project-Id', options.projectId);
+      for (const [name, value] of Object.entries(csrfHeaders('POST', options.gate))) xhr.setRequestHeader(name, value);
+      xhr.setRequestHeader('Idempotency-Key', idempotencyKey);
+      xhr.upload.onprogress = (event) => {
+        if (event.lengthComputable) onProgress(event.loaded / event.total);
+      };
+      xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText });
+      xhr.onerror = () => reject(new AnnalsApiError({ status: 0, code: 'NETWORK_ERROR', message: 'The upload could not reach the service.', request: 'POST /admin/v1/media' }));
+      const form = new FormData();
+      form.append('file', file, file.name);
+      form.append('fileName', file.name);
+      xhr.send(form);
+    });
+    if (answer.status >= 200 && answer.status < 300) {
+      onProgress(1);
+      return JSON.parse(answer.text) as Asset;
+    }
+    if (answer.status === 401 && options.gate && (await options.gate.unauthorized())) continue;
+    throw uploadErrorOf(answer.status, answer.text);
+  }
 }
 
-/** Sign-in and the login page's branding: the two calls made without a session. */
+/** Sign-in (for the session cookie) and the login page's branding: calls made without a session. */
 export async function signIn(body: { email: string; password: string; projectId?: string }) {
-  return createConsoleClient({}).POST('/auth/login', { body });
+  const session = await createConsoleClient({}).POST('/auth/login', { body: { ...body, cookie: true } });
+  return { expiresAt: session.expiresAt, user: session.user, csrfToken: session.csrfToken ?? '' };
+}
+
+/** The session the browser already holds (its cookie), or null: asked when the console starts. */
+export async function currentSession() {
+  try {
+    const session = await createConsoleClient({}).GET('/auth/session');
+    return session.cookie && session.csrfToken ? { expiresAt: session.expiresAt, user: session.user, csrfToken: session.csrfToken } : null;
+  } catch (error) {
+    if (error instanceof AnnalsApiError && (error.status === 401 || error.status === 403)) return null;
+    throw error;
+  }
 }
 
 export async function loginBranding(projectId: string) {

@@ -1,4 +1,5 @@
 import { adminEn } from './admin-en.ts';
+import { editingEn } from './editing-en.ts';
 
 /** English UI text. Keys are shared with ja.ts, which must have every one (checked by its type). */
 export const en = {
@@ -113,11 +114,6 @@ export const en = {
   'field.chooseEntry': 'Choose an entry',
   'field.richTextLoading': 'Loading the editor…',
   'field.formatting': 'Formatting',
-  'field.bold': 'Bold',
-  'field.italic': 'Italic',
-  'field.heading': 'Heading',
-  'field.bulletList': 'Bulleted list',
-  'field.orderedList': 'Numbered list',
   'picker.media': 'Media library',
   'picker.entries': 'Entries',
   'picker.select': 'Select',
@@ -204,6 +200,7 @@ export const en = {
   'diff.removed': 'removed',
   'diff.changed': 'changed',
   ...adminEn,
+  ...editingEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

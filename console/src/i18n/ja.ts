@@ -1,5 +1,6 @@
 import type { Messages } from './en.ts';
 import { adminJa } from './admin-ja.ts';
+import { editingJa } from './editing-ja.ts';
 
 /** 日本語の UI テキスト。キーは en.ts と同じ（型で全キーを確認）。 */
 export const ja: Messages = {
@@ -114,11 +115,6 @@ export const ja: Messages = {
   'field.chooseEntry': 'エントリーを選択',
   'field.richTextLoading': 'エディターを読み込み中…',
   'field.formatting': '書式',
-  'field.bold': '太字',
-  'field.italic': '斜体',
-  'field.heading': '見出し',
-  'field.bulletList': '箇条書き',
-  'field.orderedList': '番号付きリスト',
   'picker.media': 'メディアライブラリ',
   'picker.entries': 'エントリー',
   'picker.select': '選択',
@@ -205,4 +201,5 @@ export const ja: Messages = {
   'diff.removed': '削除',
   'diff.changed': '変更',
   ...adminJa,
+  ...editingJa,
 };

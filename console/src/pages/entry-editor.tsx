@@ -12,6 +12,7 @@ import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
 import { mergeFieldValues } from '../fields/merge.ts';
 import { WorkflowBar } from './workflow-bar.tsx';
 import { AssigneeSelect } from '../components/assignee-select.tsx';
+import { useKeptInput } from '../fields/kept-input.ts';
 import type { EntrySummary, FormSet, Revision } from '../api/shapes.ts';
 
 /** How long typing must pause before a draft is saved: one revision per pause, not per keystroke. */
@@ -24,20 +25,25 @@ export function EntryEditorPage() {
   const formSetId = entry.data?.formSetId;
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }), enabled: Boolean(formSetId) });
   const revisionId = entry.data?.latestRevision?.revisionId;
-  // The editor stays mounted (and keeps what is typed) while a newer latest revision loads.
+  // The editor stays mounted (and keeps what is typed) while a newer latest revision of the same entry loads.
   const revision = useQuery({
     queryKey: [projectId, 'revision', revisionId],
     queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId: revisionId! } } }),
     enabled: Boolean(revisionId),
     placeholderData: keepPreviousData,
   });
-  // The editor starts from the entry as it is now (not a cached answer), and then stays mounted.
-  const started = useRef(false);
-  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && formSet.data) started.current = true;
+  // The editor starts from the entry as it is now (not a cached answer, nor another entry's revision), and then
+  // stays mounted: a later failed read is shown above it, never in its place.
+  const started = useRef<string | null>(null);
+  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && revision.data.entryId === entryId && formSet.data) started.current = entryId;
   const error = entry.error ?? formSet.error ?? revision.error;
-  if (error) return <ErrorMessage error={error} />;
-  if (!started.current || !entry.data || !formSet.data || !revision.data) return <LoadingLine />;
-  return <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} />;
+  if (started.current !== entryId || !entry.data || !formSet.data || !revision.data) return error ? <ErrorMessage error={error} /> : <LoadingLine />;
+  return (
+    <>
+      <ErrorMessage error={error} />
+      <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} />
+    </>
+  );
 }
 
 function LoadingLine() {
@@ -48,9 +54,10 @@ function LoadingLine() {
 type SaveState = { kind: 'idle' } | { kind: 'saving' } | { kind: 'saved'; revision: number } | { kind: 'error'; error: unknown };
 
 function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSet: FormSet; revision: Revision }) {
-  const { t } = useI18n();
+  const { t, formatTime } = useI18n();
   const { api, projectId, project, path } = useProject();
   const { session } = useSession();
+  const userId = session?.user.id ?? '';
   const queryClient = useQueryClient();
   // What the editor started from (the latest revision when loaded or last saved) and what is typed now.
   const [base, setBase] = useState({ revision: revision.revision, values: (revision.snapshot ?? {}) as EntryValues });
@@ -61,6 +68,9 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
   const [conflict, setConflict] = useState<{ theirs: Revision } | null>(null);
   const valuesRef = useRef(values);
   valuesRef.current = values;
+  // Unsaved typing is kept in the tab at every change, and offered back when the editor opens again.
+  const { kept, settle } = useKeptInput(userId, `${projectId}.entry.${entry.id}`, values, dirty, base.revision);
+  const keptDiffers = kept !== null && JSON.stringify(kept.values) !== JSON.stringify(values);
   const saving = useRef(false);
   const locales = project.contentLocales;
 
@@ -103,12 +113,13 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     }
   }, [api, entry.id, base.revision, refresh, queryClient, projectId, locales.locales]);
 
-  // Autosave: a draft is saved once typing pauses (again after a new sign-in, when the session had expired).
+  // Autosave: a draft is saved once typing pauses. A save made as the session ran out waits for the sign-in
+  // again (api/admin-client.ts) and then completes with the new session.
   useEffect(() => {
     if (!dirty || conflict || save.kind === 'saving') return;
     const timer = setTimeout(() => void saveNow(), AUTOSAVE_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [values, dirty, conflict, saveNow, save.kind, session?.token]);
+  }, [values, dirty, conflict, saveNow, save.kind]);
 
   // Unsaved-change guard: in-app navigation asks; leaving the page makes the browser ask.
   const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname);
@@ -127,6 +138,11 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
   const change = (next: EntryValues) => {
     setValues(next);
     setDirty(true);
+  };
+  const restoreKept = () => {
+    if (!kept) return;
+    settle();
+    change(kept.values);
   };
 
   const resolveConflict = (keepMine: boolean) => {
@@ -156,6 +172,22 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       </p>
       {entry.liveRevision && <p className="small">{t('editor.live', { revision: entry.liveRevision.revision })}</p>}
       <AssigneeSelect entryId={entry.id} assignee={entry.assignee} onChanged={refresh} />
+      {keptDiffers && (
+        <section className="notice kept-input" aria-labelledby="kept-input-title">
+          <h2 id="kept-input-title" className="visually-hidden">
+            {t('kept.title')}
+          </h2>
+          <p>{t('kept.body', { time: formatTime(new Date(kept.at).toISOString()), revision: kept.baseRevision ?? base.revision })}</p>
+          <div className="row">
+            <button type="button" className="primary" onClick={restoreKept}>
+              {t('kept.restore')}
+            </button>
+            <button type="button" onClick={settle}>
+              {t('kept.discard')}
+            </button>
+          </div>
+        </section>
+      )}
       {conflict && (
         <div className="conflict" role="alertdialog" aria-labelledby="conflict-title">
           <h2 id="conflict-title">{t('editor.conflict.title')}</h2>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../api/admin-client.ts';
@@ -7,11 +7,13 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
+import { useKeptInput } from '../fields/kept-input.ts';
+import { useSession } from '../session/session.tsx';
 
 /** A new entry: its slug and first values, created as a draft; then the editor. */
 export function NewEntry() {
   const { formSetId = '' } = useParams();
-  const { t } = useI18n();
+  const { t, formatTime } = useI18n();
   const { api, projectId, project, path } = useProject();
   const navigate = useNavigate();
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) });
@@ -20,12 +22,17 @@ export function NewEntry() {
   const [errors, setErrors] = useState<FieldErrors>(new Map());
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const { session } = useSession();
+  // What is typed is kept in the tab until the entry is created, and offered back when the page opens again.
+  const typed = useMemo(() => ({ slug, values }), [slug, values]);
+  const { kept, settle } = useKeptInput(session?.user.id ?? '', `${projectId}.new.${formSetId}`, typed, slug !== '' || Object.keys(values).length > 0);
   const create = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
       const created = (await api.POST('/form-sets/{formSetId}/entries', { params: { path: { formSetId } }, body: { slug, fields: values } })) as { entry: { id: string } };
+      settle();
       navigate(path(`entries/${created.entry.id}`));
     } catch (e) {
       setError(e);
@@ -38,6 +45,30 @@ export function NewEntry() {
   return (
     <form className="editor" onSubmit={create}>
       <h1>{t('new.title', { formSet: formSet.data.name })}</h1>
+      {kept && (
+        <section className="notice kept-input" aria-labelledby="kept-input-title">
+          <h2 id="kept-input-title" className="visually-hidden">
+            {t('kept.title')}
+          </h2>
+          <p>{t('kept.bodyNew', { time: formatTime(new Date(kept.at).toISOString()) })}</p>
+          <div className="row">
+            <button
+              type="button"
+              className="primary"
+              onClick={() => {
+                setSlug(kept.values.slug);
+                setValues(kept.values.values);
+                settle();
+              }}
+            >
+              {t('kept.restore')}
+            </button>
+            <button type="button" onClick={settle}>
+              {t('kept.discard')}
+            </button>
+          </div>
+        </section>
+      )}
       <div className="field">
         <label htmlFor="entry-slug" className="label">
           {t('new.slug')} <span className="required">({t('editor.required')})</span>

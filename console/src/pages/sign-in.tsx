@@ -5,7 +5,10 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
 import { Modal } from '../components/modal.tsx';
 
-/** E-mail and password; on a project's page the project's allowlist applies and its branding shows. */
+/**
+ * E-mail and password for the session cookie; on a project's page the project's allowlist applies and its
+ * branding shows. Signing in again over a page whose session ended is for the same account: the e-mail is fixed.
+ */
 export function SignInForm({ projectId, email: knownEmail }: { projectId?: string; email?: string }) {
   const { t } = useI18n();
   const { signedIn } = useSession();
@@ -29,7 +32,8 @@ export function SignInForm({ projectId, email: knownEmail }: { projectId?: strin
     <form onSubmit={submit} className="sign-in-form">
       <label>
         {t('signIn.email')}
-        <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        {/* Known (signing in again): shown, not a stop on the way to the password, which the dialog focuses. */}
+        <input type="email" autoComplete="username" required value={email} readOnly={knownEmail !== undefined} tabIndex={knownEmail !== undefined ? -1 : undefined} onChange={(e) => setEmail(e.target.value)} />
       </label>
       <label>
         {t('signIn.password')}
@@ -68,14 +72,23 @@ export function SignInPage({ projectId }: { projectId?: string }) {
   );
 }
 
-/** Over the page whose session ran out: sign in again without leaving it. */
+/**
+ * Over the page whose session ended (expired, or signed out in another tab or on the service): sign in again
+ * without leaving it. The page stays as it was underneath, and its calls wait: once signed in, they go on with
+ * the new session. "Sign out" leaves instead.
+ */
 export function SessionExpiredDialog({ projectId }: { projectId?: string }) {
   const { t } = useI18n();
-  const { expired, session } = useSession();
+  const { ended, session, signOut } = useSession();
   return (
-    <Modal open={expired} title={t('signIn.title')}>
-      <p>{t('signIn.expired')}</p>
+    <Modal open={ended !== null} title={t('signIn.title')}>
+      <p>{ended === 'signed-out' ? t('signIn.signedOutElsewhere') : t('signIn.expired')}</p>
       <SignInForm {...(projectId ? { projectId } : {})} {...(session ? { email: session.user.email } : {})} />
+      <div className="dialog-actions">
+        <button type="button" onClick={() => void signOut()}>
+          {t('nav.signOut')}
+        </button>
+      </div>
     </Modal>
   );
 }

@@ -1,71 +1,99 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { createConsoleClient, type ConsoleClient, type ConsoleClientOptions, type SessionUser } from '../api/admin-client.ts';
+import { createConsoleClient, currentSession, type ConsoleClient, type ConsoleClientOptions } from '../api/admin-client.ts';
+import { SessionGate, type Session, type SessionEnd } from './session-gate.ts';
+import { forgetKeptInput } from '../fields/kept-input.ts';
+
+export type { Session } from './session-gate.ts';
 
 /**
- * The console session: the token from sign-in, kept in memory only (never in storage an injected script
- * could read). When the service answers 401 or the token's time is up, the session is marked expired: the
- * pages stay mounted under a sign-in dialog, so nothing typed is lost, and the calls run again after it.
+ * The console session: the service's HttpOnly, SameSite=Strict cookie, which no script here can read and which
+ * survives reloads, new tabs and deep links. At start the page asks the service for the session its cookie
+ * holds (GET /auth/session). When the session expires or is signed out, the page stays as it is under a sign-in
+ * dialog and its calls wait (session-gate.ts); signing in again sends them once more with the new session, so
+ * nothing typed and no save is lost. Tabs tell each other of sign-ins and sign-outs (BroadcastChannel).
  */
-export interface Session {
-  token: string;
-  expiresAt: string;
-  user: SessionUser;
-}
-
 interface SessionState {
+  status: 'checking' | 'signed-in' | 'signed-out';
   session: Session | null;
-  expired: boolean;
+  /** Why a signed-in page waits for a sign-in again, or null. */
+  ended: SessionEnd | null;
   signedIn(session: Session): void;
   signOut(): Promise<void>;
-  markExpired(): void;
   /** The client for a project (or none, for the calls outside one). */
   clientFor(projectId?: string): ConsoleClient;
   clientOptions(projectId?: string): ConsoleClientOptions;
 }
 
 const SessionContext = createContext<SessionState | null>(null);
+const CHANNEL = 'annals-console-session';
+type TabMessage = { type: 'signed-in' } | { type: 'signed-out' };
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const [session, setSession] = useState<Session | null>(null);
-  const [expired, setExpired] = useState(false);
-  const markExpired = useCallback(() => setExpired(true), []);
+  const [gate] = useState(() => new SessionGate());
+  const snapshot = useSyncExternalStore(gate.subscribe, gate.getSnapshot);
+  const [channel] = useState(() => (typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(CHANNEL)));
+
+  /** Asks the service which session the cookie holds now; false when there is none. */
+  const recheck = useCallback(async (): Promise<boolean> => {
+    const found = await currentSession().catch(() => null);
+    if (found) gate.begin(found);
+    return found !== null;
+  }, [gate]);
 
   useEffect(() => {
-    if (!session) return;
-    const timer = setTimeout(markExpired, Math.max(0, Date.parse(session.expiresAt) - Date.now()));
+    void currentSession()
+      .catch(() => null)
+      .then((found) => (found ? gate.begin(found) : gate.none()));
+  }, [gate]);
+
+  // Another tab signed in (this one may be waiting for it) or out (this one's session is gone too).
+  useEffect(() => {
+    if (!channel) return;
+    const onMessage = (event: MessageEvent<TabMessage>) => {
+      if (event.data.type === 'signed-out') gate.end('signed-out');
+      else if (gate.snapshot.status !== 'signed-in' || gate.snapshot.ended) void recheck();
+    };
+    channel.addEventListener('message', onMessage);
+    return () => channel.removeEventListener('message', onMessage);
+  }, [channel, gate, recheck]);
+
+  // The session's time is up: the dialog opens before the next call finds out.
+  const session = snapshot.session;
+  useEffect(() => {
+    if (!session || snapshot.ended) return;
+    const timer = setTimeout(() => gate.end('expired'), Math.min(2 ** 31 - 1, Math.max(0, Date.parse(session.expiresAt) - Date.now())));
     return () => clearTimeout(timer);
-  }, [session, markExpired]);
+  }, [session, snapshot.ended, gate]);
+
+  // The gate is the page's for good: clients made once keep working across sessions.
+  const clientOptions = useCallback((projectId?: string): ConsoleClientOptions => ({ gate, ...(projectId ? { projectId } : {}) }), [gate]);
+  const clientFor = useCallback((projectId?: string) => createConsoleClient(clientOptions(projectId)), [clientOptions]);
 
   const value = useMemo<SessionState>(() => {
-    const clientOptions = (projectId?: string): ConsoleClientOptions => ({
-      ...(session ? { sessionToken: session.token } : {}),
-      ...(projectId ? { projectId } : {}),
-      onUnauthorized: markExpired,
-    });
     return {
-      session,
-      expired,
+      ...snapshot,
       signedIn(next) {
-        const wasExpired = expired;
-        setSession(next);
-        setExpired(false);
-        // Calls refused while the session was gone run again with the new one.
-        if (wasExpired) void queryClient.invalidateQueries();
+        const wasAnotherUser = snapshot.session !== null && snapshot.session.user.id !== next.user.id;
+        gate.begin(next);
+        if (wasAnotherUser) queryClient.clear();
+        channel?.postMessage({ type: 'signed-in' } satisfies TabMessage);
       },
       async signOut() {
-        // The service refuses the token from now on (POST /auth/logout); the page forgets it either way.
-        if (session) await createConsoleClient(clientOptions()).POST('/auth/logout').catch(() => undefined);
-        setSession(null);
-        setExpired(false);
+        // The service refuses the session from now on and clears its cookie (POST /auth/logout).
+        await createConsoleClient({ gate, waitForSignIn: false })
+          .POST('/auth/logout')
+          .catch(() => undefined);
+        if (snapshot.session) forgetKeptInput(snapshot.session.user.id);
+        gate.signedOut();
         queryClient.clear();
+        channel?.postMessage({ type: 'signed-out' } satisfies TabMessage);
       },
-      markExpired,
       clientOptions,
-      clientFor: (projectId) => createConsoleClient(clientOptions(projectId)),
+      clientFor,
     };
-  }, [session, expired, markExpired, queryClient]);
+  }, [snapshot, gate, queryClient, channel, clientOptions, clientFor]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

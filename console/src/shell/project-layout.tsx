@@ -8,6 +8,8 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { ProjectContext, type ProjectContextValue } from './project-context.tsx';
 import type { MessageKey } from '../i18n/en.ts';
 import { ADMIN_AREAS } from '../admin/admin-routes.tsx';
+import { RouteErrorBoundary } from '../components/route-error-boundary.tsx';
+import { StartingUp } from '../components/starting-up.tsx';
 
 /**
  * The frame of every page of a project: header (project switcher, language, user, sign-out), the
@@ -16,8 +18,9 @@ import { ADMIN_AREAS } from '../admin/admin-routes.tsx';
  */
 export function ProjectLayout() {
   const { projectId = '' } = useParams();
-  const { session } = useSession();
-  if (!session) return <SignInPage projectId={projectId} />;
+  const { status } = useSession();
+  if (status === 'checking') return <StartingUp />;
+  if (status === 'signed-out') return <SignInPage projectId={projectId} />;
   return <SignedInProject projectId={projectId} />;
 }
 
@@ -107,7 +110,9 @@ function SignedInProject({ projectId }: { projectId: string }) {
           <ErrorMessage error={project.error ?? formSets.error} />
           {value ? (
             <ProjectContext.Provider value={value}>
-              <Outlet />
+              <RouteErrorBoundary>
+                <Outlet />
+              </RouteErrorBoundary>
             </ProjectContext.Provider>
           ) : (
             !project.error && <p>{t('app.loading')}</p>

@@ -52,7 +52,7 @@ export interface ProjectDoc extends ProjectView {
 export interface AdminState {
   principal: Principal;
   /** The console session the request came with (absent for agent keys). */
-  session?: { sessionId: string; expiresAt: Date };
+  session?: { sessionId: string; expiresAt: Date; /** Signed in with the console's session cookie (not a bearer token). */ cookie: boolean };
   /** The project the request acts in: an agent key's own, or a session's X-Project-Id. */
   project?: ProjectDoc;
 }

@@ -261,10 +261,19 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       contact: { name: 'annals maintainers' },
     },
     servers: [{ url: '/admin/v1', description: 'The admin API of the service that serves this document.' }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { sessionCookie: [] }],
     tags: Object.entries(ADMIN_TAGS).map(([name, description]) => ({ name, description })),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An agent key (sk-agent-...) or a console session token from POST /auth/login.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An agent key (sk-agent-...) or a console session token from POST /auth/login.' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-annals-session',
+          description:
+            'The console\'s session cookie, set by POST /auth/login with cookie: true (HttpOnly, SameSite=Strict; `annals-session` without Secure over plain HTTP). Read only when no Authorization header is sent. Every write made with it (any method but GET, HEAD and OPTIONS) must send the session\'s CSRF token (from the login answer or GET /auth/session) as X-CSRF-Token and, when the browser sends them, a same-origin Sec-Fetch-Site and Origin; otherwise 403 FORBIDDEN.',
+        },
+      },
       parameters: {
         IdempotencyKey: {
           name: 'Idempotency-Key',

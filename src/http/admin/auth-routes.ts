@@ -12,18 +12,23 @@ import { SlotsFullError } from '../../security/work-slots.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
 import type { LoginAppearance } from '../../domain/access/project-decider.ts';
 import type { UserDoc } from '../../../projections/access.ts';
+import { assertSameOrigin, setSessionCookie } from './session-cookie.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
   password: z.string().min(1).max(1024),
   /** The project whose console login page was used: its IP allowlist applies. */
   projectId: z.string().optional(),
+  cookie: z.boolean().optional().describe('true: the session is set as an HttpOnly, SameSite=Strict cookie (the console\'s way: no script can read it, and it survives reloads) and the answer holds its csrfToken instead of the token; writes with the cookie send X-CSRF-Token. Default false: the answer holds the token, sent as Authorization: Bearer.'),
 });
 
+export const sessionUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES) });
+
 const sessionSchema = z.object({
-  token: z.string().describe('The session token: send as Authorization: Bearer, with X-Project-Id.'),
+  token: z.string().optional().describe('The session token: send as Authorization: Bearer, with X-Project-Id. Absent for a cookie session.'),
+  csrfToken: z.string().optional().describe('A cookie session\'s CSRF token: send it as X-CSRF-Token with every write made with the cookie. Absent for a bearer token.'),
   expiresAt: z.iso.datetime(),
-  user: z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES) }),
+  user: sessionUserSchema,
 }).meta({ id: 'Session' });
 
 export const loginBrandingSchema = z.object({
@@ -38,7 +43,7 @@ export const loginBrandingSchema = z.object({
 /** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
-  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
     const email = body.email.trim().toLowerCase();
     // Throttled attempts are refused before the password is looked at: guessing costs time, not our CPU.
     const decision = deps.loginThrottle.begin(email, clientIp(ctx));
@@ -63,8 +68,17 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       clientIp: ctx.ip,
     });
     decision.attempt.succeeded();
+    // A cookie is only set for the console's own page (no other origin may sign a browser in).
+    if (body.cookie) assertSameOrigin(ctx);
     const { token, claims } = await deps.sessions.issueSession(subject);
-    ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user: { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role } } satisfies z.input<typeof sessionSchema>;
+    const user = { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role };
+    ctx.set('Cache-Control', 'no-store');
+    if (body.cookie) {
+      setSessionCookie(ctx, token, claims.expiresAt, deps.clock.now());
+      ctx.body = { csrfToken: deps.sessions.csrfToken(claims.sessionId), expiresAt: claims.expiresAt.toISOString(), user } satisfies z.input<typeof sessionSchema>;
+    } else {
+      ctx.body = { token, expiresAt: claims.expiresAt.toISOString(), user } satisfies z.input<typeof sessionSchema>;
+    }
   });
 
   // Spec 4.4 / issue 3 item 1: the console login page shows the project's branding before anyone signs in.

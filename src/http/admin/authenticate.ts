@@ -6,6 +6,8 @@ import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
 import type { Principal, UserRole } from '../../domain/principal.ts';
 import { notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
 import { isInternalCall } from './internal-call.ts';
+import { assertSameOrigin, clearedSessionCookie, isWrite, missingCsrfToken, sessionCookieOf, CSRF_HEADER } from './session-cookie.ts';
+import type { HttpError } from '../errors/http-error.ts';
 import type { AdminDeps, AdminState, ProjectDoc } from './admin-context.ts';
 
 interface AgentKeyDoc {
@@ -28,16 +30,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Authenticates an admin request (spec section 5): `Authorization: Bearer <agent key>` or
- * `Bearer <session JWT>`. Agent keys are looked up by their SHA-256 (the key itself is never stored)
- * and rate limited per key by the project's plan; console sessions are exempt from that limit but must
- * come from an address the project's console IP allowlist admits, checked on every request.
+ * `Bearer <session JWT>`, or, without an Authorization header, the console's session cookie (session-cookie.ts:
+ * writes then need the session's CSRF token and a same-origin request). Agent keys are looked up by their
+ * SHA-256 (the key itself is never stored) and rate limited per key by the project's plan; console sessions
+ * are exempt from that limit but must come from an address the project's console IP allowlist admits,
+ * checked on every request. A refused session cookie is cleared with the 401.
  */
 export function authenticate(deps: AdminDeps): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    if (!token) throw unauthorized('Missing credentials: send Authorization: Bearer <agent key or session token>.');
+    const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const cookie = header ? undefined : sessionCookieOf(ctx);
+    const token = bearer ?? cookie;
+    if (!token) throw unauthorized('Missing credentials: send Authorization: Bearer <agent key or session token>, or sign in to the console.');
+    const viaCookie = bearer === undefined;
+    // A refused cookie is forgotten by the browser with the answer.
+    const refuse = (message: string): HttpError => unauthorized(message, viaCookie ? { headers: { 'Set-Cookie': clearedSessionCookie(ctx) } } : {});
     const state = ctx.state as AdminState;
+    if (looksLikeAgentKey(token) && viaCookie) throw refuse('The credentials are invalid.');
     if (looksLikeAgentKey(token)) {
       const key = await deps.reader.get<AgentKeyDoc & Record<string, unknown>>('access', 'agent_keys', hashApiKey(token));
       if (!key || key.revokedAt) throw unauthorized('The agent key is invalid or revoked.');
@@ -62,14 +72,18 @@ export function authenticate(deps: AdminDeps): Middleware {
         claims = await deps.sessions.verifySession(token);
       } catch (error) {
         if (error instanceof TokenError) {
-          throw unauthorized(error.reason === 'expired' ? 'The session has expired: sign in again.' : 'The credentials are invalid.');
+          throw refuse(error.reason === 'expired' ? 'The session has expired: sign in again.' : 'The credentials are invalid.');
         }
         throw error;
       }
+      if (viaCookie && isWrite(ctx)) {
+        assertSameOrigin(ctx);
+        if (!deps.sessions.isCsrfToken(claims.sessionId, ctx.get(CSRF_HEADER) || undefined)) throw missingCsrfToken();
+      }
       const user = await deps.reader.get<UserDoc & Record<string, unknown>>('access', 'users', claims.userId);
-      if (!user || user.disabled) throw unauthorized('The session is no longer valid: sign in again.');
-      if (user.revokedSessions?.some((revoked) => revoked.sessionId === claims.sessionId)) throw unauthorized('The session was signed out: sign in again.');
-      state.session = { sessionId: claims.sessionId, expiresAt: claims.expiresAt };
+      if (!user || user.disabled) throw refuse('The session is no longer valid: sign in again.');
+      if (user.revokedSessions?.some((revoked) => revoked.sessionId === claims.sessionId)) throw refuse('The session was signed out: sign in again.');
+      state.session = { sessionId: claims.sessionId, expiresAt: claims.expiresAt, cookie: viaCookie };
       // The role comes from the user as it is now, not as it was when the token was issued.
       state.principal = { kind: 'user', userId: user.userId, tenantId: user.tenantId, role: user.role } satisfies Principal;
       const projectId = ctx.get('X-Project-Id');

@@ -1,20 +1,52 @@
 import type { Router } from '@koa/router';
+import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import type { AdminDeps, AdminState } from './admin-context.ts';
 import { principalOf } from './admin-context.ts';
-import { forbidden } from '../errors/error-factory.ts';
+import { forbidden, unauthorized } from '../errors/error-factory.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
+import { sessionUserSchema } from './auth-routes.ts';
+import { clearedSessionCookie } from './session-cookie.ts';
+import type { UserDoc } from '../../../projections/access.ts';
 
-/** POST /auth/logout: signs out the console session the request is made with (authenticated). */
+const currentSessionSchema = z.object({
+  expiresAt: z.iso.datetime(),
+  user: sessionUserSchema,
+  cookie: z.boolean().describe('Whether the request was signed in with the session cookie (else a bearer token).'),
+  csrfToken: z.string().optional().describe('A cookie session\'s CSRF token: send it as X-CSRF-Token with every write made with the cookie.'),
+}).meta({ id: 'CurrentSession' });
+
+/** GET /auth/session: the session the request is made with; POST /auth/logout: signs it out (authenticated). */
 export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
-  api.add(router, { method: 'post', path: '/auth/logout', operationId: 'logout', summary: 'Sign out: the session token of this request is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).', tag: 'Sessions', responses: { 204: { description: 'Signed out', empty: true } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
+  const consoleSession = (ctx: Parameters<Parameters<ApiRegistry['add']>[2]>[0]) => {
     const principal = principalOf(ctx);
     const session = (ctx.state as AdminState).session;
-    if (principal.kind !== 'user' || !session) throw forbidden('Only a console session signs out.', { hint: 'An agent key is revoked instead: npm run cli -- keys revoke.' });
+    if (principal.kind !== 'user' || !session) throw forbidden('Only a console session has one.', { hint: 'An agent key is revoked instead: npm run cli -- keys revoke.' });
+    return { principal, session };
+  };
+
+  // The console asks at start (a reload, a new tab, a deep link): a cookie session goes on where it was.
+  api.add(router, { method: 'get', path: '/auth/session', operationId: 'getSession', summary: 'The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403)', tag: 'Sessions', responses: { 200: { description: 'The current session', schema: currentSessionSchema } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
+    const { principal, session } = consoleSession(ctx);
+    const user = await deps.reader.get<UserDoc & Record<string, unknown>>('access', 'users', principal.userId);
+    if (!user) throw unauthorized('The session is no longer valid: sign in again.');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      expiresAt: session.expiresAt.toISOString(),
+      user: { id: user.userId, tenantId: user.tenantId, email: user.email, role: user.role },
+      cookie: session.cookie,
+      ...(session.cookie ? { csrfToken: deps.sessions.csrfToken(session.sessionId) } : {}),
+    } satisfies z.input<typeof currentSessionSchema>;
+  });
+
+  api.add(router, { method: 'post', path: '/auth/logout', operationId: 'logout', summary: 'Sign out: the session of this request (its token, or the session cookie, which is cleared) is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).', tag: 'Sessions', responses: { 204: { description: 'Signed out', empty: true } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
+    const { principal, session } = consoleSession(ctx);
     const { position } = await deps.access.signOut(principal, session);
     await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
+    if (session.cookie) ctx.append('Set-Cookie', clearedSessionCookie(ctx));
+    ctx.set('Cache-Control', 'no-store');
     ctx.status = 204;
   });
   return router;

@@ -44,14 +44,15 @@ export function validationError(message: string, options: ErrorOptions = {}): Ht
  * 401: credentials missing, invalid or revoked (agent key, preview token). Carries `WWW-Authenticate: Bearer`
  * as HTTP requires for 401.
  */
-export function unauthorized(message = 'Missing, invalid or revoked credentials.', options: ErrorOptions = {}): HttpError {
+export function unauthorized(message = 'Missing, invalid or revoked credentials.', options: ErrorOptions & { headers?: Record<string, string> } = {}): HttpError {
+  const { headers, ...rest } = options;
   return new HttpError({
     status: 401,
     code: ErrorCode.UNAUTHORIZED,
     message,
     retryable: false,
-    headers: { 'WWW-Authenticate': 'Bearer' },
-    ...options,
+    headers: { 'WWW-Authenticate': 'Bearer', ...headers },
+    ...rest,
   });
 }
 

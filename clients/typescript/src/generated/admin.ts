@@ -15,8 +15,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)
-         * @description Sign in with e-mail and password for a console session token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait). No credentials needed.
+         * Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)
+         * @description Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait). No credentials needed.
          */
         post: operations["login"];
         delete?: never;
@@ -45,6 +45,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403)
+         * @description The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/logout": {
         parameters: {
             query?: never;
@@ -55,8 +75,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Sign out: the session token of this request is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).
-         * @description Sign out: the session token of this request is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Sign out: the session of this request (its token, or the session cookie, which is cleared) is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).
+         * @description Sign out: the session of this request (its token, or the session cookie, which is cleared) is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["logout"];
         delete?: never;
@@ -2087,6 +2107,23 @@ export type components = {
             /** @description The signing secret of X-Service-Signature, shown in this answer only. */
             secret: string;
         };
+        CurrentSession: {
+            /** Format: date-time */
+            expiresAt: string;
+            user: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                tenantId: string;
+                email: string;
+                /** @enum {string} */
+                role: "tenant_admin" | "tenant_user";
+            };
+            /** @description Whether the request was signed in with the session cookie (else a bearer token). */
+            cookie: boolean;
+            /** @description A cookie session's CSRF token: send it as X-CSRF-Token with every write made with the cookie. */
+            csrfToken?: string;
+        };
         Entry: {
             /** Format: uuid */
             id: string;
@@ -2912,8 +2949,10 @@ export type components = {
             updatedAt: string;
         };
         Session: {
-            /** @description The session token: send as Authorization: Bearer, with X-Project-Id. */
-            token: string;
+            /** @description The session token: send as Authorization: Bearer, with X-Project-Id. Absent for a cookie session. */
+            token?: string;
+            /** @description A cookie session's CSRF token: send it as X-CSRF-Token with every write made with the cookie. Absent for a bearer token. */
+            csrfToken?: string;
             /** Format: date-time */
             expiresAt: string;
             user: {
@@ -3393,6 +3432,8 @@ export interface operations {
                     email: string;
                     password: string;
                     projectId?: string;
+                    /** @description true: the session is set as an HttpOnly, SameSite=Strict cookie (the console's way: no script can read it, and it survives reloads) and the answer holds its csrfToken instead of the token; writes with the cookie send X-CSRF-Token. Default false: the answer holds the token, sent as Authorization: Bearer. */
+                    cookie?: boolean;
                 };
             };
         };
@@ -3436,6 +3477,36 @@ export interface operations {
                     "application/json": components["schemas"]["LoginBranding"];
                 };
             };
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentSession"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];

@@ -10,6 +10,7 @@ import {
 } from './field-types.ts';
 import type { FieldDefinition, FormSetDefinition, VersionedFormSetDefinition } from './form-set-definition.ts';
 import { isLocaleCode, type ContentLocales } from './locale-code.ts';
+import { checkRichTextValue } from '../rich-text-value.ts';
 
 /**
  * Validation of an entry's `fields` object against its form set's field definitions (issue 3 item 4):
@@ -31,6 +32,8 @@ import { isLocaleCode, type ContentLocales } from './locale-code.ts';
  * - image_gallery: items may be asset UUIDs or {assetId, caption?} objects, mixed.
  * - select, radio, multiselect: any non-empty string passes the compiled schema (master records change
  *   without a definition change); membership in the master is checked when a `masterValues` lookup is given.
+ * - tiptap: a document or an HTML string that fits the rich-text model (../rich-text/, checkRichTextValue),
+ *   each problem named by its path inside the value (`fields.body.en.content[3].content[0].marks[1]: ...`).
  */
 
 export type JsonSchema = AnySchemaObject;
@@ -52,6 +55,11 @@ export type MasterValuesLookup = (masterKey: string) => ReadonlySet<string> | un
 
 export interface ValidateEntryFieldsOptions {
   masterValues?: MasterValuesLookup;
+  /**
+   * The normalized fields of the revision a save replaces (or a restore copies): rich text stored before the
+   * rich-text model may be carried over unchanged (checkRichTextValue).
+   */
+  previous?: Record<string, unknown>;
 }
 
 export type EntryFieldsResult =
@@ -423,11 +431,27 @@ class CompiledEntryFieldsValidator implements EntryFieldsValidator {
     }
   }
 
+  /** Each locale's rich-text value (or the one value) against the model, with the stored value it replaces. */
+  #richTextProblems(field: FieldDefinition, value: unknown, previous: unknown): FieldValueProblem[] {
+    const localized = isLocalizedField(field);
+    const values: Array<[string | undefined, unknown, unknown]> = localized
+      ? Object.entries(value as Record<string, unknown>).map(([locale, v]) => [locale, v, isPlainObject(previous) ? previous[locale] : undefined])
+      : [[undefined, value, previous]];
+    const problems: FieldValueProblem[] = [];
+    for (const [locale, v, before] of values) {
+      const found = checkRichTextValue(v, before);
+      for (const p of found.slice(0, RICH_TEXT_PROBLEMS_NAMED)) problems.push(richTextProblem(field.key, locale, p.where, p.problem));
+      if (found.length > RICH_TEXT_PROBLEMS_NAMED) problems.push(richTextProblem(field.key, locale, '', `and ${found.length - RICH_TEXT_PROBLEMS_NAMED} more problems of the rich-text model`));
+    }
+    return problems;
+  }
+
   #semanticProblems(normalized: Record<string, unknown>, failed: ReadonlySet<string>, options: ValidateEntryFieldsOptions): FieldValueProblem[] {
     const problems: FieldValueProblem[] = [];
     for (const field of this.definition.fields) {
       if (failed.has(field.key) || !Object.hasOwn(normalized, field.key)) continue;
       const value = normalized[field.key];
+      if (field.type === 'tiptap') problems.push(...this.#richTextProblems(field, value, options.previous?.[field.key]));
       if (field.type === 'date' && isPlainObject(value)) {
         const from = Date.parse(String(value.from));
         const to = Date.parse(String(value.to));
@@ -453,6 +477,9 @@ class CompiledEntryFieldsValidator implements EntryFieldsValidator {
   }
 }
 
+/** How many of a rich-text value's problems are named, each with its path; past that the message says how many more. */
+const RICH_TEXT_PROBLEMS_NAMED = 5;
+
 function makeProblem(field: string, locale: string | undefined, rest: readonly string[], problem: string): FieldValueProblem {
   const path = rest.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');
   const where = `fields.${field}${locale !== undefined ? `.${locale}` : ''}${path}`;
@@ -463,6 +490,11 @@ function makeProblem(field: string, locale: string | undefined, rest: readonly s
     problem,
     message: `${where}: ${problem}`,
   };
+}
+
+function richTextProblem(field: string, locale: string | undefined, where: string, problem: string): FieldValueProblem {
+  const at = `fields.${field}${locale !== undefined ? `.${locale}` : ''}${where}`;
+  return { field, ...(locale !== undefined ? { locale } : {}), ...(where ? { path: where } : {}), problem, message: `${at}: ${problem}` };
 }
 
 function dedupeProblems(problems: FieldValueProblem[]): FieldValueProblem[] {
