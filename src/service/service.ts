@@ -263,7 +263,14 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         clock,
         operatorTenantIds: config.operatorTenantIds,
       });
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations });
+      // Audit exports sign with the audit key, opened when the first one is asked for.
+      let exportSigner: Promise<AuditSigner> | undefined;
+      const auditSigner = () =>
+        (exportSigner ??= AuditSigner.open(contact.keyStore, clock).catch((error: unknown) => {
+          exportSigner = undefined;
+          throw error;
+        }));
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditSigner });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);

@@ -4,7 +4,7 @@ import { systemClock } from '../../clock.ts';
 import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { AuditSigner, auditPublicKey } from '../../audit/audit-signer.ts';
 import { verifyLog } from '../../audit/chain-verifier.ts';
-import { exportAudit } from '../../audit/audit-export.ts';
+import { exportAudit, type AuditExportSelection } from '../../audit/audit-export.ts';
 import { anchorUnlinkedEvents } from '../../audit/legacy-anchor.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { note, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
@@ -13,7 +13,9 @@ import type { Config } from '../../config/config.ts';
 
 const USAGE = `  annals audit verify [--project ID] [--json]   recompute every hash chain and check the signed anchors; exit 1 on a break
   annals audit export --project ID --from T --to T --out FILE.ndjson [--json]
-                                                 a project's events of [from, to) as a signed bundle (verify it with scripts/audit/verify-audit-export.mjs)
+  annals audit export --project ID --entry ENTRY_ID --out FILE.ndjson [--json]
+                                                 a signed bundle of a project's events of [from, to), or of one entry's whole history,
+                                                 with the actors they name (verify it with scripts/audit/verify-audit-export.mjs)
   annals audit public-key [--json]              the audit public key (JWK) auditors verify exports with
   annals audit anchor [--json]                  sign an anchor over events without a chain link written since the last anchor`;
 
@@ -26,13 +28,13 @@ export const auditCommands: CommandGroup = {
   name: 'audit',
   usage: USAGE,
   async run(args, options) {
-    const { values, positionals } = parseCommandArgs(args, { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } }, USAGE);
+    const { values, positionals } = parseCommandArgs(args, { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' } }, USAGE);
     const [command] = positionals;
     switch (command) {
       case 'verify':
         return verify(values.project, options);
       case 'export':
-        return exportBundle({ project: required(values.project, '--project', USAGE), from: instant(required(values.from, '--from', USAGE), '--from'), to: instant(required(values.to, '--to', USAGE), '--to'), out: required(values.out, '--out', USAGE) }, options);
+        return exportBundle({ project: required(values.project, '--project', USAGE), selection: exportSelection(values), out: required(values.out, '--out', USAGE) }, options);
       case 'public-key':
         return publicKey();
       case 'anchor':
@@ -65,8 +67,20 @@ async function verify(projectId: string | undefined, options: CommandOptions): P
   });
 }
 
-async function exportBundle(args: { project: string; from: string; to: string; out: string }, options: CommandOptions): Promise<number> {
-  if (Date.parse(args.from) >= Date.parse(args.to)) throw new UsageError('--from must be before --to', USAGE);
+/** What an export holds: --from and --to (a period), or --entry (one entry's whole history). */
+function exportSelection(values: { from?: string | undefined; to?: string | undefined; entry?: string | undefined }): AuditExportSelection {
+  if (values.entry !== undefined) {
+    if (values.from !== undefined || values.to !== undefined) throw new UsageError('--entry exports the entry\'s whole history: give --entry, or --from and --to, not both', USAGE);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(values.entry)) throw new UsageError(`--entry must be an entry id (a UUID), got ${JSON.stringify(values.entry)}`, USAGE);
+    return { kind: 'entry', entryId: values.entry.toLowerCase() };
+  }
+  const from = instant(required(values.from, '--from', USAGE), '--from');
+  const to = instant(required(values.to, '--to', USAGE), '--to');
+  if (Date.parse(from) >= Date.parse(to)) throw new UsageError('--from must be before --to', USAGE);
+  return { kind: 'period', from, to };
+}
+
+async function exportBundle(args: { project: string; selection: AuditExportSelection; out: string }, options: CommandOptions): Promise<number> {
   const file = path.resolve(args.out);
   if (fs.existsSync(file)) throw new UsageError(`${args.out} exists already: export to a new file`, USAGE);
   return withStores(async ({ stores, config }) => {
@@ -74,14 +88,15 @@ async function exportBundle(args: { project: string; from: string; to: string; o
       const signer = await AuditSigner.open(keys, systemClock);
       const bar = options.json ? undefined : new RebuildProgressBar('export', process.stderr);
       try {
-        const result = await exportAudit(stores.events, signer, { projectId: args.project, from: args.from, to: args.to, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
-        bar?.finish(result.events);
+        const result = await exportAudit(stores.events, signer, { projectId: args.project, selection: args.selection, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+        bar?.finish(result.events + result.actorEvents);
         return result;
       } finally {
         bar?.stop();
       }
     });
-    note(`audit export: ${summary.events} events of ${summary.streams} streams of project ${summary.projectId} written to ${args.out}, signed by key ${summary.keyId}`);
+    const what = summary.selection.kind === 'entry' ? `entry ${summary.selection.entryId}'s history` : `[${summary.selection.from}, ${summary.selection.to})`;
+    note(`audit export: ${summary.events} events of ${what} in ${summary.streams} streams of project ${summary.projectId}, with ${summary.actorEvents} events of the actors they name, read to log position ${summary.through ?? '(empty log)'}, written to ${args.out}, signed by key ${summary.keyId}`);
     printResult(summary);
     return 0;
   });

@@ -22,9 +22,14 @@ import { asOfRoutes } from './as-of-routes.ts';
 import { reviewNoticeRoutes } from './review-notice-routes.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
+import type { AuditSigner } from '../../audit/audit-signer.ts';
+import { auditExportRoutes } from './audit-export-routes.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
-export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService } = {}): Router {
+export function adminRouter(
+  deps: AdminDeps,
+  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; auditSigner?: () => Promise<AuditSigner> } = {},
+): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   const api = new ApiRegistry();
   const open = authRoutes(deps, api);
@@ -32,6 +37,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
   const asOf = asOfRoutes(deps, api);
+  const auditExports = auditExportRoutes(deps, api, services.auditSigner);
   const schema = schemaRoutes(deps, api);
   const project = projectRoutes(deps, api);
   const preview = previewRoutes(deps, api);
@@ -51,6 +57,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, operations, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

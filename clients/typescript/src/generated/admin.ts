@@ -649,6 +649,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/audit/exports/period": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only
+         * @description A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["exportAuditPeriod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/exports/entries/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only
+         * @description A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["exportAuditEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master-entities": {
         parameters: {
             query?: never;
@@ -4874,6 +4914,81 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    exportAuditPeriod: {
+        parameters: {
+            query: {
+                /** @description The period's start (inclusive): an ISO 8601 date-time with an offset. */
+                from: string;
+                /** @description The period's end (exclusive): an ISO 8601 date-time with an offset, after from. */
+                to: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed audit export (NDJSON, format annals-audit-export version 2: a header line, the event lines, the actor lines, a line per stream, an end line with the SHA-256 of the lines before it and an Ed25519 signature). Verify it without the service: node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEY.json (docs/audit.md). X-Audit-Export-Digest repeats the digest its end line signs. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="audit-....ndjson" */
+                    "Content-Disposition"?: string;
+                    /** @description sha256:<hex>: the digest the end line signs */
+                    "X-Audit-Export-Digest"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    exportAuditEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed audit export (NDJSON, format annals-audit-export version 2: a header line, the event lines, the actor lines, a line per stream, an end line with the SHA-256 of the lines before it and an Ed25519 signature). Verify it without the service: node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEY.json (docs/audit.md). X-Audit-Export-Digest repeats the digest its end line signs. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="audit-....ndjson" */
+                    "Content-Disposition"?: string;
+                    /** @description sha256:<hex>: the digest the end line signs */
+                    "X-Audit-Export-Digest"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
                 };
             };
             400: components["responses"]["Http400ValidationError"];
