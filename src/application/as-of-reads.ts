@@ -150,7 +150,7 @@ export class AsOfReads {
     if (interval && interval.projectId === project.projectId) return { kind: 'served', entry: await this.#served(interval, instant, locales, options.publicBaseUrl) };
     const moved = await this.#redirect(formSetId, slug, instant);
     if (moved && moved.projectId === project.projectId) return { kind: 'moved', at: instant.iso, formSetId, slug, entry: { id: moved.entryId, slug: moved.slug } };
-    throw notFound(`No entry was live at slug ${JSON.stringify(slug)} of form set ${formSetId} at ${instant.iso}, and it was no former slug of one.`);
+    throw notFound(`No entry was live at slug ${JSON.stringify(slug)} of form set ${formSetId} at ${instant.iso}, nor was it a former slug of an entry live then.`);
   }
 
   /** The form set's entries live at `at`, in the public list's order (first published, newest first), a page at a time. */
@@ -327,7 +327,7 @@ export class AsOfReads {
    * Where a former slug of the form set redirected at the instant, as the public API answered it: the entry
    * that left the slug, when it was live then (its slug then), or null.
    */
-  async #redirect(formSetId: string, slug: string, instant: Instant): Promise<(PublicationIntervalDoc & { entryId: string }) | null> {
+  async #redirect(formSetId: string, slug: string, instant: Instant): Promise<PublicationIntervalDoc | null> {
     const [redirect] = await this.deps.reader.find<SlugRedirectIntervalDoc & Record<string, unknown>>(PROJECTION, 'redirects', {
       filter: { formSetId, slug, fromMs: { $lte: instant.ms }, toMs: { $gt: instant.ms } },
       sort: [['fromMs', 'desc']],

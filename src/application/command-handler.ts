@@ -51,11 +51,13 @@ export async function loadAggregate<State, Event extends DomainEvent>(
  * overwriting. A command that loses every round is refused with WriteContentionError (retryable), having
  * written nothing.
  *
- * Each attempt happens at one instant, read from the log's clock after the stream is loaded: the context's
- * `now` (when it has one: the time a decision writes into its events, such as a revision's publishedAt) is set
- * to it, and the events are stamped with it (occurredAt). So an event never says it was published a moment
- * before the log says it happened (reads "as of" that instant see it), and, read after every event already in
- * the stream was appended, the instant is never before theirs on one clock.
+ * Each attempt happens at one instant: the log's clock read after the stream is loaded, or the context's `now`
+ * when that is later (a caller deciding on a clock of its own that runs ahead, as the scheduled publisher's in
+ * tests; the same clock is never ahead). The context's `now` (when it has one: the time a decision writes into
+ * its events, such as a revision's publishedAt) is set to it, and the events are stamped with it (occurredAt).
+ * So an event never says it was published a moment before the log says it happened (reads "as of" that
+ * instant see it), and, read after every event already in the stream was appended, the instant is never
+ * before theirs on one clock.
  */
 export async function handleCommand<State, Command, Event extends DomainEvent, Context>(
   log: EventLog,
@@ -70,7 +72,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadAggregate(log, streamId, decider, options.snapshots);
     // One instant per attempt, read once the stream is loaded: the decision's "now" and the events' occurredAt.
-    const instant = log.now();
+    const instant = instantOf(context, log.now());
     const events = decider.decide(command, loaded.state, atInstant(context, instant));
     if (events.length === 0) return { events, state: loaded.state, position: loaded.position, streamRevision: loaded.revision };
     try {
@@ -87,6 +89,13 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
 }
 
 export type { RecordedEvent };
+
+/** The attempt's instant: the log's time, or the context's `now` when it is later. */
+function instantOf(context: unknown, logNow: Date): Date {
+  const now = context !== null && typeof context === 'object' && 'now' in context ? (context as { now: unknown }).now : undefined;
+  const asked = now instanceof Date ? now.getTime() : typeof now === 'string' ? Date.parse(now) : Number.NaN;
+  return asked > logNow.getTime() ? new Date(asked) : logNow;
+}
 
 /**
  * The decision context at the attempt's instant: its `now` (a Date, or an ISO string for the deciders that
