@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { ManualClock } from '../../src/clock.ts';
 import { adminSession, articleFormSet, startAdminFixture, PASSWORD, type AdminFixture } from '../admin/support.ts';
 import { runEntry, runProgram } from '../support/child-process.ts';
+import { jq, needing, openssl, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const SCRIPT = 'scripts/audit/verify-audit-export.mjs';
@@ -226,7 +227,9 @@ describe('audit exports: periods, entries and their actors, verified by an audit
     }
   });
 
-  it('the walkthrough in docs/audit.md, run as written, with openssl, jq and the standalone script alone; an edited line fails it', async () => {
+  it(needing(openssl, needing(jq, 'the walkthrough in docs/audit.md, run as written, with openssl, jq and the standalone script alone; an edited line fails it')), async function () {
+    requireProgram(this, openssl);
+    requireProgram(this, jq);
     const blocks = walkthroughBlocks();
     expect(blocks.length).to.be.greaterThan(1);
     const run = (bundle: string) => {

@@ -28,6 +28,12 @@ export const curl: SystemProgram = { name: 'curl', executable: 'curl', install: 
 /** Debian's chromium, driven by playwright-core; CHROMIUM_PATH names another build. */
 export const chromium: SystemProgram = { name: 'Chromium', executable: process.env['CHROMIUM_PATH'] || 'chromium', install: 'sudo apt-get install -y chromium' };
 
+/** OpenSSL, the auditor's independent check of an export's signature (docs/audit.md). */
+export const openssl: SystemProgram = { name: 'OpenSSL', executable: 'openssl', install: 'sudo apt-get install -y openssl' };
+
+/** jq, with which docs/audit.md reads the key list and the JWS for openssl. */
+export const jq: SystemProgram = { name: 'jq', executable: 'jq', install: 'sudo apt-get install -y jq' };
+
 /**
  * Docker Compose, to validate docker-compose.yml (no Docker engine needed): the v2 plugin (`docker compose`)
  * when it answers, else Debian's docker-compose (v1). `locate` gives the command line, space-separated.
