@@ -25,8 +25,8 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
  *   content's slug_redirects over time): opened when an entry leaves the slug, closed when another entry
  *   takes it (created with it, or renamed to it), when the entry is deleted, or with its form set. Whether it
  *   answered 301 at T also needs the entry live then (the public API redirects only to a live entry);
- * - `entries`, id entryId: the entry's current slug, its open interval, when it first went live and the
- *   instant of its last change, for the next event.
+ * - `entries`, id entryId: the entry's current slug, its open interval, when it first went live, the
+ *   instant of its last change and its latest save (whose snapshot a publication serves), for the next event.
  *
  * Version 2 added `redirects`, the first publication (list order) and decision instants.
  */
@@ -49,6 +49,8 @@ export interface PublicationIntervalDoc {
   /** When the entry first went live (the public API's `publishedAt`, which its list is ordered by). */
   firstPublishedAt: string;
   firstPublishedMs: number;
+  /** The stream revision of the revision's save (its snapshot): one read gives the values served. */
+  savedAt: { streamRevision: number } | null;
   /** What opened and what closed it. */
   openedBy: 'publish' | 'slug-change';
   closedBy: 'publish' | 'slug-change' | 'entry-deleted' | 'form-set-deleted' | null;
@@ -80,6 +82,8 @@ interface EntryStateDoc {
   firstPublishedAt: string | null;
   /** The instant of its last change here: a later event never takes effect before it. */
   lastMs: number;
+  /** Its latest save: the revision and the save's stream revision (only the latest revision can be published). */
+  lastSaved?: { revisionId: string; streamRevision: number };
 }
 
 type Doc<T> = T & Record<string, unknown>;
@@ -88,8 +92,9 @@ export const OPEN_INTERVAL_MS = Number.MAX_SAFE_INTEGER;
 
 export const publicationHistory = defineProjection({
   name: 'publication-history',
-  // Version 2: redirects, the first publication of each interval's entry (the public list's order), and events
-  // taking effect at their decision's instant (entry-instant.ts).
+  // Version 2: redirects, the first publication of each interval's entry (the public list's order), where the
+  // revision's save is (one read for the values served), and events taking effect at their decision's instant
+  // (entry-instant.ts).
   version: 2,
   description: 'When each entry was live on the public API, under which slug and revision, and when a former slug redirected: the as-of reads.',
   collections: {
@@ -112,7 +117,7 @@ export const publicationHistory = defineProjection({
     // Read while folding: a deleted form set closes its entries' publications.
     entries: { indexes: [{ name: 'by_form_set', fields: [['formSetId', 1]], whileFolding: true }] },
   },
-  filter: { eventTypes: ['entry.created', 'entry.slug-changed', 'entry.revision-published', 'entry.deleted', 'form-set.deleted'] },
+  filter: { eventTypes: ['entry.created', 'entry.revision-saved', 'entry.slug-changed', 'entry.revision-published', 'entry.deleted', 'form-set.deleted'] },
   async apply(event, view) {
     switch (event.type) {
       case 'entry.created': {
@@ -121,6 +126,12 @@ export const publicationHistory = defineProjection({
         view.put('entries', d.entryId, { entryId: d.entryId, projectId: d.projectId, formSetId: d.formSetId, slug: d.slug, open: null, firstPublishedAt: null, lastMs: at } satisfies EntryStateDoc);
         // The public API serves its slug from its own entry now, live or not: the former holder's redirect ends.
         await closeRedirects(view, { formSetId: d.formSetId, slug: d.slug }, at, 'slug-taken');
+        return;
+      }
+      case 'entry.revision-saved': {
+        const d = (event as unknown as EntryEventOf<'entry.revision-saved'>).data;
+        const entry = await view.get<Doc<EntryStateDoc>>('entries', d.entryId);
+        if (entry) view.put('entries', d.entryId, { ...entry, lastSaved: { revisionId: d.revisionId, streamRevision: Number(event.revision) } } satisfies EntryStateDoc);
         return;
       }
       case 'entry.revision-published': {
@@ -143,6 +154,7 @@ export const publicationHistory = defineProjection({
           trigger: d.trigger,
           firstPublishedAt,
           firstPublishedMs: Date.parse(firstPublishedAt),
+          savedAt: entry.lastSaved?.revisionId === d.revisionId ? { streamRevision: entry.lastSaved.streamRevision } : null,
           ...opening(at),
           openedBy: 'publish',
         };

@@ -4,13 +4,13 @@
  * - which entry was live, under which slug and revision, and which former slug redirected where, comes from
  *   the publication history (projections/publication-history.ts): a form set's list at T is one range query,
  *   in the public list's order (first published, newest first);
- * - an entry's values as the public API served them at T: the revision's snapshot (from the entry's stream)
- *   shaped in the requested locale as the public API shapes it (src/public-content/entry-view.ts: a localized
+ * - an entry's values as the public API served them at T: the revision's snapshot (its save, one read of the
+ *   entry's stream) shaped in the requested locale as the public API shapes it (src/public-content/entry-view.ts: a localized
  *   field without a value in that locale takes the default locale's), with the form set's definition and the
  *   project's content locales as they were at T (folded from their streams up to T);
  * - the entry's whole workflow state at T: its stream folded up to T.
- * Each read is bounded by the length of the streams it folds (the entry's, its form set's, the project's),
- * never by the log's. An event counts from its instant (src/domain/content/entry/entry-instant.ts), and a
+ * The values served cost the same at any length of the entry's history; the workflow state is bounded by the
+ * entry's stream, the form set's and the project's by theirs (their changes), never by the log's. An event counts from its instant (src/domain/content/entry/entry-instant.ts), and a
  * read at T includes everything that happened at T.
  *
  * An instant before the project existed, or in the future, is refused (VALIDATION_ERROR naming `at`); so is a
@@ -22,7 +22,7 @@ import type { EventActor } from '../domain/decider.ts';
 import { assertCan } from '../domain/access/permissions.ts';
 import { invalid, notFound } from '../domain/domain-error.ts';
 import { entryDecider, type EntryState } from '../domain/content/entry/entry-decider.ts';
-import { entryStream, type EntryEvent, type EntryEventOf, type ExternalIdentity, type Snapshot } from '../domain/content/entry/entry-events.ts';
+import { entryStream, type EntryEvent, type EntryEventOf, type Snapshot } from '../domain/content/entry/entry-events.ts';
 import { entryEventInstantMs } from '../domain/content/entry/entry-instant.ts';
 import { formSetStreamId } from '../domain/content/form-set/form-set-events.ts';
 import type { FormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
@@ -209,35 +209,18 @@ export class AsOfReads {
 
   /**
    * The served entry of a live interval, as the public API shaped it at the instant: the revision's snapshot
-   * and the entry's identity from its stream up to the instant, the form set's definition then, in the locale.
+   * (one read: the interval names where its save is in the entry's stream), the form set's definition then, in
+   * the locale.
    */
   async #served(interval: PublicationIntervalDoc, instant: Instant, locales: ServedLocales, publicBaseUrl: string): Promise<AsOfEntry> {
-    let snapshot: Snapshot | null = null;
-    let createdAt: string | null = null;
-    let importPath: string | null = null;
-    let external: ExternalIdentity | null = null;
-    for await (const event of this.#upTo(interval.entryId, instant.ms)) {
-      if (event.type === 'entry.created') {
-        const created = (event as unknown as EntryEventOf<'entry.created'>).data;
-        createdAt = event.metadata.occurredAt;
-        importPath = created.importPath ?? null;
-        external = created.external ?? null;
-      } else if (event.type === 'entry.import-metadata-set') {
-        const set = (event as unknown as EntryEventOf<'entry.import-metadata-set'>).data;
-        importPath = set.importPath;
-        external = set.external;
-      } else if (event.type === 'entry.revision-saved') {
-        const saved = (event as unknown as EntryEventOf<'entry.revision-saved'>).data;
-        if (saved.revisionId === interval.revisionId) snapshot = saved.snapshot;
-      }
-    }
-    if (snapshot === null) throw new Error(`the log holds no save of revision ${interval.revisionId} of entry ${interval.entryId}`);
+    const snapshot = await this.#snapshotOf(interval);
     const formSet = await this.#formSetAt(interval.formSetId, instant);
     if (!formSet) throw new Error(`the log holds no definition of form set ${interval.formSetId} at ${instant.iso}`);
     const view = shapeEntryView({
       projectId: interval.projectId,
       formSet: { formSetId: interval.formSetId, slug: formSet.slug, name: formSet.name, definition: formSet },
-      entry: { entryId: interval.entryId, slug: interval.slug, createdAt: createdAt ?? interval.firstPublishedAt, publishedAt: interval.firstPublishedAt, importPath, external },
+      // Creation and import metadata shape lookups and SEO documents, not the single-entry answer.
+      entry: { entryId: interval.entryId, slug: interval.slug, createdAt: interval.firstPublishedAt, publishedAt: interval.firstPublishedAt, importPath: null, external: null },
       revision: { revisionId: interval.revisionId, revision: interval.revision, updatedAt: interval.publishedAt, snapshot },
       locale: locales.locale,
       defaultLocale: locales.defaultLocale,
@@ -255,6 +238,21 @@ export class AsOfReads {
       mediaUrls: body.mediaUrls,
       widgetRoles: body.widgetRoles,
     };
+  }
+
+  /** The snapshot of the interval's revision: its save, read where the interval says it is, else found in the stream. */
+  async #snapshotOf(interval: PublicationIntervalDoc): Promise<Snapshot> {
+    const isSave = (event: RecordedEvent) => event.type === 'entry.revision-saved' && (event.data as { revisionId?: unknown }).revisionId === interval.revisionId;
+    const stream = entryStream(interval.entryId);
+    if (interval.savedAt) {
+      for await (const event of this.deps.log.readStream(stream, { fromRevision: BigInt(interval.savedAt.streamRevision), maxCount: 1 })) {
+        if (isSave(event)) return (event as unknown as EntryEventOf<'entry.revision-saved'>).data.snapshot;
+      }
+    }
+    for await (const event of this.deps.log.readStream(stream)) {
+      if (isSave(event)) return (event as unknown as EntryEventOf<'entry.revision-saved'>).data.snapshot;
+    }
+    throw new Error(`the log holds no save of revision ${interval.revisionId} of entry ${interval.entryId}`);
   }
 
   /**
