@@ -17,15 +17,24 @@
  *    is refused. The bundle carries the chain up to its signing key; a key announced after your list (by
  *    your list's last key) is accepted, and said so (`keyChain.announcedInBundle`);
  * 2. the signature of the end line (Ed25519, compact JWS, `kid` the key) verifies with that key, made at an
- *    instant (`signedAt`) inside the key's validity, and what it signs (project, range, counts, SHA-256 of
- *    every line before the end line) matches the bundle: any line edited, added, removed or reordered fails;
+ *    instant (`signedAt`) inside the key's validity, and what it signs (project, selection, range, counts,
+ *    SHA-256 of every line before the end line) matches the bundle: any line edited, added, removed or
+ *    reordered fails;
  * 3. every event's hash-chain link recomputes: SHA-256 of `prev`, "\n" and the canonical JSON of
  *    [id, type, schemaVersion, data, metadata without chain]; an event without a link (written before chains)
- *    is covered by the service's signed anchor instead, and only seeds the link after it;
- * 4. consecutive events of a stream link up, and each stream line's anchors match its first and last event.
+ *    is covered by the service's signed anchor instead, and only seeds the link after it; an event whose
+ *    password hash the export left out (`redacted`, version 2: only data.passwordHash of user.created and
+ *    user.password-changed may be) cannot be recomputed: its link is the one its metadata carries, under the
+ *    signature, and the chain is checked to continue through it;
+ * 4. consecutive events of a stream link up, and each stream line's anchors match its first and last event;
+ * 5. (version 2) the bundle holds what its header says: every event line of the project, in log order, none
+ *    after `log.through`, in the period (occurredAt in [from, to)) or of the entry's stream; every actor line
+ *    an event of the kinds that say who someone is (user.created, user.role-changed, user.disabled,
+ *    agent-key.issued, agent-key.revoked).
  *
- * Prints what it found on stderr and one JSON document on stdout ({valid, authenticated, ...});
- * exit code 0 when valid, 1 when not, 2 for a usage error or an unreadable file.
+ * Prints what it found on stderr and one JSON document on stdout ({valid, authenticated, ..., actors: the
+ * people and agent keys the bundle's actor lines describe}); exit code 0 when valid, 1 when not, 2 for a
+ * usage error or an unreadable file.
  */
 import fs from 'node:fs';
 import readline from 'node:readline';
@@ -35,6 +44,9 @@ const ANNOUNCEMENT = 'annals-audit-key-announcement';
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const LEGACY_PREV = '0'.repeat(64);
+const REDACTABLE = { 'user.created': ['data.passwordHash'], 'user.password-changed': ['data.passwordHash'] };
+const REDACTED_VALUE = '[redacted]';
+const ACTOR_TYPES = new Set(['user.created', 'user.role-changed', 'user.disabled', 'agent-key.issued', 'agent-key.revoked']);
 
 /** RFC 8785-style canonical JSON of a value parsed from JSON: keys sorted by UTF-16 code units, no whitespace. */
 function canonical(value) {
@@ -187,12 +199,47 @@ if (keyFile !== undefined) {
 const hash = createHash('sha256');
 const streams = new Map();
 const anchorLines = new Map();
+const actorLines = [];
 let header;
 let end;
 let events = 0;
+let actorEvents = 0;
 let unlinked = 0;
+let redactedEvents = 0;
+let lastPosition = null;
 let lineNumber = 0;
 let afterEnd = false;
+
+/** The redaction a line declares, checked: only a password hash, only as the export writes it. */
+function redactionProblem(line) {
+  if (line.redacted === undefined) return null;
+  const allowed = REDACTABLE[line.type] ?? [];
+  if (header?.version !== 2 || !Array.isArray(line.redacted) || line.redacted.length === 0) return 'declares redacted fields, which this bundle cannot have';
+  for (const field of line.redacted) {
+    if (!allowed.includes(field)) return `redacts ${JSON.stringify(field)}, which no export leaves out of a ${line.type}`;
+    if (line.data?.[field.slice('data.'.length)] !== REDACTED_VALUE) return `says it redacted ${field} but holds a value there`;
+  }
+  if (typeof line.metadata?.chain !== 'string') return 'is redacted and carries no link of its own';
+  return null;
+}
+
+/** Version 2: the event line is one the header's selection holds. */
+function selectionProblem(line) {
+  if (header?.version !== 2) return null;
+  if (line.metadata?.projectId !== header.projectId) return `an event of project ${line.metadata?.projectId}, not ${header.projectId}`;
+  if (typeof line.position !== 'string' || (header.log?.through != null && line.position > header.log.through)) return `position ${line.position} is after the log position the export read to (${header.log?.through})`;
+  if (lastPosition !== null && line.position <= lastPosition) return `position ${line.position} is not after the event line before it (${lastPosition}): not in log order`;
+  const selection = header.selection;
+  if (selection?.kind === 'period') {
+    const at = Date.parse(line.metadata?.occurredAt);
+    if (!(at >= Date.parse(selection.from) && at < Date.parse(selection.to))) return `occurredAt ${line.metadata?.occurredAt} is outside [${selection.from}, ${selection.to})`;
+  } else if (selection?.kind === 'entry') {
+    if (line.streamId !== selection.streamId) return `stream ${line.streamId} is not the entry's (${selection.streamId})`;
+  } else {
+    return 'the header names no selection';
+  }
+  return null;
+}
 
 const input = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
 for await (const text of input) {
@@ -216,14 +263,23 @@ for await (const text of input) {
   }
   hash.update(`${text}\n`);
   if (lineNumber === 1) {
-    if (line?.kind !== 'header' || line.format !== 'annals-audit-export' || line.version !== 1) {
-      problem(1, 'not an annals audit export (version 1) header');
+    if (line?.kind !== 'header' || line.format !== 'annals-audit-export' || (line.version !== 1 && line.version !== 2)) {
+      problem(1, 'not an annals audit export (version 1 or 2) header');
     }
     header = line;
     continue;
   }
-  if (line?.kind === 'event') {
-    events += 1;
+  if (line?.kind === 'event' || (line?.kind === 'actor' && header?.version === 2)) {
+    if (line.kind === 'event') {
+      events += 1;
+      const outside = selectionProblem(line);
+      if (outside) problem(lineNumber, `event ${line.id}: ${outside}`);
+      lastPosition = line.position;
+    } else {
+      actorEvents += 1;
+      if (!ACTOR_TYPES.has(line.type)) problem(lineNumber, `actor line ${line.id} is a ${line.type}, not an event that says who someone is`);
+      actorLines.push(line);
+    }
     const stream = streams.get(line.streamId);
     const revision = BigInt(line.revision);
     if (stream && stream.revision === revision - 1n && line.prev !== stream.link) {
@@ -233,7 +289,14 @@ for await (const text of input) {
       problem(lineNumber, `stream ${line.streamId} revision 0: prev is not the stream's genesis`);
     }
     let link;
-    if (typeof line.metadata?.chain === 'string') {
+    const redaction = redactionProblem(line);
+    if (redaction) {
+      problem(lineNumber, `event ${line.id}: ${redaction}`);
+      link = line.metadata?.chain;
+    } else if (line.redacted !== undefined) {
+      redactedEvents += 1;
+      link = line.metadata.chain;
+    } else if (typeof line.metadata?.chain === 'string') {
       link = chainLink(line.prev, line);
       if (link !== line.metadata.chain) {
         problem(lineNumber, `stream ${line.streamId} revision ${line.revision} (event ${line.id}): the link does not recompute: the event or its prev was changed`);
@@ -274,6 +337,7 @@ if (!end) {
   problem(null, 'no end line: the bundle is cut short');
 } else {
   if (end.events !== events || end.streams !== streams.size) problem(end.lineNumber, `the end line counts ${end.events} events in ${end.streams} streams; the bundle holds ${events} in ${streams.size}`);
+  if (header?.version === 2 && end.actorEvents !== actorEvents) problem(end.lineNumber, `the end line counts ${end.actorEvents} actor events; the bundle holds ${actorEvents}`);
   if (end.digest !== digest) problem(end.lineNumber, `the lines before the end line hash to ${digest}, not ${end.digest}: a line was edited, added or removed`);
   let keys = [];
   let announcedInBundle = 0;
@@ -321,8 +385,9 @@ if (!end) {
     signer = key;
     const signed = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'));
     const expected = { format: header?.format, version: header?.version, projectId: header?.projectId, from: header?.from, to: header?.to, exportedAt: header?.exportedAt, events: end.events, streams: end.streams, digest: end.digest, keyId: header?.keyId };
+    if (header?.version === 2) Object.assign(expected, { selection: header.selection, through: header.log?.through ?? null, actorEvents: end.actorEvents });
     for (const [field, value] of Object.entries(expected)) {
-      if (signed[field] !== value) problem(end.lineNumber, `the signature covers ${field} ${JSON.stringify(signed[field])}, the bundle says ${JSON.stringify(value)}`);
+      if (canonical(signed[field] ?? null) !== canonical(value ?? null)) problem(end.lineNumber, `the signature covers ${field} ${JSON.stringify(signed[field])}, the bundle says ${JSON.stringify(value)}`);
     }
     if (signed.digest !== digest) problem(end.lineNumber, 'the signed digest is not the digest of the bundle\'s lines');
     if (header?.keyId !== key.keyId) problem(1, `the header names key ${header?.keyId}, the bundle is signed by key ${key.keyId}`);
@@ -342,27 +407,56 @@ if (!end) {
   }
 }
 
+/**
+ * Who the actor lines say each actor was: every user with their e-mail and roles over time (from when each
+ * held), disabled or not; every agent key with its name, scope, who issued it and when, and its revocation.
+ */
+function actorsOf(lines) {
+  const users = new Map();
+  const agentKeys = new Map();
+  for (const line of lines) {
+    const d = line.data ?? {};
+    const at = line.metadata?.occurredAt ?? null;
+    const user = (id) => {
+      if (!users.has(id)) users.set(id, { userId: id, email: null, roles: [], disabledAt: null });
+      return users.get(id);
+    };
+    if (line.type === 'user.created') Object.assign(user(d.userId), { email: d.email ?? null, createdAt: at, createdBy: line.metadata?.actor ?? null }).roles.push({ role: d.role, from: at });
+    else if (line.type === 'user.role-changed') user(d.userId).roles.push({ role: d.role, from: at, by: line.metadata?.actor ?? null });
+    else if (line.type === 'user.disabled') user(d.userId).disabledAt = at;
+    else if (line.type === 'agent-key.issued') agentKeys.set(d.keyId, { keyId: d.keyId, name: d.name, scope: d.scope, issuedAt: d.issuedAt ?? at, issuedBy: line.metadata?.actor ?? null, revokedAt: null });
+    else if (line.type === 'agent-key.revoked' && agentKeys.has(d.keyId)) agentKeys.get(d.keyId).revokedAt = d.revokedAt ?? at;
+  }
+  return { users: [...users.values()], agentKeys: [...agentKeys.values()] };
+}
+
 const valid = problems.length === 0;
 const result = {
   valid,
   authenticated: valid && authenticated,
   file,
+  version: header?.version ?? null,
   projectId: header?.projectId ?? null,
+  selection: header?.selection ?? (header ? { kind: 'period', from: header.from, to: header.to } : null),
   from: header?.from ?? null,
   to: header?.to ?? null,
+  through: header?.log?.through ?? null,
   exportedAt: header?.exportedAt ?? null,
   keyId: signer?.keyId ?? null,
   signedAt,
   keyChain: keyChainReport,
   events,
+  actorEvents,
   unlinkedEvents: unlinked,
+  redactedEvents,
   streams: streams.size,
   digest,
+  actors: actorsOf(actorLines),
   problems,
 };
 if (valid) {
   const announced = keyChainReport?.announcedInBundle ? ` (announced in the bundle by the last key of your list: ask the operator for the new key list)` : '';
-  process.stderr.write(`valid: ${events} events of ${streams.size} streams, signature by key ${signer?.keyId} at ${signedAt}${announced}${authenticated ? '' : ' (the key inside the bundle: pass --public-key to establish who signed it)'}\n`);
+  process.stderr.write(`valid: ${events} events${actorEvents ? ` and ${actorEvents} events of their actors` : ''} in ${streams.size} streams, signature by key ${signer?.keyId} at ${signedAt}${announced}${authenticated ? '' : ' (the key inside the bundle: pass --public-key to establish who signed it)'}\n`);
 } else {
   process.stderr.write(`NOT valid: ${problems.length} problem(s)\n${problems.slice(0, 20).map((p) => `  ${p.line === null ? '' : `line ${p.line}: `}${p.message}`).join('\n')}\n`);
 }

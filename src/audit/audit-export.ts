@@ -1,27 +1,47 @@
 /**
- * `annals audit export`: one project's events of a time range, as an NDJSON bundle an auditor verifies
- * without the service (scripts/audit/verify-audit-export.mjs, Node only). Lines, in this order:
+ * `annals audit export` (and GET /admin/v1/audit/exports/...): a project's events as an NDJSON bundle an
+ * auditor verifies without the service (scripts/audit/verify-audit-export.mjs, Node only; docs/audit.md).
+ * Which events (the selection): a period (every event of the project with from <= occurredAt < to) or one
+ * entry's whole history (its stream), each read from the log up to its head when the export begins. Lines, in
+ * this order (format version 2):
  *
- *   {"kind":"header","format":"annals-audit-export","version":1,"projectId","from","to","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK},"keyChain":[announcements]}
- *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev","flag"?}   every event of the project with from <= occurredAt < to, in log order
+ *   {"kind":"header","format":"annals-audit-export","version":2,"projectId","tenantId","selection","from"?,"to"?,"log":{"through","checkpoint"},"actors":"referenced","redacted","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK},"keyChain":[announcements]}
+ *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev","flag"?}   the selection's events, in log order
+ *   {"kind":"actor",  ...the same fields...}                                                  the actors' events (below), in log order
  *   {"kind":"stream","streamId","firstRevision","lastRevision","prev","last"}                 one per stream: its chain anchors
- *   {"kind":"end","events","streams","digest":"sha256:...","signature":"<compact JWS>"}
+ *   {"kind":"end","events","actorEvents","streams","digest":"sha256:...","signature":"<compact JWS>"}
  *
+ * - `selection` is {kind: "period", from, to} (also repeated as the header's `from` and `to`, as in version 1)
+ *   or {kind: "entry", entryId, streamId}. `log.through` is the log position the export read to: the bundle
+ *   holds every event of the selection at or before it, and none after. Two exports of one selection compare
+ *   by it: the later one's `through` is at or after the earlier one's, and holds its events unchanged.
+ *   `log.checkpoint` is null: once the log has a Merkle tree with signed checkpoints (C2SP tlog-checkpoint), it
+ *   is the checkpoint the export belongs to, and each event and actor line carries `proof`, the inclusion proof
+ *   of its event in that checkpoint's tree. Readers ignore fields they do not know.
+ * - The actors: the people and keys the selection's events name (who acted: metadata.actor; whom an entry was
+ *   assigned to), the issuer of each such agent key, and for each the events that say who they are and what
+ *   they could do up to the end of the selection (a period's `to`, else `through`), from before it too:
+ *   user.created (e-mail, first role), user.role-changed, user.disabled; agent-key.issued (scope, name, issued
+ *   by its event's actor) and agent-key.revoked. An actor event that is also in the selection is written once,
+ *   as an event line.
+ * - `redacted`: what the bundle leaves out of events, by event type: a user's password hash (scrypt), which is
+ *   no auditor's business and would let anyone holding the bundle guess at passwords offline. Such a line says
+ *   which fields it replaced (`redacted`: ["data.passwordHash"], value "[redacted]"): its link cannot be
+ *   recomputed from the line, and is taken from its metadata as signed; the chain is checked to continue
+ *   through it. Personal data sealed in the log (contact-form submissions) stays sealed, as stored.
  * - `prev` is the link the event's chain continues from (the previous event's link, the stream's genesis, or
  *   a legacy link for an event written before chains); `metadata.chain` is its own link. The script
  *   recomputes every link from `prev` and the event, and checks that consecutive events of a stream link up.
- * - Each stream line is the stream's anchors in the bundle: the link it starts from (`prev`) and the link of
- *   its last exported event (`last`), to compare with another export or a later verify.
  * - `digest` is the SHA-256 of every line before the end line, bytes as written (each with its "\n"); the
- *   signature is a compact JWS (EdDSA, Ed25519, `kid` the key id) over {format, version, projectId, from, to,
- *   exportedAt, events, streams, digest, keyId, signedAt}: editing, adding or removing any line breaks it.
- *   `signedAt` is when it was signed, which must fall inside the key's validity.
+ *   signature is a compact JWS (EdDSA, Ed25519, `kid` the key id) over {format, version, projectId, selection,
+ *   from?, to?, through, exportedAt, events, actorEvents, streams, digest, keyId, signedAt}: editing, adding,
+ *   removing or reordering any line breaks it. `signedAt` is when it was signed, which must fall inside the
+ *   key's validity.
  * - `keyChain` is the audit key chain (./key-chain.ts) up to the signing key: an auditor who holds an older
  *   key list sees the signing key announced by a key they trust (scripts/audit/verify-audit-export.mjs).
  *   The key that signs is chosen when the export begins; a rotation that retires it before the end fails
  *   the export (run it again) rather than sign with a retired key.
- * Events are as stored: sealed personal data stays sealed (ciphertext is what the chain covers).
- * - `flag` (./audit-flags.ts), beside the event and not part of it: what the audit log flags of the event (an
+ * - `flag` (./audit-flags.ts), beside an event and not part of it: what the audit log flags of the event (an
  *   approval made while a rule of the usual approval policy was off, a refused write, a publication the policy
  *   refused), derived from the event's own data; covered by the signature like every line.
  */
@@ -29,6 +49,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
+import { notFound } from '../domain/domain-error.ts';
+import { projectStream, projectKeysStream, userStream } from '../domain/access/access-streams.ts';
+import { entryStream } from '../domain/content/entry/entry-events.ts';
 import { StreamNotFoundError } from '../event-store/errors.ts';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
@@ -40,14 +63,15 @@ import type { OpenedAuditKeyRing } from './chained-audit-key-ring.ts';
 import { jwkOf } from './ed25519.ts';
 
 export const AUDIT_EXPORT_FORMAT = 'annals-audit-export';
-export const AUDIT_EXPORT_VERSION = 1;
+export const AUDIT_EXPORT_VERSION = 2;
+
+/** Which events an export holds: a period of the project, or one entry's whole history. */
+export type AuditExportSelection = { kind: 'period'; from: string; to: string } | { kind: 'entry'; entryId: string };
 
 export interface AuditExportOptions {
   projectId: string;
-  /** Inclusive, UTC ISO 8601. */
-  from: string;
-  /** Exclusive, UTC ISO 8601. */
-  to: string;
+  /** A period: from inclusive, to exclusive, UTC ISO 8601. */
+  selection: AuditExportSelection;
   file: string;
   now: () => Date;
   onProgress?: (progress: { events: number; fraction: number }) => void;
@@ -56,12 +80,159 @@ export interface AuditExportOptions {
 export interface AuditExportSummary {
   file: string;
   projectId: string;
-  from: string;
-  to: string;
+  selection: AuditExportSelection & { streamId?: string };
+  /** The log position the export read to. */
+  through: string | null;
   events: number;
+  actorEvents: number;
   streams: number;
   digest: string;
   keyId: string;
+}
+
+/** Fields left out of events, by event type: password hashes (see the module's comment). */
+export const AUDIT_EXPORT_REDACTED: Readonly<Record<string, readonly string[]>> = {
+  'user.created': ['data.passwordHash'],
+  'user.password-changed': ['data.passwordHash'],
+};
+export const REDACTED_VALUE = '[redacted]';
+
+/** The events that say who an actor is and what they could do: the actors section. */
+const USER_EVENTS = new Set(['user.created', 'user.role-changed', 'user.disabled']);
+const AGENT_KEY_EVENTS = new Set(['agent-key.issued', 'agent-key.revoked']);
+
+/**
+ * Writes the bundle (through a temporary file, renamed when complete; mode 0600: it holds the project's
+ * content). NOT_FOUND (DomainError) for a project the log does not hold, or an entry not of the project.
+ */
+export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, options: AuditExportOptions): Promise<AuditExportSummary> {
+  const key = ring.current();
+  const keyChain = ring.chain().announcements();
+  const head = await store.headPosition();
+  const through = head === null ? null : encodePosition(head);
+  const upToHead = (event: RecordedEvent) => head !== null && event.position <= head;
+  const tenantId = await tenantOf(store, options.projectId, upToHead);
+  const selection: AuditExportSummary['selection'] = options.selection.kind === 'entry' ? { ...options.selection, streamId: entryStream(options.selection.entryId) } : options.selection;
+  const period = selection.kind === 'period' ? { from: selection.from, to: selection.to } : {};
+  const exportedAt = options.now().toISOString();
+  const bundle = new BundleWriter(store, options.file);
+  try {
+    await bundle.line({
+      kind: 'header',
+      format: AUDIT_EXPORT_FORMAT,
+      version: AUDIT_EXPORT_VERSION,
+      projectId: options.projectId,
+      tenantId,
+      selection,
+      ...period,
+      log: { through, checkpoint: null },
+      actors: 'referenced',
+      redacted: AUDIT_EXPORT_REDACTED,
+      exportedAt,
+      chain: 'annals-chain/v1',
+      keyId: key.keyId,
+      publicKey: jwkOf(key.publicKey),
+      keyChain,
+    });
+    let until: number;
+    if (selection.kind === 'period') {
+      until = Date.parse(selection.to);
+      await writePeriod(store, bundle, options, selection, head);
+    } else {
+      until = Number.POSITIVE_INFINITY;
+      await writeEntry(store, bundle, options.projectId, selection.entryId, upToHead);
+    }
+    const inSpan = (event: RecordedEvent) => upToHead(event) && Date.parse(event.metadata.occurredAt) < until;
+    for (const event of await actorEvents(store, options.projectId, bundle.referenced, inSpan)) {
+      if (!bundle.has(event.id)) await bundle.event(event, 'actor');
+    }
+    const counts = await bundle.streamLines();
+    const digest = bundle.digest();
+    const signed = { format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, selection, ...period, through, exportedAt, ...counts, digest, keyId: key.keyId, signedAt: options.now().toISOString() };
+    let signature: string;
+    try {
+      signature = await signCompactJws(key, signed);
+    } catch (error) {
+      if (error instanceof AuditKeyRetiredError) throw new AuditKeyRetiredError(`the audit key ${key.keyId} was retired while the export ran: export again (${error.message})`);
+      throw error;
+    }
+    await bundle.finish({ kind: 'end', ...counts, digest, signature });
+    options.onProgress?.({ events: counts.events + counts.actorEvents, fraction: 1 });
+    return { file: options.file, projectId: options.projectId, selection, through, ...counts, digest, keyId: key.keyId };
+  } catch (error) {
+    await bundle.abandon();
+    throw error;
+  }
+}
+
+/** Every event of the project whose occurredAt is in the period, read from the whole log once, in log order. */
+async function writePeriod(store: EventStore, bundle: BundleWriter, options: AuditExportOptions, period: { from: string; to: string }, head: bigint | null): Promise<void> {
+  if (head === null) return;
+  const fromMs = Date.parse(period.from);
+  const toMs = Date.parse(period.to);
+  let seen = 0;
+  for await (const event of store.readAll()) {
+    if (event.position > head) break;
+    if (++seen % 10_000 === 0) options.onProgress?.({ events: seen, fraction: Number(event.position) / Number(head) });
+    if (event.metadata.projectId !== options.projectId) continue;
+    const at = Date.parse(event.metadata.occurredAt);
+    if (at >= fromMs && at < toMs) await bundle.event(event, 'event');
+  }
+}
+
+/** The entry's whole stream up to the head (its first event says which project it is of). */
+async function writeEntry(store: EventStore, bundle: BundleWriter, projectId: string, entryId: string, upToHead: (event: RecordedEvent) => boolean): Promise<void> {
+  let first = true;
+  for await (const event of readStream(store, entryStream(entryId))) {
+    if (!upToHead(event)) break;
+    if (first && (event.data as { projectId?: unknown } | null)?.projectId !== projectId) break;
+    first = false;
+    await bundle.event(event, 'event');
+  }
+  if (first) throw notFound(`No entry ${entryId} in project ${projectId}.`);
+}
+
+/**
+ * The actors' events (see the module's comment): the agent keys referenced, from the project's key stream
+ * (which names who issued each), then every user referenced or issuing, from their streams; in log order.
+ */
+async function actorEvents(store: EventStore, projectId: string, referenced: Referenced, inSpan: (event: RecordedEvent) => boolean): Promise<RecordedEvent[]> {
+  const found: RecordedEvent[] = [];
+  if (referenced.agentKeys.size > 0) {
+    for await (const event of readStream(store, projectKeysStream(projectId))) {
+      if (!inSpan(event) || !AGENT_KEY_EVENTS.has(event.type) || !referenced.agentKeys.has(String((event.data as { keyId?: unknown }).keyId))) continue;
+      found.push(event);
+      if (event.type === 'agent-key.issued' && event.metadata.actor.type === 'user') referenced.users.add(event.metadata.actor.id);
+    }
+  }
+  for (const userId of [...referenced.users].sort()) {
+    for await (const event of readStream(store, userStream(userId))) {
+      if (inSpan(event) && USER_EVENTS.has(event.type)) found.push(event);
+    }
+  }
+  return found.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+}
+
+/** The tenant of the project, from its first event; NOT_FOUND when the log (up to the head) holds no such project. */
+async function tenantOf(store: EventStore, projectId: string, upToHead: (event: RecordedEvent) => boolean): Promise<string> {
+  for await (const event of readStream(store, projectStream(projectId))) {
+    if (upToHead(event) && event.type === 'project.created') return String((event.data as { tenantId: unknown }).tenantId);
+    break;
+  }
+  throw notFound(`No project ${projectId} in the log.`);
+}
+
+async function* readStream(store: EventStore, streamId: string): AsyncIterable<RecordedEvent> {
+  try {
+    yield* store.readStream(streamId);
+  } catch (error) {
+    if (!(error instanceof StreamNotFoundError)) throw error;
+  }
+}
+
+interface Referenced {
+  users: Set<string>;
+  agentKeys: Set<string>;
 }
 
 interface StreamAnchors {
@@ -71,65 +242,119 @@ interface StreamAnchors {
   last: string;
 }
 
-/** Writes the bundle (through a temporary file, renamed when complete; mode 0600: it holds the project's content). */
-export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, options: AuditExportOptions): Promise<AuditExportSummary> {
-  const key = ring.current();
-  const keyChain = ring.chain().announcements();
-  const head = await store.headPosition();
-  const fromMs = Date.parse(options.from);
-  const toMs = Date.parse(options.to);
-  const temporary = path.join(path.dirname(options.file), `.${path.basename(options.file)}.${process.pid}.partial`);
-  const out = fs.createWriteStream(temporary, { encoding: 'utf8', mode: 0o600 });
-  const hash = createHash('sha256');
-  const write = async (line: unknown) => {
-    const text = `${JSON.stringify(line)}\n`;
-    hash.update(text);
-    if (!out.write(text)) await once(out, 'drain');
-  };
-  const exportedAt = options.now().toISOString();
-  const streams = new Map<string, StreamAnchors>();
-  let events = 0;
-  let seen = 0;
-  try {
-    await write({ kind: 'header', format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, from: options.from, to: options.to, exportedAt, chain: 'annals-chain/v1', keyId: key.keyId, publicKey: jwkOf(key.publicKey), keyChain });
-    for await (const event of store.readAll()) {
-      if (head !== null && event.position > head) break;
-      if (++seen % 10_000 === 0) options.onProgress?.({ events: seen, fraction: head ? Number(event.position) / Number(head) : 1 });
-      if (event.metadata.projectId !== options.projectId) continue;
-      const at = Date.parse(event.metadata.occurredAt);
-      if (!(at >= fromMs && at < toMs)) continue;
-      const anchors = streams.get(event.streamId);
-      const prev = anchors && anchors.lastRevision === event.revision - 1n ? anchors.last : await linkBefore(store, event);
-      const last = linkAfter(event);
-      streams.set(event.streamId, anchors ? { ...anchors, lastRevision: event.revision, last } : { firstRevision: event.revision, lastRevision: event.revision, prev, last });
-      const flag = auditFlagOf(event.type, event.data);
-      await write({ kind: 'event', position: encodePosition(event.position), streamId: event.streamId, revision: event.revision.toString(), id: event.id, type: event.type, data: event.data, metadata: event.metadata, prev, ...(flag ? { flag } : {}) });
-      events += 1;
-    }
-    for (const [streamId, anchors] of streams) {
-      await write({ kind: 'stream', streamId, firstRevision: anchors.firstRevision.toString(), lastRevision: anchors.lastRevision.toString(), prev: anchors.prev, last: anchors.last });
-    }
-    const digest = `sha256:${hash.digest('hex')}`;
-    const signed = { format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, from: options.from, to: options.to, exportedAt, events, streams: streams.size, digest, keyId: key.keyId, signedAt: options.now().toISOString() };
-    let signature: string;
-    try {
-      signature = await signCompactJws(key, signed);
-    } catch (error) {
-      if (error instanceof AuditKeyRetiredError) throw new AuditKeyRetiredError(`the audit key ${key.keyId} was retired while the export ran: export again (${error.message})`);
-      throw error;
-    }
-    const end = `${JSON.stringify({ kind: 'end', events, streams: streams.size, digest, signature })}\n`;
-    if (!out.write(end)) await once(out, 'drain');
-    out.end();
-    await once(out, 'finish');
-    await fs.promises.rename(temporary, options.file);
-    options.onProgress?.({ events: seen, fraction: 1 });
-    return { file: options.file, projectId: options.projectId, from: options.from, to: options.to, events, streams: streams.size, digest, keyId: key.keyId };
-  } catch (error) {
-    out.destroy();
-    await fs.promises.rm(temporary, { force: true });
-    throw error;
+/**
+ * The bundle being written: its lines hashed as written, each stream's chain anchors, the events written (by
+ * id) and the actors they name.
+ */
+class BundleWriter {
+  readonly referenced: Referenced = { users: new Set(), agentKeys: new Set() };
+  readonly #store: EventStore;
+  readonly #file: string;
+  readonly #temporary: string;
+  readonly #out: fs.WriteStream;
+  readonly #hash = createHash('sha256');
+  readonly #streams = new Map<string, StreamAnchors>();
+  readonly #written = new Set<string>();
+  #events = 0;
+  #actorEvents = 0;
+
+  constructor(store: EventStore, file: string) {
+    this.#store = store;
+    this.#file = file;
+    this.#temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
+    this.#out = fs.createWriteStream(this.#temporary, { encoding: 'utf8', mode: 0o600 });
   }
+
+  async line(value: unknown): Promise<void> {
+    const text = `${JSON.stringify(value)}\n`;
+    this.#hash.update(text);
+    if (!this.#out.write(text)) await once(this.#out, 'drain');
+  }
+
+  has(eventId: string): boolean {
+    return this.#written.has(eventId);
+  }
+
+  /** An event line (`event`: the selection's; `actor`: the actors'), with the link its chain continues from. */
+  async event(event: RecordedEvent, kind: 'event' | 'actor'): Promise<void> {
+    const anchors = this.#streams.get(event.streamId);
+    const prev = anchors && anchors.lastRevision === event.revision - 1n ? anchors.last : await linkBefore(this.#store, event);
+    const last = linkAfter(event);
+    this.#streams.set(event.streamId, anchors ? { ...anchors, lastRevision: event.revision, last } : { firstRevision: event.revision, lastRevision: event.revision, prev, last });
+    await this.line(eventLine(event, kind, prev));
+    this.#written.add(event.id);
+    if (kind === 'event') {
+      this.#events += 1;
+      this.#reference(event);
+    } else {
+      this.#actorEvents += 1;
+    }
+  }
+
+  /** One line per stream: its anchors. */
+  async streamLines(): Promise<{ events: number; actorEvents: number; streams: number }> {
+    for (const [streamId, anchors] of this.#streams) {
+      await this.line({ kind: 'stream', streamId, firstRevision: anchors.firstRevision.toString(), lastRevision: anchors.lastRevision.toString(), prev: anchors.prev, last: anchors.last });
+    }
+    return { events: this.#events, actorEvents: this.#actorEvents, streams: this.#streams.size };
+  }
+
+  digest(): string {
+    return `sha256:${this.#hash.digest('hex')}`;
+  }
+
+  /** The end line (not hashed), then the file renamed into place. */
+  async finish(end: unknown): Promise<void> {
+    if (!this.#out.write(`${JSON.stringify(end)}\n`)) await once(this.#out, 'drain');
+    this.#out.end();
+    await once(this.#out, 'finish');
+    await fs.promises.rename(this.#temporary, this.#file);
+  }
+
+  async abandon(): Promise<void> {
+    this.#out.destroy();
+    await fs.promises.rm(this.#temporary, { force: true });
+  }
+
+  /** The actors an event of the selection names: who acted, and whom an entry was assigned to. */
+  #reference(event: RecordedEvent): void {
+    const { actor } = event.metadata;
+    if (actor.type === 'user') this.referenced.users.add(actor.id);
+    if (actor.type === 'agent') this.referenced.agentKeys.add(actor.id);
+    const assignee = event.type === 'entry.assigned' ? (event.data as { userId?: unknown }).userId : undefined;
+    if (typeof assignee === 'string') this.referenced.users.add(assignee);
+  }
+}
+
+/**
+ * An event's line: the event as stored (sealed values stay sealed), with the link it continues from, less the
+ * fields the export leaves out (AUDIT_EXPORT_REDACTED), which it names.
+ */
+function eventLine(event: RecordedEvent, kind: 'event' | 'actor', prev: string): Record<string, unknown> {
+  const redacted = AUDIT_EXPORT_REDACTED[event.type] ?? [];
+  let data = event.data;
+  const replaced: string[] = [];
+  for (const field of redacted) {
+    const key = field.slice('data.'.length);
+    if (data !== null && typeof data === 'object' && key in data) {
+      data = { ...(data as Record<string, unknown>), [key]: REDACTED_VALUE };
+      replaced.push(field);
+    }
+  }
+  const flag = auditFlagOf(event.type, event.data);
+  return {
+    kind,
+    position: encodePosition(event.position),
+    streamId: event.streamId,
+    revision: event.revision.toString(),
+    id: event.id,
+    type: event.type,
+    data,
+    metadata: event.metadata,
+    prev,
+    ...(replaced.length > 0 ? { redacted: replaced } : {}),
+    ...(flag ? { flag } : {}),
+  };
 }
 
 /** The link the event's chain continues from: the genesis, or what its predecessor links to (one read). */

@@ -195,6 +195,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let lag: EventLoopLag | undefined;
   let sampledRefusals: SampledRefusalLog | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
+  let exportRing: Promise<OpenedAuditKeyRing> | undefined;
   let refusals: RefusalRecorder | undefined;
   let logTree: LogTreeRuntime | undefined;
   try {
@@ -298,7 +299,17 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         clock,
         operatorTenantIds: config.operatorTenantIds,
       });
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, ...(logTree ? { logTree } : {}) });
+      // Audit exports sign through the audit key ring: the one this process opened (projector role), else one
+      // opened at the first export (an API-only process; README "The tamper-evident log").
+      const opened = auditKeys;
+      const auditRing = opened
+        ? async () => opened
+        : () =>
+            (exportRing ??= openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }).catch((error: unknown) => {
+              exportRing = undefined;
+              throw error;
+            }));
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditRing, ...(logTree ? { logTree } : {}) });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);
@@ -369,6 +380,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     await refusals?.stop();
     await logTree?.stop();
     await auditKeys?.close();
+    await closeRing(exportRing);
     versions?.stop();
     await contactForms?.stop();
     await mediaClose?.();
@@ -415,6 +427,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         progress('the log tree and its checkpoints');
         await logTree?.stop();
         await auditKeys?.close();
+        await closeRing(exportRing);
         progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
         progress('the stores to close');
@@ -422,6 +435,11 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await stores.close();
       })()),
   };
+}
+
+/** Closes a ring opened for exports, if it opened. */
+async function closeRing(ring: Promise<OpenedAuditKeyRing> | undefined): Promise<void> {
+  await ring?.then((opened) => opened.close(), () => undefined);
 }
 
 /**

@@ -4,7 +4,7 @@ import { systemClock } from '../../clock.ts';
 import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { AuditSigner } from '../../audit/audit-signer.ts';
 import { verifyLog, type VerifyReport } from '../../audit/chain-verifier.ts';
-import { exportAudit } from '../../audit/audit-export.ts';
+import { exportAudit, type AuditExportSelection } from '../../audit/audit-export.ts';
 import { anchorUnlinkedEvents } from '../../audit/legacy-anchor.ts';
 import { openAuditKeyRing, openKeyChainFile, refuseMovingBack } from '../../audit/open-audit-key-ring.ts';
 import { keyStoreAuditKey, keyStoreKeyGenesis } from '../../audit/key-store-audit-key-ring.ts';
@@ -39,7 +39,9 @@ const USAGE = `  annals audit verify [--project ID] [--against FILE|witness:NAME
   annals audit log-key [--json]                 the log's origin and the vkey of each audit key (what witnesses and verifiers are given)
   annals audit diff A.ndjson B.ndjson [--json]  prove export B extends export A (same project; B's range covers or continues A's)
   annals audit export --project ID --from T --to T --out FILE.ndjson [--json]
-                                                 a project's events of [from, to) as a signed bundle (verify it with scripts/audit/verify-audit-export.mjs)
+  annals audit export --project ID --entry ENTRY_ID --out FILE.ndjson [--json]
+                                                 a signed bundle of a project's events of [from, to), or of one entry's whole history,
+                                                 with the actors they name (verify it with scripts/audit/verify-audit-export.mjs)
   annals audit public-key [--json]              every audit key with its validity (JWK, PEM, signed-note vkey) and the key chain: give it to auditors
   annals audit rotate-key [--previous-key-file FILE] [--json]
                                                  announce the configured key (AUDIT_KEY_FILE or the PKCS#11 key) as the successor of the current one
@@ -56,7 +58,7 @@ export const auditCommands: CommandGroup = {
   async run(args, options) {
     const { values, positionals } = parseCommandArgs(
       args,
-      { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, 'previous-key-file': { type: 'string' }, against: { type: 'string' }, event: { type: 'string' }, size: { type: 'string' } },
+      { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' }, 'previous-key-file': { type: 'string' }, against: { type: 'string' }, event: { type: 'string' }, size: { type: 'string' } },
       USAGE,
     );
     const [command, ...rest] = positionals;
@@ -75,7 +77,7 @@ export const auditCommands: CommandGroup = {
         if (rest.length !== 2) throw new UsageError('audit diff needs two exports: the earlier, then the later', USAGE);
         return diffExports(rest[0]!, rest[1]!);
       case 'export':
-        return exportBundle({ project: required(values.project, '--project', USAGE), from: instant(required(values.from, '--from', USAGE), '--from'), to: instant(required(values.to, '--to', USAGE), '--to'), out: required(values.out, '--out', USAGE) }, options);
+        return exportBundle({ project: required(values.project, '--project', USAGE), selection: exportSelection(values), out: required(values.out, '--out', USAGE) }, options);
       case 'public-key':
         return publicKey();
       case 'rotate-key':
@@ -299,22 +301,35 @@ function size(value: string, flag: string): number {
   return Number(value);
 }
 
-async function exportBundle(args: { project: string; from: string; to: string; out: string }, options: CommandOptions): Promise<number> {
-  if (Date.parse(args.from) >= Date.parse(args.to)) throw new UsageError('--from must be before --to', USAGE);
+/** What an export holds: --from and --to (a period), or --entry (one entry's whole history). */
+function exportSelection(values: { from?: string | undefined; to?: string | undefined; entry?: string | undefined }): AuditExportSelection {
+  if (values.entry !== undefined) {
+    if (values.from !== undefined || values.to !== undefined) throw new UsageError('--entry exports the entry\'s whole history: give --entry, or --from and --to, not both', USAGE);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(values.entry)) throw new UsageError(`--entry must be an entry id (a UUID), got ${JSON.stringify(values.entry)}`, USAGE);
+    return { kind: 'entry', entryId: values.entry.toLowerCase() };
+  }
+  const from = instant(required(values.from, '--from', USAGE), '--from');
+  const to = instant(required(values.to, '--to', USAGE), '--to');
+  if (Date.parse(from) >= Date.parse(to)) throw new UsageError('--from must be before --to', USAGE);
+  return { kind: 'period', from, to };
+}
+
+async function exportBundle(args: { project: string; selection: AuditExportSelection; out: string }, options: CommandOptions): Promise<number> {
   const file = path.resolve(args.out);
   if (fs.existsSync(file)) throw new UsageError(`${args.out} exists already: export to a new file`, USAGE);
   return withStores(async ({ stores, config, logger }) => {
     const summary = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
       const bar = options.json ? undefined : new RebuildProgressBar('export', process.stderr);
       try {
-        const result = await exportAudit(stores.events, ring, { projectId: args.project, from: args.from, to: args.to, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
-        bar?.finish(result.events);
+        const result = await exportAudit(stores.events, ring, { projectId: args.project, selection: args.selection, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+        bar?.finish(result.events + result.actorEvents);
         return result;
       } finally {
         bar?.stop();
       }
     });
-    note(`audit export: ${summary.events} events of ${summary.streams} streams of project ${summary.projectId} written to ${args.out}, signed by key ${summary.keyId}`);
+    const what = summary.selection.kind === 'entry' ? `entry ${summary.selection.entryId}'s history` : `[${summary.selection.from}, ${summary.selection.to})`;
+    note(`audit export: ${summary.events} events of ${what} in ${summary.streams} streams of project ${summary.projectId}, with ${summary.actorEvents} events of the actors they name, read to log position ${summary.through ?? '(empty log)'}, written to ${args.out}, signed by key ${summary.keyId}`);
     printResult(summary);
     return 0;
   });
