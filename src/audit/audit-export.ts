@@ -6,7 +6,7 @@
  * this order (format version 2):
  *
  *   {"kind":"header","format":"annals-audit-export","version":2,"projectId","tenantId","selection","from"?,"to"?,"log":{"through","checkpoint"},"actors":"referenced","redacted","exportedAt","chain":"annals-chain/v1","keyId","publicKey":{JWK},"keyChain":[announcements]}
- *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev","flag"?}   the selection's events, in log order
+ *   {"kind":"event","position","streamId","revision","id","type","data","metadata","prev","flag"?,"proof"}   the selection's events, in log order
  *   {"kind":"actor",  ...the same fields...}                                                  the actors' events (below), in log order
  *   {"kind":"stream","streamId","firstRevision","lastRevision","prev","last"}                 one per stream: its chain anchors
  *   {"kind":"end","events","actorEvents","streams","digest":"sha256:...","signature":"<compact JWS>"}
@@ -15,9 +15,16 @@
  *   or {kind: "entry", entryId, streamId}. `log.through` is the log position the export read to: the bundle
  *   holds every event of the selection at or before it, and none after. Two exports of one selection compare
  *   by it: the later one's `through` is at or after the earlier one's, and holds its events unchanged.
- *   `log.checkpoint` is null: once the log has a Merkle tree with signed checkpoints (C2SP tlog-checkpoint), it
- *   is the checkpoint the export belongs to, and each event and actor line carries `proof`, the inclusion proof
- *   of its event in that checkpoint's tree. Readers ignore fields they do not know.
+ * - `log.checkpoint` is the signed checkpoint of the log's Merkle tree (C2SP tlog-checkpoint: {size, rootHash,
+ *   note, signedAt}) the export belongs to: `through` is the position of its last leaf, so its tree covers every
+ *   event of the bundle. Each event and actor line carries `proof`: {leafIndex, hashes}, the RFC 9162 inclusion
+ *   path of its event in that tree (base64 hashes from the leaf up). A verifier recomputes the leaf from the line
+ *   (./log-leaf.ts), the root from the path, and checks the checkpoint's signature with the audit keys: what the
+ *   line says is then what the log every holder of that checkpoint (a witness, the published folder) saw. A
+ *   redacted line's leaf cannot be recomputed: its proof carries the leaf's hash (`leafHash`), which shows an
+ *   event is at that place in the log, the line's content being bound by the bundle's signature only.
+ *   Before a line is written, its event is checked against the tree (its leaf hash recomputed from the log):
+ *   an export of a log that differs from its tree fails rather than carry proofs that do not verify.
  * - The actors: the people and keys the selection's events name (who acted: metadata.actor; whom an entry was
  *   assigned to), the issuer of each such agent key, and for each the events that say who they are and what
  *   they could do up to the end of the selection (a period's `to`, else `through`), from before it too:
@@ -61,12 +68,42 @@ import { AuditKeyRetiredError } from './audit-keys.ts';
 import { signCompactJws } from './audit-signer.ts';
 import type { OpenedAuditKeyRing } from './chained-audit-key-ring.ts';
 import { jwkOf } from './ed25519.ts';
+import { eventLeafHash } from './log-leaf.ts';
+import { inclusionPaths } from './log-proofs.ts';
+import { treeRoot } from './log-checkpoints.ts';
+import type { LogTreeStore, StoredCheckpoint } from './log-tree-store.ts';
 
 export const AUDIT_EXPORT_FORMAT = 'annals-audit-export';
 export const AUDIT_EXPORT_VERSION = 2;
 
 /** Which events an export holds: a period of the project, or one entry's whole history. */
 export type AuditExportSelection = { kind: 'period'; from: string; to: string } | { kind: 'entry'; entryId: string };
+
+/**
+ * Where the export's checkpoint and proofs come from: the log tree store, and, where this process signs
+ * checkpoints, a way to sign one of the tree as it is now.
+ */
+export interface AuditExportTree {
+  tree: LogTreeStore;
+  /**
+   * Signs a checkpoint of the tree as it is now (a process with the projector role; the CLI first brings the tree
+   * up to the log); null: none can be signed now.
+   */
+  sign?: () => Promise<StoredCheckpoint | null>;
+  /** How long to wait for a checkpoint (or, with `sign`, a tree) that covers the log's head when the export begins (default 10 s). */
+  waitMs?: number;
+}
+
+/** What a running service exports with: the ring that signs bundles, and the tree their proofs come from. */
+export interface AuditExportSigning {
+  ring(): Promise<OpenedAuditKeyRing>;
+  log: AuditExportTree;
+}
+
+/** No checkpoint covers the log yet, or the log differs from its tree: the export cannot carry proofs that verify. */
+export class AuditExportUnavailableError extends Error {
+  override name = 'AuditExportUnavailableError';
+}
 
 export interface AuditExportOptions {
   projectId: string;
@@ -81,8 +118,10 @@ export interface AuditExportSummary {
   file: string;
   projectId: string;
   selection: AuditExportSelection & { streamId?: string };
-  /** The log position the export read to. */
+  /** The log position the export read to: the last leaf of its checkpoint. */
   through: string | null;
+  /** The size of the checkpoint the export belongs to. */
+  checkpointSize: number;
   events: number;
   actorEvents: number;
   streams: number;
@@ -105,17 +144,18 @@ const AGENT_KEY_EVENTS = new Set(['agent-key.issued', 'agent-key.revoked']);
  * Writes the bundle (through a temporary file, renamed when complete; mode 0600: it holds the project's
  * content). NOT_FOUND (DomainError) for a project the log does not hold, or an entry not of the project.
  */
-export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, options: AuditExportOptions): Promise<AuditExportSummary> {
+export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, log: AuditExportTree, options: AuditExportOptions): Promise<AuditExportSummary> {
   const key = ring.current();
   const keyChain = ring.chain().announcements();
-  const head = await store.headPosition();
+  const { checkpoint, lastPosition } = await checkpointCovering(store, log);
+  const head = lastPosition;
   const through = head === null ? null : encodePosition(head);
   const upToHead = (event: RecordedEvent) => head !== null && event.position <= head;
   const tenantId = await tenantOf(store, options.projectId, upToHead);
   const selection: AuditExportSummary['selection'] = options.selection.kind === 'entry' ? { ...options.selection, streamId: entryStream(options.selection.entryId) } : options.selection;
   const period = selection.kind === 'period' ? { from: selection.from, to: selection.to } : {};
   const exportedAt = options.now().toISOString();
-  const bundle = new BundleWriter(store, options.file);
+  const bundle = new BundleWriter(store, log.tree, checkpoint.size, options.file);
   try {
     await bundle.line({
       kind: 'header',
@@ -125,7 +165,7 @@ export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, o
       tenantId,
       selection,
       ...period,
-      log: { through, checkpoint: null },
+      log: { through, checkpoint: { size: checkpoint.size, rootHash: Buffer.from(checkpoint.rootHash).toString('base64'), note: checkpoint.note, signedAt: checkpoint.signedAt } },
       actors: 'referenced',
       redacted: AUDIT_EXPORT_REDACTED,
       exportedAt,
@@ -142,10 +182,12 @@ export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, o
       until = Number.POSITIVE_INFINITY;
       await writeEntry(store, bundle, options.projectId, selection.entryId, upToHead);
     }
+    await bundle.flush();
     const inSpan = (event: RecordedEvent) => upToHead(event) && Date.parse(event.metadata.occurredAt) < until;
     for (const event of await actorEvents(store, options.projectId, bundle.referenced, inSpan)) {
       if (!bundle.has(event.id)) await bundle.event(event, 'actor');
     }
+    await bundle.flush();
     const counts = await bundle.streamLines();
     const digest = bundle.digest();
     const signed = { format: AUDIT_EXPORT_FORMAT, version: AUDIT_EXPORT_VERSION, projectId: options.projectId, selection, ...period, through, exportedAt, ...counts, digest, keyId: key.keyId, signedAt: options.now().toISOString() };
@@ -158,11 +200,41 @@ export async function exportAudit(store: EventStore, ring: OpenedAuditKeyRing, o
     }
     await bundle.finish({ kind: 'end', ...counts, digest, signature });
     options.onProgress?.({ events: counts.events + counts.actorEvents, fraction: 1 });
-    return { file: options.file, projectId: options.projectId, selection, through, ...counts, digest, keyId: key.keyId };
+    return { file: options.file, projectId: options.projectId, selection, through, checkpointSize: checkpoint.size, ...counts, digest, keyId: key.keyId };
   } catch (error) {
     await bundle.abandon();
     throw error;
   }
+}
+
+/**
+ * The checkpoint the export belongs to: one that covers the log's head as the export begins (signed now where
+ * this process can sign, else the latest one the projector process signed, waited for), and the position of its
+ * last leaf. Its root is recomputed from the tree store, so proofs read from the store verify against it.
+ */
+async function checkpointCovering(store: EventStore, log: AuditExportTree): Promise<{ checkpoint: StoredCheckpoint; lastPosition: bigint | null }> {
+  const head = await store.headPosition();
+  const deadline = performance.now() + (log.waitMs ?? 10_000);
+  let found: { checkpoint: StoredCheckpoint; lastPosition: bigint | null } | null = null;
+  for (;;) {
+    const late = performance.now() >= deadline;
+    let checkpoint = await log.tree.latestCheckpoint();
+    // Signed once the tree has reached the head (or when time is up: then of the tree as it stands).
+    if (log.sign && (late || head === null || ((await log.tree.state()).lastPosition ?? -1n) >= head)) checkpoint = (await log.sign()) ?? checkpoint;
+    if (checkpoint) {
+      const [last] = checkpoint.size > 0 ? await log.tree.leaves(checkpoint.size - 1, 1) : [];
+      found = { checkpoint, lastPosition: last?.position ?? null };
+      if (head === null || (found.lastPosition ?? -1n) >= head) break;
+    }
+    if (late) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!found) throw new AuditExportUnavailableError('the log has no signed checkpoint yet (the process with the projector role signs one within a second of a change): try again shortly');
+  const root = await treeRoot(log.tree, found.checkpoint.size);
+  if (!Buffer.from(root).equals(Buffer.from(found.checkpoint.rootHash))) {
+    throw new AuditExportUnavailableError(`the log tree store does not reproduce its checkpoint of size ${found.checkpoint.size}: run annals audit verify --against a published checkpoint`);
+  }
+  return found;
 }
 
 /** Every event of the project whose occurredAt is in the period, read from the whole log once, in log order. */
@@ -242,13 +314,20 @@ interface StreamAnchors {
   last: string;
 }
 
+/** Event lines waiting for their inclusion proofs, read for many at once. */
+const PROOF_BATCH = 256;
+
 /**
  * The bundle being written: its lines hashed as written, each stream's chain anchors, the events written (by
- * id) and the actors they name.
+ * id) and the actors they name. Event lines wait in batches for their inclusion proofs (one read of the tree
+ * store per batch), then are written in order.
  */
 class BundleWriter {
   readonly referenced: Referenced = { users: new Set(), agentKeys: new Set() };
   readonly #store: EventStore;
+  readonly #tree: LogTreeStore;
+  readonly #treeSize: number;
+  #pending: Array<{ event: RecordedEvent; line: Record<string, unknown> }> = [];
   readonly #file: string;
   readonly #temporary: string;
   readonly #out: fs.WriteStream;
@@ -258,8 +337,10 @@ class BundleWriter {
   #events = 0;
   #actorEvents = 0;
 
-  constructor(store: EventStore, file: string) {
+  constructor(store: EventStore, tree: LogTreeStore, treeSize: number, file: string) {
     this.#store = store;
+    this.#tree = tree;
+    this.#treeSize = treeSize;
     this.#file = file;
     this.#temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
     this.#out = fs.createWriteStream(this.#temporary, { encoding: 'utf8', mode: 0o600 });
@@ -281,13 +362,43 @@ class BundleWriter {
     const prev = anchors && anchors.lastRevision === event.revision - 1n ? anchors.last : await linkBefore(this.#store, event);
     const last = linkAfter(event);
     this.#streams.set(event.streamId, anchors ? { ...anchors, lastRevision: event.revision, last } : { firstRevision: event.revision, lastRevision: event.revision, prev, last });
-    await this.line(eventLine(event, kind, prev));
+    this.#pending.push({ event, line: eventLine(event, kind, prev) });
+    if (this.#pending.length >= PROOF_BATCH) await this.flush();
     this.#written.add(event.id);
     if (kind === 'event') {
       this.#events += 1;
       this.#reference(event);
     } else {
       this.#actorEvents += 1;
+    }
+  }
+
+  /**
+   * Writes the waiting event lines, each with the inclusion proof of its event in the checkpoint's tree, after
+   * checking the event is the tree's leaf: its leaf hash, recomputed from the event as the log holds it, is the
+   * one the tree stores at its place.
+   */
+  async flush(): Promise<void> {
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    const found = await this.#tree.leavesOfEvents(batch.map(({ event }) => event.id));
+    const leaves = batch.map(({ event }) => {
+      const leaf = found.get(event.id);
+      if (!leaf || leaf.position !== event.position || leaf.leaf >= this.#treeSize) {
+        throw new AuditExportUnavailableError(`event ${event.id} (log position ${encodePosition(event.position)}) is not a leaf of the checkpoint's tree at its position: the log differs from its tree; run annals audit verify --against a published checkpoint`);
+      }
+      return leaf.leaf;
+    });
+    const paths = await inclusionPaths(this.#tree, this.#treeSize, leaves);
+    for (const [i, { event, line }] of batch.entries()) {
+      const { path: hashes, leafHash } = paths[i]!;
+      if (!Buffer.from(eventLeafHash(event)).equals(Buffer.from(leafHash))) {
+        throw new AuditExportUnavailableError(`event ${event.id} (leaf ${leaves[i]}) does not hash to the leaf the tree holds: the log was changed after its tree was built; run annals audit verify --against a published checkpoint`);
+      }
+      const b64 = (hash: Uint8Array) => Buffer.from(hash).toString('base64');
+      const proof = { leafIndex: leaves[i]!, hashes: hashes.map(b64), ...(line['redacted'] ? { leafHash: b64(leafHash) } : {}) };
+      await this.line({ ...line, proof });
     }
   }
 

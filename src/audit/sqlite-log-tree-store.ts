@@ -97,6 +97,17 @@ export class SqliteLogTreeStore implements LogTreeStore {
     return row ? { leaf: Number(row.leaf), position: row.position } : null;
   }
 
+  async leavesOfEvents(eventIds: readonly string[]): Promise<Map<string, { leaf: number; position: bigint }>> {
+    const found = new Map<string, { leaf: number; position: bigint }>();
+    this.#db.transaction(() => {
+      for (const eventId of eventIds) {
+        const row = this.#s.byEvent.get(eventId);
+        if (row) found.set(eventId, { leaf: Number(row.leaf), position: row.position });
+      }
+    })();
+    return found;
+  }
+
   async leaves(from: number, count: number): Promise<TreeLeaf[]> {
     return this.#s.leaves.all(from, count).map((row) => ({ position: row.position, eventId: row.event_id }));
   }

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { ManualClock } from '../../src/clock.ts';
 import { adminSession, articleFormSet, startAdminFixture, PASSWORD, type AdminFixture } from '../admin/support.ts';
 import { runEntry, runProgram } from '../support/child-process.ts';
 import { jq, needing, openssl, requireProgram } from '../support/system-program.ts';
+import { needingPeer, requireGoPeer } from '../support/go-peers.ts';
+import { memoryKey, reprove, resign } from './audit-key-support.ts';
+import { chainLink } from '../../src/event-store/hash-chain.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const SCRIPT = 'scripts/audit/verify-audit-export.mjs';
@@ -107,8 +109,14 @@ describe('audit exports: periods, entries and their actors, verified by an audit
 
     const header = lines[0]!;
     expect(header).to.deep.include({ kind: 'header', format: 'annals-audit-export', version: 2, projectId: f.project.projectId, tenantId: f.project.tenantId, selection: { kind: 'period', ...period }, ...period, actors: 'referenced' });
-    expect(header['log'].checkpoint).to.equal(null);
     expect(header['log'].through).to.match(/^\d{20}$/);
+    // The checkpoint it belongs to covers every event of the log up to `through`, and each line carries its place in its tree.
+    const checkpoint = header['log'].checkpoint;
+    expect(checkpoint).to.include.keys(['size', 'rootHash', 'note', 'signedAt']);
+    expect(checkpoint.note.split('\n').slice(1, 3)).to.deep.equal([String(checkpoint.size), checkpoint.rootHash]);
+    const withProofs = lines.filter((l) => l['kind'] === 'event' || l['kind'] === 'actor');
+    for (const line of withProofs) expect(line['proof'].leafIndex, line['id']).to.be.within(0, checkpoint.size - 1);
+    expect(Math.max(...withProofs.map((l) => Number(l['position'])))).to.be.at.most(Number(header['log'].through));
     const events = lines.filter((l) => l['kind'] === 'event');
     expect(events.length).to.be.greaterThan(6);
     for (const event of events) expect(Date.parse(event['metadata'].occurredAt)).to.be.within(Date.parse(period.from), Date.parse(period.to) - 1);
@@ -130,6 +138,9 @@ describe('audit exports: periods, entries and their actors, verified by an audit
     expect(code, stderr).to.equal(0);
     expect(report).to.deep.include({ valid: true, authenticated: true, version: 2, events: events.length, actorEvents: actors.length, through: header['log'].through, selection: header['selection'] });
     expect(report.redactedEvents).to.equal(2);
+    // Every line in the checkpoint's tree: the two redacted ones by the leaf hash their proof gives.
+    expect(report.inclusion).to.deep.equal({ proved: events.length + actors.length, leafHashesGiven: 2 });
+    expect(report.checkpoint).to.include({ size: checkpoint.size, rootHash: checkpoint.rootHash, signedAt: checkpoint.signedAt, keyId: report.keyId });
     const editorRecord = report.actors.users.find((u: { userId: string }) => u.userId === editor.userId);
     expect(editorRecord).to.deep.include({ email: editor.email, disabledAt: null });
     expect(editorRecord.roles.map((r: { role: string; from: string }) => [r.role, r.from])).to.deep.equal([
@@ -188,19 +199,39 @@ describe('audit exports: periods, entries and their actors, verified by an audit
     fs.writeFileSync(file('period-later.ndjson'), later.text);
     const [a, b] = [linesOf(file('period.ndjson')), linesOf(file('period-later.ndjson'))];
     expect(b[0]!['log'].through > a[0]!['log'].through).to.equal(true);
-    const byId = new Map(b.filter((l) => l['kind'] === 'event').map((l) => [l['id'], l]));
-    for (const event of a.filter((l) => l['kind'] === 'event')) expect(byId.get(event['id']), event['id']).to.deep.equal(event);
+    expect(b[0]!['log'].checkpoint.size).to.be.greaterThan(a[0]!['log'].checkpoint.size);
+    // The same events at the same leaves; their paths lead to the later, larger tree's root.
+    const withoutPath = ({ proof, ...line }: Line) => ({ ...line, leafIndex: proof.leafIndex });
+    const byId = new Map(b.filter((l) => l['kind'] === 'event').map((l) => [l['id'], withoutPath(l)]));
+    for (const event of a.filter((l) => l['kind'] === 'event')) expect(byId.get(event['id']), event['id']).to.deep.equal(withoutPath(event));
     expect(byId.size).to.equal(a.filter((l) => l['kind'] === 'event').length + 1);
     expect((await verify(file('period-later.ndjson'), await publicKeyFile())).report.valid).to.equal(true);
+
+    // annals audit diff: the later one extends the earlier, its checkpoint by a consistency proof from the log tree.
+    const diff = await runEntry('src/cli/main.ts', ['audit', 'diff', file('period.ndjson'), file('period-later.ndjson'), '--public-key', await publicKeyFile(), '--json'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(diff.code, diff.stdout + diff.stderr).to.equal(0);
+    const result = JSON.parse(diff.stdout);
+    expect(result).to.deep.include({ extends: true, relation: 'covers', keys: 'key list', newEvents: 1 });
+    expect(result.consistency).to.include({ fromSize: a[0]!['log'].checkpoint.size, toSize: b[0]!['log'].checkpoint.size, verified: true });
+    // The same, away from the service (no log tree where it runs), with the proof it printed given as a file.
+    fs.writeFileSync(file('consistency.json'), JSON.stringify(result.consistency));
+    const away = await runEntry('src/cli/main.ts', ['audit', 'diff', file('period.ndjson'), file('period-later.ndjson'), '--consistency', file('consistency.json'), '--json'], { DATA_DIR: path.join(tempDir(), 'elsewhere'), LOG_LEVEL: 'silent' });
+    expect(away.code, away.stdout + away.stderr).to.equal(0);
+    expect(JSON.parse(away.stdout)).to.include({ extends: true, keys: 'bundles' });
+    expect(away.stderr).to.contain('the keys the bundles carry');
+    // Backwards, the earlier does not extend the later.
+    const backwards = await runEntry('src/cli/main.ts', ['audit', 'diff', file('period-later.ndjson'), file('period.ndjson'), '--json'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(backwards.code).to.equal(1);
+    expect(JSON.parse(backwards.stdout).problems.map((p: { detail: string }) => p.detail).join('\n')).to.match(/is older than/);
   });
 
-  it('a forger re-signing with a key of their own is caught by what the header says: an event out of the period, a line of another stream, a redaction on an event that has none', async () => {
+  it('a forger re-signing with a key of their own, over a tree and a checkpoint of their own, is caught by what the header says: an event out of the period, a line of another stream, a redaction on an event that has none', async () => {
     const period = linesOf(file('period.ndjson'));
     const entry = linesOf(file('entry.ndjson'));
     const forgeries: Array<{ name: string; lines: Line[]; expected: RegExp }> = [
       {
-        name: 'an event moved out of the period (its time and link recomputed by hand)',
-        lines: period.map((l) => (l['kind'] === 'event' && l['type'] === 'entry.revision-published' ? relinked({ ...l, metadata: { ...l['metadata'], occurredAt: at(t0 + 5 * HOUR) } }) : l)),
+        name: 'an event moved out of the period',
+        lines: period.map((l) => (l['kind'] === 'event' && l['type'] === 'entry.revision-published' ? { ...l, metadata: { ...l['metadata'], occurredAt: at(t0 + 5 * HOUR) } } : l)),
         expected: /occurredAt .* is outside \[/,
       },
       {
@@ -216,40 +247,73 @@ describe('audit exports: periods, entries and their actors, verified by an audit
     ];
     for (const forgery of forgeries) {
       const forged = file(`forged-${forgeries.indexOf(forgery)}.ndjson`);
-      fs.writeFileSync(forged, resigned(forgery.lines));
-      // Without the operator's key the forger's own key inside the bundle is used: the signature holds.
+      fs.writeFileSync(forged, await resigned(forgery.lines));
+      // Without the operator's key list the forger's own key inside the bundle is used: the signature, the
+      // checkpoint and the proofs hold.
       const { code, report } = await verify(forged);
       expect(code, forgery.name).to.equal(1);
-      expect(report.problems.map((p: { message: string }) => p.message).join('\n'), forgery.name).to.match(forgery.expected);
-      expect(report.problems.some((p: { message: string }) => p.message.startsWith('signature')), `${forgery.name}: the forger's signature verifies`).to.equal(false);
-      // With it, the signature is refused too.
-      expect((await verify(forged, await publicKeyFile())).report.problems.some((p: { message: string }) => p.message.startsWith('signature'))).to.equal(true);
+      const problems = report.problems.map((p: { message: string }) => p.message).join('\n');
+      expect(problems, forgery.name).to.match(forgery.expected);
+      expect(problems, `${forgery.name}: the forger's signature, checkpoint and proofs verify`).to.not.match(/^signature|log\.checkpoint|inclusion proof/m);
+      // With it, the signature and the checkpoint are refused too.
+      const withKeys = (await verify(forged, await publicKeyFile())).report.problems.map((p: { message: string }) => p.message).join('\n');
+      expect(withKeys).to.match(/^signature: signed by key/m);
+      expect(withKeys).to.match(/log\.checkpoint: .* a checkpoint of the log "forged\.example\/log"/);
     }
+  });
+
+  it('an edited event, the bundle re-signed by a forger who cannot rebuild the tree the checkpoint signs: its inclusion proof names the line', async () => {
+    const lines = linesOf(file('period.ndjson'));
+    const target = lines.findIndex((l) => l['kind'] === 'event' && JSON.stringify(l['data']).includes('Quarterly figures'));
+    const edited = lines.map((l, i) => (i === target ? JSON.parse(JSON.stringify(l).replace('Quarterly figures', 'Quarterly figures (restated)')) : l));
+    fs.writeFileSync(file('edited.ndjson'), await resigned(edited, { ownTree: false }));
+    const { code, report } = await verify(file('edited.ndjson'));
+    expect(code).to.equal(1);
+    expect(report.problems).to.deep.include({ line: target + 1, message: `event ${lines[target]!['id']}: its inclusion proof does not lead to the checkpoint's root: the event is not the one the log holds at leaf ${lines[target]!['proof'].leafIndex}` });
+  });
+
+  it(needingPeer('tlog-verifier', 'the Go verifier checks an export alone: its checkpoint, every line\'s inclusion proof, its signature; an edited line fails'), async function () {
+    const verifier = requireGoPeer(this, 'tlog-verifier');
+    const keys = JSON.parse(fs.readFileSync(await publicKeyFile(), 'utf8')) as { keys: Array<{ vkey: string }> };
+    const vkeys = keys.keys.flatMap((k) => ['--vkey', k.vkey]);
+    const good = await runProgram(verifier, ['export', '--export', file('period.ndjson'), ...vkeys], {});
+    expect(good.code, good.stdout + good.stderr).to.equal(0);
+    const lines = linesOf(file('period.ndjson'));
+    expect(JSON.parse(good.stdout)).to.include({ verified: true, events: lines.filter((l) => l['kind'] === 'event').length, actorEvents: lines.filter((l) => l['kind'] === 'actor').length, leafHashesGiven: 2, treeSize: lines[0]!['log'].checkpoint.size });
+    const edited = await runProgram(verifier, ['export', '--export', file('edited.ndjson'), ...vkeys], {});
+    expect(edited.code).to.equal(1);
+    expect(JSON.parse(edited.stdout).detail).to.match(/is not in the checkpoint's tree/);
   });
 
   it(needing(openssl, needing(jq, 'the walkthrough in docs/audit.md, run as written, with openssl, jq and the standalone script alone; an edited line fails it')), async function () {
     requireProgram(this, openssl);
     requireProgram(this, jq);
     const blocks = walkthroughBlocks();
-    expect(blocks.length).to.be.greaterThan(1);
-    const run = (bundle: string) => {
+    expect(blocks.length).to.be.greaterThan(3);
+    const run = (bundle: string, steps = blocks) => {
       const folder = tempDir();
       fs.copyFileSync(bundle, path.join(folder, 'export.ndjson'));
-      fs.copyFileSync(keyFile!, path.join(folder, 'audit-public-key.json'));
+      fs.copyFileSync(keyFile!, path.join(folder, 'audit-keys.json'));
       fs.copyFileSync(SCRIPT, path.join(folder, 'verify-audit-export.mjs'));
-      return spawnSync('bash', ['-euo', 'pipefail', '-c', blocks.join('\n')], { cwd: folder, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+      return spawnSync('bash', ['-euo', 'pipefail', '-c', steps.join('\n')], { cwd: folder, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
     };
     const good = run(file('period.ndjson'));
     expect(good.status, `${good.stdout}\n${good.stderr}`).to.equal(0);
     expect(good.stdout).to.contain('Signature Verified Successfully');
-    expect(good.stdout).to.match(/the digest is the one signed/);
-    expect(good.stdout).to.match(/the link recomputes/);
+    expect(good.stdout).to.match(/ok: the digest is the one signed/);
+    expect(good.stdout).to.match(/ok: the checkpoint of size \d+ is signed by a key of the list/);
+    expect(good.stdout).to.match(/ok: the event is in the checkpoint's tree/);
 
+    // The first event line edited (the one step 4 checks by hand), nothing re-signed: the script, the digest and the proof fail.
     const lines = fs.readFileSync(file('period.ndjson'), 'utf8').split('\n');
-    const target = lines.findIndex((l) => l.includes('Quarterly figures'));
-    fs.writeFileSync(file('period-edited.ndjson'), lines.map((l, i) => (i === target ? l.replace('Quarterly figures', 'Quarterly figures (restated)') : l)).join('\n'));
-    const bad = run(file('period-edited.ndjson'));
-    expect(bad.status).to.not.equal(0);
+    const target = lines.findIndex((l) => l.includes('"kind":"event"'));
+    fs.writeFileSync(file('period-edited.ndjson'), lines.map((l, i) => (i === target ? l.replace(/"occurredAt":"([^"]+)"/, '"occurredAt":"$1 "') : l)).join('\n'));
+    expect(run(file('period-edited.ndjson')).status).to.not.equal(0);
+    // The checkpoint (step 3) still verifies; the event checked by hand (step 4) does not lead to its root.
+    const byHand = run(file('period-edited.ndjson'), blocks.slice(2));
+    expect(byHand.status).to.not.equal(0);
+    expect(byHand.stdout).to.match(/ok: the checkpoint of size \d+ is signed by a key of the list/);
+    expect(byHand.stdout).to.contain('MISMATCH: the event is not the one the log holds at its leaf');
   });
 
   let keyFile: string | undefined;
@@ -258,7 +322,7 @@ describe('audit exports: periods, entries and their actors, verified by an audit
     if (keyFile) return keyFile;
     const key = await runEntry('src/cli/main.ts', ['audit', 'public-key', '--json'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     expect(key.code, key.stderr).to.equal(0);
-    keyFile = file('audit-public-key.json');
+    keyFile = file('audit-keys.json');
     fs.writeFileSync(keyFile, key.stdout);
     return keyFile;
   }
@@ -273,36 +337,21 @@ function walkthroughBlocks(): string[] {
   return [...text.slice(start, end < 0 ? undefined : end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
-/** The event line with its own link recomputed, as a forger holding the chain formula would. */
-function relinked(line: Line): Line {
-  const { chain: _chain, ...metadata } = line['metadata'];
-  const canonical = (value: unknown): string => {
-    if (value === null || typeof value !== 'object') return JSON.stringify(value);
-    if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  };
-  const link = createHash('sha256').update(`${line['prev']}\n${canonical([line['id'], line['type'], metadata.schemaVersion, line['data'], metadata])}`).digest('hex');
-  return { ...line, metadata: { ...line['metadata'], chain: link } };
-}
-
-/** The bundle re-signed by a key of the forger's own: header key, digest and signature made anew (stream anchors recomputed). */
-function resigned(lines: Line[]): string {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
-  const keyId = createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).digest('base64url');
-  const body = lines.filter((l) => l['kind'] !== 'end' && l['kind'] !== 'stream');
-  const streams = new Map<string, Line>();
+/**
+ * The bundle re-signed by a key of the forger's own: header key, digest and signature made anew (stream anchors
+ * recomputed). With `ownTree` (the default) the forger also builds a Merkle tree over the bundle's lines and signs
+ * a checkpoint of it under a log name of their own, so that every proof in the bundle verifies; without, the lines
+ * keep the service's checkpoint and proofs.
+ */
+async function resigned(lines: Line[], options: { ownTree?: boolean } = {}): Promise<string> {
+  const key = memoryKey();
+  let body = lines.filter((l) => l['kind'] !== 'end' && l['kind'] !== 'stream') as Array<Line & { kind: string }>;
+  if (options.ownTree ?? true) body = await reprove(body, key, 'forged.example/log');
+  const streams = new Map<string, Line & { kind: string }>();
   for (const l of body.filter((l) => l['kind'] === 'event' || l['kind'] === 'actor')) {
     const known = streams.get(l['streamId']);
-    streams.set(l['streamId'], { kind: 'stream', streamId: l['streamId'], firstRevision: known?.['firstRevision'] ?? l['revision'], lastRevision: l['revision'], prev: known?.['prev'] ?? l['prev'], last: l['metadata'].chain });
+    streams.set(l['streamId'], { kind: 'stream', streamId: l['streamId'], firstRevision: known?.['firstRevision'] ?? l['revision'], lastRevision: l['revision'], prev: known?.['prev'] ?? l['prev'], last: l['metadata'].chain ?? chainLink('0'.repeat(64), l as never) });
   }
-  const header: Line = { ...body[0]!, keyId, publicKey: jwk };
-  const all: Line[] = [header, ...body.slice(1), ...streams.values()];
-  const text = all.map((l) => `${JSON.stringify(l)}\n`).join('');
-  const digest = `sha256:${createHash('sha256').update(text).digest('hex')}`;
-  const counts = { events: all.filter((l) => l['kind'] === 'event').length, actorEvents: all.filter((l) => l['kind'] === 'actor').length, streams: streams.size };
-  const payload = { format: header['format'], version: header['version'], projectId: header['projectId'], selection: header['selection'], ...(header['from'] ? { from: header['from'], to: header['to'] } : {}), through: header['log'].through, exportedAt: header['exportedAt'], ...counts, digest, keyId };
-  const input = `${Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: keyId })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  const signature = sign(null, Buffer.from(input), privateKey).toString('base64url');
-  return `${text}${JSON.stringify({ kind: 'end', ...counts, digest, signature: `${input}.${signature}` })}\n`;
+  const signed = await resign([...body, ...streams.values()], key, null, body[0]!['exportedAt']);
+  return signed.map((l) => `${JSON.stringify(l)}\n`).join('');
 }

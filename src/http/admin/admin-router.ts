@@ -25,13 +25,13 @@ import { reviewNoticeRoutes } from './review-notice-routes.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { recordRefusedWrite } from './refusal-audit.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
-import type { OpenedAuditKeyRing } from '../../audit/chained-audit-key-ring.ts';
+import type { AuditExportSigning } from '../../audit/audit-export.ts';
 import { auditExportRoutes } from './audit-export-routes.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(
   deps: AdminDeps,
-  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime; auditRing?: () => Promise<OpenedAuditKeyRing> } = {},
+  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime; auditExports?: AuditExportSigning } = {},
 ): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
@@ -41,7 +41,7 @@ export function adminRouter(
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
   const asOf = asOfRoutes(deps, api);
-  const auditExports = auditExportRoutes(deps, api, services.auditRing);
+  const auditExports = auditExportRoutes(deps, api, services.auditExports);
   const schema = schemaRoutes(deps, api);
   const project = projectRoutes(deps, api);
   const preview = previewRoutes(deps, api);

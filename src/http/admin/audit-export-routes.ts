@@ -5,7 +5,7 @@ import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
-import { exportAudit, type AuditExportSelection, type AuditExportSummary } from '../../audit/audit-export.ts';
+import { AuditExportUnavailableError, exportAudit, type AuditExportSelection, type AuditExportSigning, type AuditExportSummary } from '../../audit/audit-export.ts';
 import type { OpenedAuditKeyRing } from '../../audit/chained-audit-key-ring.ts';
 import { AuditKeySetupError } from '../../audit/audit-key-files.ts';
 import { SlotsFullError, WorkSlots } from '../../security/work-slots.ts';
@@ -47,21 +47,22 @@ async function signingRing(ring: () => Promise<OpenedAuditKeyRing>): Promise<Ope
  * to a private temporary file (mode 0600), then sent and removed, so an export that fails answers an error
  * rather than a cut bundle. Agent keys and tenant users are refused (audit.read).
  */
-export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, ring: (() => Promise<OpenedAuditKeyRing>) | undefined): Router {
+export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, signing: AuditExportSigning | undefined): Router {
   const router = newRouter();
   const slots = new WorkSlots(EXPORT_SLOTS);
 
   const send = async (ctx: Context, selection: AuditExportSelection) => {
-    if (!ring) throw unavailable('Audit exports are not available on this process.');
+    if (!signing) throw unavailable('Audit exports are not available on this process.');
     const project = projectOf(ctx);
     const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'annals-audit-export-'));
     const file = path.join(dir, 'export.ndjson');
     let summary: AuditExportSummary;
     try {
-      summary = await slots.run(async () => exportAudit(deps.log.store, await signingRing(ring), { projectId: project.projectId, selection, file, now: () => deps.clock.now() }));
+      summary = await slots.run(async () => exportAudit(deps.log.store, await signingRing(signing.ring), signing.log, { projectId: project.projectId, selection, file, now: () => deps.clock.now() }));
     } catch (error) {
       await fs.promises.rm(dir, { recursive: true, force: true });
       if (error instanceof SlotsFullError) throw unavailable('An audit export is running; try again shortly.', { retryAfterSeconds: 5 });
+      if (error instanceof AuditExportUnavailableError) throw unavailable(`The audit export cannot be made now: ${error.message}`, { retryAfterSeconds: 5 });
       throw error;
     }
     const what = selection.kind === 'entry' ? `entry-${selection.entryId}` : `${selection.from.slice(0, 10)}-${selection.to.slice(0, 10)}`;
