@@ -24,7 +24,7 @@ import { loadConfig, type Config } from '../../config/config.ts';
 import { BACKDATING_TOLERANCE_MS, LeafCollector, checkLeavesAgainst, type CheckpointToCheck, type TreeReport } from '../../audit/tree-verifier.ts';
 import { CHECKPOINT_FILE, CheckpointFolder, publishedCheckpoints } from '../../audit/checkpoint-folder.ts';
 import { checkpointOfNote, LogCheckpoints, logOrigin, logVerifierKeys } from '../../audit/log-checkpoints.ts';
-import { openLogTreeStore } from '../../audit/log-tree-runtime.ts';
+import { logTreeLocation, openExistingLogTreeStore, openLogTreeStore } from '../../audit/open-log-tree-store.ts';
 import { LogTreeFollower } from '../../audit/log-tree-follower.ts';
 import { checkpointView, consistencyPath, LogProofs, ProofUnavailableError } from '../../audit/log-proofs.ts';
 import { diffAuditExports } from '../../audit/audit-export-diff.ts';
@@ -129,7 +129,7 @@ async function verify(projectId: string | undefined, against: string | undefined
     }
     let tree: TreeReport | null = null;
     if (target) {
-      const treeStore = fs.existsSync(config.audit.treeFile) ? openLogTreeStore(config) : undefined;
+      const treeStore = await openExistingLogTreeStore(logTreeLocation(config));
       try {
         tree = await checkLeavesAgainst(leaves, target.checkpoint, { keys: keys ?? [], witnessVkeys: config.audit.witnesses.map((w) => w.vkey), earlier: target.earlier, ...(treeStore ? { tree: treeStore } : {}) });
       } finally {
@@ -163,8 +163,8 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
     if (last) return { checkpoint: { note: last.note, signedAt: last.signedAt, source: path.join(config.audit.checkpointDir!, CHECKPOINT_FILE), cosignatures: last.cosignatures }, earlier: earlierOf(published) };
     // Nothing published: the latest checkpoint the tree store kept (it shows damage and outsiders' edits; against
     // an insider only a checkpoint held outside DATA_DIR counts).
-    if (!fs.existsSync(config.audit.treeFile)) return null;
-    const store = openLogTreeStore(config);
+    const store = await openExistingLogTreeStore(logTreeLocation(config));
+    if (!store) return null;
     try {
       const latest = await store.latestCheckpoint();
       return latest ? { checkpoint: { note: latest.note, signedAt: latest.signedAt, source: 'the log tree store in DATA_DIR (nothing published: set AUDIT_CHECKPOINT_DIR)' }, earlier: [] } : null;
@@ -177,7 +177,7 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
     if (!config.audit.witnesses.some((w) => w.vkey.startsWith(`${name}+`))) throw new UsageError(`no witness named ${name} in AUDIT_WITNESSES`, USAGE);
     let candidates: Array<{ note: string; cosignatures: Record<string, string> }> = published;
     if (candidates.length === 0) {
-      const store = openLogTreeStore(config);
+      const store = await openLogTreeStore(logTreeLocation(config));
       try {
         const latest = await store.latestCheckpoint();
         candidates = latest ? [latest] : [];
@@ -208,7 +208,7 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
 /** Brings the tree up to the log (the service's follower does it continuously), then signs a checkpoint. */
 async function checkpointNow(): Promise<number> {
   return withStores(async ({ stores, config, logger }) => {
-    const tree = openLogTreeStore(config);
+    const tree = await openLogTreeStore(logTreeLocation(config));
     try {
       const signed = await withAuditKeyRing(config, logger, stores.events, (ring) => signCheckpointNow({ tree, events: stores.events, config, logger, ring }));
       if (!signed.checkpoint) throw new UsageError('the log is empty: nothing to checkpoint', USAGE);
@@ -243,7 +243,7 @@ async function signCheckpointNow(args: { tree: LogTreeStore; events: EventStore;
 
 async function withProofs<T>(work: (proofs: LogProofs) => Promise<T>): Promise<T> {
   return withStores(async ({ stores, config }) => {
-    const tree = openLogTreeStore(config);
+    const tree = await openLogTreeStore(logTreeLocation(config));
     try {
       return await work(new LogProofs(tree, stores.events));
     } catch (error) {
@@ -321,7 +321,7 @@ async function logTreeHere(): Promise<LogTreeStore | undefined> {
   } catch {
     return undefined;
   }
-  return fs.existsSync(config.audit.treeFile) ? openLogTreeStore(config) : undefined;
+  return openExistingLogTreeStore(logTreeLocation(config));
 }
 
 function readJson(file: string, flag: string): unknown {
@@ -373,7 +373,7 @@ async function exportBundle(args: { project: string; selection: AuditExportSelec
   const file = path.resolve(args.out);
   if (fs.existsSync(file)) throw new UsageError(`${args.out} exists already: export to a new file`, USAGE);
   return withStores(async ({ stores, config, logger }) => {
-    const tree = openLogTreeStore(config);
+    const tree = await openLogTreeStore(logTreeLocation(config));
     let summary: AuditExportSummary;
     try {
       summary = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
