@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { ManualClock } from '../../src/clock.ts';
-import { adminSession, articleFormSet, startAdminFixture, PASSWORD, type AdminFixture } from '../admin/support.ts';
+import { adminSession, articleFormSet, startAdminFixture, startApiReplica, PASSWORD, type AdminFixture } from '../admin/support.ts';
 import { runEntry, runProgram } from '../support/child-process.ts';
 import { jq, needing, openssl, requireProgram } from '../support/system-program.ts';
 import { needingPeer, requireGoPeer } from '../support/go-peers.ts';
@@ -223,6 +223,40 @@ describe('audit exports: periods, entries and their actors, verified by an audit
     const backwards = await runEntry('src/cli/main.ts', ['audit', 'diff', file('period-later.ndjson'), file('period.ndjson'), '--json'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     expect(backwards.code).to.equal(1);
     expect(JSON.parse(backwards.stdout).problems.map((p: { detail: string }) => p.detail).join('\n')).to.match(/is older than/);
+  });
+
+  it('an API-only process beside the service exports too: signed with the ring it opens at its first export, with the latest checkpoint the projector process signed; one that cannot open the key answers 503 naming it', async () => {
+    // A session of the replica's own (its clock is the system's, the fixture's is set back in 2026).
+    const signIn = async (url: string) => {
+      const login = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
+      return { authorization: `Bearer ${((await login.json()) as { token: string }).token}`, ...admin.headers };
+    };
+    const replica = await startApiReplica(dataDir);
+    try {
+      const response = await fetch(`${replica.url}/admin/v1/audit/exports/entries/${figures}`, { headers: await signIn(replica.url) });
+      const text = await response.text();
+      expect(response.status, text).to.equal(200);
+      fs.writeFileSync(file('entry-replica.ndjson'), text);
+      const { code, report } = await verify(file('entry-replica.ndjson'), await publicKeyFile());
+      expect(code, JSON.stringify(report.problems)).to.equal(0);
+      expect(report).to.include({ valid: true, authenticated: true });
+      const latest = await f.service.logTree!.tree.latestCheckpoint();
+      expect(linesOf(file('entry-replica.ndjson'))[0]!['log'].checkpoint.size).to.be.at.most(latest!.size);
+    } finally {
+      await replica.stop();
+    }
+    const keys = tempDir();
+    const keyless = await startApiReplica(dataDir, { AUDIT_KEY_FILE: path.join(keys, 'not-on-this-host.pem'), AUDIT_KEY_CHAIN_FILE: path.join(keys, 'chain.ndjson') });
+    try {
+      const response = await fetch(`${keyless.url}/admin/v1/audit/exports/entries/${figures}`, { headers: await signIn(keyless.url) });
+      const body = (await response.json()) as { error: { code: string; message: string; hint: string } };
+      expect(response.status).to.equal(503);
+      expect(body.error.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(body.error.message).to.match(/^This process cannot sign audit exports: .*not-on-this-host\.pem/);
+      expect(body.error.hint).to.contain('projector role');
+    } finally {
+      await keyless.stop();
+    }
   });
 
   it('a forger re-signing with a key of their own, over a tree and a checkpoint of their own, is caught by what the header says: an event out of the period, a line of another stream, a redaction on an event that has none', async () => {
