@@ -15,6 +15,7 @@ import { ReviewQueue } from './pages/review-queue.tsx';
 import { ReviewCompare } from './pages/review-compare.tsx';
 import { MediaLibrary } from './pages/media-library.tsx';
 import { AuditLog } from './pages/audit-log.tsx';
+import { AsOfView } from './pages/as-of.tsx';
 import { ADMIN_ROUTES } from './admin/admin-routes.tsx';
 import { RouterErrorElement } from './components/route-error-boundary.tsx';
 import { StartingUp } from './components/starting-up.tsx';
@@ -42,6 +43,7 @@ const router = createBrowserRouter(
         { path: 'review/:revisionId', element: <ReviewCompare /> },
         { path: 'media', element: <MediaLibrary /> },
         { path: 'audit', element: <AuditLog /> },
+        { path: 'as-of', element: <AsOfView /> },
         ...ADMIN_ROUTES,
       ],
     },

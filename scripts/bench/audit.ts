@@ -102,7 +102,7 @@ function treeOver(file: string, treeFile: string) {
   const made: Array<{ size: number; at: number }> = [];
   const ring = memoryRing();
   const checkpoints = new LogCheckpoints({ tree, ring: () => ring, origin: 'bench.example/annals', clock: systemClock, logger, onCheckpoint: (c) => made.push({ size: c.size, at: performance.now() }) });
-  const follower = new LogTreeThread({ eventStore: { kind: 'sqlite', file }, treeFile, logger, onGrow: (size) => checkpoints.grew(size) });
+  const follower = new LogTreeThread({ eventStore: { kind: 'sqlite', file }, tree: { kind: 'sqlite', file: treeFile }, logger, onGrow: (size) => checkpoints.grew(size) });
   return {
     tree,
     follower,

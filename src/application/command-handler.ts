@@ -50,6 +50,14 @@ export async function loadAggregate<State, Event extends DomainEvent>(
  * then fails in the decider (for example REVISION_CONFLICT for a stale revision number), never by
  * overwriting. A command that loses every round is refused with WriteContentionError (retryable), having
  * written nothing.
+ *
+ * Each attempt happens at one instant: the log's clock read after the stream is loaded, or the context's `now`
+ * when that is later (a caller deciding on a clock of its own that runs ahead, as the scheduled publisher's in
+ * tests; the same clock is never ahead). The context's `now` (when it has one: the time a decision writes into
+ * its events, such as a revision's publishedAt) is set to it, and the events are stamped with it (occurredAt).
+ * So an event never says it was published a moment before the log says it happened (reads "as of" that
+ * instant see it), and, read after every event already in the stream was appended, the instant is never
+ * before theirs on one clock.
  */
 export async function handleCommand<State, Command, Event extends DomainEvent, Context>(
   log: EventLog,
@@ -63,10 +71,12 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
   const retry = options.retry ?? DEFAULT_WRITE_RETRY;
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadAggregate(log, streamId, decider, options.snapshots);
-    const events = decider.decide(command, loaded.state, context);
+    // One instant per attempt, read once the stream is loaded: the decision's "now" and the events' occurredAt.
+    const instant = instantOf(context, log.now());
+    const events = decider.decide(command, loaded.state, atInstant(context, instant));
     if (events.length === 0) return { events, state: loaded.state, position: loaded.position, streamRevision: loaded.revision };
     try {
-      const result = await log.append(streamId, events, loaded.revision ?? 'no_stream', appendContext);
+      const result = await log.append(streamId, events, loaded.revision ?? 'no_stream', { ...appendContext, occurredAt: instant });
       const state = events.reduce((s, e) => decider.evolve(s, { ...e, actor: appendContext.actor }), loaded.state);
       options.snapshots?.remember(streamId, { state, revision: result.nextExpectedRevision, position: result.position });
       return { events, state, position: result.position, streamRevision: result.nextExpectedRevision };
@@ -79,3 +89,22 @@ export async function handleCommand<State, Command, Event extends DomainEvent, C
 }
 
 export type { RecordedEvent };
+
+/** The attempt's instant: the log's time, or the context's `now` when it is later. */
+function instantOf(context: unknown, logNow: Date): Date {
+  const now = context !== null && typeof context === 'object' && 'now' in context ? (context as { now: unknown }).now : undefined;
+  const asked = now instanceof Date ? now.getTime() : typeof now === 'string' ? Date.parse(now) : Number.NaN;
+  return asked > logNow.getTime() ? new Date(asked) : logNow;
+}
+
+/**
+ * The decision context at the attempt's instant: its `now` (a Date, or an ISO string for the deciders that
+ * keep times as strings) replaced by the instant; a context without `now` as it is.
+ */
+function atInstant<Context>(context: Context, instant: Date): Context {
+  if (context === null || typeof context !== 'object' || !('now' in context)) return context;
+  const now = (context as { now: unknown }).now;
+  if (now instanceof Date) return { ...context, now: instant };
+  if (typeof now === 'string') return { ...context, now: instant.toISOString() };
+  return context;
+}

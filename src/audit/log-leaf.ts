@@ -22,6 +22,7 @@
  * The tlog verifier (test/peers/tlog-verifier) and docs/audit.md's recipe compute the same bytes on their own.
  */
 import { canonicalJson } from '../event-store/hash-chain.ts';
+import { storedDataJson, type RecordedEvent } from '../event-store/event-store.ts';
 import { leafHash } from './merkle-tree.ts';
 
 export const LEAF_FORMAT = 'annals-log-leaf/v1';
@@ -41,7 +42,9 @@ export function leafTextOfParts(streamId: string, revision: bigint | string, id:
 }
 
 export function leafText(event: LeafEvent): string {
-  return leafTextOfParts(event.streamId, event.revision, event.id, event.type, canonicalJson(event.metadata) as string, JSON.stringify(event.data ?? null));
+  // The store's own text of the data when it gives it (the same as JSON.stringify writes: no parse needed).
+  const data = storedDataJson(event as RecordedEvent) ?? JSON.stringify(event.data ?? null);
+  return leafTextOfParts(event.streamId, event.revision, event.id, event.type, canonicalJson(event.metadata) as string, data);
 }
 
 /** The event's leaf hash: SHA-256(0x00 || leaf bytes). */

@@ -5,7 +5,7 @@
  * bytes themselves, trusting nothing the service says.
  */
 import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
-import { assembleRanges, consistencyRanges, inclusionRanges, rangeIndexes } from './merkle-tree.ts';
+import { assembleRanges, consistencyRanges, inclusionRanges, rangeIndexes, storedHashIndex, type LeafRange } from './merkle-tree.ts';
 import { leafText, eventLeafHash } from './log-leaf.ts';
 import type { LogTreeStore, StoredCheckpoint } from './log-tree-store.ts';
 
@@ -68,6 +68,32 @@ export async function eventAtLeaf(tree: LogTreeStore, events: EventStore, leaf: 
   return null;
 }
 
+/**
+ * Reads the stored hashes several ranges need at once (each one once, whatever the ranges share) and answers
+ * each group's hashes, with the stored hash at each of `alsoRead` (read in the same batch).
+ */
+async function readRangeGroups(tree: LogTreeStore, groups: readonly LeafRange[][], alsoRead: readonly number[] = []): Promise<{ groups: Uint8Array[][]; also: Uint8Array[] }> {
+  const wanted = groups.map((ranges) => rangeIndexes(ranges));
+  const indexes = [...new Set([...wanted.flat(), ...alsoRead])];
+  const hashes = await tree.readHashes(indexes);
+  const byIndex = new Map(indexes.map((index, i) => [index, hashes[i]!]));
+  return { groups: groups.map((ranges, i) => assembleRanges(ranges, wanted[i]!.map((index) => byIndex.get(index)!))), also: alsoRead.map((index) => byIndex.get(index)!) };
+}
+
+/**
+ * The RFC 9162 inclusion paths of leaves in the tree of `size` (every leaf below it), with each leaf's stored
+ * hash, read in one batch: what an export writes beside each of its events.
+ */
+export async function inclusionPaths(tree: LogTreeStore, size: number, leaves: readonly number[]): Promise<Array<{ path: Uint8Array[]; leafHash: Uint8Array }>> {
+  const read = await readRangeGroups(tree, leaves.map((leaf) => inclusionRanges(size, leaf)), leaves.map((leaf) => storedHashIndex(0, leaf)));
+  return leaves.map((_, i) => ({ path: read.groups[i]!, leafHash: read.also[i]! }));
+}
+
+/** The RFC 9162 consistency proof from the tree of `fromSize` leaves to that of `toSize`, from the stored hashes (no checkpoint needed). */
+export async function consistencyPath(tree: LogTreeStore, fromSize: number, toSize: number): Promise<Uint8Array[]> {
+  return (await readRangeGroups(tree, [consistencyRanges(fromSize, toSize)])).groups[0]!;
+}
+
 export class LogProofs {
   constructor(
     private readonly tree: LogTreeStore,
@@ -109,8 +135,7 @@ export class LogProofs {
     if (found.leaf >= checkpoint.size) {
       throw new ProofUnavailableError('size-not-checkpointed', `event ${eventId} is leaf ${found.leaf}, after the checkpoint of size ${checkpoint.size}: ask again after the next checkpoint (within a second)`);
     }
-    const ranges = inclusionRanges(checkpoint.size, found.leaf);
-    const proof = assembleRanges(ranges, await this.tree.readHashes(rangeIndexes(ranges)));
+    const proof = (await inclusionPaths(this.tree, checkpoint.size, [found.leaf]))[0]!.path;
     const { event } = found;
     return {
       leafIndex: found.leaf,
@@ -127,8 +152,7 @@ export class LogProofs {
   async consistency(fromSize: number, toSize?: number): Promise<ConsistencyProof> {
     const to = await this.#checkpoint(toSize);
     if (!(fromSize >= 0 && fromSize <= to.size)) throw new ProofUnavailableError('invalid-sizes', `no consistency proof from size ${fromSize} to ${to.size}: the first must not be larger`);
-    const ranges = consistencyRanges(fromSize, to.size);
-    const proof = assembleRanges(ranges, await this.tree.readHashes(rangeIndexes(ranges)));
+    const proof = await consistencyPath(this.tree, fromSize, to.size);
     const from = await this.tree.checkpointOfSize(fromSize);
     return { fromSize, toSize: to.size, proof: proof.map(b64), from: from ? checkpointView(from) : null, to: checkpointView(to) };
   }

@@ -21,7 +21,7 @@ import { LogProofs } from './log-proofs.ts';
 import type { IntegrityRecord, LogTreeStore } from './log-tree-store.ts';
 import { readModelLease } from './log-tree-follower.ts';
 import { LogTreeThread, type TreeFollowing } from './log-tree-thread.ts';
-import { SqliteLogTreeStore } from './sqlite-log-tree-store.ts';
+import { logTreeLocation, openLogTreeStore } from './open-log-tree-store.ts';
 import { WitnessPublisher } from './witness-publisher.ts';
 import { TimestampPublisher } from './timestamp-publisher.ts';
 
@@ -54,30 +54,28 @@ export interface LogTreeDeps {
   projector: boolean;
   /** The gate the service's EventLog appends through (gatedAppends). */
   gate: WriteGate;
-}
-
-/** Opens the tree store named by the configuration (the embedded file; see README "The tamper-evident log"). */
-export function openLogTreeStore(config: Pick<Config, 'audit'>): LogTreeStore {
-  return SqliteLogTreeStore.open(config.audit.treeFile);
+  /** How often a process without the projector role reads the start-up check's finding (default 5 s). */
+  integrityPollMs?: number;
 }
 
 export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'readModels' | 'eventStore'>, deps: LogTreeDeps): Promise<LogTreeRuntime> {
   const { logger, clock, metrics } = deps;
-  const tree = openLogTreeStore(config);
+  const location = logTreeLocation(config);
+  const tree = await openLogTreeStore(location);
   const { gate } = deps;
   const proofs = new LogProofs(tree, deps.events);
   if (!deps.projector) {
-    // An API-only process follows the projector process's finding.
-    const poll = setInterval(() => {
-      void tree.integrity().then((record) => {
-        if (record?.state === 'mismatch') gate.refuse(refusalOf(record));
-      }, () => undefined);
-    }, 5000);
-    poll.unref();
-    const integrity = tree.integrity().then((record) => {
+    // An API-only process follows the projector process's finding, through the tree store (on MongoDB, from any
+    // host): writes are refused while it says the log does not extend its published checkpoint, and taken again
+    // once a later start of the projector process found it does (or was overridden).
+    const follow = (record: IntegrityRecord | null) => {
       if (record?.state === 'mismatch') gate.refuse(refusalOf(record));
+      else gate.open();
       return record;
-    });
+    };
+    const poll = setInterval(() => void tree.integrity().then(follow, () => undefined), deps.integrityPollMs ?? 5000);
+    poll.unref();
+    const integrity = tree.integrity().then(follow, () => null);
     return { tree, proofs, checkpoints: undefined, follower: undefined, gate, integrity, stop: async () => { clearInterval(poll); await tree.close(); } };
   }
 
@@ -118,7 +116,7 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
   // On a thread of its own: hashing every event never holds up the service's event loop.
   const follower: TreeFollowing = new LogTreeThread({
     eventStore: config.eventStore,
-    treeFile: config.audit.treeFile,
+    tree: location,
     logger,
     // On the embedded default the DATA_DIR's writer lock makes this process the only follower.
     ...(config.readModels.kind === 'sqlite' && config.eventStore.kind === 'sqlite' ? {} : { lease: readModelLease(deps.readModels, clock) }),

@@ -64,6 +64,8 @@ export interface LogTreeStore {
   readHashes(indexes: readonly number[]): Promise<Uint8Array[]>;
   /** The leaf of an event, by its id. */
   leafOfEvent(eventId: string): Promise<{ leaf: number; position: bigint } | null>;
+  /** The leaves of events, by their ids (one read; ids not in the tree are left out). */
+  leavesOfEvents(eventIds: readonly string[]): Promise<Map<string, { leaf: number; position: bigint }>>;
   /** Leaves [from, from + count) that are stored, in order. */
   leaves(from: number, count: number): Promise<TreeLeaf[]>;
   /** Stores a checkpoint (one per size: a second one of the same size is kept as the first). */

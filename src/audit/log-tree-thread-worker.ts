@@ -7,10 +7,10 @@ import { pino } from 'pino';
 import type { EventStore } from '../event-store/event-store.ts';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { LogTreeFollower } from './log-tree-follower.ts';
-import { SqliteLogTreeStore } from './sqlite-log-tree-store.ts';
+import { openLogTreeStore } from './open-log-tree-store.ts';
 import type { LogTreeThreadOptions, ThreadMessage } from './log-tree-thread.ts';
 
-const data = workerData as { eventStore: LogTreeThreadOptions['eventStore']; treeFile: string };
+const data = workerData as { eventStore: LogTreeThreadOptions['eventStore']; tree: LogTreeThreadOptions['tree'] };
 const send = (message: ThreadMessage) => parentPort!.postMessage(message);
 
 let events: EventStore;
@@ -19,7 +19,7 @@ else {
   const { EventStoreDbEventStore } = await import('../event-store/esdb-event-store.ts');
   events = EventStoreDbEventStore.connect(data.eventStore.connectionString);
 }
-const tree = SqliteLogTreeStore.open(data.treeFile);
+const tree = await openLogTreeStore(data.tree);
 let caughtUp = false;
 const follower = new LogTreeFollower({
   events,

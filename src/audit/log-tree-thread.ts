@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import type { FollowerLease } from './log-tree-follower.ts';
+import type { LogTreeLocation } from './open-log-tree-store.ts';
 
 /** What follows the log into the tree, in this thread or another. */
 export interface TreeFollowing {
@@ -26,7 +27,8 @@ export interface TreeFollowing {
 export interface LogTreeThreadOptions {
   /** The event store to open on the thread. */
   eventStore: { kind: 'sqlite'; file: string } | { kind: 'eventstoredb'; connectionString: string };
-  treeFile: string;
+  /** The tree store to open on the thread. */
+  tree: LogTreeLocation;
   logger: Logger;
   lease?: FollowerLease;
   onGrow?: (size: number) => void;
@@ -95,7 +97,7 @@ export class LogTreeThread implements TreeFollowing {
   #start(): void {
     const moduleUrl = new URL(import.meta.url.endsWith('.ts') ? './log-tree-thread-worker.ts' : './log-tree-thread-worker.js', import.meta.url);
     const tsx = import.meta.url.endsWith('.ts') ? pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/api/index.mjs')).href : undefined;
-    const worker = new Worker(BOOTSTRAP, { eval: true, execArgv: [], workerData: { module: moduleUrl.href, tsx, eventStore: this.options.eventStore, treeFile: this.options.treeFile } });
+    const worker = new Worker(BOOTSTRAP, { eval: true, execArgv: [], workerData: { module: moduleUrl.href, tsx, eventStore: this.options.eventStore, tree: this.options.tree } });
     this.#worker = worker;
     this.#exited = new Promise((resolve) => {
       worker.on('message', (message: ThreadMessage) => {

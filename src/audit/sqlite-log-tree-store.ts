@@ -14,6 +14,9 @@ CREATE TABLE IF NOT EXISTS tree_checkpoints (
 CREATE TABLE IF NOT EXISTS tree_integrity (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL);
 `;
 
+/** Rows a multi-row INSERT carries (3 values each at most: well under SQLite's 32,766 variables). */
+const ROWS_PER_INSERT = 128;
+
 interface CheckpointRow {
   size: bigint;
   root_hash: Buffer;
@@ -32,6 +35,7 @@ interface CheckpointRow {
 export class SqliteLogTreeStore implements LogTreeStore {
   readonly #db: Database.Database;
   readonly #s;
+  readonly #inserts = new Map<string, Database.Statement>();
 
   static open(file: string): SqliteLogTreeStore {
     return new SqliteLogTreeStore(openSqliteDatabase(file, { purpose: 'log tree', durability: 'normal' }));
@@ -43,8 +47,6 @@ export class SqliteLogTreeStore implements LogTreeStore {
     db.exec(SCHEMA);
     this.#s = {
       last: db.prepare<[], { leaf: bigint; position: bigint }>('SELECT leaf, position FROM tree_leaves ORDER BY leaf DESC LIMIT 1'),
-      insertHash: db.prepare<[number, Uint8Array]>('INSERT INTO tree_hashes (idx, hash) VALUES (?, ?)'),
-      insertLeaf: db.prepare<[number, bigint, string]>('INSERT INTO tree_leaves (leaf, position, event_id) VALUES (?, ?, ?)'),
       hash: db.prepare<[number], Buffer>('SELECT hash FROM tree_hashes WHERE idx = ?').pluck(true),
       byEvent: db.prepare<[string], { leaf: bigint; position: bigint }>('SELECT leaf, position FROM tree_leaves WHERE event_id = ?'),
       leaves: db.prepare<[number, number], { position: bigint; event_id: string }>('SELECT position, event_id FROM tree_leaves WHERE leaf >= ? ORDER BY leaf LIMIT ?'),
@@ -70,11 +72,29 @@ export class SqliteLogTreeStore implements LogTreeStore {
       .transaction(() => {
         const { size } = this.#stateNow();
         if (size !== from) throw new TreeConflictError(`the tree holds ${size} leaves, not ${from}: another follower appended, or it was reset`);
-        let index = storedHashIndex(0, from);
-        for (const hash of hashes) this.#s.insertHash.run(index++, hash);
-        leaves.forEach((leaf, i) => this.#s.insertLeaf.run(from + i, leaf.position, leaf.eventId));
+        // Rows go in by ROWS_PER_INSERT a statement: one call per row cost more than the rows themselves.
+        const first = storedHashIndex(0, from);
+        this.#insertRows('tree_hashes (idx, hash)', 2, hashes.length, (i, values) => values.push(first + i, hashes[i]!));
+        this.#insertRows('tree_leaves (leaf, position, event_id)', 3, leaves.length, (i, values) => values.push(from + i, leaves[i]!.position, leaves[i]!.eventId));
       })
       .immediate();
+  }
+
+  /** Inserts `count` rows of `columns` values each into `table`, ROWS_PER_INSERT a statement. */
+  #insertRows(table: string, columns: number, count: number, row: (i: number, values: unknown[]) => void): void {
+    for (let start = 0; start < count; start += ROWS_PER_INSERT) {
+      const rows = Math.min(ROWS_PER_INSERT, count - start);
+      const key = `${table}/${rows}`;
+      let statement = this.#inserts.get(key);
+      if (!statement) {
+        const tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
+        statement = this.#db.prepare(`INSERT INTO ${table} VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
+        this.#inserts.set(key, statement);
+      }
+      const values: unknown[] = [];
+      for (let i = start; i < start + rows; i++) row(i, values);
+      statement.run(values);
+    }
   }
 
   #stateNow(): TreeState {
@@ -95,6 +115,17 @@ export class SqliteLogTreeStore implements LogTreeStore {
   async leafOfEvent(eventId: string): Promise<{ leaf: number; position: bigint } | null> {
     const row = this.#s.byEvent.get(eventId);
     return row ? { leaf: Number(row.leaf), position: row.position } : null;
+  }
+
+  async leavesOfEvents(eventIds: readonly string[]): Promise<Map<string, { leaf: number; position: bigint }>> {
+    const found = new Map<string, { leaf: number; position: bigint }>();
+    this.#db.transaction(() => {
+      for (const eventId of eventIds) {
+        const row = this.#s.byEvent.get(eventId);
+        if (row) found.set(eventId, { leaf: Number(row.leaf), position: row.position });
+      }
+    })();
+    return found;
   }
 
   async leaves(from: number, count: number): Promise<TreeLeaf[]> {

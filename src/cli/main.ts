@@ -42,6 +42,7 @@ import { DataDirLockedError, DataDirUnusableError } from '../data-dir/data-dir-l
 import { AuditKeySetupError } from '../audit/audit-key-files.ts';
 import { KeyChainError } from '../audit/key-chain.ts';
 import { AuditKeyRetiredError } from '../audit/audit-keys.ts';
+import { AuditExportUnavailableError } from '../audit/audit-export.ts';
 
 const GROUPS: readonly CommandGroup[] = [projectionsCommands, bootstrapCommand, usersCommands, keysCommands, projectsCommands, demoCommand, logCommands, mediaCommands, backupCommand, restoreCommand, auditCommands];
 
@@ -97,6 +98,7 @@ function failureOf(error: unknown): Failure {
   if (error instanceof AuditKeySetupError) return { exitCode: 2, code: 'AUDIT_KEY_SETUP', message: error.message, text: `${error.message}\n` };
   if (error instanceof KeyChainError) return { exitCode: 1, code: 'AUDIT_KEY_CHAIN_INVALID', message: error.message, text: `${error.message}\n` };
   if (error instanceof AuditKeyRetiredError) return { exitCode: 1, code: 'AUDIT_KEY_RETIRED', message: error.message, text: `${error.message}\n` };
+  if (error instanceof AuditExportUnavailableError) return { exitCode: 1, code: 'AUDIT_EXPORT_UNAVAILABLE', message: error.message, text: `audit export: ${error.message}\n` };
   if (error instanceof RebuildPausedError) return { exitCode: 1, code: 'REBUILD_PAUSED', message: error.message, text: `${error.message}\n` };
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: 1, code: 'INTERNAL_ERROR', message, text: `${error instanceof Error ? (error.stack ?? message) : message}\n` };

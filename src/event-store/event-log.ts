@@ -33,6 +33,12 @@ export interface AppendContext {
   /** The event or command that caused these events. */
   causationId?: string | null;
   idempotencyKey?: string;
+  /**
+   * The events' time (metadata.occurredAt). Default: the log's clock when the append is made. A command sets it
+   * to the instant it decided at (handleCommand), so that the times a decision writes into its events (a
+   * revision's publishedAt, savedAt) and the time the log stamps them with are one instant.
+   */
+  occurredAt?: Date;
 }
 
 export interface EventLogOptions {
@@ -109,8 +115,13 @@ export class EventLog {
     return () => this.#appendListeners.delete(listener);
   }
 
+  /** The time on the log's clock: what an append without `occurredAt` stamps its events with. */
+  now(): Date {
+    return this.clock.now();
+  }
+
   async append(streamId: string, events: readonly PendingEvent[], expectedRevision: ExpectedRevision, context: AppendContext): Promise<AppendResult> {
-    const occurredAt = this.clock.now().toISOString();
+    const occurredAt = (context.occurredAt ?? this.clock.now()).toISOString();
     const correlationId = context.correlationId ?? randomUUID();
     const stamped = events.map((event) => {
       const data = this.catalog.validate(event.type, event.data);

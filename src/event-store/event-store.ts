@@ -56,6 +56,20 @@ export interface RecordedEvent<Data = unknown> {
 }
 
 /**
+ * An adapter that keeps an event's data as the JSON text JSON.stringify made of it (the embedded log does) may
+ * give that text under this key, non-enumerable, while the event's data has not been read or replaced (after
+ * that, undefined: the data may have changed in place). Hashing the data then needs no parse and no
+ * re-serialisation (the log tree's leaf, src/audit/log-leaf.ts): JSON.stringify of what JSON.parse makes of
+ * such a text is that text.
+ */
+export const STORED_DATA_JSON: unique symbol = Symbol('annals.storedDataJson');
+
+/** The data's JSON text as its store holds it, when the store gives it and the data is untouched (see STORED_DATA_JSON). */
+export function storedDataJson(event: RecordedEvent): string | undefined {
+  return (event as RecordedEvent & { [STORED_DATA_JSON]?: string | undefined })[STORED_DATA_JSON];
+}
+
+/**
  * The largest append every adapter takes: the UTF-8 bytes of its events' data and metadata, serialised as
  * JSON as the adapter stores them, summed over the append. Below KurrentDB's default MaxAppendSize (1 MiB),
  * with room for what the server counts beyond data and metadata, so an append the port accepts is one the

@@ -16,6 +16,7 @@ import {
   type Subscription,
   type SubscriptionFilter,
   type SubscriptionMessage,
+  STORED_DATA_JSON,
 } from './event-store.ts';
 import { InvalidEventError, StreamNotFoundError, UnavailableError, UnreadableEventError, WrongExpectedVersionError } from './errors.ts';
 import { isUuid } from './position.ts';
@@ -544,6 +545,8 @@ function toRecorded([position, streamId, revision, id, type, stored, storedMetad
   let data: unknown;
   let parsed = false;
   const event = { id, type, streamId, revision, position, metadata } as RecordedEvent;
+  // The stored text is JSON.stringify's of the data: given to whoever hashes it, until the data is read.
+  Object.defineProperty(event, STORED_DATA_JSON, { enumerable: false, get: () => (parsed ? undefined : text) });
   Object.defineProperty(event, 'data', {
     enumerable: true,
     configurable: true,

@@ -25,6 +25,8 @@ export class AdminApiError extends Error {
     readonly hint?: string,
     readonly retryable?: boolean,
     readonly retryAfter?: string,
+    /** The answer's JSON body when it was not an error envelope (a 301's). */
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -125,7 +127,7 @@ export class AdminApiClient {
         response.retryAfter ?? undefined,
       );
     }
-    throw new AdminApiError(response.status, `HTTP_${response.status}`, `The admin API answered HTTP ${response.status} without an error envelope${response.status === 404 ? ': is ANNALS_ADMIN_BASE the service\'s /admin base?' : '.'}`);
+    throw new AdminApiError(response.status, `HTTP_${response.status}`, `The admin API answered HTTP ${response.status} without an error envelope${response.status === 404 ? ': is ANNALS_ADMIN_BASE the service\'s /admin base?' : '.'}`, undefined, undefined, undefined, parsed);
   }
 
   #credentials(as: Credential): Record<string, string> {

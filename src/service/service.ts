@@ -84,6 +84,9 @@ import type { OpenedAuditKeyRing } from '../audit/chained-audit-key-ring.ts';
 import { recordKeyAnnouncements } from '../audit/key-announcement-log.ts';
 import { gatedAppends, WriteGate, WritesRefusedError } from '../audit/log-integrity.ts';
 import { startLogTree, type LogTreeRuntime } from '../audit/log-tree-runtime.ts';
+import { CheckpointsHeldError, type LogCheckpoints } from '../audit/log-checkpoints.ts';
+import type { StoredCheckpoint } from '../audit/log-tree-store.ts';
+import type { AuditExportSigning } from '../audit/audit-export.ts';
 import { AuditMetrics } from '../metrics/audit-metrics.ts';
 import { markReviewNoticesStarted } from '../review-notices/review-notices-started.ts';
 
@@ -196,6 +199,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let lag: EventLoopLag | undefined;
   let sampledRefusals: SampledRefusalLog | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
+  let exportRing: Promise<OpenedAuditKeyRing> | undefined;
   let refusals: RefusalRecorder | undefined;
   let logTree: LogTreeRuntime | undefined;
   try {
@@ -301,7 +305,22 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         clock,
         operatorTenantIds: config.operatorTenantIds,
       });
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, ...(logTree ? { logTree } : {}) });
+      // Audit exports sign through the audit key ring: the one this process opened (projector role), else one
+      // opened at the first export (an API-only process; README "The tamper-evident log"). Their checkpoint is
+      // signed now where this process signs checkpoints, else the latest the projector process signed.
+      const opened = auditKeys;
+      const tree = logTree;
+      const auditExports: AuditExportSigning = {
+        ring: opened
+          ? async () => opened
+          : () =>
+              (exportRing ??= openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }).catch((error: unknown) => {
+                exportRing = undefined;
+                throw error;
+              })),
+        log: { tree: tree.tree, ...(tree.checkpoints ? { sign: signNowOrNone(tree.checkpoints) } : {}) },
+      };
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);
@@ -374,6 +393,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     await refusals?.stop();
     await logTree?.stop();
     await auditKeys?.close();
+    await closeRing(exportRing);
     versions?.stop();
     watermark?.close();
     await contactForms?.stop();
@@ -422,6 +442,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         progress('the log tree and its checkpoints');
         await logTree?.stop();
         await auditKeys?.close();
+        await closeRing(exportRing);
         progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
         progress('the stores to close');
@@ -429,6 +450,20 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await stores.close();
       })()),
   };
+}
+
+/** Signs a checkpoint of the tree as it is now; none while checkpoints are held (the start-up check). */
+function signNowOrNone(checkpoints: LogCheckpoints): () => Promise<StoredCheckpoint | null> {
+  return () =>
+    checkpoints.checkpoint().catch((error: unknown) => {
+      if (error instanceof CheckpointsHeldError) return null;
+      throw error;
+    });
+}
+
+/** Closes a ring opened for exports, if it opened. */
+async function closeRing(ring: Promise<OpenedAuditKeyRing> | undefined): Promise<void> {
+  await ring?.then((opened) => opened.close(), () => undefined);
 }
 
 /**

@@ -13,18 +13,19 @@ import { SqliteKeyStore } from '../../src/key-store/sqlite-key-store.ts';
 import { chainLink } from '../../src/event-store/hash-chain.ts';
 import { announceKey, KeyChain } from '../../src/audit/key-chain.ts';
 import { jwkOf } from '../../src/audit/ed25519.ts';
-import { keyFileEnv, memoryKey, readLines, resign, writeLines, type Line } from './audit-key-support.ts';
+import { keyFileEnv, memoryKey, readLines, reprove, resign, writeLines, type Line } from './audit-key-support.ts';
 import { verifyWithOpensslAsDocumented } from './openssl-as-documented.ts';
 
 const SCRIPT = 'scripts/audit/verify-audit-export.mjs';
-const REFUSED = 'entry.revision-approval-refused';
+const REFUSED = 'write.refused';
 
 /**
  * The issue's insider: someone with write access to the data folder (and the database) only, who removes the
  * approval refusals from the history and hands auditors a re-signed export. With the audit key in a file
- * outside DATA_DIR they can make the bundle consistent line by line, re-linking every chain as the documented
- * formula says, but they can sign it only with a key of their own, which the auditor's key list refuses,
- * however they present it; the key itself is nowhere in the data folder.
+ * outside DATA_DIR they can make the bundle consistent line by line, renumbering the streams and building a
+ * Merkle tree and a checkpoint of their own over its lines, but they can sign it (and the checkpoint) only with
+ * a key of their own, which the auditor's key list refuses, however they present it; the key itself is nowhere
+ * in the data folder.
  */
 describe(needing(openssl, needing(jq, 'audit keys against an insider: the key outside DATA_DIR, a re-signed export refused')), function () {
   this.timeout(180_000);
@@ -35,6 +36,7 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
   let bundle: string;
   let keyList: string;
   let refusals = 0;
+  let projectId: string;
 
   before(async function () {
     requireProgram(this, openssl);
@@ -65,18 +67,20 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
         // Then the agent writes on, after the refusal, in the same stream.
         expect((await f.call('POST', `/revisions/${revision.id}/reject`, { body: { reason: 'later' }, ...asAdmin })).status).to.equal(200);
       }
-      const cli = (args: string[]) => runEntry('src/cli/main.ts', ['audit', ...args], env);
-      const dir = tempDir();
-      keyList = path.join(dir, 'audit-keys.json');
-      const listed = await cli(['public-key', '--json']);
-      expect(listed.code, listed.stderr).to.equal(0);
-      fs.writeFileSync(keyList, listed.stdout);
-      bundle = path.join(dir, 'h1.ndjson');
-      const exported = await cli(['export', '--project', f.project.projectId, '--from', '2020-01-01', '--to', '2100-01-01', '--out', bundle, '--json']);
-      expect(exported.code, exported.stderr).to.equal(0);
+      projectId = f.project.projectId;
     } finally {
+      // A clean stop appends the count of the refusals repeated within the minute (docs/audit.md section 8).
       await f.stop();
     }
+    const cli = (args: string[]) => runEntry('src/cli/main.ts', ['audit', ...args], env);
+    const dir = tempDir();
+    keyList = path.join(dir, 'audit-keys.json');
+    const listed = await cli(['public-key', '--json']);
+    expect(listed.code, listed.stderr).to.equal(0);
+    fs.writeFileSync(keyList, listed.stdout);
+    bundle = path.join(dir, 'h1.ndjson');
+    const exported = await cli(['export', '--project', projectId, '--from', '2020-01-01', '--to', '2100-01-01', '--out', bundle, '--json']);
+    expect(exported.code, exported.stderr).to.equal(0);
   });
 
   it('the private key is nowhere in the data folder; an honest export verifies with the script and with openssl as docs/audit.md shows, refusals included', async () => {
@@ -90,7 +94,9 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
     }
 
     const lines = readLines(bundle);
-    expect(lines.filter((l) => l['type'] === REFUSED)).to.have.length(refusals);
+    // The first refusal, then the repeats of the minute counted in one event.
+    const recorded = lines.filter((l) => l['type'] === REFUSED).map((l) => l['data'] as { repeated?: boolean; count?: number });
+    expect(recorded.map((d) => (d.repeated ? d.count : 1)).reduce((a, b) => a! + b!, 0)).to.equal(refusals);
     const verified = await runProgram(process.execPath, [SCRIPT, bundle, '--public-key', keyList], {});
     expect(verified.code, verified.stdout).to.equal(0);
     expect(JSON.parse(verified.stdout)).to.include({ valid: true, authenticated: true });
@@ -102,7 +108,7 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
   it('the refusals removed and every chain re-linked, the bundle is consistent; signed with the insider\'s key it is refused, by the script and by openssl', async () => {
     const insider = memoryKey();
     const chain = KeyChain.verify([await announceKey({ chain: null, key: insider, validFrom: new Date('2020-01-01T00:00:00.000Z') })]);
-    const forged = await resign(withoutRefusals(readLines(bundle)), insider, chain.announcements());
+    const forged = await resign(await reprove(withoutRefusals(readLines(bundle)), insider, originOf(bundle)), insider, chain.announcements());
     expect(forged.filter((l) => l['type'] === REFUSED)).to.have.length(0);
     const file = writeLines(forged);
 
@@ -114,6 +120,7 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
     const problems = JSON.parse(refused.stdout).problems.map((p: { message: string }) => p.message).join('\n');
     expect(problems).to.contain(`signed by key ${insider.keyId}, which your key list does not hold`);
     expect(problems).to.contain('the key chain was forked');
+    expect(problems).to.contain(`log.checkpoint: its signed note verifies with no key of your key list under the origin ${originOf(bundle)}`);
     expect(verifyWithOpensslAsDocumented(file, keyList).code).to.not.equal(0);
   });
 
@@ -135,7 +142,7 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
     // The auditor's list with the insider's key added (the listing's own `keys` too).
     const doctored = path.join(tempDir(), 'audit-keys.json');
     fs.writeFileSync(doctored, JSON.stringify({ ...honest, keyChain, keys: [...honest.keys, { keyId: insider.keyId, jwk: jwkOf(insider.publicKey), validFrom: statement.validFrom, validUntil: null }] }));
-    const forged = writeLines(await resign(withoutRefusals(readLines(bundle)), insider, keyChain));
+    const forged = writeLines(await resign(await reprove(withoutRefusals(readLines(bundle)), insider, originOf(bundle)), insider, keyChain));
     const withDoctored = JSON.parse((await runProgram(process.execPath, [SCRIPT, forged, '--public-key', doctored], {})).stdout);
     expect(withDoctored.valid).to.equal(false);
     expect(withDoctored.problems[0].message).to.match(/your key list .* does not verify: key announcement 2: no valid signature by the key before it/);
@@ -165,15 +172,21 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
   });
 });
 
-/** The bundle without the approval refusals, every later event of their streams renumbered and re-linked. */
+/** The log's origin, as the bundle's checkpoint names it. */
+function originOf(bundle: string): string {
+  return String((readLines(bundle)[0]!['log'] as { checkpoint: { note: string } }).checkpoint.note.split('\n')[0]);
+}
+
+/** The bundle without the approval refusals, every later event of their streams renumbered (and re-linked where linked). */
 function withoutRefusals(lines: Line[]): Line[] {
   const kept = lines.filter((l) => l.kind !== 'stream' && l.kind !== 'end' && l['type'] !== REFUSED);
   const tips = new Map<string, { revision: bigint; link: string; first: { revision: bigint; prev: string } }>();
   for (const line of kept) {
-    if (line.kind !== 'event') continue;
+    if (line.kind !== 'event' && line.kind !== 'actor') continue;
     const streamId = line['streamId'] as string;
     const tip = tips.get(streamId);
-    const revision = tip ? tip.revision + 1n : BigInt(line['revision'] as string);
+    // The entries' streams lose their refusals: renumbered. The actors' streams keep their revisions.
+    const revision = tip && line.kind === 'event' ? tip.revision + 1n : BigInt(line['revision'] as string);
     const prev = tip ? tip.link : (line['prev'] as string);
     const metadata = { ...(line['metadata'] as Record<string, unknown>) };
     const link = chainLink(prev, { id: line['id'] as string, type: line['type'] as string, data: line['data'], metadata } as never);

@@ -6,6 +6,9 @@ import type { Config } from '../../src/config/config.ts';
 import type { AuditSigningKey } from '../../src/audit/audit-keys.ts';
 import { jwkOf, keyIdOf, rawPublicKeyOf } from '../../src/audit/ed25519.ts';
 import { signCompactJws } from '../../src/audit/audit-signer.ts';
+import { leafText } from '../../src/audit/log-leaf.ts';
+import { inclusionRanges, leafHash, rootOfLeaves } from '../../src/audit/merkle-tree.ts';
+import { checkpointBody, signNote } from '../../src/audit/signed-note.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 /** One line of an audit export. */
@@ -56,15 +59,34 @@ export function writeLines(lines: Line[]): string {
 }
 
 /**
- * An export signed anew, as whoever holds `key` would: the header naming the key and carrying `keyChain`, the
- * end line's counts, digest and signature made again (`lines` without their end line).
+ * An export signed anew, as whoever holds `key` would: the header naming the key and carrying `keyChain` (none
+ * when null), the end line's counts, digest and signature made again (`lines` without their end line).
  */
-export async function resign(lines: Line[], key: AuditSigningKey, keyChain: unknown[], signedAt = new Date().toISOString()): Promise<Line[]> {
-  const header: Line = { ...lines[0]!, keyId: key.keyId, publicKey: jwkOf(key.publicKey), keyChain };
+export async function resign(lines: Line[], key: AuditSigningKey, keyChain: unknown[] | null, signedAt = new Date().toISOString()): Promise<Line[]> {
+  const { keyChain: _chain, ...own } = lines[0]!;
+  const header: Line = { ...own, keyId: key.keyId, publicKey: jwkOf(key.publicKey), ...(keyChain ? { keyChain } : {}) };
   const body = [header, ...lines.slice(1)];
   const digest = `sha256:${createHash('sha256').update(body.map((l) => `${JSON.stringify(l)}\n`).join('')).digest('hex')}`;
-  const events = body.filter((l) => l.kind === 'event').length;
-  const streams = body.filter((l) => l.kind === 'stream').length;
-  const signed = { format: header['format'], version: header['version'], projectId: header['projectId'], from: header['from'], to: header['to'], exportedAt: header['exportedAt'], events, streams, digest, keyId: key.keyId, signedAt };
-  return [...body, { kind: 'end', events, streams, digest, signature: await signCompactJws(key, signed) }];
+  const counts = { events: body.filter((l) => l.kind === 'event').length, ...(header['version'] === 2 ? { actorEvents: body.filter((l) => l.kind === 'actor').length } : {}), streams: body.filter((l) => l.kind === 'stream').length };
+  const selection = header['version'] === 2 ? { selection: header['selection'], through: (header['log'] as { through: unknown }).through } : {};
+  const signed = { format: header['format'], version: header['version'], projectId: header['projectId'], ...selection, from: header['from'], to: header['to'], exportedAt: header['exportedAt'], ...counts, digest, keyId: key.keyId, signedAt };
+  return [...body, { kind: 'end', ...counts, digest, signature: await signCompactJws(key, signed) }];
+}
+
+/**
+ * The lines re-proved as a forger who builds a Merkle tree of their own over them would: each event and actor
+ * line a leaf (hashed as it now reads; one the service redacted keeps its leaf's hash), in order, with its
+ * inclusion proof, under a checkpoint of that tree signed by `key` as the log `origin`.
+ */
+export async function reprove(lines: Line[], key: AuditSigningKey, origin: string): Promise<Line[]> {
+  const proved = lines.filter((l) => l.kind === 'event' || l.kind === 'actor');
+  const given = (l: Line) => (l['redacted'] ? (l['proof'] as { leafHash?: string } | undefined)?.leafHash : undefined);
+  const leaves = proved.map((l) => (given(l) ? new Uint8Array(Buffer.from(given(l)!, 'base64')) : leafHash(leafText(l as never))));
+  const b64 = (h: Uint8Array) => Buffer.from(h).toString('base64');
+  const proofs = new Map(proved.map((l, i) => [l, { leafIndex: i, hashes: inclusionRanges(leaves.length, i).map(({ lo, hi }) => b64(rootOfLeaves(leaves.slice(lo, hi)))), ...(l['redacted'] ? { leafHash: b64(leaves[i]!) } : {}) }]));
+  const rootHash = rootOfLeaves(leaves);
+  const note = await signNote(checkpointBody({ origin, size: leaves.length, rootHash, extensions: [] }), [{ name: origin, publicKey: key.publicKey, sign: (message) => key.sign(message) }]);
+  const header = lines[0]!;
+  const log = header['log'] as Record<string, unknown>;
+  return [{ ...header, log: { ...log, checkpoint: { size: leaves.length, rootHash: b64(rootHash), note, signedAt: header['exportedAt'] } } }, ...lines.slice(1).map((l) => (proofs.has(l) ? { ...l, proof: proofs.get(l) } : l))];
 }

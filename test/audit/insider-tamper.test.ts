@@ -10,7 +10,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { goPeerPending, locateGoPeer, needingPeer } from '../support/go-peers.ts';
 import { relink, rewriteStream, storedEvents, truncateLog, writeEvents, type StoredEvent } from '../support/insider.ts';
-import { publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
+import { CHECKPOINT_FILE, publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startService } from '../../src/service/service.ts';
 import { systemClock } from '../../src/clock.ts';
@@ -68,7 +68,7 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
         expect(publishedRevision.status, JSON.stringify(publishedRevision.body)).to.equal(200);
       }
       const head = (await f.service.stores.events.headPosition())!;
-      await eventually(async () => (fs.existsSync(published) ? publishedCheckpoints(published).at(-1)?.size ?? 0 : 0), (size) => size >= Number(head), 15_000);
+      await eventually(async () => (fs.existsSync(path.join(published, CHECKPOINT_FILE)) ? publishedCheckpoints(published).at(-1)?.size ?? 0 : 0), (size) => size >= Number(head), 15_000);
     } finally {
       await f.stop();
     }

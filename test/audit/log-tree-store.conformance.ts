@@ -32,6 +32,10 @@ export function logTreeStoreConformance(title: string, harness: HarnessOrPending
         expect(hex((await store.readHashes([storedHashIndex(0, 6)]))[0]!)).to.equal(hex(second[1]!.hash));
         expect(await store.leafOfEvent(second[2]!.id)).to.deep.equal({ leaf: 7, position: BigInt(77) });
         expect(await store.leafOfEvent(randomUUID())).to.equal(null);
+        const many = await store.leavesOfEvents([first[0]!.id, second[7]!.id, randomUUID()]);
+        expect(many.get(first[0]!.id)).to.deep.equal({ leaf: 0, position: 7n });
+        expect(many.get(second[7]!.id)).to.deep.equal({ leaf: 12, position: 127n });
+        expect(many.size).to.equal(2);
         expect((await store.leaves(4, 3)).map((l) => l.eventId)).to.deep.equal([first[4]!.id, second[0]!.id, second[1]!.id]);
       } finally {
         await store.close();

@@ -7,7 +7,7 @@ import { eventually } from '../support/engine-fixture.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { eventLeafHash } from '../../src/audit/log-leaf.ts';
 import { rootOfLeaves, verifyConsistency, verifyInclusion, leafHash } from '../../src/audit/merkle-tree.ts';
-import { publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
+import { CHECKPOINT_FILE, publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
 import { checkpointOfNote } from '../../src/audit/log-checkpoints.ts';
 import { parseNote, verifiedSigners } from '../../src/audit/signed-note.ts';
 import { openKeyStoreAuditKeyRing } from '../../src/audit/key-store-audit-key-ring.ts';
@@ -40,7 +40,8 @@ describe('audit: the log tree follows the log; checkpoints are signed, published
     const events = await collect(f.service.stores.events.readAll());
     const head = events.length;
     const checkpoint = (await eventually(
-      async () => (fs.existsSync(published) ? publishedCheckpoints(published).at(-1) : undefined),
+      // The folder is made when the service starts; its file with the first checkpoint.
+      async () => (fs.existsSync(path.join(published, CHECKPOINT_FILE)) ? publishedCheckpoints(published).at(-1) : undefined),
       (last) => last !== undefined && last.size >= head,
       10_000,
     ))!;

@@ -5,7 +5,7 @@ import { tempDir } from '../support/temp-dir.ts';
 
 const DOCS = path.resolve(import.meta.dirname, '../../docs/audit.md');
 
-/** The shell block of docs/audit.md "With openssl alone", exactly as an auditor reads it. */
+/** The shell block of docs/audit.md that checks an export's signature with openssl, exactly as an auditor reads it. */
 export function documentedOpensslCheck(): string {
   const text = fs.readFileSync(DOCS, 'utf8');
   const marker = text.indexOf('<!-- tested: test/audit/audit-key-insider.test.ts runs this block as it is -->');
@@ -18,7 +18,7 @@ export function documentedOpensslCheck(): string {
 /** Runs the documented check with bash in a folder holding the export and the key list under the names it uses. */
 export function verifyWithOpensslAsDocumented(bundle: string, keyList: string): { code: number | null; stdout: string; stderr: string } {
   const dir = tempDir();
-  fs.copyFileSync(bundle, path.join(dir, 'h1-2026.ndjson'));
+  fs.copyFileSync(bundle, path.join(dir, 'export.ndjson'));
   fs.copyFileSync(keyList, path.join(dir, 'audit-keys.json'));
   const run = spawnSync('bash', ['-euo', 'pipefail', '-c', documentedOpensslCheck()], { cwd: dir, encoding: 'utf8' });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };

@@ -9,7 +9,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { freePort } from '../support/ports.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { locateGoPeer, needingPeer, requireGoPeer } from '../support/go-peers.ts';
-import { publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
+import { CHECKPOINT_FILE, publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
 import { checkpointOfNote } from '../../src/audit/log-checkpoints.ts';
 import { checkpointBody, noteKeyHash, parseNote, signNote, verifierKey, verifyCosignature } from '../../src/audit/signed-note.ts';
 import { openKeyStoreAuditKeyRing } from '../../src/audit/key-store-audit-key-ring.ts';
@@ -83,7 +83,7 @@ describe(needingPeer('witness', 'audit: checkpoints cosigned by a running transp
     const formSet = await f.call('POST', '/form-sets', { body: articleFormSet });
     expect(formSet.status).to.equal(201);
     const cosigned = (await eventually(
-      async () => (fs.existsSync(published) ? publishedCheckpoints(published).filter((c) => c.cosignatures[WITNESS]).at(-1) : undefined),
+      async () => (fs.existsSync(path.join(published, CHECKPOINT_FILE)) ? publishedCheckpoints(published).filter((c) => c.cosignatures[WITNESS]).at(-1) : undefined),
       (c) => c !== undefined,
       30_000,
     ).catch((error: Error) => {

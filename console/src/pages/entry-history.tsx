@@ -56,8 +56,9 @@ export function EntryHistory() {
   return (
     <section>
       <h1>{t('history.title', { title: entry.data?.title || entry.data?.slug || '' })}</h1>
-      <p>
+      <p className="row">
         <Link to={path(`entries/${entryId}`)}>← {entry.data?.title || entry.data?.slug}</Link>
+        {entry.data && <Link to={path(`as-of?${new URLSearchParams({ at: new Date().toISOString(), formSet: entry.data.formSetId, entry: entryId }).toString()}`)}>{t('history.asOfView')}</Link>}
       </p>
       <ErrorMessage error={history.error ?? error} />
       {restored !== null && <p role="status">{t('history.restored', { revision: restored })}</p>}
@@ -68,6 +69,7 @@ export function EntryHistory() {
             <th scope="col">{t('history.who')}</th>
             <th scope="col">{t('history.what')}</th>
             <th scope="col">{t('history.revision')}</th>
+            <th scope="col">{t('history.asOf')}</th>
             <td />
           </tr>
         </thead>
@@ -80,6 +82,13 @@ export function EntryHistory() {
               <td>{actorName(item.actor)}</td>
               <td>{eventName(item)}</td>
               <td>{item.revision ?? ''}</td>
+              <td>
+                {entry.data && (
+                  <Link to={path(`as-of?${new URLSearchParams({ at: item.occurredAt, formSet: entry.data.formSetId, entry: entryId }).toString()}`)} aria-label={t('history.asOfLabel', { time: formatTime(item.occurredAt) })}>
+                    {t('history.asOf')}
+                  </Link>
+                )}
+              </td>
               <td>
                 {item.type === 'entry.revision-saved' && item.revisionId && (
                   <button type="button" onClick={() => void restore(item.revisionId!)} aria-label={`${t('history.restore')}: ${t('editor.revision', { revision: item.revision ?? 0 })}`}>

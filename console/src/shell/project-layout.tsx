@@ -33,6 +33,7 @@ interface Area {
 const AREAS: Area[] = [
   { label: 'nav.review', to: 'review' },
   { label: 'nav.media', to: 'media' },
+  { label: 'nav.asOf', to: 'as-of' },
   { label: 'nav.audit', to: 'audit', adminOnly: true },
   ...ADMIN_AREAS,
 ];

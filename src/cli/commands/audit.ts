@@ -4,7 +4,8 @@ import { systemClock } from '../../clock.ts';
 import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { AuditSigner } from '../../audit/audit-signer.ts';
 import { verifyLog, type VerifyReport } from '../../audit/chain-verifier.ts';
-import { exportAudit } from '../../audit/audit-export.ts';
+import { exportAudit, type AuditExportSelection, type AuditExportSummary } from '../../audit/audit-export.ts';
+import type { LogTreeStore, StoredCheckpoint } from '../../audit/log-tree-store.ts';
 import { anchorUnlinkedEvents } from '../../audit/legacy-anchor.ts';
 import { openAuditKeyRing, openKeyChainFile, refuseMovingBack } from '../../audit/open-audit-key-ring.ts';
 import { keyStoreAuditKey, keyStoreKeyGenesis } from '../../audit/key-store-audit-key-ring.ts';
@@ -19,13 +20,13 @@ import type { EventStore } from '../../event-store/event-store.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { note, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
 import type { KeyStore } from '../../key-store/key-store.ts';
-import type { Config } from '../../config/config.ts';
+import { loadConfig, type Config } from '../../config/config.ts';
 import { BACKDATING_TOLERANCE_MS, LeafCollector, checkLeavesAgainst, type CheckpointToCheck, type TreeReport } from '../../audit/tree-verifier.ts';
 import { CHECKPOINT_FILE, CheckpointFolder, publishedCheckpoints } from '../../audit/checkpoint-folder.ts';
 import { checkpointOfNote, LogCheckpoints, logOrigin, logVerifierKeys } from '../../audit/log-checkpoints.ts';
-import { openLogTreeStore } from '../../audit/log-tree-runtime.ts';
+import { logTreeLocation, openExistingLogTreeStore, openLogTreeStore } from '../../audit/open-log-tree-store.ts';
 import { LogTreeFollower } from '../../audit/log-tree-follower.ts';
-import { checkpointView, LogProofs, ProofUnavailableError } from '../../audit/log-proofs.ts';
+import { checkpointView, consistencyPath, LogProofs, ProofUnavailableError } from '../../audit/log-proofs.ts';
 import { diffAuditExports } from '../../audit/audit-export-diff.ts';
 import { sqliteLeaves, type SqliteLeaves } from '../../audit/sqlite-leaf-workers.ts';
 import { encodePosition } from '../../event-store/position.ts';
@@ -37,9 +38,13 @@ const USAGE = `  annals audit verify [--project ID] [--against FILE|witness:NAME
   annals audit proof inclusion --event ID [--size N] [--json]    that an event is in the tree of the checkpoint of size N (default: the latest)
   annals audit proof consistency --from N [--to M] [--json]      that the tree of size N is a prefix of that of size M (default: the latest)
   annals audit log-key [--json]                 the log's origin and the vkey of each audit key (what witnesses and verifiers are given)
-  annals audit diff A.ndjson B.ndjson [--json]  prove export B extends export A (same project; B's range covers or continues A's)
+  annals audit diff A.ndjson B.ndjson [--public-key KEYS.json] [--consistency PROOF.json] [--json]
+                                                 prove export B extends export A: B's checkpoint extends A's (a consistency proof,
+                                                 from the log tree or PROOF.json), and B holds A's events unchanged or continues them
   annals audit export --project ID --from T --to T --out FILE.ndjson [--json]
-                                                 a project's events of [from, to) as a signed bundle (verify it with scripts/audit/verify-audit-export.mjs)
+  annals audit export --project ID --entry ENTRY_ID --out FILE.ndjson [--json]
+                                                 a signed bundle of a project's events of [from, to), or of one entry's whole history,
+                                                 with the actors they name (verify it with scripts/audit/verify-audit-export.mjs)
   annals audit public-key [--json]              every audit key with its validity (JWK, PEM, signed-note vkey) and the key chain: give it to auditors
   annals audit rotate-key [--previous-key-file FILE] [--json]
                                                  announce the configured key (AUDIT_KEY_FILE or the PKCS#11 key) as the successor of the current one
@@ -56,7 +61,7 @@ export const auditCommands: CommandGroup = {
   async run(args, options) {
     const { values, positionals } = parseCommandArgs(
       args,
-      { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, 'previous-key-file': { type: 'string' }, against: { type: 'string' }, event: { type: 'string' }, size: { type: 'string' } },
+      { project: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, entry: { type: 'string' }, out: { type: 'string' }, 'previous-key-file': { type: 'string' }, 'public-key': { type: 'string' }, consistency: { type: 'string' }, against: { type: 'string' }, event: { type: 'string' }, size: { type: 'string' } },
       USAGE,
     );
     const [command, ...rest] = positionals;
@@ -73,9 +78,9 @@ export const auditCommands: CommandGroup = {
         return logKey();
       case 'diff':
         if (rest.length !== 2) throw new UsageError('audit diff needs two exports: the earlier, then the later', USAGE);
-        return diffExports(rest[0]!, rest[1]!);
+        return diffExports(rest[0]!, rest[1]!, { keyList: values['public-key'], consistency: values.consistency });
       case 'export':
-        return exportBundle({ project: required(values.project, '--project', USAGE), from: instant(required(values.from, '--from', USAGE), '--from'), to: instant(required(values.to, '--to', USAGE), '--to'), out: required(values.out, '--out', USAGE) }, options);
+        return exportBundle({ project: required(values.project, '--project', USAGE), selection: exportSelection(values), out: required(values.out, '--out', USAGE) }, options);
       case 'public-key':
         return publicKey();
       case 'rotate-key':
@@ -124,7 +129,7 @@ async function verify(projectId: string | undefined, against: string | undefined
     }
     let tree: TreeReport | null = null;
     if (target) {
-      const treeStore = fs.existsSync(config.audit.treeFile) ? openLogTreeStore(config) : undefined;
+      const treeStore = await openExistingLogTreeStore(logTreeLocation(config));
       try {
         tree = await checkLeavesAgainst(leaves, target.checkpoint, { keys: keys ?? [], witnessVkeys: config.audit.witnesses.map((w) => w.vkey), earlier: target.earlier, ...(treeStore ? { tree: treeStore } : {}) });
       } finally {
@@ -158,8 +163,8 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
     if (last) return { checkpoint: { note: last.note, signedAt: last.signedAt, source: path.join(config.audit.checkpointDir!, CHECKPOINT_FILE), cosignatures: last.cosignatures }, earlier: earlierOf(published) };
     // Nothing published: the latest checkpoint the tree store kept (it shows damage and outsiders' edits; against
     // an insider only a checkpoint held outside DATA_DIR counts).
-    if (!fs.existsSync(config.audit.treeFile)) return null;
-    const store = openLogTreeStore(config);
+    const store = await openExistingLogTreeStore(logTreeLocation(config));
+    if (!store) return null;
     try {
       const latest = await store.latestCheckpoint();
       return latest ? { checkpoint: { note: latest.note, signedAt: latest.signedAt, source: 'the log tree store in DATA_DIR (nothing published: set AUDIT_CHECKPOINT_DIR)' }, earlier: [] } : null;
@@ -172,7 +177,7 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
     if (!config.audit.witnesses.some((w) => w.vkey.startsWith(`${name}+`))) throw new UsageError(`no witness named ${name} in AUDIT_WITNESSES`, USAGE);
     let candidates: Array<{ note: string; cosignatures: Record<string, string> }> = published;
     if (candidates.length === 0) {
-      const store = openLogTreeStore(config);
+      const store = await openLogTreeStore(logTreeLocation(config));
       try {
         const latest = await store.latestCheckpoint();
         candidates = latest ? [latest] : [];
@@ -203,20 +208,12 @@ async function checkpointToCheck(config: Config, against: string | undefined): P
 /** Brings the tree up to the log (the service's follower does it continuously), then signs a checkpoint. */
 async function checkpointNow(): Promise<number> {
   return withStores(async ({ stores, config, logger }) => {
-    const tree = openLogTreeStore(config);
+    const tree = await openLogTreeStore(logTreeLocation(config));
     try {
-      const follower = new LogTreeFollower({ events: stores.events, tree, logger, stopWhenCaughtUp: true, retryMs: 200 });
-      await follower.run();
-      const folder = config.audit.checkpointDir ? new CheckpointFolder(config.audit.checkpointDir, config.dataDir, logger) : undefined;
-      const checkpoint = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
-        const checkpoints = new LogCheckpoints({ tree, ring: () => ring, origin: config.audit.origin, clock: systemClock, logger, publishers: folder ? [folder] : [] });
-        const made = await checkpoints.checkpoint();
-        await checkpoints.stop();
-        return made;
-      });
-      if (!checkpoint) throw new UsageError('the log is empty: nothing to checkpoint', USAGE);
-      note(`audit checkpoint: size ${checkpoint.size}${folder ? `, published to ${folder.file}` : ''}`);
-      printResult(checkpointView(checkpoint));
+      const signed = await withAuditKeyRing(config, logger, stores.events, (ring) => signCheckpointNow({ tree, events: stores.events, config, logger, ring }));
+      if (!signed.checkpoint) throw new UsageError('the log is empty: nothing to checkpoint', USAGE);
+      note(`audit checkpoint: size ${signed.checkpoint.size}${signed.publishedTo ? `, published to ${signed.publishedTo}` : ''}`);
+      printResult(checkpointView(signed.checkpoint));
       return 0;
     } finally {
       await tree.close();
@@ -224,9 +221,29 @@ async function checkpointNow(): Promise<number> {
   });
 }
 
+/**
+ * Brings the tree up to the log, then signs a checkpoint of it and publishes it to AUDIT_CHECKPOINT_DIR, as the
+ * service would; refused while the service's start-up check found the log does not extend its last published
+ * checkpoint (a checkpoint of a rewritten log must not be published).
+ */
+async function signCheckpointNow(args: { tree: LogTreeStore; events: EventStore; config: Config; logger: Logger; ring: OpenedAuditKeyRing }): Promise<{ checkpoint: StoredCheckpoint | null; publishedTo: string | null }> {
+  const { tree, events, config, logger, ring } = args;
+  const integrity = await tree.integrity();
+  if (integrity?.state === 'mismatch') throw new UsageError(`no checkpoint is signed: ${integrity.detail} (found at ${integrity.checkedAt}; see annals audit verify --against, and AUDIT_ACCEPT_CHECKPOINT_MISMATCH)`, USAGE);
+  const follower = new LogTreeFollower({ events, tree, logger, stopWhenCaughtUp: true, retryMs: 200 });
+  await follower.run();
+  const folder = config.audit.checkpointDir ? new CheckpointFolder(config.audit.checkpointDir, config.dataDir, logger) : undefined;
+  const checkpoints = new LogCheckpoints({ tree, ring: () => ring, origin: config.audit.origin, clock: systemClock, logger, publishers: folder ? [folder] : [] });
+  try {
+    return { checkpoint: await checkpoints.checkpoint(), publishedTo: folder?.file ?? null };
+  } finally {
+    await checkpoints.stop();
+  }
+}
+
 async function withProofs<T>(work: (proofs: LogProofs) => Promise<T>): Promise<T> {
   return withStores(async ({ stores, config }) => {
-    const tree = openLogTreeStore(config);
+    const tree = await openLogTreeStore(logTreeLocation(config));
     try {
       return await work(new LogProofs(tree, stores.events));
     } catch (error) {
@@ -267,12 +284,52 @@ async function logKey(): Promise<number> {
   });
 }
 
-async function diffExports(earlier: string, later: string): Promise<number> {
-  const result = await diffAuditExports(earlier, later);
-  if (result.extends) note(`audit diff: ${later} extends ${earlier}: ${result.commonEvents} events of ${earlier} are in ${later} unchanged, ${result.newEvents} events added`);
-  else note(`audit diff: ${later} does NOT extend ${earlier}: ${result.problems[0]?.detail ?? ''}`);
-  printResult(result);
-  return result.extends ? 0 : 1;
+/**
+ * Export B extends export A. Signatures are checked with the auditor's key list when given (--public-key), else
+ * with the bundles' own keys (said so). The consistency proof between their checkpoints comes from
+ * --consistency, else from the log tree where this runs (the service's configuration), and is checked against
+ * both signed roots; it is printed in the form `tlog-verifier consistency` reads.
+ */
+async function diffExports(earlier: string, later: string, args: { keyList: string | undefined; consistency: string | undefined }): Promise<number> {
+  for (const file of [earlier, later, args.keyList, args.consistency]) if (file !== undefined && !fs.existsSync(file)) throw new UsageError(`no file ${file}`, USAGE);
+  const keyList = args.keyList === undefined ? undefined : readJson(args.keyList, '--public-key');
+  const given = args.consistency === undefined ? undefined : (readJson(args.consistency, '--consistency') as { fromSize?: unknown; toSize?: unknown; proof?: unknown });
+  let tree: LogTreeStore | undefined;
+  try {
+    const consistencyProof = async (fromSize: number, toSize: number): Promise<string[] | null> => {
+      if (given) return given.fromSize === fromSize && given.toSize === toSize && Array.isArray(given.proof) ? (given.proof as string[]) : null;
+      tree ??= await logTreeHere();
+      if (!tree || (await tree.state()).size < toSize) return null;
+      return (await consistencyPath(tree, fromSize, toSize)).map((hash) => Buffer.from(hash).toString('base64'));
+    };
+    const result = await diffAuditExports(earlier, later, { ...(keyList === undefined ? {} : { keyList }), consistencyProof });
+    const keys = result.keys === 'key list' ? `the keys of ${args.keyList}` : 'the keys the bundles carry (give --public-key to check who signed them)';
+    if (result.extends) note(`audit diff: ${later} extends ${earlier}${result.consistency ? `: its checkpoint (size ${result.consistency.toSize}) extends ${earlier}'s (size ${result.consistency.fromSize})` : ''}; ${result.commonEvents} events of ${earlier} are in ${later} unchanged, ${result.newEvents} events added; signatures checked with ${keys}`);
+    else note(`audit diff: ${later} does NOT extend ${earlier}: ${result.problems[0]?.detail ?? ''} (signatures checked with ${keys})`);
+    printResult(result);
+    return result.extends ? 0 : 1;
+  } finally {
+    await tree?.close();
+  }
+}
+
+/** The log tree of the configured service, when this runs beside it (its tree store exists); else undefined. */
+async function logTreeHere(): Promise<LogTreeStore | undefined> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch {
+    return undefined;
+  }
+  return openExistingLogTreeStore(logTreeLocation(config));
+}
+
+function readJson(file: string, flag: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${flag} ${file} is not JSON: ${(error as Error).message}`, USAGE);
+  }
 }
 
 /** The chain report of a log with no link and no anchor (nothing to recompute but what its frames hold). */
@@ -299,22 +356,43 @@ function size(value: string, flag: string): number {
   return Number(value);
 }
 
-async function exportBundle(args: { project: string; from: string; to: string; out: string }, options: CommandOptions): Promise<number> {
-  if (Date.parse(args.from) >= Date.parse(args.to)) throw new UsageError('--from must be before --to', USAGE);
+/** What an export holds: --from and --to (a period), or --entry (one entry's whole history). */
+function exportSelection(values: { from?: string | undefined; to?: string | undefined; entry?: string | undefined }): AuditExportSelection {
+  if (values.entry !== undefined) {
+    if (values.from !== undefined || values.to !== undefined) throw new UsageError('--entry exports the entry\'s whole history: give --entry, or --from and --to, not both', USAGE);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(values.entry)) throw new UsageError(`--entry must be an entry id (a UUID), got ${JSON.stringify(values.entry)}`, USAGE);
+    return { kind: 'entry', entryId: values.entry.toLowerCase() };
+  }
+  const from = instant(required(values.from, '--from', USAGE), '--from');
+  const to = instant(required(values.to, '--to', USAGE), '--to');
+  if (Date.parse(from) >= Date.parse(to)) throw new UsageError('--from must be before --to', USAGE);
+  return { kind: 'period', from, to };
+}
+
+async function exportBundle(args: { project: string; selection: AuditExportSelection; out: string }, options: CommandOptions): Promise<number> {
   const file = path.resolve(args.out);
   if (fs.existsSync(file)) throw new UsageError(`${args.out} exists already: export to a new file`, USAGE);
   return withStores(async ({ stores, config, logger }) => {
-    const summary = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
-      const bar = options.json ? undefined : new RebuildProgressBar('export', process.stderr);
-      try {
-        const result = await exportAudit(stores.events, ring, { projectId: args.project, from: args.from, to: args.to, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
-        bar?.finish(result.events);
-        return result;
-      } finally {
-        bar?.stop();
-      }
-    });
-    note(`audit export: ${summary.events} events of ${summary.streams} streams of project ${summary.projectId} written to ${args.out}, signed by key ${summary.keyId}`);
+    const tree = await openLogTreeStore(logTreeLocation(config));
+    let summary: AuditExportSummary;
+    try {
+      summary = await withAuditKeyRing(config, logger, stores.events, async (ring) => {
+        const bar = options.json ? undefined : new RebuildProgressBar('export', process.stderr);
+        try {
+          // The checkpoint the export belongs to: the tree brought up to the log and signed now.
+          const sign = async () => (await signCheckpointNow({ tree, events: stores.events, config, logger, ring })).checkpoint;
+          const result = await exportAudit(stores.events, ring, { tree, sign, waitMs: 0 }, { projectId: args.project, selection: args.selection, file, now: () => systemClock.now(), onProgress: (p) => bar?.update({ ...p, checkpoint: null, head: null }) });
+          bar?.finish(result.events + result.actorEvents);
+          return result;
+        } finally {
+          bar?.stop();
+        }
+      });
+    } finally {
+      await tree.close();
+    }
+    const what = summary.selection.kind === 'entry' ? `entry ${summary.selection.entryId}'s history` : `[${summary.selection.from}, ${summary.selection.to})`;
+    note(`audit export: ${summary.events} events of ${what} in ${summary.streams} streams of project ${summary.projectId}, with ${summary.actorEvents} events of the actors they name, read to log position ${summary.through ?? '(empty log)'} (the checkpoint of size ${summary.checkpointSize}), written to ${args.out}, signed by key ${summary.keyId}`);
     printResult(summary);
     return 0;
   });

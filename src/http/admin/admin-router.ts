@@ -25,9 +25,14 @@ import { reviewNoticeRoutes } from './review-notice-routes.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { recordRefusedWrite } from './refusal-audit.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
+import type { AuditExportSigning } from '../../audit/audit-export.ts';
+import { auditExportRoutes } from './audit-export-routes.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
-export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime } = {}): Router {
+export function adminRouter(
+  deps: AdminDeps,
+  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime; auditExports?: AuditExportSigning } = {},
+): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
   const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error) });
@@ -36,6 +41,7 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
   const asOf = asOfRoutes(deps, api);
+  const auditExports = auditExportRoutes(deps, api, services.auditExports);
   const schema = schemaRoutes(deps, api);
   const project = projectRoutes(deps, api);
   const preview = previewRoutes(deps, api);
@@ -62,6 +68,6 @@ export function adminRouter(deps: AdminDeps, services: { webhooks?: WebhookServi
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, asOf, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

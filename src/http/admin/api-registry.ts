@@ -33,8 +33,12 @@ export type AdminTag = keyof typeof ADMIN_TAGS;
 /** The error statuses an admin route can answer in the error envelope (spec section 7). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
 
-/** A success (or a non-envelope) answer: its JSON schema, or `empty` for an answer without a body (204, 202). */
-export type ApiResponse = { description: string; schema: z.ZodType } | { description: string; empty: true };
+/**
+ * A success (or a non-envelope) answer: its JSON schema (in `mediaType`, default application/json), or `empty`
+ * for an answer without a body (204, 202); `headers`: the headers it carries, by name with what each holds (a
+ * 301's Location).
+ */
+export type ApiResponse = ({ description: string; schema: z.ZodType; mediaType?: string } | { description: string; empty: true }) & { headers?: Record<string, string> };
 
 /** One admin route: what it takes and answers. The same schemas validate requests and document them. */
 export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query extends z.ZodType | undefined = undefined> {
@@ -206,7 +210,8 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
 
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses) as Array<[string, ApiResponse]>) {
-      responses[status] = 'empty' in response ? { description: response.description } : { description: response.description, content: { 'application/json': { schema: toSchema(response.schema, 'output', answerSchemas) } } };
+      const headers = response.headers ? { headers: Object.fromEntries(Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) } : {};
+      responses[status] = 'empty' in response ? { description: response.description, ...headers } : { description: response.description, ...headers, content: { [response.mediaType ?? 'application/json']: { schema: toSchema(response.schema, 'output', answerSchemas) } } };
     }
     const errors = commonErrors(route, idempotent);
     for (const [status, codes] of Object.entries(route.errors) as Array<[string, readonly ErrorCode[]]>) {

@@ -9,6 +9,10 @@
 //	tlog-verifier consistency --proof PROOF.json --vkey VKEY   (`annals audit proof consistency --json`)
 //	tlog-verifier cosigned --checkpoint FILE --vkey VKEY --witness WITNESS_VKEY [--cosignature LINE]
 //	    the checkpoint is signed by the log and cosigned (cosignature/v1) by the witness
+//	tlog-verifier export --export BUNDLE.ndjson --vkey VKEY [--vkey VKEY ...]   (`annals audit export`)
+//	    the bundle's checkpoint is signed by one of the log's keys, every event and actor line is in its tree
+//	    (its leaf recomputed from the line, its inclusion path checked), and the end line's Ed25519 signature
+//	    (a compact JWS) by one of those keys covers the SHA-256 of every line before it
 //
 // Prints one JSON object; exit 0 when everything verifies, 1 when something does not, 2 on bad usage or input.
 package main
@@ -39,6 +43,12 @@ import (
 
 type result map[string]any
 
+// vkeyList is a repeatable --vkey: every key of the log (a rotated log signed with several).
+type vkeyList []string
+
+func (v *vkeyList) String() string     { return strings.Join(*v, ",") }
+func (v *vkeyList) Set(s string) error { *v = append(*v, s); return nil }
+
 func finish(r result, ok bool) {
 	r["verified"] = ok
 	out, _ := json.Marshal(r)
@@ -61,19 +71,26 @@ func main() {
 	}
 	flags := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	checkpointFile := flags.String("checkpoint", "", "a signed checkpoint note, or a checkpoints.ndjson")
-	vkey := flags.String("vkey", "", "the log's verifier key")
+	var vkeys vkeyList
+	flags.Var(&vkeys, "vkey", "the log's verifier key (repeat it for every key of a rotated log)")
+	exportFile := flags.String("export", "", "an audit export as `annals audit export` writes it")
 	logFile := flags.String("log", "", "the log as `annals log export` writes it")
 	proofFile := flags.String("proof", "", "a proof as `annals audit proof ... --json` prints it")
 	witness := flags.String("witness", "", "a witness's verifier key (Ed25519)")
 	cosignature := flags.String("cosignature", "", "the witness's cosignature line, when not in the note")
 	flags.Parse(os.Args[2:])
-	if *vkey == "" {
+	if len(vkeys) == 0 {
 		fail("--vkey is required")
 	}
-	verifier, err := note.NewVerifier(*vkey)
-	if err != nil {
-		fail("bad --vkey: %v", err)
+	var verifiers []note.Verifier
+	for _, vkey := range vkeys {
+		v, err := note.NewVerifier(vkey)
+		if err != nil {
+			fail("bad --vkey: %v", err)
+		}
+		verifiers = append(verifiers, v)
 	}
+	verifier := verifiers[0]
 	switch os.Args[1] {
 	case "tree":
 		tree(readCheckpoint(*checkpointFile), verifier, *logFile)
@@ -83,6 +100,8 @@ func main() {
 		consistency(*proofFile, verifier)
 	case "cosigned":
 		cosigned(readCheckpoint(*checkpointFile), verifier, *witness, *cosignature)
+	case "export":
+		export(*exportFile, verifiers)
 	default:
 		fail("unknown command %q", os.Args[1])
 	}
@@ -566,5 +585,156 @@ func cosigned(text []byte, verifier note.Verifier, witnessKey, line string) {
 		r["detail"] = "the checkpoint is not signed by both the log and the witness"
 		finish(r, false)
 	}
+	finish(r, true)
+}
+
+// export checks an audit export (`annals audit export`, format version 2) against the log's keys: the checkpoint
+// in its header, every event and actor line's inclusion in that checkpoint's tree, and the signature of its end line.
+func export(file string, verifiers []note.Verifier) {
+	r := result{}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fail("reading the export: %v", err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) < 2 {
+		fail("%s is not an audit export", file)
+	}
+	bad := func(format string, args ...any) {
+		r["detail"] = fmt.Sprintf(format, args...)
+		finish(r, false)
+	}
+	var header struct {
+		Kind    string `json:"kind"`
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+		Log     struct {
+			Checkpoint *struct {
+				Note string `json:"note"`
+			} `json:"checkpoint"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(lines[0], &header); err != nil || header.Kind != "header" || header.Format != "annals-audit-export" || header.Version != 2 {
+		fail("%s does not begin with an annals audit export header (version 2)", file)
+	}
+	if header.Log.Checkpoint == nil {
+		bad("the export carries no checkpoint of the log")
+	}
+	c, _, err := openCheckpoint([]byte(header.Log.Checkpoint.Note), verifiers[0], verifiers[1:]...)
+	if err != nil {
+		bad("the export's checkpoint: %v", err)
+	}
+	r["origin"], r["treeSize"], r["rootHash"] = c.origin, c.size, base64.StdEncoding.EncodeToString(c.root[:])
+	digest := sha256.New()
+	events, actors, given := 0, 0, 0
+	var end struct {
+		Kind      string `json:"kind"`
+		Digest    string `json:"digest"`
+		Signature string `json:"signature"`
+	}
+	for i, line := range lines {
+		var kind struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &kind); err != nil {
+			bad("line %d is not JSON: %v", i+1, err)
+		}
+		if kind.Kind == "end" {
+			if i != len(lines)-1 {
+				bad("line %d: the end line is not the last", i+1)
+			}
+			json.Unmarshal(line, &end)
+			break
+		}
+		digest.Write(line)
+		digest.Write([]byte("\n"))
+		if kind.Kind != "event" && kind.Kind != "actor" {
+			continue
+		}
+		decoder := json.NewDecoder(bytes.NewReader(line))
+		decoder.UseNumber()
+		var event map[string]any
+		if err := decoder.Decode(&event); err != nil {
+			bad("line %d: %v", i+1, err)
+		}
+		var raw struct {
+			Data     json.RawMessage `json:"data"`
+			Redacted []string        `json:"redacted"`
+			Proof    *struct {
+				LeafIndex int64    `json:"leafIndex"`
+				Hashes    []string `json:"hashes"`
+				LeafHash  string   `json:"leafHash"`
+			} `json:"proof"`
+		}
+		if err := json.Unmarshal(line, &raw); err != nil {
+			bad("line %d: %v", i+1, err)
+		}
+		if raw.Proof == nil {
+			bad("line %d (event %v) carries no inclusion proof", i+1, event["id"])
+		}
+		var leaf tlog.Hash
+		if len(raw.Redacted) > 0 {
+			// A line with fields left out (a password hash): its leaf's hash is given, not recomputed.
+			given++
+			h, err := base64.StdEncoding.DecodeString(raw.Proof.LeafHash)
+			if err != nil || len(h) != tlog.HashSize {
+				bad("line %d (event %v) is redacted and its proof gives no leaf hash", i+1, event["id"])
+			}
+			copy(leaf[:], h)
+		} else {
+			bytes, err := leafBytes(event, raw.Data)
+			if err != nil {
+				bad("line %d (event %v): %v", i+1, event["id"], err)
+			}
+			leaf = tlog.RecordHash(bytes)
+		}
+		proof, err := hashes(raw.Proof.Hashes)
+		if err != nil {
+			bad("line %d: %v", i+1, err)
+		}
+		if err := tlog.CheckRecord(proof, c.size, c.root, raw.Proof.LeafIndex, leaf); err != nil {
+			bad("line %d (event %v, leaf %d) is not in the checkpoint's tree: %v", i+1, event["id"], raw.Proof.LeafIndex, err)
+		}
+		if kind.Kind == "event" {
+			events++
+		} else {
+			actors++
+		}
+	}
+	r["events"], r["actorEvents"], r["leafHashesGiven"] = events, actors, given
+	if end.Kind != "end" {
+		bad("the export has no end line: it is cut short")
+	}
+	sum := "sha256:" + fmt.Sprintf("%x", digest.Sum(nil))
+	r["digest"] = sum
+	if end.Digest != sum {
+		bad("the lines before the end line hash to %s, the end line names %s: a line was changed", sum, end.Digest)
+	}
+	parts := strings.Split(end.Signature, ".")
+	if len(parts) != 3 {
+		bad("the end line's signature is not a compact JWS")
+	}
+	signature, err := base64.RawURLEncoding.DecodeString(parts[2])
+	payloadJSON, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil || err2 != nil {
+		bad("the end line's signature is not base64url")
+	}
+	signedBy := ""
+	for _, v := range verifiers {
+		// An audit key signs the JWS input with Ed25519, as it signs notes: the note verifier checks it.
+		if v.Verify([]byte(parts[0]+"."+parts[1]), signature) {
+			signedBy = v.Name() + "+" + fmt.Sprintf("%08x", v.KeyHash())
+		}
+	}
+	if signedBy == "" {
+		bad("the end line's signature verifies with none of the keys given")
+	}
+	var payload struct {
+		Digest string `json:"digest"`
+	}
+	if err := json.Unmarshal(payloadJSON, &payload); err != nil || payload.Digest != sum {
+		bad("the signature covers another digest than the bundle's lines")
+	}
+	r["signedBy"] = signedBy
 	finish(r, true)
 }

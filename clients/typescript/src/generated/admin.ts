@@ -597,8 +597,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * The entry as the public API served it at an instant: slug, live revision, its values and who published it (404 when it was not live then)
-         * @description The entry as the public API served it at an instant: slug, live revision, its values and who published it (404 when it was not live then). Credentials: an agent key, or a console session token with X-Project-Id.
+         * The entry as the public API served it at an instant: slug, live revision and who published it, and its values in a locale as served then (404 when it was not live then)
+         * @description The entry as the public API served it at an instant: slug, live revision and who published it, and its values in a locale as served then (404 when it was not live then). Credentials: an agent key, or a console session token with X-Project-Id.
          */
         get: operations["getEntryAsOf"];
         put?: never;
@@ -617,8 +617,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * The form set's entries the public API served at an instant, most recently published first, a page at a time
-         * @description The form set's entries the public API served at an instant, most recently published first, a page at a time. Credentials: an agent key, or a console session token with X-Project-Id.
+         * The form set's entries the public API served at an instant, in the public list's order (first published, newest first), a page at a time
+         * @description The form set's entries the public API served at an instant, in the public list's order (first published, newest first), a page at a time. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         get: operations["listFormSetEntriesAsOf"];
         put?: never;
@@ -637,8 +637,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * The entry the public API served at a slug of the form set at an instant (404 when none was)
-         * @description The entry the public API served at a slug of the form set at an instant (404 when none was). Credentials: an agent key, or a console session token with X-Project-Id.
+         * What the public API answered at a slug of the form set at an instant: the entry served there; for a former slug of an entry live then, 301 to the as-of URL of its slug then (the public API redirected so); 404 when neither
+         * @description What the public API answered at a slug of the form set at an instant: the entry served there; for a former slug of an entry live then, 301 to the as-of URL of its slug then (the public API redirected so); 404 when neither. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         get: operations["getEntryBySlugAsOf"];
         put?: never;
@@ -661,6 +661,46 @@ export type paths = {
          * @description The entry's whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed). Credentials: an agent key, or a console session token with X-Project-Id.
          */
         get: operations["getEntryWorkflowAsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/exports/period": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only
+         * @description A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["exportAuditPeriod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/exports/entries/{entryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only
+         * @description A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["exportAuditEntry"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4844,6 +4884,8 @@ export interface operations {
             query: {
                 /** @description The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future. */
                 at: string;
+                /** @description The locale to answer in, as the public API's `locale` parameter then: a content locale of the project at that instant (any case); a localized field without a value in it takes the default locale's. Default: the default locale then. */
+                locale?: string;
             };
             header?: {
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
@@ -4865,8 +4907,17 @@ export interface operations {
                     "application/json": {
                         /** @description The instant answered for (UTC). */
                         at: string;
+                        /** @description The locale answered in. */
+                        locale: string;
                         /** Format: uuid */
                         formSetId: string;
+                        /** @description The form set as the public API named it then. */
+                        formSet: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                        };
                         entry: {
                             /** Format: uuid */
                             id: string;
@@ -4889,9 +4940,17 @@ export interface operations {
                         };
                         /** @description Since when it was served with this slug and revision. */
                         liveSince: string;
-                        /** @description The revision's field values, as stored (every locale). */
+                        /** @description The field values as the public API served them in `locale` then: a localized field without a value in that locale has the default locale's. */
                         data: {
                             [key: string]: unknown;
+                        };
+                        /** @description Media URLs of its image and file fields, on the project's public base (/public/p/{projectId}/v1). */
+                        mediaUrls: {
+                            [key: string]: string | string[];
+                        };
+                        /** @description Field keys by widget role, as the form set defined them then. */
+                        widgetRoles: {
+                            [key: string]: string;
                         };
                     };
                 };
@@ -4958,6 +5017,8 @@ export interface operations {
                                 trigger: "approve" | "publish" | "schedule";
                             };
                             liveSince: string;
+                            /** @description When the entry first went live: the public list's order (newest first). */
+                            firstPublishedAt: string;
                         }[];
                         /** @description Send as `cursor` for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -4978,6 +5039,8 @@ export interface operations {
             query: {
                 /** @description The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future. */
                 at: string;
+                /** @description The locale to answer in, as the public API's `locale` parameter then: a content locale of the project at that instant (any case); a localized field without a value in it takes the default locale's. Default: the default locale then. */
+                locale?: string;
             };
             header?: {
                 /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
@@ -5000,8 +5063,17 @@ export interface operations {
                     "application/json": {
                         /** @description The instant answered for (UTC). */
                         at: string;
+                        /** @description The locale answered in. */
+                        locale: string;
                         /** Format: uuid */
                         formSetId: string;
+                        /** @description The form set as the public API named it then. */
+                        formSet: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                        };
                         entry: {
                             /** Format: uuid */
                             id: string;
@@ -5024,10 +5096,44 @@ export interface operations {
                         };
                         /** @description Since when it was served with this slug and revision. */
                         liveSince: string;
-                        /** @description The revision's field values, as stored (every locale). */
+                        /** @description The field values as the public API served them in `locale` then: a localized field without a value in that locale has the default locale's. */
                         data: {
                             [key: string]: unknown;
                         };
+                        /** @description Media URLs of its image and file fields, on the project's public base (/public/p/{projectId}/v1). */
+                        mediaUrls: {
+                            [key: string]: string | string[];
+                        };
+                        /** @description Field keys by widget role, as the form set defined them then. */
+                        widgetRoles: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description A former slug then: the public API redirected to the entry's slug then; Location is the as-of URL of that slug (same at and locale) */
+            301: {
+                headers: {
+                    /** @description The as-of URL of the entry at its slug then */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The instant answered for (UTC). */
+                        at: string;
+                        /** Format: uuid */
+                        formSetId: string;
+                        /** @description The slug asked for: a former slug of the entry then. */
+                        slug: string;
+                        entry: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Its slug then, where the public API redirected. */
+                            slug: string;
+                        };
+                        /** @description The as-of URL of the entry at its slug then (also the Location header). */
+                        moved: string;
                     };
                 };
             };
@@ -5114,6 +5220,81 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    exportAuditPeriod: {
+        parameters: {
+            query: {
+                /** @description The period's start (inclusive): an ISO 8601 date-time with an offset. */
+                from: string;
+                /** @description The period's end (exclusive): an ISO 8601 date-time with an offset, after from. */
+                to: string;
+            };
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed audit export (NDJSON, format annals-audit-export version 2: a header line, the event lines, the actor lines, a line per stream, an end line with the SHA-256 of the lines before it and an Ed25519 signature). Verify it without the service: node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEY.json (docs/audit.md). X-Audit-Export-Digest repeats the digest its end line signs. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="audit-....ndjson" */
+                    "Content-Disposition"?: string;
+                    /** @description sha256:<hex>: the digest the end line signs */
+                    "X-Audit-Export-Digest"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    exportAuditEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed audit export (NDJSON, format annals-audit-export version 2: a header line, the event lines, the actor lines, a line per stream, an end line with the SHA-256 of the lines before it and an Ed25519 signature). Verify it without the service: node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEY.json (docs/audit.md). X-Audit-Export-Digest repeats the digest its end line signs. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="audit-....ndjson" */
+                    "Content-Disposition"?: string;
+                    /** @description sha256:<hex>: the digest the end line signs */
+                    "X-Audit-Export-Digest"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
                 };
             };
             400: components["responses"]["Http400ValidationError"];
