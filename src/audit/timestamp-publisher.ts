@@ -85,8 +85,17 @@ export class TimestampPublisher implements CheckpointPublisher {
   publish(checkpoint: StoredCheckpoint): void {
     if (this.#stopped) return;
     this.#latest = checkpoint;
+    this.#start();
+  }
+
+  /**
+   * Runs the loop unless it runs. A checkpoint published after the loop's last check but before it settled is
+   * taken at once: without the second look it would wait for the next checkpoint, which may never come.
+   */
+  #start(): void {
     this.#running ??= this.#run().finally(() => {
       this.#running = undefined;
+      if (!this.#stopped && this.#latest && this.#latest.size > this.#stampedSize) this.#start();
     });
   }
 

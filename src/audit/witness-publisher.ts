@@ -64,15 +64,24 @@ export class WitnessPublisher implements CheckpointPublisher {
   publish(checkpoint: StoredCheckpoint): void {
     if (this.#stopped || (this.#latest && this.#latest.size >= checkpoint.size)) return;
     this.#latest = checkpoint;
-    this.#running ??= this.#run().finally(() => {
-      this.#running = undefined;
-    });
+    this.#start();
     this.#delay.interrupt();
   }
 
   /** The size the witness last cosigned through this process (-1 before any). */
   get cosignedSize(): number {
     return this.#cosignedSize;
+  }
+
+  /**
+   * Runs the loop unless it runs. A checkpoint published after the loop's last check but before it settled is
+   * taken at once: without the second look it would wait for the next checkpoint, which may never come.
+   */
+  #start(): void {
+    this.#running ??= this.#run().finally(() => {
+      this.#running = undefined;
+      if (!this.#stopped && this.#latest && this.#latest.size > this.#cosignedSize) this.#start();
+    });
   }
 
   async #run(): Promise<void> {

@@ -16,7 +16,9 @@
  * would wait until 32 more events happen somewhere. So, while live, the subscription looks for itself: when
  * this process appended (the store tells it) or after `idleProbeMs` without a message, it reads $all after
  * the last considered position; the events found there up to the first one the filter accepts (which the
- * server will deliver) are passed with a checkpoint. That read cannot pass a matching event: positions grow
+ * server will deliver) are passed with a checkpoint. It does the same while catching up after a quiet spell:
+ * a server without caught-up would otherwise leave a subscription whose filter misses the head's last events
+ * short of the head for good. That read cannot pass a matching event: positions grow
  * with commit order, so anything the server has yet to deliver lies after what the read saw or among it.
  *
  * Caught up. The server (23.10+) reports the transition to live; newer servers also say at which position.
@@ -284,8 +286,10 @@ export async function* subscribeOnce(
     for (;;) {
       pending ??= reader.next();
       let item: Awaited<typeof pending> | 'idle';
-      if (caughtUp && !signal.aborted) {
-        // Live: wait for the server, but look for progress ourselves after an append here or a quiet spell.
+      if (!signal.aborted) {
+        // Wait for the server, but look for progress ourselves after an append here or a quiet spell: live, and
+        // also while catching up, where a server without caught-up (before 23.10) says nothing after a filtered
+        // subscription's last match until 32 more events are considered.
         let timer: NodeJS.Timeout | undefined;
         const idle = new Promise<'idle'>((resolve) => {
           wakeIdle = () => resolve('idle');
@@ -307,6 +311,10 @@ export async function* subscribeOnce(
             dropped = 0;
             emitted = considered;
             yield { kind: 'checkpoint', position: considered };
+          }
+          if (reachedHead()) {
+            caughtUp = true;
+            yield caughtUpMessage();
           }
         }
         continue;

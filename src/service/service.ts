@@ -259,6 +259,14 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         'media-storage': () => blobs.ping().then(ok),
         'key-store': () => contact.keyStore.ping().then(ok),
       };
+      if (logTree && config.audit.checkpointDir) {
+        // Not ready while the start-up check runs (writes are refused then, for seconds); ready again after it,
+        // even on a mismatch: reads go on, and the refusal is named here and on every write.
+        const runtime = logTree;
+        let checked = false;
+        void runtime.integrity.finally(() => { checked = true; }).catch(() => undefined);
+        checks['audit-log'] = () => (!checked ? { ok: false, detail: 'checking the log against its last published checkpoint' } : runtime.gate.refusal ? { ok: true, detail: 'writes refused: the log does not extend its last published checkpoint' } : ok());
+      }
       if (supervisor) {
         const s = supervisor;
         for (const projection of projections) checks[`projection:${projection.name}`] = () => s.readiness().checks[`projection:${projection.name}`] ?? { ok: false, detail: 'not started' };

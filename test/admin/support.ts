@@ -41,6 +41,8 @@ export async function startAdminFixture(options: { plan?: string; env?: Record<s
   const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
   const config = serviceConfigForTest(dataDir, options.env);
   const service = await startService(config, { logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock ?? systemClock });
+  // With published checkpoints, writes wait for the start-up check against them (seconds; /readyz says so).
+  await service.logTree?.integrity;
   const access = new AccessService({ log: service.log, clock: systemClock });
   const project = await access.bootstrap(OPERATOR, {
     projectName: `Project ${Math.random().toString(36).slice(2, 8)}`,

@@ -31,7 +31,7 @@ describe('audit API: checkpoints and proofs for tenant admins, nothing of anothe
     expect(made.status, JSON.stringify(made.body)).to.equal(200);
     const events = await collect(f.service.stores.events.readAll());
     expect(made.body.size).to.equal(events.length);
-    expect(made.body.note).to.match(/^annals\.log\/[0-9a-f]{16}\n\d+\n[A-Za-z0-9+/=]{44}\n\n\u2014 /);
+    expect(made.body.note).to.match(/^annals\/[A-Za-z0-9_-]{16}\n\d+\n[A-Za-z0-9+/=]{44}\n\n\u2014 /);
 
     const ours = events.filter((e) => e.metadata.projectId === f.project.projectId).at(-1)!;
     const proof = await f.call('GET', `/audit/proofs/inclusion?eventId=${ours.id}`, asAdmin());

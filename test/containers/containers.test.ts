@@ -82,7 +82,8 @@ describe(needing(dockerCompose, 'docker-compose.yml: the service wired to EventS
     const environment = services['annals'].environment as Record<string, string>;
     const config = loadConfig(environment);
     expect(config.eventStore).to.deep.equal({ kind: 'eventstoredb', connectionString: 'esdb://eventstore:2113?tls=false' });
-    expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://mongodb:27017/annals?replicaSet=rs0' });
+    // The keys' database beside the read models' (a rebuild never drops it).
+    expect(config.readModels).to.deep.equal({ kind: 'mongodb', url: 'mongodb://mongodb:27017/annals?replicaSet=rs0', keysDatabase: 'annals_keys' });
     expect(config.sessionSecret).to.be.a('string');
     expect(config.secretsKey).to.be.a('string');
     expect(config.media.blobs).to.deep.include({ kind: 's3', bucket: 'annals-media', endpoint: 'http://minio:9000', forcePathStyle: true });
