@@ -5,7 +5,7 @@ import { CLAIM_STALE_MS, MongoLogTreeStore } from '../../src/audit/mongo-log-tre
 import { TreeConflictError } from '../../src/audit/log-tree-store.ts';
 import { TreeAppender, leafHash, rootIndexes, assembleRanges, rootOfLeaves, storedHashIndex } from '../../src/audit/merkle-tree.ts';
 import { mongoStoreHarness } from '../support/mongo-store-harness.ts';
-import { mongoServer, mongoServerPending } from '../support/mongo-server.ts';
+import { mongoServer, mongoServerPending, pendingOn, type MongoServer } from '../support/mongo-server.ts';
 import { logTreeStoreConformance } from './log-tree-store.conformance.ts';
 
 /** The log tree store on MongoDB against a real server (see mongoStoreHarness): the port's contract, then what it does without transactions. */
@@ -19,10 +19,12 @@ describe('log tree store: MongoDB, appends without transactions', function () {
     return;
   }
   let url: string;
+  let server: MongoServer;
   let client: MongoClient;
   const databases: string[] = [];
   before(async () => {
-    url = (await mongoServer()).url;
+    server = await mongoServer();
+    url = server.url;
     client = new MongoClient(url);
   });
   after(async () => {
@@ -85,7 +87,13 @@ describe('log tree store: MongoDB, appends without transactions', function () {
     }
   });
 
-  it('two appenders from the same size at once: one commits, the other gets TreeConflictError and the tree is the winner\'s', async () => {
+  it('two appenders from the same size at once: one commits, the other gets TreeConflictError and the tree is the winner\'s', async function () {
+    // The claim is one conditional update of the state document: FerretDB v1 may let both match.
+    const reason = pendingOn(server, 'atomic conditional updates (compare-and-set of one document)');
+    if (reason) {
+      this.test!.title += ` [pending: ${reason}]`;
+      this.skip();
+    }
     const { store: one, database } = await open();
     const { store: other } = await open(database);
     try {

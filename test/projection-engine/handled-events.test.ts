@@ -8,8 +8,9 @@ describe('handled events: which projections a write waits for', () => {
   it('maps a write of the service to exactly the projections whose subscriptions deliver its events', () => {
     const handled = new HandledEvents(projections);
     const of = (...types: string[]) => handled.handlersOf(types.map((type) => ({ type, streamId: entry })));
-    // An admin save: the audit trail, the admin lists, the public drafts of the preview, the review desk.
-    expect(of('entry.revision-saved')).to.deep.equal(['audit-trail', 'content', 'public-content', 'review-queue']);
+    // An admin save: the audit trail, the admin lists, the public drafts of the preview, the review desk, and the
+    // publication history (as-of reads find a published revision's values at the position of its save).
+    expect(of('entry.revision-saved')).to.deep.equal(['audit-trail', 'content', 'public-content', 'review-queue', 'publication-history']);
     // A new entry adds what follows its creation (its publication history, the webhook jobs' entry list).
     expect(of('entry.created', 'entry.revision-saved')).to.deep.equal(['audit-trail', 'content', 'public-content', 'review-queue', 'publication-history', 'webhooks']);
     expect(of('project.renamed')).to.deep.equal(['audit-trail', 'access']);

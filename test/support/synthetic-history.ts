@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../../src/event-store/event-store.ts';
 import type { EventStore } from '../../src/event-store/event-store.ts';
 
+const SYNTHETIC_PROJECT_ID = '00000000-0000-4000-8000-00000000aaaa';
+const SYNTHETIC_FORM_SET_ID = '00000000-0000-4000-8000-00000000bbbb';
+
 /**
  * Realistic history for tests and benchmarks: entry streams receiving revision-sized events (about 1 KB
  * of JSON each) from a handful of actors, appended in batches.
@@ -14,6 +17,8 @@ export function revisionEvent(entry: number, revision: number, seed = 0): NewEve
     type: revision === 0 ? 'entry.created' : 'revision.saved',
     data: {
       entryId: `00000000-0000-4000-8000-${String(entry).padStart(12, '0')}`,
+      // What every entry.created carries (projections look the entry's form set up by it).
+      ...(revision === 0 ? { projectId: SYNTHETIC_PROJECT_ID, formSetId: SYNTHETIC_FORM_SET_ID } : {}),
       revision,
       slug: `entry-${entry}`,
       fields: {
