@@ -421,6 +421,36 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect([merged.title.en, merged.credit]).to.deep.equal(['Solar festival 2026', 'Photo: Agency']);
   });
 
+  it('a same-field conflict: the panel names each value both changed, shows both versions and saves the one chosen for each', async () => {
+    const { page } = author;
+    const current = await latestSnapshot();
+    const theirs = { ...current.snapshot, title: { ...current.snapshot.title, en: 'Solar festival (their title)' }, summary: { ...current.snapshot.summary, en: 'Their summary.' }, credit: 'Photo: Desk' };
+    const other = await f.call('POST', `/entries/${entryId}/revisions`, { body: { fields: theirs, expectedRevision: current.revision } });
+    expect(other.status, JSON.stringify(other.body)).to.equal(201);
+    await page.locator('#field-title-en').fill('Solar festival (my title)');
+    await page.locator('#field-summary-en').fill('My summary.');
+    const panel = page.getByRole('alertdialog', { name: 'Someone else saved this entry meanwhile' });
+    await panel.getByRole('group', { name: 'Summary (en)' }).waitFor();
+    expect(await panel.locator('#conflict-body').innerText()).to.match(/You both changed: (Title \(en\), Summary \(en\)|Summary \(en\), Title \(en\))\./);
+    expect(await panel.getByRole('group').count(), 'only the values both changed: not the credit only they changed').to.equal(2);
+    const title = panel.getByRole('group', { name: 'Title (en)' });
+    const sides = (await title.locator('label').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(sides).to.deep.equal([`Theirs (revision ${other.body.revision}) Solar festival (their title)`, 'Mine Solar festival (my title)']);
+    const apply = panel.getByRole('button', { name: 'Load their version with my choices' });
+    expect(await apply.isDisabled(), 'nothing is chosen for the user').to.equal(true);
+    await expectAccessible(page, 'the editor with a same-field conflict');
+    await title.getByRole('radio', { name: /^Theirs/ }).check();
+    expect(await apply.isDisabled(), 'the summary is still to choose').to.equal(true);
+    await panel.getByRole('group', { name: 'Summary (en)' }).getByRole('radio', { name: /^Mine/ }).check();
+    await screenshot(page, 'conflict-fields');
+    await apply.click();
+    await panel.waitFor({ state: 'detached' });
+    expect(await page.locator('#field-title-en').inputValue()).to.equal('Solar festival (their title)');
+    await page.getByText(`Saved as revision ${other.body.revision + 1}`).waitFor();
+    const merged = (await latestSnapshot()).snapshot;
+    expect([merged.title.en, merged.summary.en, merged.credit, merged.title.ja]).to.deep.equal(['Solar festival (their title)', 'My summary.', 'Photo: Desk', theirs.title.ja]);
+  });
+
   it('an expired session: sign in again over the page, nothing typed is lost, the draft is saved after', async () => {
     const { page } = author;
     // What the service answers once a session token has expired.
@@ -504,6 +534,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await expectAccessible(page, 'the review desk in Japanese');
     // Events are named in the UI language too.
     await page.getByRole('link', { name: '監査ログ' }).click();
+    await page.getByLabel('エントリー ID').fill(entryId);
+    await page.getByRole('button', { name: '絞り込む' }).click();
     await page.locator('table.list').getByRole('row', { name: /差し戻し/ }).first().waitFor();
     await page.getByLabel('言語').selectOption('en');
     // Sign-out: the service refuses the session's cookie from then on.

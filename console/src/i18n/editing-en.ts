@@ -55,4 +55,11 @@ export const editingEn = {
   'kept.restore': 'Restore them',
   'kept.discard': 'Discard',
   'signIn.signedOutElsewhere': 'You were signed out (in another tab or on the service). Sign in again to continue: nothing you typed is lost.',
+  'editor.conflict.clashes': 'You both changed: {fields}. Choose the version to keep for each.',
+  'editor.conflict.theirs': 'Theirs (revision {revision})',
+  'editor.conflict.mine': 'Mine',
+  'editor.conflict.empty': '(empty)',
+  'editor.conflict.apply': 'Load their version with my choices',
+  'editor.conflict.undecided': 'Still to choose: {count}',
+  'new.slugFromTitle': 'Proposed from the title until you change it.',
 } as const;

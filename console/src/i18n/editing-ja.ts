@@ -54,4 +54,11 @@ export const editingJa: Record<keyof typeof editingEn, string> = {
   'kept.restore': '復元する',
   'kept.discard': '破棄する',
   'signIn.signedOutElsewhere': 'サインアウトされました（別のタブ、またはサービス側で）。続けるには再度サインインしてください。入力内容は失われません。',
+  'editor.conflict.clashes': '双方が変更した項目: {fields}。項目ごとに残す版を選んでください。',
+  'editor.conflict.theirs': '相手の版（リビジョン {revision}）',
+  'editor.conflict.mine': '自分の版',
+  'editor.conflict.empty': '（空）',
+  'editor.conflict.apply': '相手の版を読み込み、選んだ値を使う',
+  'editor.conflict.undecided': '未選択: {count} 件',
+  'new.slugFromTitle': '変更するまではタイトルから提案されます。',
 };
