@@ -62,4 +62,11 @@ export const editingEn = {
   'editor.conflict.apply': 'Load their version with my choices',
   'editor.conflict.undecided': 'Still to choose: {count}',
   'new.slugFromTitle': 'Proposed from the title until you change it.',
+  'needsAdmin.title': 'This page needs an administrator',
+  'needsAdmin.body': '{area} is for the project’s administrators; you are signed in as {email}, an editor. Ask an administrator if something here needs changing.',
+  'needsAdmin.back': 'Go to the review desk',
+  'app.unreachable': 'The service cannot be reached: check the connection, or wait for the service to be back, then try again.',
+  'audit.actorHelp': 'An e-mail address or an id.',
+  'audit.entryHelp': 'The whole id, or the 8 characters shown below.',
+  'audit.entryUnknown': 'No single entry in the rows shown starts with “{typed}”: give the whole id, or choose the entry.',
 } as const;
