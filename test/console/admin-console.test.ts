@@ -105,6 +105,16 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await hosted.getByRole('button', { name: 'Send' }).click();
     await hosted.locator('#thank-you').waitFor({ timeout: 30_000 });
     await visitor.close();
+    // A Japanese browser gets the hosted page in Japanese (the project has Japanese), unless ?locale= says otherwise.
+    const japanese = await browser.newContext({ locale: 'ja-JP' });
+    const jaPage = await japanese.newPage();
+    await jaPage.goto(hostedUrl);
+    await jaPage.getByRole('button', { name: '送信' }).waitFor();
+    expect(await jaPage.locator('html').getAttribute('lang')).to.equal('ja');
+    await expectAccessible(jaPage, 'the hosted page in Japanese');
+    await jaPage.goto(`${hostedUrl}?locale=en`);
+    await jaPage.getByRole('button', { name: 'Send' }).waitFor();
+    await japanese.close();
 
     // It waits in the inbox, unread.
     await page.getByRole('link', { name: 'Submissions' }).click();
