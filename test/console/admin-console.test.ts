@@ -105,6 +105,16 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await hosted.getByRole('button', { name: 'Send' }).click();
     await hosted.locator('#thank-you').waitFor({ timeout: 30_000 });
     await visitor.close();
+    // A Japanese browser gets the hosted page in Japanese (the project has Japanese), unless ?locale= says otherwise.
+    const japanese = await browser.newContext({ locale: 'ja-JP' });
+    const jaPage = await japanese.newPage();
+    await jaPage.goto(hostedUrl);
+    await jaPage.getByRole('button', { name: '送信' }).waitFor();
+    expect(await jaPage.locator('html').getAttribute('lang')).to.equal('ja');
+    await expectAccessible(jaPage, 'the hosted page in Japanese');
+    await jaPage.goto(`${hostedUrl}?locale=en`);
+    await jaPage.getByRole('button', { name: 'Send' }).waitFor();
+    await japanese.close();
 
     // It waits in the inbox, unread.
     await page.getByRole('link', { name: 'Submissions' }).click();
@@ -128,6 +138,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const detail = readerPage.getByRole('article');
     await detail.getByText('Please call me back.').waitFor();
     expect(await detail.getByText('mia@example.org').count()).to.equal(1);
+    // A choice is shown by its option's label, not the value stored.
+    expect(await detail.locator('dl.values > div').filter({ hasText: 'Topic' }).locator('dd').innerText()).to.equal('Sales');
     // Opened, it is read.
     await until(async () => (await api('GET', `/contact-forms/${formId}/submissions/${submissionId}`)).body.read, (read) => read === true, 5_000, 'read');
     await readerPage.getByLabel('Add a note').fill('Called back; sending a quote.');
@@ -421,6 +433,21 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     expect(skip.data).to.deep.include({ reason: 'Legacy import without metadata' });
     expect(skip.metadata.actor).to.deep.equal({ type: 'user', id: f.project.userId });
     await screenshot(page, 'admin-operations');
+
+    // Rebuild asks first, saying that projections serve every tenant; cancelled, nothing starts.
+    const auditTrail = async () => (await api('GET', '/operations')).body.projections.find((p: { name: string }) => p.name === 'audit-trail');
+    await row.getByRole('button', { name: 'Rebuild' }).click();
+    const rebuild = page.getByRole('dialog', { name: 'Rebuild audit-trail for every tenant?' });
+    expect(await rebuild.innerText()).to.contain('Projections serve every tenant of this service, not only this project');
+    await expectAccessible(page, 'the rebuild confirmation');
+    await screenshot(page, 'admin-operations-rebuild');
+    await rebuild.getByRole('button', { name: 'Cancel' }).click();
+    await rebuild.waitFor({ state: 'hidden' });
+    expect((await auditTrail()).rebuild ?? null, 'no rebuild after Cancel').to.equal(null);
+    await row.getByRole('button', { name: 'Rebuild' }).click();
+    await rebuild.getByRole('button', { name: 'Rebuild for every tenant' }).click();
+    await rebuild.waitFor({ state: 'hidden' });
+    await until(auditTrail, (p) => p.rebuild?.state === 'done', 30_000, 'the rebuild done');
   });
 
   it('role-aware and in Japanese: an editor reads the inbox but sees no administrator area and no erase', async () => {

@@ -421,6 +421,36 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect([merged.title.en, merged.credit]).to.deep.equal(['Solar festival 2026', 'Photo: Agency']);
   });
 
+  it('a same-field conflict: the panel names each value both changed, shows both versions and saves the one chosen for each', async () => {
+    const { page } = author;
+    const current = await latestSnapshot();
+    const theirs = { ...current.snapshot, title: { ...current.snapshot.title, en: 'Solar festival (their title)' }, summary: { ...current.snapshot.summary, en: 'Their summary.' }, credit: 'Photo: Desk' };
+    const other = await f.call('POST', `/entries/${entryId}/revisions`, { body: { fields: theirs, expectedRevision: current.revision } });
+    expect(other.status, JSON.stringify(other.body)).to.equal(201);
+    await page.locator('#field-title-en').fill('Solar festival (my title)');
+    await page.locator('#field-summary-en').fill('My summary.');
+    const panel = page.getByRole('alertdialog', { name: 'Someone else saved this entry meanwhile' });
+    await panel.getByRole('group', { name: 'Summary (en)' }).waitFor();
+    expect(await panel.locator('#conflict-body').innerText()).to.match(/You both changed: (Title \(en\), Summary \(en\)|Summary \(en\), Title \(en\))\./);
+    expect(await panel.getByRole('group').count(), 'only the values both changed: not the credit only they changed').to.equal(2);
+    const title = panel.getByRole('group', { name: 'Title (en)' });
+    const sides = (await title.locator('label').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(sides).to.deep.equal([`Theirs (revision ${other.body.revision}) Solar festival (their title)`, 'Mine Solar festival (my title)']);
+    const apply = panel.getByRole('button', { name: 'Load their version with my choices' });
+    expect(await apply.isDisabled(), 'nothing is chosen for the user').to.equal(true);
+    await expectAccessible(page, 'the editor with a same-field conflict');
+    await title.getByRole('radio', { name: /^Theirs/ }).check();
+    expect(await apply.isDisabled(), 'the summary is still to choose').to.equal(true);
+    await panel.getByRole('group', { name: 'Summary (en)' }).getByRole('radio', { name: /^Mine/ }).check();
+    await screenshot(page, 'conflict-fields');
+    await apply.click();
+    await panel.waitFor({ state: 'detached' });
+    expect(await page.locator('#field-title-en').inputValue()).to.equal('Solar festival (their title)');
+    await page.getByText(`Saved as revision ${other.body.revision + 1}`).waitFor();
+    const merged = (await latestSnapshot()).snapshot;
+    expect([merged.title.en, merged.summary.en, merged.credit, merged.title.ja]).to.deep.equal(['Solar festival (their title)', 'My summary.', 'Photo: Desk', theirs.title.ja]);
+  });
+
   it('an expired session: sign in again over the page, nothing typed is lost, the draft is saved after', async () => {
     const { page } = author;
     // What the service answers once a session token has expired.
@@ -504,6 +534,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await expectAccessible(page, 'the review desk in Japanese');
     // Events are named in the UI language too.
     await page.getByRole('link', { name: '監査ログ' }).click();
+    await page.getByLabel('エントリー ID').fill(entryId);
+    await page.getByRole('button', { name: '絞り込む' }).click();
     await page.locator('table.list').getByRole('row', { name: /差し戻し/ }).first().waitFor();
     await page.getByLabel('言語').selectOption('en');
     // Sign-out: the service refuses the session's cookie from then on.
@@ -512,6 +544,123 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const after = await fetch(`${f.service.url}/admin/v1/form-sets`, { headers: { cookie: `annals-session=${cookie!.value}`, 'x-project-id': f.project.projectId } });
     expect(after.status).to.equal(401);
+  });
+
+  it('a new entry: the slug is proposed from the title until the user edits it; a single date is named by its field', async () => {
+    const { page } = author;
+    await signIn(page, consoleUrl, editorEmail, PASSWORD);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).click();
+    await page.getByRole('link', { name: 'New entry' }).click();
+    await page.locator('#field-title-en').fill('Été à Tokyo: the 2026 night market');
+    expect(await page.locator('#entry-slug').inputValue()).to.equal('ete-a-tokyo-the-2026-night-market');
+    expect(await page.locator('#entry-slug-help').innerText()).to.include('Proposed from the title until you change it.');
+    // A date on its own (not a range) is named by its field's label.
+    expect(await page.getByLabel('Event date', { exact: true }).getAttribute('type')).to.equal('date');
+    await expectAccessible(page, 'a new entry');
+    await screenshot(page, 'new-entry-slug');
+    await page.locator('#entry-slug').fill('night-market');
+    await page.locator('#field-title-en').fill('Night market, renamed');
+    expect(await page.locator('#entry-slug').inputValue(), 'an edited slug stays as the user left it').to.equal('night-market');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Night market, renamed' }).waitFor();
+    await page.getByText('/night-market ·').waitFor();
+  });
+
+  it('after a navigation, focus is on the new page’s heading', async () => {
+    const { page } = author;
+    // Evaluated through the DevTools protocol: the page's CSP admits no eval, so no waitForFunction.
+    const focused = () => page.evaluate(`document.activeElement.tagName + ' ' + document.activeElement.textContent`) as Promise<string>;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Media library' }).click();
+    await eventually(focused, (f) => f === 'H1 Media library', 10_000);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review desk' }).click();
+    await eventually(focused, (f) => f === 'H1 Review desk', 10_000);
+    // The keyboard goes on from the heading: the next Tab lands in the page, not back at the top.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(`document.querySelector('main').contains(document.activeElement)`)).to.equal(true);
+    await expectAccessible(page, 'the review desk after navigation');
+  });
+
+  it('an editor who opens an administrator’s page by its URL is told it needs an administrator, with no admin controls', async () => {
+    const { page } = author;
+    for (const [area, name] of [
+      ['people', 'People and keys'],
+      ['webhooks', 'Webhooks'],
+      ['settings', 'Project settings'],
+      ['operations', 'Operations'],
+      ['audit', 'Audit log'],
+    ] as const) {
+      await page.goto(`${consoleUrl}${area}`);
+      await page.getByRole('heading', { name: 'This page needs an administrator' }).waitFor();
+      expect(await page.locator('main').innerText(), area).to.include(`${name} is for the project’s administrators; you are signed in as ${editorEmail}`);
+      expect(await page.locator('main').getByRole('button').count(), `${area}: no controls`).to.equal(0);
+      expect(await page.locator('main form, main table').count(), `${area}: no forms or lists`).to.equal(0);
+    }
+    await expectAccessible(page, 'the page that needs an administrator');
+    await screenshot(page, 'needs-administrator');
+    await page.getByRole('link', { name: 'Go to the review desk' }).click();
+    await page.getByRole('heading', { name: 'Review desk' }).waitFor();
+  });
+
+  it('a service that cannot be reached is said so in plain words, with a retry that loads the page once it is back', async () => {
+    const { page } = author;
+    await page.route('**/admin/v1/media**', (route) => route.abort('connectionrefused'));
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Media library' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The service cannot be reached' });
+    await alert.waitFor();
+    expect(await page.locator('main').innerText()).not.to.include('Failed to fetch');
+    await expectAccessible(page, 'the unreachable service message');
+    await screenshot(page, 'service-unreachable');
+    await page.unroute('**/admin/v1/media**');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('ul.media-grid li').filter({ hasText: 'blue.png' }).waitFor();
+    await alert.waitFor({ state: 'detached' });
+  });
+
+  it('a 200-character unbroken title wraps in the list instead of widening the page', async () => {
+    const { page } = author;
+    const long = 'Unbroken'.repeat(25);
+    expect((await api('POST', `/form-sets/${formSetId}/entries`, { slug: 'long-title', fields: { title: { en: long } } })).status).to.equal(201);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Features' }).click();
+    await page.getByRole('link', { name: long }).waitFor();
+    const widths = (await page.evaluate(`[document.documentElement.scrollWidth, window.innerWidth, document.querySelector('table.list').getBoundingClientRect().right]`)) as number[];
+    expect(widths[0], 'page width').to.be.at.most(widths[1]!);
+    expect(widths[2], 'the list ends inside the window').to.be.at.most(widths[1]!);
+    await expectAccessible(page, 'the entry list with a long title');
+    await screenshot(page, 'entry-list-long-title');
+  });
+
+  it('the audit log: every event by a label, filtered by the 8 characters it shows, by a chosen entry or by e-mail', async () => {
+    const { page } = reviewer;
+    await signIn(page, `${consoleUrl}audit`, f.project.adminEmail, PASSWORD);
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    const rows = page.locator('table.list tbody tr');
+    await rows.first().waitFor();
+    const what = await page.locator('table.list tbody td:nth-child(3)').allInnerTexts();
+    expect(what.filter((text) => /(^|\s)[a-z-]+\.[a-z-]+($|\s)/.test(text)), 'raw event types').to.deep.equal([]);
+    // The 8 characters shown for the entry filter to it.
+    await page.getByLabel('Entry id').fill(entryId.slice(0, 8));
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('table.list').getByRole('row', { name: /rejected/ }).waitFor();
+    expect([...new Set(await page.locator('table.list tbody td:nth-child(4)').allInnerTexts())]).to.deep.equal([entryId.slice(0, 8)]);
+    await expectAccessible(page, 'the audit log filtered by an id prefix');
+    await screenshot(page, 'audit-log-prefix');
+    // A prefix no row shows is explained, not sent.
+    await page.getByLabel('Entry id').fill('ffffffff');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('alert').getByText('No single entry in the rows shown starts with “ffffffff”').waitFor();
+    // Or the entry is chosen by its title.
+    await page.getByRole('button', { name: 'Choose an entry' }).click();
+    await page.getByRole('dialog').getByRole('searchbox').fill('Night market');
+    await page.getByRole('dialog').getByRole('button', { name: 'Select: Night market, renamed' }).click();
+    const chosen = await page.getByLabel('Entry id').inputValue();
+    expect(chosen).to.match(/^[0-9a-f-]{36}$/);
+    await eventually(async () => [...new Set(await page.locator('table.list tbody td:nth-child(4)').allInnerTexts())], (ids) => ids.length === 1 && ids[0] === chosen.slice(0, 8), 10_000);
+    expect(await page.locator('table.list').getByRole('row', { name: /created/ }).count()).to.equal(1);
+    // People are named by e-mail in the log: the actor filter takes one.
+    await page.getByLabel('Entry id').fill('');
+    await page.getByLabel('Actor id').fill(editorEmail);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await eventually(async () => [...new Set(await page.locator('table.list tbody td:nth-child(2)').allInnerTexts())], (who) => who.length === 1 && who[0] === editorEmail, 10_000);
   });
 
   it('no CSP refusal or uncaught error on any page', () => {

@@ -117,7 +117,14 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
   const refresh = () => queryClient.invalidateQueries({ queryKey: [projectId, 'operations'] });
   const path = { params: { path: { name: p.name } } };
   const retry = useMutation({ mutationFn: () => api.POST('/operations/projections/{name}/retry', path), onSuccess: refresh });
-  const rebuild = useMutation({ mutationFn: () => api.POST('/operations/projections/{name}/rebuild', path), onSuccess: refresh });
+  const [confirmingRebuild, setConfirmingRebuild] = useState(false);
+  const rebuild = useMutation({
+    mutationFn: () => api.POST('/operations/projections/{name}/rebuild', path),
+    onSuccess: async () => {
+      setConfirmingRebuild(false);
+      await refresh();
+    },
+  });
   const skip = useMutation({
     mutationFn: () => api.POST('/operations/projections/{name}/skip', { ...path, body: { reason } }),
     onSuccess: async () => {
@@ -153,7 +160,7 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
                   </button>
                 </>
               )}
-              <button type="button" onClick={() => rebuild.mutate()} disabled={rebuild.isPending || run?.state === 'running'}>
+              <button type="button" onClick={() => setConfirmingRebuild(true)} disabled={rebuild.isPending || run?.state === 'running'}>
                 {t('ops.rebuild')}
               </button>
             </div>
@@ -176,6 +183,11 @@ function ProjectionLine({ projection: p, operator }: { projection: ProjectionSta
             <ErrorMessage error={retry.error ?? rebuild.error} />
           </td>
         </tr>
+      )}
+      {operator && confirmingRebuild && (
+        <FormDialog open title={t('ops.rebuildTitle', { name: p.name })} submitLabel={t('ops.rebuildConfirm')} danger mutation={rebuild} onClose={() => setConfirmingRebuild(false)} onSubmit={() => rebuild.mutate()}>
+          <p>{t('ops.rebuildText', { name: p.name })}</p>
+        </FormDialog>
       )}
       {operator && skipping && failure && (
         <FormDialog open title={t('ops.skipTitle', { name: p.name })} submitLabel={t('ops.skipConfirm')} danger disabled={!reason.trim()} mutation={skip} onClose={() => setSkipping(false)} onSubmit={() => skip.mutate()}>

@@ -40,15 +40,23 @@ export function SubmissionInbox() {
   );
 }
 
+/**
+ * A submitted value as the visitor chose it: a choice field's option by its label (its stored value when the
+ * form no longer offers it), several joined with commas; anything else as sent.
+ */
+export function shownValue(field: ContactForm['fields'][number] | undefined, value: unknown): string {
+  const labelOf = (v: unknown) => field?.options?.find((o) => o.value === v)?.label ?? String(v);
+  return Array.isArray(value) ? value.map(labelOf).join(', ') : labelOf(value);
+}
+
 /** The first values of a submission, for its line in a list. */
 function summary(submission: Submission, form: ContactForm | undefined): string {
   if (submission.erased || !submission.values) return '';
   const keys = form?.fields.map((f) => f.key) ?? Object.keys(submission.values);
   return keys
-    .map((k) => submission.values![k])
-    .filter((v) => v !== undefined && v !== null && v !== '')
+    .filter((k) => submission.values![k] !== undefined && submission.values![k] !== null && submission.values![k] !== '')
     .slice(0, 2)
-    .map((v) => String(v).slice(0, 60))
+    .map((k) => shownValue(form?.fields.find((f) => f.key === k), submission.values![k]).slice(0, 60))
     .join(' · ');
 }
 
@@ -151,7 +159,7 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
           {Object.entries(s.values ?? {}).map(([field, value]) => (
             <div key={field}>
               <dt>{labels.get(field) ?? field}</dt>
-              <dd className="value">{Array.isArray(value) ? value.join(', ') : String(value)}</dd>
+              <dd className="value">{shownValue(form?.fields.find((f) => f.key === field), value)}</dd>
             </div>
           ))}
         </dl>

@@ -12,12 +12,12 @@ export function useUserNames() {
   return { userName: (userId: string) => byId.get(userId) ?? userId, users: users.data?.items ?? [] };
 }
 
-/** What an event did, in the UI language (the service's English `kind` for events the console does not know). */
+/** What an event did, in the UI language (an event type the console does not know is named as one). */
 export function useEventName() {
   const { t } = useI18n();
   return (item: { type: string; kind: string }) => {
     const key = `event.${item.type}`;
-    return key in en ? t(key as MessageKey) : item.kind;
+    return key in en ? t(key as MessageKey) : t('event.other', { type: item.type });
   };
 }
 

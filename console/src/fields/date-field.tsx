@@ -2,13 +2,23 @@ import { useI18n } from '../i18n/i18n.tsx';
 
 type DateValue = string | { from: string; to: string } | undefined;
 
-/** date: one date (YYYY-MM-DD) or a range {from, to}. Date-times stored by other clients are kept as text. */
-export function DateField({ id, value, onChange, describedBy }: { id: string; value: unknown; onChange: (next: unknown) => void; describedBy?: string }) {
+/**
+ * date: one date (YYYY-MM-DD) or a range {from, to}. Date-times stored by other clients are kept as text. Each
+ * input is named by the field's label (`labelledBy`), a range's two by it and "From" / "To".
+ */
+export function DateField({ id, value, onChange, describedBy, labelledBy }: { id: string; value: unknown; onChange: (next: unknown) => void; describedBy?: string; labelledBy: string }) {
   const { t } = useI18n();
   const current = value as DateValue;
   const isRange = typeof current === 'object' && current !== null;
-  const input = (inputId: string, v: string, set: (next: string) => void, label?: string) => (
-    <input id={inputId} type={v.includes('T') ? 'text' : 'date'} value={v} aria-describedby={describedBy} {...(label ? { 'aria-label': label } : {})} onChange={(e) => set(e.target.value)} />
+  const input = (inputId: string, v: string, set: (next: string) => void, part?: string) => (
+    <>
+      {part && (
+        <span id={`${inputId}-part`} className="visually-hidden">
+          {part}
+        </span>
+      )}
+      <input id={inputId} type={v.includes('T') ? 'text' : 'date'} value={v} aria-describedby={describedBy} aria-labelledby={part ? `${labelledBy} ${inputId}-part` : labelledBy} onChange={(e) => set(e.target.value)} />
+    </>
   );
   return (
     <div className="date-field">

@@ -174,7 +174,7 @@ function FieldInput({ field, id, value, onChange, describedBy, invalid, required
         </label>
       );
     case 'date':
-      return <DateField id={id} value={value} onChange={onChange} {...(describedBy ? { describedBy } : {})} />;
+      return <DateField id={id} value={value} onChange={onChange} labelledBy={`${id}-label`} {...(describedBy ? { describedBy } : {})} />;
     case 'select':
     case 'radio':
     case 'multiselect':

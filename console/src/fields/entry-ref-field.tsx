@@ -38,7 +38,7 @@ export function EntryRefField({ value, onChange }: { value: unknown; onChange: (
   );
 }
 
-function EntryPicker({ open, onClose, onPick }: { open: boolean; onClose: () => void; onPick: (entry: EntrySummary) => void }) {
+export function EntryPicker({ open, onClose, onPick }: { open: boolean; onClose: () => void; onPick: (entry: EntrySummary) => void }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets'), enabled: open });

@@ -294,4 +294,7 @@ export const adminEn = {
   'ops.outbox.webhooks': 'Webhook deliveries',
   'ops.outbox.contact-notices': 'Contact-form notices',
   'ops.outbox.media-purge': 'Media files to delete',
+  'ops.rebuildTitle': 'Rebuild {name} for every tenant?',
+  'ops.rebuildText': 'Projections serve every tenant of this service, not only this project: the rebuild replays the whole event log into a new copy of {name}, which loads the service while it runs. Reads keep using the current copy until the new one has caught up and is swapped in; no webhook or e-mail is sent again.',
+  'ops.rebuildConfirm': 'Rebuild for every tenant',
 } as const;

@@ -296,4 +296,7 @@ export const adminJa: Record<keyof typeof adminEn, string> = {
   'ops.outbox.webhooks': 'Webhook 配信',
   'ops.outbox.contact-notices': 'お問い合わせ通知',
   'ops.outbox.media-purge': '削除待ちのメディアファイル',
+  'ops.rebuildTitle': 'すべてのテナントの {name} を再構築しますか？',
+  'ops.rebuildText': 'プロジェクションはこのプロジェクトだけでなく、このサービスのすべてのテナントに使われています。再構築ではイベントログ全体を {name} の新しいコピーに再生するため、実行中はサービスに負荷がかかります。新しいコピーが追いついて切り替わるまでは現在のコピーから読み出され、Webhook やメールが再送されることはありません。',
+  'ops.rebuildConfirm': 'すべてのテナントで再構築する',
 };

@@ -1,5 +1,6 @@
 import { adminEn } from './admin-en.ts';
 import { editingEn } from './editing-en.ts';
+import { eventNamesEn } from './event-names-en.ts';
 
 /** English UI text. Keys are shared with ja.ts, which must have every one (checked by its type). */
 export const en = {
@@ -239,6 +240,7 @@ export const en = {
   'asOf.openEntry': 'Show {slug} as of this instant',
   ...adminEn,
   ...editingEn,
+  ...eventNamesEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,6 +1,7 @@
 import type { Messages } from './en.ts';
 import { adminJa } from './admin-ja.ts';
 import { editingJa } from './editing-ja.ts';
+import { eventNamesJa } from './event-names-ja.ts';
 
 /** 日本語の UI テキスト。キーは en.ts と同じ（型で全キーを確認）。 */
 export const ja: Messages = {
@@ -240,4 +241,5 @@ export const ja: Messages = {
   'asOf.openEntry': '{slug} をこの時点で表示',
   ...adminJa,
   ...editingJa,
+  ...eventNamesJa,
 };

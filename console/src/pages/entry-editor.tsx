@@ -9,7 +9,8 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
-import { mergeFieldValues } from '../fields/merge.ts';
+import { fieldClashes, mergeFieldValues } from '../fields/merge.ts';
+import { ConflictPanel } from './conflict-panel.tsx';
 import { WorkflowBar } from './workflow-bar.tsx';
 import { AssigneeSelect } from '../components/assignee-select.tsx';
 import { useKeptInput } from '../fields/kept-input.ts';
@@ -145,14 +146,15 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     change(kept.values);
   };
 
-  const resolveConflict = (keepMine: boolean) => {
+  /** Loads their revision: with what was typed merged in (each clashing value as chosen), or alone. */
+  const resolveConflict = (keepMine: boolean, takeTheirs: ReadonlySet<string> = new Set()) => {
     if (!conflict) return;
     const theirs = (conflict.theirs.snapshot ?? {}) as EntryValues;
-    const next = keepMine ? mergeFieldValues(base.values, valuesRef.current, theirs) : theirs;
+    const next = keepMine ? mergeFieldValues(base.values, valuesRef.current, theirs, takeTheirs) : theirs;
     queryClient.setQueryData([projectId, 'revision', conflict.theirs.revisionId], conflict.theirs);
     setBase({ revision: conflict.theirs.revision, values: theirs });
     setValues(next);
-    setDirty(keepMine);
+    setDirty(keepMine && JSON.stringify(next) !== JSON.stringify(theirs));
     setConflict(null);
     void refresh();
   };
@@ -189,18 +191,15 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
         </section>
       )}
       {conflict && (
-        <div className="conflict" role="alertdialog" aria-labelledby="conflict-title">
-          <h2 id="conflict-title">{t('editor.conflict.title')}</h2>
-          <p>{t('editor.conflict.body', { theirs: conflict.theirs.revision, mine: base.revision })}</p>
-          <div className="row">
-            <button type="button" className="primary" onClick={() => resolveConflict(true)}>
-              {t('editor.conflict.merge')}
-            </button>
-            <button type="button" onClick={() => resolveConflict(false)}>
-              {t('editor.conflict.discard')}
-            </button>
-          </div>
-        </div>
+        <ConflictPanel
+          key={conflict.theirs.revisionId}
+          theirRevision={conflict.theirs.revision}
+          myRevision={base.revision}
+          clashes={fieldClashes(base.values, values, (conflict.theirs.snapshot ?? {}) as EntryValues)}
+          fields={formSet.definition.fields}
+          onMerge={(takeTheirs) => resolveConflict(true, takeTheirs)}
+          onDiscard={() => resolveConflict(false)}
+        />
       )}
       <WorkflowBar entry={entry} revision={revision} dirty={dirty} saveFirst={saveNow} onChanged={refresh} />
       <div className="save-line" aria-live="polite">

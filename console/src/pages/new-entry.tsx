@@ -9,6 +9,7 @@ import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
 import { useKeptInput } from '../fields/kept-input.ts';
 import { useSession } from '../session/session.tsx';
+import { proposedSlug } from '../fields/proposed-slug.ts';
 
 /** A new entry: its slug and first values, created as a draft; then the editor. */
 export function NewEntry() {
@@ -17,8 +18,15 @@ export function NewEntry() {
   const { api, projectId, project, path } = useProject();
   const navigate = useNavigate();
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) });
-  const [slug, setSlug] = useState('');
+  const [typedSlug, setTypedSlug] = useState('');
+  // Until the user edits the slug, it follows the title.
+  const [slugEdited, setSlugEdited] = useState(false);
   const [values, setValues] = useState<EntryValues>({});
+  const slug = slugEdited || !formSet.data ? typedSlug : proposedSlug(formSet.data, values, project.contentLocales.defaultLocale);
+  const setSlug = (next: string) => {
+    setTypedSlug(next);
+    setSlugEdited(true);
+  };
   const [errors, setErrors] = useState<FieldErrors>(new Map());
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -74,7 +82,7 @@ export function NewEntry() {
           {t('new.slug')} <span className="required">({t('editor.required')})</span>
         </label>
         <p id="entry-slug-help" className="help">
-          {t('new.slugHelp')}
+          {t('new.slugHelp')} {!slugEdited && t('new.slugFromTitle')}
         </p>
         <input id="entry-slug" type="text" required value={slug} onChange={(e) => setSlug(e.target.value)} aria-describedby="entry-slug-help" />
       </div>

@@ -1,5 +1,5 @@
-import { useMemo } from 'react';
-import { NavLink, Outlet, useNavigate, useParams } from 'react-router';
+import { useEffect, useMemo, useRef, type RefObject } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { useI18n, UI_LANGUAGES, type UiLanguage } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
@@ -10,6 +10,7 @@ import type { MessageKey } from '../i18n/en.ts';
 import { ADMIN_AREAS } from '../admin/admin-routes.tsx';
 import { RouteErrorBoundary } from '../components/route-error-boundary.tsx';
 import { StartingUp } from '../components/starting-up.tsx';
+import { NeedsAdministrator } from './needs-administrator.tsx';
 
 /**
  * The frame of every page of a project: header (project switcher, language, user, sign-out), the
@@ -54,6 +55,12 @@ function SignedInProject({ projectId }: { projectId: string }) {
         : null,
     [project.data, projectId, api, user],
   );
+  const { pathname } = useLocation();
+  // The area a URL opens (its first segment under /p/{projectId}/): an administrator's is refused to an editor.
+  const area = AREAS.find((a) => pathname.split('/')[3] === a.to);
+  const refused = area?.adminOnly && user.role !== 'tenant_admin' ? area : undefined;
+  const main = useRef<HTMLElement>(null);
+  useFocusHeadingOnNavigation(main, pathname);
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -107,13 +114,11 @@ function SignedInProject({ projectId }: { projectId: string }) {
             ))}
           </ul>
         </nav>
-        <main id="main" className="page" tabIndex={-1}>
+        <main id="main" className="page" tabIndex={-1} ref={main}>
           <ErrorMessage error={project.error ?? formSets.error} />
           {value ? (
             <ProjectContext.Provider value={value}>
-              <RouteErrorBoundary>
-                <Outlet />
-              </RouteErrorBoundary>
+              <RouteErrorBoundary>{refused ? <NeedsAdministrator area={refused.label} email={user.email} home={`/p/${projectId}/review`} /> : <Outlet />}</RouteErrorBoundary>
             </ProjectContext.Provider>
           ) : (
             !project.error && <p>{t('app.loading')}</p>
@@ -123,4 +128,39 @@ function SignedInProject({ projectId }: { projectId: string }) {
       <SessionExpiredDialog projectId={projectId} />
     </div>
   );
+}
+
+/**
+ * After an in-app navigation, focus goes to the new page's heading (once it shows), so that a screen reader
+ * announces the page and the keyboard starts from it, unless the user has already put focus in the page.
+ */
+function useFocusHeadingOnNavigation(main: RefObject<HTMLElement | null>, pathname: string): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const container = main.current;
+    if (!container) return;
+    const focusHeading = (): boolean => {
+      const heading = container.querySelector('h1');
+      if (!heading) return false;
+      const active = document.activeElement;
+      if (active && active !== document.body && container.contains(active) && active !== container) return true;
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: false });
+      return true;
+    };
+    if (focusHeading()) return;
+    const observer = new MutationObserver(() => {
+      if (focusHeading()) observer.disconnect();
+    });
+    observer.observe(container, { childList: true, subtree: true });
+    const timer = setTimeout(() => observer.disconnect(), 10_000);
+    return () => {
+      observer.disconnect();
+      clearTimeout(timer);
+    };
+  }, [main, pathname]);
 }

@@ -50,6 +50,9 @@ export function contactPages(contact: ContactForms): Middleware {
     const form = project ? await contact.forms.bySlug(project.projectId, formSlug) : null;
     if (!project || !form || !form.settings.hosted_page_enabled) return notFoundPage();
 
+    // ?locale= (or a post's _locale) first; else the browser's languages (Accept-Language) among the project's content locales.
+    ctx.vary('Accept-Language');
+    const browserLocale = ctx.get('Accept-Language') ? ctx.acceptsLanguages(project.contentLocales.locales) || undefined : undefined;
     const queryLocale = typeof ctx.query['locale'] === 'string' && isLocaleCode(ctx.query['locale']) ? ctx.query['locale'] : undefined;
     const scope = `${project.projectId}:${form.formId}`;
     const action = `${ctx.path}${embed && embedSuffix === undefined ? '?embed=1' : ''}`;
@@ -67,10 +70,10 @@ export function contactPages(contact: ContactForms): Middleware {
         notice: extra.notice,
       });
 
-    if (ctx.method !== 'POST') return sendHtmlPage(ctx, 200, render(resolveLocale(queryLocale, project.contentLocales)), embed);
+    if (ctx.method !== 'POST') return sendHtmlPage(ctx, 200, render(resolveLocale(queryLocale ?? browserLocale, project.contentLocales)), embed);
 
     const submittingProject = { projectId: project.projectId, plan: project.plan, contentLocales: project.contentLocales };
-    let locale = resolveLocale(queryLocale, project.contentLocales);
+    let locale = resolveLocale(queryLocale ?? browserLocale, project.contentLocales);
     try {
       contact.assertSubmitAllowed(ctx);
       if (ctx.get('Content-Type') && !ctx.is('application/x-www-form-urlencoded')) {
@@ -85,7 +88,7 @@ export function contactPages(contact: ContactForms): Middleware {
     }
     const raw = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, unknown>;
     const bodyLocale = typeof raw['_locale'] === 'string' && isLocaleCode(raw['_locale']) ? raw['_locale'] : undefined;
-    locale = resolveLocale(queryLocale ?? bodyLocale, project.contentLocales);
+    locale = resolveLocale(queryLocale ?? bodyLocale ?? browserLocale, project.contentLocales);
     const submitted = formToSubmission(form.settings.fields, raw);
     const shown = visibleValues(form, raw);
 
