@@ -27,10 +27,22 @@ function der(tag: number, content: Buffer): Buffer {
   return Buffer.concat([Buffer.from([tag]), derLength(content.length), content]);
 }
 
+/**
+ * The content of a DER INTEGER holding the unsigned big-endian `magnitude`: minimal, as DER requires (no leading
+ * zero byte unless the next has its high bit set, which would make the number negative). A TSA that checks DER
+ * strictly (OpenSSL) rejects a request whose nonce carries one zero byte too many.
+ */
+export function derUnsignedInteger(magnitude: Uint8Array): Buffer {
+  let start = 0;
+  while (start < magnitude.length - 1 && magnitude[start] === 0) start++;
+  const bytes = Buffer.from(magnitude.subarray(start));
+  if (bytes.length === 0) return Buffer.from([0]);
+  return bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0x00]), bytes]) : bytes;
+}
+
 /** A TimeStampReq (RFC 3161 2.4.1) for a SHA-256 digest: version 1, the imprint, a positive 64-bit nonce, certReq. */
 export function timestampRequest(digest: Uint8Array, nonce: Buffer = randomBytes(8)): Buffer {
-  const positive = Buffer.concat([Buffer.from([0x00]), nonce]);
-  return der(0x30, Buffer.concat([der(0x02, Buffer.from([1])), der(0x30, Buffer.concat([SHA256_ALGORITHM, der(0x04, Buffer.from(digest))])), der(0x02, positive), der(0x01, Buffer.from([0xff]))]));
+  return der(0x30, Buffer.concat([der(0x02, Buffer.from([1])), der(0x30, Buffer.concat([SHA256_ALGORITHM, der(0x04, Buffer.from(digest))])), der(0x02, derUnsignedInteger(nonce)), der(0x01, Buffer.from([0xff]))]));
 }
 
 /** One DER element at `offset`: its tag, where its content is, and where the next element starts. */

@@ -7,6 +7,7 @@ import { articleFormSet, startAdminFixture, type AdminFixture } from '../admin/s
 import { tempDir } from '../support/temp-dir.ts';
 import { eventually } from '../support/engine-fixture.ts';
 import { readPublishedLines } from '../../src/audit/checkpoint-folder.ts';
+import { parseTimestampResponse, timestampRequest } from '../../src/audit/timestamp-publisher.ts';
 
 /**
  * RFC 3161 timestamps of checkpoints, from a timestamp authority made for the test: a tiny HTTP server that
@@ -53,6 +54,18 @@ describe('audit: checkpoints timestamped by an RFC 3161 authority (openssl ts)',
   after(async () => {
     await f?.stop();
     server?.close();
+  });
+
+  it('every nonce is encoded as DER requires, so that a strict TSA grants each request: high bit set or not, leading zeros', async () => {
+    // Before: one zero byte too many whenever the nonce's first byte was below 0x80, and OpenSSL answered "rejection".
+    const digest = Buffer.alloc(32, 7);
+    for (const hex of ['0123456789abcdef', '7fffffffffffffff', '8000000000000000', 'ffffffffffffffff', '0000000000000001', '00ff000000000000', '0000000000000000']) {
+      const response = await fetch(url, { method: 'POST', body: timestampRequest(digest, Buffer.from(hex, 'hex')), headers: { 'content-type': 'application/timestamp-query' } });
+      expect(response.status).to.equal(200);
+      const { status, token } = parseTimestampResponse(Buffer.from(await response.arrayBuffer()));
+      expect(status, `nonce ${hex}`).to.equal(0);
+      expect(token!.includes(digest), `nonce ${hex}`).to.equal(true);
+    }
   });
 
   it('a published checkpoint carries a TimeStampToken that openssl ts -verify accepts for its note, and refuses for another', async () => {
