@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { stringify as stableJson } from 'safe-stable-stringify';
 import { expect } from 'chai';
 import { ManualClock } from '../../src/clock.ts';
 import { collect } from '../../src/event-store/event-store.ts';
@@ -116,6 +117,19 @@ describe('admin API: keys issued with an idempotency key are crypto-shredded aft
     expectGone(await issue({ type: 'agent', name: 'Short-lived' }, 'revoke-1'));
     // Revoking again changes nothing and answers as before.
     expect((await f.call('DELETE', `/keys/${first.body.id}`, { token: session.token, headers: session.headers })).status).to.equal(200);
+  });
+
+  it('answers 409, not 500, to a resent key whose record an earlier release sealed under SECRETS_KEY', async () => {
+    // The record as the earlier release wrote it: the key sealed with SECRETS_KEY, no replayUntil.
+    const request = { type: 'agent', name: 'Old' };
+    const keyId = randomUUID();
+    const streamId = `idempotency-${createHash('sha256').update(`${f.project.projectId}\u0000issue_key\u0000legacy-1`).digest('hex')}`;
+    const requestHash = createHash('sha256').update(stableJson(request)!).digest('hex');
+    const sealedKey = new SecretBox(SECRETS_KEY).seal('sk-agent-legacy', replayKeyId(keyId));
+    const context = { actor: { type: 'user' as const, id: randomUUID() }, idempotencyKey: 'legacy-1' };
+    await f.service.log.append(streamId, [{ type: 'idempotency.started', data: { scope: f.project.projectId, operation: 'issue_key', requestHash, reservedIds: { keyId } } }], 'no_stream', context);
+    await f.service.log.append(streamId, [{ type: 'idempotency.completed', data: { status: 201, body: { keyId, prefix: 'sk-agent-leg', createdAt: clock.now().toISOString(), sealedKey } } }], 0n, context);
+    expectGone(await issue(request, 'legacy-1'));
   });
 
   it('keeps the window across a restart: the same key inside it, 409 after it, the data key destroyed by the new process', async () => {
