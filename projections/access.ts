@@ -155,13 +155,15 @@ export const access = defineProjection({
       indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
     },
     agent_keys_by_id: {
-      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
+      // by_created: the replay-key shredder finds keys whose replay window has ended (src/application/replay-key-shredder.ts).
+      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }, { name: 'by_created', fields: [['createdAt', 1]] }],
     },
     public_keys: {
       indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
     },
     public_keys_by_id: {
-      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }],
+      // by_created: the replay-key shredder finds keys whose replay window has ended (src/application/replay-key-shredder.ts).
+      indexes: [{ name: 'by_project', fields: [['projectId', 1], ['createdAt', 1]] }, { name: 'by_created', fields: [['createdAt', 1]] }],
     },
   },
   filter: { eventTypes: accessEvents.map((definition) => definition.type) },

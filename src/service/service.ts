@@ -67,8 +67,9 @@ import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
 import { permissionWarnings } from '../data-dir/private-files.ts';
-import { SecretBox } from '../security/secret-box.ts';
-import { resolveSecretsKey } from './secrets-key.ts';
+import { IssuedKeyReplay } from '../application/issued-key-replay.ts';
+import { ReplayKeyShredder } from '../application/replay-key-shredder.ts';
+import type { KeyStore } from '../key-store/key-store.ts';
 import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts';
 import { metricsRoutes } from '../http/metrics-route.ts';
@@ -98,6 +99,10 @@ export interface RunningService {
   supervisor: ProjectionSupervisor | undefined;
   /** The log's Merkle tree, its proofs and (projector role) checkpoints. */
   logTree: LogTreeRuntime | undefined;
+  /** The key store (contact-form submission keys, data keys of issued keys' replays, signing keys). */
+  keyStore: KeyStore;
+  /** Projector role: the job that destroys the data keys of issued keys whose replay window has ended. */
+  replayKeyShredder: ReplayKeyShredder | undefined;
   /**
    * Graceful stop: drain HTTP, stop projectors, close stores. Idempotent. `progress` is told each step as it
    * begins (a shutdown deadline reports the one it was still waiting for).
@@ -184,6 +189,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   const log = new EventLog(gatedAppends(appendedTo, writeGate), serviceEventCatalog(), clock);
   let supervisor: ProjectionSupervisor | undefined;
   let publisher: ScheduledPublisher | undefined;
+  let replayKeyShredder: ReplayKeyShredder | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   // Media bytes: DATA_DIR/media, or S3 when S3_BUCKET is set.
   const blobs = openBlobStore(config.media.blobs);
@@ -294,7 +300,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.routes());
         app.use(scrape.allowedMethods());
       }
-      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots });
+      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, keyStore: contact.keyStore });
       refusals = adminDepsValue.refusals;
       refusals?.start();
       const media = await mediaFor(config, adminDepsValue, blobs);
@@ -393,6 +399,9 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     // The contact-form notice sender runs beside the projectors (console links use the listening URL).
     if (config.roles.has('projector')) {
       contact.startWorker(http?.url);
+      // Issued keys' replays end with their window: their data keys go (the key store is the contact forms').
+      replayKeyShredder = new ReplayKeyShredder({ reader: new ReadModelReader(stores.readModels, { generations: supervisor }), keyStore: contact.keyStore, clock, logger });
+      replayKeyShredder.start();
     }
     // A process without the api role listens nowhere: this line says it is up (its projectors started).
     if (!config.roles.has('api')) logger.info({ roles: [...config.roles] }, 'annals running');
@@ -404,6 +413,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     await closeRing(exportRing);
     versions?.stop();
     watermark?.close();
+    await replayKeyShredder?.stop();
     await contactForms?.stop();
     await mediaClose?.();
     await mediaPurge?.stop();
@@ -425,6 +435,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     stores,
     supervisor,
     logTree,
+    keyStore: contactForms.keyStore,
+    replayKeyShredder,
     stop: (progress = () => undefined) =>
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
@@ -438,6 +450,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
         progress('the contact-form notice worker');
+        await replayKeyShredder?.stop();
         await contactForms?.stop();
         await mailRetention?.stop();
         progress('media processing');
@@ -502,7 +515,7 @@ function translateErrors(error: unknown): HttpError | undefined {
 }
 
 /** The admin API's collaborators, built once per process. */
-function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState> }): AdminDeps {
+function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState>; keyStore: KeyStore }): AdminDeps {
   // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
   const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
   const watermark = d.watermark;
@@ -527,7 +540,7 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     passwordChecks: new WorkSlots({ concurrency: config.sessions.passwordHashConcurrency, maxQueued: 64 }),
     clock: d.clock,
     logger: d.logger,
-    secrets: new SecretBox(resolveSecretsKey(config)),
+    issuedKeys: new IssuedKeyReplay({ keyStore: d.keyStore, clock: d.clock }),
     keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
     refusals: new RefusalRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
   };

@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { tempDir } from '../support/temp-dir.ts';
 import { runEntry, startServiceProcess, type StartedService } from '../support/child-process.ts';
 import { eventually } from '../support/engine-fixture.ts';
+import { SqliteKeyStore } from '../../src/key-store/sqlite-key-store.ts';
+import { replayKeyId } from '../../src/application/issued-key-replay.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -77,6 +79,32 @@ describe('operator CLI: keys revoke against a running service', function () {
     expect(JSON.parse(pub.stdout)).to.include({ keyId: ids.public, type: 'public', inForce: true });
     expect(sent.filter((r) => r.kind === 'agent' && r.at >= agentReturned).every((r) => r.status === 401)).to.equal(true);
     expect(sent.some((r) => r.status === 200), 'the keys worked before').to.equal(true);
+  });
+
+  it('destroys the data key that kept a key issued with an idempotency key for its replays', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const project = await bootstrap(dataDir);
+    service = await startServiceProcess({ DATA_DIR: dataDir }, 60_000);
+    await keyIdOf(service.url, project.projectId);
+    const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'keys@example.com', password: PASSWORD }) });
+    const { token } = (await login.json()) as { token: string };
+    const issued = await fetch(`${service.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'x-project-id': project.projectId, 'content-type': 'application/json', 'idempotency-key': 'cli-revoke-1' },
+      body: JSON.stringify({ type: 'agent', name: 'Replayable' }),
+    });
+    expect(issued.status).to.equal(201);
+    const { id } = (await issued.json()) as { id: string };
+    const keys = SqliteKeyStore.open(path.join(dataDir, 'keys.sqlite'));
+    try {
+      expect(await keys.get(replayKeyId(id))).to.not.equal(null);
+      const run = await runEntry('src/cli/main.ts', ['keys', 'revoke', '--project', project.projectId, '--key-id', id], { DATA_DIR: dataDir });
+      expect(run.code, run.stderr).to.equal(0);
+      expect(await keys.get(replayKeyId(id))).to.equal(null);
+      expect(await keys.destroyed(replayKeyId(id))).to.equal(true);
+    } finally {
+      await keys.close();
+    }
   });
 
   it('says when no service is running, and returns within two seconds', async () => {

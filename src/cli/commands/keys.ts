@@ -1,5 +1,7 @@
 import { AccessService } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
+import { IssuedKeyReplay } from '../../application/issued-key-replay.ts';
+import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { awaitApplied } from '../await-applied.ts';
 import { note, operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 
@@ -12,7 +14,8 @@ const USAGE = `  annals keys create --project <projectId> --type agent|public [-
  * ...} with the key in clear, once. keys revoke: either kind, by id; returns once a service running on the
  * same stores has applied the revocation (the key is refused from then on), or after about 1.5 s when no
  * service is running; prints {keyId, projectId, type, revokedAt, alreadyRevoked, inForce} (inForce: the read models the
- * service answers from show the revocation).
+ * service answers from show the revocation). Revoking also destroys the data key that kept the key for replays of an
+ * idempotent POST /keys, as the admin API's revocation does.
  */
 export const keysCommands: CommandGroup = {
   name: 'keys',
@@ -55,8 +58,15 @@ export const keysCommands: CommandGroup = {
         if (values.type !== undefined || values.scope !== undefined || values.name !== undefined) {
           throw new UsageError('keys revoke takes --project and --key-id only', USAGE);
         }
-        const { result, applied } = await withStores(async ({ log, stores }) => {
+        const { result, applied } = await withStores(async ({ config, log, stores }) => {
           const revoked = await new AccessService({ log, clock: systemClock }).revokeKey(operatorCaller(), project, keyId);
+          // Its replay for an idempotent POST /keys, if any, goes with it: the data key that seals it is destroyed.
+          const keyStore = await openKeyStore(config);
+          try {
+            await new IssuedKeyReplay({ keyStore, clock: systemClock }).forget(revoked.keyId);
+          } finally {
+            await keyStore.close();
+          }
           // In force before we return: wait for a service running on these stores to fold the revocation.
           note(`keys: ${revoked.type} key ${revoked.keyId} revoked; waiting for a running service to apply it`);
           return { result: revoked, applied: await awaitApplied(stores.readModels, revoked.position, 'access') };

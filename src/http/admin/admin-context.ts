@@ -1,4 +1,4 @@
-import type { SecretBox } from '../../security/secret-box.ts';
+import type { IssuedKeyReplay } from '../../application/issued-key-replay.ts';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
@@ -36,8 +36,8 @@ export interface AdminDeps {
   logger: Logger;
   /** Records agent keys' use, for their "last used" time. */
   keyUsage?: KeyUsageRecorder;
-  /** Seals what an idempotent create's record must keep of a secret shown once (SECRETS_KEY, as webhook secrets). */
-  secrets?: SecretBox;
+  /** Keeps a key issued with an idempotency key for its replays, under a data key of its own that is destroyed when its window ends or it is revoked. */
+  issuedKeys?: IssuedKeyReplay;
   /** Records refused writes in the audit trail, aggregated (src/application/refusal-recorder.ts). */
   refusals?: RefusalRecorder;
 }

@@ -316,18 +316,27 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const projectId = projectOf(ctx).projectId;
     const { idempotencyKey: _key, ...request } = body;
     const key = idempotencyKeyOf(ctx, body);
-    if (key !== undefined && !deps.secrets) throw unavailable('Idempotent key issuing is not configured in this process.');
-    // With an idempotency key the record keeps the key for a replay, sealed (SECRETS_KEY, as webhook secrets).
-    const issued = await idempotentCreate<{ keyId: string; prefix: string; createdAt: string; key?: string; sealedKey?: string }>(deps, ctx, { scope: projectId, operation: 'issue_key', key, request, ids: ['keyId'] }, async (ids) => {
+    const replays = deps.issuedKeys;
+    if (key !== undefined && !replays) throw unavailable('Idempotent key issuing is not configured in this process.');
+    // With an idempotency key the record keeps the key for a replay, sealed under a data key of its own in the
+    // key store, destroyed when its window ends or the key is revoked (application/issued-key-replay.ts).
+    let issuedNow: string | undefined;
+    const issued = await idempotentCreate<{ keyId: string; prefix: string; createdAt: string; key?: string; sealedKey?: string; replayUntil?: string }>(deps, ctx, { scope: projectId, operation: 'issue_key', key, request, ids: ['keyId'] }, async (ids) => {
+      const keyId = ids['keyId']!;
+      // Stored before the key is issued, so that no key is issued without a way to shred its replay (an issue
+      // refused after it leaves a data key that seals nothing; the retry of the attempt gets it back).
+      const dataKey = key === undefined ? undefined : await replays!.prepare(keyId);
       const made =
         body.type === 'agent'
-          ? await access.issueAgentKey(caller, projectId, body.scope ?? 'full', body.name ?? 'Agent key', { keyId: ids['keyId']! })
-          : await access.issuePublicKey(caller, projectId, { keyId: ids['keyId']! });
+          ? await access.issueAgentKey(caller, projectId, body.scope ?? 'full', body.name ?? 'Agent key', { keyId })
+          : await access.issuePublicKey(caller, projectId, { keyId });
       await settle(made.position);
       const createdAt = deps.clock.now().toISOString();
-      return key === undefined ? { keyId: made.keyId, prefix: made.prefix, createdAt, key: made.key } : { keyId: made.keyId, prefix: made.prefix, createdAt, sealedKey: deps.secrets!.seal(made.key, `idempotent-key:${made.keyId}`) };
+      issuedNow = made.key;
+      return dataKey === undefined ? { keyId: made.keyId, prefix: made.prefix, createdAt, key: made.key } : { keyId: made.keyId, prefix: made.prefix, createdAt, ...replays!.seal(dataKey, made.keyId, made.key) };
     });
-    const shown = issued.sealedKey !== undefined ? deps.secrets!.open(issued.sealedKey, `idempotent-key:${issued.keyId}`) : issued.key!;
+    // Issued by this request: shown as made. A replay: opened from the record inside its window, else 409.
+    const shown = issuedNow ?? issued.key ?? (await replays!.open(issued.keyId, issued));
     const collection = body.type === 'agent' ? 'agent_keys_by_id' : 'public_keys_by_id';
     const stored = await reader.get<Doc<KeyRecord>>('access', collection, issued.keyId);
     ctx.status = 201;
@@ -343,7 +352,8 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     assertCan(caller, 'keys.revoke');
     const projectId = projectOf(ctx).projectId;
     const result = await access.revokeKey(caller, projectId, keyId(ctx));
-    const collection = result.type === 'agent' ? 'agent_keys_by_id' : 'public_keys_by_id';
+    // A revoked key's replay goes at once (its data key destroyed), as it would at the end of its window.
+    await deps.issuedKeys?.forget(result.keyId);
     await settle(result.position);
     ctx.body = { id: result.keyId, type: result.type, revokedAt: result.revokedAt };
   });
