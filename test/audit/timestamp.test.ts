@@ -72,7 +72,7 @@ describe('audit: checkpoints timestamped by an RFC 3161 authority (openssl ts)',
     const published = path.join(tempDir(), 'published');
     f = await startAdminFixture({ env: { AUDIT_CHECKPOINT_DIR: published, AUDIT_TSA_URL: url } });
     expect((await f.call('POST', '/form-sets', { body: articleFormSet })).status).to.equal(201);
-    const stamped = (await eventually(async () => (fs.existsSync(published) ? readPublishedLines(published) : []), (lines) => lines.some((l) => l.kind === 'timestamp'), 20_000)).find((l) => l.kind === 'timestamp')!;
+    const stamped = (await eventually(async () => (fs.existsSync(path.join(published, 'checkpoints.ndjson')) ? readPublishedLines(published) : []), (lines) => lines.some((l) => l.kind === 'timestamp'), 20_000)).find((l) => l.kind === 'timestamp')!;
     const lines = readPublishedLines(published);
     const checkpoint = lines.find((l) => l.kind === 'checkpoint' && l.size === stamped.size)!;
     expect(checkpoint).to.not.equal(undefined);

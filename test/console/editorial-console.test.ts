@@ -380,7 +380,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     const media = (await api('GET', '/media?name=green')).body.items;
     expect(media.map((m: { altText: string }) => m.altText)).to.deep.equal(['A green square']);
-    // Typed a key at a time, faster than the search waits: one search reaches the server, for the whole word.
+    // Typed a key at a time, faster than the search waits: the search waits for the word.
     const searches: string[] = [];
     const onRequest = (request: Request) => {
       const url = new URL(request.url());
@@ -393,7 +393,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect(await page.locator('ul.media-grid li').allInnerTexts()).to.have.length(1);
     await page.waitForTimeout(500);
     page.off('request', onRequest);
-    expect(searches).to.deep.equal(['green']);
+    // Fewer searches than keys, the last for the whole word: on a busy machine a pause between two keys may pass
+    // the debounce and send a prefix; without the debounce every key sends one (five).
+    expect(searches.at(-1)).to.equal('green');
+    expect(searches.length, JSON.stringify(searches)).to.be.below(4);
     await expectAccessible(page, 'the media library');
     await page.getByLabel('Search by file name').fill('');
     await page.locator('ul.media-grid li').filter({ hasText: 'blue.png' }).waitFor();
