@@ -58,11 +58,7 @@ const targets: Array<{ title: string; pending?: string | undefined; env: () => P
     title: 'a SQLite log, MongoDB read models and MinIO blobs',
     pending:
       minioPending ??
-      (mongoTarget.kind === 'pending'
-        ? mongoTarget.reason
-        : mongoTarget.kind === 'ferretdb'
-          ? 'FerretDB v1 lacks partial indexes (partialFilterExpression), which the MongoDB generation registry uses: the read models cannot start on it'
-          : undefined),
+      (mongoTarget.kind === 'pending' ? mongoTarget.reason : undefined),
     env: async () => {
       const url = new URL((await mongoServer()).url);
       url.pathname = `/annals_move_${randomUUID().slice(0, 8)}`;
