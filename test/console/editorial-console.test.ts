@@ -337,6 +337,14 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByText(/Restored as revision 4/).waitFor();
     const restored = await latestSnapshot();
     expect([restored.revision, restored.status, restored.snapshot.summary]).to.deep.equal([4, 'draft', { en: 'Three days of music.' }]);
+    // The history says where the restored revision came from (issue 44); the ordinary saves stay "revision saved".
+    const history = page.locator('table.list');
+    await history.getByRole('row', { name: /restored from revision 1/ }).waitFor();
+    const after = (await history.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t').map((c) => c.trim()));
+    expect(after.filter((s) => /restored/.test(s[2]!)).map((s) => [s[1], s[2], s[3]])).to.deep.equal([[f.project.adminEmail, 'restored from revision 1', '4']]);
+    expect(after.filter((s) => s[2] === 'revision saved')).to.have.length(3);
+    await expectAccessible(page, 'the entry history with a restore');
+    await screenshot(page, 'history-restored');
 
     // The project's audit log, filtered to the entry.
     await page.getByRole('link', { name: 'Audit log' }).click();

@@ -169,6 +169,7 @@ export const en = {
   'history.more': 'Load more',
   'history.agent': 'agent key {id}',
   'history.operator': 'operator {id}',
+  'history.restoredFrom': 'restored from revision {revision}',
   'event.entry.created': 'created',
   'event.entry.revision-saved': 'revision saved',
   'event.entry.revision-submitted': 'submitted for review',

@@ -170,6 +170,7 @@ export const ja: Messages = {
   'history.more': 'さらに読み込む',
   'history.agent': 'エージェントキー {id}',
   'history.operator': 'オペレーター {id}',
+  'history.restoredFrom': 'リビジョン {revision} から復元',
   'event.entry.created': '作成',
   'event.entry.revision-saved': 'リビジョン保存',
   'event.entry.revision-submitted': 'レビューに提出',
