@@ -613,7 +613,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await eventually(focused, (f) => f === 'H1 Media library', 10_000);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review desk' }).click();
     await eventually(focused, (f) => f === 'H1 Review desk', 10_000);
-    // The keyboard goes on from the heading: the next Tab lands in the page, not back at the top.
+    // The keyboard goes on from the heading: the next Tab lands in the page, not back at the top. (Once the desk's
+    // list has loaded: until then nothing after the heading takes focus, and Tab would wrap to the top.)
+    await page.locator('main table.list a').first().waitFor();
+    expect(await focused()).to.equal('H1 Review desk');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(`document.querySelector('main').contains(document.activeElement)`)).to.equal(true);
     await expectAccessible(page, 'the review desk after navigation');
