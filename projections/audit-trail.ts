@@ -22,10 +22,13 @@ import { auditFlagOf } from '../src/audit/audit-flags.ts';
  * code, reason, rule, how many refusals it stands for). Only events written since they exist carry what they are
  * read from (and the flag of a legacy entry.revision-approval-refused is left to its type), so records folded
  * before them are what this code folds from the same events: no rebuild.
+ * Version 5 added `restoredFrom` (revisionId and number) to the record of an entry.revision-saved that restored an
+ * older revision, so an entry's history can say "restored from revision N". Restores have named their source in
+ * the event since the first schema, so records folded before version 5 lack what the same events now give: rebuilt.
  */
 export const auditTrail = defineProjection({
   name: 'audit-trail',
-  version: 4,
+  version: 5,
   description: 'Every event as an audit record: stream, type, actor, time, correlation.',
   collections: {
     records: {
@@ -51,8 +54,8 @@ export const auditTrail = defineProjection({
     const data = (event.type.startsWith('entry.revision-') || refused) && event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
     // A refusal names its revision in its subject.
     const named = refused && data['subject'] !== null && typeof data['subject'] === 'object' ? (data['subject'] as Record<string, unknown>) : data;
-    const subject =
-      typeof named['revisionId'] === 'string' && typeof named['revision'] === 'number' ? { revisionId: named['revisionId'], revision: named['revision'] } : null;
+    const subject = revisionRefOf(named);
+    const restoredFrom = event.type === 'entry.revision-saved' ? revisionRefOf(data['restoredFrom']) : null;
     const flag = event.type === 'entry.revision-approval-refused' ? null : auditFlagOf(event.type, data);
     const refusal = refused
       ? {
@@ -74,6 +77,7 @@ export const auditTrail = defineProjection({
       type: event.type,
       projectId,
       ...(subject === null ? {} : { subject }),
+      ...(restoredFrom === null ? {} : { restoredFrom }),
       ...(flag === null ? {} : { flag }),
       ...(refusal === null ? {} : { refusal }),
       actor,
@@ -85,3 +89,10 @@ export const auditTrail = defineProjection({
     });
   },
 });
+
+/** A revision named by an event ({revisionId, revision}), or null when the value is not one. */
+function revisionRefOf(value: unknown): { revisionId: string; revision: number } | null {
+  if (value === null || typeof value !== 'object') return null;
+  const { revisionId, revision } = value as Record<string, unknown>;
+  return typeof revisionId === 'string' && typeof revision === 'number' ? { revisionId, revision } : null;
+}

@@ -11,6 +11,7 @@ import { EntryList } from './pages/entry-list.tsx';
 import { NewEntry } from './pages/new-entry.tsx';
 import { EntryEditorPage } from './pages/entry-editor.tsx';
 import { EntryHistory } from './pages/entry-history.tsx';
+import { EntryPreview } from './pages/entry-preview.tsx';
 import { ReviewQueue } from './pages/review-queue.tsx';
 import { ReviewCompare } from './pages/review-compare.tsx';
 import { MediaLibrary } from './pages/media-library.tsx';
@@ -39,6 +40,7 @@ const router = createBrowserRouter(
         { path: 'content/:formSetId/new', element: <NewEntry /> },
         { path: 'entries/:entryId', element: <EntryEditorPage /> },
         { path: 'entries/:entryId/history', element: <EntryHistory /> },
+        { path: 'entries/:entryId/preview/:revisionId', element: <EntryPreview /> },
         { path: 'review', element: <ReviewQueue /> },
         { path: 'review/:revisionId', element: <ReviewCompare /> },
         { path: 'media', element: <MediaLibrary /> },

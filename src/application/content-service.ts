@@ -92,6 +92,8 @@ export interface HistoryItem {
   occurredAt: string;
   revisionId: string | null;
   revision: number | null;
+  /** entry.revision-saved of a restore: the older revision whose values it brought back; null otherwise. */
+  restoredFrom: { revisionId: string; revision: number } | null;
   /** What the audit log flags of the event (src/audit/audit-flags.ts), when anything. */
   flag?: AuditFlag;
   /** A refused write: the operation, code, reason, rule and how many refusals the record stands for. */
@@ -734,6 +736,7 @@ function historyItem(record: Record<string, unknown>): HistoryItem {
     occurredAt: String(record['occurredAt']),
     revisionId: subject?.revisionId ?? null,
     revision: subject?.revision ?? null,
+    restoredFrom: (record['restoredFrom'] as HistoryItem['restoredFrom'] | undefined) ?? null,
     ...(record['flag'] ? { flag: record['flag'] as AuditFlag } : {}),
     ...(record['refusal'] ? { refusal: record['refusal'] as RefusalRecord } : {}),
   };

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
+import { pino } from 'pino';
 import { startAdminFixture, articleFormSet, type AdminFixture } from './support.ts';
+import { startRebuild } from '../../src/projection-engine/rebuild.ts';
+import { auditTrail } from '../../projections/audit-trail.ts';
+import { content } from '../../projections/content.ts';
+import { eventually } from '../support/engine-fixture.ts';
+import { documentedResponses } from '../support/openapi-responses.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -307,6 +313,60 @@ describe('admin API: entry lifecycle, bulk scheduling and history over HTTP', fu
       const stale = await f.call('POST', `/revisions/${entry.revision.id}/restore`, { body: { expectedRevision: 2 } });
       expect(stale.status).to.equal(409);
       expect(stale.body.error.code).to.equal('REVISION_CONFLICT');
+    });
+    it('a restore names the revision it restored in the revision, the revision list and the history; an ordinary save names none; a rebuild gives the same (issue 44)', async () => {
+      const documented = await documentedResponses(f.service.url);
+      const entry = await createEntry('restore-labelled', { title: { en: 'One' } });
+      const saved = await f.call('POST', `/entries/${entry.entry.id}/revisions`, { body: { fields: { title: { en: 'Two' } } } });
+      expect(saved.status, JSON.stringify(saved.body)).to.equal(201);
+      const restored = await f.call('POST', `/revisions/${entry.revision.id}/restore`, { body: {} });
+      expect(restored.status, JSON.stringify(restored.body)).to.equal(201);
+      documented('restoreRevision', 201, restored.body);
+      const source = { revisionId: entry.revision.id, revision: 1 };
+
+      const read = async () => {
+        const one = await f.call('GET', `/revisions/${restored.body.id}`);
+        const plain = await f.call('GET', `/revisions/${saved.body.id}`);
+        const list = await f.call('GET', `/entries/${entry.entry.id}/revisions?order=asc`);
+        const history = await f.call('GET', `/entries/${entry.entry.id}/history`);
+        documented('getRevision', 200, one.body);
+        documented('listRevisions', 200, list.body);
+        documented('getEntryHistory', 200, history.body);
+        return {
+          restored: one.body.restoredFrom,
+          plain: plain.body.restoredFrom,
+          list: list.body.items.map((r: { revision: number; restoredFrom: unknown }) => [r.revision, r.restoredFrom]),
+          history: history.body.items.map((i: { type: string; revision: number | null; restoredFrom: unknown }) => [i.type, i.revision, i.restoredFrom]),
+        };
+      };
+      const expected = {
+        restored: source,
+        plain: null,
+        list: [
+          [1, null],
+          [2, null],
+          [3, source],
+        ],
+        history: [
+          ['entry.created', null, null],
+          ['entry.revision-saved', 1, null],
+          ['entry.revision-saved', 2, null],
+          ['entry.revision-saved', 3, source],
+        ],
+      };
+      // The history is the audit trail's, which may follow the write by a moment.
+      await eventually(read, (answer) => answer.history.length === 4);
+      expect(await read()).to.deep.equal(expected);
+
+      // Rebuilt from the log, the revisions and the audit trail say the same.
+      const store = f.service.stores.readModels;
+      for (const projection of [auditTrail, content]) {
+        const rebuild = startRebuild({ projection, log: f.service.log, store, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }), dropGraceMs: 1000 });
+        const result = await rebuild.result;
+        await eventually(async () => f.service.supervisor!.liveGeneration(projection.name), (generation) => generation === result.generation, 10_000);
+        await rebuild.dropped;
+      }
+      expect(await read()).to.deep.equal(expected);
     });
   });
 

@@ -202,12 +202,43 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect(page.url()).to.include(`/entries/${entryId}`);
     await page.locator('#field-credit').fill('Photo: A. Author');
     await page.getByText(/Saved as revision 2/).waitFor();
-    // Preview: a link to the current revision on the public API, valid 15 minutes.
+    // Preview (issue 44): the project's site has no preview of its own, so Preview opens the console's readable
+    // draft page; the public API's link (JSON, valid 15 minutes) stays offered for a site or a developer.
     await page.getByRole('button', { name: 'Preview' }).click();
-    const preview = await page.getByRole('dialog').getByRole('link').getAttribute('href');
+    const dialog = page.getByRole('dialog');
+    const preview = await dialog.getByRole('link', { name: /public API/ }).getAttribute('href');
     expect(preview).to.match(new RegExp(`^${f.service.url}/public/p/${f.project.projectId}/v1/preview/revisions\\?token=`));
     expect((await fetch(preview!)).status).to.equal(200);
-    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    const open = dialog.getByRole('link', { name: 'Open the preview: Revision 2' });
+    expect(await open.getAttribute('target')).to.equal('_blank');
+    // The new tab, with the author's session: opened in a context of its own, so that it cannot take the focus
+    // of the author's page, which later steps use.
+    const tabContext = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Berlin', viewport: { width: 1280, height: 900 }, storageState: await author.context.storageState() });
+    const { page: tab, problems: tabProblems } = await watchedPage(tabContext);
+    await tab.goto(new URL((await open.getAttribute('href'))!, page.url()).href);
+    await tab.getByRole('heading', { level: 1, name: 'Solar festival' }).waitFor();
+    await tab.getByText('The festival opens at dawn.').waitFor();
+    await tab.locator('.preview-image img').nth(2).waitFor();
+    const article = tab.locator('article.draft-preview');
+    const fieldText = async (label: string) => (await article.getByRole('region', { name: label, exact: true }).locator(':scope > :not(h2)').allInnerTexts()).join('\n').trim();
+    expect(await article.getByRole('note').innerText()).to.match(/^DRAFT PREVIEW/i).and.include('Revision 2 · Draft');
+    expect(await fieldText('Summary')).to.equal('Three days of music.');
+    expect(await fieldText('Event date')).to.equal('July 1, 2026 – July 3, 2026');
+    expect(await fieldText('Featured')).to.equal('Yes');
+    expect(await fieldText('Tags')).to.equal('Culture, Sports');
+    expect(await fieldText('Related entry')).to.equal('Background piece (/background-piece)');
+    expect(await article.getByRole('region', { name: 'Gallery' }).locator('figcaption').allInnerTexts()).to.deep.equal(['Second picture', 'First picture']);
+    // Every image loaded (from the media the editor chose), and nothing of the API's JSON shows.
+    const loaded = await tab.locator('.preview-image img').evaluateAll((images) => images.map((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0));
+    expect(loaded).to.deep.equal([true, true, true]);
+    const text = await tab.locator('main').innerText();
+    expect(text).to.not.match(/"type"|"snapshot"|mediaUrls|\{"/);
+    expect(tab.url()).to.equal(`${consoleUrl}entries/${entryId}/preview/${(await entry()).latestRevision.revisionId}`);
+    await expectAccessible(tab, 'the draft preview');
+    await screenshot(tab, 'preview-default');
+    expect(tabProblems).to.deep.equal([]);
+    await tabContext.close();
+    await dialog.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: 'Submit for review' }).click();
     await page.locator('.page-head .badge', { hasText: 'In review' }).waitFor();
 
@@ -337,6 +368,14 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByText(/Restored as revision 4/).waitFor();
     const restored = await latestSnapshot();
     expect([restored.revision, restored.status, restored.snapshot.summary]).to.deep.equal([4, 'draft', { en: 'Three days of music.' }]);
+    // The history says where the restored revision came from (issue 44); the ordinary saves stay "revision saved".
+    const history = page.locator('table.list');
+    await history.getByRole('row', { name: /restored from revision 1/ }).waitFor();
+    const after = (await history.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t').map((c) => c.trim()));
+    expect(after.filter((s) => /restored/.test(s[2]!)).map((s) => [s[1], s[2], s[3]])).to.deep.equal([[f.project.adminEmail, 'restored from revision 1', '4']]);
+    expect(after.filter((s) => s[2] === 'revision saved')).to.have.length(3);
+    await expectAccessible(page, 'the entry history with a restore');
+    await screenshot(page, 'history-restored');
 
     // The project's audit log, filtered to the entry.
     await page.getByRole('link', { name: 'Audit log' }).click();
@@ -577,7 +616,10 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await eventually(focused, (f) => f === 'H1 Media library', 10_000);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review desk' }).click();
     await eventually(focused, (f) => f === 'H1 Review desk', 10_000);
-    // The keyboard goes on from the heading: the next Tab lands in the page, not back at the top.
+    // The keyboard goes on from the heading: the next Tab lands in the page, not back at the top. (Once the desk's
+    // list has loaded: until then nothing after the heading takes focus, and Tab would wrap to the top.)
+    await page.locator('main table.list a').first().waitFor();
+    expect(await focused()).to.equal('H1 Review desk');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(`document.querySelector('main').contains(document.activeElement)`)).to.equal(true);
     await expectAccessible(page, 'the review desk after navigation');
@@ -664,6 +706,41 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.getByLabel('Actor id').fill(editorEmail);
     await page.getByRole('button', { name: 'Filter' }).click();
     await eventually(async () => [...new Set(await page.locator('table.list tbody td:nth-child(2)').allInnerTexts())], (who) => who.length === 1 && who[0] === editorEmail, 10_000);
+  });
+
+  it('the draft preview shows a hostile title as text, in the console\'s language (issue 44)', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const created = await f.call('POST', `/form-sets/${formSetId}/entries`, { body: { slug: 'hostile-preview', fields: { title: { en: hostile, ja: `${hostile} 日本語` }, summary: { en: '<script>alert(2)</script>' }, event_date: '2026-12-24' } } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    try {
+      const { page, problems } = await watchedPage(context);
+      const dialogs: string[] = [];
+      page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      const url = `${consoleUrl}entries/${created.body.entry.id}/preview/${created.body.revision.id}`;
+      await signIn(page, url, editorEmail, PASSWORD);
+      const heading = page.getByRole('heading', { level: 1 });
+      await heading.waitFor();
+      expect(await heading.innerText()).to.equal(hostile);
+      expect(await page.getByRole('region', { name: 'Summary' }).innerText()).to.include('<script>alert(2)</script>');
+      expect(await page.locator('main img').count()).to.equal(0);
+      expect(await page.locator('main script').count()).to.equal(0);
+      // The console in Japanese: the page, its dates and the content language chosen on it.
+      await page.evaluate("localStorage.setItem('annals.console.language', 'ja')");
+      await page.goto(`${url}?locale=ja`);
+      await page.getByText('下書きプレビュー').waitFor();
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).to.equal(`${hostile} 日本語`);
+      expect(await page.getByRole('region', { name: 'Event date' }).innerText()).to.include('2026年12月24日');
+      expect(await page.getByRole('note').innerText()).to.include('リビジョン 1 · 下書き');
+      await expectAccessible(page, 'the draft preview in Japanese');
+      await screenshot(page, 'preview-default-ja');
+      expect([dialogs, problems]).to.deep.equal([[], []]);
+    } finally {
+      await context.close();
+    }
   });
 
   it('no CSP refusal or uncaught error on any page', () => {

@@ -12,10 +12,14 @@ export function useUserNames() {
   return { userName: (userId: string) => byId.get(userId) ?? userId, users: users.data?.items ?? [] };
 }
 
-/** What an event did, in the UI language (an event type the console does not know is named as one). */
+/**
+ * What an event did, in the UI language (an event type the console does not know is named as one); a save that
+ * restored an older revision says which.
+ */
 export function useEventName() {
   const { t } = useI18n();
-  return (item: { type: string; kind: string }) => {
+  return (item: { type: string; kind: string; restoredFrom?: { revision: number } | null }) => {
+    if (item.restoredFrom) return t('history.restoredFrom', { revision: item.restoredFrom.revision });
     const key = `event.${item.type}`;
     return key in en ? t(key as MessageKey) : t('event.other', { type: item.type });
   };

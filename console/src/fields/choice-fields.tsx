@@ -4,7 +4,7 @@ import { useProject } from '../shell/project-context.tsx';
 import type { FieldDefinition } from '../api/shapes.ts';
 
 /** The records of the master behind a select, radio or multiselect field, labelled in the UI language. */
-function useMasterOptions(masterKey: string | undefined) {
+export function useMasterOptions(masterKey: string | undefined) {
   const { api, projectId } = useProject();
   const { language } = useI18n();
   const masters = useQuery({ queryKey: [projectId, 'masters'], queryFn: () => api.GET('/master-entities'), staleTime: 60_000 });

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useNavigate } from 'react-router';
+import { useHref, useNavigate } from 'react-router';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { Modal } from '../components/modal.tsx';
@@ -25,6 +25,8 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
   const [slug, setSlug] = useState(entry.slug);
   const [preview, setPreview] = useState<{ previewUrl: string; expiresAt: string } | null>(null);
   const schedule = useSchedule();
+  // The readable draft page (the site has no preview of its own): a new tab of the console, signed in by its cookie.
+  const previewPage = useHref(path(`entries/${entry.id}/preview/${revision.revisionId}`));
   const status = revision.status;
 
   /** Runs an action; on success the open dialog closes, or `next` opens. */
@@ -163,12 +165,18 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
 
       <Modal open={dialog === 'preview'} title={t('editor.preview')} onClose={() => setDialog(null)}>
         {preview && (
-          <p>
-            <a href={preview.previewUrl} target="_blank" rel="noopener noreferrer">
-              {t('editor.preview')}: {t('editor.revision', { revision: revision.revision })}
-            </a>{' '}
-            <span className="muted small">({formatTime(preview.expiresAt)})</span>
-          </p>
+          <>
+            <p>
+              <a className="button primary" href={previewPage} target="_blank" rel="noopener">
+                {t('preview.open')}: {t('editor.revision', { revision: revision.revision })}
+              </a>
+            </p>
+            <p className="small">
+              <a href={preview.previewUrl} target="_blank" rel="noopener noreferrer">
+                {t('preview.json', { time: formatTime(preview.expiresAt) })}
+              </a>
+            </p>
+          </>
         )}
         <div className="dialog-actions">
           <button type="button" onClick={() => setDialog(null)}>

@@ -88,6 +88,7 @@ export function revisionSummary(doc: Record<string, unknown>) {
     updatedAt: doc['savedAt'],
     publishAt: doc['publishAt'] ?? null,
     publishedAt: doc['publishedAt'] ?? null,
+    restoredFrom: doc['restoredFrom'] ?? null,
     ...(typeof doc['rejectedReason'] === 'string' ? { rejectedReason: doc['rejectedReason'] } : {}),
   };
 }
@@ -95,6 +96,8 @@ export function revisionSummary(doc: Record<string, unknown>) {
 /** Who did something: a user, an agent key or the system, as events record it. */
 export const actorSchema = z.object({ type: z.string(), id: z.string() });
 const status = z.enum(REVISION_STATUSES);
+/** A revision restored from an older one names it; any other revision has null. */
+export const restoredFromSchema = z.object({ revisionId: z.uuid(), revision: z.number().int() }).meta({ id: 'RestoredFrom' });
 
 export const revisionSummarySchema = z.object({
   id: z.uuid(),
@@ -105,6 +108,7 @@ export const revisionSummarySchema = z.object({
   updatedAt: z.string().describe('When the revision was saved.'),
   publishAt: z.string().nullable(),
   publishedAt: z.string().nullable(),
+  restoredFrom: restoredFromSchema.nullable().describe('Set when the revision was made by restoring an older one: that revision; null otherwise.'),
   rejectedReason: z.string().optional().describe('While rejected: the reviewer\'s reason, when one was given.'),
 }).meta({ id: 'RevisionSummary' });
 
@@ -122,7 +126,7 @@ export const revisionDetailSchema = revisionSummarySchema.extend({
 }).meta({ id: 'Revision' });
 
 /** A revision after a workflow transition. */
-export const revisionTransitionSchema = revisionSummarySchema.omit({ updatedAt: true }).extend({
+export const revisionTransitionSchema = revisionSummarySchema.omit({ updatedAt: true, restoredFrom: true }).extend({
   already_published: z.boolean().optional().describe('publish only: true when the revision was live already (nothing changed).'),
 }).meta({ id: 'RevisionTransition' });
 
@@ -157,6 +161,7 @@ export const historyItemSchema = z.object({
   occurredAt: z.string(),
   revisionId: z.uuid().nullable(),
   revision: z.number().int().nullable(),
+  restoredFrom: restoredFromSchema.nullable().describe('entry.revision-saved of a restore: the older revision whose values it brought back; null for any other event.'),
   flag: z
     .object({
       kind: z.enum(AUDIT_FLAG_KINDS).describe('approved-while-policy-off: approved or published while a rule of the project\'s usual approval policy was off, which that rule would have refused; write-refused: a write refused by a role, a key\'s scope or the approval policy; publication-refused: a scheduled revision the policy in force refused to publish.'),

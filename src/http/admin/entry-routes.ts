@@ -9,7 +9,7 @@ import type { DomainErrorCode } from '../../domain/domain-error.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { errorEnvelopeSchema } from './error-envelope-schema.ts';
 import { recordRefusedWrite } from './refusal-audit.ts';
-import { auditItemSchema, createdEntrySchema, diffSchema, entrySummary, entrySummarySchema, historyItemSchema, revisionRefSchema, reviewItem, reviewItemSchema } from './content-views.ts';
+import { auditItemSchema, createdEntrySchema, diffSchema, entrySummary, entrySummarySchema, historyItemSchema, revisionRefSchema, restoredFromSchema, reviewItem, reviewItemSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
@@ -83,7 +83,7 @@ const bulkScheduleSchema = z.object({
 /** POST /revisions/bulk-schedule when none was scheduled: the error envelope with the results beside it. */
 const bulkScheduleFailureSchema = errorEnvelopeSchema().extend(bulkScheduleSchema.shape).meta({ id: 'BulkScheduleFailure' });
 
-const restoredSchema = revisionRefSchema.extend({ restoredFrom: z.object({ revisionId: z.uuid(), revision: z.number().int() }) }).meta({ id: 'RestoredRevision' });
+const restoredSchema = revisionRefSchema.extend({ restoredFrom: restoredFromSchema }).meta({ id: 'RestoredRevision' });
 
 const reviewQueueQuery = listQuery({
   assignee: z.string().min(1, 'must not be empty').max(200).optional().describe('Only revisions of entries assigned to this user id.'),

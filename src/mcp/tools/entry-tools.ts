@@ -129,7 +129,7 @@ export const entryTools: ToolDefinition[] = [
     name: 'list_revisions',
     title: 'List revisions',
     description:
-      'Lists an entry\'s revisions, oldest first (order desc: newest first), a page at a time: {items: [{id, revision, status, updatedAt, publishAt, publishedAt}], nextCursor}. Pass nextCursor as cursor for the next page. Only the latest revision can be submitted or published; a published one stays live until a newer revision is published (it then becomes superseded). Any agent key scope.',
+      'Lists an entry\'s revisions, oldest first (order desc: newest first), a page at a time: {items: [{id, revision, status, updatedAt, publishAt, publishedAt, restoredFrom}], nextCursor}; restoredFrom names the older revision a restore brought back (null otherwise). Pass nextCursor as cursor for the next page. Only the latest revision can be submitted or published; a published one stays live until a newer revision is published (it then becomes superseded). Any agent key scope.',
     input: {
       entryId: uuid('an entry id').describe('The entry\'s id.'),
       order: z.enum(['asc', 'desc']).optional().describe('asc: oldest first (default); desc: newest first.'),

@@ -1904,6 +1904,8 @@ export type components = {
             occurredAt: string;
             revisionId: string | null;
             revision: number | null;
+            /** @description entry.revision-saved of a restore: the older revision whose values it brought back; null for any other event. */
+            restoredFrom: components["schemas"]["RestoredFrom"] | null;
             /** @description What the audit log flags of the event; absent when nothing. */
             flag?: {
                 /**
@@ -2498,6 +2500,8 @@ export type components = {
             occurredAt: string;
             revisionId: string | null;
             revision: number | null;
+            /** @description entry.revision-saved of a restore: the older revision whose values it brought back; null for any other event. */
+            restoredFrom: components["schemas"]["RestoredFrom"] | null;
             /** @description What the audit log flags of the event; absent when nothing. */
             flag?: {
                 /**
@@ -2823,6 +2827,11 @@ export type components = {
             /** @description Why it stopped, when it did; null unless the caller is a service operator. */
             error: string | null;
         };
+        RestoredFrom: {
+            /** Format: uuid */
+            revisionId: string;
+            revision: number;
+        };
         RestoredRevision: {
             /** Format: uuid */
             id: string;
@@ -2835,11 +2844,7 @@ export type components = {
             status: "draft" | "pending_review" | "scheduled" | "published" | "rejected" | "superseded";
             /** @description When the revision was saved. */
             updatedAt: string;
-            restoredFrom: {
-                /** Format: uuid */
-                revisionId: string;
-                revision: number;
-            };
+            restoredFrom: components["schemas"]["RestoredFrom"];
         };
         ReviewItem: {
             /** Format: uuid */
@@ -2881,6 +2886,8 @@ export type components = {
             updatedAt: string;
             publishAt: string | null;
             publishedAt: string | null;
+            /** @description Set when the revision was made by restoring an older one: that revision; null otherwise. */
+            restoredFrom: components["schemas"]["RestoredFrom"] | null;
             /** @description While rejected: the reviewer's reason, when one was given. */
             rejectedReason?: string;
             /** @description The field values of the revision, by field key. */
@@ -2955,6 +2962,8 @@ export type components = {
             updatedAt: string;
             publishAt: string | null;
             publishedAt: string | null;
+            /** @description Set when the revision was made by restoring an older one: that revision; null otherwise. */
+            restoredFrom: components["schemas"]["RestoredFrom"] | null;
             /** @description While rejected: the reviewer's reason, when one was given. */
             rejectedReason?: string;
         };
