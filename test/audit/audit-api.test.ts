@@ -27,10 +27,13 @@ describe('audit API: checkpoints and proofs for tenant admins, nothing of anothe
   after(() => f?.stop());
 
   it('signs a checkpoint on demand; proves an event of the project in it and the consistency of two checkpoints', async () => {
+    const before = (await collect(f.service.stores.events.readAll())).length;
     const made = await f.call('POST', '/audit/checkpoint', asAdmin());
     expect(made.status, JSON.stringify(made.body)).to.equal(200);
     const events = await collect(f.service.stores.events.readAll());
-    expect(made.body.size).to.equal(events.length);
+    // It covers the log as it was at the request, whether or not the tree had taken it in (the service may append
+    // more meanwhile: usage of keys, recorded checkpoints).
+    expect(made.body.size).to.be.at.least(before).and.at.most(events.length);
     expect(made.body.note).to.match(/^annals\/[A-Za-z0-9_-]{16}\n\d+\n[A-Za-z0-9+/=]{44}\n\n\u2014 /);
 
     const ours = events.filter((e) => e.metadata.projectId === f.project.projectId).at(-1)!;

@@ -66,7 +66,10 @@ const consistencyQuery = z.object({ fromSize: treeSize, toSize: treeSize.optiona
  * (each covers random ids); it is given only for an event of the request's project: any other event, another
  * tenant's above all, answers 404 as an event that does not exist.
  */
-export function auditRoutes(_deps: AdminDeps, api: ApiRegistry, logTree: LogTreeRuntime | undefined): Router {
+/** How long POST /audit/checkpoint waits for the tree to take in the log as it was at the request. */
+const CHECKPOINT_CATCH_UP_MS = 5_000;
+
+export function auditRoutes(deps: AdminDeps, api: ApiRegistry, logTree: LogTreeRuntime | undefined): Router {
   const router = newRouter();
   const tag = 'Audit';
   const runtime = (ctx: Context): LogTreeRuntime => {
@@ -93,9 +96,18 @@ export function auditRoutes(_deps: AdminDeps, api: ApiRegistry, logTree: LogTree
     ctx.body = { checkpoint: await tree.proofs.latestCheckpoint(), treeSize: (await tree.tree.state()).size } satisfies z.input<typeof latestSchema>;
   });
 
-  api.add(router, { method: 'post', path: '/audit/checkpoint', operationId: 'makeLogCheckpoint', summary: 'Sign a checkpoint of the tree as it is now (the latest when it has not grown), published as every checkpoint is (tenant_admin session)', tag, responses: { 200: { description: 'The checkpoint', schema: logCheckpointSchema } }, errors: { 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/audit/checkpoint', operationId: 'makeLogCheckpoint', summary: 'Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session)', tag, responses: { 200: { description: 'The checkpoint', schema: logCheckpointSchema } }, errors: { 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const tree = runtime(ctx);
     if (!tree.checkpoints) throw unavailable('Checkpoints are signed by the process with the projector role; this one has none.', { retryAfterSeconds: 1 });
+    // The checkpoint covers the log as it was at the request (an auditor asks for one to prove what they just
+    // saw): wait a little for the follower to take the head in, then sign whatever the tree holds.
+    const head = await deps.log.headPosition();
+    const deadline = Date.now() + CHECKPOINT_CATCH_UP_MS;
+    while (head !== null && Date.now() < deadline) {
+      const { lastPosition } = await tree.tree.state();
+      if (lastPosition !== null && lastPosition >= head) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     let made;
     try {
       made = await tree.checkpoints.checkpoint();

@@ -1787,8 +1787,8 @@ export type paths = {
         get: operations["getLogCheckpoint"];
         put?: never;
         /**
-         * Sign a checkpoint of the tree as it is now (the latest when it has not grown), published as every checkpoint is (tenant_admin session)
-         * @description Sign a checkpoint of the tree as it is now (the latest when it has not grown), published as every checkpoint is (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         * Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session)
+         * @description Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
          */
         post: operations["makeLogCheckpoint"];
         delete?: never;
