@@ -83,7 +83,12 @@ describe(needing(chromiumProgram, 'console: the "As of" view in headless Chromiu
 
   const at = () => new URL(page.url()).searchParams.get('at');
   const banner = () => page.getByRole('note');
-  const listSlugs = async () => (await page.getByRole('region', { name: /Entries on the site then|当時サイトに公開されていた項目/ }).getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t')[0]!.trim());
+  /** The list's slugs once it has loaded (every list these tests read has an entry: its first row is waited for). */
+  const listSlugs = async () => {
+    const region = page.getByRole('region', { name: /Entries on the site then|当時サイトに公開されていた項目/ });
+    await region.getByRole('row').nth(1).waitFor();
+    return (await region.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t')[0]!.trim());
+  };
 
   it('from the entry\'s history to the site at one of its events: a banner says it is the past, the entry and the list as served then', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'News' }).click();

@@ -55,8 +55,10 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     const replica = await start({ DATA_DIR: dataDir, ROLES: 'api' });
     expect((await fetch(`${replica.url}/healthz`)).status).to.equal(200);
     expect((await fetch(`${replica.url}/admin/v1/form-sets`)).status).to.equal(401);
-    expect((await replica.stop('SIGTERM')).code).to.equal(0);
-    expect((await first.stop('SIGTERM')).code).to.equal(0);
+    const replicaStopped = await replica.stop('SIGTERM');
+    expect(replicaStopped.code, `signal ${replicaStopped.signal}\n${replicaStopped.stderr}\n${replicaStopped.stdout.slice(-4000)}`).to.equal(0);
+    const firstStopped = await first.stop('SIGTERM');
+    expect(firstStopped.code, `signal ${firstStopped.signal}\n${firstStopped.stderr}`).to.equal(0);
     // Released on a clean exit: the next start takes it.
     const third = await start({ DATA_DIR: dataDir });
     expect((await fetch(`${third.url}/healthz`)).status).to.equal(200);
