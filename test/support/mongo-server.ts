@@ -117,6 +117,14 @@ export function pendingOn(server: MongoServer, gap: FerretDbGap): string | undef
   return server.flavour === 'ferretdb' ? `FerretDB v1 lacks ${gap}` : undefined;
 }
 
+/**
+ * As pendingOn, before any server is started: from the server the suites will use (mongoServerTarget), so that
+ * a suite can put the reason in a test's title when it declares it.
+ */
+export async function pendingOnTarget(gap: FerretDbGap): Promise<string | undefined> {
+  return (await mongoServerTarget()).kind === 'ferretdb' ? `FerretDB v1 lacks ${gap}` : undefined;
+}
+
 /** As pendingOn, for a feature named by a conformance suite (AdapterHarness.lacks): undefined for the features FerretDB has. */
 export function lacksOn(server: MongoServer, feature: string): string | undefined {
   return FERRETDB_GAPS.has(feature) ? pendingOn(server, feature as FerretDbGap) : undefined;
