@@ -15,7 +15,10 @@ import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, signI
 
 describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), function () {
   this.timeout(180_000);
-  const clock = new ManualClock(new Date());
+  // Made when the suite starts, not when mocha loads the file: the cookie's expiry is on this clock, and Chromium
+  // drops a cookie that expired by its own (real) clock. Loaded many minutes before it ran in a serial run, the
+  // sessions were born expired.
+  let clock: ManualClock;
   let f: AdminFixture;
   let browser: Browser;
   let base: string;
@@ -29,6 +32,7 @@ describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), fun
   before(async function () {
     const executablePath = requireProgram(this, chromiumProgram);
     requireConsoleBuild();
+    clock = new ManualClock(new Date());
     f = await startAdminFixture({ plan: 'business', clock, env: { SESSION_TTL_MINUTES: '5' } });
     base = `${f.service.url}/console/p/${f.project.projectId}/`;
     const formSet = await f.call('POST', '/form-sets', { body: { slug: 'notes', name: 'Notes', fields: [{ key: 'title', type: 'text', label: 'Title' }, { key: 'summary', type: 'textarea', label: 'Summary' }] } });
