@@ -14,6 +14,7 @@ import { ConflictPanel } from './conflict-panel.tsx';
 import { WorkflowBar } from './workflow-bar.tsx';
 import { AssigneeSelect } from '../components/assignee-select.tsx';
 import { useKeptInput } from '../fields/kept-input.ts';
+import { KeptInputNotice } from '../components/kept-input-notice.tsx';
 import type { EntrySummary, FormSet, Revision } from '../api/shapes.ts';
 
 /** How long typing must pause before a draft is saved: one revision per pause, not per keystroke. */
@@ -175,20 +176,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       {entry.liveRevision && <p className="small">{t('editor.live', { revision: entry.liveRevision.revision })}</p>}
       <AssigneeSelect entryId={entry.id} assignee={entry.assignee} onChanged={refresh} />
       {keptDiffers && (
-        <section className="notice kept-input" aria-labelledby="kept-input-title">
-          <h2 id="kept-input-title" className="visually-hidden">
-            {t('kept.title')}
-          </h2>
-          <p>{t('kept.body', { time: formatTime(new Date(kept.at).toISOString()), revision: kept.baseRevision ?? base.revision })}</p>
-          <div className="row">
-            <button type="button" className="primary" onClick={restoreKept}>
-              {t('kept.restore')}
-            </button>
-            <button type="button" onClick={settle}>
-              {t('kept.discard')}
-            </button>
-          </div>
-        </section>
+        <KeptInputNotice message={t('kept.body', { time: formatTime(new Date(kept.at).toISOString()), revision: kept.baseRevision ?? base.revision })} onRestore={restoreKept} onDiscard={settle} />
       )}
       {conflict && (
         <ConflictPanel

@@ -8,6 +8,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
 import { useKeptInput } from '../fields/kept-input.ts';
+import { KeptInputNotice } from '../components/kept-input-notice.tsx';
 import { useSession } from '../session/session.tsx';
 import { proposedSlug } from '../fields/proposed-slug.ts';
 
@@ -54,28 +55,15 @@ export function NewEntry() {
     <form className="editor" onSubmit={create}>
       <h1>{t('new.title', { formSet: formSet.data.name })}</h1>
       {kept && (
-        <section className="notice kept-input" aria-labelledby="kept-input-title">
-          <h2 id="kept-input-title" className="visually-hidden">
-            {t('kept.title')}
-          </h2>
-          <p>{t('kept.bodyNew', { time: formatTime(new Date(kept.at).toISOString()) })}</p>
-          <div className="row">
-            <button
-              type="button"
-              className="primary"
-              onClick={() => {
-                setSlug(kept.values.slug);
-                setValues(kept.values.values);
-                settle();
-              }}
-            >
-              {t('kept.restore')}
-            </button>
-            <button type="button" onClick={settle}>
-              {t('kept.discard')}
-            </button>
-          </div>
-        </section>
+        <KeptInputNotice
+          message={t('kept.bodyNew', { time: formatTime(new Date(kept.at).toISOString()) })}
+          onRestore={() => {
+            setSlug(kept.values.slug);
+            setValues(kept.values.values);
+            settle();
+          }}
+          onDiscard={settle}
+        />
       )}
       <div className="field">
         <label htmlFor="entry-slug" className="label">
