@@ -22,11 +22,23 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
+// The handlers come before the start: a signal sent while the service starts (its stores opening, its listener
+// just bound, the data folder's permissions still being read) stops it once started, instead of killing it
+// by the signal's default action with its lock and stores as they were.
+const starting = startService(config, { logger, clock: systemClock });
+const shutdown = shutdownOnSignals({
+  stop: async (progress) => {
+    progress('the service to finish starting');
+    const service = await starting;
+    await service.stop(progress);
+  },
+  logger,
+  deadlineMs: config.shutdownDeadlineMs,
+});
+process.on('SIGTERM', () => shutdown.onSignal('SIGTERM'));
+process.on('SIGINT', () => shutdown.onSignal('SIGINT'));
 try {
-  const service = await startService(config, { logger, clock: systemClock });
-  const shutdown = shutdownOnSignals({ stop: (progress) => service.stop(progress), logger, deadlineMs: config.shutdownDeadlineMs });
-  process.on('SIGTERM', () => shutdown.onSignal('SIGTERM'));
-  process.on('SIGINT', () => shutdown.onSignal('SIGINT'));
+  await starting;
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   logger.fatal({ err: error }, `cannot start: ${message}`);

@@ -237,7 +237,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     contactForms = await openContactForms(config, { log, readModels: stores.readModels, supervisor, watermark, clock, logger, ...(outboxObserver ? { outboxObserver } : {}) }, contactOverrides);
     metrics?.watchProjections({ projections, store: stores.readModels, log, supervisor });
     const contact = contactForms;
-    // Opened before the listener starts: nothing is awaited after "annals listening", so a signal sent at once finds the handlers installed.
+    // Opened before the listener starts (src/main.ts installs its signal handlers before the start, so a signal
+    // sent meanwhile waits for it).
     // The audit key ring (a key file, an HSM, or the key store's key), opened where checkpoints are signed: the
     // one place the service takes it from. Its key chain is recorded in the log.
     auditKeys = config.roles.has('projector') ? await openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }) : undefined;

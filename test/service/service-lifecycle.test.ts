@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { tempDir } from '../support/temp-dir.ts';
-import { runEntry, startServiceProcess } from '../support/child-process.ts';
+import { runEntry, spawnEntry, startServiceProcess } from '../support/child-process.ts';
 import { freePort as closedPort } from '../support/ports.ts';
 
 describe('service: start, health and shutdown (npm start)', function () {
@@ -30,6 +30,28 @@ describe('service: start, health and shutdown (npm start)', function () {
     expect(messages).to.include('stopped cleanly');
     // Structured JSON logs: every line parsed, with level and time.
     for (const line of service.logs()) expect(line).to.have.property('level');
+  });
+
+  it('a SIGTERM sent while it starts stops it cleanly once started (exit 0, the data folder free for the next start), not by the signal', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const child = spawnEntry('src/main.ts', [], { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+    let stdout = '';
+    let signalled = false;
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      // The stores are open, the listener not yet bound: the start is half done.
+      if (!signalled && stdout.includes('"msg":"stores open"')) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    expect(signalled, stdout).to.equal(true);
+    expect({ code, signal }, stdout).to.deep.equal({ code: 0, signal: null });
+    expect(stdout).to.match(/"msg":"shutting down[^\n]*\n(.*\n)*.*"msg":"stopped cleanly"/);
+    const next = await startServiceProcess({ DATA_DIR: dataDir });
+    expect((await fetch(`${next.url}/readyz`)).status).to.equal(200);
+    expect((await next.stop('SIGTERM')).code).to.equal(0);
   });
 
   it('exits 2 with one line naming a bad setting, the problem and what is allowed', async () => {
