@@ -1,10 +1,11 @@
 import { Router } from '@koa/router';
+import Koa from 'koa';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { ApiRegistry, openApiDocument } from '../../src/http/admin/api-registry.ts';
 import { errorEnvelope } from '../../src/http/middleware/error-envelope.ts';
 import { notFound } from '../../src/http/errors/error-factory.ts';
-import type { RunningHttpServer } from '../../src/http/http-server.ts';
+import { startHttpServer, type RunningHttpServer } from '../../src/http/http-server.ts';
 import { captureLogger, serve } from '../http/support.ts';
 
 /**
@@ -56,6 +57,35 @@ describe('OpenAPI: every answer the tests receive is checked against its operati
 
   it('fails a request answered with a status the operation does not declare', async () => {
     expect(((await get('/undeclared-status').catch((e: unknown) => e)) as Error).message).to.match(/answered 202, a status its OpenAPI operation does not declare/);
+  });
+
+  it('reads the document again when another server has taken the port of one it checked before (a long run reuses ports), whose answers it checks against the new one', async () => {
+    /** A server on `port` whose one operation, GET /admin/v1/thing, answers `body` under `schema`. */
+    const documentServer = async (port: number, schema: z.ZodType, body: unknown) => {
+      const api = new ApiRegistry();
+      const router = new Router({ prefix: '/admin/v1' });
+      api.add(router, { method: 'get', path: '/thing', operationId: 'thing', summary: 'A thing', tag: 'Project', auth: 'none', responses: { 200: { description: 'A thing', schema } }, errors: {} }, async (ctx) => {
+        ctx.body = body;
+      });
+      const document = openApiDocument(api, { version: '1.0.0' });
+      router.get('/openapi.json', (ctx) => (ctx.body = document));
+      const app = new Koa();
+      app.use(router.routes());
+      return startHttpServer({ app, port, host: '127.0.0.1', logger: captureLogger().logger });
+    };
+    const first = await documentServer(0, z.object({ id: z.string() }), { id: '1' });
+    const port = first.port;
+    expect((await fetch(`${first.url}/admin/v1/thing`)).status).to.equal(200);
+    await first.close();
+    // Let fetch's pool see the old server's sockets closed, or it sends the next request on one of them.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The same port, a document whose thing has a name: checked against the old document, it would fail.
+    const second = await documentServer(port, z.object({ id: z.string(), name: z.string() }), { id: '2', name: 'second' });
+    try {
+      expect(await (await fetch(`${second.url}/admin/v1/thing`)).json()).to.deep.equal({ id: '2', name: 'second' });
+    } finally {
+      await second.close();
+    }
   });
 
   it('passes the error envelope of a declared error status, and leaves paths no operation has alone', async () => {
