@@ -1,7 +1,11 @@
 /**
  * Memory: serving a 200 MB file streams it. The service runs in a child process (as `npm start` would); its
  * resident set size (VmRSS in /proc/<pid>/status) is sampled before, during and after a full download and
- * must grow by less than 50 MB. Linux only, like the service's CI: without /proc the test fails, it is not skipped.
+ * must grow by less than 80 MB, well under the file: a service that buffered it would grow by 200 MB or more.
+ * The growth is not zero because each chunk sent is a buffer outside V8's heap that is freed only when a
+ * collection runs, and V8 lets such memory reach its external soft limit (64 MB) before it schedules one:
+ * measured 33 to 41 MB alone, 53 MB beside another test file on 2 cores. Linux only, like the service's CI:
+ * without /proc the test fails, it is not skipped.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -33,7 +37,7 @@ describe('media memory: streaming a 200 MB file', function () {
     await service?.stop();
   });
 
-  it('keeps the RSS growth of the service under 50 MB while serving it', async () => {
+  it('keeps the RSS growth of the service under 80 MB while serving it (the file is 200 MB)', async () => {
     const bootstrap = await runEntry('src/cli/main.ts', ['bootstrap', '--project', 'Memory', '--plan', 'business', '--admin-email', 'memory@example.com', '--admin-password', 'correct horse battery staple'], { DATA_DIR: dataDir, ANNALS_ADMIN_PASSWORD: '' }, 120_000);
     expect(bootstrap.code, bootstrap.stderr).to.equal(0);
     const { projectId, agentKey } = JSON.parse(bootstrap.stdout.trim()) as { projectId: string; agentKey: string };
@@ -63,6 +67,18 @@ describe('media memory: streaming a 200 MB file', function () {
     expect(warm.status).to.equal(206);
     await warm.arrayBuffer();
 
+    // What the start leaves to do in the background (projectors catching up, the log tree's thread with its own
+    // heap, at a low priority) is not the download's: the baseline is taken once the service is ready and its
+    // memory has settled (three samples 200 ms apart within 1 MB).
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(ready.status).to.equal(200);
+    const settled: number[] = [];
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      settled.push(rssBytes(pid));
+      const last = settled.slice(-3);
+      if (last.length === 3 && Math.max(...last) - Math.min(...last) < MB) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     const baseline = rssBytes(pid);
     let peak = baseline;
     const sampler = setInterval(() => {
@@ -81,6 +97,6 @@ describe('media memory: streaming a 200 MB file', function () {
     expect(received).to.equal(SIZE);
     const growth = peak - baseline;
     console.log(`      download: RSS ${(baseline / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, growth ${(growth / MB).toFixed(1)} MB`);
-    expect(growth).to.be.below(50 * MB);
+    expect(growth).to.be.below(80 * MB);
   });
 });
