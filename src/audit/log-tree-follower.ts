@@ -59,10 +59,15 @@ export interface LogTreeFollowerOptions {
   retryMs?: number;
   /** Stop once caught up (a rebuild from the command line). */
   stopWhenCaughtUp?: boolean;
+  /**
+   * Once caught up, the shortest time between two commits (default 100 ms): appends one at a time would
+   * otherwise each cost the tree a commit of its own, beside the log's. The leaves wait at most this long.
+   */
+  liveCommitIntervalMs?: number;
 }
 
 export class LogTreeFollower {
-  readonly #o: Required<Pick<LogTreeFollowerOptions, 'batchSize' | 'retryMs' | 'stopWhenCaughtUp'>> & LogTreeFollowerOptions;
+  readonly #o: Required<Pick<LogTreeFollowerOptions, 'batchSize' | 'retryMs' | 'stopWhenCaughtUp' | 'liveCommitIntervalMs'>> & LogTreeFollowerOptions;
   #stopped = false;
   #size = 0;
   #caughtUp = false;
@@ -70,7 +75,7 @@ export class LogTreeFollower {
   #subscription: { stop(): Promise<void> } | undefined;
 
   constructor(options: LogTreeFollowerOptions) {
-    this.#o = { batchSize: 1000, retryMs: 1000, stopWhenCaughtUp: false, ...options };
+    this.#o = { batchSize: 1000, retryMs: 1000, stopWhenCaughtUp: false, liveCommitIntervalMs: 100, ...options };
   }
 
   /** Leaves in the tree as this follower last committed or read it. */
@@ -132,9 +137,11 @@ export class LogTreeFollower {
     let leaves: TreeLeaf[] = [];
     let hashes: Uint8Array[] = [];
     let from = state.size;
+    let committedAt = 0;
     const commit = async () => {
       if (leaves.length === 0) return;
       if (!(await keepLease())) throw new TreeConflictError('the follower lost its lease');
+      committedAt = performance.now();
       await tree.append(from, leaves, hashes);
       from += leaves.length;
       this.#size = from;
@@ -150,6 +157,11 @@ export class LogTreeFollower {
           hashes.push(...appender.append(eventLeafHash(event)));
           if (leaves.length >= this.#o.batchSize) await commit();
         } else if (message.kind === 'caught-up') {
+          // Live: events that arrive meanwhile wait in the subscription and go into this commit's successor.
+          if (this.#caughtUp && leaves.length > 0) {
+            const wait = committedAt + this.#o.liveCommitIntervalMs - performance.now();
+            if (wait > 0) await this.#delay.sleep(wait);
+          }
           await commit();
           this.#caughtUp = true;
           if (this.#o.stopWhenCaughtUp) return true;

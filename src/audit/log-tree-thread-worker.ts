@@ -8,10 +8,15 @@ import type { EventStore } from '../event-store/event-store.ts';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
 import { LogTreeFollower } from './log-tree-follower.ts';
 import { openLogTreeStore } from './open-log-tree-store.ts';
-import type { LogTreeThreadOptions, ThreadMessage } from './log-tree-thread.ts';
+import { LOG_TREE_THREAD_NICENESS, type LogTreeThreadOptions, type ThreadMessage } from './log-tree-thread.ts';
+import { lowerThisThreadPriority } from '../thread-priority.ts';
 
 const data = workerData as { eventStore: LogTreeThreadOptions['eventStore']; tree: LogTreeThreadOptions['tree'] };
 const send = (message: ThreadMessage) => parentPort!.postMessage(message);
+
+// The tree is derived from the log and may lag it by a moment: its hashing yields the cores to the threads that
+// commit writes and answer requests, and takes every idle cycle (see LOG_TREE_THREAD_NICENESS).
+lowerThisThreadPriority(LOG_TREE_THREAD_NICENESS);
 
 let events: EventStore;
 if (data.eventStore.kind === 'sqlite') events = SqliteEventStore.open(data.eventStore.file);

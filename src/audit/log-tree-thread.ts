@@ -34,6 +34,13 @@ export interface LogTreeThreadOptions {
   onGrow?: (size: number) => void;
 }
 
+/**
+ * The follower thread's niceness (Linux; see src/thread-priority.ts). At 10, while appends keep both cores busy the
+ * tree falls behind by what it could not hash, and catches up as soon as they pause: writes run at the speed
+ * they would without the tree, and checkpoints follow them within a second under any load the cores can carry.
+ */
+export const LOG_TREE_THREAD_NICENESS = 10;
+
 /** Messages from the thread. */
 export type ThreadMessage = { grew: number } | { caughtUp: number } | { error: string };
 
