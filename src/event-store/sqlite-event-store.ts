@@ -37,6 +37,11 @@ export interface SqliteEventStoreOptions {
    * it saw one, else every `otherProcessCheckMs` (default 10).
    */
   otherProcessCheckMs?: number;
+  /**
+   * How often while another process's appends are coming (for a second after one was seen); default 2. A reader
+   * that batches what it reads anyway (the log tree's follower) checks less often and wakes less.
+   */
+  otherProcessActiveCheckMs?: number;
   /** Events fetched per query while reading or catching up. */
   pageSize?: number;
   /** When the WAL checkpoint after appends runs (tests run it themselves). */
@@ -170,7 +175,7 @@ export class SqliteEventStore implements EventStore {
     this.#notifier = AppendNotifier.for(file);
     this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(EVENT_LOG_CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS, handler: APPEND_HANDLER });
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: EVENT_LOG_WAL_CUT_BACK_BYTES });
-    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
+    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: options.otherProcessActiveCheckMs ?? 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
       deleteStream: db.prepare<[bigint, string], never>('UPDATE streams SET deleted_before = ? WHERE stream_id = ?'),
