@@ -15,11 +15,12 @@
  * work on the machine).
  *
  *   npm run bench:split -- [--rounds 5] [--saves 100] [--runtime compiled|tsx] [--mongodb-url URL | --ferretdb]
- *                          [--compare-root DIR] [--json]
+ *                          [--compare-root DIR] [--cpu-prof-dir DIR] [--json]
  *
  * `--compare-root` also runs both topologies of another checkout (its sources, built there first when compiled:
  * a commit before a change, with node_modules) in the same interleaved rounds, labelled with the folder's name,
  * and prints this checkout's ratios to it.
+ * `--cpu-prof-dir` has every service process write a V8 CPU profile into DIR when it stops (node --cpu-prof).
  * `--ferretdb` starts FerretDB (scripts/peers/build.sh ferretdb builds it) and puts the read models there;
  * `--mongodb-url` uses an existing server (a database per topology, named after it).
  */
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     'mongodb-url': { type: 'string' },
     ferretdb: { type: 'boolean', default: false },
     'compare-root': { type: 'string' },
+    'cpu-prof-dir': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -96,6 +98,8 @@ process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 const lastWords = new Map<ChildProcess, string>();
 
 function start(root: string, args: string[], env: Record<string, string>): ChildProcess {
+  // --cpu-prof-dir: each service process writes a V8 CPU profile there when it stops (node --cpu-prof).
+  if (values['cpu-prof-dir']) args = ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof-dir']), ...args];
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   lastWords.set(child, '');
   const keep = (chunk: Buffer) => void lastWords.set(child, (lastWords.get(child)! + chunk.toString()).slice(-4000));
