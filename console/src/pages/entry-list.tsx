@@ -7,6 +7,7 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useUserNames } from '../components/user-names.ts';
 import type { MessageKey } from '../i18n/en.ts';
+import { BulkActions } from './bulk-actions.tsx';
 
 const STATUSES = ['draft', 'pending_review', 'scheduled', 'published', 'rejected'] as const;
 const SORTS = ['updated_at:desc', 'updated_at:asc', 'title:asc', 'published_at:desc'] as const;
@@ -26,6 +27,8 @@ export function EntryList() {
   const assignee = params.get('assignee') ?? '';
   const cursor = params.get('cursor') ?? '';
   const [draftQ, setDraftQ] = useState(q);
+  // Selected entries of the page shown, by id (a new page, search or filter starts a new selection).
+  const [selection, setSelection] = useState<Set<string>>(new Set());
   const { userName, users } = useUserNames();
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId } } }) });
   const page = useQuery({
@@ -40,6 +43,7 @@ export function EntryList() {
       else next.delete(key);
     }
     if (!('cursor' in changes)) next.delete('cursor');
+    setSelection(new Set());
     setParams(next);
   };
   const search = (event: FormEvent) => {
@@ -48,6 +52,14 @@ export function EntryList() {
   };
   // A pinned walk may list an entry again with its newer state: show each once, as last listed.
   const items = [...new Map((page.data?.items ?? []).map((e) => [e.id, e])).values()];
+  const selected = items.filter((entry) => selection.has(entry.id));
+  const toggle = (id: string, on: boolean) =>
+    setSelection((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
   return (
     <section>
       <div className="page-head">
@@ -100,9 +112,21 @@ export function EntryList() {
         </label>
       </div>
       <ErrorMessage error={page.error} />
+      <BulkActions selected={selected} onClear={() => setSelection(new Set())} onDone={async () => void (await page.refetch())} />
       <table className="list">
         <thead>
           <tr>
+            <th scope="col" className="select">
+              <input
+                type="checkbox"
+                aria-label={t('bulk.selectPage')}
+                checked={items.length > 0 && selected.length === items.length}
+                ref={(box) => {
+                  if (box) box.indeterminate = selected.length > 0 && selected.length < items.length;
+                }}
+                onChange={(e) => setSelection(e.target.checked ? new Set(items.map((entry) => entry.id)) : new Set())}
+              />
+            </th>
             <th scope="col">{t('list.col.title')}</th>
             <th scope="col">{t('list.col.status')}</th>
             <th scope="col">{t('list.col.locales')}</th>
@@ -113,6 +137,9 @@ export function EntryList() {
         <tbody>
           {items.map((entry) => (
             <tr key={entry.id}>
+              <td className="select">
+                <input type="checkbox" aria-label={t('bulk.select', { title: entry.title || entry.slug })} checked={selection.has(entry.id)} onChange={(e) => toggle(entry.id, e.target.checked)} />
+              </td>
               <td>
                 <Link to={path(`entries/${entry.id}`)}>{entry.title || t('list.untitled')}</Link>
                 <div className="muted small">/{entry.slug}</div>
