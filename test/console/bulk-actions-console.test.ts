@@ -97,7 +97,7 @@ describe(needing(chromiumProgram, 'console: bulk actions in the entry list, in h
     expect(await bar.getByRole('button').allInnerTexts()).to.deep.equal(['Submit for review', 'Approve and publish now', 'Approve for a later time', 'Delete…', 'Clear the selection']);
     // One unchecked: the page box shows a partial selection, and checking it again selects all.
     await page.getByRole('checkbox', { name: 'Select Gamma note' }).uncheck();
-    expect(await page.getByRole('checkbox', { name: 'Select every entry on this page' }).evaluate((box) => (box as HTMLInputElement).indeterminate)).to.equal(true);
+    expect(await page.getByRole('checkbox', { name: 'Select every entry on this page' }).evaluate((box) => (box as unknown as { indeterminate: boolean }).indeterminate)).to.equal(true);
     await page.getByRole('checkbox', { name: 'Select every entry on this page' }).check();
     await expectAccessible(page, 'the entry list with a selection');
     await screenshot(page, 'entry-list-bulk-selection');

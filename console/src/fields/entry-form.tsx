@@ -9,6 +9,7 @@ import { ChoiceField } from './choice-fields.tsx';
 import { DateField } from './date-field.tsx';
 import { EntryRefField } from './entry-ref-field.tsx';
 import { VideoField } from './video-field.tsx';
+import { LocaleFill, type TranslationOutcome } from './locale-fill.tsx';
 
 const RichTextEditor = lazy(() => import('./rich-text-editor.tsx'));
 
@@ -20,13 +21,15 @@ interface EntryFormProps {
   values: EntryValues;
   onChange: (next: EntryValues) => void;
   errors: FieldErrors;
+  /** Machine translation into a locale's empty fields (the service saves it as a new draft). */
+  onTranslate?: (source: string, target: string) => Promise<TranslationOutcome | null>;
 }
 
 /**
  * The entry editor's fields, generated from the form set definition: localized fields (text, textarea,
  * tiptap unless locale_shared) under one tab per content locale, every other field once.
  */
-export function EntryForm({ formSet, locales, values, onChange, errors }: EntryFormProps) {
+export function EntryForm({ formSet, locales, values, onChange, errors, onTranslate }: EntryFormProps) {
   const { t } = useI18n();
   const fields = orderedFields(formSet);
   const localized = fields.filter(isLocalized);
@@ -52,6 +55,7 @@ export function EntryForm({ formSet, locales, values, onChange, errors }: EntryF
           </Tabs.List>
           {locales.locales.map((locale) => (
             <Tabs.Content key={locale} value={locale} forceMount className="locale-panel">
+              {locales.locales.length > 1 && <LocaleFill target={locale} locales={locales.locales} fields={localized} values={values} defaultLocale={locales.defaultLocale} onChange={onChange} {...(onTranslate ? { onTranslate } : {})} />}
               {localized.map((field) => (
                 <Field
                   key={field.key}

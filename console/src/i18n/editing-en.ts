@@ -85,4 +85,11 @@ export const editingEn = {
   'bulk.failed': '“{title}” was refused: {message}',
   'bulk.deleteAction': 'Delete',
   'bulk.dismiss': 'Dismiss',
+  'fill.group': 'Fill the empty fields of {locale}',
+  'fill.from': 'From',
+  'fill.copy': 'Copy',
+  'fill.translate': 'Translate',
+  'fill.translating': 'Translating…',
+  'fill.copied': 'Copied {copied} fields from {source}; {kept} kept their own value.',
+  'fill.translated': 'Translated {translated} fields from {source} into a new draft; {skipped} left as they were.',
 } as const;

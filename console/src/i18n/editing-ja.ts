@@ -84,4 +84,11 @@ export const editingJa: Record<keyof typeof editingEn, string> = {
   'bulk.failed': '「{title}」は拒否されました: {message}',
   'bulk.deleteAction': '削除',
   'bulk.dismiss': '閉じる',
+  'fill.group': '{locale} の空欄を埋める',
+  'fill.from': '元の言語',
+  'fill.copy': 'コピー',
+  'fill.translate': '翻訳',
+  'fill.translating': '翻訳中…',
+  'fill.copied': '{source} から {copied} 件のフィールドをコピーしました。{kept} 件は既存の値を残しました。',
+  'fill.translated': '{source} から {translated} 件のフィールドを翻訳し、新しい下書きにしました。{skipped} 件はそのままです。',
 };

@@ -8,6 +8,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { EntryForm, type EntryValues } from '../fields/entry-form.tsx';
+import type { TranslationOutcome } from '../fields/locale-fill.tsx';
 import { fieldErrorsOf, type FieldErrors } from '../fields/field-errors.ts';
 import { fieldClashes, mergeFieldValues } from '../fields/merge.ts';
 import { ConflictPanel } from './conflict-panel.tsx';
@@ -147,6 +148,26 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     change(kept.values);
   };
 
+  /**
+   * Machine translation into a locale's empty fields: what is typed is saved first, then the service translates
+   * the latest revision and saves a new draft, which the editor then starts from.
+   */
+  const translate = async (source: string, target: string): Promise<TranslationOutcome | null> => {
+    if (dirty && !(await saveNow())) return null;
+    const answer = await api.POST('/entries/{entryId}/translate', { params: { path: { entryId: entry.id } }, body: { sourceLocale: source, targetLocales: [target] } });
+    if (answer.revision) {
+      const next = await api.GET('/revisions/{revisionId}', { params: { path: { revisionId: answer.revision.revisionId } } });
+      const snapshot = (next.snapshot ?? {}) as EntryValues;
+      queryClient.setQueryData([projectId, 'revision', next.revisionId], next);
+      setBase({ revision: next.revision, values: snapshot });
+      setValues(snapshot);
+      setDirty(false);
+      setSave({ kind: 'saved', revision: next.revision });
+      await refresh();
+    }
+    return { translated: answer.translated.length, skipped: answer.skipped.length };
+  };
+
   /** Loads their revision: with what was typed merged in (each clashing value as chosen), or alone. */
   const resolveConflict = (keepMine: boolean, takeTheirs: ReadonlySet<string> = new Set()) => {
     if (!conflict) return;
@@ -201,7 +222,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
         </div>
       )}
       {save.kind === 'error' && errors.size === 0 && <ErrorMessage error={save.error} />}
-      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} />
+      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} onTranslate={translate} />
       <div className="row sticky-actions">
         <button type="button" className="primary" disabled={!dirty || save.kind === 'saving' || Boolean(conflict)} onClick={() => void saveNow()}>
           {t('editor.save')}
