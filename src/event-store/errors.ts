@@ -1,4 +1,4 @@
-import type { ExpectedRevision } from './event-store.ts';
+import type { ExpectedRevision } from './expected-revision.ts';
 
 /** Base class of every error the event store port raises. */
 export class EventStoreError extends Error {

@@ -82,14 +82,9 @@ export function assertAppendSize(streamId: string, bytes: number): void {
   if (bytes > MAX_APPEND_BYTES) throw new EventTooLargeError(streamId, bytes, MAX_APPEND_BYTES);
 }
 
-/**
- * What the appender expects of the stream:
- * - 'any': no check;
- * - 'no_stream': the stream has no events (never written, or deleted);
- * - 'stream_exists': the stream has at least one event;
- * - a bigint: the revision of the stream's last event.
- */
-export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+// The port's vocabulary, defined below the errors that name it.
+export type { ExpectedRevision } from './expected-revision.ts';
+import type { ExpectedRevision } from './expected-revision.ts';
 
 export interface AppendResult {
   /** Revision of the last event appended: pass it as the expectation of the next append. */

@@ -31,7 +31,7 @@ import { BSON, MongoBulkWriteError, MongoServerError, type AnyBulkWriteOperation
 import { decodeNullablePosition, encodePosition } from '../event-store/position.ts';
 import { valueAt } from './document-values.ts';
 import { DUPLICATE_KEY, isUnavailableError } from './mongo-errors.ts';
-import { generationId, missingGeneration, type MongoGenerationRegistry, type StoredGeneration } from './mongo-generation-registry.ts';
+import { generationId, missingGeneration, type JournalRecord, type JournalWrite, type MongoGenerationRegistry, type StoredGeneration } from './mongo-generation-registry.ts';
 import { DOC_FIELD, physicalCollectionName, planCollectionWrites, POSITION_FIELD, UNIQUE_INDEX_SUFFIX } from './mongo-query.ts';
 import { findUniqueViolation, uniqueKeysOf, UNIQUE_KEYS_FIELD, type UniqueKeySpec } from './mongo-unique-keys.ts';
 import {
@@ -52,26 +52,6 @@ export const INLINE_JOURNAL_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
 export type CommitMode = 'transaction' | 'journal';
-
-/** One write of a journal: collection, id, encoded position, the document (null deletes it). */
-export interface JournalWrite {
-  c: string;
-  i: string;
-  p: string;
-  d: Document | null;
-}
-
-/** A recorded commit, on the generation's record until it is applied. */
-export interface JournalRecord {
-  id: string;
-  /** The checkpoint the commit sets (encoded). */
-  checkpoint: string;
-  /** The commit's time (the record's updatedAt once applied). */
-  at: string;
-  /** The writes, when they fit in the record; else `chunks` documents of JOURNAL_CHUNKS_COLLECTION hold them. */
-  writes?: JournalWrite[];
-  chunks?: number;
-}
 
 interface JournalChunk {
   _id: string;

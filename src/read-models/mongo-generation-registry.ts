@@ -14,11 +14,10 @@
  * partial unique index over the active ones): the first registry of a store to read makes each projection's
  * pointer from them, once, and reads their state from the pointer from then on.
  */
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { decodeNullablePosition, decodePosition, encodePosition } from '../event-store/position.ts';
 import { DUPLICATE_KEY } from './mongo-errors.ts';
 import { assertGenerationNumber } from './mongo-query.ts';
-import type { JournalRecord } from './mongo-commits.ts';
 import type { UniqueKeySpec } from './mongo-unique-keys.ts';
 import {
   GenerationConflictError,
@@ -30,6 +29,26 @@ import {
   type ProjectionFailure,
 } from './read-model-store.ts';
 import { MongoServerError } from 'mongodb';
+
+/** One write of a journal: collection, id, encoded position, the document (null deletes it). */
+export interface JournalWrite {
+  c: string;
+  i: string;
+  p: string;
+  d: Document | null;
+}
+
+/** A recorded commit, on the generation's record until it is applied. */
+export interface JournalRecord {
+  id: string;
+  /** The checkpoint the commit sets (encoded). */
+  checkpoint: string;
+  /** The commit's time (the record's updatedAt once applied). */
+  at: string;
+  /** The writes, when they fit in the record; else `chunks` documents of the journal chunks collection hold them (mongo-commits.ts). */
+  writes?: JournalWrite[];
+  chunks?: number;
+}
 
 export const GENERATIONS_COLLECTION = 'projection_generations';
 export const ACTIVE_COLLECTION = 'projection_active';

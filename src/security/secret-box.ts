@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 
 /**
  * Seals secrets the service must keep and use again later (webhook signing secrets) with AES-256-GCM
- * under a key from the settings (SECRETS_KEY, see src/service/secrets-key.ts), so the secret itself is
+ * under a key from the settings (SECRETS_KEY, see src/security/secrets-key.ts), so the secret itself is
  * never written in clear to the event log or the read models.
  *
  * Sealed form: `v1.<key id>.<iv>.<ciphertext>.<tag>` (base64url parts; the key id is the first 8 hex

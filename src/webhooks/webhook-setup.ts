@@ -7,7 +7,7 @@ import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
-import { resolveSecretsKey } from '../service/secrets-key.ts';
+import { resolveSecretsKey } from '../security/secrets-key.ts';
 import type { OutboxObserver } from '../outbox/outbox-worker.ts';
 import { WebhookDispatcher } from './webhook-dispatcher.ts';
 import { WebhookSender } from './webhook-sender.ts';

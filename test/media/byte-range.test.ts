@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { contentRange, parseRange, rangeNotSatisfiable } from '../../src/media/byte-range.ts';
+import { contentRange, parseRange, rangeNotSatisfiable } from '../../src/http/public/byte-range.ts';
 
 describe('parseRange (RFC 9110 single byte ranges)', () => {
   const size = 1000;

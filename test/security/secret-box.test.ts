@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SecretBox, SecretBoxError } from '../../src/security/secret-box.ts';
-import { resolveSecretsKey } from '../../src/service/secrets-key.ts';
+import { resolveSecretsKey } from '../../src/security/secrets-key.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 describe('secret box (AES-256-GCM sealing of stored secrets)', () => {

@@ -16,12 +16,12 @@ export function runEntry(entry: string, args: string[], env: Record<string, stri
 }
 
 /**
- * Runs a program (`npm`, `npx`, node with a package bin) in the project folder, with the test's environment
- * minus the production store settings, as an operator's shell would.
+ * Runs a program (`npm`, `npx`, node with a package bin) in the project folder (or `cwd`), with the test's
+ * environment minus the production store settings, as an operator's shell would.
  */
-export function runProgram(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
+export function runProgram(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
   const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
-  const child = spawn(command, args, { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return finished(child, `${command} ${args.join(' ')}`, timeoutMs);
 }
 

@@ -16,7 +16,7 @@ import { webhookRoutes } from './webhook-routes.ts';
 import type { WebhookService } from '../../webhooks/webhook-service.ts';
 import { mediaRoutes, type MediaAdminDeps } from './media-routes.ts';
 import { contactFormRoutes } from './contact-form-routes.ts';
-import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { translationRoutes } from './translation-routes.ts';
 import type { TranslationProvider } from '../../translation/translation-provider.ts';
 import { mcpRoute } from './mcp-route.ts';

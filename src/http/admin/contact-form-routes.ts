@@ -2,7 +2,7 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { CONTACT_FIELD_TYPES, contactFieldSchema } from '../../domain/contact-form/contact-form-fields.ts';
 import { contactFormSettingsSchema } from '../../domain/contact-form/contact-form-events.ts';
 import { NOTE_MAX_LENGTH } from '../../contact-forms/submission-service.ts';

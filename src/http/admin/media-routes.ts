@@ -9,7 +9,7 @@ import { ALT_TEXT_MAX, CAPTION_MAX } from '../../domain/media/media-events.ts';
 import { receiveMultipart, FILE_FIELD } from '../../media/multipart-upload.ts';
 import { discard, receiveBytes, type ReceivedFile } from '../../media/received-file.ts';
 import { fetchSource } from '../../media/source-fetch.ts';
-import { asHttp, mediaHttpError } from '../../media/media-http-errors.ts';
+import { asHttp, mediaHttpError } from '../errors/media-http-errors.ts';
 import { MediaRejectedError, MediaTooLargeError } from '../../media/media-errors.ts';
 import { notFound, unsupportedMediaType, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';

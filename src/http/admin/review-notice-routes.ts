@@ -3,7 +3,7 @@ import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { assertCan } from '../../domain/access/permissions.ts';
-import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { sealReviewChatUrl } from '../../review-notices/review-chat-url.ts';
 import type { ProjectDoc as ProjectRecord, UserDoc } from '../../../projections/access.ts';
 import { forbidden, notFound } from '../errors/error-factory.ts';

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { ProjectDoc } from '../../../projections/access.ts';
 import type { ContactFormDoc } from '../../../projections/contact-forms.ts';
-import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { challengeMessage, renderErrorPage, renderFormPage, renderThanksPage } from '../../contact-forms/hosted-page.ts';
 import { resolveLocale } from '../../contact-forms/submission-service.ts';
 import { formToSubmission } from '../../contact-forms/form-post.ts';

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { ContactForms } from '../../contact-forms/contact-forms-runtime.ts';
+import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { formToSubmission } from '../../contact-forms/form-post.ts';
 import { renderErrorPage, renderThanksPage } from '../../contact-forms/hosted-page.ts';
 import { LOCALE_KEY, resolveLocale } from '../../contact-forms/submission-service.ts';

@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors/http-error.ts';
+import { HttpError } from '../errors/http-error.ts';
 
 /** What a Range request header asks of a representation of `size` bytes (RFC 9110 section 14). */
 export type RangeRequest =

@@ -5,9 +5,9 @@ import type { MediaAdminDeps } from '../http/admin/media-routes.ts';
 import type { PublicMediaDeps } from '../http/public/media-routes.ts';
 import { Idempotency } from '../application/idempotency.ts';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
-import { MediaService } from './media-service.ts';
-import { removeUploadTempDir, uploadTempDir } from './received-file.ts';
-import { WebpVariants } from './webp-variants.ts';
+import { MediaService } from '../media/media-service.ts';
+import { removeUploadTempDir, uploadTempDir } from '../media/received-file.ts';
+import { WebpVariants } from '../media/webp-variants.ts';
 
 /**
  * The media collaborators of an API process: the admin routes' and the public route's. `close` removes the

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { hkdfSync } from 'node:crypto';
-import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
@@ -15,8 +14,8 @@ import { OutboxWorker, type OutboxObserver } from '../outbox/outbox-worker.ts';
 import { RateLimiter } from '../security/rate-limiter.ts';
 import { SecretBox } from '../security/secret-box.ts';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
-import { resolveSecretsKey } from '../service/secrets-key.ts';
-import { resolveSessionSecret } from '../service/session-secret.ts';
+import { resolveSecretsKey } from '../security/secrets-key.ts';
+import { resolveSessionSecret } from '../security/session-secret.ts';
 import { WebhookSender } from '../webhooks/webhook-sender.ts';
 import { rateLimited } from '../http/errors/error-factory.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
@@ -24,41 +23,19 @@ import { describeKeyStore, openKeyStore } from '../key-store/open-key-store.ts';
 import type { MailTransport } from '../mail/mail-transport.ts';
 import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
 import type { NoticeJobDoc } from '../../projections/contact-forms.ts';
-import { ContactFormService } from './contact-form-service.ts';
-import { SubmissionService } from './submission-service.ts';
-import { PowChallenges } from './pow-challenge.ts';
-import { noticeOutbox, type NoticeOutcome } from './notice-outbox.ts';
+import { ContactFormService } from '../contact-forms/contact-form-service.ts';
+import type { ContactForms } from '../contact-forms/contact-forms.ts';
+import { SubmissionService } from '../contact-forms/submission-service.ts';
+import { PowChallenges } from '../contact-forms/pow-challenge.ts';
+import { noticeOutbox, type NoticeOutcome } from '../contact-forms/notice-outbox.ts';
 import type { ChatPoster } from '../outbox/notice-attempts.ts';
-import { clientIp } from './client-ip.ts';
+import { clientIp } from '../contact-forms/client-ip.ts';
 import { reviewNoticeOutbox, type ReviewNoticeOutcome } from '../review-notices/review-notice-outbox.ts';
 import type { ReviewNoticeDoc } from '../../projections/review-queue.ts';
 
 /** How long a hosted page's challenge stays valid. */
 export const CHALLENGE_TTL_MS = 2 * 60 * 60 * 1000;
 
-/** Everything contact forms need, built once per process (see src/service/service.ts). */
-export interface ContactForms {
-  forms: ContactFormService;
-  submissions: SubmissionService;
-  challenges: PowChallenges;
-  reader: ReadModelReader;
-  keyStore: KeyStore;
-  mail: MailTransport;
-  /** Seals and opens chat webhook URLs (SECRETS_KEY). */
-  secrets: SecretBox;
-  logger: Logger;
-  settings: Config['contactForms'];
-  /** Counts a submission attempt of the request's client; throws 429 RATE_LIMITED (Retry-After) beyond CONTACT_SUBMIT_RATE_LIMIT per minute. */
-  assertSubmitAllowed(ctx: Context): void;
-  /**
-   * Starts the notice senders (projector role): contact-form notices, and review notices (src/review-notices/),
-   * which share the mail transport and the chat sender. `serviceUrl` is the listening URL, for console links
-   * when CONSOLE_URL is unset.
-   */
-  startWorker(serviceUrl?: string): void;
-  /** Stops the senders (waiting for notices in flight to be recorded), then closes the key store and the mail transport. */
-  stop(): Promise<void>;
-}
 
 export interface ContactFormsOverrides {
   mail?: MailTransport;

@@ -1,7 +1,7 @@
-import { BlobStoreUnavailableError } from '../blobs/blob-store.ts';
-import { payloadTooLarge, unavailable, validationError } from '../http/errors/error-factory.ts';
-import type { HttpError } from '../http/errors/http-error.ts';
-import { MediaRejectedError, MediaTooLargeError } from './media-errors.ts';
+import { BlobStoreUnavailableError } from '../../blobs/blob-store.ts';
+import { payloadTooLarge, unavailable, validationError } from './error-factory.ts';
+import type { HttpError } from './http-error.ts';
+import { MediaRejectedError, MediaTooLargeError } from '../../media/media-errors.ts';
 
 /** Media refusals as HTTP errors of the spec's envelope: 413 PAYLOAD_TOO_LARGE, 400 VALIDATION_ERROR, 503. */
 export function mediaHttpError(error: unknown): HttpError | undefined {
