@@ -118,4 +118,3 @@ export async function loginBranding(projectId: string) {
   return createConsoleClient({}).GET('/projects/{projectId}/login-branding', { params: { path: { projectId } } });
 }
 
-export type SessionUser = Awaited<ReturnType<typeof signIn>>['user'];

@@ -13,4 +13,6 @@ export type RevisionSummary = AdminSchema<'RevisionSummary'>;
 export type Asset = AdminSchema<'Asset'>;
 export type Actor = AdminSchema<'HistoryItem'>['actor'];
 export type Diff = AdminSchema<'RevisionDiff'>;
+/** The signed-in person, as POST /auth/login and GET /auth/session give them. */
+export type SessionUser = AdminSchema<'Session'>['user'];
 export type FieldChange = Diff['changes'][number];

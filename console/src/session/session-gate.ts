@@ -1,4 +1,4 @@
-import type { SessionUser } from '../api/admin-client.ts';
+import type { SessionUser } from '../api/shapes.ts';
 
 /**
  * The console's session as the page knows it: the user, the expiry and the CSRF token of the session cookie
