@@ -149,6 +149,15 @@ describe(needing(chromiumProgram, 'console: bulk actions in the entry list, in h
     expect((await fetch(`${f.service.url}/public/p/${f.project.projectId}/v1/form-sets/notes/entries/alpha-note?locale=en`)).status).to.equal(404);
   });
 
+  it('the editor offers Copy but not Translate between locales where the service has no translation provider', async () => {
+    const page = adminPage;
+    await page.goto(`${f.service.url}/console/p/${f.project.projectId}/entries/${ids['Admin note']}`);
+    await page.getByRole('tab', { name: 'JA' }).click();
+    const group = page.getByRole('group', { name: 'Fill the empty fields of JA' });
+    await group.getByRole('button', { name: 'Copy' }).waitFor();
+    expect(await group.getByRole('button').allInnerTexts()).to.deep.equal(['Copy']);
+  });
+
   it('no CSP refusal or uncaught error on either page', () => {
     expect(problems.flat()).to.deep.equal([]);
   });

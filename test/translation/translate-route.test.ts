@@ -129,6 +129,9 @@ describe('POST /admin/v1/entries/:entryId/translate (translate_entry_locales)', 
     expect(refused.status).to.equal(403);
     expect(refused.body.error.code).to.equal('PLAN_REQUIRED');
     expect(refused.body.error.message).to.match(/Standard plan or above; this project is on Free/);
+    // The overview says so, so that the console offers no Translate there.
+    expect((await f.call('GET', '/project', { token: free.agentKey.key })).body.machineTranslation).to.equal(false);
+    expect((await f.call('GET', '/project')).body.machineTranslation).to.equal(true);
   });
 
   it('without a configured provider, answers 409 saying what to configure', async () => {
@@ -141,6 +144,7 @@ describe('POST /admin/v1/entries/:entryId/translate (translate_entry_locales)', 
       expect(refused.body.error.code).to.equal('CONFLICT');
       expect(refused.body.error.message).to.match(/No translation provider is configured/);
       expect(refused.body.error.hint).to.match(/TRANSLATION_API_URL/);
+      expect((await bare.call('GET', '/project')).body.machineTranslation).to.equal(false);
     } finally {
       await bare.stop();
     }

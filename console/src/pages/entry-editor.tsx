@@ -222,7 +222,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
         </div>
       )}
       {save.kind === 'error' && errors.size === 0 && <ErrorMessage error={save.error} />}
-      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} onTranslate={translate} />
+      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} {...(project.machineTranslation ? { onTranslate: translate } : {})} />
       <div className="row sticky-actions">
         <button type="button" className="primary" disabled={!dirty || save.kind === 'saving' || Boolean(conflict)} onClick={() => void saveNow()}>
           {t('editor.save')}

@@ -43,7 +43,7 @@ export function adminRouter(
   const asOf = asOfRoutes(deps, api);
   const auditExports = auditExportRoutes(deps, api, services.auditExports);
   const schema = schemaRoutes(deps, api);
-  const project = projectRoutes(deps, api);
+  const project = projectRoutes(deps, api, { translationProvider: services.translation !== undefined });
   const preview = previewRoutes(deps, api);
   const hooks = webhookRoutes(deps, api, services.webhooks);
   const media = services.media ? [mediaRoutes(deps, api, services.media)] : [];

@@ -1,4 +1,5 @@
 import type { Router } from '@koa/router';
+import { TRANSLATION_PLAN } from '../../translation/entry-translator.ts';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -122,6 +123,7 @@ export const projectOverviewSchema = z.object({
   customDomains: z.array(z.string()),
   siteSettings: siteSettingsSchema,
   publicApi: publicApiInfoSchema,
+  machineTranslation: z.boolean().describe('Whether POST /entries/{id}/translate (translate_entry_locales) can run for this project: the service has a translation provider (TRANSLATION_API_URL) and the plan is Standard or above.'),
 }).meta({ id: 'ProjectOverview' });
 export const loginAppearanceSchema = z.object({
   logoUrl: z.string().nullable(),
@@ -155,7 +157,7 @@ const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.
  * 5 and 8). The access service decides and appends; each write answers once the access read model shows
  * it, so the caller's next request (authentication included) sees its own write.
  */
-export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
+export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { translationProvider: boolean } = { translationProvider: false }): Router {
   const router = newRouter();
   const { access, reader } = deps;
 
@@ -191,6 +193,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       customDomains: doc.customDomains,
       siteSettings: doc.siteSettings,
       publicApi: publicApiInfo(doc.projectId),
+      machineTranslation: options.translationProvider && planAtLeast(doc.plan, TRANSLATION_PLAN),
     } satisfies z.input<typeof projectOverviewSchema>;
   });
 

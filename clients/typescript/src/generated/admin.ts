@@ -2803,6 +2803,8 @@ export type components = {
             customDomains: string[];
             siteSettings: components["schemas"]["SiteSettings"];
             publicApi: components["schemas"]["PublicApiInfo"];
+            /** @description Whether POST /entries/{id}/translate (translate_entry_locales) can run for this project: the service has a translation provider (TRANSLATION_API_URL) and the plan is Standard or above. */
+            machineTranslation: boolean;
         };
         PublicApiInfo: {
             /** Format: uuid */
