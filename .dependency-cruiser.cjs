@@ -3,7 +3,7 @@
  * that breaks one of these rules, naming the rule, the two files and why the rule exists. Every rule holds with no
  * exception. The console (console/src) is not cruised: swc, the parser used here, crashes on one of its .tsx files.
  */
-const ADAPTERS_AND_IO = '^src/(http|service|cli|mcp|application|projection-engine|read-models|event-store/(sqlite|esdb)|blobs|key-store|snapshots|mail|media|webhooks|contact-forms|audit|backup|metrics|sqlite|config|outbox|translation|review-notices|data-dir|fs|logging)';
+const ADAPTERS_AND_IO = '^src/(http|service|cli|mcp|application|projection-engine|read-models|event-store/(sqlite|esdb)|blobs|key-store|snapshots|mail|media|webhooks|contact-forms|audit|backup|metrics|sqlite|config|outbox|translation|review-notices|data-dir|fs|logging|public-content)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -18,9 +18,23 @@ module.exports = {
     {
       name: 'domain-is-pure',
       severity: 'error',
-      comment: 'The domain (events and deciders) does no I/O: it imports no adapter, store, HTTP, application or service code.',
+      comment: 'The domain (events and deciders) does no I/O: it imports no adapter, store, HTTP, application or service code, nor the rendering of public content (which is built on it).',
       from: { path: '^src/domain/' },
       to: { path: ADAPTERS_AND_IO },
+    },
+    {
+      name: 'read-models-below-the-engine',
+      severity: 'error',
+      comment: 'The read-model port and its adapters store documents: the projection engine drives them, never the other way round.',
+      from: { path: '^src/read-models/' },
+      to: { path: '^src/(projection-engine|application|audit)/' },
+    },
+    {
+      name: 'security-below-the-domain',
+      severity: 'error',
+      comment: 'src/security holds primitives (hashing, keys, SSRF guard, rate limits): it knows nothing of the domain, the application or HTTP.',
+      from: { path: '^src/security/' },
+      to: { path: '^src/(domain|application|http|projection-engine|read-models)/' },
     },
     {
       name: 'projections-fold-only',

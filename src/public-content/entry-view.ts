@@ -3,7 +3,7 @@ import { isLocalizedField, type FieldType } from '../domain/content/form-set/fie
 import type { FieldDefinition, FormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import { SEO_ROLE_FIELD_TYPES, SEO_ROLE_INFERENCE, widgetRolesByField, type SeoRole, type WidgetRole } from '../domain/content/form-set/roles.ts';
 import { indexTokens } from '../search/search-tokens.ts';
-import { excerpt, plainText } from './rich-text.ts';
+import { excerpt, plainText } from '../domain/content/rich-text/plain-text.ts';
 import { sanitiseRichTextValue } from '../domain/content/rich-text-value.ts';
 
 /**

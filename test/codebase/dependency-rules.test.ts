@@ -64,6 +64,18 @@ describe('codebase: the dependency rules (.dependency-cruiser.cjs) refuse what b
     expect(broken.output).to.match(/projections-fold-only: projections\/content\.ts → src\/application\/use-case\.ts/);
   });
 
+  it('refuses the read-model port reaching up into the projection engine, and security into the domain', async () => {
+    const broken = await cruise({
+      'src/read-models/store.ts': "import { supervisor } from '../projection-engine/supervisor.ts';\nexport const store = supervisor;\n",
+      'src/projection-engine/supervisor.ts': 'export const supervisor = 1;\n',
+      'src/security/tokens.ts': "import type { Role } from '../domain/principal.ts';\nexport type Claims = { role: Role };\n",
+      'src/domain/principal.ts': "export type Role = 'admin';\n",
+    });
+    expect(broken.code, broken.output).to.not.equal(0);
+    expect(broken.output).to.match(/read-models-below-the-engine: src\/read-models\/store\.ts → src\/projection-engine\/supervisor\.ts/);
+    expect(broken.output).to.match(/security-below-the-domain: src\/security\/tokens\.ts → src\/domain\/principal\.ts/);
+  });
+
   it('lets the composition and the entry points use every layer', async () => {
     const fine = await cruise({
       'src/main.ts': "import { start } from './service/service.ts';\nstart();\n",

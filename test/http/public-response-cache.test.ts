@@ -7,7 +7,7 @@ import { startHttpServer, type RunningHttpServer } from '../../src/http/http-ser
 import { publicConditional } from '../../src/http/public/public-http-manners.ts';
 import { MAX_KEY_LENGTH, PublicResponseCache } from '../../src/http/public/public-response-cache.ts';
 import { QueryParams } from '../../src/http/public/query-params.ts';
-import type { ReadModelChange } from '../../src/read-models/read-model-versions.ts';
+import type { ReadModelChange } from '../../src/projection-engine/read-model-versions.ts';
 import type { DocumentWrite } from '../../src/read-models/read-model-store.ts';
 import { setCacheScopes } from '../../src/http/public/public-context.ts';
 import { changedScopes } from '../../projections/public-content.ts';

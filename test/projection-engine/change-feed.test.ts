@@ -12,7 +12,7 @@ import {
   latestChange,
   type ChangeRecord,
 } from '../../src/projection-engine/change-feed.ts';
-import { ReadModelVersions, type ReadModelChange } from '../../src/read-models/read-model-versions.ts';
+import { ReadModelVersions, type ReadModelChange } from '../../src/projection-engine/read-model-versions.ts';
 import { encodePosition } from '../../src/event-store/position.ts';
 import path from 'node:path';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { ManualClock } from '../../src/clock.ts';
-import { PREVIEW_TTL_SECONDS, SESSION_TTL_SECONDS, SessionTokens, TokenError, type TokenFailure } from '../../src/security/session-tokens.ts';
+import { PREVIEW_TTL_SECONDS, SESSION_TTL_SECONDS, SessionTokens, TokenError, type TokenFailure } from '../../src/http/session-tokens.ts';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const USER = { userId: 'a1111111-1111-4111-8111-111111111111', tenantId: '0b7e4c6a-6f3e-4d5c-9a51-3b1f9f5b2c01', role: 'tenant_admin' as const };

@@ -10,7 +10,7 @@ import type { ContentService, ProjectView } from '../../application/content-serv
 import type { AccessService } from '../../application/access-service.ts';
 import type { EventLog } from '../../event-store/event-log.ts';
 import type { ProjectionWatermark } from '../../application/projection-watermark.ts';
-import type { SessionTokens } from '../../security/session-tokens.ts';
+import type { SessionTokens } from '../session-tokens.ts';
 import type { RateLimiter } from '../../security/rate-limiter.ts';
 import type { LoginThrottle } from '../../security/login-throttle.ts';
 import type { WorkSlots } from '../../security/work-slots.ts';

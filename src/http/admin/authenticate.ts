@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { hashApiKey, looksLikeAgentKey } from '../../security/api-keys.ts';
-import { TokenError } from '../../security/session-tokens.ts';
+import { TokenError } from '../session-tokens.ts';
 import { agentRateLimit } from '../../domain/access/agent-key-limits.ts';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
 import type { Principal, UserRole } from '../../domain/principal.ts';

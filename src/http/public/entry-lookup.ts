@@ -1,5 +1,5 @@
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
-import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import type { ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
 import { VersionedCache } from '../../read-models/versioned-cache.ts';
 import type { EntryView } from '../../public-content/entry-view.ts';
 import { entryViewId, slugRedirectId, type EntryViewDoc, type PublicEntryDoc, type PublicFormSetDoc, type SlugRedirectDoc } from '../../../projections/public-content.ts';

@@ -2,7 +2,7 @@ import type { Router } from '@koa/router';
 import type { EntryDoc, RevisionDoc } from '../../../projections/content.ts';
 import type { PublicFormSetDoc } from '../../../projections/public-content.ts';
 import { shapeEntryView } from '../../public-content/entry-view.ts';
-import { TokenError } from '../../security/session-tokens.ts';
+import { TokenError } from '../session-tokens.ts';
 import { notFound, unauthorized } from '../errors/error-factory.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { singleEntryBody } from '../../public-content/public-json.ts';

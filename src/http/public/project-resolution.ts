@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { DomainDoc, ProjectDoc, PublicKeyDoc } from '../../../projections/access.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
-import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import type { ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
 import { VersionedCache } from '../../read-models/versioned-cache.ts';
 import { hashApiKey, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
 import { isUuid } from '../../event-store/position.ts';

@@ -2,9 +2,9 @@ import type { Config } from '../../config/config.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
-import type { SessionTokens } from '../../security/session-tokens.ts';
+import type { SessionTokens } from '../session-tokens.ts';
 import type { AdminDeps } from '../admin/admin-context.ts';
-import type { ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import type { ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
 import { FormSetLookup } from './entry-lookup.ts';
 
 /** What the public content routes need. */

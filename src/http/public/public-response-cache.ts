@@ -3,7 +3,7 @@ import accepts from 'accepts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logging/logger.ts';
-import type { ReadModelChange, ReadModelVersions } from '../../read-models/read-model-versions.ts';
+import type { ReadModelChange, ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
 import { cacheScopesOf } from './public-context.ts';
 import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
 import { requestOrigin } from './public-http-manners.ts';

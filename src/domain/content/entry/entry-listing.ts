@@ -1,4 +1,4 @@
-import { plainText } from '../../../public-content/rich-text.ts';
+import { plainText } from '../rich-text/plain-text.ts';
 import { indexText } from '../../../search/search-tokens.ts';
 import type { FormSetDefinition } from '../form-set/form-set-definition.ts';
 import { resolveSeoRoles } from '../form-set/roles.ts';

@@ -1,5 +1,5 @@
 import { diffArrays, diffWords } from 'diff';
-import { plainText } from '../../../public-content/rich-text.ts';
+import { plainText } from '../rich-text/plain-text.ts';
 
 /**
  * Rich text (a tiptap document) compared the way a reader sees it: block by block (paragraphs, headings,

@@ -1,8 +1,8 @@
-import type { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
+import type { ProjectionSupervisor } from './projection-supervisor.ts';
 import { encodeNullablePosition } from '../event-store/position.ts';
-import type { DocumentWrite, ReadModelStore } from './read-model-store.ts';
-import type { Projection } from '../projection-engine/projection.ts';
-import { changeRecordOf, changesAfter, EVERYTHING, latestChange, type ChangeRecord } from '../projection-engine/change-feed.ts';
+import type { DocumentWrite, ReadModelStore } from '../read-models/read-model-store.ts';
+import type { Projection } from './projection.ts';
+import { changeRecordOf, changesAfter, EVERYTHING, latestChange, type ChangeRecord } from './change-feed.ts';
 
 /**
  * A change of one of the read models, and what it changed: the scopes of its commit (Projection.changes) when
