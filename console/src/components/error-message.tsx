@@ -39,7 +39,10 @@ export function ErrorMessage({ error }: { error: unknown }) {
   );
 }
 
-/** The service's messages start in lower case (they read as clauses in logs); shown alone, as a sentence. */
-function sentence(message: string): string {
-  return message.charAt(0).toLocaleUpperCase() + message.slice(1);
+/**
+ * The service's messages start in lower case (they read as clauses in logs); shown alone, as a sentence, with
+ * the hint after it when one is given.
+ */
+export function sentence(message: string, hint?: string): string {
+  return message.charAt(0).toLocaleUpperCase() + message.slice(1) + (hint ? ` ${hint}` : '');
 }

@@ -3,6 +3,7 @@ import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ApiError } from '../api/admin-client.ts';
 import { FormDialog } from '../components/form-dialog.tsx';
+import { isUnreachable, sentence } from '../components/error-message.tsx';
 import { ScheduleFields, useSchedule } from '../components/schedule-fields.tsx';
 import type { EntrySummary } from '../api/shapes.ts';
 
@@ -17,12 +18,9 @@ export interface BulkOutcome {
   message?: string;
 }
 
-/** The service's reason for not doing it, as a sentence (its messages start in lower case), with its hint. */
-function sentence(message: string, hint?: string): string {
-  return message.charAt(0).toLocaleUpperCase() + message.slice(1) + (hint ? ` ${hint}` : '');
-}
-
-function reason(error: unknown): string {
+/** The service's reason for not doing it, as a sentence with its hint; or that it could not be reached. */
+function reason(error: unknown, unreachable: string): string {
+  if (isUnreachable(error)) return unreachable;
   return sentence(error instanceof Error ? error.message : String(error), error instanceof ApiError ? error.hint : undefined);
 }
 
@@ -65,7 +63,7 @@ export function BulkActions({ selected, onDone, onClear }: { selected: EntrySumm
           });
         } catch (error) {
           // None was scheduled: the same reason for each.
-          for (const entry of applicable) outcomes.push({ entry, result: 'failed', message: reason(error) });
+          for (const entry of applicable) outcomes.push({ entry, result: 'failed', message: reason(error, t('app.unreachable')) });
         }
       } else {
         let done = 0;
@@ -75,7 +73,7 @@ export function BulkActions({ selected, onDone, onClear }: { selected: EntrySumm
             else await api.POST(`/revisions/{revisionId}/${action === 'submit' ? 'submit' : 'approve'}`, { params: { path: { revisionId: entry.latestRevision!.revisionId } }, body: { revision: entry.latestRevision!.revision } });
             outcomes.push({ entry, result: 'done' });
           } catch (error) {
-            outcomes.push({ entry, result: 'failed', message: reason(error) });
+            outcomes.push({ entry, result: 'failed', message: reason(error, t('app.unreachable')) });
           }
           setRunning({ action, done: ++done });
         }
