@@ -105,10 +105,10 @@ export function LocaleFill({ target, locales, fields, values, defaultLocale, onC
             {t('fill.translate')}
           </button>
         )}
+        <span role="status" className="small">
+          {busy ? t('fill.translating') : message}
+        </span>
       </div>
-      <p role="status" className="small">
-        {busy ? t('fill.translating') : message}
-      </p>
       <ErrorMessage error={error} />
     </div>
   );
