@@ -1,4 +1,5 @@
 import { EventTooLargeError } from './errors.ts';
+import type { ExpectedRevision } from './expected-revision.ts';
 
 /**
  * The event store port. Every adapter (SQLite, EventStoreDB) implements it and passes
@@ -82,9 +83,8 @@ export function assertAppendSize(streamId: string, bytes: number): void {
   if (bytes > MAX_APPEND_BYTES) throw new EventTooLargeError(streamId, bytes, MAX_APPEND_BYTES);
 }
 
-// The port's vocabulary, defined below the errors that name it.
-export type { ExpectedRevision } from './expected-revision.ts';
-import type { ExpectedRevision } from './expected-revision.ts';
+// The port's vocabulary, defined below the errors that name it (./expected-revision.ts).
+export type { ExpectedRevision };
 
 export interface AppendResult {
   /** Revision of the last event appended: pass it as the expectation of the next append. */

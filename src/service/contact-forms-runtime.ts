@@ -36,7 +36,6 @@ import type { ReviewNoticeDoc } from '../../projections/review-queue.ts';
 /** How long a hosted page's challenge stays valid. */
 export const CHALLENGE_TTL_MS = 2 * 60 * 60 * 1000;
 
-
 export interface ContactFormsOverrides {
   mail?: MailTransport;
   keyStore?: KeyStore;
