@@ -171,7 +171,8 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
         if ((await page.evaluate<string | null>('document.activeElement?.getAttribute("title")')) === label) break;
         await page.keyboard.press('ArrowRight');
       }
-      expect(await page.evaluate<string | null>('document.activeElement?.getAttribute("title")'), label).to.equal(label);
+      // On failure, where the focus was instead.
+      expect(await page.evaluate<string | null>('document.activeElement?.getAttribute("title")'), `${label}; focus on ${await page.evaluate<string>('document.activeElement?.outerHTML.slice(0, 160) ?? "nothing"')}`).to.equal(label);
       await page.keyboard.press('Enter');
     };
     await editor.focus();

@@ -102,11 +102,11 @@ function RichTextToolbar({ editor, toolbar }: { editor: Editor; toolbar: RefObje
     }),
   });
   /**
-   * Runs a command and puts the focus back in the text at once (TipTap's focus() waits for the next frame, and
-   * keys typed meanwhile would reach the toolbar button).
+   * Runs a command and puts the focus back in the text at once. Not with TipTap's focus() command: it focuses
+   * again a frame later, which took the focus back from the toolbar when Alt+F10 came within that frame.
    */
   const act = (command: (chain: ChainedCommands) => ChainedCommands) => () => {
-    command(editor.chain().focus()).run();
+    command(editor.chain()).run();
     editor.view.focus();
   };
   /** A block goes where the cursor is, or after the selected image, embed or block (never over it). */
