@@ -116,7 +116,22 @@ export class LogTreeFollower {
         await this.#delay.sleep(this.#o.retryMs);
       }
     }
+    if (this.#stopped && !this.#o.stopWhenCaughtUp) await this.#drain();
     await this.#o.lease?.release().catch(() => undefined);
+  }
+
+  /**
+   * At a graceful stop, what the log holds (the service's writers have stopped by then) goes into the tree, so
+   * that the checkpoint signed at stop covers every event: a follower stopped mid-way would leave the last
+   * events of the log outside every checkpoint until the next start.
+   */
+  async #drain(): Promise<void> {
+    try {
+      if (this.#o.lease && !(await this.#o.lease.hold())) return;
+      await this.#follow(() => (this.#o.lease ? this.#o.lease.hold() : Promise.resolve(true)), true);
+    } catch (error) {
+      this.#o.logger.warn({ err: error }, 'log tree: bringing the tree up to the log at stop failed; the next start does');
+    }
   }
 
   async stop(): Promise<void> {
@@ -126,14 +141,14 @@ export class LogTreeFollower {
   }
 
   /** One run from the store's state; true when it ended because it caught up and should stop. */
-  async #follow(keepLease: () => Promise<boolean>): Promise<boolean> {
+  async #follow(keepLease: () => Promise<boolean>, draining = false): Promise<boolean> {
     const { tree, events } = this.#o;
     const state = await tree.state();
     const appender = new TreeAppender(state.size, state.size === 0 ? [] : await tree.readHashes(rootIndexes(state.size)));
     this.#size = state.size;
     const subscription = events.subscribeToAll({ after: state.lastPosition ?? 'start' });
     this.#subscription = subscription;
-    if (this.#stopped) await subscription.stop();
+    if (this.#stopped && !draining) await subscription.stop();
     let leaves: TreeLeaf[] = [];
     let hashes: Uint8Array[] = [];
     let from = state.size;
@@ -158,13 +173,13 @@ export class LogTreeFollower {
           if (leaves.length >= this.#o.batchSize) await commit();
         } else if (message.kind === 'caught-up') {
           // Live: events that arrive meanwhile wait in the subscription and go into this commit's successor.
-          if (this.#caughtUp && leaves.length > 0) {
+          if (this.#caughtUp && leaves.length > 0 && !draining) {
             const wait = committedAt + this.#o.liveCommitIntervalMs - performance.now();
             if (wait > 0) await this.#delay.sleep(wait);
           }
           await commit();
           this.#caughtUp = true;
-          if (this.#o.stopWhenCaughtUp) return true;
+          if (this.#o.stopWhenCaughtUp || draining) return true;
         }
       }
       await commit();

@@ -126,3 +126,32 @@ describe('the log tree follower commits live leaves at most every liveCommitInte
     await events.close();
   });
 });
+
+describe('the log tree follower at a graceful stop', function () {
+  this.timeout(30_000);
+
+  it('takes into the tree every event the log holds, also those its live subscription had not seen yet', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'events.sqlite');
+    // The service's writer, and the follower's own connection, which sees the writer's appends only when it polls:
+    // here once a minute, so that the appends below are in the log but not yet in the follower's subscription.
+    const writer = SqliteEventStore.open(file);
+    const append = (i: number) => writer.append(`notes-${i}`, [{ id: randomUUID(), type: 'test.noted', data: { i }, metadata: metadata() }], 'no_stream');
+    await append(0);
+    const events = SqliteEventStore.open(file, { pollIntervalMs: 60_000, otherProcessCheckMs: 60_000, otherProcessActiveCheckMs: 60_000 });
+    const store = SqliteLogTreeStore.open(path.join(dir, 'log-tree.sqlite'));
+    const follower = new LogTreeFollower({ events, tree: store, logger: pino({ level: 'silent' }) });
+    const running = follower.run();
+    await eventually(async () => follower.caughtUp && follower.size, (size) => size === 1, 10_000);
+    for (let i = 1; i <= 20; i++) await append(i);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(follower.size, 'the live subscription has not seen the appends yet').to.be.below(21);
+    await follower.stop();
+    await running;
+    expect((await store.state()).size).to.equal(21);
+    expect(follower.size).to.equal(21);
+    await store.close();
+    await events.close();
+    await writer.close();
+  });
+});
