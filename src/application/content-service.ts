@@ -30,6 +30,7 @@ import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } 
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { Reservations } from './reservations.ts';
+import type { WorkingCopyStore } from '../working-copies/working-copy-store.ts';
 
 /** The project a request acts in, as the access read model holds it. */
 export interface ProjectView {
@@ -67,11 +68,11 @@ export interface RevisionView {
 }
 
 /** What a save reads of the entry's read-model document. */
-interface EntryDocHead {
+export interface EntryDocHead {
   entryId: string;
   formSetId: string;
   projectId: string;
-  latestRevision?: { revisionId: string } | null;
+  latestRevision?: { revisionId: string; revision?: number } | null;
 }
 
 export type RevisionAction = 'submit' | 'approve' | 'reject' | 'withdraw' | 'reopen' | 'publish';
@@ -140,7 +141,12 @@ export interface ReviewQueueQuery extends PageRequest {
 }
 
 /** What the entry services are built from: a project's write deps, the entry aggregates' snapshots, and who issued each key. */
-export type ContentServiceDeps = ProjectServiceDeps & { entrySnapshots?: AggregateSnapshots<EntryState> | undefined; keyIssuers?: KeyIssuersCache | undefined };
+export type ContentServiceDeps = ProjectServiceDeps & {
+  entrySnapshots?: AggregateSnapshots<EntryState> | undefined;
+  keyIssuers?: KeyIssuersCache | undefined;
+  /** People's unsaved typing (./working-copies.ts): a saved revision ends the saver's, a deleted entry every one. */
+  workingCopies?: WorkingCopyStore | undefined;
+};
 
 /** Audit-trail record kinds, by event type; other events show their type. */
 const EVENT_KINDS: Record<string, string> = {
@@ -292,6 +298,9 @@ export class ContentService {
         const result = await this.#entryCommand(entryId, command, this.#context(principal, project), { actor: actorOf(principal), ...(idempotencyKey ? { idempotencyKey } : {}) });
         await this.#writes.settle(result.position);
       }
+      // What was typed is a revision now: the saver's working copy ends. The save stands if this fails; the copy
+      // left behind holds what the revision holds, and the console offers only a copy that differs from it.
+      if (principal.kind === 'user') await this.deps.workingCopies?.delete(entryId, { type: 'user', id: principal.userId }).catch(() => undefined);
       return { status: 201, body: await this.#revisionResponse(revisionId) };
     };
     return this.#writes.idempotent(principal, project.projectId, 'save_revision', idempotencyKey, { entryId, ...input }, ['revisionId'], run);
@@ -378,6 +387,8 @@ export class ContentService {
     const deleted = result.state as ExistingEntry;
     const scope = `entry-slug:${deleted.formSetId}`;
     for (const slug of new Set([deleted.slug, ...deleted.previousSlugs])) await this.deps.reservations.release(scope, slug, entryId, actorOf(principal));
+    // Nobody's unsaved typing outlives the entry (the retention sweep ends any this misses).
+    await this.deps.workingCopies?.deleteEntry(entryId).catch(() => undefined);
     await this.#writes.settle(result.position);
   }
 
@@ -634,6 +645,11 @@ export class ContentService {
   async #hasLiveEntries(formSetId: string): Promise<boolean> {
     const live = await this.deps.reader.find('content', 'entries', { filter: { formSetId, 'liveRevision.publishedAt': { $gt: '' } }, limit: 1 });
     return live.length > 0;
+  }
+
+  /** The entry's read-model head (form set, latest revision); 404 NOT_FOUND when it is not in the project. */
+  entryOrFail(project: ProjectView, entryId: string): Promise<EntryDocHead> {
+    return this.#entryDoc(project, entryId);
   }
 
   async #entryDoc(project: ProjectView, entryId: string): Promise<EntryDocHead> {

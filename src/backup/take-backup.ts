@@ -28,7 +28,9 @@ const isTemporary = (name: string) => name.startsWith('.incoming-') || name.star
  * 2. the event log: the backup's point in time; every write acknowledged before it began is in it;
  * 3. the key store, media and mail after the log: a submission's key and an upload's bytes are written
  *    before their event, so every submission and asset in the copied log has them. Mail files already
- *    written are recognised on restore (the .eml transport never writes a message twice).
+ *    written are recognised on restore (the .eml transport never writes a message twice). People's working
+ *    copies (unsaved typing) come with them: one based on a revision the copied log lacks is offered as typing
+ *    over an older revision, as after any conflict.
  * The generated secrets never change once written. The manifest, written last, lists every file with its
  * size and SHA-256, which `annals restore` checks.
  */
@@ -48,6 +50,7 @@ export async function takeBackup(config: Config, target: string, progress: (line
     { file: config.readModels.kind === 'sqlite' ? config.readModels.file : '', what: 'read models' },
     { file: eventLogFile, what: 'event log' },
     { file: path.join(dataDir, 'keys.sqlite'), what: 'key store' },
+    { file: path.join(dataDir, 'working-copies.sqlite'), what: 'working copies' },
   ];
   let eventLogHead: bigint | null = null;
   for (const store of sqliteStores) {

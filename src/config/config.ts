@@ -73,6 +73,10 @@ const settings = {
     schema: integer(0, 4096).default(64),
     allowed: 'megabytes from 0 to 4096 (default 64) of recent aggregate states (entries) each process keeps in memory, verified against the log before use; 0 turns the cache off (stored snapshots still apply)',
   },
+  WORKING_COPY_RETENTION_DAYS: {
+    schema: integer(1, 3650).default(30),
+    allowed: 'days from 1 to 3650 (default 30) that a working copy (unsaved typing the console keeps on the server) left untouched is kept; older ones are removed once an hour',
+  },
   SESSION_SECRET: {
     schema: z.string().min(32, 'shorter than 32 characters').optional(),
     allowed: 'at least 32 random characters signing console sessions and preview tokens; required with EVENTSTORE_CONNECTION_STRING (all instances share it); on the embedded default one is generated into DATA_DIR/session-secret when unset',
@@ -357,6 +361,8 @@ export interface Config {
   scheduledPublishIntervalMs: number;
   /** AGGREGATE_CACHE_MB in bytes: memory for recent aggregate states in each process (0: no cache). */
   aggregateCacheBytes: number;
+  /** WORKING_COPY_RETENTION_DAYS: days an untouched working copy is kept. */
+  workingCopyRetentionDays: number;
   /** The HTTP server's limits (timeouts, connections) and load shedding. */
   http: HttpLimitsConfig;
   /** Console sessions: token lifetime and how many sign-in password checks run at once. */
@@ -530,6 +536,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: p.SESSION_SECRET,
     scheduledPublishIntervalMs: p.SCHEDULED_PUBLISH_INTERVAL_MS,
     aggregateCacheBytes: p.AGGREGATE_CACHE_MB * 1024 * 1024,
+    workingCopyRetentionDays: p.WORKING_COPY_RETENTION_DAYS,
     trustProxy: p.TRUST_PROXY,
     operatorTenantIds: p.OPERATOR_TENANT_IDS,
     publicCacheMaxAgeSeconds: p.PUBLIC_CACHE_MAX_AGE,

@@ -80,6 +80,9 @@ import type { OutboxObserver } from '../outbox/outbox-worker.ts';
 import { AggregateSnapshots } from '../application/aggregate-snapshots.ts';
 import { ENTRY_STATE_VERSION, type EntryState } from '../domain/content/entry/entry-decider.ts';
 import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
+import { openWorkingCopyStore } from '../working-copies/open-working-copy-store.ts';
+import type { WorkingCopyStore } from '../working-copies/working-copy-store.ts';
+import { WorkingCopies, WorkingCopyRetention } from '../application/working-copies.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import { openAuditKeyRing } from '../audit/open-audit-key-ring.ts';
 import type { OpenedAuditKeyRing } from '../audit/chained-audit-key-ring.ts';
@@ -202,6 +205,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   let responseCache: PublicResponseCache | undefined;
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
+  let workingCopyStore: WorkingCopyStore | undefined;
+  let workingCopyRetention: WorkingCopyRetention | undefined;
   let watermark: ProjectionWatermark | undefined;
   let lag: EventLoopLag | undefined;
   let sampledRefusals: SampledRefusalLog | undefined;
@@ -212,6 +217,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
     snapshotStore = await openSnapshotStore(config);
+    // People's unsaved typing in the console, kept apart from the rebuildable read models.
+    workingCopyStore = await openWorkingCopyStore(config);
     const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_STATE_VERSION, store: snapshotStore, cacheBytes: config.aggregateCacheBytes, clock, logger });
     if (config.roles.has('projector')) {
       // Review notices are due for workflow events from the first start of this version on, never for older history.
@@ -228,6 +235,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       // The notices this process's outbox workers write as .eml files (no SMTP_URL) are kept MAIL_FOLDER_KEEP_DAYS.
       const { smtpUrl, mailDir, mailFolderKeepDays } = config.contactForms;
       if (smtpUrl === undefined && mailFolderKeepDays > 0) mailRetention = startMailFolderRetention({ dir: mailDir, keepDays: mailFolderKeepDays, clock, logger });
+      workingCopyRetention = new WorkingCopyRetention({ store: workingCopyStore, clock, logger, retentionDays: config.workingCopyRetentionDays });
+      workingCopyRetention.start();
     }
     // Contact forms: the key store of submission keys, the mail transport, the hosted pages' challenges.
     const contactOverrides = metrics
@@ -302,7 +311,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         app.use(scrape.routes());
         app.use(scrape.allowedMethods());
       }
-      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, keyStore: contact.keyStore });
+      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, keyStore: contact.keyStore, workingCopies: workingCopyStore });
       refusals = adminDepsValue.refusals;
       refusals?.start();
       const media = await mediaFor(config, adminDepsValue, blobs);
@@ -424,6 +433,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     await dispatcher?.stop();
     await publisher?.stop();
     await supervisor?.stop();
+    await workingCopyRetention?.stop();
+    await workingCopyStore?.close();
     await snapshotStore?.close();
     await stores.close();
     throw error;
@@ -469,6 +480,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
         progress('the stores to close');
+        await workingCopyRetention?.stop();
+        await workingCopyStore?.close();
         await snapshotStore?.close();
         await stores.close();
       })()),
@@ -517,7 +530,10 @@ function translateErrors(error: unknown): HttpError | undefined {
 }
 
 /** The admin API's collaborators, built once per process. */
-function adminDeps(config: Config, d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState>; keyStore: KeyStore }): AdminDeps {
+function adminDeps(
+  config: Config,
+  d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState>; keyStore: KeyStore; workingCopies: WorkingCopyStore },
+): AdminDeps {
   // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
   const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
   const watermark = d.watermark;
@@ -529,10 +545,12 @@ function adminDeps(config: Config, d: { log: EventLog; stores: Stores; superviso
     watermark,
     clock: d.clock,
     entrySnapshots: d.entrySnapshots,
+    workingCopies: d.workingCopies,
   });
   return {
     reader,
     content,
+    workingCopies: new WorkingCopies({ store: d.workingCopies, content, clock: d.clock }),
     access: new AccessService({ log: d.log, clock: d.clock }),
     log: d.log,
     watermark,

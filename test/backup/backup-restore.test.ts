@@ -160,7 +160,7 @@ describe('annals backup and restore', function () {
       expect(fs.statSync(path.join(entry.parentPath, entry.name)).mode & 0o777, entry.name).to.equal(entry.isDirectory() ? 0o700 : 0o600);
     }
     // The demo's Open Graph images are media: the backup has them too.
-    expect(fs.readdirSync(backupDir).sort()).to.deep.equal(['annals-backup.json', 'events.sqlite', 'keys.sqlite', 'media', 'read-models.sqlite', 'secrets-key', 'session-secret']);
+    expect(fs.readdirSync(backupDir).sort()).to.deep.equal(['annals-backup.json', 'events.sqlite', 'keys.sqlite', 'media', 'read-models.sqlite', 'secrets-key', 'session-secret', 'working-copies.sqlite']);
     expect(fs.readdirSync(path.join(backupDir, 'media'), { recursive: true }).filter((name) => String(name).includes('/'))).to.have.length(8);
 
     const again = await cli(source, ['backup', backupDir, '--json']);

@@ -97,8 +97,9 @@ describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), fun
     const summary = page.locator('#field-summary-en');
     await summary.click();
     await summary.pressSequentially('Agreed: ', { delay: 20 });
-    await page.getByText(/Saved as revision \d+/).waitFor();
+    // A pause in typing keeps it in the working copy on the service: no revision.
     const before = (await latest()).revision as number;
+    await page.getByText(/Kept in your working copy at/).waitFor();
 
     // Typing on while the session runs out on the service.
     await summary.pressSequentially('the budget ', { delay: 20 });
@@ -118,13 +119,18 @@ describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), fun
     await dialog.getByRole('button', { name: 'Sign in' }).click();
     await dialog.waitFor({ state: 'hidden' });
 
-    // The save that was waiting went through with the new session: every keystroke is in it.
+    // The keep that was waiting went through with the new session, and a save makes the revision of every keystroke.
+    await page.getByText(/Kept in your working copy at/).waitFor();
+    expect((await latest()).revision).to.equal(before);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${before + 1}`).waitFor();
     expect(await summary.inputValue()).to.equal('Agreed: the budget passes as proposed.');
     expect((await latest()).snapshot.summary).to.deep.equal({ en: 'Agreed: the budget passes as proposed.' });
     expect(await page.getByText('The session was signed out').count()).to.equal(0);
     // And the new session goes on working.
     await summary.pressSequentially(' Minuted.', { delay: 20 });
+    await page.getByText(/Kept in your working copy at/).waitFor();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${before + 2}`).waitFor();
     expect((await latest()).snapshot.summary).to.deep.equal({ en: 'Agreed: the budget passes as proposed. Minuted.' });
     expect(problems).to.deep.equal([]);

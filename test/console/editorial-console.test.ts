@@ -195,13 +195,17 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await screenshot(page, 'entry-editor');
     // Role-aware: no approve, schedule or delete controls for a tenant_user.
     for (const name of ['Approve and publish now', 'Approve for a later time', 'Delete entry', 'Reject']) expect(await page.getByRole('button', { name }).count(), name).to.equal(0);
-    // The unsaved-change guard: leaving with unsaved typing asks first (declined here: the page stays).
+    // Typing is kept in the working copy as it pauses (no revision), and leaving the editor makes the revision.
     await page.locator('#field-credit').fill('Photo: A. Author (draft)');
-    page.once('dialog', (dialog) => void dialog.dismiss());
-    await page.getByRole('link', { name: 'Review desk' }).click();
-    expect(page.url()).to.include(`/entries/${entryId}`);
+    await page.getByText(/Kept in your working copy at/).waitFor();
+    expect((await entry()).latestRevision.revision).to.equal(1);
     await page.locator('#field-credit').fill('Photo: A. Author');
-    await page.getByText(/Saved as revision 2/).waitFor();
+    await page.getByRole('link', { name: 'Review desk' }).click();
+    await page.getByRole('heading', { name: 'Review desk' }).waitFor();
+    expect((await latestSnapshot())).to.deep.include({ revision: 2 });
+    expect((await latestSnapshot()).snapshot.credit).to.equal('Photo: A. Author');
+    await page.goBack();
+    await page.getByText('Revision 2', { exact: true }).waitFor();
     // Preview (issue 44): the project's site has no preview of its own, so Preview opens the console's readable
     // draft page; the public API's link (JSON, valid 15 minutes) stays offered for a site or a developer.
     await page.getByRole('button', { name: 'Preview' }).click();
@@ -298,7 +302,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect((await latestSnapshot()).status).to.equal('rejected');
   });
 
-  it('the author reads the reason, reopens, fixes (autosaved: one revision per pause) and resubmits', async () => {
+  it('the author reads the reason, reopens, fixes (kept while typing, one revision on Save) and resubmits', async () => {
     const { page } = author;
     await page.getByRole('link', { name: 'Solar festival' }).click();
     await page.getByText('Rejected: Please name the venue.').waitFor();
@@ -308,6 +312,9 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.locator('#field-summary-en').click();
     await page.keyboard.press('End');
     await page.locator('#field-summary-en').pressSequentially(' At the harbour.', { delay: 40 });
+    await page.getByText(/Kept in your working copy at/).waitFor();
+    expect((await entry()).revisionCount).to.equal(before);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${before + 1}`).waitFor();
     expect((await entry()).revisionCount).to.equal(before + 1);
     expect((await latestSnapshot()).snapshot.summary.en).to.equal('Three days of music. At the harbour.');
@@ -355,7 +362,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     expect(who('submitted for review')).to.deep.equal([editorEmail, editorEmail]);
     expect(who('rejected')).to.deep.equal([f.project.adminEmail]);
     expect(who('reopened')).to.deep.equal([editorEmail]);
-    // Created, saved once more before submitting, autosaved after reopening.
+    // Created, saved on leaving the editor before submitting, saved after reopening.
     expect(who('revision saved')).to.deep.equal([editorEmail, editorEmail, editorEmail]);
     expect(steps.map((s) => s[2])).to.include.members(['created', 'approved and scheduled', 'published']);
     // The diff of the two revisions: the summary changed.
@@ -458,6 +465,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await expectAccessible(page, 'the editor with a conflict');
     await screenshot(page, 'conflict');
     await page.getByRole('button', { name: 'Load their version and keep my changes' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${other.body.revision + 1}`).waitFor();
     const merged = (await latestSnapshot()).snapshot;
     expect([merged.title.en, merged.credit]).to.deep.equal(['Solar festival 2026', 'Photo: Agency']);
@@ -488,15 +496,16 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await apply.click();
     await panel.waitFor({ state: 'detached' });
     expect(await page.locator('#field-title-en').inputValue()).to.equal('Solar festival (their title)');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${other.body.revision + 1}`).waitFor();
     const merged = (await latestSnapshot()).snapshot;
     expect([merged.title.en, merged.summary.en, merged.credit, merged.title.ja]).to.deep.equal(['Solar festival (their title)', 'My summary.', 'Photo: Desk', theirs.title.ja]);
   });
 
-  it('an expired session: sign in again over the page, nothing typed is lost, the draft is saved after', async () => {
+  it('an expired session: sign in again over the page, nothing typed is lost, the working copy is kept after', async () => {
     const { page } = author;
     // What the service answers once a session token has expired.
-    await page.route('**/admin/v1/entries/*/revisions', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'The session has expired: sign in again.' } }) }), { times: 1 });
+    await page.route('**/admin/v1/entries/*/working-copy', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'The session has expired: sign in again.' } }) }), { times: 1 });
     await page.locator('#field-summary-en').fill('Typed while the session ran out.');
     const dialog = page.getByRole('dialog');
     await dialog.getByText('Your session has expired').waitFor();
@@ -505,6 +514,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await dialog.getByRole('button', { name: 'Sign in' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(await page.locator('#field-summary-en').inputValue()).to.equal('Typed while the session ran out.');
+    await page.getByText(/Kept in your working copy at/).waitFor();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/Saved as revision \d+/).waitFor();
     expect((await latestSnapshot()).snapshot.summary.en).to.equal('Typed while the session ran out.');
   });

@@ -75,6 +75,7 @@ describe(needing(chromiumProgram, 'console: filling a locale from another, copie
     await group.getByRole('status').getByText('Copied 2 fields from EN; 1 kept their own value.').waitFor();
     expect(await page.locator('#field-summary-ja').inputValue()).to.equal('Three days of music.');
     expect(await page.locator('#field-title-ja').inputValue()).to.equal('既存のタイトル');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved as revision 2').waitFor();
     const { fields } = await latestFields(ids['copied']!);
     expect(fields['summary']).to.deep.equal({ en: 'Three days of music.', ja: 'Three days of music.' });
@@ -105,8 +106,10 @@ describe(needing(chromiumProgram, 'console: filling a locale from another, copie
     expect(fields['title']).to.deep.equal({ en: 'The translated one', ja: '手書きのタイトル' });
     expect(fields['summary']).to.deep.equal({ en: 'Three days of music.', ja: '[JA] Three days of music.' });
     expect(deepl.requests.map((r) => [r.body.source_lang, r.body.target_lang])).to.deep.include(['EN', 'JA']);
-    // The editor starts from the new draft: typing now saves revision 4 on top of it, no conflict.
+    // The editor starts from the new draft: typing now is kept on top of it, and saves revision 4, no conflict.
     await page.locator('#field-summary-ja').fill('[JA] 三日間の音楽。');
+    await page.getByText(/Kept in your working copy at/).waitFor();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved as revision 4').waitFor();
     await eventually(async () => (await latestFields(ids['translated']!)).fields['summary']!['ja'], (ja) => ja === '[JA] 三日間の音楽。', 10_000);
     await screenshot(page, 'editor-locale-translate');

@@ -95,6 +95,8 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
         await page.keyboard.press('Control+End');
         await page.keyboard.type(' Edited.');
       }
+      await page.getByText(/Kept in your working copy at/).waitFor();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByText('Saved as revision 2').waitFor();
       const saved = (await latest(entryId)).snapshot.body?.en;
       if (slug !== 'image') expect(JSON.stringify(saved ?? null), slug).to.include('Edited.');
@@ -131,12 +133,14 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
 
     // Saved with another change: every stored block comes back exactly as it was.
     await page.locator('#field-title-en').fill('Legacy, retitled');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved as revision 3').waitFor();
     const kept = (await latest(entryId)).snapshot;
     expect([kept.title.en, kept.body.en, kept.body.ja]).to.deep.equal(['Legacy, retitled', legacy, legacyHtml]);
 
     // Asked to, the console keeps what the model holds of a block (the text without its unknown mark).
     await unsupported.nth(0).getByRole('button', { name: 'Keep only the supported parts' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved as revision 4').waitFor();
     const converted = (await latest(entryId)).snapshot.body.en;
     expect(converted.content[1]).to.deep.equal({ type: 'paragraph', content: [{ type: 'text', text: 'Highlighted words' }] });
@@ -223,6 +227,7 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
     await page.getByRole('dialog').getByLabel('Video address (YouTube or Vimeo)').fill('https://vimeo.com/76979871');
     await page.keyboard.press('Enter');
     await editor.locator('[data-embed-src="https://player.vimeo.com/video/76979871"]').waitFor();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/Saved as revision \d+/).waitFor();
     await expectAccessible(page, 'the editor after the toolbar');
     await screenshot(page, 'rich-text-toolbar');
@@ -251,9 +256,9 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
     const { page, problems } = user;
     const entryId = await createEntry('fragile', { title: 'Fragile' });
     await openEntry(page, entryId);
-    // Saves are held back, so what is typed is unsaved when the page fails.
+    // Keeping on the server is held back, so what is typed is only in the tab when the page fails.
     const held: Array<{ abort(): Promise<void> }> = [];
-    await page.route('**/admin/v1/entries/*/revisions', (route) => void held.push(route));
+    await page.route('**/admin/v1/entries/*/working-copy', (route) => void (route.request().method() === 'PUT' ? held.push(route) : route.continue()));
     await page.locator('#field-summary-en').fill('Typed before the page failed.');
     // The next read of the entry comes back malformed (a title that is no text): rendering it fails.
     await page.route(`**/admin/v1/entries/${entryId}`, async (route) => {
@@ -269,13 +274,14 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
     await screenshot(page, 'error-boundary');
     await page.unroute(`**/admin/v1/entries/${entryId}`);
     for (const route of held.splice(0)) await route.abort();
-    await page.unroute('**/admin/v1/entries/*/revisions');
+    await page.unroute('**/admin/v1/entries/*/working-copy');
 
     await failed.getByRole('button', { name: 'Try again' }).click();
     const offer = page.getByRole('region', { name: 'Kept changes' });
     await offer.getByText(/Changes typed at .* were not saved/).waitFor();
     await offer.getByRole('button', { name: 'Restore them' }).click();
     expect(await page.locator('#field-summary-en').inputValue()).to.equal('Typed before the page failed.');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/Saved as revision \d+/).waitFor();
     expect((await latest(entryId)).snapshot.summary).to.deep.equal({ en: 'Typed before the page failed.' });
     // Only the deliberate failure was reported.

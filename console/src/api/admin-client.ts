@@ -118,3 +118,11 @@ export async function loginBranding(projectId: string) {
   return createConsoleClient({}).GET('/projects/{projectId}/login-branding', { params: { path: { projectId } } });
 }
 
+
+/**
+ * Keeps an entry's typing in the working copy as the page goes away (closing the tab, reloading): a keepalive
+ * request, which the browser finishes after the page is gone. Nothing waits for its answer.
+ */
+export function keepOnLeave(api: ConsoleClient, entryId: string, body: { fields: Record<string, unknown>; baseRevision: number }): void {
+  void api.PUT('/entries/{entryId}/working-copy', { params: { path: { entryId } }, body, keepalive: true }).catch(() => undefined);
+}

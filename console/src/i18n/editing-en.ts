@@ -52,6 +52,8 @@ export const editingEn = {
   'kept.title': 'Kept changes',
   'kept.body': 'Changes typed at {time} were not saved (on revision {revision}).',
   'kept.bodyNew': 'An entry typed at {time} was not created.',
+  'kept.server': 'You have unsaved typing in this entry, kept in your working copy at {time} (on revision {revision}).',
+  'kept.serverOlder': 'Revision {latest} was saved since: continuing asks you to merge where both changed the same field.',
   'kept.restore': 'Restore them',
   'kept.discard': 'Discard',
   'signIn.signedOutElsewhere': 'You were signed out (in another tab or on the service). Sign in again to continue: nothing you typed is lost.',

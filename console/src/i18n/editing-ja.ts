@@ -51,6 +51,8 @@ export const editingJa: Record<keyof typeof editingEn, string> = {
   'kept.title': '保持された変更',
   'kept.body': '{time} に入力した変更は保存されていません（リビジョン {revision} への変更）。',
   'kept.bodyNew': '{time} に入力したエントリーは作成されていません。',
+  'kept.server': 'このエントリーに未保存の入力があります（{time} に作業コピーへ保持、リビジョン {revision} への変更）。',
+  'kept.serverOlder': 'その後リビジョン {latest} が保存されています。続けると、同じフィールドが両方で変更された箇所の統合を求められます。',
   'kept.restore': '復元する',
   'kept.discard': '破棄する',
   'signIn.signedOutElsewhere': 'サインアウトされました（別のタブ、またはサービス側で）。続けるには再度サインインしてください。',

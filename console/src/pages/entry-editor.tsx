@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useBlocker, useParams } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError } from '../api/admin-client.ts';
+import { ApiError, keepOnLeave } from '../api/admin-client.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
 import { useProject } from '../shell/project-context.tsx';
@@ -17,8 +17,10 @@ import { AssigneeSelect } from '../components/assignee-select.tsx';
 import { useKeptInput } from '../fields/kept-input.ts';
 import { KeptInputNotice } from '../components/kept-input-notice.tsx';
 import type { EntrySummary, FormSet, Revision } from '../api/shapes.ts';
+import { useOthersWorkingCopies, useOwnWorkingCopy, revisionValues, type WorkingCopy } from '../fields/working-copy.ts';
+import { useUserNames } from '../components/user-names.ts';
 
-/** How long typing must pause before a draft is saved: one revision per pause, not per keystroke. */
+/** How long typing must pause before it is kept in the working copy on the server (no revision is made). */
 export const AUTOSAVE_DELAY_MS = 1500;
 
 export function EntryEditorPage() {
@@ -37,14 +39,17 @@ export function EntryEditorPage() {
   });
   // The editor starts from the entry as it is now (not a cached answer, nor another entry's revision), and then
   // stays mounted: a later failed read is shown above it, never in its place.
+  // The user's working copy (unsaved typing kept on the server) is offered as the editor opens; without it the
+  // editor still opens (a failed read is shown).
+  const own = useOwnWorkingCopy(entryId);
   const started = useRef<string | null>(null);
-  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && revision.data.entryId === entryId && formSet.data) started.current = entryId;
+  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && revision.data.entryId === entryId && formSet.data && (own.isFetched || own.isError)) started.current = entryId;
   const error = entry.error ?? formSet.error ?? revision.error;
   if (started.current !== entryId || !entry.data || !formSet.data || !revision.data) return error ? <ErrorMessage error={error} /> : <LoadingLine />;
   return (
     <>
-      <ErrorMessage error={error} />
-      <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} />
+      <ErrorMessage error={error ?? own.error} />
+      <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} workingCopy={own.data ?? null} />
     </>
   );
 }
@@ -56,7 +61,15 @@ function LoadingLine() {
 
 type SaveState = { kind: 'idle' } | { kind: 'saving' } | { kind: 'saved'; revision: number } | { kind: 'error'; error: unknown };
 
-function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSet: FormSet; revision: Revision }) {
+/** Typing offered back when the editor opens: the server's working copy, or this tab's kept input if newer. */
+interface Offer {
+  values: EntryValues;
+  baseRevision: number | undefined;
+  at: number;
+  source: 'server' | 'tab';
+}
+
+function EntryEditor({ entry, formSet, revision, workingCopy }: { entry: EntrySummary; formSet: FormSet; revision: Revision; workingCopy: WorkingCopy | null }) {
   const { t, formatTime } = useI18n();
   const { api, projectId, project, path } = useProject();
   const { session } = useSession();
@@ -73,9 +86,30 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
   valuesRef.current = values;
   // Unsaved typing is kept in the tab at every change, and offered back when the editor opens again.
   const { kept, settle } = useKeptInput(userId, `${projectId}.entry.${entry.id}`, values, dirty, base.revision);
-  const keptDiffers = kept !== null && JSON.stringify(kept.values) !== JSON.stringify(values);
   const saving = useRef(false);
   const locales = project.contentLocales;
+  // The working copy on the server: the values last kept there, and when.
+  const keptValues = useRef<EntryValues | null>(null);
+  const [keptAt, setKeptAt] = useState<string | null>(null);
+  const [keepError, setKeepError] = useState<unknown>(null);
+  const keeping = useRef(false);
+  const unkept = dirty && values !== keptValues.current;
+  const unkeptRef = useRef(unkept);
+  unkeptRef.current = unkept;
+  const others = useOthersWorkingCopies(entry.id, userId);
+  const { userName } = useUserNames();
+
+  // What an earlier visit left: the newer of the server's working copy and this tab's kept input, when it differs
+  // from the revision the editor opened on; offered until restored or discarded.
+  const [offerSettled, setOfferSettled] = useState(false);
+  const offer = useMemo((): Offer | null => {
+    const opened = JSON.stringify(revision.snapshot ?? {});
+    const server: Offer | null = workingCopy && JSON.stringify(workingCopy.fields) !== opened ? { values: workingCopy.fields as EntryValues, baseRevision: workingCopy.baseRevision, at: Date.parse(workingCopy.savedAt), source: 'server' } : null;
+    const tab: Offer | null = kept && JSON.stringify(kept.values) !== opened ? { values: kept.values, baseRevision: kept.baseRevision, at: kept.at, source: 'tab' } : null;
+    return server && tab ? (tab.at > server.at ? tab : server) : (server ?? tab);
+    // Read once, as the editor opens.
+  }, []);
+  const offered = !offerSettled && offer !== null && JSON.stringify(offer.values) !== JSON.stringify(values) ? offer : null;
 
   const refresh = useCallback(async () => {
     await queryClient.invalidateQueries({ queryKey: [projectId, 'entry', entry.id] });
@@ -83,6 +117,13 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     // A workflow step changes the status of the same revision id.
     await queryClient.invalidateQueries({ queryKey: [projectId, 'revision'] });
   }, [queryClient, projectId, entry.id]);
+
+  /** Their latest revision, for the conflict panel. */
+  const showConflict = useCallback(async () => {
+    const latest = await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
+    const theirs = await api.GET('/revisions/{revisionId}', { params: { path: { revisionId: latest.latestRevision!.revisionId } } });
+    setConflict({ theirs });
+  }, [api, entry.id]);
 
   /** Saves what is typed as a new revision based on the one the editor started from. */
   const saveNow = useCallback(async (): Promise<boolean> => {
@@ -95,6 +136,10 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       setBase({ revision: saved.revision, values: sent });
       setErrors(new Map());
       setSave({ kind: 'saved', revision: saved.revision });
+      // The service ended the working copy with the save.
+      keptValues.current = null;
+      setKeptAt(null);
+      setKeepError(null);
       // Typing during the save leaves the editor dirty: the next pause saves again.
       setDirty(valuesRef.current !== sent);
       queryClient.setQueryData([projectId, 'revision', saved.revisionId], { ...saved, snapshot: sent });
@@ -102,9 +147,7 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       return true;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'REVISION_CONFLICT') {
-        const latest = await api.GET('/entries/{entryId}', { params: { path: { entryId: entry.id } } });
-        const theirs = await api.GET('/revisions/{revisionId}', { params: { path: { revisionId: latest.latestRevision!.revisionId } } });
-        setConflict({ theirs });
+        await showConflict();
         setSave({ kind: 'idle' });
       } else {
         if (e instanceof ApiError && e.code === 'VALIDATION_ERROR') setErrors(fieldErrorsOf(e.message, locales.locales));
@@ -114,38 +157,103 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
     } finally {
       saving.current = false;
     }
-  }, [api, entry.id, base.revision, refresh, queryClient, projectId, locales.locales]);
+  }, [api, entry.id, base.revision, refresh, queryClient, projectId, locales.locales, showConflict]);
 
-  // Autosave: a draft is saved once typing pauses. A save made as the session ran out waits for the sign-in
-  // again (api/admin-client.ts) and then completes with the new session.
+  /** Keeps what is typed in the working copy on the server: no revision, nothing in the entry's history. */
+  const keepNow = useCallback(async (): Promise<boolean> => {
+    if (keeping.current || saving.current) return false;
+    keeping.current = true;
+    const sent = valuesRef.current;
+    try {
+      const answer = await api.PUT('/entries/{entryId}/working-copy', { params: { path: { entryId: entry.id } }, body: { fields: sent, baseRevision: base.revision } });
+      keptValues.current = sent;
+      setKeptAt(answer.savedAt);
+      setKeepError(null);
+      // Someone saved the entry meanwhile: shown now, to merge, rather than at the next save.
+      if (answer.latestRevision > base.revision) await showConflict();
+      return true;
+    } catch (e) {
+      setKeepError(e);
+      return false;
+    } finally {
+      keeping.current = false;
+    }
+  }, [api, entry.id, base.revision, showConflict]);
+
+  // Autosave: once typing pauses, what is typed is kept in the working copy (a revision is made by Save, submit
+  // or leaving the editor). A call made as the session ran out waits for the sign-in again (api/admin-client.ts)
+  // and then completes with the new session.
   useEffect(() => {
-    if (!dirty || conflict || save.kind === 'saving') return;
-    const timer = setTimeout(() => void saveNow(), AUTOSAVE_DELAY_MS);
+    if (!unkept || conflict || save.kind === 'saving') return;
+    const timer = setTimeout(() => void keepNow(), AUTOSAVE_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [values, dirty, conflict, saveNow, save.kind]);
+  }, [values, unkept, keptAt, conflict, keepNow, save.kind]);
 
-  // Unsaved-change guard: in-app navigation asks; leaving the page makes the browser ask.
+  // Leaving the editor inside the console makes a revision of what is typed; when that fails (a value the form
+  // set refuses, a conflict to settle), the typing is kept in the working copy and the user decides.
   const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname);
+  const blockerRef = useRef(blocker);
+  blockerRef.current = blocker;
+  const leaving = useRef(false);
   useEffect(() => {
-    if (blocker.state !== 'blocked') return;
-    if (window.confirm(t('editor.leave'))) blocker.proceed();
-    else blocker.reset();
-  }, [blocker, t]);
+    if (blocker.state !== 'blocked' || leaving.current) return;
+    leaving.current = true;
+    void (async () => {
+      try {
+        if (!conflict && (await saveNow())) return blockerRef.current.proceed?.();
+        const keptThere = !unkeptRef.current || (await keepNow());
+        if (window.confirm(t(keptThere ? 'editor.leaveKept' : 'editor.leave'))) blockerRef.current.proceed?.();
+        else blockerRef.current.reset?.();
+      } finally {
+        leaving.current = false;
+      }
+    })();
+  }, [blocker.state, conflict, saveNow, keepNow, t]);
+  // Closing the tab or reloading: typing not yet on the server is sent there as the page goes (the request
+  // outlives the page), and the browser asks first.
+  const latest = useRef({ values, baseRevision: base.revision });
+  latest.current = { values, baseRevision: base.revision };
   useEffect(() => {
-    if (!dirty) return;
+    if (!unkept) return;
     const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    const hide = () => {
+      if (unkeptRef.current) keepOnLeave(api, entry.id, { fields: latest.current.values, baseRevision: latest.current.baseRevision });
+    };
     window.addEventListener('beforeunload', warn);
-    return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
+    window.addEventListener('pagehide', hide);
+    return () => {
+      window.removeEventListener('beforeunload', warn);
+      window.removeEventListener('pagehide', hide);
+    };
+  }, [unkept, api, entry.id]);
 
   const change = (next: EntryValues) => {
     setValues(next);
     setDirty(true);
   };
-  const restoreKept = () => {
-    if (!kept) return;
+  /**
+   * Continues the offered typing. On the revision the editor opened on, it simply comes back; on an older one
+   * (someone saved since), it is merged like a conflict: values only one side changed merge by themselves, and
+   * each field both changed is shown for the user to choose.
+   */
+  const restoreOffer = async () => {
+    if (!offered) return;
     settle();
-    change(kept.values);
+    setOfferSettled(true);
+    if (offered.baseRevision === undefined || offered.baseRevision === base.revision) {
+      change(offered.values);
+      return;
+    }
+    const baseValues = ((await revisionValues(api, entry.id, offered.baseRevision).catch(() => null)) ?? {}) as EntryValues;
+    setBase({ revision: offered.baseRevision, values: baseValues });
+    setValues(offered.values);
+    setDirty(true);
+    setConflict({ theirs: revision });
+  };
+  const discardOffer = () => {
+    settle();
+    setOfferSettled(true);
+    if (workingCopy) void api.DELETE('/entries/{entryId}/working-copy', { params: { path: { entryId: entry.id } } }).catch(() => undefined);
   };
 
   /**
@@ -196,8 +304,21 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       </p>
       {entry.liveRevision && <p className="small">{t('editor.live', { revision: entry.liveRevision.revision })}</p>}
       <AssigneeSelect entryId={entry.id} assignee={entry.assignee} onChanged={refresh} />
-      {keptDiffers && (
-        <KeptInputNotice message={t('kept.body', { time: formatTime(new Date(kept.at).toISOString()), revision: kept.baseRevision ?? base.revision })} onRestore={restoreKept} onDiscard={settle} />
+      {others.length > 0 && (
+        <p className="notice others-editing" role="status">
+          {t('editor.othersEditing', { names: others.map((copy) => (copy.owner.type === 'user' ? userName(copy.owner.id) : copy.owner.id)).join(', '), time: formatTime(others[others.length - 1]!.savedAt) })}
+        </p>
+      )}
+      {offered && (
+        <KeptInputNotice
+          message={
+            offered.source === 'server'
+              ? `${t('kept.server', { time: formatTime(new Date(offered.at).toISOString()), revision: offered.baseRevision ?? base.revision })}${offered.baseRevision !== undefined && offered.baseRevision < base.revision ? ` ${t('kept.serverOlder', { latest: base.revision })}` : ''}`
+              : t('kept.body', { time: formatTime(new Date(offered.at).toISOString()), revision: offered.baseRevision ?? base.revision })
+          }
+          onRestore={() => void restoreOffer()}
+          onDiscard={discardOffer}
+        />
       )}
       {conflict && (
         <ConflictPanel
@@ -214,8 +335,14 @@ function EntryEditor({ entry, formSet, revision }: { entry: EntrySummary; formSe
       <div className="save-line" aria-live="polite">
         {save.kind === 'saving' && t('editor.saving')}
         {save.kind === 'saved' && !dirty && t('editor.saved', { revision: save.revision })}
-        {dirty && save.kind !== 'saving' && t('editor.unsaved')}
+        {dirty && save.kind !== 'saving' && (!unkept && keptAt ? t('editor.kept', { time: formatTime(keptAt) }) : t('editor.unsaved'))}
       </div>
+      {keepError !== null && dirty && (
+        <div className="small">
+          <p className="muted">{t('editor.keepFailed')}</p>
+          <ErrorMessage error={keepError} />
+        </div>
+      )}
       {save.kind === 'error' && errors.size > 0 && (
         <div className="error" role="alert">
           <p>{t('editor.errors')}</p>

@@ -7,6 +7,7 @@ import type { KeyUsageRecorder } from '../../application/key-usage.ts';
 import type { RefusalRecorder } from '../../application/refusal-recorder.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ContentService, ProjectView } from '../../application/content-service.ts';
+import type { WorkingCopies } from '../../application/working-copies.ts';
 import type { AccessService } from '../../application/access-service.ts';
 import type { EventLog } from '../../event-store/event-log.ts';
 import type { ProjectionWatermark } from '../../application/projection-watermark.ts';
@@ -21,6 +22,8 @@ import type { IpAllowlistEntry } from '../../domain/access/project-decider.ts';
 export interface AdminDeps {
   reader: ReadModelReader;
   content: ContentService;
+  /** People's unsaved typing in entries, kept on the server (the console's autosave). */
+  workingCopies: WorkingCopies;
   access: AccessService;
   /** The event log, for services built by route groups (schema). */
   log: EventLog;

@@ -18,6 +18,7 @@ import { mediaRoutes, type MediaAdminDeps } from './media-routes.ts';
 import { contactFormRoutes } from './contact-form-routes.ts';
 import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { translationRoutes } from './translation-routes.ts';
+import { workingCopyRoutes } from './working-copy-routes.ts';
 import type { TranslationProvider } from '../../translation/translation-provider.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { asOfRoutes } from './as-of-routes.ts';
@@ -40,6 +41,7 @@ export function adminRouter(
   const session = sessionRoutes(deps, api);
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
+  const workingCopies = workingCopyRoutes(deps, api);
   const asOf = asOfRoutes(deps, api);
   const auditExports = auditExportRoutes(deps, api, services.auditExports);
   const schema = schemaRoutes(deps, api);
@@ -68,6 +70,6 @@ export function adminRouter(
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -16,6 +16,7 @@ export const ADMIN_TAGS = {
   Members: 'Console users of the tenant.',
   'Form sets': 'Form sets: the field definitions entries are written against.',
   Entries: 'Entries of a form set, their slugs, import metadata, assignee and translation.',
+  'Working copies': "A console user's unsaved typing in an entry, kept on the server between revisions, and who else has some.",
   Revisions: 'Revisions of entries and the approval workflow: submit, approve, reject, withdraw, reopen, publish, schedule, preview.',
   History: 'The audit trail: an entry\'s events, revision diffs, restores and the project audit log.',
   'As of': 'As-of reads: what the public API served at an instant, and an entry\'s workflow state then, from the log.',

@@ -53,6 +53,7 @@ const TENANT_USER: Action[] = [
   'entries.history.read',
   'revisions.read',
   'revisions.save',
+  'working-copies.keep',
   'revisions.submit',
   'revisions.withdraw',
   'revisions.reopen',

@@ -589,6 +589,54 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/entries/{entryId}/working-copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none)
+         * @description Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getWorkingCopy"];
+        /**
+         * Keep what you typed in the entry as your working copy, replacing the one before; no revision is made (saving a revision ends the working copy)
+         * @description Keep what you typed in the entry as your working copy, replacing the one before; no revision is made (saving a revision ends the working copy). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        put: operations["keepWorkingCopy"];
+        post?: never;
+        /**
+         * Discard your working copy of the entry (204 also when there was none)
+         * @description Discard your working copy of the entry (204 also when there was none). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        delete: operations["discardWorkingCopy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/entries/{entryId}/working-copies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who has unsaved typing in the entry: each working copy's owner, base revision and times, without what was typed
+         * @description Who has unsaved typing in the entry: each working copy's owner, base revision and times, without what was typed. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["listWorkingCopies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/as-of/entries/{entryId}": {
         parameters: {
             query?: never;
@@ -3101,6 +3149,48 @@ export type components = {
                 };
             }[];
         };
+        WorkingCopy: {
+            /** Format: uuid */
+            entryId: string;
+            owner: {
+                /** @enum {string} */
+                type: "user" | "agent";
+                id: string;
+            };
+            baseRevision: number;
+            /** @description When this unsaved typing began (UTC). */
+            startedAt: string;
+            /** @description When it was last kept (UTC). */
+            savedAt: string;
+            fields: {
+                [key: string]: unknown;
+            };
+        };
+        WorkingCopyHead: {
+            /** Format: uuid */
+            entryId: string;
+            owner: {
+                /** @enum {string} */
+                type: "user" | "agent";
+                id: string;
+            };
+            baseRevision: number;
+            /** @description When this unsaved typing began (UTC). */
+            startedAt: string;
+            /** @description When it was last kept (UTC). */
+            savedAt: string;
+        };
+        WorkingCopyKept: {
+            /** Format: uuid */
+            entryId: string;
+            baseRevision: number;
+            savedAt: string;
+            /** @description The entry's latest revision now: above baseRevision when someone saved meanwhile (the next save answers 409 REVISION_CONFLICT). */
+            latestRevision: number;
+        };
+        WorkingCopyList: {
+            items: components["schemas"]["WorkingCopyHead"][];
+        };
         ErrorConflict: {
             error: {
                 /** @enum {string} */
@@ -4879,6 +4969,147 @@ export interface operations {
                         /** @description Send as `cursor` for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getWorkingCopy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The working copy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkingCopy"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    keepWorkingCopy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The field values as typed, as a revision would hold them (not yet validated: a half-typed value is kept as it is). */
+                    fields: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The revision the typing started from (0 before the first one); at most the entry's latest. */
+                    baseRevision: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkingCopyKept"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    discardWorkingCopy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discarded */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    listWorkingCopies: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The working copies, least recently kept first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkingCopyList"];
                 };
             };
             400: components["responses"]["Http400ValidationError"];
