@@ -92,6 +92,8 @@ export interface UserDoc {
   revokedSessions?: Array<{ sessionId: string; expiresAt: string }>;
   /** Review notices by e-mail; absent (folded before preferences existed) means on. */
   reviewNotices?: boolean;
+  /** When the pending invitation's link expires; null or absent once accepted (or never invited). */
+  invitationExpiresAt?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -275,6 +277,10 @@ export const access = defineProjection({
         return updateUser(view, event.data.userId, at, { passwordHash: event.data.passwordHash });
       case 'user.disabled':
         return updateUser(view, event.data.userId, at, { disabled: true });
+      case 'user.invited':
+        return updateUser(view, event.data.userId, at, { invitationExpiresAt: event.data.expiresAt });
+      case 'user.invitation-accepted':
+        return updateUser(view, event.data.userId, at, { invitationExpiresAt: null });
       case 'user.session-revoked': {
         const { userId, sessionId, expiresAt } = event.data;
         const user = await view.get<Doc<UserDoc>>('users', userId);

@@ -6,6 +6,7 @@ import { SessionProvider, useSession } from './session/session.tsx';
 import { ProjectLayout } from './shell/project-layout.tsx';
 import { useProject } from './shell/project-context.tsx';
 import { SessionExpiredDialog, SignInPage } from './pages/sign-in.tsx';
+import { AcceptInvitationPage } from './pages/accept-invitation.tsx';
 import type { ConsoleClient } from './api/admin-client.ts';
 import { EntryList } from './pages/entry-list.tsx';
 import { NewEntry } from './pages/new-entry.tsx';
@@ -30,6 +31,7 @@ import { StartingUp } from './components/starting-up.tsx';
 const router = createBrowserRouter(
   [
     { path: '/', element: <Home />, errorElement: <RouterErrorElement /> },
+    { path: '/accept-invitation', element: <AcceptInvitationPage />, errorElement: <RouterErrorElement /> },
     {
       path: '/p/:projectId',
       element: <ProjectLayout />,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { AppendContext, EventLog } from '../event-store/event-log.ts';
 import { fold, type Decider, type DomainEvent } from '../domain/decider.ts';
@@ -13,7 +13,8 @@ import { tenantDecider } from '../domain/access/tenant-decider.ts';
 import { domainChanges, projectDecider, type ApprovalPolicy, type ContentLocales, type IpAllowlistEntry, type LoginAppearance, type Project, type ProjectCommand, type SealedChatWebhook, type SiteSettings } from '../domain/access/project-decider.ts';
 import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { hostnameList } from '../domain/access/access-values.ts';
-import { roleValue, userDecider, type UserCommand } from '../domain/access/user-decider.ts';
+import { INVITATION_REFUSED, roleValue, userDecider, type Invitation, type UserCommand } from '../domain/access/user-decider.ts';
+import { DomainError } from '../domain/domain-error.ts';
 import { AGENT_KEY_SCOPES, keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { newApiKey } from '../security/api-keys.ts';
 import { hashPassword, passwordProblem } from '../security/password-hashing.ts';
@@ -74,6 +75,20 @@ export interface CreateProjectInput {
   /** Default: en only. */
   contentLocales?: { locales: string[]; defaultLocale: string };
   projectId?: string;
+}
+
+/** How long an invitation's link can be used. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** An invitation's link token, in clear (`{userId}.{secret}`, to be mailed), and what the log keeps of it. */
+export interface InvitationLink {
+  token: string;
+  expiresAt: string;
+  invitation: Invitation;
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 export interface CreateUserInput {
@@ -265,6 +280,52 @@ export class AccessService {
     checkPassword(input.password);
     await this.#requireTenant(input.tenantId);
     return this.#createUserWithHash(caller, { ...input, email }, await hashPassword(input.password), options);
+  }
+
+  /**
+   * Invites a console user by e-mail: the user is created with a password nobody knows (a random secret, hashed
+   * and forgotten) and an invitation whose link holds a new secret; only the secret's SHA-256 is recorded. The
+   * link's token (`{userId}.{secret}`) is in the result, in clear, once: to be mailed, never stored.
+   */
+  async inviteUser(caller: Caller, input: Omit<CreateUserInput, 'password'>, options: WriteOptions = {}): Promise<UserCreated & { invitation: InvitationLink }> {
+    assertCallerSeesTenant(caller, input.tenantId, 'tenant');
+    const email = emailAddress(input.email);
+    roleValue(input.role);
+    await this.#requireTenant(input.tenantId);
+    const userId = input.userId ?? randomUUID();
+    const link = this.#newInvitation(userId);
+    const created = await this.#createUserWithHash(caller, { ...input, userId, email }, await hashPassword(randomBytes(32).toString('base64url')), options, link.invitation);
+    return { ...created, invitation: link };
+  }
+
+  /** Sends a pending invitation again with a new link (the earlier link stops working). CONFLICT once accepted. */
+  async inviteAgain(caller: Caller, userId: string, options: WriteOptions = {}): Promise<UserChanged & { invitation: InvitationLink }> {
+    const link = this.#newInvitation(userId);
+    const changed = await this.#changeUser(caller, userId, { type: 'invite-again', invitation: link.invitation }, options);
+    return { ...changed, invitation: link };
+  }
+
+  /**
+   * The invitee chooses a password with the link's token, before it expires; the link is then spent. One refusal
+   * (UNAUTHORIZED) for every bad token, whatever is wrong with it.
+   */
+  async acceptInvitation(token: string, password: string, options: WriteOptions = {}): Promise<UserChanged> {
+    const match = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/.exec(token.trim());
+    if (!match) throw new DomainError('UNAUTHORIZED', INVITATION_REFUSED);
+    checkPassword(password);
+    const [, userId, secret] = match as unknown as [string, string, string];
+    const caller: Caller = { kind: 'operator', operatorId: 'invitation' };
+    const command: UserCommand = { type: 'accept-invitation', tokenHash: sha256Hex(secret), passwordHash: await hashPassword(password), now: this.#clock.now().toISOString() };
+    // The invitee acts: the events are theirs in the log.
+    const result = await handleCommand(this.#log, userStream(userId), userDecider, command, { caller }, { ...options, actor: { type: 'user', id: userId } });
+    const user = result.state!;
+    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, disabled: user.disabled, position: positionOf(result) };
+  }
+
+  #newInvitation(userId: string): InvitationLink {
+    const secret = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(this.#clock.now().getTime() + INVITATION_TTL_MS).toISOString();
+    return { token: `${userId}.${secret}`, expiresAt, invitation: { tokenHash: sha256Hex(secret), expiresAt } };
   }
 
   /** Changes a member's role (members.manage: tenant_admin; never one's own). Unchanged when it already has it. */
@@ -529,6 +590,7 @@ export class AccessService {
     input: { tenantId: string; email: string; role: string; userId?: string },
     passwordHash: string,
     options: WriteOptions,
+    invitation?: Invitation,
   ): Promise<UserCreated> {
     const userId = input.userId ?? randomUUID();
     const email = emailAddress(input.email);
@@ -537,7 +599,7 @@ export class AccessService {
       { scope: USER_EMAIL_SCOPE, key: email, owner: userId, what: 'e-mail address' },
       userStream(userId),
       userDecider,
-      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash },
+      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash, ...(invitation ? { invitation } : {}) },
       { caller },
       options,
     );

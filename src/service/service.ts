@@ -345,7 +345,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
               })),
         log: { tree: tree.tree, ...(tree.checkpoints ? { sign: signNowOrNone(tree.checkpoints) } : {}) },
       };
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree });
+      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree, invitations: { transport: contact.mail, mailFrom: config.contactForms.mailFrom, consoleBase: () => config.contactForms.consoleUrl ?? `${http?.url ?? ''}/console` } });
       app.use(admin.routes());
       app.use(admin.allowedMethods());
       const contentDeps = publicContentDeps(config, adminDepsValue, versions);

@@ -301,6 +301,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     const users = page.getByRole('region', { name: 'Console users' });
     const email = `editor-${randomUUID().slice(0, 6)}@example.com`;
     await users.getByLabel('E-mail').fill(email);
+    await users.getByLabel('How they sign in').selectOption({ label: 'Set a first password now' });
     await users.getByLabel('First password').fill(PASSWORD);
     // The new user's role (the list's selects are named "Role of <e-mail>").
     await users.getByRole('combobox', { name: /^Role(?! of)/ }).selectOption({ label: 'editor' });

@@ -41,14 +41,35 @@ function Users() {
   });
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') });
   const page = usePaged(users.data?.items ?? [], 20);
-  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as UserRole });
+  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as UserRole, byEmail: true });
+  const [outcome, setOutcome] = useState<string | null>(null);
+  /** What an invitation's answer says happened to its e-mail. */
+  const mailOutcome = (invited: { email: string; mailed: boolean; mailError?: string }) =>
+    invited.mailed ? t('people.sent', { email: invited.email }) : t('people.notSent', { email: invited.email, reason: invited.mailError ?? '' });
   const create = useMutation({
-    mutationFn: () => api.POST('/users', { body: draft }),
-    onSuccess: async () => {
-      setDraft({ email: '', password: '', role: 'tenant_user' });
+    mutationFn: async () => {
+      if (!draft.byEmail) {
+        await api.POST('/users', { body: { email: draft.email, password: draft.password, role: draft.role } });
+        return null;
+      }
+      return mailOutcome(await api.POST('/users/invitations', { body: { email: draft.email, role: draft.role } }));
+    },
+    onSuccess: async (said) => {
+      setOutcome(said);
+      setDraft({ email: '', password: '', role: 'tenant_user', byEmail: draft.byEmail });
       await refresh();
     },
   });
+  const sendAgain = useMutation({
+    mutationFn: async (user: ConsoleUser) => mailOutcome(await api.POST('/users/{userId}/invitation', { params: { path: { userId: user.id } } })),
+    onSuccess: async (said) => {
+      setOutcome(said);
+      await refresh();
+    },
+  });
+  const now = Date.now();
+  const stateOf = (u: ConsoleUser) =>
+    u.disabled ? t('people.disabled') : u.invitationExpiresAt ? (Date.parse(u.invitationExpiresAt) > now ? t('people.invited', { time: formatTime(u.invitationExpiresAt) }) : t('people.invitationExpired')) : t('people.active');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -82,10 +103,15 @@ function Users() {
                   t(`role.${u.role}`)
                 )}
               </td>
-              <td>{u.disabled ? t('people.disabled') : t('people.active')}</td>
+              <td>{stateOf(u)}</td>
               <td>{formatTime(u.createdAt)}</td>
               {isAdmin && (
                 <td>
+                  {u.invitationExpiresAt && !u.disabled && (
+                    <button type="button" aria-label={t('people.sendAgainNamed', { email: u.email })} disabled={sendAgain.isPending} onClick={() => sendAgain.mutate(u)}>
+                      {t('people.sendAgain')}
+                    </button>
+                  )}{' '}
                   {u.id !== userId && !u.disabled && (
                     <button type="button" className="danger" aria-label={t('people.disableNamed', { email: u.email })} onClick={() => setDisabling(u)}>
                       {t('people.disable')}
@@ -100,6 +126,7 @@ function Users() {
       <Pager {...page} />
       <p className="help">{t('people.roles')}</p>
       <ErrorMessage error={change.error} />
+      <ErrorMessage error={sendAgain.error} />
       {disabling && (
         <FormDialog open title={t('people.disableTitle', { email: disabling.email })} submitLabel={t('people.disable')} danger mutation={disable} onClose={() => setDisabling(null)} onSubmit={() => disable.mutate(disabling)}>
           <p>{t('people.disableText')}</p>
@@ -114,10 +141,20 @@ function Users() {
             {t('people.email')}
             <input type="email" required value={draft.email} onChange={(e) => setDraft({ ...draft, email: e.target.value })} />
           </label>
-          <label>
-            {t('people.password')}
-            <input type="password" required autoComplete="new-password" value={draft.password} onChange={(e) => setDraft({ ...draft, password: e.target.value })} />
-          </label>
+          {/* Labelled by id: the options' words stay out of the label's name. */}
+          <div className="stacked-field">
+            <label htmlFor="new-user-how">{t('people.how')}</label>
+            <select id="new-user-how" value={draft.byEmail ? 'email' : 'password'} onChange={(e) => setDraft({ ...draft, byEmail: e.target.value === 'email' })}>
+              <option value="email">{t('people.byEmail')}</option>
+              <option value="password">{t('people.withPassword')}</option>
+            </select>
+          </div>
+          {!draft.byEmail && (
+            <label>
+              {t('people.password')}
+              <input type="password" required autoComplete="new-password" value={draft.password} onChange={(e) => setDraft({ ...draft, password: e.target.value })} />
+            </label>
+          )}
           <label>
             {t('people.role')}
             <select value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value as UserRole })}>
@@ -130,6 +167,11 @@ function Users() {
         </form>
       )}
       <ErrorMessage error={create.error} />
+      {outcome && (
+        <p className="notice" role="status">
+          {outcome}
+        </p>
+      )}
     </section>
   );
 }

@@ -114,6 +114,11 @@ export async function currentSession() {
   }
 }
 
+/** Chooses a password with an invitation's link token (no session). */
+export async function acceptInvitation(body: { token: string; password: string }) {
+  return createConsoleClient({}).POST('/auth/invitations/accept', { body });
+}
+
 export async function loginBranding(projectId: string) {
   return createConsoleClient({}).GET('/projects/{projectId}/login-branding', { params: { path: { projectId } } });
 }

@@ -55,6 +55,8 @@ export const eventNamesEn = {
   'event.user.password-changed': 'password changed',
   'event.user.role-changed': 'role changed',
   'event.user.session-revoked': 'session revoked',
+  'event.user.invited': 'invited by e-mail',
+  'event.user.invitation-accepted': 'invitation accepted',
   'event.webhook.created': 'webhook created',
   'event.webhook.deleted': 'webhook deleted',
   'event.webhook.delivery-abandoned': 'webhook delivery abandoned',

@@ -54,6 +54,8 @@ export const eventNamesJa: Record<keyof typeof eventNamesEn, string> = {
   'event.user.password-changed': 'パスワードを変更',
   'event.user.role-changed': 'ロールを変更',
   'event.user.session-revoked': 'セッションを失効',
+  'event.user.invited': 'メールで招待',
+  'event.user.invitation-accepted': '招待を承諾',
   'event.webhook.created': 'Webhook を作成',
   'event.webhook.deleted': 'Webhook を削除',
   'event.webhook.delivery-abandoned': 'Webhook の配信を断念',

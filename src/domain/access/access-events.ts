@@ -173,6 +173,24 @@ export const userDisabled = defineEvent({
 });
 
 /**
+ * A console user was invited by e-mail: the link's secret is mailed to them and only its SHA-256 is kept here.
+ * Sent again, a newer invitation replaces the older (whose link then fails). Until it is accepted the user has
+ * no password anyone knows.
+ */
+export const userInvited = defineEvent({
+  type: 'user.invited',
+  version: 1,
+  schema: z.object({ userId: id, tokenHash: keyHash, expiresAt: timestamp }),
+});
+
+/** The invitation's link was used: the user chose a password (user.password-changed beside it); the link is spent. */
+export const userInvitationAccepted = defineEvent({
+  type: 'user.invitation-accepted',
+  version: 1,
+  schema: z.object({ userId: id }),
+});
+
+/**
  * A console session was signed out: its token (by `sessionId`, the JWT's jti) is refused from now on.
  * `expiresAt` is when the token would have expired anyway; after it the revocation need not be kept.
  */
@@ -252,6 +270,8 @@ export const accessEvents = [
   userNoticePreferencesChanged,
   userDisabled,
   userSessionRevoked,
+  userInvited,
+  userInvitationAccepted,
   agentKeyIssued,
   agentKeyRevoked,
   agentKeyUsed,
@@ -281,7 +301,9 @@ export type UserEvent =
   | EventOf<typeof userPasswordChanged>
   | EventOf<typeof userNoticePreferencesChanged>
   | EventOf<typeof userDisabled>
-  | EventOf<typeof userSessionRevoked>;
+  | EventOf<typeof userSessionRevoked>
+  | EventOf<typeof userInvited>
+  | EventOf<typeof userInvitationAccepted>;
 export type KeyEvent =
   | EventOf<typeof agentKeyIssued>
   | EventOf<typeof agentKeyRevoked>

@@ -1,5 +1,5 @@
 import type { Decider } from '../decider.ts';
-import { conflict, forbidden, invalid, notFound } from '../domain-error.ts';
+import { conflict, DomainError, forbidden, invalid, notFound } from '../domain-error.ts';
 import { normaliseRole, type UserRole } from '../principal.ts';
 import { isPasswordHash } from '../../security/password-hashing.ts';
 import type { UserEvent } from './access-events.ts';
@@ -22,13 +22,19 @@ export interface User {
   disabled: boolean;
   /** Review notices by e-mail (submitted revisions for tenant_admins; their own revisions' outcome for authors). Absent: on. */
   reviewNotices?: boolean;
+  /** An invitation by e-mail not yet accepted: the SHA-256 of its link's secret, and when the link expires. */
+  invitation?: { tokenHash: string; expiresAt: string } | null;
 }
 
 export type UserState = User | null;
 
 export type UserCommand =
   /** `role` may be an alias: editor and reviewer are tenant_user. */
-  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string }
+  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string; invitation?: Invitation }
+  /** Sends the invitation again, with a new link (the earlier one stops working). */
+  | { type: 'invite-again'; invitation: Invitation }
+  /** The invitee, proven by the link's secret (hashed), chooses a password before the link expires. */
+  | { type: 'accept-invitation'; tokenHash: string; passwordHash: string; now: string }
   | { type: 'change-role'; role: string }
   | { type: 'change-password'; passwordHash: string }
   | { type: 'disable-user' }
@@ -36,6 +42,15 @@ export type UserCommand =
   | { type: 'revoke-session'; sessionId: string; expiresAt: string }
   /** The user's own notice preferences (nobody else's). */
   | { type: 'set-notice-preferences'; reviewNotices: boolean };
+
+/** An invitation's link: the SHA-256 (hex) of its secret, and when it expires (UTC ISO). */
+export interface Invitation {
+  tokenHash: string;
+  expiresAt: string;
+}
+
+/** One message for every refused link (unknown, used, replaced, expired): it reveals nothing about the account. */
+export const INVITATION_REFUSED = 'This invitation link is not valid: it was used already, replaced by a newer one, or has expired.';
 
 export interface UserContext {
   caller: Caller;
@@ -62,6 +77,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         return state;
       case 'user.notice-preferences-changed':
         return { ...state, reviewNotices: event.data.reviewNotices };
+      case 'user.invited':
+        return { ...state, invitation: { tokenHash: event.data.tokenHash, expiresAt: event.data.expiresAt } };
+      case 'user.invitation-accepted':
+        return { ...state, invitation: null };
     }
   },
 
@@ -70,17 +89,26 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       assertCallerSeesTenant(caller, command.tenantId, 'tenant');
       assertCan(caller, 'members.invite');
       if (state) throw conflict(`user ${command.userId} already exists`);
-      return [
-        {
-          type: 'user.created',
-          data: {
-            userId: command.userId,
-            tenantId: command.tenantId,
-            email: emailAddress(command.email),
-            role: roleValue(command.role),
-            passwordHash: hashValue(command.passwordHash),
-          },
+      const created: UserEvent = {
+        type: 'user.created',
+        data: {
+          userId: command.userId,
+          tenantId: command.tenantId,
+          email: emailAddress(command.email),
+          role: roleValue(command.role),
+          passwordHash: hashValue(command.passwordHash),
         },
+      };
+      return command.invitation ? [created, invited(command.userId, command.invitation)] : [created];
+    }
+    if (command.type === 'accept-invitation') {
+      // Answered alike for every refusal, the account's existence included.
+      if (!state || !state.invitation || state.disabled || !sameHash(state.invitation.tokenHash, command.tokenHash) || command.now >= state.invitation.expiresAt) {
+        throw new DomainError('UNAUTHORIZED', INVITATION_REFUSED);
+      }
+      return [
+        { type: 'user.password-changed', data: { userId: state.id, passwordHash: hashValue(command.passwordHash) } },
+        { type: 'user.invitation-accepted', data: { userId: state.id } },
       ];
     }
 
@@ -110,6 +138,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         if (self) throw forbidden('You cannot disable your own account.', 'Ask another tenant admin.');
         return state.disabled ? [] : [{ type: 'user.disabled', data: { userId: state.id } }];
       }
+      case 'invite-again': {
+        assertCan(caller, 'members.invite');
+        if (state.disabled) throw conflict('This account is disabled: it cannot be invited again.');
+        if (!state.invitation) throw conflict(`${state.email} has accepted their invitation, or was added with a password: there is nothing to send again.`);
+        return [invited(state.id, command.invitation)];
+      }
       case 'revoke-session': {
         if (!self) throw forbidden('Only the signed-in user signs out their own session.');
         return [{ type: 'user.session-revoked', data: { userId: state.id, sessionId: command.sessionId, expiresAt: command.expiresAt } }];
@@ -123,6 +157,19 @@ export function roleValue(role: string): UserRole {
   const normalised = normaliseRole(role.trim().toLowerCase());
   if (!normalised) throw invalid('role must be tenant_admin or tenant_user (editor and reviewer are accepted as tenant_user)');
   return normalised;
+}
+
+function invited(userId: string, invitation: Invitation): UserEvent {
+  if (!/^[0-9a-f]{64}$/.test(invitation.tokenHash)) throw invalid('an invitation carries the SHA-256 of its secret, never the secret');
+  return { type: 'user.invited', data: { userId, tokenHash: invitation.tokenHash, expiresAt: invitation.expiresAt } };
+}
+
+/** Compares two hex hashes in time that does not depend on where they differ. */
+function sameHash(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }
 
 function hashValue(passwordHash: string): string {

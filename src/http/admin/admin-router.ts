@@ -19,6 +19,7 @@ import { contactFormRoutes } from './contact-form-routes.ts';
 import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { translationRoutes } from './translation-routes.ts';
 import { workingCopyRoutes } from './working-copy-routes.ts';
+import { invitationRoutes, type InvitationMail } from './invitation-routes.ts';
 import type { TranslationProvider } from '../../translation/translation-provider.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { asOfRoutes } from './as-of-routes.ts';
@@ -32,13 +33,14 @@ import { auditExportRoutes } from './audit-export-routes.ts';
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(
   deps: AdminDeps,
-  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime; auditExports?: AuditExportSigning } = {},
+  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime; auditExports?: AuditExportSigning; invitations?: InvitationMail } = {},
 ): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
   const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error) });
   const open = authRoutes(deps, api);
   const session = sessionRoutes(deps, api);
+  const invitations = invitationRoutes(deps, api, services.invitations);
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
   const workingCopies = workingCopyRoutes(deps, api);
@@ -69,7 +71,8 @@ export function adminRouter(
   });
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
+  router.use(invitations.open.routes(), invitations.open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -38,6 +38,7 @@ interface UserRecord {
   role: UserRole;
   disabled: boolean;
   createdAt: string;
+  invitationExpiresAt?: string | null;
 }
 
 type Doc<T> = T & Record<string, unknown>;
@@ -149,7 +150,16 @@ const keySummarySchema = z.object({
     .describe('Agent keys: the person who issued the key, and for whom it acts (four eyes counts what it writes, submits or approves as theirs); null for public keys.'),
 }).meta({ id: 'KeySummary' });
 const issuedKeySchema = keySummarySchema.extend({ key: z.string().describe('The key itself, shown in this answer only.'), notice: z.string() }).meta({ id: 'IssuedKey' });
-const userSummarySchema = z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), createdAt: z.string() }).meta({ id: 'UserSummary' });
+const userSummarySchema = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    role: z.enum(USER_ROLES),
+    disabled: z.boolean(),
+    createdAt: z.string(),
+    invitationExpiresAt: z.string().nullable().describe('Invited by e-mail and not yet accepted: until when the link works (it may have expired: send it again). null otherwise.'),
+  })
+  .meta({ id: 'UserSummary' });
 const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
 
 /**
@@ -430,5 +440,5 @@ function keySummary(key: KeyRecord, type: 'agent' | 'public'): z.input<typeof ke
 
 /** A user as lists show it: never the password hash. */
 function userSummary(user: UserRecord): z.input<typeof userSummarySchema> {
-  return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt };
+  return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt, invitationExpiresAt: user.invitationExpiresAt ?? null };
 }

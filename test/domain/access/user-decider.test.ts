@@ -117,4 +117,46 @@ describe('user decider', () => {
       given(userDecider, [created()]).when(revoke, as(operator)).thenFails('FORBIDDEN');
     });
   });
+
+  describe('invitations by e-mail', () => {
+    const hashA = 'a'.repeat(64);
+    const hashB = 'b'.repeat(64);
+    const invitation = (tokenHash = hashA, expiresAt = '2026-12-13T00:00:00.000Z') => ({ tokenHash, expiresAt });
+    const invited = (tokenHash = hashA, expiresAt = '2026-12-13T00:00:00.000Z'): UserEvent => ({ type: 'user.invited', data: { userId: USER_ID, tokenHash, expiresAt } });
+    const accept = (tokenHash = hashA, now = '2026-12-07T00:00:00.000Z') => ({ type: 'accept-invitation' as const, tokenHash, passwordHash: otherHash, now });
+
+    it('creates the user and the invitation together; only the hash of the link\'s secret is in the events', () => {
+      given(userDecider, []).when({ ...create(), invitation: invitation() }, as(admin)).then([created(), invited()]);
+      given(userDecider, []).when({ ...create(), invitation: { tokenHash: 'the-secret-itself', expiresAt: '2026-12-13T00:00:00.000Z' } }, as(admin)).thenFails('VALIDATION_ERROR', /never the secret/);
+    });
+
+    it('the invitee chooses a password with the link before it expires; the link is then spent', () => {
+      given(userDecider, [created(), invited()])
+        .when(accept(), as(operator))
+        .then([
+          { type: 'user.password-changed', data: { userId: USER_ID, passwordHash: otherHash } },
+          { type: 'user.invitation-accepted', data: { userId: USER_ID } },
+        ]);
+      given(userDecider, [created(), invited(), { type: 'user.password-changed', data: { userId: USER_ID, passwordHash: otherHash } }, { type: 'user.invitation-accepted', data: { userId: USER_ID } }])
+        .when(accept(), as(operator))
+        .thenFails('UNAUTHORIZED', /not valid/);
+    });
+
+    it('refuses alike a wrong secret, an expired link, one replaced by a newer invitation, a disabled account and an unknown user', () => {
+      given(userDecider, [created(), invited()]).when(accept(hashB), as(operator)).thenFails('UNAUTHORIZED', /not valid/);
+      given(userDecider, [created(), invited()]).when(accept(hashA, '2026-12-13T00:00:00.000Z'), as(operator)).thenFails('UNAUTHORIZED', /not valid/);
+      given(userDecider, [created(), invited(), invited(hashB)]).when(accept(hashA), as(operator)).thenFails('UNAUTHORIZED', /not valid/);
+      given(userDecider, [created(), invited(), { type: 'user.disabled', data: { userId: USER_ID } }]).when(accept(), as(operator)).thenFails('UNAUTHORIZED', /not valid/);
+      given(userDecider, []).when(accept(), as(operator)).thenFails('UNAUTHORIZED', /not valid/);
+      // A user added with a password has no invitation to accept.
+      given(userDecider, [created()]).when(accept(), as(operator)).thenFails('UNAUTHORIZED', /not valid/);
+    });
+
+    it('sends a pending invitation again with a new link (tenant_admin); not once accepted, nor for a user added with a password', () => {
+      given(userDecider, [created(), invited()]).when({ type: 'invite-again', invitation: invitation(hashB, '2026-12-20T00:00:00.000Z') }, as(admin)).then([invited(hashB, '2026-12-20T00:00:00.000Z')]);
+      given(userDecider, [created(), invited()]).when({ type: 'invite-again', invitation: invitation(hashB) }, as(editor)).thenFails('FORBIDDEN');
+      given(userDecider, [created()]).when({ type: 'invite-again', invitation: invitation(hashB) }, as(admin)).thenFails('CONFLICT', /nothing to send again/);
+      given(userDecider, [created(), invited(), { type: 'user.invitation-accepted', data: { userId: USER_ID } }]).when({ type: 'invite-again', invitation: invitation(hashB) }, as(admin)).thenFails('CONFLICT');
+    });
+  });
 });

@@ -85,6 +85,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a person to the tenant by e-mail (tenant_admin session; agent keys may never invite members): the user is created without a password and mailed a link, valid 7 days and once, to choose one (409 when the e-mail is taken)
+         * @description Invite a person to the tenant by e-mail (tenant_admin session; agent keys may never invite members): the user is created without a password and mailed a link, valid 7 days and once, to choose one (409 when the e-mail is taken). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a pending invitation again with a new link (the earlier link stops working); 409 once it was accepted or for a user added with a password
+         * @description Send a pending invitation again with a new link (the earlier link stops working); 409 once it was accepted or for a user added with a password. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["inviteUserAgain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose a password with an invitation's link token (no session): the account can then sign in; the link is spent. 401 for a link that is unknown, used, replaced or expired; 429 after repeated failures from one address
+         * @description Choose a password with an invitation's link token (no session): the account can then sign in; the link is spent. 401 for a link that is unknown, used, replaced or expired; 429 after repeated failures from one address. No credentials needed.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/form-sets": {
         parameters: {
             query?: never;
@@ -2581,6 +2641,24 @@ export type components = {
                 lastAt: string;
             };
         };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            email: string;
+            /** @enum {string} */
+            role: "tenant_admin" | "tenant_user";
+            /** @description Until when the link works (7 days). */
+            invitationExpiresAt: string;
+            /** @description Whether the e-mail was handed to the mail server (or written to DATA_DIR/mail). */
+            mailed: boolean;
+            /** @description Why it was not: the invitation stands; send it again once mail works. */
+            mailError?: string;
+        };
+        InvitationAccepted: {
+            email: string;
+        };
         IpAllowlistEntry: {
             /** Format: uuid */
             id: string;
@@ -3094,6 +3172,8 @@ export type components = {
             role: "tenant_admin" | "tenant_user";
             disabled: boolean;
             createdAt: string;
+            /** @description Invited by e-mail and not yet accepted: until when the link works (it may have expired: send it again). null otherwise. */
+            invitationExpiresAt: string | null;
         };
         Webhook: {
             /** Format: uuid */
@@ -3678,6 +3758,118 @@ export interface operations {
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    idempotencyKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The invited user, and whether the e-mail went out */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    inviteUserAgain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation, and whether the e-mail went out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the invitation's link (after #, as the e-mail gives it). */
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The account's e-mail, to sign in with */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationAccepted"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
