@@ -24,6 +24,9 @@ export const ADMIN_ROUTES: RouteObject[] = [
   { path: 'contact-forms/:formId/submissions/:submissionId?', element: page(() => import('./submission-inbox.tsx'), 'SubmissionInbox') },
   { path: 'webhooks', element: page(() => import('./webhooks.tsx'), 'WebhookList') },
   { path: 'webhooks/:webhookId', element: page(() => import('./webhook-detail.tsx'), 'WebhookDetail') },
+  { path: 'form-sets', element: page(() => import('./form-set-builder.tsx'), 'FormSetList') },
+  { path: 'form-sets/new', element: page(() => import('./form-set-builder.tsx'), 'FormSetBuilder') },
+  { path: 'form-sets/:formSetId', element: page(() => import('./form-set-builder.tsx'), 'FormSetBuilder') },
   { path: 'people', element: page(() => import('./people-and-keys.tsx'), 'PeopleAndKeys') },
   { path: 'settings', element: page(() => import('./project-settings.tsx'), 'ProjectSettings') },
   { path: 'operations', element: page(() => import('./operations.tsx'), 'Operations') },
@@ -31,6 +34,7 @@ export const ADMIN_ROUTES: RouteObject[] = [
 
 export const ADMIN_AREAS: Array<{ label: MessageKey; to: string; adminOnly?: boolean }> = [
   { label: 'nav.contactForms', to: 'contact-forms' },
+  { label: 'nav.formSets', to: 'form-sets', adminOnly: true },
   { label: 'nav.webhooks', to: 'webhooks', adminOnly: true },
   { label: 'nav.people', to: 'people', adminOnly: true },
   { label: 'nav.settings', to: 'settings', adminOnly: true },

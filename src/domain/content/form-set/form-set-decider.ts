@@ -74,6 +74,7 @@ export const formSetDecider: Decider<FormSetState, FormSetCommand, FormSetEvent,
           throw invalid(`Invalid form set definition: id: cannot change (the form set's id is ${current.definition.id})`);
         }
         const definition = validateFormSetDefinition(isObject(input) ? { ...input, id: current.definition.id } : input);
+        assertNoBreakingChange(current.definition, definition);
         return updated(current, definition, principal);
       }
       case 'remove_form_block': {
@@ -115,6 +116,39 @@ function updated(current: Active, definition: FormSetDefinition, principal: Prin
       data: { projectId: current.projectId, version: current.version + 1, definition, removedFieldKeys: removed.fieldKeys, removedBlockIds: removed.blockIds },
     },
   ];
+}
+
+/** Types whose stored values another type reads as they are: plain text moves between one line and several, a URL is text. */
+const COMPATIBLE_TYPES: Readonly<Record<string, readonly string[]>> = {
+  text: ['textarea'],
+  textarea: ['text'],
+  url: ['text', 'textarea'],
+};
+
+/**
+ * A change to a kept field that would leave the values entries already hold unreadable is refused, with what to
+ * do instead: its type (but for the compatible ones above), whether its values are per locale (locale_shared),
+ * and the master a select field takes its values from. Other changes (labels, limits, required, order, new
+ * fields) apply to the next save of each entry.
+ */
+function assertNoBreakingChange(before: FormSetDefinition, after: FormSetDefinition): void {
+  const problems: string[] = [];
+  for (const field of after.fields) {
+    const was = before.fields.find((f) => f.key === field.key);
+    if (!was) continue;
+    if (was.type !== field.type && !COMPATIBLE_TYPES[was.type]?.includes(field.type)) {
+      problems.push(`field "${field.key}": its type cannot change from ${was.type} to ${field.type}, as the values entries hold would no longer fit`);
+    }
+    if (was.locale_shared !== field.locale_shared) {
+      problems.push(`field "${field.key}": locale_shared cannot change (${was.locale_shared ? 'one value for every locale' : 'a value per locale'} is how entries hold it)`);
+    }
+    if (was.masterEntityKey !== field.masterEntityKey && was.masterEntityKey !== undefined) {
+      problems.push(`field "${field.key}": its master cannot change from ${was.masterEntityKey} to ${field.masterEntityKey ?? 'none'}, as entries hold that master's record values`);
+    }
+  }
+  if (problems.length > 0) {
+    throw invalid(`Invalid form set definition: ${problems.join('; ')}.`, 'Add a field with a new key for the new kind of value (and remove this one once its values are moved).');
+  }
 }
 
 /** The definition without one field: taken out of its block and unmapped from every role. */

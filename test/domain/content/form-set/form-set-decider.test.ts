@@ -78,6 +78,22 @@ describe('form set decider', () => {
       expect(event!.data).to.deep.include({ version: 2 });
     });
 
+    it('refuses a change that would leave the values entries hold unreadable, naming each field, and takes the compatible ones', () => {
+      const changed = (key: string, patch: Record<string, unknown>): FormSetDefinition => ({ ...definition, fields: definition.fields.map((f) => (f.key === key ? ({ ...f, ...patch } as typeof f) : f)) });
+      const withAuthor: FormSetEvent = { type: 'form-set.updated', data: { projectId: PROJECT_ID, version: 2, definition: withExtraField(definition), removedFieldKeys: [], removedBlockIds: [] } };
+      const authorAs = (patch: Record<string, unknown>): FormSetDefinition => ({ ...withExtraField(definition), fields: withExtraField(definition).fields.map((f) => (f.key === 'author' ? ({ ...f, ...patch } as typeof f) : f)) });
+      const error = decide([created, withAuthor], { type: 'update_form_set', definition: authorAs({ type: 'number' }) }, tenantAdmin).thenError('VALIDATION_ERROR', /field "author": its type cannot change from text to number/);
+      expect(error.hint).to.match(/new key/);
+      decide([created], { type: 'update_form_set', definition: changed('title', { locale_shared: true }) }, tenantAdmin).thenError('VALIDATION_ERROR', /field "title": locale_shared cannot change/);
+      decide([created], { type: 'update_form_set', definition: changed('category', { masterEntityKey: 'other_master' }) }, tenantAdmin).thenError('VALIDATION_ERROR', /field "category": its master cannot change from blog_category to other_master/);
+      // Every problem at once.
+      const both = decide([created, withAuthor], { type: 'update_form_set', definition: { ...authorAs({ type: 'boolean' }), fields: authorAs({ type: 'boolean' }).fields.map((f) => (f.key === 'body' ? { ...f, type: 'text' as const } : f)) } }, tenantAdmin).thenError('VALIDATION_ERROR');
+      expect(both.message).to.contain('field "author"').and.to.contain('field "body"');
+      // One line of text and several are the same kind of value; a new field with the new type is always fine.
+      expect(decide([created], { type: 'update_form_set', definition: changed('meta_description', { type: 'text' }) }, tenantAdmin).events()).to.have.length(1);
+      expect(decide([created], { type: 'update_form_set', definition: changed('title', { required: false, label: 'Headline', limits: { maxLength: 200 } }) }, tenantAdmin).events()).to.have.length(1);
+    });
+
     it('decides nothing when the definition is unchanged', () => {
       decide([created], { type: 'update_form_set', definition: blogDefinition() }, fullKey).then([]);
     });
