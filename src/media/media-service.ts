@@ -7,7 +7,7 @@ import type { Principal } from '../domain/principal.ts';
 import { notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { assertCan } from '../domain/access/permissions.ts';
-import { assetDecider, type AssetCommand, type UploadSource } from '../domain/media/asset-decider.ts';
+import { assetDecider, folderName, type AssetCommand, type FocalPoint, type UploadSource } from '../domain/media/asset-decider.ts';
 import { assetStreamId } from '../domain/media/media-events.ts';
 import { mediaKindOf, MEDIA_KINDS, type MediaKind } from '../domain/media/media-kind.ts';
 import { handleCommand } from '../application/command-handler.ts';
@@ -16,7 +16,7 @@ import type { Idempotency, IdempotentResult } from '../application/idempotency.t
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { ProjectWrites } from '../application/project-writes.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import type { AssetDoc } from '../../projections/media.ts';
+import type { AssetDoc, FolderDoc } from '../../projections/media.ts';
 import { imageMetadata } from './image-metadata.ts';
 import { MediaRejectedError } from './media-errors.ts';
 import type { ReceivedFile } from './received-file.ts';
@@ -25,6 +25,9 @@ import { normaliseFileName } from './file-name.ts';
 import { WebpVariants } from './webp-variants.ts';
 
 /** An asset as the admin API and the MCP tools show it. */
+/** Folders listed at most (a library with more shows the first ones by name). */
+export const MAX_FOLDERS_LISTED = 1000;
+
 export interface AssetView {
   id: string;
   fileName: string;
@@ -36,6 +39,10 @@ export interface AssetView {
   height: number | null;
   altText: string;
   caption: string;
+  /** The media library's folder ('' for the top). */
+  folder: string;
+  /** Images: the point crops keep in view, fractions of width and height from the top left; null for none. */
+  focalPoint: FocalPoint | null;
   uploadedAt: string;
   updatedAt: string;
 }
@@ -45,6 +52,7 @@ export interface UploadDetails {
   fileName?: string | undefined;
   altText?: string | undefined;
   caption?: string | undefined;
+  folder?: string | undefined;
   source: UploadSource;
 }
 
@@ -53,6 +61,8 @@ export interface MediaListQuery extends PageRequest {
   type?: string | undefined;
   /** Case-insensitive substring of the file name. */
   name?: string | undefined;
+  /** Only the assets in this folder ('' for the top), not its subfolders. */
+  folder?: string | undefined;
 }
 
 /**
@@ -94,7 +104,8 @@ export class MediaService {
     const fileName = normaliseFileName(details.fileName, details.source === 'source-url' ? 'download' : 'upload');
     const altText = details.altText ?? '';
     const caption = details.caption ?? '';
-    const request = { sha256: file.sha256, byteSize: file.size, fileName, altText, caption };
+    const folder = folderName(details.folder ?? '');
+    const request = { sha256: file.sha256, byteSize: file.size, fileName, altText, caption, ...(folder ? { folder } : {}) };
     return this.#writes.idempotent(principal, project.projectId, 'upload_media', idempotencyKey, request, ['assetId'], async (ids) => {
       const assetId = ids['assetId']!;
       const blobKey = `${project.projectId}/${assetId}`;
@@ -111,6 +122,7 @@ export class MediaService {
         animated: image.animated,
         altText,
         caption,
+        folder,
         blobKey,
         source: details.source,
       };
@@ -124,7 +136,7 @@ export class MediaService {
       const at = context.now;
       return {
         status: 201,
-        body: doc ? assetView(doc) : { id: assetId, fileName, mimeType, kind: mediaKindOf(mimeType), byteSize: file.size, sha256: file.sha256, width: image.width, height: image.height, altText, caption, uploadedAt: at, updatedAt: at },
+        body: doc ? assetView(doc) : { id: assetId, fileName, mimeType, kind: mediaKindOf(mimeType), byteSize: file.size, sha256: file.sha256, width: image.width, height: image.height, altText, caption, folder, focalPoint: null, uploadedAt: at, updatedAt: at },
       };
     });
   }
@@ -137,7 +149,7 @@ export class MediaService {
   async list(principal: Principal, project: { projectId: string }, query: MediaListQuery): Promise<Page<AssetView>> {
     assertCan(principal, 'media.list');
     const type = typeFilter(query.type);
-    const filter: Record<string, FieldCondition> = { projectId: project.projectId, ...type.filter };
+    const filter: Record<string, FieldCondition> = { projectId: project.projectId, ...type.filter, ...(query.folder === undefined ? {} : { folder: folderName(query.folder) }) };
     const needle = query.name?.toLowerCase();
     const predicates = [type.matches, needle ? (doc: AssetDoc) => doc.fileName.toLowerCase().includes(needle) : undefined].filter((p) => p !== undefined);
     const keep = predicates.length === 0 ? undefined : (doc: Record<string, unknown>) => predicates.every((matches) => matches(doc as unknown as AssetDoc));
@@ -150,13 +162,25 @@ export class MediaService {
     return assetView(await this.#docOrFail(project.projectId, assetId));
   }
 
-  async updateDetails(principal: Principal, project: { projectId: string }, assetId: string, details: { altText?: string | undefined; caption?: string | undefined }): Promise<AssetView> {
+  /** The folders of the project's media library that hold assets, by name, with how many each holds. */
+  async folders(principal: Principal, project: { projectId: string }): Promise<Array<{ folder: string; assets: number }>> {
+    assertCan(principal, 'media.list');
+    const docs = await this.deps.reader.find<FolderDoc & Record<string, unknown>>('media', 'folders', { filter: { projectId: project.projectId }, sort: [['folder', 'asc']], limit: MAX_FOLDERS_LISTED });
+    return docs.map((doc) => ({ folder: doc.folder, assets: doc.assets }));
+  }
+
+  async updateDetails(
+    principal: Principal,
+    project: { projectId: string },
+    assetId: string,
+    details: { altText?: string | undefined; caption?: string | undefined; folder?: string | undefined; focalPoint?: FocalPoint | null | undefined },
+  ): Promise<AssetView> {
     await this.#docOrFail(project.projectId, assetId);
     const result = await handleCommand(
       this.deps.log,
       assetStreamId(assetId),
       assetDecider,
-      { type: 'update_details', projectId: project.projectId, altText: details.altText, caption: details.caption },
+      { type: 'update_details', projectId: project.projectId, altText: details.altText, caption: details.caption, folder: details.folder, focalPoint: details.focalPoint },
       { principal, now: this.deps.clock.now().toISOString() },
       { actor: actorOf(principal) },
     );
@@ -197,6 +221,8 @@ export function assetView(doc: AssetDoc): AssetView {
     height: doc.height,
     altText: doc.altText,
     caption: doc.caption,
+    folder: doc.folder ?? '',
+    focalPoint: doc.focalPoint ?? null,
     uploadedAt: doc.uploadedAt,
     updatedAt: doc.updatedAt,
   };

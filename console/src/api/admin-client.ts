@@ -69,7 +69,7 @@ function uploadErrorOf(status: number, text: string): AnnalsApiError {
  * progress, so this one call uses XMLHttpRequest. One Idempotency-Key for every attempt: an upload sent again
  * after a sign-in creates one asset.
  */
-export async function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void): Promise<Asset> {
+export async function uploadMedia(options: ConsoleClientOptions, file: File, onProgress: (fraction: number) => void, folder = ''): Promise<Asset> {
   const idempotencyKey = crypto.randomUUID();
   for (;;) {
     const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -86,6 +86,7 @@ export async function uploadMedia(options: ConsoleClientOptions, file: File, onP
       const form = new FormData();
       form.append('file', file, file.name);
       form.append('fileName', file.name);
+      if (folder) form.append('folder', folder);
       xhr.send(form);
     });
     if (answer.status >= 200 && answer.status < 300) {

@@ -11,13 +11,14 @@ import type { Asset } from '../api/shapes.ts';
  * Media of the project, newest first, a page at a time from the server; filtered by name and type. The name
  * is typed into a search box: it is sent once the typing pauses. The type is chosen at once.
  */
-export function useMediaPages(typedName: string, type: string) {
+/** `folder`: undefined for every folder, '' for the library's top. */
+export function useMediaPages(typedName: string, type: string, folder?: string) {
   const { api, projectId } = useProject();
   const name = useDebouncedValue(typedName);
   return useInfiniteQuery({
-    queryKey: [projectId, 'media', name, type],
+    queryKey: [projectId, 'media', name, type, folder ?? null],
     initialPageParam: '',
-    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name: name || undefined, type: type || undefined, cursor: pageParam || undefined } } }),
+    queryFn: ({ pageParam }) => api.GET('/media', { params: { query: { limit: 24, name: name || undefined, type: type || undefined, folder, cursor: pageParam || undefined } } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // The grid keeps showing the last answer while a new search loads.
     placeholderData: keepPreviousData,

@@ -1,5 +1,5 @@
-import { useState, type DragEvent, type FormEvent } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useState, type DragEvent, type FormEvent, type MouseEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { uploadMedia } from '../api/admin-client.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
@@ -12,7 +12,16 @@ import type { Asset } from '../api/shapes.ts';
 
 const TYPES = ['', 'image', 'video', 'audio', 'document'] as const;
 
-/** The media library: grid, search and type filter (paged by the server), upload with progress, details, delete. */
+/** The library's folders that hold assets, with their counts. */
+function useMediaFolders() {
+  const { api, projectId } = useProject();
+  return useQuery({ queryKey: [projectId, 'media', 'folders'], queryFn: () => api.GET('/media/folders') });
+}
+
+/**
+ * The media library: grid, search, type and folder filters (paged by the server), upload with progress into the
+ * folder shown, details (alt text, caption, folder, an image's focal point), delete.
+ */
 export function MediaLibrary() {
   const { t } = useI18n();
   const { projectId } = useProject();
@@ -20,7 +29,10 @@ export function MediaLibrary() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [type, setType] = useState('');
-  const pages = useMediaPages(name, type);
+  // undefined: every folder; '': the library's top.
+  const [folder, setFolder] = useState<string | undefined>(undefined);
+  const pages = useMediaPages(name, type, folder);
+  const folders = useMediaFolders();
   const [uploads, setUploads] = useState<Array<{ name: string; fraction: number }>>([]);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<Asset | null>(null);
@@ -31,7 +43,7 @@ export function MediaLibrary() {
     for (const file of files) {
       setUploads((u) => [...u, { name: file.name, fraction: 0 }]);
       try {
-        await uploadMedia(clientOptions(projectId), file, (fraction) => setUploads((u) => u.map((x) => (x.name === file.name ? { ...x, fraction } : x))));
+        await uploadMedia(clientOptions(projectId), file, (fraction) => setUploads((u) => u.map((x) => (x.name === file.name ? { ...x, fraction } : x))), folder ?? '');
       } catch (e) {
         setError(e);
       } finally {
@@ -92,19 +104,33 @@ export function MediaLibrary() {
             ))}
           </select>
         </label>
+        <label>
+          {t('media.folder')}
+          <select value={folder === undefined ? '*' : `/${folder}`} onChange={(e) => setFolder(e.target.value === '*' ? undefined : e.target.value.slice(1))}>
+            <option value="*">{t('media.folder.all')}</option>
+            <option value="/">{t('media.folder.top')}</option>
+            {folders.data?.items.map((f) => (
+              <option key={f.folder} value={`/${f.folder}`}>
+                {t('media.folder.count', { folder: f.folder, count: f.assets })}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
       <MediaGrid pages={pages} actionLabel={t('media.details')} onAction={setEditing} />
-      {editing && <AssetDetails asset={editing} onClose={() => setEditing(null)} />}
+      {editing && <AssetDetails asset={editing} folders={folders.data?.items.map((f) => f.folder) ?? []} onClose={() => setEditing(null)} />}
     </section>
   );
 }
 
-function AssetDetails({ asset, onClose }: { asset: Asset; onClose: () => void }) {
+function AssetDetails({ asset, folders, onClose }: { asset: Asset; folders: string[]; onClose: () => void }) {
   const { t } = useI18n();
   const { api, projectId, isAdmin } = useProject();
   const queryClient = useQueryClient();
   const [altText, setAltText] = useState(asset.altText);
   const [caption, setCaption] = useState(asset.caption);
+  const [folder, setFolder] = useState(asset.folder);
+  const [focalPoint, setFocalPoint] = useState(asset.focalPoint);
   const [error, setError] = useState<unknown>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const done = async () => {
@@ -115,7 +141,7 @@ function AssetDetails({ asset, onClose }: { asset: Asset; onClose: () => void })
   const save = async (event: FormEvent) => {
     event.preventDefault();
     try {
-      await api.PATCH('/media/{assetId}', { params: { path: { assetId: asset.id } }, body: { altText, caption } });
+      await api.PATCH('/media/{assetId}', { params: { path: { assetId: asset.id } }, body: { altText, caption, folder, ...(asset.kind === 'image' ? { focalPoint } : {}) } });
       await done();
     } catch (e) {
       setError(e);
@@ -123,9 +149,13 @@ function AssetDetails({ asset, onClose }: { asset: Asset; onClose: () => void })
   };
   return (
     <Modal open title={asset.fileName} onClose={onClose}>
-      <div className="asset-preview">
-        <AssetThumb asset={asset} />
-      </div>
+      {asset.kind === 'image' && asset.width ? (
+        <FocalPointPicker asset={asset} point={focalPoint} onChange={setFocalPoint} />
+      ) : (
+        <div className="asset-preview">
+          <AssetThumb asset={asset} />
+        </div>
+      )}
       <form onSubmit={save}>
         <label>
           {t('media.altText')}
@@ -135,6 +165,18 @@ function AssetDetails({ asset, onClose }: { asset: Asset; onClose: () => void })
           {t('media.caption')}
           <textarea value={caption} rows={3} onChange={(e) => setCaption(e.target.value)} />
         </label>
+        <label>
+          {t('media.folder')}
+          <input type="text" list="media-folders" value={folder} maxLength={255} aria-describedby="media-folder-help" onChange={(e) => setFolder(e.target.value)} />
+        </label>
+        <datalist id="media-folders">
+          {folders.map((name) => (
+            <option key={name} value={name} />
+          ))}
+        </datalist>
+        <p id="media-folder-help" className="help">
+          {t('media.folder.help')}
+        </p>
         <ErrorMessage error={error} />
         {confirmDelete && <p role="alert">{t('media.delete.confirm', { name: asset.fileName })}</p>}
         <div className="dialog-actions">
@@ -164,5 +206,56 @@ function AssetDetails({ asset, onClose }: { asset: Asset; onClose: () => void })
         </div>
       </form>
     </Modal>
+  );
+}
+
+/**
+ * An image's focal point: a click on the image puts it there, the two fields give it in percent (from the
+ * keyboard too), and two crops show what a site keeps in view with it (CSS object-position, as a site uses it).
+ */
+function FocalPointPicker({ asset, point, onChange }: { asset: Asset; point: Asset['focalPoint']; onChange: (point: Asset['focalPoint']) => void }) {
+  const { t } = useI18n();
+  const percent = (value: number) => Math.round(value * 1000) / 10;
+  const place = (event: MouseEvent<HTMLImageElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    const clamp = (value: number) => Math.min(1, Math.max(0, value));
+    onChange({ x: clamp((event.clientX - box.left) / box.width), y: clamp((event.clientY - box.top) / box.height) });
+  };
+  const typed = (axis: 'x' | 'y', text: string) => {
+    const value = Number(text);
+    if (text === '' || !Number.isFinite(value)) return;
+    onChange({ ...(point ?? { x: 0.5, y: 0.5 }), [axis]: Math.min(100, Math.max(0, value)) / 100 });
+  };
+  const position = point ? `${percent(point.x)}% ${percent(point.y)}%` : '50% 50%';
+  return (
+    <fieldset className="focal-point">
+      <legend>{t('media.focal')}</legend>
+      <p className="help">{t('media.focal.help')}</p>
+      {/* As wide as the dialog allows, at most 16rem tall: the image's box is the picture, so a click maps to it. */}
+      <div className="focal-point-image" style={{ width: `min(100%, 24rem, ${((16 * (asset.width ?? 1)) / (asset.height ?? 1)).toFixed(2)}rem)` }}>
+        {/* The fields below do the same from the keyboard. */}
+        <img src={asset.url} alt={asset.altText || asset.fileName} onClick={place} />
+        {point && <span className="focal-point-marker" style={{ left: `${percent(point.x)}%`, top: `${percent(point.y)}%` }} aria-hidden="true" />}
+      </div>
+      <div className="filters">
+        <label>
+          {t('media.focal.x')}
+          <input type="number" min={0} max={100} step={0.1} value={point ? percent(point.x) : ''} onChange={(e) => typed('x', e.target.value)} />
+        </label>
+        <label>
+          {t('media.focal.y')}
+          <input type="number" min={0} max={100} step={0.1} value={point ? percent(point.y) : ''} onChange={(e) => typed('y', e.target.value)} />
+        </label>
+        <button type="button" disabled={!point} onClick={() => onChange(null)}>
+          {t('media.focal.clear')}
+        </button>
+      </div>
+      {!point && <p className="muted small">{t('media.focal.none')}</p>}
+      <p className="muted small">{t('media.focal.crops')}</p>
+      <div className="focal-point-crops" aria-hidden="true">
+        <img src={asset.url} alt="" className="crop-square" style={{ objectPosition: position }} />
+        <img src={asset.url} alt="" className="crop-wide" style={{ objectPosition: position }} />
+      </div>
+    </fieldset>
   );
 }

@@ -4,7 +4,12 @@ import type { Decider } from '../decider.ts';
 import { invalid, notFound } from '../domain-error.ts';
 import { assertCan } from '../access/permissions.ts';
 import type { Principal } from '../principal.ts';
-import { ALT_TEXT_MAX, CAPTION_MAX, FILE_NAME_MAX, type AssetEvent } from './media-events.ts';
+import { ALT_TEXT_MAX, CAPTION_MAX, FILE_NAME_MAX, FOLDER_DEPTH_MAX, FOLDER_MAX, FOLDER_SEGMENT_MAX, type AssetEvent } from './media-events.ts';
+
+export interface FocalPoint {
+  x: number;
+  y: number;
+}
 
 export interface Asset {
   assetId: string;
@@ -19,6 +24,10 @@ export interface Asset {
   altText: string;
   caption: string;
   blobKey: string;
+  /** The media library's folder ('' for the top). */
+  folder: string;
+  /** The point crops keep in view (images), or null. */
+  focalPoint: FocalPoint | null;
 }
 
 export type AssetState = { status: 'absent' } | ({ status: 'active' } & Asset) | ({ status: 'deleted' } & Asset);
@@ -26,12 +35,12 @@ export type AssetState = { status: 'absent' } | ({ status: 'active' } & Asset) |
 export type UploadSource = 'multipart' | 'base64' | 'source-url' | 'generated';
 
 /** What an upload learned about the bytes, which are in blob storage under blobKey before the command runs. */
-export type UploadedFile = Omit<Asset, 'assetId' | 'projectId' | 'altText' | 'caption'> & { source: UploadSource };
+export type UploadedFile = Omit<Asset, 'assetId' | 'projectId' | 'altText' | 'caption' | 'folder' | 'focalPoint'> & { source: UploadSource };
 
 export type AssetCommand =
-  | ({ type: 'register_upload'; assetId: string; projectId: string; altText: string; caption: string } & UploadedFile)
-  /** Replaces the given parts; an absent one is kept. */
-  | { type: 'update_details'; projectId: string; altText?: string | undefined; caption?: string | undefined }
+  | ({ type: 'register_upload'; assetId: string; projectId: string; altText: string; caption: string; folder?: string | undefined } & UploadedFile)
+  /** Replaces the given parts; an absent one is kept (focalPoint null clears it). */
+  | { type: 'update_details'; projectId: string; altText?: string | undefined; caption?: string | undefined; folder?: string | undefined; focalPoint?: FocalPoint | null | undefined }
   | { type: 'delete_asset'; projectId: string; blobKeys: string[] };
 
 export interface AssetContext {
@@ -55,10 +64,14 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetCo
     switch (event.type) {
       case 'media.asset-uploaded': {
         const { uploadedAt: _at, source: _source, ...asset } = event.data;
-        return { status: 'active', ...asset };
+        return { status: 'active', ...asset, folder: '', focalPoint: null };
       }
       case 'media.asset-details-changed':
         return state.status === 'active' ? { ...state, altText: event.data.altText, caption: event.data.caption } : state;
+      case 'media.asset-filed':
+        return state.status === 'active' ? { ...state, folder: event.data.folder } : state;
+      case 'media.focal-point-set':
+        return state.status === 'active' ? { ...state, focalPoint: event.data.focalPoint } : state;
       case 'media.asset-deleted':
         return state.status === 'active' ? { ...state, status: 'deleted' } : state;
       default:
@@ -81,8 +94,10 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetCo
         assertText('altText', command.altText, ALT_TEXT_MAX);
         assertText('caption', command.caption, CAPTION_MAX);
         if (!Number.isSafeInteger(command.byteSize) || command.byteSize < 1) throw invalid('The file is empty.');
-        const { type: _type, ...data } = command;
-        return [{ type: 'media.asset-uploaded', data: { ...data, uploadedAt: now } }];
+        const folder = command.folder === undefined ? '' : folderName(command.folder);
+        const { type: _type, folder: _folder, ...data } = command;
+        const uploaded: AssetEvent = { type: 'media.asset-uploaded', data: { ...data, uploadedAt: now } };
+        return folder === '' ? [uploaded] : [uploaded, { type: 'media.asset-filed', data: { projectId: command.projectId, assetId: command.assetId, folder, changedAt: now } }];
       }
       case 'update_details': {
         // Editing alt text and captions is part of uploading media (console users, full or schema keys).
@@ -92,8 +107,14 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetCo
         if (command.caption !== undefined) assertText('caption', command.caption, CAPTION_MAX);
         const altText = command.altText ?? asset.altText;
         const caption = command.caption ?? asset.caption;
-        if (altText === asset.altText && caption === asset.caption) return [];
-        return [{ type: 'media.asset-details-changed', data: { projectId: asset.projectId, assetId: asset.assetId, altText, caption, changedAt: now } }];
+        const folder = command.folder === undefined ? asset.folder : folderName(command.folder);
+        const focalPoint = command.focalPoint === undefined ? asset.focalPoint : focalPointOf(command.focalPoint, asset);
+        const ids = { projectId: asset.projectId, assetId: asset.assetId };
+        const events: AssetEvent[] = [];
+        if (altText !== asset.altText || caption !== asset.caption) events.push({ type: 'media.asset-details-changed', data: { ...ids, altText, caption, changedAt: now } });
+        if (folder !== asset.folder) events.push({ type: 'media.asset-filed', data: { ...ids, folder, changedAt: now } });
+        if (JSON.stringify(focalPoint) !== JSON.stringify(asset.focalPoint)) events.push({ type: 'media.focal-point-set', data: { ...ids, focalPoint, changedAt: now } });
+        return events;
       }
       case 'delete_asset': {
         assertCan(principal, 'media.delete');
@@ -104,6 +125,33 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent, AssetCo
     }
   },
 };
+
+/**
+ * A folder name as kept: segments trimmed and joined by "/" ('' is the top); VALIDATION_ERROR for an empty
+ * segment, "." or "..", a control character, or beyond the limits.
+ */
+export function folderName(folder: string): string {
+  if (typeof folder !== 'string') throw invalid('folder: a text, segments joined by "/".');
+  const trimmed = folder.trim().replace(/^\/+|\/+$/g, '');
+  if (trimmed === '') return '';
+  const segments = trimmed.split('/').map((segment) => segment.trim());
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) throw invalid(`folder: "${folder.slice(0, 80)}" has an empty, "." or ".." segment.`);
+  if (segments.length > FOLDER_DEPTH_MAX) throw invalid(`folder: at most ${FOLDER_DEPTH_MAX} levels.`);
+  if (segments.some((segment) => [...segment].length > FOLDER_SEGMENT_MAX)) throw invalid(`folder: each level at most ${FOLDER_SEGMENT_MAX} characters.`);
+  const name = segments.join('/');
+  if ([...name].length > FOLDER_MAX) throw invalid(`folder: at most ${FOLDER_MAX} characters.`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw invalid('folder: must not contain control characters.');
+  return name;
+}
+
+/** A focal point as kept: x and y from 0 to 1, to 4 decimals; only on images with a size. */
+function focalPointOf(point: FocalPoint | null, asset: Asset): FocalPoint | null {
+  if (point === null) return null;
+  if (asset.width === null || asset.height === null) throw invalid('focalPoint: only images have one.');
+  const valid = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1;
+  if (!valid(point.x) || !valid(point.y)) throw invalid('focalPoint: x and y are fractions of the width and height, from 0 to 1.');
+  return { x: Math.round(point.x * 10_000) / 10_000, y: Math.round(point.y * 10_000) / 10_000 };
+}
 
 function requireActive(state: AssetState, projectId: string): Asset {
   if (state.status !== 'active' || state.projectId !== projectId) throw notFound('No such asset in this project.');

@@ -50,6 +50,28 @@ export const assetDetailsChanged = defineEvent({
   schema: z.object({ ...ids, altText: z.string().max(ALT_TEXT_MAX), caption: z.string().max(CAPTION_MAX), changedAt: instant }),
 });
 
+/** Folder names: segments joined by "/", '' for the library's top. */
+export const FOLDER_MAX = 255;
+export const FOLDER_SEGMENT_MAX = 64;
+export const FOLDER_DEPTH_MAX = 8;
+
+/** The asset was put in a folder of the media library ('' is the top): where people find it, nothing more. */
+export const assetFiled = defineEvent({
+  type: 'media.asset-filed',
+  version: 1,
+  schema: z.object({ ...ids, folder: z.string().max(FOLDER_MAX), changedAt: instant }),
+});
+
+/**
+ * The point of an image that crops keep in view, as fractions of its width and height from the top left
+ * (0.5, 0.5 is the centre), or null for none (crops keep the centre).
+ */
+export const focalPointSet = defineEvent({
+  type: 'media.focal-point-set',
+  version: 1,
+  schema: z.object({ ...ids, focalPoint: z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) }).nullable(), changedAt: instant }),
+});
+
 export const assetDeleted = defineEvent({
   type: 'media.asset-deleted',
   version: 1,
@@ -64,8 +86,8 @@ export const blobsPurged = defineEvent({
   schema: z.object({ ...ids, ok: z.boolean(), error: z.string().max(2000).optional() }),
 });
 
-export const mediaEvents = [assetUploaded, assetDetailsChanged, assetDeleted, blobsPurged];
+export const mediaEvents = [assetUploaded, assetDetailsChanged, assetFiled, focalPointSet, assetDeleted, blobsPurged];
 
 type Of<D extends { type: string; schema: z.ZodType }> = { type: D['type']; data: z.output<D['schema']> };
-export type AssetEvent = Of<typeof assetUploaded> | Of<typeof assetDetailsChanged> | Of<typeof assetDeleted>;
+export type AssetEvent = Of<typeof assetUploaded> | Of<typeof assetDetailsChanged> | Of<typeof assetFiled> | Of<typeof focalPointSet> | Of<typeof assetDeleted>;
 export type MediaEvent = AssetEvent | Of<typeof blobsPurged>;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { OutboundPolicy } from '../../security/ssrf-guard.ts';
 import type { MediaService, AssetView } from '../../media/media-service.ts';
 import { MEDIA_KINDS } from '../../domain/media/media-kind.ts';
-import { ALT_TEXT_MAX, CAPTION_MAX } from '../../domain/media/media-events.ts';
+import { ALT_TEXT_MAX, CAPTION_MAX, FOLDER_MAX } from '../../domain/media/media-events.ts';
 import { receiveMultipart, FILE_FIELD } from '../../media/multipart-upload.ts';
 import { discard, receiveBytes, type ReceivedFile } from '../../media/received-file.ts';
 import { fetchSource } from '../../media/source-fetch.ts';
@@ -44,6 +44,8 @@ const mediaType = z
   })
   .optional();
 
+const focalPointSchema = z.object({ x: z.number().min(0, 'from 0 to 1').max(1, 'from 0 to 1'), y: z.number().min(0, 'from 0 to 1').max(1, 'from 0 to 1') }).meta({ id: 'FocalPoint' });
+
 /** An asset as the admin API answers it (AssetView and its media URL). */
 export const assetSchema = z.object({
   id: z.uuid(),
@@ -56,6 +58,8 @@ export const assetSchema = z.object({
   height: z.number().int().nullable(),
   altText: z.string(),
   caption: z.string(),
+  folder: z.string().describe('The media library\'s folder, segments joined by "/" (\'\' for the top).'),
+  focalPoint: focalPointSchema.nullable().describe('Images: the point crops should keep in view, as fractions of the width and height from the top left; null for none (keep the centre).'),
   uploadedAt: z.string(),
   updatedAt: z.string(),
   url: z.string().describe('The public media URL (GET /media/{assetId} on the project-pinned public base).'),
@@ -63,6 +67,7 @@ export const assetSchema = z.object({
 
 const mediaListQuery = listQuery({
   type: mediaType,
+  folder: z.string().max(FOLDER_MAX, `at most ${FOLDER_MAX} characters`).optional().describe('Only the assets in this folder (\'\' for the top), not its subfolders.'),
   name: z.string().min(1, 'must not be empty').max(255, 'at most 255 characters').optional(),
 });
 
@@ -70,6 +75,7 @@ const details = {
   fileName: z.string().max(1000, 'at most 1000 characters').optional(),
   altText: z.string().max(ALT_TEXT_MAX, `at most ${ALT_TEXT_MAX} characters`).optional(),
   caption: z.string().max(CAPTION_MAX, `at most ${CAPTION_MAX} characters`).optional(),
+  folder: z.string().max(FOLDER_MAX, `at most ${FOLDER_MAX} characters`).optional().describe('The media library\'s folder to put it in, segments joined by "/" (created when first used).'),
 };
 
 const jsonUploadBody = z
@@ -95,6 +101,8 @@ const multipartUploadBody = z.object({
 const patchBody = z.object({
   altText: details.altText,
   caption: details.caption,
+  folder: details.folder,
+  focalPoint: focalPointSchema.nullable().optional(),
 });
 
 /**
@@ -134,7 +142,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
           principal,
           project,
           upload.file!,
-          { fileName: fields.fileName ?? upload.file!.originalFilename, altText: fields.altText, caption: fields.caption, source: 'multipart' },
+          { fileName: fields.fileName ?? upload.file!.originalFilename, altText: fields.altText, caption: fields.caption, folder: fields.folder, source: 'multipart' },
           idempotencyKeyOf(ctx, upload.fields),
         ),
       );
@@ -176,7 +184,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
           source = 'source-url';
         }
         const received = file;
-        const result = await asHttp(() => service.upload(principal, project, received, { fileName, altText: body.altText, caption: body.caption, source }, idempotencyKeyOf(ctx, body)));
+        const result = await asHttp(() => service.upload(principal, project, received, { fileName, altText: body.altText, caption: body.caption, folder: body.folder, source }, idempotencyKeyOf(ctx, body)));
         ctx.status = result.status;
         ctx.body = withUrl(ctx, project.projectId, result.body as AssetView);
       } finally {
@@ -191,12 +199,28 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };
   });
 
+  api.add(
+    router,
+    {
+      method: 'get',
+      path: '/media/folders',
+      operationId: 'listMediaFolders',
+      summary: 'The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one)',
+      tag: 'Media',
+      responses: { 200: { description: 'The folders', schema: z.object({ items: z.array(z.object({ folder: z.string(), assets: z.number().int() })) }).meta({ id: 'MediaFolders' }) } },
+      errors: {},
+    },
+    async (ctx) => {
+      ctx.body = { items: await service.folders(principalOf(ctx), projectOf(ctx)) };
+    },
+  );
+
   api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', summary: 'Read an asset', tag: 'Media', responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     ctx.body = withUrl(ctx, project.projectId, await service.get(principalOf(ctx), project, assetId(ctx)));
   });
 
-  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters) and caption (at most ${CAPTION_MAX}); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters), caption (at most ${CAPTION_MAX}), folder and (images) focal point (null clears it); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx, { body }) => {
     const project = projectOf(ctx);
     ctx.body = withUrl(ctx, project.projectId, await service.updateDetails(principalOf(ctx), project, assetId(ctx), body));
   });
@@ -210,7 +234,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
 }
 
 /** The multipart text fields, checked as the JSON body's are. */
-function parseFields(fields: Record<string, string>): { fileName?: string | undefined; altText?: string | undefined; caption?: string | undefined } {
+function parseFields(fields: Record<string, string>): { fileName?: string | undefined; altText?: string | undefined; caption?: string | undefined; folder?: string | undefined } {
   const result = z.object(details).safeParse(fields);
   if (!result.success) {
     const issue = result.error.issues[0]!;

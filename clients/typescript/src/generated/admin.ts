@@ -1585,6 +1585,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/media/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one)
+         * @description The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["listMediaFolders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/{assetId}": {
         parameters: {
             query?: never;
@@ -1607,8 +1627,8 @@ export type paths = {
         options?: never;
         head?: never;
         /**
-         * Change an asset's altText (at most 1000 characters) and caption (at most 2000); an absent one is kept
-         * @description Change an asset's altText (at most 1000 characters) and caption (at most 2000); an absent one is kept. Credentials: an agent key, or a console session token with X-Project-Id.
+         * Change an asset's altText (at most 1000 characters), caption (at most 2000), folder and (images) focal point (null clears it); an absent one is kept
+         * @description Change an asset's altText (at most 1000 characters), caption (at most 2000), folder and (images) focal point (null clears it); an absent one is kept. Credentials: an agent key, or a console session token with X-Project-Id.
          */
         patch: operations["updateMedia"];
         trace?: never;
@@ -1994,6 +2014,10 @@ export type components = {
             height: number | null;
             altText: string;
             caption: string;
+            /** @description The media library's folder, segments joined by "/" ('' for the top). */
+            folder: string;
+            /** @description Images: the point crops should keep in view, as fractions of the width and height from the top left; null for none (keep the centre). */
+            focalPoint: components["schemas"]["FocalPoint"] | null;
             uploadedAt: string;
             updatedAt: string;
             /** @description The public media URL (GET /media/{assetId} on the project-pinned public base). */
@@ -2389,6 +2413,10 @@ export type components = {
             message: string | null;
             /** Format: date-time */
             failedAt: string;
+        };
+        FocalPoint: {
+            x: number;
+            y: number;
         };
         FormBlueprintPlan: {
             /** @description false: applying would create nothing, because of the problems. */
@@ -2836,6 +2864,12 @@ export type components = {
             recordCount: number;
             sitePublishedAt: string | null;
             published: boolean;
+        };
+        MediaFolders: {
+            items: {
+                folder: string;
+                assets: number;
+            }[];
         };
         OperationsOverview: {
             /** @description Whether the caller is a service operator (OPERATOR_TENANT_IDS): only operators see failing events and retry, skip or rebuild. */
@@ -7712,6 +7746,8 @@ export interface operations {
         parameters: {
             query?: {
                 type?: string;
+                /** @description Only the assets in this folder ('' for the top), not its subfolders. */
+                folder?: string;
                 name?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 limit?: number;
@@ -7769,6 +7805,8 @@ export interface operations {
                     fileName?: string;
                     altText?: string;
                     caption?: string;
+                    /** @description The media library's folder to put it in, segments joined by "/" (created when first used). */
+                    folder?: string;
                     idempotencyKey?: string;
                 };
                 "multipart/form-data": {
@@ -7780,6 +7818,8 @@ export interface operations {
                     fileName?: string;
                     altText?: string;
                     caption?: string;
+                    /** @description The media library's folder to put it in, segments joined by "/" (created when first used). */
+                    folder?: string;
                     idempotencyKey?: string;
                 };
             };
@@ -7801,6 +7841,36 @@ export interface operations {
             409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
             413: components["responses"]["Http413PayloadTooLarge"];
             415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    listMediaFolders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaFolders"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
@@ -7886,6 +7956,12 @@ export interface operations {
                 "application/json": {
                     altText?: string;
                     caption?: string;
+                    /** @description The media library's folder to put it in, segments joined by "/" (created when first used). */
+                    folder?: string;
+                    focalPoint?: {
+                        x: number;
+                        y: number;
+                    } | null;
                 };
             };
         };
