@@ -1,5 +1,5 @@
 /**
- * `npm start`: runs the service with the configuration from the environment (see README).
+ * `npm start`: runs the service with the configuration from the environment (see docs/configuration.md).
  * SIGTERM and SIGINT drain in-flight requests, stop projectors at a committed checkpoint and close the
  * stores, within SHUTDOWN_DEADLINE_MS whatever happens; a second signal (a second or more after the first)
  * exits at once (src/service/shutdown.ts).

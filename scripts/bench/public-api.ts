@@ -34,7 +34,7 @@
  * `--restarted`: the service that serves the measurements is not the one that built the read models at its first
  * start but the same service started again on them, as a deployed service runs after its first start (the split
  * topology always measures such processes). A process that has just folded the whole log serves reads with
- * 20-40% more CPU per request than after a restart (see the README's "Benchmarks"); without the flag, the cache-off
+ * 20-40% more CPU per request than after a restart (see docs/benchmarks.md); without the flag, the cache-off
  * rows measure that process.
  *
  * `--runtime`: `compiled` (default) measures the service as `npm start` and the Dockerfile run it, `node
@@ -42,7 +42,7 @@
  * figures are never of a stale build); `tsx` runs src/main.ts through tsx, as the tests do (its transform adds
  * work of its own to some functions, e.g. esbuild's `__name` on each closure made).
  *
- * `--topology`: `one` (default) runs the service as one process; `split` as the README's way to serve more
+ * `--topology`: `one` (default) runs the service as one process; `split` as docs/operations.md's way to serve more
  * requests, a `ROLES=projector` process and a `ROLES=api` one on the same data folder, measured on the
  * built read models (a first start of one process builds them). Reads, their CPU and the cache hits are
  * the API process's; the CPU per publish cycle counts both processes.
@@ -298,7 +298,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     // The list's last page (the deepest the API serves at 100,000 entries): what a crawler of every page reaches.
     { name: 'pagelast', label: `list page ${lastPage} (last)`, path: `/form-sets/articles/entries?limit=20&page=${lastPage}&sort=published_date:desc` },
     { name: 'sitemap', label: 'form-set sitemap, gzip/br', path: '/form-sets/articles/sitemap.xml', headers: { 'accept-encoding': 'gzip, br' } },
-    // A sort by a form field: title has a sort slot (see the README's "Sorting"); before slots, this read the whole form set.
+    // A sort by a form field: title has a sort slot (see docs/api.md "Sorting"); before slots, this read the whole form set.
     { name: 'fieldsort', label: 'list page 1, sort by a field', path: '/form-sets/articles/entries?limit=20&sort=title:asc' },
   ].filter((s) => values.only.split(',').includes(s.name));
 

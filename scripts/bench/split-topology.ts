@@ -1,5 +1,5 @@
 /**
- * bench:split: what a write costs when the API and the projectors run in separate processes (the README's way
+ * bench:split: what a write costs when the API and the projectors run in separate processes (docs/operations.md's way
  * to serve more requests: `ROLES=api` beside one `ROLES=projector` process), against one process, in the same run.
  *
  * Two data folders are set up alike (a bootstrapped project, a form set, one entry per topology): "one" runs

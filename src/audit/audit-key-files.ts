@@ -55,7 +55,7 @@ export function checkSecretFile(check: FileCheck): string[] {
     throw new AuditKeySetupError(`${setting}=${file} is writable by ${who} (${shown}): ${fix}`);
   }
   return uid === 0
-    ? [`the service runs as root, which can read and change ${file} whatever its mode: run it as a user of its own (README "Running in production") for the key file's protection to hold`]
+    ? [`the service runs as root, which can read and change ${file} whatever its mode: run it as a user of its own (docs/operations.md "Running in production") for the key file's protection to hold`]
     : [];
 }
 

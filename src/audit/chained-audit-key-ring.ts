@@ -89,7 +89,7 @@ export class ChainedAuditKeyRing implements OpenedAuditKeyRing {
     if (entry.validUntil !== null && now >= Date.parse(entry.validUntil)) {
       const successor = chain.entries[entry.statement.sequence + 1]!.statement.keyId;
       throw new AuditKeyRetiredError(
-        `the audit key ${keyId} was retired at ${entry.validUntil}, when key ${successor} took over; ${this.source.description} does not hold ${successor}: configure it (README "The tamper-evident log", rotation) and restart`,
+        `the audit key ${keyId} was retired at ${entry.validUntil}, when key ${successor} took over; ${this.source.description} does not hold ${successor}: configure it (docs/operations.md "The tamper-evident log", rotation) and restart`,
       );
     }
     const wait = Date.parse(entry.statement.validFrom) - now;

@@ -52,7 +52,7 @@ export class KeyChainFile {
   /** The verified chain; KeyChainError when the file is missing or does not verify. */
   read(): KeyChain {
     const chain = this.readIfExists();
-    if (!chain) throw new KeyChainError(`${this.description} is missing: it lists every audit key with its validity; restore it from a backup (README "The tamper-evident log")`);
+    if (!chain) throw new KeyChainError(`${this.description} is missing: it lists every audit key with its validity; restore it from a backup (docs/operations.md "The tamper-evident log")`);
     return chain;
   }
 

@@ -43,7 +43,7 @@ export interface AuditKeyRingOptions {
 
 /** What the fallback does not protect against: logged at every start that uses it. */
 export const KEY_STORE_KEY_WARNING =
-  'audit: AUDIT_KEY_FILE and AUDIT_PKCS11_MODULE are unset, so the audit signing key is kept in the key store beside the log (DATA_DIR/keys.sqlite, or MongoDB): anyone who can read the data folder, its backups or the database can sign exports and checkpoints as this service, so a history they rewrote would verify as authentic. Keep the key out of the database: AUDIT_KEY_FILE or an HSM (README "The tamper-evident log")';
+  'audit: AUDIT_KEY_FILE and AUDIT_PKCS11_MODULE are unset, so the audit signing key is kept in the key store beside the log (DATA_DIR/keys.sqlite, or MongoDB): anyone who can read the data folder, its backups or the database can sign exports and checkpoints as this service, so a history they rewrote would verify as authentic. Keep the key out of the database: AUDIT_KEY_FILE or an HSM (docs/operations.md "The tamper-evident log")';
 
 /** Opens the ring the configuration names (see the module comment); AuditKeySetupError naming the fix when it cannot. */
 export async function openAuditKeyRing(config: AuditConfig, keyStore: KeyStore, clock: Clock, options: AuditKeyRingOptions = {}): Promise<OpenedAuditKeyRing> {

@@ -33,7 +33,7 @@ const url = (schemes: readonly string[]) =>
     }
   }, `not a ${schemes.join(' or ')} URL`);
 
-/** Every variable the service reads. The README's configuration table mirrors this. */
+/** Every variable the service reads. docs/configuration.md mirrors this. */
 const settings = {
   PORT: { schema: integer(0, 65535).default(8080), allowed: 'a port number from 0 to 65535 (default 8080)' },
   HOST: { schema: z.string().min(1).default('0.0.0.0'), allowed: 'an address to listen on (default 0.0.0.0)' },
@@ -624,7 +624,7 @@ function auditKeyConfig(p: Parsed): AuditKeyConfig {
   return { kind: 'key-store' };
 }
 
-/** Names, rules and defaults of every setting, for the README and `cli config`. */
+/** Names, rules and defaults of every setting, for docs/configuration.md and `cli config`. */
 export function describeSettings(): Array<{ name: string; allowed: string }> {
   return Object.entries(settings).map(([name, s]) => ({ name, allowed: s.allowed }));
 }

@@ -156,8 +156,8 @@ export interface SqliteReadModelStoreOptions {
    * The service turns it off: its first start folds every projection at once, so the thread's commits run beside
    * the folding (10,000 entries: ready in 12.2-13.4 s against 15.7-16.1 s under bench:public), and the event
    * loop stays free to answer while a projection is rebuilt after an upgrade. The cost is the thread's page
-   * cache (~60 MiB more resident after a first start); reads afterwards cost the same (see the README's
-   * "Benchmarks").
+   * cache (~60 MiB more resident after a first start); reads afterwards cost the same (see
+   * docs/benchmarks.md).
    */
   inlineBulkCommits?: boolean;
 }

@@ -331,7 +331,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         operatorTenantIds: config.operatorTenantIds,
       });
       // Audit exports sign through the audit key ring: the one this process opened (projector role), else one
-      // opened at the first export (an API-only process; README "The tamper-evident log"). Their checkpoint is
+      // opened at the first export (an API-only process; docs/operations.md "The tamper-evident log"). Their checkpoint is
       // signed now where this process signs checkpoints, else the latest the projector process signed.
       const opened = auditKeys;
       const tree = logTree;

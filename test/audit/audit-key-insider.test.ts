@@ -45,7 +45,7 @@ describe(needing(openssl, needing(jq, 'audit keys against an insider: the key ou
     const keysDir = path.join(tempDir(), 'audit-keys');
     fs.mkdirSync(keysDir, { recursive: true });
     keyFile = path.join(keysDir, 'audit-key.pem');
-    // As README "The tamper-evident log" says to make it.
+    // As docs/operations.md "The tamper-evident log" says to make it.
     execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
     fs.chmodSync(keyFile, 0o440);
     env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...keyFileEnv(keyFile, path.join(keysDir, 'audit-key-chain.ndjson')) };

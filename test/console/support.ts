@@ -68,7 +68,7 @@ export async function pngFile(dir: string, name: string, colour: { r: number; g:
 }
 
 /**
- * Screenshots of the main pages, taken when CONSOLE_SCREENSHOTS names a folder (the README's are made with
+ * Screenshots of the main pages, taken when CONSOLE_SCREENSHOTS names a folder (those docs/console.md shows are made with
  * CONSOLE_SCREENSHOTS=docs/screenshots), so that an ordinary test run changes no file of the repository.
  * The whole page is taken in a viewport as tall as the page, then the viewport is put back: a full-page capture
  * of the ordinary viewport leaves a sticky element (the editor's Save bar) where the viewport ended, over the

@@ -134,7 +134,7 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     const all = walk(dataDir);
     expect(all.filter((entry) => entry.path.startsWith(`media${path.sep}`) && !entry.directory).length).to.be.at.least(4);
     expect(all.filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600)).map((entry) => `${entry.path} ${entry.mode.toString(8)}`)).to.deep.equal([]);
-    // Nothing to warn about but the audit key kept in the key store (nothing configured: README "The tamper-evident log").
+    // Nothing to warn about but the audit key kept in the key store (nothing configured: docs/operations.md "The tamper-evident log").
     expect(service.logs().filter((l) => l['level'] === 'warn').map((l) => l['msg'])).to.deep.equal([KEY_STORE_KEY_WARNING]);
   });
 

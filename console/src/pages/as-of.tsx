@@ -19,7 +19,7 @@ function localInputValue(iso: string): string {
 
 /**
  * "As of": the site as the public API served it at an instant, from the admin API's as-of reads (built from
- * the log; README "Admin and agent API"). The instant is picked as a date and time in the browser's time zone;
+ * the log; docs/api.md "Admin and agent API"). The instant is picked as a date and time in the browser's time zone;
  * the page's address carries it in UTC (`at`), with the form set, the entry and the locale, so a view can be
  * linked to (the entry history links each event's instant here). A banner says throughout that this is the
  * past: nothing here is the current content, and nothing can be edited.
