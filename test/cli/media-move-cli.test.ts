@@ -16,20 +16,13 @@ import { runEntry, startServiceProcess, type StartedService } from '../support/c
 import { minioServer, minioServerPending, type MinioServer } from '../support/minio-server.ts';
 import { mongoServer, mongoServerTarget } from '../support/mongo-server.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 
 type Demo = Omit<DemoResult, 'position'>;
 
 const cli = (env: Record<string, string>, ...args: string[]) => runEntry('src/cli/main.ts', args, env, 120_000);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => (await eventually(probe, (value) => value !== undefined, timeoutMs, what, 100)) as T;
 
 /** The 8 demo assets from the admin API, once the service is ready and its read models hold them all. */
 async function mediaList(service: StartedService, agentKey: string): Promise<Asset[]> {

@@ -24,6 +24,7 @@ import { clientConnectionString } from '../../src/event-store/esdb-mapping.ts';
 import type { AdapterHarness } from '../support/conformance.ts';
 import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, untilUp, type EsdbTarget } from '../support/esdb-server.ts';
 import { event, eventStoreConformance } from './event-store.conformance.ts';
+import { eventually as poll } from '../support/eventually.ts';
 
 /** Stores over one client (the client's first read waits for its read bridge to connect: once per suite). */
 function sharedClientHarness(start: () => Promise<{ connectionString: string; stop(): Promise<void> }>): AdapterHarness<EventStore> {
@@ -92,14 +93,8 @@ function summarise(messages: SubscriptionMessage[]): string[] {
   return messages.map((m) => (m.kind === 'event' ? `${m.event.type}@${m.event.position}` : m.kind === 'checkpoint' ? `checkpoint@${m.position}` : `caught-up@${m.position}`));
 }
 
-/** Polls `check` until it holds, failing after a bound. */
-async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not so after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Polls `check` until it holds (the kit's eventually), failing after a bound. */
+const eventually = (check: () => boolean, what: string, timeoutMs = 5000) => poll(check, Boolean, timeoutMs, what, 10);
 
 const noWait = { resubscribe: { delay: async () => undefined } };
 

@@ -12,6 +12,7 @@ import {
 } from '../../src/event-store/resubscribing-subscription.ts';
 import { untilUp } from '../support/esdb-server.ts';
 import { EsdbStandIn } from '../support/esdb-stand-in/server.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** A log of events at positions 10, 20, 30, ... */
 function recorded(position: bigint): RecordedEvent {
@@ -380,10 +381,4 @@ function eventData(type: string, data: Record<string, unknown>): NewEvent {
   return { id: randomUUID(), type, data, metadata: { actor: { type: 'system', id: 'test' }, correlationId: randomUUID(), causationId: null, occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } };
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not so after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (condition: () => boolean, timeoutMs = 10_000) => eventually(condition, Boolean, timeoutMs, 'condition', 10);

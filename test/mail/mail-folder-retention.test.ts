@@ -7,6 +7,7 @@ import { EmlFileTransport } from '../../src/mail/eml-file-transport.ts';
 import { FIRST_SWEEP_AFTER_MS, startMailFolderRetention, sweepMailFolder } from '../../src/mail/mail-folder-retention.ts';
 import { startAdminFixture } from '../admin/support.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -23,13 +24,7 @@ function fileAged(dir: string, name: string, ageMs: number, now = NOW): string {
 
 const remaining = (dir: string) => fs.readdirSync(dir).sort();
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not so after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = (condition: () => boolean, timeoutMs: number) => eventually(condition, Boolean, timeoutMs, 'condition', 50);
 
 describe('mail folder retention (MAIL_FOLDER_KEEP_DAYS)', () => {
   it('removes the .eml files written before the cut and temporary files older than an hour, and nothing else', async () => {

@@ -14,6 +14,7 @@ import { PASSWORD, png, pinnedUrl, startMediaFixture, uploadMultipart } from './
 import { tempDir } from '../support/temp-dir.ts';
 import { uploadTempRoot } from '../../src/media/received-file.ts';
 import { freePort } from '../support/ports.ts';
+import { eventuallyPasses } from '../support/eventually.ts';
 
 const MAX = 200_000;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -323,15 +324,4 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Retries an assertion for a short while (work that finishes just after the response, e.g. temp-file removal). */
-async function eventually(assertion: () => void, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      assertion();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
+const eventually = (assertion: () => void, timeoutMs = 2000) => eventuallyPasses(assertion, timeoutMs);

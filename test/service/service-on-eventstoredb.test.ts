@@ -12,20 +12,13 @@ import { runEntry, startServiceProcess, type StartedService } from '../support/c
 import { describeEsdbTarget, resolveEsdbTarget, startEsdbServer, type StartedEsdbServer } from '../support/esdb-server.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { articleFormSet } from '../admin/support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const target = await resolveEsdbTarget();
 
-/** Runs `attempt` until `done` accepts its result, failing after a bound. */
-async function until<T>(attempt: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not so after ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Runs `attempt` until `done` accepts its result, failing after a bound (the kit's eventually). */
+const until = <T>(attempt: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000) => eventually(attempt, done, timeoutMs, what, 50);
 
 describe(`service on EventStoreDB (${describeEsdbTarget(target)}) with SQLite read models, as npm start runs it`, function () {
   this.timeout(180_000);

@@ -8,6 +8,7 @@ import { runEntry } from '../support/child-process.ts';
 import { freePort } from '../support/ports.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -23,10 +24,7 @@ describe('service: shutdown with a hard deadline', function () {
       const shutdown = shutdownOnSignals({ stop, logger: log.logger, deadlineMs, flushMs: 200, exit: (code, flushed) => exits.push({ code, flushed, at: Date.now() - started }) });
       return { log, exits, shutdown };
     };
-    const until = async (condition: () => boolean, ms = 5000) => {
-      const deadline = Date.now() + ms;
-      while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    };
+    const until = (condition: () => boolean, ms = 5000) => eventually(condition, Boolean, ms, 'condition', 10);
 
     it('exits 0 once the service has stopped', async () => {
       const { exits, shutdown, log } = run(async (progress) => {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { OtherConnectionCommits } from '../../src/sqlite/other-connection-commits.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('OtherConnectionCommits: commits of other connections to a SQLite file', () => {
   let own: Database.Database;
@@ -97,10 +98,4 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(2);
-  }
-}
+const until = (condition: () => boolean, timeoutMs = 5_000) => eventually(condition, Boolean, timeoutMs, 'condition', 2);

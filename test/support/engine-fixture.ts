@@ -41,13 +41,5 @@ export function engineFixture(dir = tempDir(), options: { events?: EventStore; s
   };
 }
 
-export async function eventually<T>(fn: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  do {
-    last = await fn();
-    if (accept(last)) return last;
-    await new Promise((r) => setTimeout(r, 20));
-  } while (Date.now() < deadline);
-  throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(last, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-}
+/** The test kit's one poll (./eventually.ts), here where most suites import it from. */
+export { eventually } from './eventually.ts';

@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { generate } from 'selfsigned';
 import { tempDir } from '../support/temp-dir.ts';
 import type { AdminFixture } from '../admin/support.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** A certificate for 127.0.0.1 and localhost made now, and the file the dispatcher trusts it through (WEBHOOK_CA_FILE). */
 export async function testCertificate(): Promise<{ key: string; cert: string; caFile: string }> {
@@ -153,17 +154,8 @@ export { freePort as closedPort } from '../support/ports.ts';
 // A tenant_admin session for the fixture's project: webhooks are not part of any agent key scope.
 export { adminSession, PASSWORD } from '../admin/support.ts';
 
-/** Polls until `check` returns a value that satisfies `done`; fails with the last value after `timeoutMs`. */
-export async function until<T>(check: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await check();
-    if (done(last)) return last;
-    if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls until `check` returns a value that satisfies `done`; fails with the last value after `timeoutMs` (the kit's eventually). */
+export const until = <T>(check: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> => eventually(check, done, timeoutMs, what, 50);
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
