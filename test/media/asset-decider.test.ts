@@ -32,7 +32,7 @@ const upload: AssetCommand = {
   source: 'multipart',
 };
 
-function given(events: AssetEvent[]): AssetState {
+function stateAfter(events: AssetEvent[]): AssetState {
   return fold(assetDecider, events);
 }
 
@@ -57,7 +57,7 @@ describe('asset decider', () => {
   });
 
   it('a repeated upload of the same bytes under the same id changes nothing; other bytes are refused', () => {
-    const state = given(uploaded());
+    const state = stateAfter(uploaded());
     expect(assetDecider.decide(upload, state, { principal: editor, now: NOW })).to.deep.equal([]);
     expect(refusal(() => assetDecider.decide({ ...upload, sha256: 'cd'.repeat(32) } as AssetCommand, state, { principal: editor, now: NOW })).code).to.equal('VALIDATION_ERROR');
   });
@@ -81,7 +81,7 @@ describe('asset decider', () => {
   });
 
   it('changes alt text and caption (an absent one kept; no change, no event)', () => {
-    const state = given(uploaded());
+    const state = stateAfter(uploaded());
     const events = assetDecider.decide({ type: 'update_details', projectId: PROJECT, caption: 'At dawn' }, state, { principal: editor, now: NOW });
     expect(events).to.deep.equal([{ type: 'media.asset-details-changed', data: { projectId: PROJECT, assetId: ASSET, altText: 'A photo', caption: 'At dawn', changedAt: NOW } }]);
     expect(assetDecider.decide({ type: 'update_details', projectId: PROJECT, altText: 'A photo' }, state, { principal: editor, now: NOW })).to.deep.equal([]);
@@ -90,20 +90,20 @@ describe('asset decider', () => {
   });
 
   it('deletes (tenant_admin or full/schema keys), once; a deleted asset is NOT_FOUND', () => {
-    const state = given(uploaded());
+    const state = stateAfter(uploaded());
     const command: AssetCommand = { type: 'delete_asset', projectId: PROJECT, blobKeys: [upload.blobKey, `${upload.blobKey}.webp`] };
     expect(refusal(() => assetDecider.decide(command, state, { principal: editor, now: NOW })).code).to.equal('FORBIDDEN');
     expect(refusal(() => assetDecider.decide(command, state, { principal: agent('content'), now: NOW })).code).to.equal('FORBIDDEN');
     const events = assetDecider.decide(command, state, { principal: agent('full'), now: NOW });
     expect(events[0]!.type).to.equal('media.asset-deleted');
-    const deleted = given([...uploaded(), ...events]);
+    const deleted = stateAfter([...uploaded(), ...events]);
     expect(deleted.status).to.equal('deleted');
     expect(refusal(() => assetDecider.decide(command, deleted, { principal: admin, now: NOW })).code).to.equal('NOT_FOUND');
     expect(refusal(() => assetDecider.decide({ type: 'update_details', projectId: PROJECT, altText: 'x' }, deleted, { principal: admin, now: NOW })).code).to.equal('NOT_FOUND');
   });
 
   it('humanApproval: an agent key may not delete media, every asset being served by its URL (403 HUMAN_APPROVAL_REQUIRED); a person may', () => {
-    const state = given(uploaded());
+    const state = stateAfter(uploaded());
     const command: AssetCommand = { type: 'delete_asset', projectId: PROJECT, blobKeys: [upload.blobKey] };
     const approvalPolicy = { humanApproval: true, fourEyes: false };
     const error = refusal(() => assetDecider.decide(command, state, { principal: agent('full'), now: NOW, approvalPolicy }));

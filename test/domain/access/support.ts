@@ -1,47 +1,14 @@
-import { expect } from 'chai';
-import { fold, type Decider, type DomainEvent } from '../../../src/domain/decider.ts';
-import { DomainError, type DomainErrorCode } from '../../../src/domain/domain-error.ts';
+import type { Decider, DomainEvent } from '../../../src/domain/decider.ts';
+import { specify } from '../../support/decider-spec.ts';
 import type { Caller } from '../../../src/domain/access/caller.ts';
 import { accessEvents } from '../../../src/domain/access/access-events.ts';
 import { EventCatalog } from '../../../src/event-store/event-catalog.ts';
 
 const catalog = new EventCatalog([...accessEvents]);
 
-/**
- * Given these events, when this command (in this context): the events decided, each checked against its
- * catalog schema (what the event store would append), or the DomainError thrown.
- */
+/** The kit's decider specification (test/support/decider-spec.ts), with the access events' catalog. */
 export function given<State, Command, Event extends DomainEvent, Context>(decider: Decider<State, Command, Event, Context>, history: Event[]) {
-  return {
-    when(command: Command, context: Context) {
-      const run = () => {
-        const events = decider.decide(command, fold(decider, history), context);
-        for (const event of events) catalog.validate(event.type, event.data);
-        return events;
-      };
-      return {
-        then(expected: Event[]): Event[] {
-          const events = run();
-          expect(events).to.deep.equal(expected);
-          return events;
-        },
-        events: run,
-        thenFails(code: DomainErrorCode, message?: RegExp): DomainError {
-          let caught: unknown;
-          try {
-            run();
-          } catch (error) {
-            caught = error;
-          }
-          expect(caught, 'expected a DomainError').to.be.instanceOf(DomainError);
-          const error = caught as DomainError;
-          expect(error.code, error.message).to.equal(code);
-          if (message) expect(error.message).to.match(message);
-          return error;
-        },
-      };
-    },
-  };
+  return specify(decider, { catalog })(history);
 }
 
 export const TENANT = '0b7e4c6a-6f3e-4d5c-9a51-3b1f9f5b2c01';

@@ -36,22 +36,22 @@ const approve: EntryCommand = { type: 'approve', entryId: ENTRY, revisionId: R1,
 describe('entry decider: the approval policy', () => {
   describe('fourEyes compares people, not credentials', () => {
     it("the bypass: a revision written and submitted with the admin's own key cannot be published by the admin's session", () => {
-      const error = given(inReview(key('k-full'))).when(publish, policy('tenant_admin')).thenThrows('FOUR_EYES_REQUIRED', /you are the last editor and the submitter of revision 1 \(counting what was written or submitted with agent keys/);
+      const error = given(inReview(key('k-full'))).when(publish, policy('tenant_admin')).thenFails('FOUR_EYES_REQUIRED', /you are the last editor and the submitter of revision 1 \(counting what was written or submitted with agent keys/);
       expect(error).to.be.instanceOf(ApprovalRefused);
       expect(error.subject).to.deep.equal({ entryId: ENTRY, formSetId: FORM_SET, revisionId: R1, revision: 1 });
       expect(error.hint).to.contain('approvalPolicy.fourEyes');
     });
 
     it('nor approved by another key the same person issued', () => {
-      given(inReview(key('k-full'))).when(approve, policy('agent(schema)')).thenThrows('FOUR_EYES_REQUIRED', /this agent key acts for user u-admin, who issued it, and who is the last editor and the submitter/);
+      given(inReview(key('k-full'))).when(approve, policy('agent(schema)')).thenFails('FOUR_EYES_REQUIRED', /this agent key acts for user u-admin, who issued it, and who is the last editor and the submitter/);
     });
 
     it("nor may a key publish what its issuer's session wrote", () => {
-      given(inReview(ADMIN)).when(publish, policy('agent(full)')).thenThrows('FOUR_EYES_REQUIRED', /acts for user u-admin/);
+      given(inReview(ADMIN)).when(publish, policy('agent(full)')).thenFails('FOUR_EYES_REQUIRED', /acts for user u-admin/);
     });
 
     it('a key is its issuer even for one role: saved by the key, submitted by an editor', () => {
-      given(inReview(key('k-full'), EDITOR)).when(publish, policy('tenant_admin')).thenThrows('FOUR_EYES_REQUIRED', /you are the last editor of revision 1/);
+      given(inReview(key('k-full'), EDITOR)).when(publish, policy('tenant_admin')).thenFails('FOUR_EYES_REQUIRED', /you are the last editor of revision 1/);
     });
 
     it("another person may: another admin's session, or a key another person issued", () => {
@@ -61,8 +61,8 @@ describe('entry decider: the approval policy', () => {
     });
 
     it('an agent key whose issuer is not known cannot establish four eyes, as approver or as author', () => {
-      given(inReview(EDITOR)).when(publish, context('agent(full)', { approvalPolicy: FOUR_EYES, keyIssuers: new Map() })).thenThrows('FOUR_EYES_REQUIRED', /the person who issued agent key k-full is not known, so four eyes cannot be established/);
-      given(inReview(key('k-unknown'))).when(publish, policy('tenant_admin')).thenThrows('FOUR_EYES_REQUIRED', /agent key k-unknown, the last editor of revision 1, is not known/);
+      given(inReview(EDITOR)).when(publish, context('agent(full)', { approvalPolicy: FOUR_EYES, keyIssuers: new Map() })).thenFails('FOUR_EYES_REQUIRED', /the person who issued agent key k-full is not known, so four eyes cannot be established/);
+      given(inReview(key('k-unknown'))).when(publish, policy('tenant_admin')).thenFails('FOUR_EYES_REQUIRED', /agent key k-unknown, the last editor of revision 1, is not known/);
     });
 
     it('an operator is a person of their own: a key issued at the command line is the operator’s', () => {
@@ -142,7 +142,7 @@ describe('entry decider: the approval policy', () => {
     ];
     for (const [what, command, message] of cases) {
       it(`${what} a live entry with an agent key is HUMAN_APPROVAL_REQUIRED naming the setting; a person may`, () => {
-        const error = given(live).when(command, human('agent(full)')).thenThrows('HUMAN_APPROVAL_REQUIRED', message);
+        const error = given(live).when(command, human('agent(full)')).thenFails('HUMAN_APPROVAL_REQUIRED', message);
         expect(error.hint).to.contain('approvalPolicy.humanApproval');
         expect(error.subject).to.deep.include({ entryId: ENTRY });
         expect(given(live).when(command, human('tenant_admin')).events()).to.have.length(1);
@@ -156,7 +156,7 @@ describe('entry decider: the approval policy', () => {
     it('withdrawing a scheduled revision (a person approved it) is refused to an agent key; withdrawing one in review is not', () => {
       const withdraw: EntryCommand = { type: 'withdraw', entryId: ENTRY, revisionId: R2 };
       const scheduled = [...live, by(EDITOR, ev.saved(R2, 2)), by(EDITOR, ev.submitted(R2, 2)), by(ADMIN, ev.approved(R2, 2, '2026-07-01T00:00:00.000Z'))];
-      given(scheduled).when(withdraw, human('agent(full)')).thenThrows('HUMAN_APPROVAL_REQUIRED', /withdraw a scheduled revision/);
+      given(scheduled).when(withdraw, human('agent(full)')).thenFails('HUMAN_APPROVAL_REQUIRED', /withdraw a scheduled revision/);
       expect(given(scheduled).when(withdraw, human('tenant_user')).events()).to.have.length(1);
       const inReviewToo = [...live, by(EDITOR, ev.saved(R2, 2)), by(EDITOR, ev.submitted(R2, 2))];
       expect(given(inReviewToo).when(withdraw, human('agent(full)')).events()).to.have.length(1);
@@ -168,7 +168,7 @@ describe('entry decider: the approval policy', () => {
   });
 
   it("a refusal by role names the entry and the revision it refused (the audit record files it in the entry's history)", () => {
-    const error = given(inReview(EDITOR)).when(approve, context('tenant_user', { now: NOW })).thenThrows('FORBIDDEN', /tenant_admin role/);
+    const error = given(inReview(EDITOR)).when(approve, context('tenant_user', { now: NOW })).thenFails('FORBIDDEN', /tenant_admin role/);
     expect(error.subject).to.deep.equal({ entryId: ENTRY, formSetId: FORM_SET, revisionId: R1, revision: 1 });
   });
 });

@@ -63,24 +63,24 @@ describe('entry decider', () => {
     });
 
     it('refuses a bad slug with VALIDATION_ERROR naming the rule', () => {
-      given([]).when({ ...create, slug: 'Hello World' } as EntryCommand).thenThrows('VALIDATION_ERROR', /lowercase letters/);
+      given([]).when({ ...create, slug: 'Hello World' } as EntryCommand).thenFails('VALIDATION_ERROR', /lowercase letters/);
     });
 
     it('refuses fields that are not an object', () => {
-      given([]).when({ ...create, initialRevision: { revisionId: R1, snapshot: ['x'] as unknown as Record<string, unknown> } } as EntryCommand).thenThrows('VALIDATION_ERROR', /fields/);
+      given([]).when({ ...create, initialRevision: { revisionId: R1, snapshot: ['x'] as unknown as Record<string, unknown> } } as EntryCommand).thenFails('VALIDATION_ERROR', /fields/);
     });
 
     it('refuses an id in use, also a deleted one (CONFLICT)', () => {
-      given(created).when(create).thenThrows('CONFLICT', /already exists/);
-      given([...created, ev.deleted()]).when(create).thenThrows('CONFLICT', /deleted/);
+      given(created).when(create).thenFails('CONFLICT', /already exists/);
+      given([...created, ev.deleted()]).when(create).thenFails('CONFLICT', /deleted/);
     });
 
     it("an agent key cannot create in another project's form set (NOT_FOUND)", () => {
-      given([]).when({ ...create, projectId: OTHER_PROJECT } as EntryCommand, context('agent(full)')).thenThrows('NOT_FOUND');
+      given([]).when({ ...create, projectId: OTHER_PROJECT } as EntryCommand, context('agent(full)')).thenFails('NOT_FOUND');
     });
 
     it('the scheduler cannot create', () => {
-      given([]).when(create, context('scheduler')).thenThrows('FORBIDDEN');
+      given([]).when(create, context('scheduler')).thenFails('FORBIDDEN');
     });
   });
 
@@ -100,7 +100,7 @@ describe('entry decider', () => {
     });
 
     it('a stale expectedRevision is REVISION_CONFLICT with a hint to reload', () => {
-      const error = given([...created, ev.saved(R2, 2)]).when(save(R3, 1)).thenThrows('REVISION_CONFLICT', /based on revision 1.*latest revision .* is 2/);
+      const error = given([...created, ev.saved(R2, 2)]).when(save(R3, 1)).thenFails('REVISION_CONFLICT', /based on revision 1.*latest revision .* is 2/);
       expect(error.hint).to.match(/reload/i);
     });
 
@@ -113,7 +113,7 @@ describe('entry decider', () => {
     });
 
     it('refuses a revision id already used (CONFLICT)', () => {
-      given(created).when(save(R1)).thenThrows('CONFLICT', /already used/);
+      given(created).when(save(R1)).thenFails('CONFLICT', /already used/);
     });
 
     it('editing a published entry saves a new draft and leaves the live revision as it is', () => {
@@ -131,9 +131,9 @@ describe('entry decider', () => {
     });
 
     it('refuses while the latest revision is pending_review or scheduled (CONFLICT, hint: withdraw)', () => {
-      const error = given([...created, ev.submitted(R1, 1)]).when(save(R2)).thenThrows('CONFLICT', /pending_review/);
+      const error = given([...created, ev.submitted(R1, 1)]).when(save(R2)).thenFails('CONFLICT', /pending_review/);
       expect(error.hint).to.match(/withdraw/i);
-      given([...created, ev.submitted(R1, 1), ev.approved(R1, 1, '2026-07-01T00:00:00.000Z')]).when(save(R2)).thenThrows('CONFLICT', /scheduled/);
+      given([...created, ev.submitted(R1, 1), ev.approved(R1, 1, '2026-07-01T00:00:00.000Z')]).when(save(R2)).thenFails('CONFLICT', /scheduled/);
     });
 
     it('the decided snapshot is a copy: later mutation of the command does not reach the event', () => {
@@ -183,37 +183,37 @@ describe('entry decider', () => {
     it('a stale revision (not the latest), as the read model records it, is REVISION_CONFLICT with a hint to reload', () => {
       const history = [...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2), ev.submitted(R2, 2)];
       const recorded = { revisionId: R1, revision: 1, status: 'rejected' as const };
-      const error = given(history).when({ ...publish(R1, 1), recorded } as EntryCommand).thenThrows('REVISION_CONFLICT', /1 \(rejected\) is not the latest revision.*latest is revision 2/);
+      const error = given(history).when({ ...publish(R1, 1), recorded } as EntryCommand).thenFails('REVISION_CONFLICT', /1 \(rejected\) is not the latest revision.*latest is revision 2/);
       expect(error.hint).to.match(/reload/i);
     });
 
     it('an older revision the command does not describe is NOT_FOUND: the aggregate keeps only the latest and live ones', () => {
       const history = [...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2), ev.submitted(R2, 2)];
-      given(history).when(publish(R1, 1)).thenThrows('NOT_FOUND');
+      given(history).when(publish(R1, 1)).thenFails('NOT_FOUND');
       // A recorded revision must be older than the latest one to count.
-      given(history).when({ ...publish(id(77), 2), recorded: { revisionId: id(77), revision: 2, status: 'draft' } } as EntryCommand).thenThrows('NOT_FOUND');
+      given(history).when({ ...publish(id(77), 2), recorded: { revisionId: id(77), revision: 2, status: 'draft' } } as EntryCommand).thenFails('NOT_FOUND');
     });
 
     it('a revision number that does not match the id is REVISION_CONFLICT', () => {
-      given([...created, ev.saved(R2, 2), ev.submitted(R2, 2)]).when(publish(R2, 1)).thenThrows('REVISION_CONFLICT', /is revision 2, not 1/);
-      given(live1).when(publish(R1, 2)).thenThrows('REVISION_CONFLICT');
+      given([...created, ev.saved(R2, 2), ev.submitted(R2, 2)]).when(publish(R2, 1)).thenFails('REVISION_CONFLICT', /is revision 2, not 1/);
+      given(live1).when(publish(R1, 2)).thenFails('REVISION_CONFLICT');
     });
 
     it('an unknown revision id is NOT_FOUND', () => {
-      given(created).when(publish(id(999), 1)).thenThrows('NOT_FOUND');
+      given(created).when(publish(id(999), 1)).thenFails('NOT_FOUND');
     });
 
     it('a non-positive revision number is VALIDATION_ERROR', () => {
-      given(created).when(publish(R1, 0)).thenThrows('VALIDATION_ERROR', /revision/);
+      given(created).when(publish(R1, 0)).thenFails('VALIDATION_ERROR', /revision/);
     });
 
     it('from draft: CONFLICT whose hint gives the flow save, submit, publish', () => {
-      const error = given(created).when(publish(R1, 1)).thenThrows('CONFLICT', /draft.*publish/);
+      const error = given(created).when(publish(R1, 1)).thenFails('CONFLICT', /draft.*publish/);
       expect(error.hint).to.match(/submit/);
     });
 
     it('from scheduled: CONFLICT whose hint names the publish time', () => {
-      const error = given([...created, ev.submitted(R1, 1), ev.approved(R1, 1, '2026-07-01T00:00:00.000Z')]).when(publish(R1, 1)).thenThrows('CONFLICT', /scheduled/);
+      const error = given([...created, ev.submitted(R1, 1), ev.approved(R1, 1, '2026-07-01T00:00:00.000Z')]).when(publish(R1, 1)).thenFails('CONFLICT', /scheduled/);
       expect(error.hint).to.include('2026-07-01T00:00:00.000Z');
     });
   });
@@ -237,13 +237,13 @@ describe('entry decider', () => {
     });
 
     it('a publish date not after now is VALIDATION_ERROR (approve without a date publishes now)', () => {
-      const error = given(pending).when(approveAt({ at: NOW.toISOString() })).thenThrows('VALIDATION_ERROR', /publishAt .* not in the future/);
+      const error = given(pending).when(approveAt({ at: NOW.toISOString() })).thenFails('VALIDATION_ERROR', /publishAt .* not in the future/);
       expect(error.hint).to.match(/without a publish date/);
     });
 
     it('an invalid date is VALIDATION_ERROR naming publishAt', () => {
-      given(pending).when(approveAt({ at: '2026-06-01T12:00' })).thenThrows('VALIDATION_ERROR', /publishAt .*no UTC offset/);
-      given(pending).when(approveAt({ local: '2026-06-01T12:00', timeZone: 'Mars/Olympus' })).thenThrows('VALIDATION_ERROR', /timeZone/);
+      given(pending).when(approveAt({ at: '2026-06-01T12:00' })).thenFails('VALIDATION_ERROR', /publishAt .*no UTC offset/);
+      given(pending).when(approveAt({ local: '2026-06-01T12:00', timeZone: 'Mars/Olympus' })).thenFails('VALIDATION_ERROR', /timeZone/);
     });
 
     it('the state knows the scheduled revision and its publishAt', () => {
@@ -285,7 +285,7 @@ describe('entry decider', () => {
     });
 
     it('re-approving a scheduled revision with another date is CONFLICT (withdraw first)', () => {
-      given(scheduled).when(approveAt({ at: '2026-06-03T00:00:00Z' })).thenThrows('CONFLICT', /scheduled: approve/);
+      given(scheduled).when(approveAt({ at: '2026-06-03T00:00:00Z' })).thenFails('CONFLICT', /scheduled: approve/);
     });
   });
 
@@ -295,26 +295,26 @@ describe('entry decider', () => {
       given(pending).when({ type: 'reject', entryId: ENTRY, revisionId: R1, reason: '  needs sources ' }).then([ev.rejected(R1, 1, 'pending_review', 'needs sources')]);
     });
     it('a reason over 2000 characters is VALIDATION_ERROR', () => {
-      given(pending).when({ type: 'reject', entryId: ENTRY, revisionId: R1, reason: 'x'.repeat(2001) }).thenThrows('VALIDATION_ERROR', /reason/);
+      given(pending).when({ type: 'reject', entryId: ENTRY, revisionId: R1, reason: 'x'.repeat(2001) }).thenFails('VALIDATION_ERROR', /reason/);
     });
     it('agent keys of every scope are refused (FORBIDDEN), as is tenant_user', () => {
       for (const who of ['agent(full)', 'agent(content)', 'agent(schema)', 'tenant_user'] as const) {
-        given(pending).when({ type: 'reject', entryId: ENTRY, revisionId: R1 }, context(who)).thenThrows('FORBIDDEN', /reject/i);
+        given(pending).when({ type: 'reject', entryId: ENTRY, revisionId: R1 }, context(who)).thenFails('FORBIDDEN', /reject/i);
       }
     });
   });
 
   describe('stale workflow commands', () => {
     it('submitting an earlier draft when a newer one exists is REVISION_CONFLICT', () => {
-      given([...created, ev.saved(R2, 2)]).when({ type: 'submitForReview', entryId: ENTRY, revisionId: R1, recorded: { revisionId: R1, revision: 1, status: 'draft' } }).thenThrows('REVISION_CONFLICT');
+      given([...created, ev.saved(R2, 2)]).when({ type: 'submitForReview', entryId: ENTRY, revisionId: R1, recorded: { revisionId: R1, revision: 1, status: 'draft' } }).thenFails('REVISION_CONFLICT');
     });
     it('reopening an earlier rejected revision after a newer save is REVISION_CONFLICT', () => {
       given([...created, ev.submitted(R1, 1), ev.rejected(R1, 1, 'pending_review'), ev.saved(R2, 2)])
         .when({ type: 'reopen', entryId: ENTRY, revisionId: R1, recorded: { revisionId: R1, revision: 1, status: 'rejected' } })
-        .thenThrows('REVISION_CONFLICT');
+        .thenFails('REVISION_CONFLICT');
     });
     it('withdrawing the live revision while a newer draft exists is REVISION_CONFLICT', () => {
-      given([...live1, ev.saved(R2, 2)]).when({ type: 'withdraw', entryId: ENTRY, revisionId: R1 }).thenThrows('REVISION_CONFLICT');
+      given([...live1, ev.saved(R2, 2)]).when({ type: 'withdraw', entryId: ENTRY, revisionId: R1 }).thenFails('REVISION_CONFLICT');
     });
   });
 
@@ -342,7 +342,7 @@ describe('entry decider', () => {
     });
 
     it('an invalid slug: VALIDATION_ERROR naming the rule', () => {
-      given(created).when(rename('-x')).thenThrows('VALIDATION_ERROR', /start or end with a hyphen/);
+      given(created).when(rename('-x')).thenFails('VALIDATION_ERROR', /start or end with a hyphen/);
     });
   });
 
@@ -365,22 +365,22 @@ describe('entry decider', () => {
 
     it('the spec limits hold at the edge and fail one past it, naming the field', () => {
       given(created).when(set({ external: { sourceType: 's'.repeat(50), entityType: 'e'.repeat(200), externalId: 'i'.repeat(2000) } })).events();
-      given(created).when(set({ external: { sourceType: 's'.repeat(51), externalId: '1' } })).thenThrows('VALIDATION_ERROR', /external\.sourceType must be at most 50/);
-      given(created).when(set({ external: { entityType: 'e'.repeat(201), externalId: '1' } })).thenThrows('VALIDATION_ERROR', /external\.entityType must be at most 200/);
-      given(created).when(set({ external: { externalId: 'i'.repeat(2001) } })).thenThrows('VALIDATION_ERROR', /external\.externalId must be at most 2000/);
-      given(created).when(set({ importPath: 'p'.repeat(2001) })).thenThrows('VALIDATION_ERROR', /importPath must be at most 2000/);
+      given(created).when(set({ external: { sourceType: 's'.repeat(51), externalId: '1' } })).thenFails('VALIDATION_ERROR', /external\.sourceType must be at most 50/);
+      given(created).when(set({ external: { entityType: 'e'.repeat(201), externalId: '1' } })).thenFails('VALIDATION_ERROR', /external\.entityType must be at most 200/);
+      given(created).when(set({ external: { externalId: 'i'.repeat(2001) } })).thenFails('VALIDATION_ERROR', /external\.externalId must be at most 2000/);
+      given(created).when(set({ importPath: 'p'.repeat(2001) })).thenFails('VALIDATION_ERROR', /importPath must be at most 2000/);
     });
 
     it('externalId is required and nothing may be empty or hold control characters', () => {
-      given(created).when(set({ external: { sourceType: 'wp' } })).thenThrows('VALIDATION_ERROR', /external\.externalId is required/);
-      given(created).when(set({ external: { externalId: '' } })).thenThrows('VALIDATION_ERROR', /external\.externalId must not be empty/);
-      given(created).when(set({ importPath: '/a\nb' })).thenThrows('VALIDATION_ERROR', /importPath must not contain control characters/);
+      given(created).when(set({ external: { sourceType: 'wp' } })).thenFails('VALIDATION_ERROR', /external\.externalId is required/);
+      given(created).when(set({ external: { externalId: '' } })).thenFails('VALIDATION_ERROR', /external\.externalId must not be empty/);
+      given(created).when(set({ importPath: '/a\nb' })).thenFails('VALIDATION_ERROR', /importPath must not contain control characters/);
     });
 
     it('the same limits apply on create', () => {
       given([])
         .when({ type: 'create', entryId: ENTRY, projectId: PROJECT, formSetId: FORM_SET, slug: 'x', external: { sourceType: 's'.repeat(51), externalId: '1' } })
-        .thenThrows('VALIDATION_ERROR', /external\.sourceType/);
+        .thenFails('VALIDATION_ERROR', /external\.sourceType/);
     });
   });
 
@@ -389,7 +389,7 @@ describe('entry decider', () => {
 
     it('below Business: PLAN_REQUIRED', () => {
       for (const plan of ['free', 'solo', 'standard'] as const) {
-        given(created).when(assign('u-reviewer'), context('tenant_admin', { plan })).thenThrows('PLAN_REQUIRED', /Business/);
+        given(created).when(assign('u-reviewer'), context('tenant_admin', { plan })).thenFails('PLAN_REQUIRED', /Business/);
       }
     });
 
@@ -402,7 +402,7 @@ describe('entry decider', () => {
     });
 
     it('an empty user id is VALIDATION_ERROR', () => {
-      given(created).when(assign('')).thenThrows('VALIDATION_ERROR', /userId/);
+      given(created).when(assign('')).thenFails('VALIDATION_ERROR', /userId/);
     });
   });
 
@@ -417,8 +417,8 @@ describe('entry decider', () => {
     });
 
     it('tenant_user and content-scope agent keys may not (FORBIDDEN)', () => {
-      given(created).when(del, context('tenant_user')).thenThrows('FORBIDDEN', /tenant_admin/);
-      given(created).when(del, context('agent(content)')).thenThrows('FORBIDDEN', /scope full or schema/);
+      given(created).when(del, context('tenant_user')).thenFails('FORBIDDEN', /tenant_admin/);
+      given(created).when(del, context('agent(content)')).thenFails('FORBIDDEN', /scope full or schema/);
     });
 
     const everyCommand: EntryCommand[] = [
@@ -446,23 +446,23 @@ describe('entry decider', () => {
       it(`after delete, ${command.type} is NOT_FOUND (for every caller)`, () => {
         const history = [...live1, ev.deleted()];
         for (const who of ['tenant_admin', 'tenant_user', 'agent(full)', 'scheduler'] as const) {
-          given(history).when(command, context(who)).thenThrows('NOT_FOUND', /deleted/);
+          given(history).when(command, context(who)).thenFails('NOT_FOUND', /deleted/);
         }
       });
     }
 
     it('a never-created entry is NOT_FOUND too', () => {
-      given([]).when({ type: 'rename', entryId: ENTRY, slug: 'x' }).thenThrows('NOT_FOUND');
+      given([]).when({ type: 'rename', entryId: ENTRY, slug: 'x' }).thenFails('NOT_FOUND');
     });
   });
 
   describe('tenant isolation', () => {
     it("an agent key of another project gets NOT_FOUND for this project's entry", () => {
-      given(created).when({ type: 'saveRevision', entryId: ENTRY, revisionId: R2, snapshot: {} }, context('agent(other project)')).thenThrows('NOT_FOUND');
-      given([...created, ev.submitted(R1, 1)]).when({ type: 'publish', entryId: ENTRY, revisionId: R1, revision: 1 }, context('agent(other project)')).thenThrows('NOT_FOUND');
+      given(created).when({ type: 'saveRevision', entryId: ENTRY, revisionId: R2, snapshot: {} }, context('agent(other project)')).thenFails('NOT_FOUND');
+      given([...created, ev.submitted(R1, 1)]).when({ type: 'publish', entryId: ENTRY, revisionId: R1, revision: 1 }, context('agent(other project)')).thenFails('NOT_FOUND');
     });
     it('a command for another entry id than the stream is NOT_FOUND', () => {
-      given(created).when({ type: 'rename', entryId: id(2), slug: 'x' }).thenThrows('NOT_FOUND');
+      given(created).when({ type: 'rename', entryId: id(2), slug: 'x' }).thenFails('NOT_FOUND');
     });
   });
 
@@ -480,9 +480,9 @@ describe('entry decider', () => {
     });
 
     it('an unknown source revision is NOT_FOUND; a stale expectedRevision REVISION_CONFLICT; pending_review CONFLICT', () => {
-      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: id(555) }).thenThrows('NOT_FOUND');
-      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2, expectedRevision: 1 }).thenThrows('REVISION_CONFLICT');
-      given([...history, ev.submitted(R2, 2)]).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2 }).thenThrows('CONFLICT');
+      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: id(555) }).thenFails('NOT_FOUND');
+      given(history).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2, expectedRevision: 1 }).thenFails('REVISION_CONFLICT');
+      given([...history, ev.submitted(R2, 2)]).when({ type: 'restoreRevision', entryId: ENTRY, revisionId: R3, fromRevisionId: R2 }).thenFails('CONFLICT');
     });
 
     it('restoring the latest revision needs no recorded source: the aggregate holds its snapshot', () => {
@@ -527,7 +527,7 @@ describe('entry decider', () => {
     it('a slug over the limit once suffixed is VALIDATION_ERROR; a deleted source NOT_FOUND', () => {
       const long = 'a'.repeat(196);
       const command = duplicateEntry(stateOf([ev.created(long), ev.saved(R1, 1)]), { entryId: NEW, revisionId: NEW_R });
-      given([]).when(command).thenThrows('VALIDATION_ERROR', /at most 200/);
+      given([]).when(command).thenFails('VALIDATION_ERROR', /at most 200/);
       expect(() => duplicateEntry(stateOf([...created, ev.deleted()]), { entryId: NEW, revisionId: NEW_R })).to.throw(/does not exist/);
     });
   });

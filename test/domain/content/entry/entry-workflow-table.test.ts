@@ -161,7 +161,7 @@ describe('entry workflow: every (status, trigger, role)', () => {
           it(`${trigger} as ${role}: ${label}`, () => {
             const spec = given(histories[status]).when(commands[trigger], context(role));
             if ('error' in outcome) {
-              const error = spec.thenThrows(outcome.error);
+              const error = spec.thenFails(outcome.error);
               if (outcome.error === 'CONFLICT') {
                 expect(error.message).to.include(status).and.to.include(specName[trigger]);
                 expect(error.hint, 'a hint on what is allowed').to.be.a('string');

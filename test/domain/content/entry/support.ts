@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DomainError, type DomainErrorCode } from '../../../../src/domain/domain-error.ts';
+import { specify } from '../../../support/decider-spec.ts';
 import { EventCatalog } from '../../../../src/event-store/event-catalog.ts';
 import type { Principal } from '../../../../src/domain/principal.ts';
 import { entryDecider, type EntryCommand, type EntryContext, type EntryState } from '../../../../src/domain/content/entry/entry-decider.ts';
@@ -49,44 +49,8 @@ export function assertValidEvents(events: readonly EntryEvent[]): void {
 
 export const stateOf = (events: readonly EntryEvent[]): EntryState => fold(entryDecider, events);
 
-/** Emmett-style specification: given events, when a command, then events or an error. */
-export function given(history: readonly EntryEvent[]) {
-  return {
-    when(command: EntryCommand, ctx: EntryContext = context()) {
-      const run = () => entryDecider.decide(command, stateOf(history), ctx);
-      return {
-        then(expected: readonly EntryEvent[]): EntryEvent[] {
-          const events = run();
-          expect(events).to.deep.equal(expected);
-          assertValidEvents(events);
-          return events;
-        },
-        thenNothing(): void {
-          expect(run()).to.deep.equal([]);
-        },
-        thenThrows(code: DomainErrorCode, message?: RegExp): DomainError {
-          let caught: unknown;
-          try {
-            run();
-          } catch (error) {
-            caught = error;
-          }
-          expect(caught, `expected ${code}`).to.be.instanceOf(DomainError);
-          const error = caught as DomainError;
-          expect(error.code, error.message).to.equal(code);
-          if (message) expect(error.message).to.match(message);
-          return error;
-        },
-        /** The events, for checks the exact list does not express. */
-        events(): EntryEvent[] {
-          const events = run();
-          assertValidEvents(events);
-          return events;
-        },
-      };
-    },
-  };
-}
+/** The kit's decider specification (test/support/decider-spec.ts): the entry decider, its catalog, a tenant_admin by default. */
+export const given = specify(entryDecider, { catalog, context: () => context() });
 
 // Event builders for histories and expectations.
 export const ev = {

@@ -1,7 +1,9 @@
-import { expect } from 'chai';
-import { fold, type Decider, type DomainEvent } from '../../../../src/domain/decider.ts';
-import { DomainError, type DomainErrorCode } from '../../../../src/domain/domain-error.ts';
+import type { Decider, DomainEvent } from '../../../../src/domain/decider.ts';
 import type { Principal } from '../../../../src/domain/principal.ts';
+import { EventCatalog } from '../../../../src/event-store/event-catalog.ts';
+import { formSetEvents } from '../../../../src/domain/content/form-set/form-set-events.ts';
+import { masterEvents } from '../../../../src/domain/content/master/master-events.ts';
+import { specify } from '../../../support/decider-spec.ts';
 
 export const PROJECT_ID = '0b6f3c39-5a7e-4a51-9a3c-3f1f6a2b7c01';
 export const OTHER_PROJECT_ID = '7d2e4c10-1b3a-4f9e-8c55-2a0b9e6d4f02';
@@ -18,32 +20,15 @@ export const contentKey: Principal = { kind: 'agent', keyId: 'key-content', tena
 export const otherProjectKey: Principal = { kind: 'agent', keyId: 'key-other', tenantId: 'tenant-2', projectId: OTHER_PROJECT_ID, scope: 'full' };
 export const agentKeys = { full: fullKey, schema: schemaKey, content: contentKey } as const;
 
-/** Given these events, when this command: the events decided (or the error thrown). */
+/** The form set and master events: what the log accepts of the deciders these fixtures serve. */
+const catalog = new EventCatalog([...formSetEvents, ...masterEvents]);
+
+/** The kit's decider specification (test/support/decider-spec.ts), with the form set and master catalog. */
 export function given<S, C, E extends DomainEvent, Ctx>(decider: Decider<S, C, E, Ctx>, events: E[]) {
-  const state = fold(decider, events);
-  return {
-    state,
-    when: (command: C, context: Ctx) => ({
-      then: (expected: E[]) => expect(decider.decide(command, state, context)).to.deep.equal(expected),
-      events: () => decider.decide(command, state, context),
-      thenError: (code: DomainErrorCode, message?: RegExp) => expectDomainError(() => decider.decide(command, state, context), code, message),
-    }),
-  };
+  return specify(decider, { catalog })(events);
 }
 
-export function expectDomainError(fn: () => unknown, code: DomainErrorCode, message?: RegExp): DomainError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, 'expected a DomainError').to.be.instanceOf(DomainError);
-  const error = caught as DomainError;
-  expect(error.code, error.message).to.equal(code);
-  if (message) expect(error.message).to.match(message);
-  return error;
-}
+export { expectDomainError } from '../../../support/decider-spec.ts';
 
 /** A blog-like definition input used across tests. */
 export function blogDefinition(overrides: Record<string, unknown> = {}): Record<string, unknown> {

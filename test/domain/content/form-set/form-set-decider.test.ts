@@ -41,25 +41,25 @@ describe('form set decider', () => {
     }
 
     it('refuses a content-scope agent key: it may read the schema but not change it', () => {
-      decide([], create, contentKey).thenError('FORBIDDEN', /content-scope agent key may read the schema but not create form sets/);
+      decide([], create, contentKey).thenFails('FORBIDDEN', /content-scope agent key may read the schema but not create form sets/);
     });
 
     it('refuses a tenant_user', () => {
-      decide([], create, tenantUser).thenError('FORBIDDEN', /Only a tenant_admin may create form sets/);
+      decide([], create, tenantUser).thenFails('FORBIDDEN', /Only a tenant_admin may create form sets/);
     });
 
     it("refuses an agent key of another project", () => {
-      decide([], create, otherProjectKey).thenError('FORBIDDEN', /only in the project that issued it/);
+      decide([], create, otherProjectKey).thenFails('FORBIDDEN', /only in the project that issued it/);
     });
 
     it('refuses an invalid definition, naming every problem', () => {
       const bad = blogDefinition({ slug: 'Bad', fields: [{ key: 'c', type: 'select', label: 'C' }], blocks: [], seoRoles: {}, widgetRoles: {} });
-      const error = decide([], { ...create, definition: bad }, tenantAdmin).thenError('VALIDATION_ERROR');
+      const error = decide([], { ...create, definition: bad }, tenantAdmin).thenFails('VALIDATION_ERROR');
       expect(error.message).to.match(/^Invalid form set definition: slug: .*; fields\.c\.masterEntityKey: is required for select fields/);
     });
 
     it('refuses to create twice', () => {
-      decide([created], create, tenantAdmin).thenError('CONFLICT');
+      decide([created], create, tenantAdmin).thenFails('CONFLICT');
     });
   });
 
@@ -82,12 +82,12 @@ describe('form set decider', () => {
       const changed = (key: string, patch: Record<string, unknown>): FormSetDefinition => ({ ...definition, fields: definition.fields.map((f) => (f.key === key ? ({ ...f, ...patch } as typeof f) : f)) });
       const withAuthor: FormSetEvent = { type: 'form-set.updated', data: { projectId: PROJECT_ID, version: 2, definition: withExtraField(definition), removedFieldKeys: [], removedBlockIds: [] } };
       const authorAs = (patch: Record<string, unknown>): FormSetDefinition => ({ ...withExtraField(definition), fields: withExtraField(definition).fields.map((f) => (f.key === 'author' ? ({ ...f, ...patch } as typeof f) : f)) });
-      const error = decide([created, withAuthor], { type: 'update_form_set', definition: authorAs({ type: 'number' }) }, tenantAdmin).thenError('VALIDATION_ERROR', /field "author": its type cannot change from text to number/);
+      const error = decide([created, withAuthor], { type: 'update_form_set', definition: authorAs({ type: 'number' }) }, tenantAdmin).thenFails('VALIDATION_ERROR', /field "author": its type cannot change from text to number/);
       expect(error.hint).to.match(/new key/);
-      decide([created], { type: 'update_form_set', definition: changed('title', { locale_shared: true }) }, tenantAdmin).thenError('VALIDATION_ERROR', /field "title": locale_shared cannot change/);
-      decide([created], { type: 'update_form_set', definition: changed('category', { masterEntityKey: 'other_master' }) }, tenantAdmin).thenError('VALIDATION_ERROR', /field "category": its master cannot change from blog_category to other_master/);
+      decide([created], { type: 'update_form_set', definition: changed('title', { locale_shared: true }) }, tenantAdmin).thenFails('VALIDATION_ERROR', /field "title": locale_shared cannot change/);
+      decide([created], { type: 'update_form_set', definition: changed('category', { masterEntityKey: 'other_master' }) }, tenantAdmin).thenFails('VALIDATION_ERROR', /field "category": its master cannot change from blog_category to other_master/);
       // Every problem at once.
-      const both = decide([created, withAuthor], { type: 'update_form_set', definition: { ...authorAs({ type: 'boolean' }), fields: authorAs({ type: 'boolean' }).fields.map((f) => (f.key === 'body' ? { ...f, type: 'text' as const } : f)) } }, tenantAdmin).thenError('VALIDATION_ERROR');
+      const both = decide([created, withAuthor], { type: 'update_form_set', definition: { ...authorAs({ type: 'boolean' }), fields: authorAs({ type: 'boolean' }).fields.map((f) => (f.key === 'body' ? { ...f, type: 'text' as const } : f)) } }, tenantAdmin).thenFails('VALIDATION_ERROR');
       expect(both.message).to.contain('field "author"').and.to.contain('field "body"');
       // One line of text and several are the same kind of value; a new field with the new type is always fine.
       expect(decide([created], { type: 'update_form_set', definition: changed('meta_description', { type: 'text' }) }, tenantAdmin).events()).to.have.length(1);
@@ -99,20 +99,20 @@ describe('form set decider', () => {
     });
 
     it('refuses a content-scope agent key', () => {
-      decide([created], { type: 'update_form_set', definition: withExtraField(definition) }, contentKey).thenError('FORBIDDEN', /content-scope agent key may read the schema but not change form sets/);
+      decide([created], { type: 'update_form_set', definition: withExtraField(definition) }, contentKey).thenFails('FORBIDDEN', /content-scope agent key may read the schema but not change form sets/);
     });
 
     it('refuses a tenant_user', () => {
-      decide([created], { type: 'update_form_set', definition: withExtraField(definition) }, tenantUser).thenError('FORBIDDEN');
+      decide([created], { type: 'update_form_set', definition: withExtraField(definition) }, tenantUser).thenFails('FORBIDDEN');
     });
 
     for (const [scope, principal] of Object.entries(agentKeys)) {
       it(`treats an update removing a field as a deletion: refused to a ${scope} agent key`, () => {
-        const error = decide([created], { type: 'update_form_set', definition: withoutField(definition, 'body') }, principal).thenError('FORBIDDEN');
+        const error = decide([created], { type: 'update_form_set', definition: withoutField(definition, 'body') }, principal).thenFails('FORBIDDEN');
         if (scope !== 'content') expect(error.message).to.match(AGENT_DELETE).and.to.contain('field "body"');
       });
       it(`treats an update removing a block as a deletion: refused to a ${scope} agent key`, () => {
-        const error = decide([created], { type: 'update_form_set', definition: withoutBlock(definition, 'seo') }, principal).thenError('FORBIDDEN');
+        const error = decide([created], { type: 'update_form_set', definition: withoutBlock(definition, 'seo') }, principal).thenFails('FORBIDDEN');
         if (scope !== 'content') expect(error.message).to.match(AGENT_DELETE).and.to.contain('block "seo"');
       });
     }
@@ -125,30 +125,30 @@ describe('form set decider', () => {
     });
 
     it('refuses to change the id', () => {
-      decide([created], { type: 'update_form_set', definition: { ...definition, id: '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a80' } }, tenantAdmin).thenError('VALIDATION_ERROR', /id: cannot change/);
+      decide([created], { type: 'update_form_set', definition: { ...definition, id: '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a80' } }, tenantAdmin).thenFails('VALIDATION_ERROR', /id: cannot change/);
     });
 
     it('refuses an invalid definition, naming the problem', () => {
-      decide([created], { type: 'update_form_set', definition: { ...definition, seoRoles: { image: 'title' } } }, tenantAdmin).thenError('VALIDATION_ERROR', /seoRoles\.image: field "title" is a text field/);
+      decide([created], { type: 'update_form_set', definition: { ...definition, seoRoles: { image: 'title' } } }, tenantAdmin).thenFails('VALIDATION_ERROR', /seoRoles\.image: field "title" is a text field/);
     });
 
     it('refuses a stale expected version', () => {
       const updated: FormSetEvent = { type: 'form-set.updated', data: { projectId: PROJECT_ID, version: 2, definition: withExtraField(definition), removedFieldKeys: [], removedBlockIds: [] } };
-      decide([created, updated], { type: 'update_form_set', definition, expectedVersion: 1 }, tenantAdmin).thenError('CONFLICT', /version 2, not 1/);
+      decide([created, updated], { type: 'update_form_set', definition, expectedVersion: 1 }, tenantAdmin).thenFails('CONFLICT', /version 2, not 1/);
     });
   });
 
   describe('remove_field_definition and remove_form_block', () => {
     for (const [scope, principal] of Object.entries(agentKeys)) {
       it(`refuse a ${scope} agent key: agent keys may never delete fields or blocks`, () => {
-        decide([created], { type: 'remove_field_definition', fieldKey: 'title' }, principal).thenError('FORBIDDEN', AGENT_DELETE);
-        decide([created], { type: 'remove_form_block', blockId: 'seo' }, principal).thenError('FORBIDDEN', AGENT_DELETE);
+        decide([created], { type: 'remove_field_definition', fieldKey: 'title' }, principal).thenFails('FORBIDDEN', AGENT_DELETE);
+        decide([created], { type: 'remove_form_block', blockId: 'seo' }, principal).thenFails('FORBIDDEN', AGENT_DELETE);
       });
     }
 
     it('refuse a tenant_user', () => {
-      decide([created], { type: 'remove_field_definition', fieldKey: 'title' }, tenantUser).thenError('FORBIDDEN', /Only a tenant_admin may delete form sets, blocks or field definitions/);
-      decide([created], { type: 'remove_form_block', blockId: 'seo' }, tenantUser).thenError('FORBIDDEN', /Only a tenant_admin/);
+      decide([created], { type: 'remove_field_definition', fieldKey: 'title' }, tenantUser).thenFails('FORBIDDEN', /Only a tenant_admin may delete form sets, blocks or field definitions/);
+      decide([created], { type: 'remove_form_block', blockId: 'seo' }, tenantUser).thenFails('FORBIDDEN', /Only a tenant_admin/);
     });
 
     it('remove a field for a tenant_admin, taking it out of its block and its roles', () => {
@@ -171,8 +171,8 @@ describe('form set decider', () => {
     });
 
     it('report a field or block that does not exist', () => {
-      decide([created], { type: 'remove_field_definition', fieldKey: 'nope' }, tenantAdmin).thenError('NOT_FOUND', /no field "nope"/);
-      decide([created], { type: 'remove_form_block', blockId: 'nope' }, tenantAdmin).thenError('NOT_FOUND', /no block "nope"/);
+      decide([created], { type: 'remove_field_definition', fieldKey: 'nope' }, tenantAdmin).thenFails('NOT_FOUND', /no field "nope"/);
+      decide([created], { type: 'remove_form_block', blockId: 'nope' }, tenantAdmin).thenFails('NOT_FOUND', /no block "nope"/);
     });
   });
 
@@ -183,23 +183,23 @@ describe('form set decider', () => {
 
     for (const [scope, principal] of Object.entries(agentKeys)) {
       it(`refuses a ${scope} agent key: agent keys may never delete form sets`, () => {
-        decide([created], { type: 'delete_form_set' }, principal).thenError('FORBIDDEN', AGENT_DELETE);
+        decide([created], { type: 'delete_form_set' }, principal).thenFails('FORBIDDEN', AGENT_DELETE);
       });
     }
 
     it('refuses a tenant_user', () => {
-      decide([created], { type: 'delete_form_set' }, tenantUser).thenError('FORBIDDEN', /Only a tenant_admin/);
+      decide([created], { type: 'delete_form_set' }, tenantUser).thenFails('FORBIDDEN', /Only a tenant_admin/);
     });
 
     it('leaves nothing to change afterwards', () => {
-      decide([created, deleted], { type: 'update_form_set', definition }, tenantAdmin).thenError('NOT_FOUND');
-      decide([created, deleted], { type: 'delete_form_set' }, tenantAdmin).thenError('NOT_FOUND');
+      decide([created, deleted], { type: 'update_form_set', definition }, tenantAdmin).thenFails('NOT_FOUND');
+      decide([created, deleted], { type: 'delete_form_set' }, tenantAdmin).thenFails('NOT_FOUND');
     });
   });
 
   it('reports a form set that does not exist, or belongs to another project, as not found', () => {
-    decide([], { type: 'delete_form_set' }, tenantAdmin).thenError('NOT_FOUND');
-    decide([created], { type: 'update_form_set', definition: withExtraField(definition) }, otherProjectKey).thenError('NOT_FOUND');
+    decide([], { type: 'delete_form_set' }, tenantAdmin).thenFails('NOT_FOUND');
+    decide([created], { type: 'update_form_set', definition: withExtraField(definition) }, otherProjectKey).thenFails('NOT_FOUND');
   });
 
   it('folds its history into the current definition and version', () => {

@@ -45,12 +45,12 @@ describe('master decider', () => {
     }
 
     it('refuses a content-scope agent key and a tenant_user', () => {
-      decide([], create, contentKey).thenError('FORBIDDEN', /content-scope agent key/);
-      decide([], create, tenantUser).thenError('FORBIDDEN', /Only a tenant_admin may create masters/);
+      decide([], create, contentKey).thenFails('FORBIDDEN', /content-scope agent key/);
+      decide([], create, tenantUser).thenFails('FORBIDDEN', /Only a tenant_admin may create masters/);
     });
 
     it('refuses an invalid key and bad records, naming every problem', () => {
-      const error = decide([], { ...create, key: 'Blog Category', records: [{ value: 'a', labels: {} }, { value: 'a', labels: { en: 'A' } }] }, tenantAdmin).thenError('VALIDATION_ERROR');
+      const error = decide([], { ...create, key: 'Blog Category', records: [{ value: 'a', labels: {} }, { value: 'a', labels: { en: 'A' } }] }, tenantAdmin).thenFails('VALIDATION_ERROR');
       expect(error.message).to.contain('key: must be a lowercase letter');
       expect(error.message).to.contain('records[0].labels: must have a label for at least one locale');
       expect(error.message).to.contain('"a" is the value of more than one record');
@@ -65,11 +65,11 @@ describe('master decider', () => {
           { value: 'c', labels: { en: 'C' }, parent: 'b' },
         ],
       };
-      decide([], cyclic, tenantAdmin).thenError('VALIDATION_ERROR', /records: parents form a cycle: a → c → b → a/);
+      decide([], cyclic, tenantAdmin).thenFails('VALIDATION_ERROR', /records: parents form a cycle: a → c → b → a/);
     });
 
     it('refuses to create twice', () => {
-      decide([created], create, tenantAdmin).thenError('CONFLICT');
+      decide([created], create, tenantAdmin).thenFails('CONFLICT');
     });
   });
 
@@ -90,21 +90,21 @@ describe('master decider', () => {
     });
 
     it('is refused to a content-scope agent key', () => {
-      decide([created], { type: 'create_master_record', record: { value: 'x', labels: { en: 'X' } } }, contentKey).thenError('FORBIDDEN', /content-scope agent key may read masters but not create master records/);
+      decide([created], { type: 'create_master_record', record: { value: 'x', labels: { en: 'X' } } }, contentKey).thenFails('FORBIDDEN', /content-scope agent key may read masters but not create master records/);
     });
 
     it('refuses a value that exists, an unknown parent and a bad value', () => {
-      decide([created], { type: 'create_master_record', record: { value: 'news', labels: { en: 'N' } } }, fullKey).thenError('CONFLICT', /already has a record with value "news"/);
-      decide([created], { type: 'create_master_record', record: { value: 'x', labels: { en: 'X' }, parent: 'nope' } }, fullKey).thenError('VALIDATION_ERROR', /record\.parent: no record has the value "nope"/);
-      decide([created], { type: 'create_master_record', record: { value: 'has space', labels: { en: 'X' } } }, fullKey).thenError('VALIDATION_ERROR', /record\.value: must be letters, digits/);
-      decide([created], { type: 'create_master_record', record: { value: 'x', labels: { english: 'X' } } }, fullKey).thenError('VALIDATION_ERROR', /record\.labels/);
+      decide([created], { type: 'create_master_record', record: { value: 'news', labels: { en: 'N' } } }, fullKey).thenFails('CONFLICT', /already has a record with value "news"/);
+      decide([created], { type: 'create_master_record', record: { value: 'x', labels: { en: 'X' }, parent: 'nope' } }, fullKey).thenFails('VALIDATION_ERROR', /record\.parent: no record has the value "nope"/);
+      decide([created], { type: 'create_master_record', record: { value: 'has space', labels: { en: 'X' } } }, fullKey).thenFails('VALIDATION_ERROR', /record\.value: must be letters, digits/);
+      decide([created], { type: 'create_master_record', record: { value: 'x', labels: { english: 'X' } } }, fullKey).thenFails('VALIDATION_ERROR', /record\.labels/);
     });
   });
 
   describe('update_master_record', () => {
     for (const [scope, principal] of Object.entries(agentKeys)) {
       it(`is refused to a ${scope} agent key: a user session is required`, () => {
-        decide([created], { type: 'update_master_record', value: 'news', labels: { en: 'News' } }, principal).thenError('FORBIDDEN', USER_SESSION);
+        decide([created], { type: 'update_master_record', value: 'news', labels: { en: 'News' } }, principal).thenFails('FORBIDDEN', USER_SESSION);
       });
     }
 
@@ -124,12 +124,12 @@ describe('master decider', () => {
     });
 
     it('refuses a parent that would make a cycle, or the record itself', () => {
-      decide([created], { type: 'update_master_record', value: 'tips', parent: 'tech' }, tenantAdmin).thenError('VALIDATION_ERROR', /parents form a cycle/);
-      decide([created], { type: 'update_master_record', value: 'tips', parent: 'tips' }, tenantAdmin).thenError('VALIDATION_ERROR', /cannot be its own parent/);
+      decide([created], { type: 'update_master_record', value: 'tips', parent: 'tech' }, tenantAdmin).thenFails('VALIDATION_ERROR', /parents form a cycle/);
+      decide([created], { type: 'update_master_record', value: 'tips', parent: 'tips' }, tenantAdmin).thenFails('VALIDATION_ERROR', /cannot be its own parent/);
     });
 
     it('reports an unknown record', () => {
-      decide([created], { type: 'update_master_record', value: 'nope', order: 1 }, tenantAdmin).thenError('NOT_FOUND');
+      decide([created], { type: 'update_master_record', value: 'nope', order: 1 }, tenantAdmin).thenFails('NOT_FOUND');
     });
   });
 
@@ -145,7 +145,7 @@ describe('master decider', () => {
 
     for (const [scope, principal] of Object.entries(agentKeys)) {
       it(`is refused to a ${scope} agent key: a user session is required`, () => {
-        decide([created], tree, principal).thenError('FORBIDDEN', USER_SESSION);
+        decide([created], tree, principal).thenFails('FORBIDDEN', USER_SESSION);
       });
     }
 
@@ -157,11 +157,11 @@ describe('master decider', () => {
 
     it('refuses cycles', () => {
       const cyclic: MasterCommand = { type: 'update_master_tree', nodes: [{ value: 'news', parent: 'tech' }, { value: 'tips', parent: 'news' }, { value: 'tech', parent: 'tips' }] };
-      decide([created], cyclic, tenantAdmin).thenError('VALIDATION_ERROR', /nodes: parents form a cycle/);
+      decide([created], cyclic, tenantAdmin).thenFails('VALIDATION_ERROR', /nodes: parents form a cycle/);
     });
 
     it('refuses unknown, repeated and missing records, naming each', () => {
-      const error = decide([created], { type: 'update_master_tree', nodes: [{ value: 'news' }, { value: 'news' }, { value: 'ghost' }] }, tenantAdmin).thenError('VALIDATION_ERROR');
+      const error = decide([created], { type: 'update_master_tree', nodes: [{ value: 'news' }, { value: 'news' }, { value: 'ghost' }] }, tenantAdmin).thenFails('VALIDATION_ERROR');
       expect(error.message).to.contain('nodes[1].value: record "news" is placed more than once');
       expect(error.message).to.contain('nodes[2].value: master "blog_category" has no record with value "ghost"');
       expect(error.message).to.contain('missing "tips", "tech"');
@@ -173,11 +173,11 @@ describe('master decider', () => {
       decide([created], { type: 'remove_master_record', value: 'news' }, tenantAdmin).then([{ type: 'master.record-removed', data: { ...ids, value: 'news' } }]);
     });
     it('refuses a record with children', () => {
-      decide([created], { type: 'remove_master_record', value: 'tips' }, tenantAdmin).thenError('VALIDATION_ERROR', /parent of "tech"/);
+      decide([created], { type: 'remove_master_record', value: 'tips' }, tenantAdmin).thenFails('VALIDATION_ERROR', /parent of "tech"/);
     });
     it('refuses agent keys of every scope and tenant_users', () => {
-      for (const principal of Object.values(agentKeys)) decide([created], { type: 'remove_master_record', value: 'news' }, principal).thenError('FORBIDDEN', USER_SESSION);
-      decide([created], { type: 'remove_master_record', value: 'news' }, tenantUser).thenError('FORBIDDEN', /Only a tenant_admin/);
+      for (const principal of Object.values(agentKeys)) decide([created], { type: 'remove_master_record', value: 'news' }, principal).thenFails('FORBIDDEN', USER_SESSION);
+      decide([created], { type: 'remove_master_record', value: 'news' }, tenantUser).thenFails('FORBIDDEN', /Only a tenant_admin/);
     });
   });
 
@@ -193,7 +193,7 @@ describe('master decider', () => {
         [[created, published], { type: 'rename_master', name: 'Categories' }],
         [[created, published], record],
       ] as Array<[MasterEvent[], MasterCommand]>) {
-        const error = given(masterDecider, history).when(command, human(fullKey)).thenError('HUMAN_APPROVAL_REQUIRED', /requires a person to/);
+        const error = given(masterDecider, history).when(command, human(fullKey)).thenFails('HUMAN_APPROVAL_REQUIRED', /requires a person to/);
         expect(error.hint).to.contain('approvalPolicy.humanApproval');
         expect(error.subject).to.deep.equal({ masterId: MASTER_ID });
         expect(given(masterDecider, history).when(command, human(tenantAdmin)).events()).to.have.length(1);
@@ -222,19 +222,19 @@ describe('master decider', () => {
     });
 
     it('refuses a content-scope agent key and a tenant_user', () => {
-      decide([created], { type: 'publish_master' }, contentKey).thenError('FORBIDDEN');
-      decide([created], { type: 'publish_master' }, tenantUser).thenError('FORBIDDEN');
+      decide([created], { type: 'publish_master' }, contentKey).thenFails('FORBIDDEN');
+      decide([created], { type: 'publish_master' }, tenantUser).thenFails('FORBIDDEN');
     });
   });
 
   it('renames for a tenant_admin or full key; refuses a blank name', () => {
     decide([created], { type: 'rename_master', name: 'Categories' }, fullKey).then([{ type: 'master.renamed', data: { ...ids, name: 'Categories' } }]);
-    decide([created], { type: 'rename_master', name: ' ' }, tenantAdmin).thenError('VALIDATION_ERROR', /name: must not be empty/);
+    decide([created], { type: 'rename_master', name: ' ' }, tenantAdmin).thenFails('VALIDATION_ERROR', /name: must not be empty/);
   });
 
   it('reports a master that does not exist or belongs to another project as not found', () => {
-    decide([], { type: 'publish_master' }, tenantAdmin).thenError('NOT_FOUND');
-    decide([created], { type: 'create_master_record', record: { value: 'x', labels: { en: 'X' } } }, otherProjectKey).thenError('NOT_FOUND');
+    decide([], { type: 'publish_master' }, tenantAdmin).thenFails('NOT_FOUND');
+    decide([created], { type: 'create_master_record', record: { value: 'x', labels: { en: 'X' } } }, otherProjectKey).thenFails('NOT_FOUND');
   });
 
   it('folds its history into the master entity', () => {
