@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { jsonBody } from '../middleware/json-body.ts';
 import { ErrorCode, validationError } from '../errors/error-factory.ts';
 import { errorEnvelopeSchema } from './error-envelope-schema.ts';
+import { assertCan, PERMISSIONS, type Action } from '../../domain/access/permissions.ts';
+import { principalOf } from './admin-context.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -52,6 +54,12 @@ export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query 
   tag: AdminTag;
   /** 'none' for open routes (sign-in, login branding); default: agent key or session. */
   auth?: 'none' | 'credentials';
+  /**
+   * The permission the caller needs (src/domain/access/permissions.ts), checked before the request is read any
+   * further: 403 FORBIDDEN naming it, recorded as a refused write for writes. Services check only what depends
+   * on the data (whose record, which policy).
+   */
+  permission?: Action;
   body?: Body;
   query?: Query;
   /** Every answer that is not the error envelope, by status, each with the schema the handler's answer satisfies. */
@@ -94,6 +102,14 @@ export class ApiRegistry {
     this.routes.push(route as never);
     const onWriteError = route.method === 'get' ? undefined : this.options.onWriteError;
     const middleware = async (ctx: Context) => {
+      if (route.permission) {
+        try {
+          assertCan(principalOf(ctx), route.permission);
+        } catch (error) {
+          await onWriteError?.(ctx, route.operationId, error);
+          throw error;
+        }
+      }
       const body = route.body ? parse(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
       const query = route.query ? parse(route.query, ctx.query, 'query') : undefined;
       try {
@@ -251,6 +267,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       description: `${route.summary}. ${credentialsNote(route)}`,
       tags: [route.tag],
       ...(route.auth === 'none' ? { security: [] } : {}),
+      ...(route.permission ? { 'x-permission': route.permission } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
@@ -308,7 +325,9 @@ const CODE_ORDER = Object.values(ErrorCode);
 const sorted = (record: Json): Json => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
 
 function credentialsNote(route: ApiRoute<z.ZodType | undefined, z.ZodType | undefined>): string {
-  return route.auth === 'none' ? 'No credentials needed.' : 'Credentials: an agent key, or a console session token with X-Project-Id.';
+  if (route.auth === 'none') return 'No credentials needed.';
+  const permission = route.permission ? ` Permission: \`${route.permission}\` (${PERMISSIONS[route.permission].label}); 403 FORBIDDEN names it when the caller lacks it.` : '';
+  return `Credentials: an agent key, or a console session token with X-Project-Id.${permission}`;
 }
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { assertCan } from '../../domain/access/permissions.ts';
 import { AuditExportUnavailableError, exportAudit, type AuditExportSelection, type AuditExportSigning, type AuditExportSummary } from '../../audit/audit-export.ts';
 import type { OpenedAuditKeyRing } from '../../audit/chained-audit-key-ring.ts';
 import { AuditKeySetupError } from '../../audit/audit-key-files.ts';
@@ -12,7 +11,7 @@ import { SlotsFullError, WorkSlots } from '../../security/work-slots.ts';
 import { newRouter } from '../router.ts';
 import { notFound, unavailable, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { type AdminDeps, projectOf } from './admin-context.ts';
 import { instant, strictQuery } from './list-query.ts';
 import { isUuid } from './request-body.ts';
 
@@ -85,7 +84,7 @@ export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, signing: Au
     {
       method: 'get',
       path: '/audit/exports/period',
-      operationId: 'exportAuditPeriod',
+      operationId: 'exportAuditPeriod', permission: 'audit.read',
       summary: 'A signed audit export of the project\'s events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only',
       tag: 'History',
       query: period,
@@ -93,7 +92,6 @@ export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, signing: Au
       errors: { 503: ['SERVICE_UNAVAILABLE'] },
     },
     async (ctx, { query }) => {
-      assertCan(principalOf(ctx), 'audit.read');
       if (Date.parse(query.from) >= Date.parse(query.to)) throw validationError('to: must be after from.');
       await send(ctx, { kind: 'period', from: query.from, to: query.to });
     },
@@ -104,14 +102,13 @@ export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, signing: Au
     {
       method: 'get',
       path: '/audit/exports/entries/:entryId',
-      operationId: 'exportAuditEntry',
+      operationId: 'exportAuditEntry', permission: 'audit.read',
       summary: 'A signed audit export of one entry\'s whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only',
       tag: 'History',
       responses: { 200: bundleResponse },
       errors: { 503: ['SERVICE_UNAVAILABLE'] },
     },
     async (ctx) => {
-      assertCan(principalOf(ctx), 'audit.read');
       const entryId = ctx.params['entryId'];
       if (!isUuid(entryId)) throw notFound(`No entry ${entryId}.`);
       await send(ctx, { kind: 'entry', entryId: entryId.toLowerCase() });

@@ -2,7 +2,6 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { assertCan } from '../../domain/access/permissions.ts';
 import type { FormSetView, ProjectView, RevisionAction } from '../../application/content-service.ts';
 import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-validation.ts';
 import { notFound } from '../errors/error-factory.ts';
@@ -87,8 +86,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return value;
   };
 
-  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: { description: 'The form sets', schema: z.object({ items: z.array(formSetSummarySchema) }) } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'form-sets.read');
+  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', permission: 'form-sets.read', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: { description: 'The form sets', schema: z.object({ items: z.array(formSetSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     const items = await reader.find('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 });
     ctx.body = { items: items.map(formSetSummary) };
@@ -101,8 +99,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = formSetDetail(result.body as Record<string, unknown>);
   });
 
-  api.add(router, { method: 'get', path: '/form-sets/:formSetId', operationId: 'getFormSet', summary: 'Read a form set with its definition', tag: 'Form sets', responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'form-sets.read');
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId', operationId: 'getFormSet', permission: 'form-sets.read', summary: 'Read a form set with its definition', tag: 'Form sets', responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: {} }, async (ctx) => {
     ctx.body = formSetDetail(await content.formSetOrFail(projectOf(ctx), id(ctx, 'formSetId')) as never);
   });
 
@@ -165,15 +162,13 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/form-sets/:formSetId/schema', operationId: 'getFormSetSchema', summary: 'A form set\'s fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema', schema: formSetSchemaSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'form-sets.read');
+  api.add(router, { method: 'get', path: '/form-sets/:formSetId/schema', operationId: 'getFormSetSchema', permission: 'form-sets.read', summary: 'A form set\'s fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema', schema: formSetSchemaSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     const formSet = await content.formSetOrFail(project, id(ctx, 'formSetId'));
     ctx.body = await formSetSchema(formSet, project, await mastersOf(project.projectId));
   });
 
-  api.add(router, { method: 'get', path: '/tenant-schema', operationId: 'getTenantSchema', summary: 'Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema of the project', schema: tenantSchemaSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'form-sets.read');
+  api.add(router, { method: 'get', path: '/tenant-schema', operationId: 'getTenantSchema', permission: 'form-sets.read', summary: 'Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema of the project', schema: tenantSchemaSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     const [formSets, masters] = await Promise.all([
       reader.find<FormSetView & Record<string, unknown>>('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 }),
@@ -196,8 +191,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/revisions/:revisionId', operationId: 'getRevision', summary: 'Read a revision with its snapshot', tag: 'Revisions', responses: { 200: { description: 'The revision', schema: revisionDetailSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'revisions.read');
+  api.add(router, { method: 'get', path: '/revisions/:revisionId', operationId: 'getRevision', permission: 'revisions.read', summary: 'Read a revision with its snapshot', tag: 'Revisions', responses: { 200: { description: 'The revision', schema: revisionDetailSchema } }, errors: {} }, async (ctx) => {
     const revision = await content.revisionOrFail(projectOf(ctx), id(ctx, 'revisionId'));
     ctx.body = { ...revisionSummary(revision as never), snapshot: revision.snapshot };
   });

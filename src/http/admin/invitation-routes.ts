@@ -3,7 +3,6 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import { rateLimited } from '../errors/error-factory.ts';
-import { assertCan } from '../../domain/access/permissions.ts';
 import { ROLE_NAMES, type UserRole } from '../../domain/principal.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { InvitationLink } from '../../application/access-service.ts';
@@ -85,7 +84,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
     {
       method: 'post',
       path: '/users/invitations',
-      operationId: 'inviteUser',
+      operationId: 'inviteUser', permission: 'members.invite',
       summary: 'Invite a person to the tenant by e-mail (tenant_admin session; agent keys may never invite members): the user is created without a password and mailed a link, valid 7 days and once, to choose one (409 when the e-mail is taken)',
       tag: 'Members',
       body: inviteBody,
@@ -95,7 +94,6 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
     },
     async (ctx, { body }) => {
       const caller = principalOf(ctx);
-      assertCan(caller, 'members.invite');
       const tenantId = caller.tenantId;
       // A replay answers what the first request did, without a second e-mail (the link is in the first only).
       const answer = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'invite_user', key: idempotencyKeyOf(ctx, body), request: { email: body.email, role: body.role }, ids: ['userId'] }, async (ids) => {
@@ -114,7 +112,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
     {
       method: 'post',
       path: '/users/:userId/invitation',
-      operationId: 'inviteUserAgain',
+      operationId: 'inviteUserAgain', permission: 'members.invite',
       summary: 'Send a pending invitation again with a new link (the earlier link stops working); 409 once it was accepted or for a user added with a password',
       tag: 'Members',
       responses: { 200: { description: 'The invitation, and whether the e-mail went out', schema: invitedSchema } },
@@ -122,7 +120,6 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
     },
     async (ctx) => {
       const caller = principalOf(ctx);
-      assertCan(caller, 'members.invite');
       const userId = ctx.params['userId'];
       if (!isUuid(userId)) throw notFound(`No user ${userId}.`);
       const again = await access.inviteAgain(caller, userId);

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { RevisionDoc } from '../../../projections/content.ts';
-import { assertCan } from '../../domain/access/permissions.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
@@ -29,6 +28,7 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'post',
       path: '/revisions/:revisionId/preview-token',
       operationId: 'issuePreviewToken',
+      permission: 'preview.issue',
       summary: 'Issue a preview token for one revision, whatever its status (console users; valid 15 minutes)',
       tag: 'Revisions',
       responses: { 201: { description: 'The token; previewUrl opens the revision on the project-pinned public base', schema: previewTokenSchema } },
@@ -38,11 +38,10 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     async (ctx) => {
       const principal = principalOf(ctx);
       const project = projectOf(ctx);
-      assertCan(principal, 'preview.issue');
       const revisionId = ctx.params.revisionId!;
       const revision = isUuid(revisionId) ? await deps.reader.get<Doc<RevisionDoc>>('content', 'revisions', revisionId) : null;
       if (!revision || revision.projectId !== project.projectId) throw notFound(`No revision ${JSON.stringify(revisionId.slice(0, 64))} in this project.`);
-      // assertCan refuses agent keys: only a console user gets this far.
+      // The route's permission refuses agent keys: only a console user gets this far.
       const userId = principal.kind === 'user' ? principal.userId : principal.keyId;
       // With an idempotency key the record keeps when the token was issued, never the token: a replay signs the
       // same claims again, which gives the same token.

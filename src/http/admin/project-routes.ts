@@ -3,7 +3,6 @@ import { TRANSLATION_PLAN } from '../../translation/entry-translator.ts';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { assertCan } from '../../domain/access/permissions.ts';
 import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import { ROLE_NAMES, type AgentScope, type UserRole } from '../../domain/principal.ts';
@@ -191,8 +190,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- overview and public API
 
-  api.add(router, { method: 'get', path: '/project', operationId: 'getProjectOverview', summary: 'The project: name, slug, plan, content locales, custom domains, site settings and the public API base', tag: 'Project', responses: { 200: { description: 'The project overview', schema: projectOverviewSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'project.read');
+  api.add(router, { method: 'get', path: '/project', operationId: 'getProjectOverview', permission: 'project.read', summary: 'The project: name, slug, plan, content locales, custom domains, site settings and the public API base', tag: 'Project', responses: { 200: { description: 'The project overview', schema: projectOverviewSchema } }, errors: {} }, async (ctx) => {
     const doc = await record(ctx);
     ctx.body = {
       id: doc.projectId,
@@ -207,21 +205,18 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     } satisfies z.input<typeof projectOverviewSchema>;
   });
 
-  api.add(router, { method: 'get', path: '/project/public-api-info', operationId: 'getPublicApiInfo', summary: 'The project id and the base path of its public read API', tag: 'Project', responses: { 200: { description: 'projectId and publicBase', schema: publicApiInfoSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'project.read');
+  api.add(router, { method: 'get', path: '/project/public-api-info', operationId: 'getPublicApiInfo', permission: 'project.read', summary: 'The project id and the base path of its public read API', tag: 'Project', responses: { 200: { description: 'projectId and publicBase', schema: publicApiInfoSchema } }, errors: {} }, async (ctx) => {
     ctx.body = publicApiInfo(projectOf(ctx).projectId);
   });
 
   // ---- content locales
 
-  api.add(router, { method: 'get', path: '/project/content-locales', operationId: 'getProjectContentLocales', summary: "The project's content locales and default locale", tag: 'Project', responses: { 200: { description: 'locales and defaultLocale', schema: contentLocalesSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'locales.read');
+  api.add(router, { method: 'get', path: '/project/content-locales', operationId: 'getProjectContentLocales', permission: 'locales.read', summary: "The project's content locales and default locale", tag: 'Project', responses: { 200: { description: 'locales and defaultLocale', schema: contentLocalesSchema } }, errors: {} }, async (ctx) => {
     ctx.body = (await record(ctx)).contentLocales;
   });
 
-  api.add(router, { method: 'patch', path: '/project/content-locales', operationId: 'patchProjectContentLocales', summary: 'Change the content locales and/or the default locale (tenant_admin session only; agent keys refused)', tag: 'Project', body: patchLocalesBody, responses: { 200: { description: 'locales and defaultLocale after the change', schema: contentLocalesSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/project/content-locales', operationId: 'patchProjectContentLocales', permission: 'locales.patch', summary: 'Change the content locales and/or the default locale (tenant_admin session only; agent keys refused)', tag: 'Project', body: patchLocalesBody, responses: { 200: { description: 'locales and defaultLocale after the change', schema: contentLocalesSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'locales.patch');
     const projectId = projectOf(ctx).projectId;
     const result = await access.patchContentLocales(caller, projectId, body);
     await settle(result.position);
@@ -230,18 +225,16 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- site settings and custom domains
 
-  api.add(router, { method: 'put', path: '/project/site-settings', operationId: 'updateSiteSettings', summary: 'Set the site URL, site name and description (absent: unchanged; null: cleared)', tag: 'Project', body: siteSettingsBody, responses: { 200: { description: 'The site settings', schema: siteSettingsSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/site-settings', operationId: 'updateSiteSettings', permission: 'project.settings.change', summary: 'Set the site URL, site name and description (absent: unchanged; null: cleared)', tag: 'Project', body: siteSettingsBody, responses: { 200: { description: 'The site settings', schema: siteSettingsSchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'project.settings.change');
     const projectId = projectOf(ctx).projectId;
     const result = await access.updateSiteSettings(caller, projectId, body);
     await settle(result.position);
     ctx.body = result.value;
   });
 
-  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: { description: 'The custom domains', schema: z.object({ domains: z.array(z.string()) }) } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', permission: 'project.settings.change', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: { description: 'The custom domains', schema: z.object({ domains: z.array(z.string()) }) } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'project.settings.change');
     const projectId = projectOf(ctx).projectId;
     const result = await access.setCustomDomains(caller, projectId, body.domains);
     await settle(result.position);
@@ -250,14 +243,12 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- approval policy (default off: the spec's workflow)
 
-  api.add(router, { method: 'get', path: '/project/approval-policy', operationId: 'getApprovalPolicy', summary: 'The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes)', tag: 'Project', responses: { 200: { description: 'The approval policy', schema: approvalPolicySchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'approval-policy.read');
+  api.add(router, { method: 'get', path: '/project/approval-policy', operationId: 'getApprovalPolicy', permission: 'approval-policy.read', summary: 'The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes)', tag: 'Project', responses: { 200: { description: 'The approval policy', schema: approvalPolicySchema } }, errors: {} }, async (ctx) => {
     ctx.body = approvalPolicyOf(await record(ctx));
   });
 
-  api.add(router, { method: 'put', path: '/project/approval-policy', operationId: 'setApprovalPolicy', summary: 'Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log', tag: 'Project', body: approvalPolicyBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The approval policy after the change', schema: approvalPolicySchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/approval-policy', operationId: 'setApprovalPolicy', permission: 'approval-policy.change', summary: 'Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log', tag: 'Project', body: approvalPolicyBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The approval policy after the change', schema: approvalPolicySchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'approval-policy.change');
     const result = await access.setApprovalPolicy(caller, projectOf(ctx).projectId, body);
     await settle(result.position);
     ctx.body = result.value;
@@ -265,15 +256,13 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- console login appearance (the open read is GET /projects/:projectId/login-branding in auth-routes.ts)
 
-  api.add(router, { method: 'get', path: '/project/login-appearance', operationId: 'getLoginAppearance', summary: 'The console login page appearance: logo, colours, message', tag: 'Console login', responses: { 200: { description: 'The login appearance', schema: loginAppearanceSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'login-appearance.read');
+  api.add(router, { method: 'get', path: '/project/login-appearance', operationId: 'getLoginAppearance', permission: 'login-appearance.read', summary: 'The console login page appearance: logo, colours, message', tag: 'Console login', responses: { 200: { description: 'The login appearance', schema: loginAppearanceSchema } }, errors: {} }, async (ctx) => {
     const doc = await record(ctx);
     ctx.body = { ...doc.loginBranding, projectName: doc.name };
   });
 
-  api.add(router, { method: 'put', path: '/project/login-appearance', operationId: 'updateLoginAppearance', summary: 'Change the console login page appearance (absent: unchanged; null or empty: cleared)', tag: 'Console login', body: loginAppearanceBody, responses: { 200: { description: 'The login appearance', schema: loginAppearanceSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/login-appearance', operationId: 'updateLoginAppearance', permission: 'login-appearance.update', summary: 'Change the console login page appearance (absent: unchanged; null or empty: cleared)', tag: 'Console login', body: loginAppearanceBody, responses: { 200: { description: 'The login appearance', schema: loginAppearanceSchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'login-appearance.update');
     const project = projectOf(ctx);
     const result = await access.updateLoginAppearance(caller, project.projectId, body);
     await settle(result.position);
@@ -282,15 +271,13 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- console login IP allowlist (Business plan and above)
 
-  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: { description: 'The entries and whether the plan enforces them', schema: ipAllowlistSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'ip-allowlist.read');
+  api.add(router, { method: 'get', path: '/project/ip-allowlist', operationId: 'listIpAllowlistEntries', permission: 'ip-allowlist.read', summary: 'List the console login IP allowlist (enforced on Business and above when not empty)', tag: 'Console login', responses: { 200: { description: 'The entries and whether the plan enforces them', schema: ipAllowlistSchema } }, errors: {} }, async (ctx) => {
     const doc = await record(ctx);
     ctx.body = { items: doc.ipAllowlist, enforced: planAtLeast(doc.plan, 'business') && doc.ipAllowlist.length > 0 };
   });
 
-  api.add(router, { method: 'post', path: '/project/ip-allowlist', operationId: 'addIpAllowlistEntry', summary: 'Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out)', tag: 'Console login', body: ipAllowlistBody, responses: { 201: { description: 'The entry', schema: ipAllowlistEntrySchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/project/ip-allowlist', operationId: 'addIpAllowlistEntry', permission: 'ip-allowlist.manage', summary: 'Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out)', tag: 'Console login', body: ipAllowlistBody, responses: { 201: { description: 'The entry', schema: ipAllowlistEntrySchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'ip-allowlist.manage');
     const projectId = projectOf(ctx).projectId;
     const input = { cidr: body.cidr, label: body.label ?? null };
     const entry = await idempotentCreate(deps, ctx, { scope: projectId, operation: 'add_ip_allowlist_entry', key: idempotencyKeyOf(ctx, body), request: input, ids: ['entryId'] }, async (ids) => {
@@ -302,9 +289,8 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     ctx.body = entry;
   });
 
-  api.add(router, { method: 'delete', path: '/project/ip-allowlist/:entryId', operationId: 'deleteIpAllowlistEntry', summary: 'Remove an entry from the console login IP allowlist', tag: 'Console login', responses: { 204: { description: 'Removed', empty: true } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/project/ip-allowlist/:entryId', operationId: 'deleteIpAllowlistEntry', permission: 'ip-allowlist.manage', summary: 'Remove an entry from the console login IP allowlist', tag: 'Console login', responses: { 204: { description: 'Removed', empty: true } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'ip-allowlist.manage');
     const projectId = projectOf(ctx).projectId;
     const entryId = ctx.params['entryId'];
     if (!isUuid(entryId)) throw notFound(`No allowlist entry ${entryId}.`);
@@ -315,17 +301,15 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- API keys (console sessions only: agent keys can never issue keys)
 
-  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: z.object({ items: z.array(keySummarySchema) }) } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'keys.list');
+  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', permission: 'keys.list', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: z.object({ items: z.array(keySummarySchema) }) } }, errors: {} }, async (ctx) => {
     const projectId = projectOf(ctx).projectId;
     const query = { filter: { projectId }, sort: [['createdAt', 'asc']] as Array<[string, 'asc']>, limit: 1000 };
     const [agents, publics] = await Promise.all([reader.find<Doc<KeyRecord>>('access', 'agent_keys_by_id', query), reader.find<Doc<KeyRecord>>('access', 'public_keys_by_id', query)]);
     ctx.body = { items: [...agents.map((k) => keySummary(k, 'agent')), ...publics.map((k) => keySummary(k, 'public'))] };
   });
 
-  api.add(router, { method: 'post', path: '/keys', operationId: 'issueKey', summary: 'Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only', tag: 'Keys', body: issueKeyBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The key, shown once', schema: issuedKeySchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/keys', operationId: 'issueKey', permission: 'keys.issue', summary: 'Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only', tag: 'Keys', body: issueKeyBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The key, shown once', schema: issuedKeySchema } }, errors: { 403: ['PLAN_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'keys.issue');
     const projectId = projectOf(ctx).projectId;
     const { idempotencyKey: _key, ...request } = body;
     const key = idempotencyKeyOf(ctx, body);
@@ -360,9 +344,8 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     } satisfies z.input<typeof issuedKeySchema>;
   });
 
-  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: { description: 'The revoked key', schema: z.object({ id: z.uuid(), type: z.enum(KEY_TYPES), revokedAt: z.string() }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', permission: 'keys.revoke', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: { description: 'The revoked key', schema: z.object({ id: z.uuid(), type: z.enum(KEY_TYPES), revokedAt: z.string() }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'keys.revoke');
     const projectId = projectOf(ctx).projectId;
     const result = await access.revokeKey(caller, projectId, keyId(ctx));
     // A revoked key's replay goes at once (its data key destroyed), as it would at the end of its window.
@@ -382,16 +365,14 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     ctx.body = { items: docs.map((doc) => ({ id: doc.projectId, name: doc.name, slug: doc.slug, plan: doc.plan })) };
   });
 
-  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', permission: 'members.list', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'members.list');
     const users = await reader.find<Doc<UserRecord>>('access', 'users', { filter: { tenantId: caller.tenantId }, sort: [['email', 'asc']], limit: 1000 });
     ctx.body = { items: users.map(userSummary) };
   });
 
-  api.add(router, { method: 'post', path: '/users', operationId: 'createUser', summary: 'Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)', tag: 'Members', body: createUserBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The user', schema: createdUserSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/users', operationId: 'createUser', permission: 'members.invite', summary: 'Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)', tag: 'Members', body: createUserBody, bodyLimitBytes: 16 * 1024, responses: { 201: { description: 'The user', schema: createdUserSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller: Caller = principalOf(ctx);
-    assertCan(caller, 'members.invite');
     const tenantId = principalOf(ctx).tenantId;
     // The password is no part of what the key is checked against: its hash would be kept in the log.
     const request = { email: body.email, role: body.role };
@@ -404,9 +385,8 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     ctx.body = created;
   });
 
-  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The user as changed', schema: createdUserSchema } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', permission: 'members.manage', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The user as changed', schema: createdUserSchema } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx, { body }) => {
     const caller: Caller = principalOf(ctx);
-    assertCan(caller, 'members.manage');
     const userId = ctx.params['userId'];
     if (!isUuid(userId)) throw notFound(`No user ${userId}.`);
     // One change per request, so that a refusal never leaves half of it written.

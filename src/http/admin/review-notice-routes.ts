@@ -2,7 +2,6 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { assertCan } from '../../domain/access/permissions.ts';
 import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { sealReviewChatUrl } from '../../review-notices/review-chat-url.ts';
 import type { ProjectDoc as ProjectRecord, UserDoc } from '../../../projections/access.ts';
@@ -54,15 +53,13 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
     ctx.body = { reviewNotices: result.reviewNotices };
   });
 
-  api.add(router, { method: 'get', path: '/project/review-notices', operationId: 'getReviewNoticeSettings', summary: 'Where review notices are also posted: the project\'s review chat webhook (scheme and host), or null', tag: 'Project', responses: { 200: { description: 'The review notice settings', schema: chatSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'project.settings.change');
+  api.add(router, { method: 'get', path: '/project/review-notices', operationId: 'getReviewNoticeSettings', permission: 'project.settings.change', summary: 'Where review notices are also posted: the project\'s review chat webhook (scheme and host), or null', tag: 'Project', responses: { 200: { description: 'The review notice settings', schema: chatSchema } }, errors: {} }, async (ctx) => {
     const doc = await reader.get<Doc<ProjectRecord>>('access', 'projects', projectOf(ctx).projectId);
     ctx.body = { chatWebhookUrl: doc?.reviewNoticeChat ?? null };
   });
 
-  api.add(router, { method: 'put', path: '/project/review-notices', operationId: 'setReviewNoticeSettings', summary: 'Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only)', tag: 'Project', body: chatBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The review notice settings after the change', schema: chatSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/review-notices', operationId: 'setReviewNoticeSettings', permission: 'project.settings.change', summary: 'Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only)', tag: 'Project', body: chatBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The review notice settings after the change', schema: chatSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
-    assertCan(caller, 'project.settings.change');
     const projectId = projectOf(ctx).projectId;
     const url = body.chatWebhookUrl === null || body.chatWebhookUrl.trim() === '' ? null : body.chatWebhookUrl;
     if (url !== null && !contact) throw notFound('Chat notices are not available in this process.');

@@ -2,7 +2,6 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { assertCan } from '../../domain/access/permissions.ts';
 import { FORM_BLUEPRINT_SCHEMA, MASTER_BLUEPRINT_SCHEMA } from '../../domain/content/blueprint/blueprint-schema.ts';
 import { listBuiltInTemplates } from '../../domain/content/blueprint/built-in-templates.ts';
 import { Reservations } from '../../application/reservations.ts';
@@ -129,8 +128,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/master-entities/:masterId', operationId: 'getMasterEntity', summary: 'Read a master entity with its records (get_master_entity)', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'masters.read');
+  api.add(router, { method: 'get', path: '/master-entities/:masterId', operationId: 'getMasterEntity', permission: 'masters.read', summary: 'Read a master entity with its records (get_master_entity)', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: {} }, async (ctx) => {
     ctx.body = masterDetail(await schema.masterOrFail(projectOf(ctx), masterId(ctx)));
   });
 
@@ -162,13 +160,11 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Blueprints -------------------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/form-blueprints/schema', operationId: 'getFormBlueprintSchema', summary: 'The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'form-sets.read');
+  api.add(router, { method: 'get', path: '/form-blueprints/schema', operationId: 'getFormBlueprintSchema', permission: 'form-sets.read', summary: 'The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
     ctx.body = FORM_BLUEPRINT_SCHEMA;
   });
 
-  api.add(router, { method: 'get', path: '/master-blueprints/schema', operationId: 'getMasterBlueprintSchema', summary: 'The published JSON Schema (2020-12) of master blueprints', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'masters.read');
+  api.add(router, { method: 'get', path: '/master-blueprints/schema', operationId: 'getMasterBlueprintSchema', permission: 'masters.read', summary: 'The published JSON Schema (2020-12) of master blueprints', tag: 'Blueprints', responses: { 200: { description: 'The JSON Schema', schema: jsonSchemaDocument } }, errors: {} }, async (ctx) => {
     ctx.body = MASTER_BLUEPRINT_SCHEMA;
   });
 
@@ -196,8 +192,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Built-in templates -----------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: { description: 'The templates', schema: z.object({ items: z.array(templateSchema) }) } }, errors: {} }, async (ctx) => {
-    assertCan(principalOf(ctx), 'form-sets.read');
+  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', permission: 'form-sets.read', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: { description: 'The templates', schema: z.object({ items: z.array(templateSchema) }) } }, errors: {} }, async (ctx) => {
     ctx.body = { items: listBuiltInTemplates() };
   });
 

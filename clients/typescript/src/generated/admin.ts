@@ -96,7 +96,7 @@ export type paths = {
         put?: never;
         /**
          * Invite a person to the tenant by e-mail (tenant_admin session; agent keys may never invite members): the user is created without a password and mailed a link, valid 7 days and once, to choose one (409 when the e-mail is taken)
-         * @description Invite a person to the tenant by e-mail (tenant_admin session; agent keys may never invite members): the user is created without a password and mailed a link, valid 7 days and once, to choose one (409 when the e-mail is taken). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Invite a person to the tenant by e-mail (tenant_admin session; agent keys may never invite members): the user is created without a password and mailed a link, valid 7 days and once, to choose one (409 when the e-mail is taken). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.invite` (invite members); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["inviteUser"];
         delete?: never;
@@ -116,7 +116,7 @@ export type paths = {
         put?: never;
         /**
          * Send a pending invitation again with a new link (the earlier link stops working); 409 once it was accepted or for a user added with a password
-         * @description Send a pending invitation again with a new link (the earlier link stops working); 409 once it was accepted or for a user added with a password. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Send a pending invitation again with a new link (the earlier link stops working); 409 once it was accepted or for a user added with a password. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.invite` (invite members); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["inviteUserAgain"];
         delete?: never;
@@ -154,7 +154,7 @@ export type paths = {
         };
         /**
          * List the project's form sets
-         * @description List the project's form sets. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the project's form sets. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.read` (read form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listFormSets"];
         put?: never;
@@ -178,7 +178,7 @@ export type paths = {
         };
         /**
          * Read a form set with its definition
-         * @description Read a form set with its definition. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read a form set with its definition. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.read` (read form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getFormSet"];
         /**
@@ -278,7 +278,7 @@ export type paths = {
         };
         /**
          * A form set's fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema)
-         * @description A form set's fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description A form set's fields as JSON Schema for entry values, with masterEntityKey and sampleValues for select fields (get_form_set_schema). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.read` (read form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getFormSetSchema"];
         put?: never;
@@ -298,7 +298,7 @@ export type paths = {
         };
         /**
          * Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)
-         * @description Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.read` (read form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getTenantSchema"];
         put?: never;
@@ -318,7 +318,7 @@ export type paths = {
         };
         /**
          * Read a revision with its snapshot
-         * @description Read a revision with its snapshot. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read a revision with its snapshot. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.read` (read revisions); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getRevision"];
         put?: never;
@@ -786,7 +786,7 @@ export type paths = {
         };
         /**
          * A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only
-         * @description A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description A signed audit export of the project's events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["exportAuditPeriod"];
         put?: never;
@@ -806,7 +806,7 @@ export type paths = {
         };
         /**
          * A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only
-         * @description A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description A signed audit export of one entry's whole history (every event of its stream), with the events of the people and agent keys they name, tenant_admin sessions only. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["exportAuditEntry"];
         put?: never;
@@ -850,7 +850,7 @@ export type paths = {
         };
         /**
          * Read a master entity with its records (get_master_entity)
-         * @description Read a master entity with its records (get_master_entity). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read a master entity with its records (get_master_entity). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.read` (read masters); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getMasterEntity"];
         put?: never;
@@ -954,7 +954,7 @@ export type paths = {
         };
         /**
          * The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema
-         * @description The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The published JSON Schema (2020-12) of form blueprints, with the master-blueprint schema. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.read` (read form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getFormBlueprintSchema"];
         put?: never;
@@ -974,7 +974,7 @@ export type paths = {
         };
         /**
          * The published JSON Schema (2020-12) of master blueprints
-         * @description The published JSON Schema (2020-12) of master blueprints. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The published JSON Schema (2020-12) of master blueprints. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.read` (read masters); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getMasterBlueprintSchema"];
         put?: never;
@@ -1074,7 +1074,7 @@ export type paths = {
         };
         /**
          * List the built-in form set templates
-         * @description List the built-in form set templates. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the built-in form set templates. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.read` (read form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listFormSetTemplates"];
         put?: never;
@@ -1114,7 +1114,7 @@ export type paths = {
         };
         /**
          * The project: name, slug, plan, content locales, custom domains, site settings and the public API base
-         * @description The project: name, slug, plan, content locales, custom domains, site settings and the public API base. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The project: name, slug, plan, content locales, custom domains, site settings and the public API base. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `project.read` (read the project overview); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getProjectOverview"];
         put?: never;
@@ -1134,7 +1134,7 @@ export type paths = {
         };
         /**
          * The project id and the base path of its public read API
-         * @description The project id and the base path of its public read API. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The project id and the base path of its public read API. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `project.read` (read the project overview); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getPublicApiInfo"];
         put?: never;
@@ -1154,7 +1154,7 @@ export type paths = {
         };
         /**
          * The project's content locales and default locale
-         * @description The project's content locales and default locale. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The project's content locales and default locale. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `locales.read` (read content locales); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getProjectContentLocales"];
         put?: never;
@@ -1164,7 +1164,7 @@ export type paths = {
         head?: never;
         /**
          * Change the content locales and/or the default locale (tenant_admin session only; agent keys refused)
-         * @description Change the content locales and/or the default locale (tenant_admin session only; agent keys refused). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change the content locales and/or the default locale (tenant_admin session only; agent keys refused). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `locales.patch` (patch content locales); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["patchProjectContentLocales"];
         trace?: never;
@@ -1179,7 +1179,7 @@ export type paths = {
         get?: never;
         /**
          * Set the site URL, site name and description (absent: unchanged; null: cleared)
-         * @description Set the site URL, site name and description (absent: unchanged; null: cleared). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Set the site URL, site name and description (absent: unchanged; null: cleared). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `project.settings.change` (change project settings); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["updateSiteSettings"];
         post?: never;
@@ -1199,7 +1199,7 @@ export type paths = {
         get?: never;
         /**
          * Replace the project's custom domains (409 when a domain belongs to another project)
-         * @description Replace the project's custom domains (409 when a domain belongs to another project). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Replace the project's custom domains (409 when a domain belongs to another project). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `project.settings.change` (change project settings); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["setCustomDomains"];
         post?: never;
@@ -1218,12 +1218,12 @@ export type paths = {
         };
         /**
          * The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes)
-         * @description The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The approval policy: whether approving and publishing need a person (humanApproval) and a second person (fourEyes). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `approval-policy.read` (read the approval policy); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getApprovalPolicy"];
         /**
          * Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log
-         * @description Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `approval-policy.change` (change the approval policy); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["setApprovalPolicy"];
         post?: never;
@@ -1242,12 +1242,12 @@ export type paths = {
         };
         /**
          * The console login page appearance: logo, colours, message
-         * @description The console login page appearance: logo, colours, message. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The console login page appearance: logo, colours, message. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `login-appearance.read` (read the login appearance); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getLoginAppearance"];
         /**
          * Change the console login page appearance (absent: unchanged; null or empty: cleared)
-         * @description Change the console login page appearance (absent: unchanged; null or empty: cleared). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change the console login page appearance (absent: unchanged; null or empty: cleared). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `login-appearance.update` (update the login appearance); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["updateLoginAppearance"];
         post?: never;
@@ -1266,13 +1266,13 @@ export type paths = {
         };
         /**
          * List the console login IP allowlist (enforced on Business and above when not empty)
-         * @description List the console login IP allowlist (enforced on Business and above when not empty). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the console login IP allowlist (enforced on Business and above when not empty). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `ip-allowlist.read` (list console IP allowlist entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listIpAllowlistEntries"];
         put?: never;
         /**
          * Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out)
-         * @description Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Add a CIDR range to the console login IP allowlist (Business plan or above; a session cannot lock itself out). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `ip-allowlist.manage` (add or delete console IP allowlist entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["addIpAllowlistEntry"];
         delete?: never;
@@ -1293,7 +1293,7 @@ export type paths = {
         post?: never;
         /**
          * Remove an entry from the console login IP allowlist
-         * @description Remove an entry from the console login IP allowlist. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Remove an entry from the console login IP allowlist. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `ip-allowlist.manage` (add or delete console IP allowlist entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["deleteIpAllowlistEntry"];
         options?: never;
@@ -1310,13 +1310,13 @@ export type paths = {
         };
         /**
          * List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)
-         * @description List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `keys.list` (list API keys); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only
-         * @description Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Issue an agent key (scope full, content or schema) or a public key; the key is in this answer only. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `keys.issue` (issue API keys); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["issueKey"];
         delete?: never;
@@ -1337,7 +1337,7 @@ export type paths = {
         post?: never;
         /**
          * Revoke an agent or public key (it answers 401 from then on)
-         * @description Revoke an agent or public key (it answers 401 from then on). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Revoke an agent or public key (it answers 401 from then on). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `keys.revoke` (revoke API keys); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -1374,13 +1374,13 @@ export type paths = {
         };
         /**
          * List the tenant's console users
-         * @description List the tenant's console users. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the tenant's console users. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.list` (list members); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listUsers"];
         put?: never;
         /**
          * Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken)
-         * @description Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Invite a console user to the tenant (tenant_admin session; agent keys may never invite members; 409 when the e-mail is taken). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.invite` (invite members); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["createUser"];
         delete?: never;
@@ -1404,7 +1404,7 @@ export type paths = {
         head?: never;
         /**
          * Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)
-         * @description Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.manage` (change members' roles or disable members); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -1420,7 +1420,7 @@ export type paths = {
         put?: never;
         /**
          * Issue a preview token for one revision, whatever its status (console users; valid 15 minutes)
-         * @description Issue a preview token for one revision, whatever its status (console users; valid 15 minutes). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Issue a preview token for one revision, whatever its status (console users; valid 15 minutes). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `preview.issue` (issue preview links); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["issuePreviewToken"];
         delete?: never;
@@ -1786,12 +1786,12 @@ export type paths = {
         };
         /**
          * Where review notices are also posted: the project's review chat webhook (scheme and host), or null
-         * @description Where review notices are also posted: the project's review chat webhook (scheme and host), or null. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Where review notices are also posted: the project's review chat webhook (scheme and host), or null. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `project.settings.change` (change project settings); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getReviewNoticeSettings"];
         /**
          * Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only)
-         * @description Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Post review notices to a chat webhook too (Standard plan and above), or stop with null (tenant_admin session only). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `project.settings.change` (change project settings); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["setReviewNoticeSettings"];
         post?: never;
