@@ -2,10 +2,9 @@ import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { newRouter } from '../router.ts';
-import { assertCan } from '../../domain/access/permissions.ts';
 import { notFound, unavailable, validationError } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { type AdminDeps, projectOf } from './admin-context.ts';
 import type { LogTreeRuntime } from '../../audit/log-tree-runtime.ts';
 import { CheckpointsHeldError } from '../../audit/log-checkpoints.ts';
 import { ProofUnavailableError } from '../../audit/log-proofs.ts';
@@ -72,8 +71,7 @@ const CHECKPOINT_CATCH_UP_MS = 5_000;
 export function auditRoutes(deps: AdminDeps, api: ApiRegistry, logTree: LogTreeRuntime | undefined): Router {
   const router = newRouter();
   const tag = 'Audit';
-  const runtime = (ctx: Context): LogTreeRuntime => {
-    assertCan(principalOf(ctx), 'audit.read');
+  const runtime = (_ctx: Context): LogTreeRuntime => {
     if (!logTree) throw unavailable('The log tree is not open in this process.');
     return logTree;
   };
@@ -90,13 +88,13 @@ export function auditRoutes(deps: AdminDeps, api: ApiRegistry, logTree: LogTreeR
     }
   };
 
-  api.add(router, { method: 'get', path: '/audit/checkpoint', operationId: 'getLogCheckpoint', summary: "The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session)", tag, responses: { 200: { description: 'The latest checkpoint', schema: latestSchema } }, errors: { 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/audit/checkpoint', operationId: 'getLogCheckpoint', permission: 'audit.read', summary: "The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session)", tag, responses: { 200: { description: 'The latest checkpoint', schema: latestSchema } }, errors: { 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const tree = runtime(ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { checkpoint: await tree.proofs.latestCheckpoint(), treeSize: (await tree.tree.state()).size } satisfies z.input<typeof latestSchema>;
   });
 
-  api.add(router, { method: 'post', path: '/audit/checkpoint', operationId: 'makeLogCheckpoint', summary: 'Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session)', tag, responses: { 200: { description: 'The checkpoint', schema: logCheckpointSchema } }, errors: { 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/audit/checkpoint', operationId: 'makeLogCheckpoint', permission: 'audit.read', summary: 'Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session)', tag, responses: { 200: { description: 'The checkpoint', schema: logCheckpointSchema } }, errors: { 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const tree = runtime(ctx);
     if (!tree.checkpoints) throw unavailable('Checkpoints are signed by the process with the projector role; this one has none.', { retryAfterSeconds: 1 });
     // The checkpoint covers the log as it was at the request (an auditor asks for one to prove what they just
@@ -119,13 +117,13 @@ export function auditRoutes(deps: AdminDeps, api: ApiRegistry, logTree: LogTreeR
     ctx.body = (await tree.proofs.latestCheckpoint())! satisfies z.input<typeof logCheckpointSchema>;
   });
 
-  api.add(router, { method: 'get', path: '/audit/proofs/inclusion', operationId: 'getLogInclusionProof', summary: "That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint)", tag, query: inclusionQuery, responses: { 200: { description: 'The inclusion proof', schema: inclusionProofSchema } }, errors: { 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/audit/proofs/inclusion', operationId: 'getLogInclusionProof', permission: 'audit.read', summary: "That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint)", tag, query: inclusionQuery, responses: { 200: { description: 'The inclusion proof', schema: inclusionProofSchema } }, errors: { 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { query }) => {
     const tree = runtime(ctx);
     const projectId = projectOf(ctx).projectId;
     ctx.body = (await proved(() => tree.proofs.inclusion(query.eventId, { ...(query.treeSize === undefined ? {} : { size: query.treeSize }), allow: (event) => event.metadata.projectId === projectId }))) satisfies z.input<typeof inclusionProofSchema>;
   });
 
-  api.add(router, { method: 'get', path: '/audit/proofs/consistency', operationId: 'getLogConsistencyProof', summary: "That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof)", tag, query: consistencyQuery, responses: { 200: { description: 'The consistency proof', schema: consistencyProofSchema } }, errors: { 400: ['VALIDATION_ERROR'], 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/audit/proofs/consistency', operationId: 'getLogConsistencyProof', permission: 'audit.read', summary: "That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof)", tag, query: consistencyQuery, responses: { 200: { description: 'The consistency proof', schema: consistencyProofSchema } }, errors: { 400: ['VALIDATION_ERROR'], 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { query }) => {
     const tree = runtime(ctx);
     ctx.body = (await proved(() => tree.proofs.consistency(query.fromSize, query.toSize))) satisfies z.input<typeof consistencyProofSchema>;
   });

@@ -2,7 +2,6 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { assertCan } from '../../domain/access/permissions.ts';
 import { actorOf } from '../../domain/access/caller.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
 import { OperationError } from '../../projection-engine/projection-operations.ts';
@@ -80,8 +79,7 @@ const OPERATORS_HINT = 'Operators are the tenant admins of the tenants named in 
 export function operationsRoutes(_deps: AdminDeps, api: ApiRegistry, operations: OperationsOverviewService | undefined): Router {
   const router = newRouter();
   const tag = 'Operations';
-  const service = (ctx: Context): OperationsOverviewService => {
-    assertCan(principalOf(ctx), 'operations.manage');
+  const service = (_ctx: Context): OperationsOverviewService => {
     if (!operations) throw unavailable('Projections run in a process with the projector role; this one has none.');
     return operations;
   };
@@ -101,24 +99,24 @@ export function operationsRoutes(_deps: AdminDeps, api: ApiRegistry, operations:
     }
   };
 
-  api.add(router, { method: 'get', path: '/operations', operationId: 'getOperations', summary: "Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session)", tag, responses: { 200: { description: 'The operations overview', schema: operationsOverviewSchema } }, errors: { 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/operations', operationId: 'getOperations', permission: 'operations.manage', summary: "Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session)", tag, responses: { 200: { description: 'The operations overview', schema: operationsOverviewSchema } }, errors: { 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const ops = service(ctx);
     const operator = await ops.isOperator(principalOf(ctx));
     ctx.body = (await ops.overview(projectOf(ctx).projectId, operator)) satisfies z.input<typeof operationsOverviewSchema>;
   });
 
-  api.add(router, { method: 'post', path: '/operations/projections/:name/retry', operationId: 'retryProjection', summary: "Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused)", tag, responses: { 200: { description: 'The event being retried', schema: retriedSchema } }, errors: { 404: ['NOT_FOUND'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/operations/projections/:name/retry', operationId: 'retryProjection', permission: 'operations.manage', summary: "Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused)", tag, responses: { 200: { description: 'The event being retried', schema: retriedSchema } }, errors: { 404: ['NOT_FOUND'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const ops = await operatorService(ctx);
     ctx.body = (await act(() => ops.retry(ctx.params['name']!))) satisfies z.input<typeof retriedSchema>;
   });
 
-  api.add(router, { method: 'post', path: '/operations/projections/:name/skip', operationId: 'skipProjectionEvent', summary: 'Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators)', tag, body: skipBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The skipped event', schema: skippedSchema } }, errors: { 404: ['NOT_FOUND'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/operations/projections/:name/skip', operationId: 'skipProjectionEvent', permission: 'operations.manage', summary: 'Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators)', tag, body: skipBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The skipped event', schema: skippedSchema } }, errors: { 404: ['NOT_FOUND'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { body }) => {
     const ops = await operatorService(ctx);
     const caller = principalOf(ctx);
     ctx.body = (await act(() => ops.skip(ctx.params['name']!, body.reason, actorOf(caller)))) satisfies z.input<typeof skippedSchema>;
   });
 
-  api.add(router, { method: 'post', path: '/operations/projections/:name/rebuild', operationId: 'rebuildProjection', summary: 'Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress', tag, responses: { 202: { description: 'The rebuild, started (or the one already running)', schema: rebuildRunSchema } }, errors: { 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/operations/projections/:name/rebuild', operationId: 'rebuildProjection', permission: 'operations.manage', summary: 'Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress', tag, responses: { 202: { description: 'The rebuild, started (or the one already running)', schema: rebuildRunSchema } }, errors: { 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     const ops = await operatorService(ctx);
     ctx.status = 202;
     ctx.body = (await act(() => ops.startRebuild(ctx.params['name']!))) satisfies z.input<typeof rebuildRunSchema>;

@@ -1830,7 +1830,7 @@ export type paths = {
         };
         /**
          * Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session)
-         * @description Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Projection status (state, lag, a rebuild in progress; the failing event for service operators), the project's outbox backlogs, the service version and adapters (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `operations.manage` (see and operate projections and outboxes); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getOperations"];
         put?: never;
@@ -1852,7 +1852,7 @@ export type paths = {
         put?: never;
         /**
          * Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused)
-         * @description Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Clear a paused projection's failure so that its projector tries the event again (service operators; 409 when it is not paused). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `operations.manage` (see and operate projections and outboxes); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["retryProjection"];
         delete?: never;
@@ -1872,7 +1872,7 @@ export type paths = {
         put?: never;
         /**
          * Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators)
-         * @description Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Pass over the event a projection is paused on, with a reason recorded in the log (projection.event-skipped, with the caller) and kept for every later rebuild (service operators). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `operations.manage` (see and operate projections and outboxes); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["skipProjectionEvent"];
         delete?: never;
@@ -1892,7 +1892,7 @@ export type paths = {
         put?: never;
         /**
          * Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress
-         * @description Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Rebuild a projection into a new generation, swapped in when it catches up (service operators); answers at once, GET /operations shows the progress. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `operations.manage` (see and operate projections and outboxes); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["rebuildProjection"];
         delete?: never;
@@ -1910,13 +1910,13 @@ export type paths = {
         };
         /**
          * The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session)
-         * @description The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The log's latest signed checkpoint (C2SP tlog-checkpoint) and the tree's size (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getLogCheckpoint"];
         put?: never;
         /**
          * Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session)
-         * @description Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Sign a checkpoint of the tree once it holds the log as it was at the request (waiting up to 5 s for it; the latest when it has not grown), published as every checkpoint is (tenant_admin session). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["makeLogCheckpoint"];
         delete?: never;
@@ -1934,7 +1934,7 @@ export type paths = {
         };
         /**
          * That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint)
-         * @description That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description That an event of the project is in the log's tree of a signed checkpoint (RFC 9162 inclusion proof; 404 for an event of another project, or one after the checkpoint). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getLogInclusionProof"];
         put?: never;
@@ -1954,7 +1954,7 @@ export type paths = {
         };
         /**
          * That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof)
-         * @description That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description That the log's tree of one checkpoint is a prefix of a later one's (RFC 9162 consistency proof). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getLogConsistencyProof"];
         put?: never;
