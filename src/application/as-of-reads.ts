@@ -34,10 +34,10 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { PublicationIntervalDoc, SlugRedirectIntervalDoc } from '../../projections/publication-history.ts';
-import type { ProjectDoc } from '../../projections/access.ts';
 import type { ProjectView } from './content-service.ts';
 import { keysetPage, type Page, type PageRequest } from './keyset-page.ts';
 import type { ProjectionWatermark } from './projection-watermark.ts';
+import { accessQueries } from '../../projections/access-queries.ts';
 
 const PROJECTION = 'publication-history';
 /** How long a read waits for the publication history to fold what the log held when it began. */
@@ -347,7 +347,7 @@ export class AsOfReads {
     const iso = new Date(ms).toISOString();
     const now = this.deps.clock.now();
     if (ms > now.getTime()) throw invalid(`at: ${iso} is in the future (now is ${now.toISOString()}).`, 'As-of reads answer for instants up to now; the current content is at the usual routes.');
-    const doc = await this.deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', project.projectId);
+    const doc = await accessQueries(this.deps.reader).project(project.projectId);
     if (doc && ms < Date.parse(doc.createdAt)) {
       throw invalid(`at: ${iso} is before the project existed (it was created at ${doc.createdAt}).`, `Ask for an instant at or after ${doc.createdAt}.`);
     }

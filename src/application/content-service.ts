@@ -29,8 +29,8 @@ import { handleCommand, loadAggregate, type CommandResult } from './command-hand
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
-import type { Reservations } from './reservations.ts';
 import type { WorkingCopyStore } from '../working-copies/working-copy-store.ts';
+import { accessQueries } from '../../projections/access-queries.ts';
 
 /** The project a request acts in, as the access read model holds it. */
 export interface ProjectView {
@@ -446,7 +446,7 @@ export class ContentService {
     // Plan and permission first (PLAN_REQUIRED says more than "no such user" below the plan).
     entryDecider.decide(command, (await this.#entryState(entryId)).state, context);
     if (userId !== null) {
-      const user = await this.deps.reader.get<{ tenantId: string; disabled: boolean }>('access', 'users', userId);
+      const user = await accessQueries(this.deps.reader).user(userId);
       if (!user || user.tenantId !== project.tenantId || user.disabled) throw invalid(`userId: no active console user ${userId} in this tenant.`, 'Assign to a member of the project\'s tenant.');
     }
     const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal) });

@@ -4,13 +4,14 @@ import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { entryDecider, type EntryContext, type EntryState } from '../domain/content/entry/entry-decider.ts';
-import { approvalPolicyOf, usualApprovalPolicyOf, type ProjectDoc } from '../../projections/access.ts';
+import { approvalPolicyOf, usualApprovalPolicyOf } from '../../projections/access.ts';
 import { KeyIssuersCache } from './key-issuers.ts';
 import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { entryStream } from '../domain/content/entry/entry-events.ts';
 import { SCHEDULER } from '../domain/content/entry/entry-workflow.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 import { handleCommand } from './command-handler.ts';
+import { accessQueries } from '../../projections/access-queries.ts';
 
 interface ScheduledRevision {
   revisionId: string;
@@ -64,7 +65,7 @@ export class ScheduledPublisher {
       });
       let progressed = 0;
       for (const revision of due) {
-        const project = await this.deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', revision.projectId);
+        const project = await accessQueries(this.deps.reader).project(revision.projectId);
         const context: EntryContext = { principal: SCHEDULER, plan: project?.plan ?? 'free', now };
         if (project) {
           context.approvalPolicy = approvalPolicyOf(project);

@@ -8,10 +8,10 @@ import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { noticeAttemptsStream, noticeAttemptStarted, noticeCompleted } from '../domain/contact-form/contact-form-events.ts';
 import type { NoticeJobDoc, SubmissionDoc } from '../../projections/contact-forms.ts';
-import type { ProjectDoc } from '../../projections/access.ts';
 import { openValues } from './submission-crypto.ts';
 import { composeAutoreply, composeChatText, composeNotification, consoleLinkFor, messageIdFor, type NoticeContext } from './notice-messages.ts';
 import { openChatUrl } from './contact-form-service.ts';
+import { accessQueries } from '../../projections/access-queries.ts';
 
 export interface NoticeOutcome {
   outcome: 'sent' | 'skipped';
@@ -57,7 +57,7 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
       const key = submission && !submission.erased && submission.sealedValues !== null ? await deps.keyStore.get(job.submissionId) : null;
       if (!submission || !key) return { outcome: 'skipped', messageId: null, detail: 'the submission was erased before the notice was sent' };
       const values = openValues(key, job.submissionId, submission.sealedValues!);
-      const project = await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', job.projectId);
+      const project = await accessQueries(deps.reader).project(job.projectId);
       const context: NoticeContext = {
         formId: job.formId,
         submissionId: job.submissionId,

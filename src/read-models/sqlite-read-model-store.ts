@@ -36,7 +36,6 @@ import {
   type Query,
   type ReadModelSchema,
   type ReadModelStore,
-  type Scalar,
   type SkipRecord,
   foldingIndexesOf,
 } from './read-model-store.ts';

@@ -6,7 +6,7 @@ import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { reviewNoticeAttemptsStream, reviewNoticeAttemptStarted, reviewNoticeCompleted } from '../domain/review-notice/review-notice-events.ts';
 import type { SealedChatWebhook } from '../domain/access/project-decider.ts';
-import type { AgentKeyDoc, ProjectDoc, UserDoc } from '../../projections/access.ts';
+import type { UserDoc } from '../../projections/access.ts';
 import { reviewQueue, type PolicyNoticeDoc, type ReviewNoticeDoc, type WorkflowNoticeDoc } from '../../projections/review-queue.ts';
 import {
   auditLogConsoleLinkFor,
@@ -20,6 +20,7 @@ import {
 } from './review-notice-messages.ts';
 import type { MailMessage } from '../mail/mail-transport.ts';
 import { openReviewChatUrl } from './review-chat-url.ts';
+import { accessQueries } from '../../projections/access-queries.ts';
 
 export interface ReviewNoticeOutcome {
   outcome: 'sent' | 'skipped';
@@ -54,18 +55,19 @@ type Actor = { type: string; id: string };
  * the policy unseen.
  */
 export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefinition<Doc<ReviewNoticeDoc>, ReviewNoticeOutcome> {
-  const user = async (id: string) => deps.reader.get<Doc<UserDoc>>('access', 'users', id);
+  const access = accessQueries(deps.reader);
+  const user = (id: string) => access.user(id);
   const nameOf = async (actor: Actor): Promise<string> => {
     if (actor.type === 'user') return (await user(actor.id))?.email ?? `user ${actor.id}`;
-    if (actor.type === 'agent') return `agent key "${(await deps.reader.get<Doc<AgentKeyDoc>>('access', 'agent_keys_by_id', actor.id))?.name ?? actor.id}"`;
+    if (actor.type === 'agent') return `agent key "${(await access.agentKeyById(actor.id))?.name ?? actor.id}"`;
     if (actor.type === 'system') return 'the scheduled publisher';
     return `${actor.type} ${actor.id}`;
   };
 
   const tenantAdmins = async (projectId: string): Promise<Array<Doc<UserDoc>> | null> => {
-    const project = await deps.reader.get<Doc<ProjectDoc>>('access', 'projects', projectId);
+    const project = await access.project(projectId);
     if (!project) return null;
-    const users = await deps.reader.find<Doc<UserDoc>>('access', 'users', { filter: { tenantId: project.tenantId }, sort: [['email', 'asc']], limit: 1000 });
+    const users = await access.usersOfTenant(project.tenantId);
     return users.filter((u) => u.role === 'tenant_admin' && !u.disabled);
   };
 
@@ -110,7 +112,7 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
 
   /** What a notice of a policy change says. */
   async function policyMessages(notice: PolicyNoticeDoc): Promise<{ mail(to: string[]): MailMessage; chat(): string }> {
-    const project = await deps.reader.get<Doc<ProjectDoc>>('access', 'projects', notice.projectId);
+    const project = await access.project(notice.projectId);
     const facts = {
       eventId: notice.eventId,
       projectName: project?.name ?? notice.projectId,

@@ -4,15 +4,14 @@ import { z } from 'zod';
 import { decideSignIn } from '../../domain/access/sign-in.ts';
 import { verifyPassword, verifyPasswordAgainstNothing } from '../../security/password-hashing.ts';
 import type { ApiRegistry } from './api-registry.ts';
-import type { AdminDeps, ProjectDoc } from './admin-context.ts';
+import type { AdminDeps } from './admin-context.ts';
 import { USER_ROLES } from './project-routes.ts';
 import { isUuid } from './request-body.ts';
 import { notFound, rateLimited, unavailable } from '../errors/error-factory.ts';
 import { SlotsFullError } from '../../security/work-slots.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
-import type { LoginAppearance } from '../../domain/access/project-decider.ts';
-import type { UserDoc } from '../../../projections/access.ts';
 import { assertSameOrigin, setSessionCookie } from './session-cookie.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 const loginBody = z.object({
   email: z.string().min(1).max(320),
@@ -50,7 +49,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     if (!decision.allowed) {
       throw rateLimited(decision.retryAfterSeconds, { message: 'Too many failed sign-in attempts: wait before trying again.' });
     }
-    const [found] = await deps.reader.find<UserDoc & Record<string, unknown>>('access', 'users', { filter: { email }, limit: 1 });
+    const found = await accessQueries(deps.reader).userByEmail(email);
     // Same work whether or not the e-mail exists: no timing oracle for account discovery. A few checks at
     // once (the rest queue), so hashing never takes every core from the requests being served.
     let passwordMatches: boolean;
@@ -60,7 +59,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       if (error instanceof SlotsFullError) throw unavailable('Too many sign-ins at once; try again shortly.', { retryAfterSeconds: error.retryAfterSeconds });
       throw error;
     }
-    const project = body.projectId && isUuid(body.projectId) ? await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', body.projectId) : null;
+    const project = body.projectId && isUuid(body.projectId) ? await accessQueries(deps.reader).project(body.projectId) : null;
     const subject = decideSignIn({
       user: found ? { id: found.userId, tenantId: found.tenantId, email: found.email, role: found.role, passwordHash: found.passwordHash, disabled: found.disabled } : null,
       passwordMatches,
@@ -84,7 +83,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   // Spec 4.4 / issue 3 item 1: the console login page shows the project's branding before anyone signs in.
   api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: { description: 'The login branding', schema: loginBrandingSchema } }, errors: {} }, async (ctx) => {
     const projectId = ctx.params['projectId'];
-    const project = isUuid(projectId) ? await deps.reader.get<{ projectId: string; name: string; loginBranding: LoginAppearance } & Record<string, unknown>>('access', 'projects', projectId) : null;
+    const project = isUuid(projectId) ? await accessQueries(deps.reader).project(projectId) : null;
     if (!project) throw notFound(`No project ${projectId}.`);
     const { logoUrl, primaryColor, accentColor, message } = project.loginBranding;
     ctx.body = { projectId: project.projectId, projectName: project.name, logoUrl, primaryColor, accentColor, message } satisfies z.input<typeof loginBrandingSchema>;

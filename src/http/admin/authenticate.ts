@@ -3,28 +3,13 @@ import { hashApiKey, looksLikeAgentKey } from '../../security/api-keys.ts';
 import { TokenError } from '../session-tokens.ts';
 import { agentRateLimit } from '../../domain/access/agent-key-limits.ts';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
-import type { Principal, UserRole } from '../../domain/principal.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
 import { isInternalCall } from './internal-call.ts';
 import { assertSameOrigin, clearedSessionCookie, isWrite, missingCsrfToken, sessionCookieOf, CSRF_HEADER } from './session-cookie.ts';
 import type { HttpError } from '../errors/http-error.ts';
-import type { AdminDeps, AdminState, ProjectDoc } from './admin-context.ts';
-
-interface AgentKeyDoc {
-  keyId: string;
-  projectId: string;
-  tenantId: string;
-  scope: 'full' | 'content' | 'schema';
-  revokedAt: string | null;
-}
-
-interface UserDoc {
-  userId: string;
-  tenantId: string;
-  role: UserRole;
-  disabled: boolean;
-  revokedSessions?: Array<{ sessionId: string }>;
-}
+import type { AdminDeps, AdminState } from './admin-context.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -37,6 +22,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * checked on every request. A refused session cookie is cleared with the 401.
  */
 export function authenticate(deps: AdminDeps): Middleware {
+  const access = accessQueries(deps.reader);
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
@@ -49,9 +35,9 @@ export function authenticate(deps: AdminDeps): Middleware {
     const state = ctx.state as AdminState;
     if (looksLikeAgentKey(token) && viaCookie) throw refuse('The credentials are invalid.');
     if (looksLikeAgentKey(token)) {
-      const key = await deps.reader.get<AgentKeyDoc & Record<string, unknown>>('access', 'agent_keys', hashApiKey(token));
+      const key = await access.agentKeyByHash(hashApiKey(token));
       if (!key || key.revokedAt) throw unauthorized('The agent key is invalid or revoked.');
-      const project = await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', key.projectId);
+      const project = await access.project(key.projectId);
       if (!project) throw unauthorized('The agent key is invalid or revoked.');
       // A call the service makes to itself for a request already counted (the remote MCP endpoint) is not counted again.
       if (!isInternalCall(ctx)) {
@@ -80,7 +66,7 @@ export function authenticate(deps: AdminDeps): Middleware {
         assertSameOrigin(ctx);
         if (!deps.sessions.isCsrfToken(claims.sessionId, ctx.get(CSRF_HEADER) || undefined)) throw missingCsrfToken();
       }
-      const user = await deps.reader.get<UserDoc & Record<string, unknown>>('access', 'users', claims.userId);
+      const user = await access.user(claims.userId);
       if (!user || user.disabled) throw refuse('The session is no longer valid: sign in again.');
       if (user.revokedSessions?.some((revoked) => revoked.sessionId === claims.sessionId)) throw refuse('The session was signed out: sign in again.');
       state.session = { sessionId: claims.sessionId, expiresAt: claims.expiresAt, cookie: viaCookie };
@@ -88,7 +74,7 @@ export function authenticate(deps: AdminDeps): Middleware {
       state.principal = { kind: 'user', userId: user.userId, tenantId: user.tenantId, role: user.role } satisfies Principal;
       const projectId = ctx.get('X-Project-Id');
       if (projectId) {
-        const project = UUID.test(projectId) ? await deps.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', projectId) : null;
+        const project = UUID.test(projectId) ? await access.project(projectId) : null;
         if (!project || project.tenantId !== user.tenantId) throw notFound(`No project ${projectId}.`);
         assertConsoleAccess({ plan: project.plan, consoleIpAllowlist: project.ipAllowlist }, ctx.ip);
         state.project = project;

@@ -9,12 +9,12 @@ import type { InvitationLink } from '../../application/access-service.ts';
 import type { MailTransport } from '../../mail/mail-transport.ts';
 import { invitationMessage } from '../../invitations/invitation-message.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
-import type { UserDoc } from '../../../projections/access.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { notFound } from '../errors/error-factory.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 /** Where invitations are mailed from, and the console their links open. */
 export interface InvitationMail {
@@ -67,7 +67,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
   const send = async (ctx: Context, user: { userId: string; email: string; role: UserRole }, link: InvitationLink): Promise<{ mailed: boolean; mailError?: string }> => {
     if (!mail) return { mailed: false, mailError: 'No mail transport is configured in this process.' };
     const caller = principalOf(ctx);
-    const inviter = caller.kind === 'user' ? await reader.get<UserDoc & Record<string, unknown>>('access', 'users', caller.userId) : null;
+    const inviter = caller.kind === 'user' ? await accessQueries(reader).user(caller.userId) : null;
     const message = invitationMessage({ userId: user.userId, to: user.email, invitedBy: inviter?.email ?? null, role: user.role, token: link.token, tokenHash: link.invitation.tokenHash, expiresAt: link.expiresAt, consoleBase: mail.consoleBase(), mailFrom: mail.mailFrom, now: deps.clock.now() });
     try {
       const receipt = await mail.transport.send(message);

@@ -13,6 +13,7 @@ import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admi
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { approvalPolicyOf, type ProjectDoc } from '../../../projections/access.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 /** The access read model's project document, with every setting these routes show. */
 type ProjectRecord = ProjectDoc;
@@ -172,7 +173,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   const record = async (ctx: Context): Promise<Doc<ProjectRecord>> => {
     const project = projectOf(ctx);
-    const doc = await reader.get<Doc<ProjectRecord>>('access', 'projects', project.projectId);
+    const doc = await accessQueries(reader).project(project.projectId);
     if (!doc) throw notFound(`No project ${project.projectId}.`);
     return doc;
   };
@@ -360,14 +361,14 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
   api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     const docs = caller.kind === 'agent'
-      ? [await reader.get<Doc<ProjectRecord>>('access', 'projects', caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
-      : await reader.find<Doc<ProjectRecord>>('access', 'projects', { filter: { tenantId: caller.tenantId }, sort: [['name', 'asc']], limit: 1000 });
+      ? [await accessQueries(reader).project(caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
+      : await accessQueries(reader).projectsOfTenant(caller.tenantId);
     ctx.body = { items: docs.map((doc) => ({ id: doc.projectId, name: doc.name, slug: doc.slug, plan: doc.plan })) };
   });
 
   api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', permission: 'members.list', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
-    const users = await reader.find<Doc<UserRecord>>('access', 'users', { filter: { tenantId: caller.tenantId }, sort: [['email', 'asc']], limit: 1000 });
+    const users = await accessQueries(reader).usersOfTenant(caller.tenantId);
     ctx.body = { items: users.map(userSummary) };
   });
 

@@ -4,11 +4,11 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { sealReviewChatUrl } from '../../review-notices/review-chat-url.ts';
-import type { ProjectDoc as ProjectRecord, UserDoc } from '../../../projections/access.ts';
 import { forbidden, notFound } from '../errors/error-factory.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 const preferencesSchema = z.object({
   reviewNotices: z.boolean().describe('E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off.'),
@@ -22,7 +22,6 @@ const chatSchema = z.object({
   chatWebhookUrl: z.string().nullable().describe('Scheme and host only (the path is the credential), or null.'),
 });
 
-type Doc<T> = T & Record<string, unknown>;
 
 /**
  * Review notices' settings: each console user's own opt-out (/me/notice-preferences), and the project's
@@ -42,7 +41,7 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
   };
 
   api.add(router, { method: 'get', path: '/me/notice-preferences', operationId: 'getNoticePreferences', summary: 'The signed-in user\'s notice preferences (sessions only)', tag: 'Members', responses: { 200: { description: 'The preferences', schema: preferencesSchema } }, errors: {} }, async (ctx) => {
-    const user = await reader.get<Doc<UserDoc>>('access', 'users', sessionUser(ctx));
+    const user = await accessQueries(reader).user(sessionUser(ctx));
     if (!user) throw notFound('No such user.');
     ctx.body = { reviewNotices: user.reviewNotices !== false };
   });
@@ -54,7 +53,7 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
   });
 
   api.add(router, { method: 'get', path: '/project/review-notices', operationId: 'getReviewNoticeSettings', permission: 'project.settings.change', summary: 'Where review notices are also posted: the project\'s review chat webhook (scheme and host), or null', tag: 'Project', responses: { 200: { description: 'The review notice settings', schema: chatSchema } }, errors: {} }, async (ctx) => {
-    const doc = await reader.get<Doc<ProjectRecord>>('access', 'projects', projectOf(ctx).projectId);
+    const doc = await accessQueries(reader).project(projectOf(ctx).projectId);
     ctx.body = { chatWebhookUrl: doc?.reviewNoticeChat ?? null };
   });
 

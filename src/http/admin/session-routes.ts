@@ -8,7 +8,7 @@ import { forbidden, unauthorized } from '../errors/error-factory.ts';
 import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import { sessionUserSchema } from './auth-routes.ts';
 import { clearedSessionCookie } from './session-cookie.ts';
-import type { UserDoc } from '../../../projections/access.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 const currentSessionSchema = z.object({
   expiresAt: z.iso.datetime(),
@@ -30,7 +30,7 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   // The console asks at start (a reload, a new tab, a deep link): a cookie session goes on where it was.
   api.add(router, { method: 'get', path: '/auth/session', operationId: 'getSession', summary: 'The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403)', tag: 'Sessions', responses: { 200: { description: 'The current session', schema: currentSessionSchema } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
     const { principal, session } = consoleSession(ctx);
-    const user = await deps.reader.get<UserDoc & Record<string, unknown>>('access', 'users', principal.userId);
+    const user = await accessQueries(deps.reader).user(principal.userId);
     if (!user) throw unauthorized('The session is no longer valid: sign in again.');
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {

@@ -7,9 +7,9 @@ import type { Context } from 'koa';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
-import type { ProjectDoc } from '../admin/admin-context.ts';
 import { isUuid } from '../admin/request-body.ts';
 import { newRouter } from '../router.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 /**
  * The web console (issue 18): the single-page app built from `console/` into `console/dist`, served at
@@ -108,7 +108,7 @@ export function consoleRoutes(options: ConsoleRoutesOptions): Router {
     setPageHeaders(ctx);
     const projectId = /^\/console\/p\/([^/]+)(?:\/|$)/.exec(ctx.path)?.[1];
     if (projectId && isUuid(projectId)) {
-      const project = await options.reader.get<ProjectDoc & Record<string, unknown>>('access', 'projects', projectId);
+      const project = await accessQueries(options.reader).project(projectId);
       if (project) {
         try {
           assertConsoleAccess({ plan: project.plan, consoleIpAllowlist: project.ipAllowlist }, ctx.ip);

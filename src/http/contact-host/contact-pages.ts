@@ -10,6 +10,7 @@ import { FORM_SET_SLUG_PATTERN } from '../../domain/content/form-set/form-set-sl
 import { toHttpError } from '../errors/to-http-error.ts';
 import { urlencodedForm } from '../middleware/urlencoded-form.ts';
 import { cspNonce, sendHtmlPage } from './html-page.ts';
+import { accessQueries } from '../../../projections/access-queries.ts';
 
 /**
  * Hosted contact pages (spec section 4.2): `/{projectSlug}/{formSlug}` on a contact host (CONTACT_HOSTS),
@@ -46,7 +47,7 @@ export function contactPages(contact: ContactForms): Middleware {
       return sendHtmlPage(ctx, 405, renderErrorPage({ title: 'Method not allowed', message: 'This page answers GET and POST only.', locale: 'en', nonce, embed }), embed);
     }
     if (!FORM_SET_SLUG_PATTERN.test(projectSlug) || !FORM_SET_SLUG_PATTERN.test(formSlug)) return notFoundPage();
-    const [project] = await contact.reader.find<ProjectDoc & Record<string, unknown>>('access', 'projects', { filter: { slug: projectSlug }, limit: 1 });
+    const project = await accessQueries(contact.reader).projectBySlug(projectSlug);
     const form = project ? await contact.forms.bySlug(project.projectId, formSlug) : null;
     if (!project || !form || !form.settings.hosted_page_enabled) return notFoundPage();
 

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { DomainDoc, ProjectDoc, PublicKeyDoc } from '../../../projections/access.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
+import { accessQueries, type AccessQueries } from '../../../projections/access-queries.ts';
 import type { ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
 import { VersionedCache } from '../../read-models/versioned-cache.ts';
 import { hashApiKey, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
@@ -26,24 +27,23 @@ type Doc<T> = T & Record<string, unknown>;
 /** Reads of the access read model, cached while it does not change. */
 export class AccessLookups {
   readonly #cache: VersionedCache<Doc<ProjectDoc> | Doc<PublicKeyDoc> | Doc<DomainDoc> | null>;
+  readonly #access: AccessQueries;
 
-  constructor(
-    private readonly reader: ReadModelReader,
-    versions: ReadModelVersions,
-  ) {
+  constructor(reader: ReadModelReader, versions: ReadModelVersions) {
+    this.#access = accessQueries(reader);
     this.#cache = new VersionedCache(() => versions.of('access'));
   }
 
   project(projectId: string): Promise<Doc<ProjectDoc> | null> {
-    return this.#cache.get(`p:${projectId}`, () => this.reader.get<Doc<ProjectDoc>>('access', 'projects', projectId)) as Promise<Doc<ProjectDoc> | null>;
+    return this.#cache.get(`p:${projectId}`, () => this.#access.project(projectId)) as Promise<Doc<ProjectDoc> | null>;
   }
 
   publicKey(hash: string): Promise<Doc<PublicKeyDoc> | null> {
-    return this.#cache.get(`k:${hash}`, () => this.reader.get<Doc<PublicKeyDoc>>('access', 'public_keys', hash)) as Promise<Doc<PublicKeyDoc> | null>;
+    return this.#cache.get(`k:${hash}`, () => this.#access.publicKeyByHash(hash)) as Promise<Doc<PublicKeyDoc> | null>;
   }
 
   domain(host: string): Promise<Doc<DomainDoc> | null> {
-    return this.#cache.get(`d:${host}`, () => this.reader.get<Doc<DomainDoc>>('access', 'domains', host)) as Promise<Doc<DomainDoc> | null>;
+    return this.#cache.get(`d:${host}`, () => this.#access.domain(host)) as Promise<Doc<DomainDoc> | null>;
   }
 }
 

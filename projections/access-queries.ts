@@ -1,0 +1,38 @@
+/**
+ * What the rest of the service may ask of the access read model (./access.ts), typed: no collection names or
+ * casts outside the read-model layer. Every read goes through the ReadModelReader it is given, so reads follow
+ * the active generation and its cache as any other.
+ */
+import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
+import type { AgentKeyDoc, DomainDoc, ProjectDoc, PublicKeyDoc, UserDoc } from './access.ts';
+
+type Doc<T> = T & Record<string, unknown>;
+
+/** Listed at most by the tenant-wide lists (users, projects). */
+export const ACCESS_LIST_LIMIT = 1000;
+
+export function accessQueries(reader: ReadModelReader) {
+  return {
+    project: (projectId: string) => reader.get<Doc<ProjectDoc>>('access', 'projects', projectId),
+    async projectBySlug(slug: string): Promise<Doc<ProjectDoc> | null> {
+      const [project] = await reader.find<Doc<ProjectDoc>>('access', 'projects', { filter: { slug }, limit: 1 });
+      return project ?? null;
+    },
+    projectsOfTenant: (tenantId: string) => reader.find<Doc<ProjectDoc>>('access', 'projects', { filter: { tenantId }, sort: [['name', 'asc']], limit: ACCESS_LIST_LIMIT }),
+    user: (userId: string) => reader.get<Doc<UserDoc>>('access', 'users', userId),
+    /** `email` as user.created carries it: trimmed and lower-cased. */
+    async userByEmail(email: string): Promise<Doc<UserDoc> | null> {
+      const [user] = await reader.find<Doc<UserDoc>>('access', 'users', { filter: { email }, limit: 1 });
+      return user ?? null;
+    },
+    usersOfTenant: (tenantId: string) => reader.find<Doc<UserDoc>>('access', 'users', { filter: { tenantId }, sort: [['email', 'asc']], limit: ACCESS_LIST_LIMIT }),
+    /** An agent key by the SHA-256 of the key (authentication), or by its id (names in the audit trail). */
+    agentKeyByHash: (hash: string) => reader.get<Doc<AgentKeyDoc>>('access', 'agent_keys', hash),
+    agentKeyById: (keyId: string) => reader.get<Doc<AgentKeyDoc>>('access', 'agent_keys_by_id', keyId),
+    publicKeyByHash: (hash: string) => reader.get<Doc<PublicKeyDoc>>('access', 'public_keys', hash),
+    /** A custom domain (lower-cased host) and the project it serves. */
+    domain: (host: string) => reader.get<Doc<DomainDoc>>('access', 'domains', host),
+  };
+}
+
+export type AccessQueries = ReturnType<typeof accessQueries>;
