@@ -64,8 +64,9 @@ export class ScheduledPublisher {
         limit: 200,
       });
       let progressed = 0;
+      const accessModel = accessQueries(this.deps.reader);
       for (const revision of due) {
-        const project = await accessQueries(this.deps.reader).project(revision.projectId);
+        const project = await accessModel.project(revision.projectId);
         const context: EntryContext = { principal: SCHEDULER, plan: project?.plan ?? 'free', now };
         if (project) {
           context.approvalPolicy = approvalPolicyOf(project);

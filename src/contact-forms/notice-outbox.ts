@@ -42,6 +42,7 @@ export interface NoticeOutboxDeps {
  * is recorded first (contact-notice.attempt-started, see src/outbox/notice-attempts.ts).
  */
 export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> {
+  const accessModel = accessQueries(deps.reader);
   return {
     name: 'contact-notices',
     projection: 'contact-forms',
@@ -57,7 +58,7 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
       const key = submission && !submission.erased && submission.sealedValues !== null ? await deps.keyStore.get(job.submissionId) : null;
       if (!submission || !key) return { outcome: 'skipped', messageId: null, detail: 'the submission was erased before the notice was sent' };
       const values = openValues(key, job.submissionId, submission.sealedValues!);
-      const project = await accessQueries(deps.reader).project(job.projectId);
+      const project = await accessModel.project(job.projectId);
       const context: NoticeContext = {
         formId: job.formId,
         submissionId: job.submissionId,

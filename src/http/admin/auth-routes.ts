@@ -42,6 +42,7 @@ export const loginBrandingSchema = z.object({
 /** POST /auth/login: e-mail and password for a console session JWT; GET /projects/:projectId/login-branding, readable without credentials. */
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
+  const accessModel = accessQueries(deps.reader);
   api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
     const email = body.email.trim().toLowerCase();
     // Throttled attempts are refused before the password is looked at: guessing costs time, not our CPU.
@@ -49,7 +50,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     if (!decision.allowed) {
       throw rateLimited(decision.retryAfterSeconds, { message: 'Too many failed sign-in attempts: wait before trying again.' });
     }
-    const found = await accessQueries(deps.reader).userByEmail(email);
+    const found = await accessModel.userByEmail(email);
     // Same work whether or not the e-mail exists: no timing oracle for account discovery. A few checks at
     // once (the rest queue), so hashing never takes every core from the requests being served.
     let passwordMatches: boolean;
@@ -59,7 +60,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       if (error instanceof SlotsFullError) throw unavailable('Too many sign-ins at once; try again shortly.', { retryAfterSeconds: error.retryAfterSeconds });
       throw error;
     }
-    const project = body.projectId && isUuid(body.projectId) ? await accessQueries(deps.reader).project(body.projectId) : null;
+    const project = body.projectId && isUuid(body.projectId) ? await accessModel.project(body.projectId) : null;
     const subject = decideSignIn({
       user: found ? { id: found.userId, tenantId: found.tenantId, email: found.email, role: found.role, passwordHash: found.passwordHash, disabled: found.disabled } : null,
       passwordMatches,
@@ -83,7 +84,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   // Spec 4.4 / issue 3 item 1: the console login page shows the project's branding before anyone signs in.
   api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: { description: 'The login branding', schema: loginBrandingSchema } }, errors: {} }, async (ctx) => {
     const projectId = ctx.params['projectId'];
-    const project = isUuid(projectId) ? await accessQueries(deps.reader).project(projectId) : null;
+    const project = isUuid(projectId) ? await accessModel.project(projectId) : null;
     if (!project) throw notFound(`No project ${projectId}.`);
     const { logoUrl, primaryColor, accentColor, message } = project.loginBranding;
     ctx.body = { projectId: project.projectId, projectName: project.name, logoUrl, primaryColor, accentColor, message } satisfies z.input<typeof loginBrandingSchema>;

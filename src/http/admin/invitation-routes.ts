@@ -60,6 +60,7 @@ const acceptedSchema = z.object({ email: z.string() }).meta({ id: 'InvitationAcc
 export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: InvitationMail | undefined): { open: Router; authenticated: Router } {
   const open = newRouter();
   const router = newRouter();
+  const accessModel = accessQueries(deps.reader);
   const { access, reader } = deps;
   const settle = (position: bigint) => deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
 
@@ -67,7 +68,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
   const send = async (ctx: Context, user: { userId: string; email: string; role: UserRole }, link: InvitationLink): Promise<{ mailed: boolean; mailError?: string }> => {
     if (!mail) return { mailed: false, mailError: 'No mail transport is configured in this process.' };
     const caller = principalOf(ctx);
-    const inviter = caller.kind === 'user' ? await accessQueries(reader).user(caller.userId) : null;
+    const inviter = caller.kind === 'user' ? await accessModel.user(caller.userId) : null;
     const message = invitationMessage({ userId: user.userId, to: user.email, invitedBy: inviter?.email ?? null, role: user.role, token: link.token, tokenHash: link.invitation.tokenHash, expiresAt: link.expiresAt, consoleBase: mail.consoleBase(), mailFrom: mail.mailFrom, now: deps.clock.now() });
     try {
       const receipt = await mail.transport.send(message);

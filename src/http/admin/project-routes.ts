@@ -169,11 +169,12 @@ const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.
  */
 export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { translationProvider: boolean } = { translationProvider: false }): Router {
   const router = newRouter();
+  const accessModel = accessQueries(deps.reader);
   const { access, reader } = deps;
 
   const record = async (ctx: Context): Promise<Doc<ProjectRecord>> => {
     const project = projectOf(ctx);
-    const doc = await accessQueries(reader).project(project.projectId);
+    const doc = await accessModel.project(project.projectId);
     if (!doc) throw notFound(`No project ${project.projectId}.`);
     return doc;
   };
@@ -361,14 +362,14 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
   api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     const docs = caller.kind === 'agent'
-      ? [await accessQueries(reader).project(caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
-      : await accessQueries(reader).projectsOfTenant(caller.tenantId);
+      ? [await accessModel.project(caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
+      : await accessModel.projectsOfTenant(caller.tenantId);
     ctx.body = { items: docs.map((doc) => ({ id: doc.projectId, name: doc.name, slug: doc.slug, plan: doc.plan })) };
   });
 
   api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', permission: 'members.list', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
-    const users = await accessQueries(reader).usersOfTenant(caller.tenantId);
+    const users = await accessModel.usersOfTenant(caller.tenantId);
     ctx.body = { items: users.map(userSummary) };
   });
 

@@ -30,6 +30,7 @@ const chatSchema = z.object({
  */
 export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
   const router = newRouter();
+  const accessModel = accessQueries(deps.reader);
   const { reader, access } = deps;
   const settle = async (position: bigint): Promise<void> => {
     await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
@@ -41,7 +42,7 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
   };
 
   api.add(router, { method: 'get', path: '/me/notice-preferences', operationId: 'getNoticePreferences', summary: 'The signed-in user\'s notice preferences (sessions only)', tag: 'Members', responses: { 200: { description: 'The preferences', schema: preferencesSchema } }, errors: {} }, async (ctx) => {
-    const user = await accessQueries(reader).user(sessionUser(ctx));
+    const user = await accessModel.user(sessionUser(ctx));
     if (!user) throw notFound('No such user.');
     ctx.body = { reviewNotices: user.reviewNotices !== false };
   });
@@ -53,7 +54,7 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
   });
 
   api.add(router, { method: 'get', path: '/project/review-notices', operationId: 'getReviewNoticeSettings', permission: 'project.settings.change', summary: 'Where review notices are also posted: the project\'s review chat webhook (scheme and host), or null', tag: 'Project', responses: { 200: { description: 'The review notice settings', schema: chatSchema } }, errors: {} }, async (ctx) => {
-    const doc = await accessQueries(reader).project(projectOf(ctx).projectId);
+    const doc = await accessModel.project(projectOf(ctx).projectId);
     ctx.body = { chatWebhookUrl: doc?.reviewNoticeChat ?? null };
   });
 

@@ -20,6 +20,7 @@ const currentSessionSchema = z.object({
 /** GET /auth/session: the session the request is made with; POST /auth/logout: signs it out (authenticated). */
 export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
+  const accessModel = accessQueries(deps.reader);
   const consoleSession = (ctx: Parameters<Parameters<ApiRegistry['add']>[2]>[0]) => {
     const principal = principalOf(ctx);
     const session = (ctx.state as AdminState).session;
@@ -30,7 +31,7 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   // The console asks at start (a reload, a new tab, a deep link): a cookie session goes on where it was.
   api.add(router, { method: 'get', path: '/auth/session', operationId: 'getSession', summary: 'The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403)', tag: 'Sessions', responses: { 200: { description: 'The current session', schema: currentSessionSchema } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
     const { principal, session } = consoleSession(ctx);
-    const user = await accessQueries(deps.reader).user(principal.userId);
+    const user = await accessModel.user(principal.userId);
     if (!user) throw unauthorized('The session is no longer valid: sign in again.');
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {

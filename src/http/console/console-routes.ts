@@ -52,6 +52,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 export function consoleRoutes(options: ConsoleRoutesOptions): Router {
+  const accessModel = accessQueries(options.reader);
   // Strict: /console (redirected) and /console/ (the app) are different paths.
   const router = newRouter({ strict: true });
   const assetsDir = path.join(options.distDir, 'assets');
@@ -108,7 +109,7 @@ export function consoleRoutes(options: ConsoleRoutesOptions): Router {
     setPageHeaders(ctx);
     const projectId = /^\/console\/p\/([^/]+)(?:\/|$)/.exec(ctx.path)?.[1];
     if (projectId && isUuid(projectId)) {
-      const project = await accessQueries(options.reader).project(projectId);
+      const project = await accessModel.project(projectId);
       if (project) {
         try {
           assertConsoleAccess({ plan: project.plan, consoleIpAllowlist: project.ipAllowlist }, ctx.ip);

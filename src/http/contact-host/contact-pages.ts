@@ -28,6 +28,7 @@ import { accessQueries } from '../../../projections/access-queries.ts';
  * Mount after the API routers and before the not-found middleware.
  */
 export function contactPages(contact: ContactForms): Middleware {
+  const accessModel = accessQueries(contact.reader);
   const hosts = new Set(contact.settings.hosts);
   const parseForm = urlencodedForm({ limitBytes: contact.settings.submitMaxBytes });
 
@@ -47,7 +48,7 @@ export function contactPages(contact: ContactForms): Middleware {
       return sendHtmlPage(ctx, 405, renderErrorPage({ title: 'Method not allowed', message: 'This page answers GET and POST only.', locale: 'en', nonce, embed }), embed);
     }
     if (!FORM_SET_SLUG_PATTERN.test(projectSlug) || !FORM_SET_SLUG_PATTERN.test(formSlug)) return notFoundPage();
-    const project = await accessQueries(contact.reader).projectBySlug(projectSlug);
+    const project = await accessModel.projectBySlug(projectSlug);
     const form = project ? await contact.forms.bySlug(project.projectId, formSlug) : null;
     if (!project || !form || !form.settings.hosted_page_enabled) return notFoundPage();
 
