@@ -110,6 +110,11 @@ describe(needing(chromiumProgram, 'console: the form-set builder, in headless Ch
     expect(refused.body.error.code).to.equal('VALIDATION_ERROR');
     expect(refused.body.error.message).to.contain('field "title": its type cannot change from text to number');
     expect(refused.body.error.hint).to.contain('new key');
+    // The list of form sets, as an administrator finds it.
+    await page.goto(`${f.service.url}/console/p/${f.project.projectId}/form-sets`);
+    await page.getByRole('row', { name: /Club events \(renamed\)/ }).waitFor();
+    await expectAccessible(page, 'the list of form sets');
+    await screenshot(page, 'form-sets-list');
   });
 
   it('is an administrator\'s page: an editor opening it by URL is told so', async () => {

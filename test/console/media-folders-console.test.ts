@@ -51,6 +51,8 @@ describe(needing(chromiumProgram, 'console: media folders and focal points, in h
     await eventually(grid, (names) => names.join() === 'harbour.png', 10_000);
     await page.getByLabel('Drop files here, or choose them').setInputFiles(await pngFile(files, 'quay.png', { r: 50, g: 50, b: 50 }));
     await eventually(grid, (names) => names.join() === 'quay.png,harbour.png', 10_000);
+    await expectAccessible(page, 'the media library in a folder');
+    await screenshot(page, 'media-library-folder');
     const listed = (await f.call('GET', '/media?folder=Press')).body.items.map((i: { fileName: string }) => i.fileName);
     expect(listed).to.deep.equal(['quay.png', 'harbour.png']);
   });
