@@ -229,7 +229,7 @@ export async function seedDemo(log: EventLog, clock: Clock, operator: OperatorPr
   const snapshot = assertValidEntryFields({ ...news, version: 1 }, LOCALES, { title: { en: 'An updated release (v2)', ja: '更新されたリリース（第2版）' }, published_date: '2026-11-02', category: newsCategory }, { masterValues: (key) => masterValues.get(key) });
   await run(updated.entryId, { type: 'saveRevision', entryId: updated.entryId, revisionId: second, snapshot });
   await run(updated.entryId, { type: 'submitForReview', entryId: updated.entryId, revisionId: second });
-  const last = await run(updated.entryId, { type: 'approve', entryId: updated.entryId, revisionId: second });
+  await run(updated.entryId, { type: 'approve', entryId: updated.entryId, revisionId: second });
 
   // A contact form with a hosted page, as a site's "contact us" would have.
   const contactFormId = randomUUID();

@@ -9,7 +9,7 @@ export class RebuildProgressBar {
   readonly #started = performance.now();
   #running = false;
 
-  constructor(private readonly name: string, stream: NodeJS.WriteStream) {
+  constructor(name: string, stream: NodeJS.WriteStream) {
     this.#bar = new SingleBar(
       {
         stream,

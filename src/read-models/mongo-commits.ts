@@ -31,12 +31,12 @@ import { BSON, MongoBulkWriteError, MongoServerError, type AnyBulkWriteOperation
 import { decodeNullablePosition, encodePosition } from '../event-store/position.ts';
 import { valueAt } from './document-values.ts';
 import { DUPLICATE_KEY, isUnavailableError } from './mongo-errors.ts';
+import type { MongoLeases } from './mongo-leases.ts';
 import { generationId, missingGeneration, type JournalRecord, type JournalWrite, type MongoGenerationRegistry, type StoredGeneration } from './mongo-generation-registry.ts';
 import { DOC_FIELD, physicalCollectionName, planCollectionWrites, POSITION_FIELD, UNIQUE_INDEX_SUFFIX } from './mongo-query.ts';
 import { findUniqueViolation, uniqueKeysOf, UNIQUE_KEYS_FIELD, type UniqueKeySpec } from './mongo-unique-keys.ts';
 import {
   CheckpointConflictError,
-  LeaseLostError,
   ReadModelError,
   UniqueConstraintError,
   type CommitOptions,
@@ -68,18 +68,15 @@ export interface StoredDocument {
   _unique?: Record<string, string>;
 }
 
-interface StoredLease {
-  _id: string;
-  holder: string;
-  expiresAt: string;
-}
-
 /** One collection's writes of a batch, the last per id. */
 interface CollectionBatch {
   collection: string;
   physical: string;
   writes: DocumentWrite[];
 }
+
+/** What a commit reads of the generation's record. */
+const COMMIT_FIELDS = { checkpoint: 1, uniques: 1, 'journal.id': 1, lease: 1 } as const;
 
 /** A journal is pending on the record a transaction read: it is completed outside the transaction first. */
 class PendingJournal extends Error {}
@@ -92,7 +89,7 @@ export interface MongoCommitsOptions {
 export class MongoCommits {
   readonly #db: Db;
   readonly #registry: MongoGenerationRegistry;
-  readonly #leases: Collection<StoredLease>;
+  readonly #leases: MongoLeases;
   readonly #chunks: Collection<JournalChunk>;
   #mode: Promise<CommitMode> | undefined;
   /** Physical collection → its unique indexes that exist (name and fields), from listIndexes. */
@@ -100,7 +97,7 @@ export class MongoCommits {
   /** Generation id → the unique indexes its collections declare, as last read from its record. */
   readonly #declared = new Map<string, Record<string, UniqueKeySpec[]>>();
 
-  constructor(db: Db, registry: MongoGenerationRegistry, leases: Collection<StoredLease>, options: MongoCommitsOptions = {}) {
+  constructor(db: Db, registry: MongoGenerationRegistry, leases: MongoLeases, options: MongoCommitsOptions = {}) {
     this.#db = db;
     this.#registry = registry;
     this.#leases = leases;
@@ -161,27 +158,33 @@ export class MongoCommits {
     // A projector's commit names the checkpoint it expects: when the generation's declarations are known, the
     // record is not read first; a commit point that misses then reads it, to tell why (see below).
     const declared = options.expectedCheckpoint === undefined ? undefined : this.#declared.get(id);
-    let record: Pick<StoredGeneration, 'checkpoint' | 'uniques' | 'journal'> | null = declared
+    let record: Pick<StoredGeneration, 'checkpoint' | 'uniques' | 'journal' | 'lease'> | null = declared
       ? { checkpoint: options.expectedCheckpoint === null ? null : encodePosition(options.expectedCheckpoint!), uniques: declared }
-      : await this.#registry.records.findOne({ _id: id }, { projection: { checkpoint: 1, uniques: 1, 'journal.id': 1 } });
+      : await this.#registry.records.findOne({ _id: id }, { projection: COMMIT_FIELDS });
     if (!record) throw missingGeneration(target);
     if (record.journal) {
       await this.completeInterrupted(target);
-      record = await this.#registry.records.findOne({ _id: id }, { projection: { checkpoint: 1, uniques: 1, 'journal.id': 1 } });
+      record = await this.#registry.records.findOne({ _id: id }, { projection: COMMIT_FIELDS });
       if (!record) throw missingGeneration(target);
       if (record.journal) return false;
     }
     if (!declared) this.#declared.set(id, record.uniques ?? {});
     const stored = decodeNullablePosition(record.checkpoint);
     this.#checkExpected(target, stored, options);
-    await this.#checkLease(target, options);
+    // The lease is checked by the commit point itself, against the holder stamped on the record; a record
+    // read here that names another holder (or none) is settled from the lease, and read again.
+    if (!declared && options.leaseHolder !== undefined && record.lease?.holder !== options.leaseHolder) {
+      await this.#leases.confirm(target, options.leaseHolder, record.lease?.holder);
+      return false;
+    }
     const effective = await this.#effectiveWrites(target, batches, record, 'journal');
     const next = stored === null || checkpoint > stored ? checkpoint : stored;
-    // The record as read: its checkpoint, and no journal (the commit point's condition).
-    const unchanged = { _id: id, checkpoint: record.checkpoint, journal: { $exists: false } };
-    // Unread, the record may hold a journal or another checkpoint: a miss reads it in the next attempt.
+    // The record as read: its checkpoint, the lease's holder, and no journal (the commit point's condition).
+    const unchanged = { _id: id, checkpoint: record.checkpoint, journal: { $exists: false }, ...(options.leaseHolder === undefined ? {} : { 'lease.holder': options.leaseHolder }) };
+    // Unread, the record may hold a journal, another checkpoint or another holder's stamp; read, it may have
+    // changed since: a miss reads it in the next attempt, which tells which.
     const missed = (matched: number) => {
-      if (matched > 0 || !declared) return this.#landed(target, matched, stored, options);
+      if (matched > 0 || (!declared && options.leaseHolder === undefined)) return this.#landed(target, matched, stored, options);
       this.#declared.delete(id);
       return false;
     };
@@ -218,12 +221,6 @@ export class MongoCommits {
     if (options.expectedCheckpoint !== undefined && options.expectedCheckpoint !== stored) {
       throw new CheckpointConflictError(target, options.expectedCheckpoint, stored);
     }
-  }
-
-  async #checkLease(target: ModelTarget, options: CommitOptions, session?: ClientSession): Promise<void> {
-    if (options.leaseHolder === undefined) return;
-    const lease = await this.#leases.findOne({ _id: generationId(target.projection, target.generation) }, { session });
-    if (lease?.holder !== options.leaseHolder) throw new LeaseLostError(target, options.leaseHolder, lease?.holder ?? null);
   }
 
   /**
@@ -369,12 +366,15 @@ export class MongoCommits {
     try {
       await session.withTransaction(
         async () => {
-          const record = await this.#registry.records.findOne({ _id: id }, { session, projection: { checkpoint: 1, uniques: 1, 'journal.id': 1 } });
+          const record = await this.#registry.records.findOne({ _id: id }, { session, projection: COMMIT_FIELDS });
           if (!record) throw missingGeneration(target);
           if (record.journal) throw new PendingJournal();
           const stored = decodeNullablePosition(record.checkpoint);
           this.#checkExpected(target, stored, options);
-          await this.#checkLease(target, options, session);
+          // In the transaction's snapshot: the stamped holder, else the lease itself (which stamps the record).
+          if (options.leaseHolder !== undefined && record.lease?.holder !== options.leaseHolder) {
+            await this.#leases.confirm(target, options.leaseHolder, record.lease?.holder, session);
+          }
           const effective = await this.#effectiveWrites(target, batches, record, 'transaction', session);
           const next = stored === null || checkpoint > stored ? checkpoint : stored;
           const written = new Set<string>();

@@ -72,6 +72,8 @@ export interface StoredGeneration {
   stamps?: Record<string, string>;
   /** A commit recorded and not yet applied (mongo-commits.ts). */
   journal?: JournalRecord;
+  /** The projector lease's holder since it last changed hands, and that lease's expiry then (mongo-leases.ts). */
+  lease?: { holder: string; expiresAt: string };
   /** Collections whose text index the server could not build (it has none): searching them fails. */
   withoutTextIndex?: string[];
   /** Written by versions before the active pointer; read once to make it. */

@@ -40,6 +40,7 @@ import {
   type MongoFilter,
 } from './mongo-query.ts';
 import { hasChangeStreams, MongoCommitWatch } from './mongo-commit-watch.ts';
+import { MongoLeases } from './mongo-leases.ts';
 import {
   assertCollectionName,
   assertProjectionName,
@@ -65,7 +66,7 @@ import {
   type SkipRecord,
   foldingIndexesOf,
 } from './read-model-store.ts';
-import { databaseFromUrl, describeDatabase, DUPLICATE_KEY, errorMessage, redactUrlSecrets, translateError, unwrap } from './mongo-errors.ts';
+import { databaseFromUrl, describeDatabase, errorMessage, redactUrlSecrets, translateError, unwrap } from './mongo-errors.ts';
 import { assertTarget, generationId, GENERATIONS_COLLECTION, MongoGenerationRegistry } from './mongo-generation-registry.ts';
 import { DEFAULT_DATABASE, isValidDatabaseName } from './mongo-url.ts';
 import { MongoCommits, type CommitMode, type StoredDocument } from './mongo-commits.ts';
@@ -78,7 +79,7 @@ export type { CommitMode } from './mongo-commits.ts';
 
 export { DEFAULT_DATABASE } from './mongo-url.ts';
 export const SKIPS_COLLECTION = 'projection_skips';
-export const LEASES_COLLECTION = 'projection_leases';
+export { LEASES_COLLECTION } from './mongo-leases.ts';
 
 export interface MongoConnectOptions {
   /** Database to use; defaults to the one named in the URL, else 'annals'. */
@@ -87,12 +88,6 @@ export interface MongoConnectOptions {
   serverSelectionTimeoutMS?: number;
   /** How commits land (see mongo-commits.ts): detected from the server when unset. */
   commitMode?: CommitMode;
-}
-
-interface StoredLease {
-  _id: string;
-  holder: string;
-  expiresAt: string;
 }
 
 interface StoredSkip {
@@ -123,7 +118,7 @@ export class MongoReadModelStore implements ReadModelStore {
   readonly #registry: MongoGenerationRegistry;
   readonly #commits: MongoCommits;
   readonly #skips: Collection<StoredSkip>;
-  readonly #leases: Collection<StoredLease>;
+  readonly #leases: MongoLeases;
   #systemIndexes: Promise<void> | undefined;
   /** Physical collection → the field its text index covers (`doc.<textField>`); only found ones are kept. */
   readonly #textPaths = new Map<string, { path: string; prefix: string[] }>();
@@ -181,7 +176,7 @@ export class MongoReadModelStore implements ReadModelStore {
     this.#client = options.ownsClient;
     this.#registry = new MongoGenerationRegistry(db);
     this.#skips = db.collection<StoredSkip>(SKIPS_COLLECTION);
-    this.#leases = db.collection<StoredLease>(LEASES_COLLECTION);
+    this.#leases = new MongoLeases(db, this.#registry);
     this.#commits = new MongoCommits(db, this.#registry, this.#leases, options.commitMode ? { mode: options.commitMode } : {});
   }
 
@@ -308,7 +303,7 @@ export class MongoReadModelStore implements ReadModelStore {
       this.#commits.forgetIndexes(names, { projection: schema.projection, generation });
       this.#deepPages.forget(names);
       await this.#registry.dropRecord(schema.projection, generation);
-      await this.#leases.deleteOne({ _id: generationId(schema.projection, generation) });
+      await this.#leases.drop({ projection: schema.projection, generation });
     });
   }
 
@@ -392,38 +387,20 @@ export class MongoReadModelStore implements ReadModelStore {
     return this.#guard('complete an interrupted commit', () => this.#commits.completeInterrupted(target));
   }
 
-  /** One conditional upsert: a lease held by another, unexpired, makes the upsert collide on `_id` (false). */
+  /** One conditional upsert (mongo-leases.ts): a lease held by another, unexpired, makes it collide on `_id` (false). */
   async acquireLease(target: ModelTarget, holder: string, now: string, ttlMs: number, options: { takeOverFrom?: string } = {}): Promise<boolean> {
     assertTarget(target);
-    const expiresAt = new Date(Date.parse(now) + ttlMs).toISOString();
-    return this.#guard('take the projector lease', async () => {
-      try {
-        await this.#leases.updateOne(
-          { _id: generationId(target.projection, target.generation), $or: [{ holder: { $in: [holder, options.takeOverFrom ?? holder] } }, { expiresAt: { $lte: now } }] },
-          { $set: { holder, expiresAt } },
-          { upsert: true },
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-        throw error;
-      }
-    });
+    return this.#guard('take the projector lease', () => this.#leases.acquire(target, holder, now, ttlMs, options.takeOverFrom));
   }
 
   async releaseLease(target: ModelTarget, holder: string): Promise<void> {
     assertTarget(target);
-    await this.#guard('release the projector lease', async () => {
-      await this.#leases.deleteOne({ _id: generationId(target.projection, target.generation), holder });
-    });
+    await this.#guard('release the projector lease', () => this.#leases.release(target, holder));
   }
 
   async getLease(target: ModelTarget): Promise<LeaseRecord | null> {
     assertTarget(target);
-    return this.#guard('read the projector lease', async () => {
-      const lease = await this.#leases.findOne({ _id: generationId(target.projection, target.generation) });
-      return lease ? { holder: lease.holder, expiresAt: lease.expiresAt } : null;
-    });
+    return this.#guard('read the projector lease', () => this.#leases.get(target));
   }
 
   async get(target: ModelTarget, collection: string, id: string): Promise<Document | null> {

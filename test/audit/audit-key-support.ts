@@ -2,7 +2,6 @@ import type { AuditKeyRingConfig } from '../../src/audit/open-audit-key-ring.ts'
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import type { Config } from '../../src/config/config.ts';
 import type { AuditSigningKey } from '../../src/audit/audit-keys.ts';
 import { jwkOf, keyIdOf, rawPublicKeyOf } from '../../src/audit/ed25519.ts';
 import { signCompactJws } from '../../src/audit/audit-signer.ts';

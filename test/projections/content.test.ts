@@ -1,5 +1,4 @@
 import { encodePosition } from '../../src/event-store/position.ts';
-import path from 'node:path';
 import { expect } from 'chai';
 import { projectionHarness } from '../support/projection-harness.ts';
 import { handleCommand } from '../../src/application/command-handler.ts';

@@ -13,6 +13,7 @@ import {
 } from '../../src/read-models/mongo-read-model-store.ts';
 import {
   GenerationConflictError,
+  LeaseLostError,
   ReadModelError,
   ReadModelUnavailableError,
   type ReadModelStore,
@@ -262,6 +263,60 @@ conformanceSuite('read models: MongoDB adapter, storage details', mongoHarness()
       expect(plan.executionStats.totalKeysExamined).to.be.at.most(2 * (8 + 10) + 2);
       expect(plan.executionStats.nReturned).to.equal(10);
     });
+  });
+
+  test('a projector commit checks its lease in its commit point, against the holder stamped on the record: no read of the lease', async () => {
+    const monitored = new MongoClient(serverUrl!, { monitorCommands: true });
+    const commands: string[] = [];
+    monitored.on('commandStarted', (event) => commands.push(`${event.commandName} ${String(event.command[event.commandName])}`));
+    const projector = new MongoReadModelStore(monitored.db(store.databaseName));
+    const put = (id: string, position: bigint) => ({ collection: 'articles', id, doc: { slug: `s-${id}-${position}` }, position });
+    try {
+      expect(await projector.acquireLease(gen1, 'p-1', NOW, 30_000)).to.equal(true);
+      const record = await raw().collection('projection_generations').findOne({ _id: 'test-articles:1' as never });
+      expect(record?.['lease']).to.deep.equal({ holder: 'p-1', expiresAt: '2026-11-22T10:00:30.000Z' });
+      // A renewal by the holder writes the lease only.
+      commands.length = 0;
+      expect(await projector.acquireLease(gen1, 'p-1', LATER, 30_000)).to.equal(true);
+      expect(commands).to.deep.equal(['findAndModify projection_leases']);
+      await projector.commit(gen1, [put('a1', 1n)], 1n, NOW, { leaseHolder: 'p-1', expectedCheckpoint: null });
+      commands.length = 0;
+      await projector.commit(gen1, [put('a1', 2n), put('a2', 2n)], 2n, NOW, { leaseHolder: 'p-1', expectedCheckpoint: 1n });
+      await projector.commit(gen1, [], 3n, NOW, { leaseHolder: 'p-1', expectedCheckpoint: 2n });
+      expect(commands.filter((c) => c.includes('projection_leases'))).to.deep.equal([]);
+      if ((await projector.commitMode()) === 'journal') {
+        expect(commands).to.deep.equal([
+          // the unique index's check: the stored documents, then who holds the new slugs
+          'find rm.test-articles.articles.g1',
+          'find rm.test-articles.articles.g1',
+          'update projection_generations', // the commit point: the journal, if the checkpoint, the holder and no journal are as read
+          'update rm.test-articles.articles.g1',
+          'update projection_generations', // the checkpoint, the journal removed
+          'update projection_generations', // a commit of progress only: one conditional write
+        ]);
+      }
+      expect(await store.get(gen1, 'articles', 'a2')).to.deep.equal({ slug: 's-a2-2' });
+      expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal(3n);
+    } finally {
+      await monitored.close();
+    }
+  });
+
+  test('a lease taken before its generation was recorded, or stamped by an older version, still lets its holder commit; a released one does not', async () => {
+    const early = { projection: 'test-articles', generation: 2 };
+    expect(await store.acquireLease(early, 'p-1', NOW, 30_000)).to.equal(true);
+    await store.createGeneration(articlesSchema, 2, 1, NOW);
+    await store.commit(early, [{ collection: 'articles', id: 'a1', doc: { slug: 'one' }, position: 1n }], 1n, NOW, { leaseHolder: 'p-1', expectedCheckpoint: null });
+    expect(await store.get(early, 'articles', 'a1')).to.deep.equal({ slug: 'one' });
+    // A record without a stamp (written before stamps): settled from the lease on the next commit.
+    await raw().collection('projection_generations').updateOne({ _id: 'test-articles:2' as never }, { $unset: { lease: '' } });
+    await store.commit(early, [], 2n, NOW, { leaseHolder: 'p-1', expectedCheckpoint: 1n });
+    expect((await raw().collection('projection_generations').findOne({ _id: 'test-articles:2' as never }))?.['lease']?.holder).to.equal('p-1');
+    await store.releaseLease(early, 'p-1');
+    expect((await raw().collection('projection_generations').findOne({ _id: 'test-articles:2' as never }))?.['lease']).to.equal(undefined);
+    const error = await store.commit(early, [], 3n, NOW, { leaseHolder: 'p-1', expectedCheckpoint: 2n }).then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(LeaseLostError);
+    expect((await store.getGeneration('test-articles', 2))?.checkpoint).to.equal(2n);
   });
 
   test('records generations and skips with encoded positions, never raw numbers', async () => {

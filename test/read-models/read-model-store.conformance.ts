@@ -511,6 +511,11 @@ export function readModelStoreConformance(title: string, harness: HarnessOrPendi
       expect(error).to.be.instanceOf(LeaseLostError);
       expect(await store.get(gen1, 'articles', 'a1')).to.equal(null);
       expect((await store.getGeneration('test-articles', 1))?.checkpoint).to.equal(2n);
+      // A holder that gave its lease up cannot commit with it either.
+      await store.releaseLease(gen1, 'p-2');
+      const released = await store.commit(gen1, [put('articles', 'a3', 3n, { slug: 'three' })], 3n, later, { leaseHolder: 'p-2', expectedCheckpoint: 2n }).then(() => null, (e: unknown) => e);
+      expect(released).to.be.instanceOf(LeaseLostError);
+      expect(await store.get(gen1, 'articles', 'a3')).to.equal(null);
     });
 
     test('records and clears the failure that paused a generation', async () => {

@@ -5,7 +5,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { generate } from 'selfsigned';
 import { tempDir } from '../support/temp-dir.ts';
-import type { AdminFixture } from '../admin/support.ts';
 import { eventually } from '../support/eventually.ts';
 
 /** A certificate for 127.0.0.1 and localhost made now, and the file the dispatcher trusts it through (WEBHOOK_CA_FILE). */

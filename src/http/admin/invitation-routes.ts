@@ -61,7 +61,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
   const open = newRouter();
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
-  const { access, reader } = deps;
+  const { access } = deps;
   const settle = (position: bigint) => deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
 
   /** Mails the invitation; a failure is answered beside the invitation (which stands), never as an error. */

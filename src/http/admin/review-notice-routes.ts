@@ -31,7 +31,7 @@ const chatSchema = z.object({
 export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: ContactForms | undefined): Router {
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
-  const { reader, access } = deps;
+  const { access } = deps;
   const settle = async (position: bigint): Promise<void> => {
     await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
   };

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { specify } from '../../../support/decider-spec.ts';
 import { EventCatalog } from '../../../../src/event-store/event-catalog.ts';
 import type { Principal } from '../../../../src/domain/principal.ts';
-import { entryDecider, type EntryCommand, type EntryContext, type EntryState } from '../../../../src/domain/content/entry/entry-decider.ts';
+import { entryDecider, type EntryContext, type EntryState } from '../../../../src/domain/content/entry/entry-decider.ts';
 import { entryEvents, type EntryEvent } from '../../../../src/domain/content/entry/entry-events.ts';
 import { SCHEDULER, type EntryPrincipal } from '../../../../src/domain/content/entry/entry-workflow.ts';
 import { fold } from '../../../../src/domain/decider.ts';
