@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AdminSender } from './admin-api-client.ts';
-import { INTERNAL_CALL_HEADER, internalCallToken } from '../http/admin/internal-call.ts';
+import { INTERNAL_CALL_HEADER, internalCallToken } from '../security/internal-call.ts';
 
 /**
  * A sender for the service's own MCP endpoint: each admin call goes over HTTP to the very socket address

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config/config.ts';
 import { ensurePrivateDir } from '../data-dir/private-files.ts';
 
 const FILE = 'secrets-key';
@@ -13,7 +12,7 @@ const FILE = 'secrets-key';
  * setup and sealed secrets keep opening after restarts. Losing the key makes every sealed secret
  * unusable: recreate the webhooks then.
  */
-export function resolveSecretsKey(config: Pick<Config, 'secretsKey' | 'dataDir'>): Buffer {
+export function resolveSecretsKey(config: { secretsKey: string | undefined; dataDir: string }): Buffer {
   if (config.secretsKey) return Buffer.from(config.secretsKey, 'base64');
   const file = path.join(config.dataDir, FILE);
   const existing = readKey(file);

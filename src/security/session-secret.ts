@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config/config.ts';
 import { ensurePrivateDir } from '../data-dir/private-files.ts';
 
 /**
@@ -9,7 +8,7 @@ import { ensurePrivateDir } from '../data-dir/private-files.ts';
  * where every instance must share it; on the embedded default, generated once into DATA_DIR/session-secret
  * (mode 0600) so that `npm start` needs no setup and sessions survive restarts.
  */
-export function resolveSessionSecret(config: Config): string {
+export function resolveSessionSecret(config: { sessionSecret: string | undefined; dataDir: string }): string {
   if (config.sessionSecret) return config.sessionSecret;
   const file = path.join(config.dataDir, 'session-secret');
   try {

@@ -5,7 +5,7 @@ import { agentRateLimit } from '../../domain/access/agent-key-limits.ts';
 import { assertConsoleAccess } from '../../domain/access/sign-in.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
-import { isInternalCall } from './internal-call.ts';
+import { isInternalCall } from '../../security/internal-call.ts';
 import { assertSameOrigin, clearedSessionCookie, isWrite, missingCsrfToken, sessionCookieOf, CSRF_HEADER } from './session-cookie.ts';
 import type { HttpError } from '../errors/http-error.ts';
 import type { AdminDeps, AdminState } from './admin-context.ts';

@@ -1,5 +1,4 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Context } from 'koa';
 
 /**
  * Admin calls the service makes to itself on behalf of one request (the remote MCP endpoint's tools call
@@ -15,7 +14,7 @@ export function internalCallToken(): string {
   return token;
 }
 
-export function isInternalCall(ctx: Pick<Context, 'get'>): boolean {
+export function isInternalCall(ctx: { get(header: string): string }): boolean {
   const given = Buffer.from(ctx.get(INTERNAL_CALL_HEADER));
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
