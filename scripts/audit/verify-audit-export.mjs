@@ -321,7 +321,7 @@ function inclusionProblem(line) {
     leafHash = sha256(Buffer.of(0), Buffer.from(leafText(line), 'utf8'));
   }
   if (!inclusionVerifies(leafHash, proof.leafIndex, checkpoint.size, proof.hashes.map((h) => Buffer.from(h, 'base64')), checkpoint.rootHash)) {
-    return `its inclusion proof does not lead to the checkpoint's root: the event ${line.redacted === undefined ? 'is not the one the log holds at leaf ' + proof.leafIndex : 'at leaf ' + proof.leafIndex + ' is not in the tree'}`;
+    return `its inclusion proof does not lead to the checkpoint's root: the event ${line.redacted === undefined ? `is not the one the log holds at leaf ${proof.leafIndex}` : `at leaf ${proof.leafIndex} is not in the tree`}`;
   }
   proved += 1;
   return null;

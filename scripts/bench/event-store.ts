@@ -64,7 +64,7 @@ if (values.log) {
   try {
     fs.copyFileSync(path.join(values.log, 'events.sqlite'), path.join(dir, 'events.sqlite'));
     const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
-    let t = performance.now();
+    const t = performance.now();
     let read = 0;
     for await (const _ of store.readAll()) read++;
     const readAll = perSecond(read, performance.now() - t);
@@ -210,7 +210,7 @@ function baselineInsert(file: string, count: number, perCommit: number): number 
   db.exec('CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT, revision INTEGER, event_id TEXT, type TEXT, data TEXT, metadata TEXT, UNIQUE (stream_id, revision))');
   const insert = db.prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
   const commit = db.transaction((rows: ReturnType<typeof revisionEvent>[], stream: string) => {
-    rows.forEach((e, i) => insert.run(stream, i, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)));
+    for (const [i, e] of rows.entries()) insert.run(stream, i, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
   });
   const t = performance.now();
   for (let done = 0, n = 0; done < count; n++) {

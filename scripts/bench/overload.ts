@@ -173,7 +173,7 @@ if (values.json) {
 } else {
   say(`normal request, idle (${ROUNDS} × ${IDLE_SECONDS} s):       p50 ${idle.p50Ms} ms, p99 ${idle.p99Ms} ms, ${JSON.stringify(idle.statuses)}`);
   say(`normal request, under load (${ROUNDS} × ${SECONDS} s): p50 ${underLoad.p50Ms} ms (${result.normalRequest.p50Ratio}x idle), p99 ${underLoad.p99Ms} ms (${result.normalRequest.p99Ratio}x idle), max ${underLoad.maxMs} ms, ${JSON.stringify(underLoad.statuses)}`);
-  result.normalRequest.perRound.forEach((r, i) => say(`  round ${i + 1}: idle p50 ${r.idle.p50Ms} ms, p99 ${r.idle.p99Ms} ms; under load p50 ${r.underLoad.p50Ms} ms, p99 ${r.underLoad.p99Ms} ms, ${JSON.stringify(r.underLoad.statuses)}`));
+  for (const [i, r] of result.normalRequest.perRound.entries()) say(`  round ${i + 1}: idle p50 ${r.idle.p50Ms} ms, p99 ${r.idle.p99Ms} ms; under load p50 ${r.underLoad.p50Ms} ms, p99 ${r.underLoad.p99Ms} ms, ${JSON.stringify(r.underLoad.statuses)}`);
   say(`flood: ${result.flood.requestsPerSecond} req/s, ${result.flood.total} requests, ${result.flood.status2xx} 2xx, ${result.flood.non2xx} non-2xx, ${result.flood.errors} errors (${result.flood.timeouts} timeouts), p50 ${result.flood.p50Ms} ms, p99 ${result.flood.p99Ms} ms (worst round)`);
   say(`service RSS: ${result.rssMb.before} MB before the first flood, ${result.rssMb.peak} MB peak, ${result.rssMb.fiveSecondsAfter} MB 5 s after the last`);
 }

@@ -190,7 +190,10 @@ async function untilOutboxesIdle(serviceUrl: string): Promise<void> {
 
 async function stop(process_: ChildProcess): Promise<void> {
   if (process_.exitCode !== null) return;
-  await new Promise((resolve) => (process_.once('exit', resolve), process_.kill('SIGTERM')));
+  await new Promise((resolve) => {
+    process_.once('exit', resolve);
+    process_.kill('SIGTERM');
+  });
 }
 
 /**

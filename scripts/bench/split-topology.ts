@@ -93,7 +93,9 @@ const mongoUrlFor = (variant: Variant) => {
 };
 
 const children: ChildProcess[] = [];
-process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 /** What each service process last wrote to stderr (LOG_LEVEL=warn: its warnings and errors go to stdout; fatal start errors here). */
 const lastWords = new Map<ChildProcess, string>();
 

@@ -24,6 +24,7 @@ export interface AdminClientOptions extends TransportOptions {
 }
 
 type GetPath = PathsWithMethod<paths, 'get'>;
+// biome-ignore lint/suspicious/noExplicitAny: openapi-typescript's operations are matched structurally; unknown would not take them.
 type GetOperation<P extends GetPath> = paths[P] extends { get: infer O } ? O & Record<string | number, any> : never;
 /** The GET paths that answer a page: `items` and `nextCursor`. */
 export type PagedPath = { [P in GetPath]: SuccessData<GetOperation<P>, undefined> extends Page<unknown> ? P : never }[GetPath];

@@ -6,12 +6,14 @@ import { retryingFetch, type RetryOptions } from './retry.ts';
 /** The methods the APIs use. */
 export type Method = Extract<HttpMethod, 'get' | 'put' | 'post' | 'patch' | 'delete'>;
 
+// biome-ignore lint/suspicious/noExplicitAny: openapi-typescript's operations are matched structurally; unknown would not take them.
 type OperationOf<Paths, P, M extends Method> = P extends keyof Paths ? (Paths[P] extends { [K in M]: infer O } ? O & Record<string | number, any> : never) : never;
 
 /** The optional or required second argument of a call, as openapi-fetch types it. */
 export type InitOf<I> = RequiredKeysOf<I> extends never ? [(I & { [key: string]: unknown })?] : [I & { [key: string]: unknown }];
 
 /** What a successful call answers: the body of its 2xx status (undefined for 204). */
+// biome-ignore lint/suspicious/noExplicitAny: as OperationOf.
 export type SuccessData<Operation extends Record<string | number, any>, Init> =
   FetchResponse<Operation, Init, MediaType> extends infer R ? (R extends { data: infer D; error?: never } ? ([D] extends [never] ? undefined : D) : never) : never;
 

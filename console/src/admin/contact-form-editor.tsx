@@ -75,6 +75,7 @@ function SettingsForm({ form }: { form: ContactForm | null }) {
   const [chatUrl, setChatUrl] = useState('');
   const [saved, setSaved] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the values are the cue, not inputs: any change clears "saved".
   useEffect(() => setSaved(false), [draft, emails, chatUrl]);
   const set = <K extends keyof ContactFormSettings>(key: K, value: ContactFormSettings[K]) => setDraft((d) => ({ ...d, [key]: value }));
   const setField = (index: number, change: Partial<ContactField>) => set('fields', draft.fields.map((f, i) => (i === index ? { ...f, ...change } : f)));

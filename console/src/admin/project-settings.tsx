@@ -26,7 +26,7 @@ export function ProjectSettings() {
           <DomainsForm current={details.data.customDomains} />
         </>
       )}
-      <LoginAppearance />
+      <LoginAppearanceSettings />
       <IpAllowlist />
     </section>
   );
@@ -205,8 +205,7 @@ function DomainsForm({ current }: { current: string[] }) {
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
 
-function LoginAppearance() {
-  const { t } = useI18n();
+function LoginAppearanceSettings() {
   const { api, projectId } = useProject();
   const queryClient = useQueryClient();
   const current = useQuery({ queryKey: [projectId, 'login-appearance'], queryFn: () => api.GET('/project/login-appearance') });

@@ -194,10 +194,24 @@ function LinkDialog({ editor, onClose }: { editor: Editor; onClose: () => void }
         const chain = editor.chain().focus().extendMarkRange('link');
         if (editor.state.selection.empty && !editor.isActive('link')) chain.insertContent({ type: 'text', text: href, marks: [{ type: 'link', attrs: { href } }] }).run();
         // The cursor goes after the link, where typing goes on unlinked.
-        else chain.setLink({ href }).command(({ tr }) => (tr.setSelection(TextSelection.near(tr.doc.resolve(tr.selection.to))), true)).run();
+        else
+          chain
+            .setLink({ href })
+            .command(({ tr }) => {
+              tr.setSelection(TextSelection.near(tr.doc.resolve(tr.selection.to)));
+              return true;
+            })
+            .run();
         onClose();
       }}
-      {...(current ? { onRemove: () => (editor.chain().focus().extendMarkRange('link').unsetLink().run(), onClose()) } : {})}
+      {...(current
+        ? {
+            onRemove: () => {
+              editor.chain().focus().extendMarkRange('link').unsetLink().run();
+              onClose();
+            },
+          }
+        : {})}
       onClose={onClose}
     />
   );
@@ -220,6 +234,7 @@ function AddressDialog({ title, label, initial = '', check, onApply, onRemove, o
       <form onSubmit={submit}>
         <label>
           {label}
+          {/* biome-ignore lint/a11y/noAutofocus: the dialog opens on the user's asking for it, to type this address. */}
           <input type="text" inputMode="url" value={value} autoFocus aria-invalid={error ? true : undefined} aria-describedby={error ? 'address-error' : undefined} onChange={(e) => setValue(e.target.value)} />
         </label>
         {error && (
@@ -260,6 +275,7 @@ function AltDialog({ editor, onClose }: { editor: Editor; onClose: () => void })
       >
         <label>
           {t('media.altText')}
+          {/* biome-ignore lint/a11y/noAutofocus: the dialog opens on the user's asking for it, to type this text. */}
           <input type="text" value={alt} maxLength={1000} autoFocus onChange={(e) => setAlt(e.target.value)} />
         </label>
         <div className="dialog-actions">

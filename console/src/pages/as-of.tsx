@@ -136,6 +136,7 @@ function ServedEntry({ entryId, at, locale, listLink }: { entryId: string; at: s
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }), enabled: Boolean(formSetId) });
   const fields = formSet.data?.definition.fields ?? [];
   // Keyboard users land on the entry they opened.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: opening another entry or time is the cue to focus again.
   useEffect(() => heading.current?.focus(), [entryId, at]);
   const entry = served.data;
   return (

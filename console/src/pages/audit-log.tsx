@@ -17,7 +17,7 @@ export function entryIdFor(typed: string, shown: ReadonlyArray<string | null>): 
   const text = typed.trim().toLowerCase();
   if (text === '' || UUID.test(text)) return text;
   if (!/^[0-9a-f-]{8,}$/.test(text)) return null;
-  const matches = new Set(shown.filter((id): id is string => id !== null && id.startsWith(text)));
+  const matches = new Set(shown.filter((id): id is string => id?.startsWith(text) === true));
   return matches.size === 1 ? [...matches][0]! : null;
 }
 

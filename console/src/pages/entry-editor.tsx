@@ -102,12 +102,12 @@ function EntryEditor({ entry, formSet, revision, workingCopy }: { entry: EntrySu
   // What an earlier visit left: the newer of the server's working copy and this tab's kept input, when it differs
   // from the revision the editor opened on; offered until restored or discarded.
   const [offerSettled, setOfferSettled] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read once, as the editor opens (later copies are the editor's own).
   const offer = useMemo((): Offer | null => {
     const opened = JSON.stringify(revision.snapshot ?? {});
     const server: Offer | null = workingCopy && JSON.stringify(workingCopy.fields) !== opened ? { values: workingCopy.fields as EntryValues, baseRevision: workingCopy.baseRevision, at: Date.parse(workingCopy.savedAt), source: 'server' } : null;
     const tab: Offer | null = kept && JSON.stringify(kept.values) !== opened ? { values: kept.values, baseRevision: kept.baseRevision, at: kept.at, source: 'tab' } : null;
     return server && tab ? (tab.at > server.at ? tab : server) : (server ?? tab);
-    // Read once, as the editor opens.
   }, []);
   const offered = !offerSettled && offer !== null && JSON.stringify(offer.values) !== JSON.stringify(values) ? offer : null;
 
@@ -183,6 +183,7 @@ function EntryEditor({ entry, formSet, revision, workingCopy }: { entry: EntrySu
   // Autosave: once typing pauses, what is typed is kept in the working copy (a revision is made by Save, submit
   // or leaving the editor). A call made as the session ran out waits for the sign-in again (api/admin-client.ts)
   // and then completes with the new session.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each keystroke (values) and each keep (keptAt) restarts the pause.
   useEffect(() => {
     if (!unkept || conflict || save.kind === 'saving') return;
     const timer = setTimeout(() => void keepNow(), AUTOSAVE_DELAY_MS);

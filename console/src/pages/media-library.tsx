@@ -60,6 +60,7 @@ export function MediaLibrary() {
   return (
     <section>
       <h1>{t('media.title')}</h1>
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the file input inside does the same from the keyboard. */}
       <div
         className={`drop-zone${dragging ? ' dragging' : ''}`}
         onDragOver={(e) => {
@@ -233,7 +234,7 @@ function FocalPointPicker({ asset, point, onChange }: { asset: Asset; point: Ass
       <p className="help">{t('media.focal.help')}</p>
       {/* As wide as the dialog allows, at most 16rem tall: the image's box is the picture, so a click maps to it. */}
       <div className="focal-point-image" style={{ width: `min(100%, 24rem, ${((16 * (asset.width ?? 1)) / (asset.height ?? 1)).toFixed(2)}rem)` }}>
-        {/* The fields below do the same from the keyboard. */}
+        {/* biome-ignore lint/a11y/useKeyWithClickEvents: the X and Y fields below set the point from the keyboard. */}
         <img src={asset.url} alt={asset.altText || asset.fileName} onClick={place} />
         {point && <span className="focal-point-marker" style={{ left: `${percent(point.x)}%`, top: `${percent(point.y)}%` }} aria-hidden="true" />}
       </div>

@@ -136,6 +136,7 @@ function SignedInProject({ projectId }: { projectId: string }) {
  */
 function useFocusHeadingOnNavigation(main: RefObject<HTMLElement | null>, pathname: string): void {
   const first = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new pathname is the cue (the effect reads the DOM, not it).
   useEffect(() => {
     if (first.current) {
       first.current = false;

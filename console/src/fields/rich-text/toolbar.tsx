@@ -33,17 +33,11 @@ export const Toolbar = forwardRef<ToolbarHandle, { label: string; items: Toolbar
   };
   useImperativeHandle(ref, () => ({ focus: () => buttons.current[index]?.focus() }), [index]);
   const onKeyDown = (event: KeyboardEvent) => {
-    const keys: Record<string, () => void> = {
-      ArrowRight: () => move(index + 1),
-      ArrowLeft: () => move(index - 1),
-      Home: () => move(0),
-      End: () => move(items.length - 1),
-      Escape: onLeave,
-    };
-    const action = keys[event.key];
-    if (!action) return;
+    const key = event.key;
+    if (key !== 'ArrowRight' && key !== 'ArrowLeft' && key !== 'Home' && key !== 'End' && key !== 'Escape') return;
     event.preventDefault();
-    action();
+    if (key === 'Escape') onLeave();
+    else move(key === 'ArrowRight' ? index + 1 : key === 'ArrowLeft' ? index - 1 : key === 'Home' ? 0 : items.length - 1);
   };
   return (
     <div className="toolbar" role="toolbar" aria-label={label} onKeyDown={onKeyDown}>
