@@ -1,4 +1,4 @@
-import type { GenerationRecord, ReadModelStore } from '../read-models/read-model-store.ts';
+import type { GenerationRecord, ReadModelQueries } from '../read-models/read-model-store.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
 /** The longest a cued wait goes without reading (a cue lost: a change stream failing over). */
@@ -46,7 +46,7 @@ export class StoredProgress {
   readonly #poll: Required<NonNullable<StoredProgressOptions['poll']>>;
 
   constructor(
-    private readonly store: ReadModelStore,
+    private readonly store: ReadModelQueries,
     options: StoredProgressOptions = {},
   ) {
     this.#poll = { minMs: 2, maxMs: 50, cueBackstopMs: 100, ...options.poll };

@@ -1,4 +1,4 @@
-import { keysetValue, MAX_QUERY_LIMIT, type Document, type DocumentEntry, type Query, type ReadModelStore } from './read-model-store.ts';
+import { keysetValue, MAX_QUERY_LIMIT, type Document, type DocumentEntry, type Query, type ReadModelQueries } from './read-model-store.ts';
 
 /** Which generation of a projection this process reads, where it decides that itself (ProjectionSupervisor). */
 export interface ReadGenerations {
@@ -17,7 +17,7 @@ export class ReadModelReader {
   readonly #active = new Map<string, { generation: number | null; at: number }>();
 
   constructor(
-    private readonly store: ReadModelStore,
+    private readonly store: ReadModelQueries,
     private readonly options: { cacheMs?: number; generations?: ReadGenerations | undefined } = {},
   ) {}
 

@@ -204,7 +204,61 @@ export interface SkipRecord {
   skippedAt: string;
 }
 
-export interface ReadModelStore {
+/**
+ * The query half of the read-model port: what readers ask of a projection's generations (which one is active,
+ * how far it has folded) and of their documents. The read path (ReadModelReader, the progress a write waits
+ * for) takes only this half.
+ */
+export interface ReadModelQueries {
+  /** The active generation's number, or null. */
+  activeGeneration(projection: string): Promise<number | null>;
+  getGeneration(projection: string, generation: number): Promise<GenerationRecord | null>;
+  /** Every generation record, of one projection or of all. */
+  listGenerations(projection?: string): Promise<GenerationRecord[]>;
+  get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
+  /**
+   * The documents of these ids that exist, each with its id, in no particular order: one lookup of the
+   * primary key, whatever the collection's size (an outbox checking which of its claims are still pending).
+   * At most MAX_GET_MANY_IDS ids; ReadModelError otherwise.
+   */
+  getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]>;
+  find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
+  /** As find, each document with its id. */
+  findWithIds(target: ModelTarget, collection: string, query?: Query): Promise<DocumentEntry[]>;
+  /**
+   * The string value of one top-level field of each document the query finds, in its order (Query.fields
+   * is not taken): null for a document whose field is missing or holds anything but a string. What a list
+   * of pre-serialised items reads: the strings as stored, no document decoded. An index that includes the
+   * field (IndexSpec.include) and serves the query's filter and sort answers it alone.
+   */
+  findStrings(target: ModelTarget, collection: string, query: Omit<Query, 'fields'>, field: string): Promise<Array<string | null>>;
+  /** Documents matching the filter and, when given, the text condition (as Query.text). */
+  count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number>;
+  /**
+   * Calls `listener` soon after another connection (another process) commits, until the returned function is
+   * called: a process that does not run the projectors (ROLES=api) polls the read models on this cue instead of
+   * waiting for its next timed poll. It may also be called after this store's own commits (SQLite's are made by
+   * its writer thread's connection): a poll more. `urgent` (a write waits for the projector process's commit):
+   * told as soon as the adapter can, at some cost while the listener listens (SQLite: a look every millisecond
+   * instead of every 5-25 ms). Adapters that cannot tell cheaply leave it out (MongoDB without change streams:
+   * a standalone server, FerretDB); callers then poll.
+   */
+  watchOtherCommits?(listener: () => void, options?: { urgent?: boolean }): () => void;
+  /**
+   * Sorted list pages read deep since the store opened: `counted` found through what the store keeps of the
+   * list (SQLite: its counts, from an offset of DEEP_OFFSET; MongoDB: its block index, from one block), `offset`
+   * walked with OFFSET or skip() (a list not counted yet, or its counts dropped). For the metrics.
+   */
+  deepPageReads?(): { counted: number; offset: number };
+  /** Verifies the store is reachable. Throws ReadModelUnavailableError otherwise. */
+  ping(): Promise<void>;
+}
+
+/**
+ * The admin half of the read-model port: what projectors and operators do to generations (create, index,
+ * activate, drop), their commits, failures, skips and the projector lease.
+ */
+export interface ReadModelAdmin {
   /**
    * Creates the generation's collections and indexes (idempotent) and records it as 'building'. On a
    * generation that exists it adds the collections and indexes it lacks and leaves its record (version,
@@ -227,15 +281,9 @@ export interface ReadModelStore {
   activateGeneration(projection: string, generation: number, expectedActive: number | null, now: string): Promise<void>;
   /** Removes a generation's collections and its record. */
   dropGeneration(schema: ReadModelSchema, generation: number): Promise<void>;
-  getGeneration(projection: string, generation: number): Promise<GenerationRecord | null>;
-  /** Every generation record, of one projection or of all. */
-  listGenerations(projection?: string): Promise<GenerationRecord[]>;
-  /** The active generation's number, or null. */
-  activeGeneration(projection: string): Promise<number | null>;
   setFailure(target: ModelTarget, failure: ProjectionFailure | null, now: string): Promise<void>;
   addSkip(skip: SkipRecord): Promise<void>;
   listSkips(projection: string): Promise<SkipRecord[]>;
-
   /**
    * Applies the writes and stores the checkpoint, all or nothing: a commit that fails (or whose process dies)
    * leaves the documents and the checkpoint as they were, or, past the point where it is recorded (a store
@@ -248,7 +296,6 @@ export interface ReadModelStore {
    * indexed field is missing or null, as SQL does.
    */
   commit(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options?: CommitOptions): Promise<void>;
-
   /**
    * Completes the generation's commit that a failure or a crash interrupted after it was recorded (stores
    * that journal their commits: MongoDB without transactions); resolves to whether there was one (the
@@ -257,7 +304,6 @@ export interface ReadModelStore {
    * readers may see such a commit's documents in part. Stores whose commits are transactions resolve false.
    */
   completeInterruptedCommit(target: ModelTarget): Promise<boolean>;
-
   /**
    * The projector lease: one active projector per generation, in any number of processes. Takes the lease
    * of `target` for `holder` until `now + ttlMs`, or renews it, when it is free, expired (at or before `now`)
@@ -271,47 +317,10 @@ export interface ReadModelStore {
   releaseLease(target: ModelTarget, holder: string): Promise<void>;
   /** Who holds the lease of `target` and until when; null when nobody ever took it. */
   getLease(target: ModelTarget): Promise<LeaseRecord | null>;
+}
 
-  get(target: ModelTarget, collection: string, id: string): Promise<Document | null>;
-  /**
-   * The documents of these ids that exist, each with its id, in no particular order: one lookup of the
-   * primary key, whatever the collection's size (an outbox checking which of its claims are still pending).
-   * At most MAX_GET_MANY_IDS ids; ReadModelError otherwise.
-   */
-  getMany(target: ModelTarget, collection: string, ids: readonly string[]): Promise<DocumentEntry[]>;
-  find(target: ModelTarget, collection: string, query?: Query): Promise<Document[]>;
-  /** As find, each document with its id. */
-  findWithIds(target: ModelTarget, collection: string, query?: Query): Promise<DocumentEntry[]>;
-  /**
-   * The string value of one top-level field of each document the query finds, in its order (Query.fields
-   * is not taken): null for a document whose field is missing or holds anything but a string. What a list
-   * of pre-serialised items reads: the strings as stored, no document decoded. An index that includes the
-   * field (IndexSpec.include) and serves the query's filter and sort answers it alone.
-   */
-  findStrings(target: ModelTarget, collection: string, query: Omit<Query, 'fields'>, field: string): Promise<Array<string | null>>;
-  /** Documents matching the filter and, when given, the text condition (as Query.text). */
-  count(target: ModelTarget, collection: string, filter?: Query['filter'], text?: Query['text']): Promise<number>;
-
-  /**
-   * Calls `listener` soon after another connection (another process) commits, until the returned function is
-   * called: a process that does not run the projectors (ROLES=api) polls the read models on this cue instead of
-   * waiting for its next timed poll. It may also be called after this store's own commits (SQLite's are made by
-   * its writer thread's connection): a poll more. `urgent` (a write waits for the projector process's commit):
-   * told as soon as the adapter can, at some cost while the listener listens (SQLite: a look every millisecond
-   * instead of every 5-25 ms). Adapters that cannot tell cheaply leave it out (MongoDB without change streams:
-   * a standalone server, FerretDB); callers then poll.
-   */
-  watchOtherCommits?(listener: () => void, options?: { urgent?: boolean }): () => void;
-
-  /**
-   * Sorted list pages read deep since the store opened: `counted` found through what the store keeps of the
-   * list (SQLite: its counts, from an offset of DEEP_OFFSET; MongoDB: its block index, from one block), `offset`
-   * walked with OFFSET or skip() (a list not counted yet, or its counts dropped). For the metrics.
-   */
-  deepPageReads?(): { counted: number; offset: number };
-
-  /** Verifies the store is reachable. Throws ReadModelUnavailableError otherwise. */
-  ping(): Promise<void>;
+/** A read-model store: both halves, and close(). Adapters implement it (one conformance suite per half). */
+export interface ReadModelStore extends ReadModelQueries, ReadModelAdmin {
   close(): Promise<void>;
 }
 
