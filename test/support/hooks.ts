@@ -1,13 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { cleanupTempDirs } from './temp-dir.ts';
 import { forgetServedDocuments, installResponseValidation } from './response-validation.ts';
 import { stopMinioServer } from './minio-server.ts';
 import { stopMongoServer } from './mongo-server.ts';
 
 let lastFile: string | undefined;
+let fileStartedAt = 0;
+
+/**
+ * With ANNALS_TEST_TIMINGS=FILE, each test file's wall time (hooks included: the servers it starts) is added
+ * to FILE as a JSON line {file, ms, tests}; scripts/test-timings.ts runs the suite so and prints the slowest.
+ * Root hooks run once per file in mocha's parallel mode (npm test), once per run otherwise.
+ */
+function recordFileTime(root: Mocha.Suite | undefined): void {
+  const out = process.env['ANNALS_TEST_TIMINGS'];
+  if (!out || !root) return;
+  const files = new Set<string>();
+  let tests = 0;
+  const walk = (suite: Mocha.Suite) => {
+    if (suite.file) files.add(suite.file);
+    tests += suite.tests.length;
+    suite.suites.forEach(walk);
+  };
+  walk(root);
+  const file = files.size === 1 ? [...files][0]! : `${files.size} files`;
+  fs.appendFileSync(out, `${JSON.stringify({ file: path.relative(process.cwd(), file), ms: Math.round(performance.now() - fileStartedAt), tests })}\n`);
+}
 
 /** Mocha root hooks, loaded for every run through .mocharc.json. */
 export const mochaHooks = {
   beforeAll(): void {
+    fileStartedAt = performance.now();
     // Every admin and public answer the tests receive is checked against the served OpenAPI documents.
     installResponseValidation();
   },
@@ -17,7 +41,8 @@ export const mochaHooks = {
     if (file !== lastFile) forgetServedDocuments();
     lastFile = file;
   },
-  async afterAll(): Promise<void> {
+  async afterAll(this: Mocha.Context): Promise<void> {
+    recordFileTime(this.test?.parent);
     cleanupTempDirs();
     // The MongoDB suites' shared server (a container or FerretDB), if one was started.
     await stopMongoServer();
