@@ -33,13 +33,15 @@ import { StreamNotFoundError } from '../event-store/errors.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import type { PublicationIntervalDoc, SlugRedirectIntervalDoc } from '../../projections/publication-history.ts';
+import type { PublicationIntervalDoc } from '../../projections/publication-history.ts';
 import type { ProjectView } from './content-service.ts';
 import { keysetPage, type Page, type PageRequest } from './keyset-page.ts';
 import type { ProjectionWatermark } from './projection-watermark.ts';
+import { publicationHistoryQueries, PUBLICATION_HISTORY, PUBLICATION_HISTORY_LISTS, type PublicationHistoryQueries } from '../../projections/publication-history-queries.ts';
+import { contentQueries, type ContentQueries } from '../../projections/content-queries.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
 
-const PROJECTION = 'publication-history';
+const PROJECTION = PUBLICATION_HISTORY;
 /** How long a read waits for the publication history to fold what the log held when it began. */
 const CATCH_UP_MS = 3000;
 
@@ -125,7 +127,13 @@ export interface AsOfWorkflow {
 }
 
 export class AsOfReads {
-  constructor(private readonly deps: { log: EventLog; reader: ReadModelReader; watermark: ProjectionWatermark; clock: Clock }) {}
+  constructor(private readonly deps: { log: EventLog; reader: ReadModelReader; watermark: ProjectionWatermark; clock: Clock }) {
+    this.#history = publicationHistoryQueries(deps.reader);
+    this.#content = contentQueries(deps.reader);
+  }
+
+  readonly #history: PublicationHistoryQueries;
+  readonly #content: ContentQueries;
 
   /** The entry as served at `at` (NOT_FOUND when it was not live then). */
   async entry(principal: Principal, project: ProjectView, entryId: string, at: string, options: AsOfEntryOptions): Promise<AsOfEntry> {
@@ -159,7 +167,7 @@ export class AsOfReads {
     const filter = { formSetId, firstPublishedMs: { $lte: instant.ms }, fromMs: { $lte: instant.ms }, toMs: { $gt: instant.ms } };
     const result = await keysetPage(
       this.deps.reader,
-      { projection: PROJECTION, collection: 'intervals', filter, sort: [['firstPublishedMs', 'desc'], ['entryId', 'desc']], identity: ['as-of', formSetId, instant.iso], map: (doc) => listItem(doc as unknown as PublicationIntervalDoc) },
+      { ...PUBLICATION_HISTORY_LISTS.intervals, filter, sort: [['firstPublishedMs', 'desc'], ['entryId', 'desc']], identity: ['as-of', formSetId, instant.iso], map: (doc) => listItem(doc as unknown as PublicationIntervalDoc) },
       page,
     );
     if (result.items.length === 0 && page.cursor === undefined) await this.#formSetOfProject(project, formSetId);
@@ -312,13 +320,8 @@ export class AsOfReads {
     return { locale: match, defaultLocale: current.defaultLocale };
   }
 
-  async #liveInterval(where: { entryId: string } | { formSetId: string; slug: string }, instant: Instant): Promise<PublicationIntervalDoc | null> {
-    const [found] = await this.deps.reader.find<PublicationIntervalDoc & Record<string, unknown>>(PROJECTION, 'intervals', {
-      filter: { ...where, fromMs: { $lte: instant.ms }, toMs: { $gt: instant.ms } },
-      sort: [['fromMs', 'desc']],
-      limit: 1,
-    });
-    return found ?? null;
+  #liveInterval(where: { entryId: string } | { formSetId: string; slug: string }, instant: Instant): Promise<PublicationIntervalDoc | null> {
+    return this.#history.liveInterval(where, instant.ms);
   }
 
   /**
@@ -326,11 +329,7 @@ export class AsOfReads {
    * that left the slug, when it was live then (its slug then), or null.
    */
   async #redirect(formSetId: string, slug: string, instant: Instant): Promise<PublicationIntervalDoc | null> {
-    const [redirect] = await this.deps.reader.find<SlugRedirectIntervalDoc & Record<string, unknown>>(PROJECTION, 'redirects', {
-      filter: { formSetId, slug, fromMs: { $lte: instant.ms }, toMs: { $gt: instant.ms } },
-      sort: [['fromMs', 'desc']],
-      limit: 1,
-    });
+    const redirect = await this.#history.slugRedirectAt(formSetId, slug, instant.ms);
     if (!redirect) return null;
     const live = await this.#liveInterval({ entryId: redirect.entryId }, instant);
     return live && live.slug !== slug ? live : null;
@@ -365,9 +364,9 @@ export class AsOfReads {
   }
 
   async #formSetOfProject(project: ProjectView, formSetId: string): Promise<void> {
-    const formSet = await this.deps.reader.get<{ projectId: string }>('content', 'form_sets', formSetId);
+    const formSet = await this.#content.formSet(formSetId);
     if (formSet?.projectId === project.projectId) return;
-    const [interval] = await this.deps.reader.find<PublicationIntervalDoc & Record<string, unknown>>(PROJECTION, 'intervals', { filter: { formSetId }, limit: 1 });
+    const interval = await this.#history.anyIntervalOfFormSet(formSetId);
     if (interval?.projectId !== project.projectId) throw notFound(`No form set ${formSetId} in this project.`);
   }
 }

@@ -18,7 +18,7 @@ import type { TimeInput } from '../domain/content/entry/utc-instant.ts';
 import { formSetDecider } from '../domain/content/form-set/form-set-decider.ts';
 import { formSetStreamId } from '../domain/content/form-set/form-set-events.ts';
 import { assertValidEntryFields } from '../domain/content/form-set/field-validation.ts';
-import type { VersionedFormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
+import type { FormSetDefinition, VersionedFormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
 import type { AppendContext } from '../event-store/event-log.ts';
 import { queryTokens } from '../search/search-tokens.ts';
@@ -31,6 +31,9 @@ import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { WorkingCopyStore } from '../working-copies/working-copy-store.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
+import { contentQueries, CONTENT_LISTS, type ContentQueries } from '../../projections/content-queries.ts';
+import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
+import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 
 /** The project a request acts in, as the access read model holds it. */
 export interface ProjectView {
@@ -50,7 +53,7 @@ export interface FormSetView {
   slug: string;
   name: string;
   description: string | null;
-  definition: VersionedFormSetDefinition;
+  definition: FormSetDefinition;
   version: number;
 }
 
@@ -181,10 +184,12 @@ export class ContentService {
   ) {
     this.#writes = new ProjectWrites(deps);
     this.#keyIssuers = deps.keyIssuers ?? new KeyIssuersCache();
+    this.#content = contentQueries(deps.reader);
   }
 
   readonly #writes: ProjectWrites;
   readonly #keyIssuers: KeyIssuersCache;
+  readonly #content: ContentQueries;
 
   async createFormSet(principal: Principal, project: ProjectView, definition: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     assertCan(principal, 'form-sets.write');
@@ -211,7 +216,7 @@ export class ContentService {
   async updateFormSet(principal: Principal, project: ProjectView, formSetId: string, definition: Record<string, unknown>, expectedVersion?: number): Promise<FormSetView> {
     const current = await this.formSetOrFail(project, formSetId);
     // humanApproval: a form set's slug and fields shape what the public API serves of its live entries.
-    if (principal.kind === 'agent' && project.approvalPolicy?.humanApproval && (await this.#hasLiveEntries(formSetId))) {
+    if (principal.kind === 'agent' && project.approvalPolicy?.humanApproval && (await this.#content.hasLiveEntries(formSetId))) {
       requirePersonFor(principal, project.approvalPolicy, 'update_form_set', { formSetId }, 'change a form set with live entries (its slug and fields shape what the public API serves)');
     }
     const candidate = { ...definition, id: formSetId };
@@ -498,14 +503,14 @@ export class ContentService {
     assertCan(principal, 'entries.history.read');
     await this.#entryDoc(project, entryId);
     const filter = { streamId: entryStream(entryId) };
-    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records', filter, sort: [['position', 'asc']], identity: ['history', entryId], map: historyItem }, page);
+    return keysetPage(this.deps.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['position', 'asc']], identity: ['history', entryId], map: historyItem }, page);
   }
 
   /** An entry's revisions (without snapshots), oldest first or newest first; a page at a time. */
   async listRevisions(principal: Principal, project: ProjectView, entryId: string, page: PageRequest & { order: 'asc' | 'desc' }): Promise<Page<Record<string, unknown>>> {
     assertCan(principal, 'revisions.read');
     await this.#entryDoc(project, entryId);
-    return keysetPage(this.deps.reader, { projection: 'content', collection: 'revisions', filter: { entryId }, sort: [['revision', page.order]], identity: ['revisions', entryId], map: (doc) => doc }, page);
+    return keysetPage(this.deps.reader, { ...CONTENT_LISTS.revisions, filter: { entryId }, sort: [['revision', page.order]], identity: ['revisions', entryId], map: (doc) => doc }, page);
   }
 
   /**
@@ -532,8 +537,8 @@ export class ContentService {
     const { cursor: _cursor, limit: _limit, ...list } = query;
     return pinnedPage(
       this.deps.reader,
-      { projection: 'content', collection: 'entries', filter, sort: [[ENTRY_LIST_SORTS[key], direction]], ...(text === undefined ? {} : { text }), identity: ['entries', formSetId, list], map: (doc) => doc },
-      { field: 'updatedPosition', position: () => this.deps.reader.checkpoint('content') },
+      { ...CONTENT_LISTS.entries, filter, sort: [[ENTRY_LIST_SORTS[key], direction]], ...(text === undefined ? {} : { text }), identity: ['entries', formSetId, list], map: (doc) => doc },
+      { field: 'updatedPosition', position: this.#content.checkpoint },
       query,
     );
   }
@@ -556,7 +561,7 @@ export class ContentService {
     if (query.formSetId !== undefined) filter['formSetId'] = query.formSetId;
     if (query.status !== undefined) filter['status'] = query.status;
     const { cursor: _cursor, limit: _limit, ...list } = query;
-    return keysetPage(this.deps.reader, { projection: 'review-queue', collection: 'items', filter, sort: [['submittedAt', 'asc']], identity: ['review-queue', project.projectId, list], map: (doc) => doc }, query);
+    return keysetPage(this.deps.reader, { ...REVIEW_QUEUE_LISTS.items, filter, sort: [['submittedAt', 'asc']], identity: ['review-queue', project.projectId, list], map: (doc) => doc }, query);
   }
 
   /**
@@ -567,7 +572,7 @@ export class ContentService {
     assertCan(principal, 'entries.history.read');
     const entry = await this.#entryDoc(project, entryId);
     const formSet = await this.formSetOrFail(project, entry.formSetId);
-    const [from, to] = await Promise.all([fromRevisionId, toRevisionId].map((id) => this.deps.reader.get<RevisionView & Record<string, unknown>>('content', 'revisions', id)));
+    const [from, to] = await Promise.all([fromRevisionId, toRevisionId].map(this.#content.revision));
     for (const [revision, id] of [[from, fromRevisionId], [to, toRevisionId]] as const) {
       if (!revision || revision.entryId !== entryId) throw notFound(`Revision ${id} does not belong to this entry.`);
     }
@@ -624,27 +629,21 @@ export class ContentService {
       const streamId = String(r['streamId']);
       return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
     };
-    return keysetPage(this.deps.reader, { projection: 'audit-trail', collection: 'records', filter, sort: [['occurredAt', 'desc']], identity: ['audit', project.projectId, list], map }, query);
+    return keysetPage(this.deps.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['occurredAt', 'desc']], identity: ['audit', project.projectId, list], map }, query);
   }
 
   async formSetOrFail(project: ProjectView, formSetId: string): Promise<FormSetView> {
-    const formSet = await this.deps.reader.get<FormSetView & Record<string, unknown>>('content', 'form_sets', formSetId);
+    const formSet = await this.#content.formSet(formSetId);
     if (!formSet || formSet.projectId !== project.projectId) throw notFound(`No form set ${formSetId} in this project.`);
     return formSet;
   }
 
   async revisionOrFail(project: ProjectView, revisionId: string): Promise<RevisionView> {
-    const revision = await this.deps.reader.get<RevisionView & Record<string, unknown>>('content', 'revisions', revisionId);
+    const revision = await this.#content.revision(revisionId);
     if (!revision || revision.projectId !== project.projectId) throw notFound(`No revision ${revisionId} in this project.`);
     // A revision of a deleted entry is gone, whatever a half-replayed read model may still hold.
-    if (!(await this.deps.reader.get('content', 'entries', revision.entryId))) throw notFound(`No revision ${revisionId} in this project.`);
+    if (!(await this.#content.entry(revision.entryId))) throw notFound(`No revision ${revisionId} in this project.`);
     return revision;
-  }
-
-  /** Whether any entry of the form set has a published revision (one indexed read). */
-  async #hasLiveEntries(formSetId: string): Promise<boolean> {
-    const live = await this.deps.reader.find('content', 'entries', { filter: { formSetId, 'liveRevision.publishedAt': { $gt: '' } }, limit: 1 });
-    return live.length > 0;
   }
 
   /** The entry's read-model head (form set, latest revision); 404 NOT_FOUND when it is not in the project. */
@@ -653,14 +652,14 @@ export class ContentService {
   }
 
   async #entryDoc(project: ProjectView, entryId: string): Promise<EntryDocHead> {
-    const entry = await this.deps.reader.get<EntryDocHead & Record<string, unknown>>('content', 'entries', entryId);
+    const entry = await this.#content.entry(entryId);
     if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
     return entry;
   }
 
   /** The entry document as the read model holds it, without its search tokens. */
   async #entryDocument(entryId: string): Promise<Record<string, unknown>> {
-    const entry = await this.deps.reader.get<Record<string, unknown>>('content', 'entries', entryId);
+    const entry = await this.#content.entry(entryId);
     if (!entry) throw notFound(`No entry ${entryId}.`);
     const { search: _search, ...rest } = entry;
     return rest;
@@ -682,19 +681,19 @@ export class ContentService {
    */
   async #hasRevision(state: EntryState, entryId: string, revisionId: string): Promise<boolean> {
     if (knowsRevision(state, revisionId)) return true;
-    const recorded = await this.deps.reader.get<{ entryId: string }>('content', 'revisions', revisionId);
+    const recorded = await this.#content.revision(revisionId);
     return recorded?.entryId === entryId;
   }
 
   async #entryResponse(entryId: string): Promise<Record<string, unknown>> {
-    const entry = await this.deps.reader.get<Record<string, unknown> & { latestRevision: { revisionId: string } | null }>('content', 'entries', entryId);
+    const entry = await this.#content.entry(entryId);
     if (!entry) throw notFound(`No entry ${entryId}.`);
     const revision = entry.latestRevision ? await this.#revisionResponse(entry.latestRevision.revisionId) : null;
     return { entry: { id: entryId, slug: entry['slug'], formSetId: entry['formSetId'] }, revision };
   }
 
   async #revisionResponse(revisionId: string): Promise<Record<string, unknown>> {
-    const revision = await this.deps.reader.get<RevisionView & Record<string, unknown>>('content', 'revisions', revisionId);
+    const revision = await this.#content.revision(revisionId);
     if (!revision) throw notFound(`No revision ${revisionId}.`);
     return { id: revision.revisionId, revisionId: revision.revisionId, entryId: revision.entryId, revision: revision.revision, status: revision.status, updatedAt: revision.savedAt };
   }
@@ -705,13 +704,13 @@ export class ContentService {
    */
   async #richTextBase(formSet: FormSetView, entry: EntryDocHead): Promise<Record<string, unknown> | undefined> {
     if (!entry.latestRevision || !formSet.definition.fields.some((f) => f.type === 'tiptap')) return undefined;
-    return (await this.deps.reader.get<RevisionView & Record<string, unknown>>('content', 'revisions', entry.latestRevision.revisionId))?.snapshot;
+    return (await this.#content.revision(entry.latestRevision.revisionId))?.snapshot;
   }
 
   async #validFields(project: ProjectView, formSet: FormSetView, fields: unknown, previous?: Record<string, unknown>): Promise<Record<string, unknown>> {
     // Only the masters behind this form set's select, radio and multiselect fields (often none).
     const keys = [...new Set(formSet.definition.fields.flatMap((f) => (f.masterEntityKey ? [f.masterEntityKey] : [])))];
-    const masters = keys.length === 0 ? [] : await this.deps.reader.find<{ key: string; records: Array<{ value: string }> }>('content', 'masters', { filter: { projectId: project.projectId, key: { $in: keys } }, limit: keys.length });
+    const masters = keys.length === 0 ? [] : await this.#content.mastersWithKeys(project.projectId, keys);
     const byKey = new Map(masters.map((m) => [m.key, new Set(m.records.map((r) => r.value))]));
     return assertValidEntryFields({ ...formSet.definition, version: formSet.version } as VersionedFormSetDefinition, project.contentLocales, fields, {
       masterValues: (key: string) => byKey.get(key),

@@ -8,13 +8,16 @@ import { RebuildPausedError, type RebuildProgress } from '../projection-engine/r
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { ReadModelStore } from '../read-models/read-model-store.ts';
 import type { Principal } from '../domain/principal.ts';
+import { WEBHOOK_LISTS } from '../../projections/webhooks-queries.ts';
+import { CONTACT_FORM_LISTS } from '../../projections/contact-forms-queries.ts';
+import { MEDIA_LISTS } from '../../projections/media-queries.ts';
 import { isServiceOperator } from '../domain/access/service-operators.ts';
 
 /** The outboxes a project's work waits in: webhook deliveries, contact-form notices, media purges. */
 const OUTBOXES = [
-  { name: 'webhooks', projection: 'webhooks', collection: 'jobs' },
-  { name: 'contact-notices', projection: 'contact-forms', collection: 'jobs' },
-  { name: 'media-purge', projection: 'media', collection: 'purges' },
+  { name: 'webhooks', ...WEBHOOK_LISTS.jobs },
+  { name: 'contact-notices', ...CONTACT_FORM_LISTS.jobs },
+  { name: 'media-purge', ...MEDIA_LISTS.purges },
 ] as const;
 
 /** A rebuild started from the admin API, as far as it has come (kept in this process's memory). */

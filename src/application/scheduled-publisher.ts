@@ -12,13 +12,7 @@ import { SCHEDULER } from '../domain/content/entry/entry-workflow.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 import { handleCommand } from './command-handler.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
-
-interface ScheduledRevision {
-  revisionId: string;
-  entryId: string;
-  projectId: string;
-  publishAt: string;
-}
+import { contentQueries } from '../../projections/content-queries.ts';
 
 /**
  * The scheduled-publishing job (spec section 3): every interval (5 minutes by default) it publishes the
@@ -57,14 +51,11 @@ export class ScheduledPublisher {
   async runOnce(): Promise<number> {
     const now = this.deps.clock.now();
     let published = 0;
+    const accessModel = accessQueries(this.deps.reader);
+    const contentModel = contentQueries(this.deps.reader);
     for (;;) {
-      const due = await this.deps.reader.find<ScheduledRevision & Record<string, unknown>>('content', 'revisions', {
-        filter: { status: 'scheduled', publishAt: { $lte: now.toISOString() } },
-        sort: [['publishAt', 'asc']],
-        limit: 200,
-      });
+      const due = await contentModel.revisionsDueForPublishing(now.toISOString(), 200);
       let progressed = 0;
-      const accessModel = accessQueries(this.deps.reader);
       for (const revision of due) {
         const project = await accessModel.project(revision.projectId);
         const context: EntryContext = { principal: SCHEDULER, plan: project?.plan ?? 'free', now };

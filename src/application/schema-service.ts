@@ -21,6 +21,7 @@ import { builtInTemplate } from '../domain/content/blueprint/built-in-templates.
 import { handleCommand, loadAggregate } from './command-handler.ts';
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
+import { contentQueries, type ContentQueries } from '../../projections/content-queries.ts';
 import type { ProjectView } from './content-service.ts';
 
 /** A master as the content read model holds it (records in display order). */
@@ -61,20 +62,22 @@ export class SchemaService {
     private readonly deps: ProjectServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
+    this.#content = contentQueries(deps.reader);
   }
 
   readonly #writes: ProjectWrites;
+  readonly #content: ContentQueries;
 
   // ------------------------------------------------------------------------------------------------
   // Masters
 
   async listMasters(principal: Principal, project: ProjectView): Promise<MasterView[]> {
     assertCan(principal, 'masters.read');
-    return this.deps.reader.find<MasterView & Record<string, unknown>>('content', 'masters', { filter: { projectId: project.projectId }, sort: [['key', 'asc']], limit: 1000 });
+    return this.#content.mastersOfProject(project.projectId);
   }
 
   async masterOrFail(project: ProjectView, masterId: string): Promise<MasterView> {
-    const master = await this.deps.reader.get<MasterView & Record<string, unknown>>('content', 'masters', masterId);
+    const master = await this.#content.master(masterId);
     if (!master || master.projectId !== project.projectId) throw notFound(`No master entity ${masterId} in this project.`);
     return master;
   }
@@ -263,11 +266,7 @@ export class SchemaService {
    * idempotent request that got part way) do not count as clashes.
    */
   async #existing(project: ProjectView, own: Record<string, string> = {}): Promise<{ formSetSlugs: string[]; masterKeys: string[] }> {
-    const filter = { projectId: project.projectId };
-    const [formSets, masters] = await Promise.all([
-      this.deps.reader.find<{ formSetId: string; slug: string }>('content', 'form_sets', { filter, limit: 10_000 }),
-      this.deps.reader.find<{ masterId: string; key: string }>('content', 'masters', { filter, limit: 10_000 }),
-    ]);
+    const [formSets, masters] = await Promise.all([this.#content.allFormSetsOfProject(project.projectId), this.#content.allMastersOfProject(project.projectId)]);
     const ownIds = new Set(Object.values(own));
     const slugs = formSets.filter((f) => !ownIds.has(f.formSetId)).map((f) => f.slug);
     const keys = masters.filter((m) => !ownIds.has(m.masterId)).map((m) => m.key);

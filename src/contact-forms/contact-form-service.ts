@@ -21,6 +21,7 @@ import {
   type ParsedSettings,
 } from '../domain/contact-form/contact-form-settings.ts';
 import type { SecretBox } from '../security/secret-box.ts';
+import { contactFormQueries, type ContactFormQueries } from '../../projections/contact-forms-queries.ts';
 import type { ContactFormDoc } from '../../projections/contact-forms.ts';
 
 /** The project a contact-form request acts in (the admin's project document). */
@@ -64,6 +65,7 @@ const chatContext = (formId: string) => `contact-form:${formId}:chat-webhook`;
  */
 export class ContactFormService {
   readonly #writes: ProjectWrites;
+  readonly #contactForms: ContactFormQueries;
 
   constructor(
     private readonly deps: ProjectServiceDeps & {
@@ -76,6 +78,7 @@ export class ContactFormService {
     },
   ) {
     this.#writes = new ProjectWrites(deps);
+    this.#contactForms = contactFormQueries(deps.reader);
   }
 
   async create(principal: Principal, project: ContactProject, input: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
@@ -90,7 +93,7 @@ export class ContactFormService {
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const formId = ids['formId']!;
       // A retried idempotent request whose first run got this far answers with what it made.
-      const existing = await this.deps.reader.get<ContactFormDoc & Record<string, unknown>>('contact-forms', 'forms', formId);
+      const existing = await this.#contactForms.form(formId);
       if (existing) return { status: 201, body: viewOf(existing, project) };
       const settings = this.#seal(formId, parsed, null);
       const command = { type: 'create_contact_form' as const, projectId: project.projectId, formId, settings };
@@ -111,7 +114,7 @@ export class ContactFormService {
 
   async list(principal: Principal, project: ContactProject): Promise<ContactFormView[]> {
     assertCan(principal, 'contact-forms.read');
-    const docs = await this.deps.reader.find<ContactFormDoc & Record<string, unknown>>('contact-forms', 'forms', { filter: { projectId: project.projectId, deleted: false }, sort: [['slug', 'asc']], limit: 1000 });
+    const docs = await this.#contactForms.formsOfProject(project.projectId);
     return docs.map((d) => viewOf(d, project));
   }
 
@@ -172,15 +175,14 @@ export class ContactFormService {
 
   /** The form's document, or NOT_FOUND for an unknown, deleted or other project's form. */
   async docOrFail(project: { projectId: string }, formId: string, options: { includeDeleted?: boolean } = {}): Promise<ContactFormDoc> {
-    const doc = await this.deps.reader.get<ContactFormDoc & Record<string, unknown>>('contact-forms', 'forms', formId);
+    const doc = await this.#contactForms.form(formId);
     if (!doc || doc.projectId !== project.projectId || (doc.deleted && !options.includeDeleted)) throw notFound(`No contact form ${formId} in this project.`);
     return doc;
   }
 
   /** The live form of a project by slug, or null. */
-  async bySlug(projectId: string, slug: string): Promise<ContactFormDoc | null> {
-    const [doc] = await this.deps.reader.find<ContactFormDoc & Record<string, unknown>>('contact-forms', 'forms', { filter: { projectId, slug, deleted: false }, limit: 1 });
-    return doc ?? null;
+  bySlug(projectId: string, slug: string): Promise<ContactFormDoc | null> {
+    return this.#contactForms.formBySlug(projectId, slug);
   }
 
   /** A chat webhook URL is checked when it is set, as webhook URLs are (and again at every delivery). */

@@ -7,10 +7,11 @@ import type { KeyStore } from '../key-store/key-store.ts';
 import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { noticeAttemptsStream, noticeAttemptStarted, noticeCompleted } from '../domain/contact-form/contact-form-events.ts';
-import type { NoticeJobDoc, SubmissionDoc } from '../../projections/contact-forms.ts';
+import type { NoticeJobDoc } from '../../projections/contact-forms.ts';
 import { openValues } from './submission-crypto.ts';
 import { composeAutoreply, composeChatText, composeNotification, consoleLinkFor, messageIdFor, type NoticeContext } from './notice-messages.ts';
 import { openChatUrl } from './contact-form-service.ts';
+import { contactFormQueries, CONTACT_FORM_LISTS } from '../../projections/contact-forms-queries.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
 
 export interface NoticeOutcome {
@@ -43,10 +44,10 @@ export interface NoticeOutboxDeps {
  */
 export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> {
   const accessModel = accessQueries(deps.reader);
+  const contactModel = contactFormQueries(deps.reader);
   return {
     name: 'contact-notices',
-    projection: 'contact-forms',
-    collection: 'jobs',
+    ...CONTACT_FORM_LISTS.jobs,
     idOf: (job) => job.jobId,
     outcomeLabel: (outcome) => outcome.outcome,
     order: [['receivedAt', 'asc']],
@@ -54,7 +55,7 @@ export function noticeOutbox(deps: NoticeOutboxDeps): OutboxDefinition<NoticeJob
 
     async perform(job, signal) {
       if (!job.form) throw new Error('the contact form was unknown when the submission arrived');
-      const submission = await deps.reader.get<SubmissionDoc & Record<string, unknown>>('contact-forms', 'submissions', job.submissionId);
+      const submission = await contactModel.submission(job.submissionId);
       const key = submission && !submission.erased && submission.sealedValues !== null ? await deps.keyStore.get(job.submissionId) : null;
       if (!submission || !key) return { outcome: 'skipped', messageId: null, detail: 'the submission was erased before the notice was sent' };
       const values = openValues(key, job.submissionId, submission.sealedValues!);

@@ -21,6 +21,7 @@ import type { KeyStore } from '../key-store/key-store.ts';
 import type { MailTransport } from '../mail/mail-transport.ts';
 import type { ContactFormDoc, NoticeState, SubmissionDoc } from '../../projections/contact-forms.ts';
 import { newSubmissionKey, openNote, openValues, sealNote, sealValues } from './submission-crypto.ts';
+import { contactFormQueries, CONTACT_FORM_LISTS, type ContactFormQueries } from '../../projections/contact-forms-queries.ts';
 import { messageIdFor } from './notice-messages.ts';
 
 /** The project a submission is for: what the public side resolved. */
@@ -88,7 +89,11 @@ export class SubmissionService {
       clock: Clock;
       logger: Logger;
     },
-  ) {}
+  ) {
+    this.#contactForms = contactFormQueries(deps.reader);
+  }
+
+  readonly #contactForms: ContactFormQueries;
 
   /** Checks and saves a submission for `form`; `locale` from the query or the body's `_locale`. */
   async accept(project: SubmittingProject, form: ContactFormDoc, body: Record<string, unknown>, requestedLocale?: string): Promise<Acceptance> {
@@ -146,8 +151,8 @@ export class SubmissionService {
     const filter: Record<string, string | boolean> = { formId, projectId: project.projectId };
     if (query.read !== undefined) filter['read'] = query.read;
     const [page, unread] = await Promise.all([
-      keysetPage(this.deps.reader, { projection: 'contact-forms', collection: 'submissions', filter, sort: [['receivedAt', 'desc']], identity: ['submissions', formId, query.read ?? null], map: (doc) => doc as unknown as SubmissionDoc }, query),
-      this.deps.reader.count('contact-forms', 'submissions', { formId, projectId: project.projectId, read: false }),
+      keysetPage(this.deps.reader, { ...CONTACT_FORM_LISTS.submissions, filter, sort: [['receivedAt', 'desc']], identity: ['submissions', formId, query.read ?? null], map: (doc) => doc as unknown as SubmissionDoc }, query),
+      this.#contactForms.countUnreadSubmissions(project.projectId, formId),
     ]);
     const keys = await this.deps.keyStore.getMany(page.items.filter((d) => !d.erased).map((d) => d.submissionId));
     return { unread, items: page.items.map((d) => this.#view(d, keys.get(d.submissionId) ?? null)), nextCursor: page.nextCursor };
@@ -208,7 +213,7 @@ export class SubmissionService {
   }
 
   async #docOrFail(project: { projectId: string }, formId: string, submissionId: string): Promise<SubmissionDoc> {
-    const doc = await this.deps.reader.get<SubmissionDoc & Record<string, unknown>>('contact-forms', 'submissions', submissionId);
+    const doc = await this.#contactForms.submission(submissionId);
     if (!doc || doc.projectId !== project.projectId || doc.formId !== formId) throw notFound(`No submission ${submissionId} of contact form ${formId}.`);
     return doc;
   }

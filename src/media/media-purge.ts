@@ -4,6 +4,7 @@ import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { OutboxWorker, type OutboxDefinition, type OutboxObserver } from '../outbox/outbox-worker.ts';
 import { BlobStoreUnavailableError, type BlobStore } from '../blobs/blob-store.ts';
 import { blobsPurged } from '../domain/media/media-events.ts';
+import { MEDIA_LISTS } from '../../projections/media-queries.ts';
 import type { PurgeDoc } from '../../projections/media.ts';
 
 type PurgeItem = PurgeDoc & Record<string, unknown>;
@@ -18,8 +19,7 @@ type PurgeItem = PurgeDoc & Record<string, unknown>;
 export function mediaPurgeOutbox(blobs: BlobStore): OutboxDefinition<PurgeItem, { deleted: number }> {
   return {
     name: 'media-purge',
-    projection: 'media',
-    collection: 'purges',
+    ...MEDIA_LISTS.purges,
     idOf: (item) => item.assetId,
     order: [['deletedAt', 'asc']],
     async perform(item) {

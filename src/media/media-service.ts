@@ -16,17 +16,18 @@ import type { Idempotency, IdempotentResult } from '../application/idempotency.t
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { ProjectWrites } from '../application/project-writes.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
-import type { AssetDoc, FolderDoc } from '../../projections/media.ts';
+import type { AssetDoc } from '../../projections/media.ts';
 import { imageMetadata } from './image-metadata.ts';
 import { MediaRejectedError } from './media-errors.ts';
 import type { ReceivedFile } from './received-file.ts';
 import { sniffMimeType } from './sniff-mime-type.ts';
 import { normaliseFileName } from './file-name.ts';
+import { mediaQueries, MAX_FOLDERS_LISTED, MEDIA_LISTS, type MediaQueries } from '../../projections/media-queries.ts';
 import { WebpVariants } from './webp-variants.ts';
 
 /** An asset as the admin API and the MCP tools show it. */
 /** Folders listed at most (a library with more shows the first ones by name). */
-export const MAX_FOLDERS_LISTED = 1000;
+export { MAX_FOLDERS_LISTED };
 
 export interface AssetView {
   id: string;
@@ -84,7 +85,10 @@ export class MediaService {
     },
   ) {
     this.#writes = new ProjectWrites(deps);
+    this.#media = mediaQueries(deps.reader);
   }
+
+  readonly #media: MediaQueries;
 
   /** The permission check an upload route makes before reading any byte of the body. */
   assertMayUpload(principal: Principal): void {
@@ -132,7 +136,7 @@ export class MediaService {
       await this.deps.blobs.put(blobKey, { path: file.path }, { contentType: mimeType });
       const result = await handleCommand(this.deps.log, assetStreamId(assetId), assetDecider, command, context, { actor: actorOf(principal) });
       await this.#writes.settle(result.position);
-      const doc = await this.deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', assetId);
+      const doc = await this.#media.asset(assetId);
       const at = context.now;
       return {
         status: 201,
@@ -154,7 +158,7 @@ export class MediaService {
     const predicates = [type.matches, needle ? (doc: AssetDoc) => doc.fileName.toLowerCase().includes(needle) : undefined].filter((p) => p !== undefined);
     const keep = predicates.length === 0 ? undefined : (doc: Record<string, unknown>) => predicates.every((matches) => matches(doc as unknown as AssetDoc));
     const { cursor: _cursor, limit: _limit, ...list } = query;
-    return keysetPage(this.deps.reader, { projection: 'media', collection: 'assets', filter, sort: [['seq', 'desc']], identity: ['media', project.projectId, list], map: (doc) => assetView(doc as unknown as AssetDoc), ...(keep ? { keep } : {}) }, query);
+    return keysetPage(this.deps.reader, { ...MEDIA_LISTS.assets, filter, sort: [['seq', 'desc']], identity: ['media', project.projectId, list], map: (doc) => assetView(doc as unknown as AssetDoc), ...(keep ? { keep } : {}) }, query);
   }
 
   async get(principal: Principal, project: { projectId: string }, assetId: string): Promise<AssetView> {
@@ -165,7 +169,7 @@ export class MediaService {
   /** The folders of the project's media library that hold assets, by name, with how many each holds. */
   async folders(principal: Principal, project: { projectId: string }): Promise<Array<{ folder: string; assets: number }>> {
     assertCan(principal, 'media.list');
-    const docs = await this.deps.reader.find<FolderDoc & Record<string, unknown>>('media', 'folders', { filter: { projectId: project.projectId }, sort: [['folder', 'asc']], limit: MAX_FOLDERS_LISTED });
+    const docs = await this.#media.foldersOfProject(project.projectId);
     return docs.map((doc) => ({ folder: doc.folder, assets: doc.assets }));
   }
 
@@ -203,7 +207,7 @@ export class MediaService {
   }
 
   async #docOrFail(projectId: string, assetId: string): Promise<AssetDoc> {
-    const doc = await this.deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', assetId);
+    const doc = await this.#media.asset(assetId);
     if (!doc || doc.projectId !== projectId) throw notFound(`No asset ${assetId} in this project.`);
     return doc;
   }

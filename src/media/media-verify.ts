@@ -3,6 +3,7 @@ import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { AssetDoc } from '../../projections/media.ts';
 import { blobDigest } from './blob-digest.ts';
 import type { LoggedAsset } from './logged-assets.ts';
+import { mediaQueries } from '../../projections/media-queries.ts';
 import { assetProblem, endsTheRun, forEachAsset, ProgressTally, type AssetProblem, type MediaProgress } from './media-transfer.ts';
 
 export interface MediaVerifyResult {
@@ -65,15 +66,10 @@ const FIELDS = ['assetId', 'projectId', 'fileName', 'mimeType', 'byteSize', 'sha
  * project index: memory does not grow with the number of assets.
  */
 export async function* readModelAssets(reader: ReadModelReader, projectId?: string): AsyncGenerator<LoggedAsset> {
+  const media = mediaQueries(reader);
   let after: { values: Array<string | number | null>; id: string } | undefined;
   for (;;) {
-    const page = await reader.findWithIds('media', 'assets', {
-      ...(projectId ? { filter: { projectId } } : {}),
-      sort: [['projectId', 'asc'], ['seq', 'desc']],
-      fields: FIELDS,
-      limit: PAGE,
-      ...(after ? { after } : {}),
-    });
+    const page = await media.assetPage(projectId, FIELDS, PAGE, after);
     for (const { doc } of page) {
       const asset = doc as unknown as AssetDoc;
       yield { assetId: asset.assetId, projectId: asset.projectId, fileName: asset.fileName, mimeType: asset.mimeType, byteSize: asset.byteSize, sha256: asset.sha256, blobKey: asset.blobKey };
@@ -86,5 +82,5 @@ export async function* readModelAssets(reader: ReadModelReader, projectId?: stri
 
 /** How many assets readModelAssets yields. */
 export function countReadModelAssets(reader: ReadModelReader, projectId?: string): Promise<number> {
-  return reader.count('media', 'assets', projectId ? { projectId } : undefined);
+  return mediaQueries(reader).countAssets(projectId);
 }

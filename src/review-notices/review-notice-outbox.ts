@@ -5,7 +5,6 @@ import { noticeRetryLater, postChatNotice, recordNoticeAttempt, sendNoticeMail, 
 import type { MailTransport } from '../mail/mail-transport.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { reviewNoticeAttemptsStream, reviewNoticeAttemptStarted, reviewNoticeCompleted } from '../domain/review-notice/review-notice-events.ts';
-import type { SealedChatWebhook } from '../domain/access/project-decider.ts';
 import type { UserDoc } from '../../projections/access.ts';
 import { reviewQueue, type PolicyNoticeDoc, type ReviewNoticeDoc, type WorkflowNoticeDoc } from '../../projections/review-queue.ts';
 import {
@@ -20,6 +19,7 @@ import {
 } from './review-notice-messages.ts';
 import type { MailMessage } from '../mail/mail-transport.ts';
 import { openReviewChatUrl } from './review-chat-url.ts';
+import { reviewQueueQueries, REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
 
 export interface ReviewNoticeOutcome {
@@ -56,6 +56,7 @@ type Actor = { type: string; id: string };
  */
 export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefinition<Doc<ReviewNoticeDoc>, ReviewNoticeOutcome> {
   const access = accessQueries(deps.reader);
+  const reviewQueueModel = reviewQueueQueries(deps.reader);
   const user = (id: string) => access.user(id);
   const nameOf = async (actor: Actor): Promise<string> => {
     if (actor.type === 'user') return (await user(actor.id))?.email ?? `user ${actor.id}`;
@@ -127,8 +128,7 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
 
   return {
     name: 'review-notices',
-    projection: reviewQueue.name,
-    collection: 'notices',
+    ...REVIEW_QUEUE_LISTS.notices,
     // An upgrade from a version without notices rebuilds review-queue in the background: wait for it.
     projectionVersion: reviewQueue.version,
     idOf: (notice) => notice.jobId,
@@ -141,7 +141,7 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
       let chatUrl: string | null = null;
       let to: string[] = [];
       if (notice.channel === 'chat') {
-        const settings = await deps.reader.get<Doc<{ chat: SealedChatWebhook | null }>>('review-queue', 'notice_projects', notice.projectId);
+        const settings = await reviewQueueModel.noticeProject(notice.projectId);
         if (!settings?.chat) return { outcome: 'skipped', messageId: null, recipients: 0, detail: 'the review chat webhook was removed before the notice was sent' };
         chatUrl = openReviewChatUrl(deps.secrets, notice.projectId, settings.chat);
       } else {

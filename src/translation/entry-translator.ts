@@ -4,6 +4,7 @@ import { conflict, notFound } from '../domain/domain-error.ts';
 import { requirePlan } from '../domain/plans.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
+import { contentQueries, type ContentQueries } from '../../projections/content-queries.ts';
 import { applyEntryTranslation, planEntryTranslation, planSize, type TranslationUnit } from './entry-translation.ts';
 import type { TranslationProvider } from './translation-provider.ts';
 
@@ -28,13 +29,6 @@ export interface TranslateResult {
   characters: number;
 }
 
-interface EntryDoc {
-  entryId: string;
-  projectId: string;
-  formSetId: string;
-  latestRevision: { revisionId: string; revision: number; status: string } | null;
-}
-
 /**
  * translate_entry_locales (spec sections 4.4 and 8): fills the missing locale values of an entry's latest
  * revision by machine translation and saves the result as a new draft revision, through the content
@@ -51,7 +45,11 @@ export class EntryTranslator {
       /** Unset when TRANSLATION_API_URL is not configured. */
       provider: TranslationProvider | undefined;
     },
-  ) {}
+  ) {
+    this.#content = contentQueries(deps.reader);
+  }
+
+  readonly #content: ContentQueries;
 
   async translate(principal: Principal, project: ProjectView, entryId: string, input: TranslateInput): Promise<TranslateResult> {
     assertCan(principal, 'entries.translate');
@@ -64,7 +62,7 @@ export class EntryTranslator {
         'The operator sets TRANSLATION_API_URL to a DeepL-compatible endpoint (for example https://api-free.deepl.com/v2/translate) and TRANSLATION_API_KEY to its key, then restarts the service.',
       );
     }
-    const entry = await this.deps.reader.get<EntryDoc & Record<string, unknown>>('content', 'entries', entryId);
+    const entry = await this.#content.entry(entryId);
     if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
     const latest = entry.latestRevision;
     if (!latest) throw conflict(`Entry ${entryId} has no revision to translate.`, 'Save a revision first (save_revision).');

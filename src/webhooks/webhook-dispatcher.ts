@@ -9,11 +9,12 @@ import { OutboxWorker, type OutboxDefinition, type OutboxObserver } from '../out
 import type { SecretBox } from '../security/secret-box.ts';
 import { deliveryStream } from '../domain/webhook/webhook-events.ts';
 import { serializePayload } from '../domain/webhook/webhook-payload.ts';
-import type { JobDoc, WebhookDoc } from '../../projections/webhooks.ts';
+import type { JobDoc } from '../../projections/webhooks.ts';
+import { webhookQueries, WEBHOOK_LISTS, WEBHOOKS_PROJECTION } from '../../projections/webhooks-queries.ts';
 import { signatureHeader } from './webhook-signature.ts';
 import type { SendResult, WebhookSender } from './webhook-sender.ts';
 
-export const WEBHOOKS_PROJECTION = 'webhooks';
+export { WEBHOOKS_PROJECTION };
 export const USER_AGENT = 'annals-webhooks/1';
 
 /** The request headers of a delivery attempt (spec section 6); the delivery history shows them as sent. */
@@ -74,7 +75,8 @@ const ACTOR = { type: 'system' as const, id: 'webhook-dispatcher' };
  * the log is never sent again automatically; redelivery is a new job asked for from the admin API.
  */
 export function webhookOutbox(deps: DispatcherDeps): OutboxDefinition<JobDoc & Record<string, unknown>, DispatchOutcome> {
-  const { log, reader, clock, logger, box, sender } = deps;
+  const { log, clock, logger, box, sender } = deps;
+  const webhookModel = webhookQueries(deps.reader);
 
   const fixedPayload = async (job: JobDoc): Promise<string> => {
     try {
@@ -89,21 +91,19 @@ export function webhookOutbox(deps: DispatcherDeps): OutboxDefinition<JobDoc & R
 
   return {
     name: 'webhooks',
-    projection: WEBHOOKS_PROJECTION,
-    collection: 'jobs',
+    ...WEBHOOK_LISTS.jobs,
     idOf: (job) => job.jobId,
     order: [['seq', 'asc']],
     partitioning: {
       field: 'webhookId',
       concurrency: deps.concurrencyPerWebhook,
-      pendingKeys: async () =>
-        (await reader.find<{ webhookId: string }>(WEBHOOKS_PROJECTION, 'queues', { filter: { pending: { $gt: 0 } }, limit: 10_000 })).map((q) => q.webhookId),
+      pendingKeys: webhookModel.webhooksWithPendingDeliveries,
     },
     retryLater: (error) => error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError,
     outcomeLabel: (outcome) => (outcome.kind === 'abandoned' ? 'abandoned' : outcome.result.ok ? 'delivered' : 'failed'),
 
     async perform(job, signal): Promise<DispatchOutcome> {
-      const webhook = await reader.get<WebhookDoc & Record<string, unknown>>(WEBHOOKS_PROJECTION, 'webhooks', job.webhookId);
+      const webhook = await webhookModel.webhook(job.webhookId);
       if (!webhook || webhook.deleted || webhook.sealedSecret === null) {
         return { kind: 'abandoned', reason: 'webhook-deleted', detail: 'not sent: the webhook was deleted before this delivery was attempted' };
       }

@@ -18,6 +18,7 @@ import { assertCallableUrl } from '../application/callable-url.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { AttemptDoc, DeliveryDoc, DeliveryStatus, WebhookDoc } from '../../projections/webhooks.ts';
 import { deliveryHeaders, secretContext, WEBHOOKS_PROJECTION } from './webhook-dispatcher.ts';
+import { webhookQueries, WEBHOOK_LISTS, type WebhookQueries } from '../../projections/webhooks-queries.ts';
 import { generateSigningSecret } from './webhook-signature.ts';
 
 /** Webhooks per project. */
@@ -97,15 +98,15 @@ export class WebhookService {
       policy: OutboundPolicy;
       resolve?: Resolver;
     },
-  ) {}
+  ) {
+    this.#webhooks = webhookQueries(deps.reader);
+  }
+
+  readonly #webhooks: WebhookQueries;
 
   async list(principal: Principal, project: WebhookProject): Promise<WebhookView[]> {
     this.#gate(principal, project, 'webhooks.read');
-    const docs = await this.deps.reader.find<Doc<WebhookDoc>>(WEBHOOKS_PROJECTION, 'webhooks', {
-      filter: { projectId: project.projectId, deleted: false },
-      sort: [['seq', 'asc']],
-      limit: 1000,
-    });
+    const docs = await this.#webhooks.webhooksOfProject(project.projectId);
     return docs.map(webhookView);
   }
 
@@ -121,7 +122,7 @@ export class WebhookService {
     if (input.url === undefined) throw invalid('url: required');
     if (input.events === undefined) throw invalid('events: required');
     const settings = validSettings({ name: input.name, url: input.url, description: input.description ?? null, events: input.events });
-    const existing = await this.deps.reader.count(WEBHOOKS_PROJECTION, 'webhooks', { projectId: project.projectId, deleted: false });
+    const existing = await this.#webhooks.countWebhooksOfProject(project.projectId);
     if (existing >= MAX_WEBHOOKS_PER_PROJECT) {
       throw invalid(`the project already has ${MAX_WEBHOOKS_PER_PROJECT} webhooks, the most allowed`, 'Delete a webhook first.');
     }
@@ -138,7 +139,7 @@ export class WebhookService {
       { actor: actorOf(principal) },
     );
     await this.#settle(result.position);
-    const doc = await this.deps.reader.get<Doc<WebhookDoc>>(WEBHOOKS_PROJECTION, 'webhooks', webhookId);
+    const doc = await this.#webhooks.webhook(webhookId);
     if (doc) return { ...webhookView(doc), secret };
     // Not folded within the wait: answer from the decision (the secret is never shown again).
     const now = this.deps.clock.now().toISOString();
@@ -177,13 +178,9 @@ export class WebhookService {
     this.#gate(principal, project, 'webhooks.read');
     const webhook = await this.#webhookOrFail(project, webhookId);
     const filter = { webhookId, ...(query.status === undefined ? {} : { status: query.status }) };
-    const page = await keysetPage(this.deps.reader, { projection: WEBHOOKS_PROJECTION, collection: 'deliveries', filter, sort: [['seq', 'desc']], identity: ['deliveries', webhookId, query.status ?? null], map: (doc) => doc as Doc<DeliveryDoc> }, query);
+    const page = await keysetPage(this.deps.reader, { ...WEBHOOK_LISTS.deliveries, filter, sort: [['seq', 'desc']], identity: ['deliveries', webhookId, query.status ?? null], map: (doc) => doc as Doc<DeliveryDoc> }, query);
     const docs = page.items;
-    const attempts = docs.length === 0 ? [] : await this.deps.reader.find<Doc<AttemptDoc>>(WEBHOOKS_PROJECTION, 'attempts', {
-      filter: { deliveryId: { $in: docs.map((d) => d.deliveryId) } },
-      sort: [['seq', 'asc']],
-      limit: 10_000,
-    });
+    const attempts = docs.length === 0 ? [] : await this.#webhooks.attemptsOfDeliveries(docs.map((d) => d.deliveryId));
     const secret = this.#secretOf(webhook);
     return { webhookId, items: docs.map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.deliveryId), secret)), nextCursor: page.nextCursor };
   }
@@ -191,7 +188,7 @@ export class WebhookService {
   async delivery(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {
     this.#gate(principal, project, 'webhooks.read');
     const delivery = await this.#deliveryOrFail(project, webhookId, deliveryId);
-    const attempts = await this.deps.reader.find<Doc<AttemptDoc>>(WEBHOOKS_PROJECTION, 'attempts', { filter: { deliveryId }, sort: [['seq', 'asc']], limit: 10_000 });
+    const attempts = await this.#webhooks.attemptsOfDelivery(deliveryId);
     return deliveryView(delivery, attempts, this.#secretOf(await this.#webhookOrFail(project, webhookId)));
   }
 
@@ -235,7 +232,7 @@ export class WebhookService {
 
   /** The delivery as the read model shows it, or pending when it has not folded it yet. */
   async #deliveryOrPending(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string, event: WebhookEventType): Promise<DeliveryView> {
-    const doc = await this.deps.reader.get<Doc<DeliveryDoc>>(WEBHOOKS_PROJECTION, 'deliveries', deliveryId);
+    const doc = await this.#webhooks.delivery(deliveryId);
     if (doc) return this.delivery(principal, project, webhookId, deliveryId);
     const now = this.deps.clock.now().toISOString();
     return { id: deliveryId, webhookId, event, trigger: 'test', status: 'pending', createdAt: now, payload: null, attemptCount: 0, notSent: null, attempts: [] };
@@ -272,14 +269,14 @@ export class WebhookService {
   }
 
   async #webhookOrFail(project: WebhookProject, webhookId: string): Promise<Doc<WebhookDoc>> {
-    const doc = await this.deps.reader.get<Doc<WebhookDoc>>(WEBHOOKS_PROJECTION, 'webhooks', webhookId);
+    const doc = await this.#webhooks.webhook(webhookId);
     if (!doc || doc.deleted || doc.projectId !== project.projectId) throw notFound(`No webhook ${webhookId}.`);
     return doc;
   }
 
   async #deliveryOrFail(project: WebhookProject, webhookId: string, deliveryId: string): Promise<Doc<DeliveryDoc>> {
     await this.#webhookOrFail(project, webhookId);
-    const doc = await this.deps.reader.get<Doc<DeliveryDoc>>(WEBHOOKS_PROJECTION, 'deliveries', deliveryId);
+    const doc = await this.#webhooks.delivery(deliveryId);
     if (!doc || doc.webhookId !== webhookId || doc.projectId !== project.projectId) throw notFound(`No delivery ${deliveryId} of webhook ${webhookId}.`);
     return doc;
   }

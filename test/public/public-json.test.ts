@@ -9,6 +9,7 @@ import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-st
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { schemaOf } from '../../src/projection-engine/projection.ts';
 import { entryViewId, publicContent, type PublicFormSetDoc } from '../../projections/public-content.ts';
+import { publicContentQueries } from '../../projections/public-content-queries.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const definition = {
@@ -114,7 +115,7 @@ describe('public JSON serialised at projection time', () => {
       const { jsonHead, jsonTail, jsonItem } = serialiseEntry(shaped);
       const formSet = { formSetId: 'fs-1', projectId: 'p-1', slug: 'blog', name: 'Blog', description: null, definition } as unknown as PublicFormSetDoc;
       const request = { formSet, locale: 'en', limit: 20, offset: 0, sort: undefined, text: undefined, includeSnapshot: false };
-      const reader = new ReadModelReader(store);
+      const reader = publicContentQueries(new ReadModelReader(store));
       const list = async () => (await entryListResponse(reader, request, 'http://127.0.0.1/public/p/p-1/v1')).json;
       const expected = entryListJson(JSON.stringify({ id: 'fs-1', slug: 'blog', name: 'Blog', description: null }), 1, 20, 0, [jsonItem]);
       await store.commit(target, [{ collection: 'entry_views', id: entryViewId('e-1', 'en'), doc: { ...shaped, jsonHead, jsonTail }, position: 1n }, { collection: 'live_counts', id: 'fs-1', doc: { formSetId: 'fs-1', liveEntries: 1 }, position: 1n }], 1n, '2026-11-22T10:00:00.000Z');

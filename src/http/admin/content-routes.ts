@@ -11,6 +11,7 @@ import { instant, listQuery, pageSchema } from './list-query.ts';
 import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
 import { SLUG_MAX_LENGTH, SLUG_MIN_LENGTH, SLUG_PATTERN } from '../../domain/content/entry/slug.ts';
 import { ENTRY_LIST_SORTS } from '../../../projections/content.ts';
+import { contentQueries } from '../../../projections/content-queries.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
@@ -79,7 +80,8 @@ const revisionListQuery = listQuery({
  */
 export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
-  const { content, reader } = deps;
+  const { content } = deps;
+  const contentModel = contentQueries(deps.reader);
   const id = (ctx: Context, name: string): string => {
     const value = ctx.params[name];
     if (!isUuid(value)) throw notFound(`No ${name.replace(/Id$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${value}.`);
@@ -88,7 +90,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', permission: 'form-sets.read', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: { description: 'The form sets', schema: z.object({ items: z.array(formSetSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
-    const items = await reader.find('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 });
+    const items = await contentModel.formSetsOfProject(project.projectId);
     ctx.body = { items: items.map(formSetSummary) };
   });
 
@@ -171,7 +173,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   api.add(router, { method: 'get', path: '/tenant-schema', operationId: 'getTenantSchema', permission: 'form-sets.read', summary: 'Every form set of the project with its fields, and the master entities behind select fields (get_tenant_schema)', tag: 'Form sets', responses: { 200: { description: 'The schema of the project', schema: tenantSchemaSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     const [formSets, masters] = await Promise.all([
-      reader.find<FormSetView & Record<string, unknown>>('content', 'form_sets', { filter: { projectId: project.projectId }, sort: [['slug', 'asc']], limit: 1000 }),
+      contentModel.formSetsOfProject(project.projectId),
       mastersOf(project.projectId),
     ]);
     ctx.body = {
@@ -182,8 +184,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     };
   });
 
-  const mastersOf = (projectId: string) =>
-    reader.find<MasterDoc & Record<string, unknown>>('content', 'masters', { filter: { projectId }, sort: [['key', 'asc']], limit: 1000 });
+  const mastersOf = contentModel.mastersOfProject;
 
   api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: { description: 'The revision', schema: revisionRefSchema } }, errors: { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.saveRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body, idempotencyKeyOf(ctx, body));

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
-import type { RevisionDoc } from '../../../projections/content.ts';
+import { contentQueries } from '../../../projections/content-queries.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
-
-type Doc<T> = T & Record<string, unknown>;
 
 const previewTokenSchema = z.object({
   token: z.string().describe('The only credential of GET /preview/revisions on the public API.'),
@@ -22,6 +20,7 @@ const previewTokenSchema = z.object({
  */
 export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
+  const contentModel = contentQueries(deps.reader);
   api.add(
     router,
     {
@@ -39,7 +38,7 @@ export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       const principal = principalOf(ctx);
       const project = projectOf(ctx);
       const revisionId = ctx.params.revisionId!;
-      const revision = isUuid(revisionId) ? await deps.reader.get<Doc<RevisionDoc>>('content', 'revisions', revisionId) : null;
+      const revision = isUuid(revisionId) ? await contentModel.revision(revisionId) : null;
       if (!revision || revision.projectId !== project.projectId) throw notFound(`No revision ${JSON.stringify(revisionId.slice(0, 64))} in this project.`);
       // The route's permission refuses agent keys: only a console user gets this far.
       const userId = principal.kind === 'user' ? principal.userId : principal.keyId;

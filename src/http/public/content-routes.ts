@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
-import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { EXTERNAL_ID_MAX, ENTITY_TYPE_MAX, IMPORT_PATH_MAX, SOURCE_TYPE_MAX } from '../../domain/content/entry/import-metadata.ts';
 import { mediaUrls } from '../../public-content/entry-view.ts';
 import { entryViewOf } from '../../public-content/public-json.ts';
-import type { EntryViewDoc, MasterViewDoc, PublicFormSetDoc } from '../../../projections/public-content.ts';
+import type { EntryViewDoc, PublicFormSetDoc } from '../../../projections/public-content.ts';
+import type { PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import { notFound } from '../errors/error-factory.ts';
 import { publicProjectOf, setCacheScopes } from './public-context.ts';
 import type { PublicRoutes } from './public-router.ts';
 import { QueryParams } from './query-params.ts';
-import { entryBySlug, entryNotFound, PUBLIC_CONTENT, requestedLocale } from './entry-lookup.ts';
+import { entryBySlug, entryNotFound, requestedLocale } from './entry-lookup.ts';
 import { answerFormerSlug, movedPermanently } from './entry-responses.ts';
 import { entryJson, entryListRequest, entryListResponse, formSetSummary, singleEntryResponse } from './entry-reads.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
@@ -24,13 +24,13 @@ export const SLUG_PARAM_MAX = 200;
 
 /** Entries, form sets, content lookups, masters, preview and SEO outputs (spec section 4.1, all but media). */
 export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
-  const { reader } = deps;
+  const { publicContent } = deps;
   return (router: Router) => {
     router.get('/form-sets/:slug', async (ctx) => {
       const target = publicProjectOf(ctx);
       const locale = requestedLocale(new QueryParams(ctx), target);
       const formSet = await deps.formSets.bySlug(target.projectId, ctx.params.slug!);
-      const found = await primaryEntry(reader, formSet, locale);
+      const found = await primaryEntry(publicContent, formSet, locale);
       if (!found) throw notFound(`Form set ${JSON.stringify(formSet.slug)} has no published entry.`);
       const view = entryViewOf(found);
       ctx.body = {
@@ -46,7 +46,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const target = publicProjectOf(ctx);
       const params = new QueryParams(ctx);
       const formSet = await deps.formSets.bySlug(target.projectId, ctx.params.formSetSlug!);
-      const page = await entryListResponse(reader, entryListRequest(params, target, formSet), target.baseUrl);
+      const page = await entryListResponse(publicContent, entryListRequest(params, target, formSet), target.baseUrl);
       // The ETag of the list's last change, as the fast lane sends it (without one, the conditional middleware hashes the bytes).
       if (page.etag !== undefined) ctx.set('ETag', page.etag);
       sendJson(ctx, page.json!);
@@ -58,7 +58,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const locale = requestedLocale(new QueryParams(ctx), target);
       const { formSetSlug, entrySlug } = ctx.params as { formSetSlug: string; entrySlug: string };
       const formSet = await deps.formSets.bySlug(target.projectId, formSetSlug);
-      const found = await singleEntryResponse(reader, formSet.formSetId, entrySlug, locale, target.mediaBaseUrl);
+      const found = await singleEntryResponse(publicContent, formSet.formSetId, entrySlug, locale, target.mediaBaseUrl);
       if (found.kind !== 'found') return answerFormerSlug(ctx, target, formSet, entrySlug, found);
       sendJson(ctx, found.json);
       setCacheScopes(ctx, [`entry:${found.entryId}`]);
@@ -69,11 +69,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const params = new QueryParams(ctx);
       const path = params.requiredString('path', { maxLength: IMPORT_PATH_MAX });
       const locale = requestedLocale(params, target);
-      const [view] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', {
-        filter: { projectId: target.projectId, locale, importPath: path },
-        sort: [['createdAt', 'asc'], ['entryId', 'asc']],
-        limit: 1,
-      });
+      const [view] = await publicContent.entryViewWithImportPath(target.projectId, locale, path);
       if (!view) throw notFound(`No published entry with import path ${JSON.stringify(path.slice(0, 200))}.`);
       sendJson(ctx, entryJson(view, target.mediaBaseUrl));
     });
@@ -85,7 +81,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const slug = params.requiredString('slug', { maxLength: SLUG_PARAM_MAX });
       const locale = requestedLocale(params, target);
       const formSet = await deps.formSets.bySlug(target.projectId, formSetSlug);
-      const found = await entryBySlug(reader, formSet.formSetId, slug, locale);
+      const found = await entryBySlug(publicContent, formSet.formSetId, slug, locale);
       if (found.kind === 'missing') throw entryNotFound(formSetSlug, slug);
       if (found.kind === 'moved') {
         const query = new URLSearchParams(ctx.querystring);
@@ -104,17 +100,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const locale = requestedLocale(params, target);
       // sourceType and entityType narrow the match when sent; without them any identity with the id matches
       // (the oldest entry first), as the OpenAPI document says.
-      const [view] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', {
-        filter: {
-          projectId: target.projectId,
-          locale,
-          'external.externalId': externalId,
-          ...(sourceType === undefined ? {} : { 'external.sourceType': sourceType }),
-          ...(entityType === undefined ? {} : { 'external.entityType': entityType }),
-        },
-        sort: [['createdAt', 'asc'], ['entryId', 'asc']],
-        limit: 1,
-      });
+      const [view] = await publicContent.entryViewWithExternalId(target.projectId, locale, externalId, sourceType, entityType);
       if (!view) throw notFound(`No published entry with external id ${JSON.stringify(externalId.slice(0, 200))}.`);
       sendJson(ctx, entryJson(view, target.mediaBaseUrl));
     });
@@ -122,10 +108,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
     router.get('/master-entities', async (ctx) => {
       const target = publicProjectOf(ctx);
       const locale = requestedLocale(new QueryParams(ctx), target);
-      const views = await reader.find<Doc<MasterViewDoc>>(PUBLIC_CONTENT, 'master_views', {
-        filter: { projectId: target.projectId, locale, published: true },
-        sort: [['key', 'asc']],
-      });
+      const views = await publicContent.publishedMasterViews(target.projectId, locale);
       ctx.body = { total: views.length, items: views.map((v) => v.entity) };
     });
 
@@ -133,7 +116,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const target = publicProjectOf(ctx);
       const locale = requestedLocale(new QueryParams(ctx), target);
       const key = ctx.params.key!;
-      const [view] = await reader.find<Doc<MasterViewDoc>>(PUBLIC_CONTENT, 'master_views', { filter: { projectId: target.projectId, locale, key }, limit: 1 });
+      const [view] = await publicContent.masterViewWithKey(target.projectId, locale, key);
       if (!view || !view.published) throw notFound(`No published master entity with key ${JSON.stringify(key.slice(0, 100))}.`);
       ctx.body = { masterEntity: view.entity, locale, total: view.records.length, items: view.records };
     });
@@ -144,16 +127,12 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
 }
 
 /** Spec section 2: the entry with slug main, else _legacy, else the oldest entry. */
-async function primaryEntry(reader: ReadModelReader, formSet: PublicFormSetDoc, locale: string): Promise<Doc<EntryViewDoc> | undefined> {
+async function primaryEntry(publicContent: PublicContentQueries, formSet: PublicFormSetDoc, locale: string): Promise<Doc<EntryViewDoc> | undefined> {
   for (const slug of ['main', '_legacy']) {
-    const [view] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId: formSet.formSetId, locale, slug }, limit: 1 });
+    const [view] = await publicContent.entryViewWithSlug(formSet.formSetId, slug, locale);
     if (view) return view;
   }
-  const [oldest] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', {
-    filter: { formSetId: formSet.formSetId, locale },
-    sort: [['createdAt', 'asc'], ['entryId', 'asc']],
-    limit: 1,
-  });
+  const [oldest] = await publicContent.oldestEntryView(formSet.formSetId, locale);
   return oldest;
 }
 

@@ -1,13 +1,11 @@
-import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
 import { VersionedCache } from '../../read-models/versioned-cache.ts';
-import type { EntryView } from '../../public-content/entry-view.ts';
-import { entryViewId, slugRedirectId, type EntryViewDoc, type PublicEntryDoc, type PublicFormSetDoc, type SlugRedirectDoc } from '../../../projections/public-content.ts';
+import type { EntryViewDoc, PublicFormSetDoc } from '../../../projections/public-content.ts';
+import { PUBLIC_CONTENT, type PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import type { PublicProject } from './public-context.ts';
 import type { QueryParams } from './query-params.ts';
 
-export const PUBLIC_CONTENT = 'public-content';
 type Doc<T> = T & Record<string, unknown>;
 
 /** The requested locale (query parameter `locale`), checked against the project's content locales; the default locale when absent. */
@@ -27,7 +25,7 @@ export class FormSetLookup {
   readonly #cache: VersionedCache<Doc<PublicFormSetDoc> | null>;
 
   constructor(
-    private readonly reader: ReadModelReader,
+    private readonly publicContent: PublicContentQueries,
     versions: ReadModelVersions,
   ) {
     this.#cache = new VersionedCache(() => versions.of(PUBLIC_CONTENT));
@@ -36,7 +34,7 @@ export class FormSetLookup {
   /** The project's form set with this slug; 404 NOT_FOUND when there is none. */
   async bySlug(projectId: string, slug: string): Promise<Doc<PublicFormSetDoc>> {
     const formSet = await this.#cache.get(`${projectId}\n${slug}`, async () => {
-      const [found] = await this.reader.find<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', { filter: { projectId, slug }, limit: 1 });
+      const [found] = await this.publicContent.formSetWithSlug(projectId, slug);
       return found ?? null;
     });
     if (!formSet) throw notFound(`No form set with slug ${JSON.stringify(slug.slice(0, 200))}.`);
@@ -50,14 +48,14 @@ export type EntryLookup = { kind: 'found'; view: Doc<EntryViewDoc> } | { kind: '
  * A live entry of the form set by slug, in a locale (only `fields` of its view when given, see Query.fields); or, when the slug is a former slug of a live entry,
  * the entry's current slug (the caller answers 301), however many renames ago it was.
  */
-export async function entryBySlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<EntryLookup> {
-  const view = await liveEntryView(reader, formSetId, slug, locale, fields);
-  return view ? { kind: 'found', view } : formerSlug(reader, formSetId, slug, locale);
+export async function entryBySlug(publicContent: PublicContentQueries, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<EntryLookup> {
+  const view = await liveEntryView(publicContent, formSetId, slug, locale, fields);
+  return view ? { kind: 'found', view } : formerSlug(publicContent, formSetId, slug, locale);
 }
 
 /** The view of the live entry of the form set that has this slug now, in a locale (only `fields` of it when given); one index lookup. */
-export async function liveEntryView(reader: ReadModelReader, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<Doc<EntryViewDoc> | undefined> {
-  const [view] = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId, locale, slug }, limit: 1, ...(fields ? { fields } : {}) });
+export async function liveEntryView(publicContent: PublicContentQueries, formSetId: string, slug: string, locale: string, fields?: readonly string[]): Promise<Doc<EntryViewDoc> | undefined> {
+  const [view] = await publicContent.entryViewWithSlug(formSetId, slug, locale, fields);
   return view;
 }
 
@@ -65,13 +63,13 @@ export async function liveEntryView(reader: ReadModelReader, formSetId: string, 
  * Where a slug that no live entry has now leads: the current slug of the live entry that had it, however many
  * renames ago (the caller answers 301), or missing.
  */
-export async function formerSlug(reader: ReadModelReader, formSetId: string, slug: string, locale: string): Promise<Exclude<EntryLookup, { kind: 'found' }>> {
-  const redirect = await reader.get<Doc<SlugRedirectDoc>>(PUBLIC_CONTENT, 'slug_redirects', slugRedirectId(formSetId, slug));
+export async function formerSlug(publicContent: PublicContentQueries, formSetId: string, slug: string, locale: string): Promise<Exclude<EntryLookup, { kind: 'found' }>> {
+  const redirect = await publicContent.slugRedirect(formSetId, slug);
   if (!redirect) return { kind: 'missing' };
-  const entry = await reader.get<Doc<PublicEntryDoc>>(PUBLIC_CONTENT, 'entries', redirect.entryId);
+  const entry = await publicContent.entry(redirect.entryId);
   if (!entry || entry.live === null || entry.slug === slug) return { kind: 'missing' };
   // Only point at a URL that answers: the entry must still be live in this locale.
-  const current = await reader.get<Doc<EntryView>>(PUBLIC_CONTENT, 'entry_views', entryViewId(entry.entryId, locale));
+  const current = await publicContent.entryView(entry.entryId, locale);
   return current ? { kind: 'moved', slug: current.slug } : { kind: 'missing' };
 }
 

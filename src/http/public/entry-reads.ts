@@ -1,17 +1,15 @@
 import { hash } from 'node:crypto';
-import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { Query } from '../../read-models/read-model-store.ts';
 import { planAtLeast } from '../../domain/plans.ts';
 import { entryListJson, entryViewOf, listItem, serialiseEntry, singleEntryJson, snapshotItemJson } from '../../public-content/public-json.ts';
 import { queryTokens } from '../../search/search-tokens.ts';
-import { ENTRY_VIEW_SORT_FIELDS, publicContent, type EntryViewDoc, type FormSetListDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
+import { ENTRY_VIEW_SORT_FIELDS, publicContent, type EntryViewDoc, type PublicFormSetDoc } from '../../../projections/public-content.ts';
+import type { PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import { isSortableField, type EntryView } from '../../public-content/entry-view.ts';
 import { planRequired, validationError } from '../errors/error-factory.ts';
-import { formerSlug, liveEntryView, PUBLIC_CONTENT, requestedLocale, type EntryLookup } from './entry-lookup.ts';
+import { formerSlug, liveEntryView, requestedLocale, type EntryLookup } from './entry-lookup.ts';
 import type { PublicProject } from './public-context.ts';
 import type { QueryParams } from './query-params.ts';
-
-type Doc<T> = T & Record<string, unknown>;
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
@@ -32,21 +30,21 @@ const LIST_ITEM_SOURCE_FIELDS = ['jsonItem', 'entryId', 'slug', 'revision'];
  * The single-entry response (GET /form-sets/{formSetSlug}/entries/{entrySlug}) of a live entry by slug: its
  * serialised bytes with mediaUrls on the request's base; or the current slug of a renamed entry; or missing.
  */
-export async function singleEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ kind: 'found'; json: string; entryId: string } | Exclude<EntryLookup, { kind: 'found' }>> {
-  const live = await liveEntryResponse(reader, formSetId, slug, locale, baseUrl);
-  return live ? { kind: 'found', ...live } : formerSlug(reader, formSetId, slug, locale);
+export async function singleEntryResponse(queries: PublicContentQueries, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ kind: 'found'; json: string; entryId: string } | Exclude<EntryLookup, { kind: 'found' }>> {
+  const live = await liveEntryResponse(queries, formSetId, slug, locale, baseUrl);
+  return live ? { kind: 'found', ...live } : formerSlug(queries, formSetId, slug, locale);
 }
 
 /**
  * The single-entry response of the live entry that has this slug now, or undefined when none has (a former
  * slug, see singleEntryResponse): one index lookup that reads the entry's serialised parts.
  */
-export async function liveEntryResponse(reader: ReadModelReader, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ json: string; entryId: string } | undefined> {
-  const view = await liveEntryView(reader, formSetId, slug, locale, SINGLE_ENTRY_FIELDS);
+export async function liveEntryResponse(queries: PublicContentQueries, formSetId: string, slug: string, locale: string, baseUrl: string): Promise<{ json: string; entryId: string } | undefined> {
+  const view = await liveEntryView(queries, formSetId, slug, locale, SINGLE_ENTRY_FIELDS);
   if (!view) return undefined;
   if (view.jsonHead !== undefined) return { json: singleEntryJson(view as Required<EntryViewDoc>, view.media, baseUrl), entryId: view.entryId };
   // A document of an older generation, without the serialised parts (while the rebuild after an upgrade runs).
-  const whole = await liveEntryView(reader, formSetId, slug, locale);
+  const whole = await liveEntryView(queries, formSetId, slug, locale);
   return whole ? { json: entryJson(whole, baseUrl), entryId: whole.entryId } : undefined;
 }
 
@@ -125,16 +123,16 @@ export interface EntryListPage {
  * holds newer items under the older change's ETag, which is never made again, so no client is told a stale
  * page is current. With `unchanged`, a page whose ETag it accepts is not read at all.
  */
-export async function entryListResponse(reader: ReadModelReader, request: EntryListRequest, baseUrl: string, unchanged?: (etag: string) => boolean): Promise<EntryListPage> {
+export async function entryListResponse(queries: PublicContentQueries, request: EntryListRequest, baseUrl: string, unchanged?: (etag: string) => boolean): Promise<EntryListPage> {
   const { formSet, limit, offset, text, includeSnapshot } = request;
   const summary = JSON.stringify(formSetSummary(formSet));
   if (text !== undefined && text.length === 0) return { etag: undefined, json: entryListJson(summary, 0, limit, offset, []) };
-  const list = await reader.get<Doc<FormSetListDoc>>(PUBLIC_CONTENT, 'live_counts', formSet.formSetId);
+  const list = await queries.formSetList(formSet.formSetId);
   const etag = list?.eventId === undefined ? undefined : listEtag(list.eventId, summary, request, baseUrl);
   if (etag !== undefined && unchanged?.(etag)) return { etag, json: undefined };
   const query = entryListQuery(request);
-  const items = await listItemsJson(reader, query, includeSnapshot, baseUrl);
-  const total = text === undefined ? (list?.liveEntries ?? 0) : await reader.count(PUBLIC_CONTENT, 'entry_views', query.filter, text);
+  const items = await listItemsJson(queries, query, includeSnapshot, baseUrl);
+  const total = text === undefined ? (list?.liveEntries ?? 0) : await queries.countEntryViews(query.filter, text);
   return { etag, json: entryListJson(summary, total, limit, offset, items) };
 }
 
@@ -151,20 +149,20 @@ export function listEtag(eventId: string, summary: string, request: EntryListReq
 }
 
 /** The items of a list page, each as serialised at projection time (with include_snapshot: with its data and media URLs). */
-async function listItemsJson(reader: ReadModelReader, query: Query, includeSnapshot: boolean, baseUrl: string): Promise<string[]> {
+async function listItemsJson(queries: PublicContentQueries, query: Query, includeSnapshot: boolean, baseUrl: string): Promise<string[]> {
   if (includeSnapshot) {
-    const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', query);
+    const views = await queries.entryViewPage(query);
     if (views.every((view) => view.jsonItem !== undefined && view.jsonHead !== undefined)) return views.map((view) => snapshotItemJson(view as Required<EntryViewDoc>, view.media, baseUrl));
     // Whole documents of an older generation, without the serialised parts (read again, as below).
     const { fields: _, ...wholeViews } = query;
-    const whole = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', wholeViews);
+    const whole = await queries.entryViewPage(wholeViews);
     return whole.map((view) => JSON.stringify(listItem(entryViewOf(view), { baseUrl })));
   }
-  const items = await reader.findStrings(PUBLIC_CONTENT, 'entry_views', query, LIST_ITEM_FIELD);
+  const items = await queries.entryViewPageField(query, LIST_ITEM_FIELD);
   if (items.every((item) => item !== null)) return items as string[];
   // Documents of an older generation without their item. Read again with what an item is made of: the page is
   // the same unless a write came in between, as with any two reads.
-  const views = await reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { ...query, fields: LIST_ITEM_SOURCE_FIELDS });
+  const views = await queries.entryViewPage({ ...query, fields: LIST_ITEM_SOURCE_FIELDS });
   return views.map((view) => view.jsonItem ?? JSON.stringify(listItem(view as Pick<EntryView, 'entryId' | 'slug' | 'revision'>)));
 }
 

@@ -22,7 +22,7 @@ export async function entryOrRedirect(
   const formSetSlug = ctx.params.formSetSlug!;
   const slug = ctx.params.entrySlug!;
   const formSet = await deps.formSets.bySlug(target.projectId, formSetSlug);
-  const found = await entryBySlug(deps.reader, formSet.formSetId, slug, locale);
+  const found = await entryBySlug(deps.publicContent, formSet.formSetId, slug, locale);
   if (found.kind !== 'found') {
     answerFormerSlug(ctx, target, formSet, slug, found, suffix);
     return undefined;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { BlobRangeError, type BlobRead, type BlobStore } from '../../blobs/blob-store.ts';
 import type { AssetDoc } from '../../../projections/media.ts';
+import { mediaQueries, type MediaQueries } from '../../../projections/media-queries.ts';
 import { acceptsWebp } from '../../media/accepts-webp.ts';
 import { contentRange, parseRange, rangeNotSatisfiable } from './byte-range.ts';
 import { isWebpConvertible } from '../../media/image-metadata.ts';
@@ -44,12 +45,13 @@ interface Representation {
  * move that did not carry them), with an error line naming the asset and the blob key, never a 500.
  */
 export function publicMediaRoutes(deps: PublicMediaDeps): PublicRoutes {
+  const media = mediaQueries(deps.reader);
   return (router) => {
     router.get('/media/:assetId', async (ctx) => {
       const { projectId } = publicProjectOf(ctx);
       const id = String(ctx.params['assetId'] ?? '');
       if (!isUuid(id)) throw notFound(`No asset ${JSON.stringify(String(id).slice(0, 64))}.`, { hint: 'Asset ids are UUIDs.' });
-      const asset = await deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', id.toLowerCase());
+      const asset = await media.asset(id.toLowerCase());
       if (!asset || asset.projectId !== projectId) throw notFound(`No asset ${id}.`);
 
       const isImage = asset.kind === 'image';
@@ -71,7 +73,7 @@ export function publicMediaRoutes(deps: PublicMediaDeps): PublicRoutes {
         range = rangeOf(ctx, representation);
         stored = await open(deps, asset, representation, range, ctx.method === 'HEAD');
       }
-      if (stored === 'missing') return notFoundWithoutBlob(deps, asset, representation.key);
+      if (stored === 'missing') return notFoundWithoutBlob(deps, media, asset, representation.key);
       if (stored === 'damaged') throw notAvailable(asset);
 
       ctx.set('Cache-Control', MEDIA_CACHE_CONTROL);
@@ -138,8 +140,8 @@ function sizeDiffers(deps: PublicMediaDeps, asset: AssetDoc, representation: Rep
  * 404 for an asset whose bytes are not in the blob store. Logged as an error naming the asset and the key,
  * unless the asset was deleted meanwhile (its purge may remove the bytes between the two reads).
  */
-async function notFoundWithoutBlob(deps: PublicMediaDeps, asset: AssetDoc, key: string): Promise<never> {
-  const current = await deps.reader.get<AssetDoc & Record<string, unknown>>('media', 'assets', asset.assetId);
+async function notFoundWithoutBlob(deps: PublicMediaDeps, media: MediaQueries, asset: AssetDoc, key: string): Promise<never> {
+  const current = await media.asset(asset.assetId);
   if (current) {
     deps.logger.error(
       { assetId: asset.assetId, projectId: asset.projectId, blobKey: key },

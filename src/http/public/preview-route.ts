@@ -1,16 +1,13 @@
 import type { Router } from '@koa/router';
-import type { EntryDoc, RevisionDoc } from '../../../projections/content.ts';
-import type { PublicFormSetDoc } from '../../../projections/public-content.ts';
+import { contentQueries } from '../../../projections/content-queries.ts';
 import { shapeEntryView } from '../../public-content/entry-view.ts';
 import { TokenError } from '../session-tokens.ts';
 import { notFound, unauthorized } from '../errors/error-factory.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { singleEntryBody } from '../../public-content/public-json.ts';
-import { PUBLIC_CONTENT, requestedLocale } from './entry-lookup.ts';
+import { requestedLocale } from './entry-lookup.ts';
 import { publicProjectOf } from './public-context.ts';
 import { QueryParams } from './query-params.ts';
-
-type Doc<T> = T & Record<string, unknown>;
 
 /** Preview tokens are JWTs of a few hundred characters; anything far longer is not one. */
 const TOKEN_MAX_LENGTH = 4096;
@@ -22,6 +19,7 @@ const TOKEN_MAX_LENGTH = 4096;
  * tampered one. Never cached.
  */
 export function previewRoute(router: Router, deps: PublicContentDeps): void {
+  const content = contentQueries(deps.reader);
   router.get('/preview/revisions', async (ctx) => {
     ctx.set('Cache-Control', 'private, no-store');
     const target = publicProjectOf(ctx);
@@ -37,9 +35,9 @@ export function previewRoute(router: Router, deps: PublicContentDeps): void {
         hint: 'Preview links are valid for 15 minutes: ask the console for a new one.',
       });
     }
-    const revision = await deps.reader.get<Doc<RevisionDoc>>('content', 'revisions', revisionId);
-    const entry = revision ? await deps.reader.get<Doc<EntryDoc>>('content', 'entries', revision.entryId) : null;
-    const formSet = revision ? await deps.reader.get<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', revision.formSetId) : null;
+    const revision = await content.revision(revisionId);
+    const entry = revision ? await content.entry(revision.entryId) : null;
+    const formSet = revision ? await deps.publicContent.formSet(revision.formSetId) : null;
     if (!revision || !entry || !formSet || revision.projectId !== target.projectId) throw notFound('The previewed revision no longer exists.');
     const view = shapeEntryView({
       projectId: target.projectId,

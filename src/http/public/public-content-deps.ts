@@ -5,11 +5,14 @@ import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { SessionTokens } from '../session-tokens.ts';
 import type { AdminDeps } from '../admin/admin-context.ts';
 import type { ReadModelVersions } from '../../projection-engine/read-model-versions.ts';
+import { publicContentQueries, type PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import { FormSetLookup } from './entry-lookup.ts';
 
 /** What the public content routes need. */
 export interface PublicContentDeps {
   reader: ReadModelReader;
+  /** The public-content read model's queries, built once for every route of the group. */
+  publicContent: PublicContentQueries;
   sessions: SessionTokens;
   clock: Clock;
   sitemapUrlsPerFile: number;
@@ -20,6 +23,7 @@ export interface PublicContentDeps {
 }
 
 export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'sessions' | 'clock' | 'logger'>, versions: ReadModelVersions): PublicContentDeps {
-  return { reader: admin.reader, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(admin.reader, versions), logger: admin.logger };
+  const publicContent = publicContentQueries(admin.reader);
+  return { reader: admin.reader, publicContent, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(publicContent, versions), logger: admin.logger };
 }
 

@@ -6,6 +6,7 @@ import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import { isUuid } from '../../event-store/position.ts';
 import { nonCanonicalPathReason } from '../middleware/canonical-path.ts';
 import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-logger.ts';
+import { publicContentQueries, type PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import { entryListRequest, entryListResponse, liveEntryResponse } from './entry-reads.ts';
 import { requestedLocale, type FormSetLookup } from './entry-lookup.ts';
 import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
@@ -52,8 +53,10 @@ export class PublicFastReads {
   readonly #fixedHeaders: readonly string[];
   /** The same less Content-Type: a 304's. */
   readonly #notModifiedHeaders: readonly string[];
+  readonly #publicContent: PublicContentQueries;
 
   constructor(private readonly options: PublicFastReadsOptions) {
+    this.#publicContent = publicContentQueries(options.reader);
     this.#cacheControl = publicCacheControl(options.cacheMaxAgeSeconds);
     this.#fixedHeaders = [...PUBLIC_CORS_HEADERS, ['Content-Type', 'application/json; charset=utf-8'], ['Cache-Control', this.#cacheControl]].flat();
     this.#notModifiedHeaders = [...PUBLIC_CORS_HEADERS, ['Cache-Control', this.#cacheControl]].flat();
@@ -82,11 +85,11 @@ export class PublicFastReads {
       let scope: string;
       if (match.entrySlug === undefined) {
         // A conditional request for the page the client holds is answered from the list's last change alone.
-        ({ json, etag } = await entryListResponse(this.options.reader, entryListRequest(params, target, formSet), target.baseUrl, (tag) => notModified(req, tag)));
+        ({ json, etag } = await entryListResponse(this.#publicContent, entryListRequest(params, target, formSet), target.baseUrl, (tag) => notModified(req, tag)));
         scope = `form-set:${formSet.formSetId}`;
       } else {
         // No live entry with the slug: Koa answers the 301 of a former slug, or the 404 (so the former slugs are looked up once).
-        const found = await liveEntryResponse(this.options.reader, formSet.formSetId, match.entrySlug, requestedLocale(params, target), target.mediaBaseUrl);
+        const found = await liveEntryResponse(this.#publicContent, formSet.formSetId, match.entrySlug, requestedLocale(params, target), target.mediaBaseUrl);
         if (!found) return false;
         json = found.json;
         scope = `entry:${found.entryId}`;

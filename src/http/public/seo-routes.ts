@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
-import type { PublicFormSetDoc, SiteIndexDoc, SiteVersionDoc } from '../../../projections/public-content.ts';
+import type { PublicFormSetDoc, SiteIndexDoc } from '../../../projections/public-content.ts';
 import { articleJsonLd, openGraph, type SeoContext } from '../../public-content/seo-documents.ts';
 import { sitemapIndexXml, storedFragmentCurrent, urlFragment, urlsetOfFragments } from '../../public-content/sitemap-xml.ts';
 import { llmsTxt } from '../../public-content/llms-txt.ts';
@@ -8,7 +8,6 @@ import { htmlSafeJson } from '../../public-content/html-safe-json.ts';
 import { expandUrlPattern } from '../../public-content/url-pattern.ts';
 import type { EntryView } from '../../public-content/entry-view.ts';
 import { notFound } from '../errors/error-factory.ts';
-import { PUBLIC_CONTENT } from './entry-lookup.ts';
 import { entryOrRedirect } from './entry-responses.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { publicProjectOf, setCacheScopes, type PublicProject } from './public-context.ts';
@@ -30,23 +29,19 @@ const SITEMAP_ENCODINGS = ['br', 'gzip'] as const;
  */
 export function seoRoutes(router: Router, deps: PublicContentDeps): void {
   const cache = new SiteOutputCache({ onBuildFailed: (error) => deps.logger.warn({ err: error }, 'building a sitemap or llms.txt in the background failed; the last one built is served meanwhile') });
-  const { reader } = deps;
+  const { publicContent } = deps;
 
   const sitemap = (scope: 'project' | 'form-set') => async (ctx: Context) => {
     const target = publicProjectOf(ctx);
     const formSet = scope === 'form-set' ? await deps.formSets.bySlug(target.projectId, ctx.params.slug!) : undefined;
     const part = ctx.params.part === undefined ? undefined : partNumber(ctx.params.part);
     const versionId = formSet?.formSetId ?? target.projectId;
-    const version = (await reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', versionId))?.version ?? 'empty';
+    const version = (await publicContent.siteVersion(versionId))?.version ?? 'empty';
     const site = siteOf(target);
     const family = JSON.stringify(['sitemap', versionId, part ?? 0, target.baseUrl, site.url, deps.sitemapUrlsPerFile]);
     const output = await cache.get(family, version, async () => {
       // A range of the index reading only the serialised <url>s (rows of an older generation: their paths).
-      const rows = await reader.findAll<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', {
-        filter: formSet ? { formSetId: formSet.formSetId } : { projectId: target.projectId },
-        sort: formSet ? [['slug', 'asc']] : [['formSetSlug', 'asc'], ['slug', 'asc']],
-        fields: ['urlXml', 'paths', 'lastmod', 'changefreq', 'priority'],
-      });
+      const rows = await publicContent.sitemapRows(target.projectId, formSet?.formSetId);
       const urls: Array<{ xml: string; lastmod: string }> = [];
       for (const row of rows) {
         row.paths.forEach(({ path }, i) => {
@@ -105,14 +100,14 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
 
   router.get('/llms.txt', async (ctx) => {
     const target = publicProjectOf(ctx);
-    const version = (await reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', target.projectId))?.version ?? 'empty';
+    const version = (await publicContent.siteVersion(target.projectId))?.version ?? 'empty';
     const site = siteOf(target);
     const { siteSettings } = target.project;
     const family = JSON.stringify(['llms', target.projectId, target.baseUrl, site.url, site.name, siteSettings.description]);
     const output = await cache.get(family, version, async () => {
       const [formSets, rows] = await Promise.all([
-        reader.find<Doc<PublicFormSetDoc>>(PUBLIC_CONTENT, 'form_sets', { filter: { projectId: target.projectId }, sort: [['slug', 'asc']] }),
-        reader.findAll<Doc<SiteIndexDoc>>(PUBLIC_CONTENT, 'site_index', { filter: { projectId: target.projectId }, sort: [['formSetSlug', 'asc'], ['slug', 'asc']] }),
+        publicContent.formSetsOfProject(target.projectId),
+        publicContent.siteIndexOfProject(target.projectId),
       ]);
       const byFormSet = new Map<string, Array<Doc<SiteIndexDoc>>>();
       for (const row of rows) {
