@@ -220,7 +220,10 @@ try {
     console.log(`cycles per second: ${result.cyclesPerSecond} (rounds ${result.cyclesPerSecondRange.join(' to ')})`);
     console.log(`server CPU per command, all threads: ${result.serverCpuMsPerCommand} ms; baseline CPU per commit: ${result.baselineCpuMsPerCommit} ms (${result.baselineMsPerCommit} ms wall); ratio per round ${result.cpuRatioPerRound.join(', ')}`);
     console.log('command | count | p50 ms | p99 ms | max ms');
-    for (const c of COMMANDS) console.log(`${c} | ${result.commands[c].count} | ${result.commands[c].p50Ms} | ${result.commands[c].p99Ms} | ${result.commands[c].maxMs}`);
+    for (const c of COMMANDS) {
+      const figures = result.commands[c]!;
+      console.log(`${c} | ${figures.count} | ${figures.p50Ms} | ${figures.p99Ms} | ${figures.maxMs}`);
+    }
   }
 } finally {
   baseline.kill('SIGTERM');
