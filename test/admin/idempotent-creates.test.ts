@@ -16,8 +16,11 @@ describe('admin API: the six creates honour Idempotency-Key', function () {
   let formId: string;
   let submissionId: string;
 
+  // The service's clock, moved on by hand: the system's time plus `aheadMs`.
+  const clock = { aheadMs: 0, now: () => new Date(Date.now() + clock.aheadMs) };
+
   before(async () => {
-    f = await startPublicFixture();
+    f = await startPublicFixture({ clock });
     session = { token: await f.sessionToken(), headers: { 'x-project-id': f.project.projectId } };
     const formSetId = await createArticleFormSet(f);
     const entry = await f.call('POST', `/form-sets/${formSetId}/entries`, { body: { slug: 'hello', fields: { title: 'Hello' } } });
@@ -85,7 +88,7 @@ describe('admin API: the six creates honour Idempotency-Key', function () {
     expect(first.status, JSON.stringify(first.body)).to.equal(201);
     expect([again.status, again.body]).to.deep.equal([201, first.body]);
     // Another key, another token (a second later at least: the token names its second of issue).
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.aheadMs += 1100;
     const other = await f.call('POST', `/revisions/${revisionId}/preview-token`, { ...session, headers: { ...session.headers, 'idempotency-key': 'preview-2' } });
     expect(other.body.token).to.not.equal(first.body.token);
   });

@@ -8,6 +8,7 @@ import { SecretBox } from '../../src/security/secret-box.ts';
 import { KEY_REPLAY_WINDOW_MS, replayKeyId } from '../../src/application/issued-key-replay.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { adminSession, startAdminFixture, type AdminFixture } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const SECRETS_KEY = randomBytes(32);
 const HOUR = 60 * 60 * 1000;
@@ -160,9 +161,5 @@ describe('admin API: keys issued with an idempotency key are crypto-shredded aft
 });
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await eventually(condition, Boolean, timeoutMs, 'condition', 25);
 }

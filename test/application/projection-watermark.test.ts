@@ -182,12 +182,12 @@ describe('read your writes: waiting for projections to reach a write', () => {
     try {
       const positions = await Promise.all(Array.from({ length: 20 }, (_, i) => f.count(`w-${i}`, 1).then((r) => r.position)));
       const waits = positions.map((position) => watermark.waitFor(position, 5_000));
-      // Nothing folds for 200 ms, then the projector (standing in for another process) catches up.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Nothing folds for 100 ms, then the projector (standing in for another process) catches up.
+      await new Promise((resolve) => setTimeout(resolve, 100));
       const before = reads;
       await supervisor.start();
       expect(await Promise.all(waits)).to.deep.equal(positions.map(() => true));
-      // 200 ms of waiting with nothing committed: a backstop read or two, not one every 5 ms (40).
+      // 100 ms of waiting with nothing committed: a backstop read or two, not one every 5 ms (20).
       expect(before - 20, 'reads while nothing was committed (one per new waiter aside)').to.be.at.most(4);
       expect(reads - before, 'reads once commits came (the supervisor reads some itself)').to.be.below(40);
     } finally {

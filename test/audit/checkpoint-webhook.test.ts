@@ -4,12 +4,14 @@ import { adminSession } from '../mcp/support.ts';
 import { Receiver } from '../webhooks/support.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { checkpointOfNote } from '../../src/audit/log-checkpoints.ts';
+import { AUDIT_CHECKPOINT_STREAM } from '../../src/audit/audit-events.ts';
 import { verifiedSigners } from '../../src/audit/signed-note.ts';
 import { openKeyStoreAuditKeyRing } from '../../src/audit/key-store-audit-key-ring.ts';
 import { openKeyStore } from '../../src/key-store/open-key-store.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { systemClock } from '../../src/clock.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 import path from 'node:path';
 
 /**
@@ -62,10 +64,25 @@ describe('audit: checkpoints delivered to webhooks subscribed to log.checkpoint'
 
   it('once only its own deliveries change the log, no further checkpoint is recorded', async () => {
     const records = async () => (await collect(f.service.stores.events.readAll())).filter((e) => e.type === 'audit.checkpoint-recorded').length;
-    // Let the deliveries of what was recorded settle, then watch a few intervals.
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    // Once the last checkpoint recorded has been delivered, no attempt is left unfinished, and the log has changed
+    // since by nothing but records and deliveries, watch two intervals (1 s here) and more. (Read from the log and the
+    // receiver: a call to the admin API would change the log.)
+    const consequence = (streamId: string) => [AUDIT_CHECKPOINT_STREAM, 'webhook-delivery-', 'outbox-webhooks-'].some((prefix) => streamId.startsWith(prefix));
+    const settled = async () => {
+      const events = await collect(f.service.stores.events.readAll());
+      const count = (type: string) => events.filter((e) => e.type === type).length;
+      const lastAt = events.findLastIndex((e) => e.type === 'audit.checkpoint-recorded');
+      return {
+        last: lastAt === -1 ? undefined : (events[lastAt]!.data as { size: number }).size,
+        since: events.slice(lastAt + 1).filter((e) => !consequence(e.streamId)).map((e) => e.type),
+        received: receiver.received('/checkpoints').map((r) => (r.json as { tree_size?: number } | undefined)?.tree_size),
+        started: count('webhook.delivery-attempt-started'),
+        finished: count('webhook.delivery-attempt-finished'),
+      };
+    };
+    await eventually(settled, (d) => d.last !== undefined && d.since.length === 0 && d.received.includes(d.last) && d.started === d.finished, 30_000, 'the last checkpoint recorded delivered, nothing else since');
     const before = await records();
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await records()).to.equal(before);
   });
 });

@@ -6,6 +6,7 @@ import { encodePosition } from '../../src/event-store/position.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 import { writeHistory } from '../support/synthetic-history.ts';
 import { runEntry, startServiceProcess } from '../support/child-process.ts';
 
@@ -93,8 +94,7 @@ describe('operator CLI: annals projections ...', function () {
     const service = await startServiceProcess({ DATA_DIR: dataDir, READINESS_MAX_LAG_MS: '100' });
     try {
       const ready = async () => (await fetch(`${service.url}/readyz`)).status;
-      for (let i = 0; i < 100 && (await ready()) !== 200; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(await ready()).to.equal(200);
+      await eventually(ready, (status) => status === 200, 10_000, 'readyz 200', 50);
       const rebuilt = await cli(dataDir, 'projections', 'rebuild', 'audit-trail', '--json');
       expect(rebuilt.code, rebuilt.stderr).to.equal(0);
       expect(await ready()).to.equal(200);
@@ -104,12 +104,13 @@ describe('operator CLI: annals projections ...', function () {
       // The history, what the service appended at start (review-notices.started, the anchor over unlinked events), and the late event.
       const head = encodePosition((await more.headPosition())!);
       await more.close();
-      let status: Array<{ name: string; active: { generation: number; checkpoint: string } }> = [];
-      for (let i = 0; i < 100; i++) {
-        status = JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout);
-        if (status[0]!.active.checkpoint >= head) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const status = await eventually(
+        async () => JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout) as Array<{ name: string; active: { generation: number; checkpoint: string } }>,
+        (s) => s[0]!.active.checkpoint >= head,
+        10_000,
+        'the late event folded',
+        100,
+      );
       expect(status[0]!.active.generation).to.equal(2);
       // Fixed-width positions: in order as strings (the background anchor may land after the late event).
       expect(status[0]!.active.checkpoint >= head, `${status[0]!.active.checkpoint} folded, ${head} appended`).to.equal(true);
@@ -184,7 +185,7 @@ describe('operator CLI: annals projections ...', function () {
       expect(problems, JSON.stringify(service.logs().filter((l) => /generation|rebuild|projector|lease/.test(String(l['msg']))).map((l) => [l['time'], l['msg'], l['projection'], l['err'] ? String((l['err'] as { message?: string }).message) : '']))).to.deep.equal([]);
 
       // Once followed, the service folds into and reads from generation 2: what is submitted now is there.
-      for (let i = 0; i < 50 && !service.logs().some((l) => l['msg'] === 'following swapped-in generation' && l['projection'] === 'review-queue'); i++) await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => service.logs().some((l) => l['msg'] === 'following swapped-in generation' && l['projection'] === 'review-queue'), Boolean, 5_000, 'the swapped-in generation followed', 100);
       expect(await submitOne({ withdraw: false })).to.deep.equal([]);
       const status = JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout) as Array<{ name: string; active: { generation: number } }>;
       expect(status.find((p) => p.name === 'review-queue')!.active.generation).to.equal(2);

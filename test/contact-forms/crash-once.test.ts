@@ -103,13 +103,18 @@ describe('contact forms: each notice once per submission across a crash between 
       try {
         const rebuilt = await runEntry('src/cli/main.ts', ['projections', 'rebuild', 'contact-forms', '--json'], { DATA_DIR: setup.dataDir, LOG_LEVEL: 'silent' });
         expect(rebuilt.code, rebuilt.stderr).to.equal(0);
-        await new Promise((r) => setTimeout(r, 3000));
+        // Once the service reads the rebuilt generation, the notices of a later submission going out show that its
+        // worker has polled that generation: a notice sent again would have gone out by then too.
+        await eventually(async () => again.logs().some((l) => l['msg'] === 'following swapped-in generation' && l['projection'] === 'contact-forms'), Boolean, 30_000, 'the rebuilt generation followed');
+        const later = await submitTo(again.url, setup.projectId);
+        await eventually(async () => smtp.messages.filter((m) => ids(later).includes(m.parsed.messageId ?? '')).length, (n) => n === 2, 30_000);
         const after = await deliveries(again.url, setup, submissionId);
         expect(after['notification']).to.include({ status: 'sent', attempts: 2 });
       } finally {
         await again.stop();
       }
-      expect(smtp.messages).to.have.length(4);
+      expect(smtp.messages).to.have.length(6);
+      expect(smtp.messages.filter((m) => ids(submissionId).includes(m.parsed.messageId ?? ''))).to.have.length(4);
     });
   });
 

@@ -8,6 +8,7 @@ import { healthRoutes } from '../../src/http/health-routes.ts';
 import { startHttpServer } from '../../src/http/http-server.ts';
 import type { RunningHttpServer } from '../../src/http/http-server.ts';
 import { captureLogger, deferred } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** GET through node:http so the test controls the connection. Resolves status and body, rejects on socket errors. */
 function get(url: string, agent: Agent | false = false): Promise<{ status: number; body: string; connection: string | undefined }> {
@@ -205,7 +206,7 @@ describe('HTTP server', () => {
     const server = await startHttpServer({ app, port: 0, host: '127.0.0.1', logger: log.logger });
     servers.push(server);
     await get(`${server.url}/`).catch(() => undefined);
-    for (let i = 0; i < 50 && !log.text().includes('disk read failed'); i += 1) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => log.text().includes('disk read failed'), Boolean, 2000, 'the error logged', 10);
     const line = log.lines().find((entry) => entry['msg'] === 'unhandled request error');
     expect((line?.['err'] as { message?: string } | undefined)?.message).to.equal('disk read failed mid-stream');
   });

@@ -75,7 +75,7 @@ describe('mail folder retention (MAIL_FOLDER_KEEP_DAYS)', () => {
     const clock = new ManualClock(NOW);
     fileAged(dir, 'a.eml', 3 * DAY_MS);
     fileAged(dir, 'b.eml', 1.5 * DAY_MS);
-    const retention = startMailFolderRetention({ dir, keepDays: 2, clock, logger: pino({ level: 'silent' }), everyMs: 100 });
+    const retention = startMailFolderRetention({ dir, keepDays: 2, clock, logger: pino({ level: 'silent' }), everyMs: 20 });
     try {
       await until(() => !fs.existsSync(path.join(dir, 'a.eml')), FIRST_SWEEP_AFTER_MS + 2_000);
       expect(remaining(dir)).to.deep.equal(['b.eml']);
@@ -85,7 +85,8 @@ describe('mail folder retention (MAIL_FOLDER_KEEP_DAYS)', () => {
       await retention.stop();
     }
     fileAged(dir, 'c.eml', 10 * DAY_MS, clock.now());
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Five periods (20 ms) later.
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(remaining(dir), 'no sweep after stop').to.deep.equal(['c.eml']);
   });
 

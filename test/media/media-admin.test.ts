@@ -10,6 +10,7 @@ import { documentedResponses } from '../support/openapi-responses.ts';
 import type { AdminFixture } from '../admin/support.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { jpeg, png, startMediaFixture, uploadMultipart } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('media admin API: list, read, edit, delete', function () {
   this.timeout(60_000);
@@ -126,8 +127,7 @@ describe('media admin API: list, read, edit, delete', function () {
     expect((await f.call('GET', '/media')).body.items).to.have.length(4);
     // The outbox worker deletes the bytes, then records that it did: wait for both.
     const purgedEvents = () => collect(f.service.log.readStream(`outbox-media-purge-${id}`)).catch(() => []);
-    const deadline = Date.now() + 10_000;
-    while ((fs.existsSync(blob) || (await purgedEvents()).length === 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => ({ blob: fs.existsSync(blob), purged: (await purgedEvents()).length }), (x) => !x.blob && x.purged > 0, 10_000, 'the blob purged and that recorded', 50);
     expect(fs.existsSync(blob), 'blob purged').to.equal(false);
     const events = await collect(f.service.log.readStream(`media-asset-${id}`));
     expect(events.map((e) => e.type)).to.deep.equal(['media.asset-uploaded', 'media.asset-deleted']);

@@ -19,6 +19,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import { minioServer, minioServerPending } from '../support/minio-server.ts';
 import { animatedGif, hostUrl, jpeg, pinnedUrl, png, startMediaFixture, uploadMultipart } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const WEBP = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
 
@@ -340,10 +341,13 @@ function servingSuite(title: string, env: () => Promise<StoreSetup>, pending?: s
       expect((await f.call('DELETE', `/media/${up.body.id}`)).status).to.equal(204);
       expect((await get(pinnedUrl(f, up.body.id))).status).to.equal(404);
       const purged = () => collect(f.service.log.readStream(`outbox-media-purge-${up.body.id}`)).catch(() => []);
-      const deadline = Date.now() + 15_000;
-      while (((await store.read(dataDir, key)) !== null || (await store.read(dataDir, `${key}.webp`)) !== null || (await purged()).length === 0) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        async () => ({ original: (await store.read(dataDir, key)) !== null, variant: (await store.read(dataDir, `${key}.webp`)) !== null, purged: (await purged()).length }),
+        (x) => !x.original && !x.variant && x.purged > 0,
+        15_000,
+        'the blobs purged and that recorded',
+        50,
+      );
       expect(await store.read(dataDir, key), 'original purged').to.equal(null);
       expect(await store.read(dataDir, `${key}.webp`), 'variant purged').to.equal(null);
       expect((await purged()).map((e) => [e.type, (e.data as { ok: boolean }).ok])).to.deep.equal([['media.blobs-purged', true]]);

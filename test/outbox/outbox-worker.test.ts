@@ -89,9 +89,10 @@ describe('outbox worker: side effects driven from the log', function () {
     for (let i = 1; i <= 7; i++) await request(`n${i}`);
     startWorker();
     await eventually(statuses, (s) => s.every((x) => x.endsWith(':done')) && s.length === 7);
-    // Give a wrongly released claim time to cause a second performance.
-    await new Promise((r) => setTimeout(r, 200));
-    expect(journal().sort()).to.deep.equal(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7']);
+    // A wrongly released claim would cause a second performance by the time the worker has taken and done a later item.
+    await request('n8');
+    await eventually(statuses, (s) => s.includes('n8:done'));
+    expect(journal().sort()).to.deep.equal(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8']);
   });
 
   it('records a failure as the outcome instead of retrying it', async () => {
@@ -99,8 +100,10 @@ describe('outbox worker: side effects driven from the log', function () {
     await request('good');
     startWorker('poison');
     await eventually(statuses, (s) => s.join() === 'bad:failed,good:done');
-    await new Promise((r) => setTimeout(r, 150));
-    expect(journal()).to.deep.equal(['good']);
+    // A retry of the failed one would have come by the time a later item is done.
+    await request('later');
+    await eventually(statuses, (s) => s.includes('later:done'));
+    expect(journal()).to.deep.equal(['good', 'later']);
   });
 
   it('with partitioning, a partition whose items hang holds at most its share of the slots; the others go on', async () => {
@@ -132,10 +135,7 @@ describe('outbox worker: side effects driven from the log', function () {
     expect(maxInFlightSlow).to.equal(1);
     expect(journal().filter((n) => n.startsWith('s'))).to.deep.equal([]);
     // Released one by one, the slow partition drains too, each item once.
-    while (journal().filter((n) => n.startsWith('s')).length < 3) {
-      released.shift()?.();
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(() => (released.shift()?.(), journal().filter((n) => n.startsWith('s')).length), (n) => n === 3);
     await eventually(statuses, (s) => s.every((x) => x.endsWith(':done')) && s.length === 7);
     expect(maxInFlightSlow).to.equal(1);
     expect(journal().sort()).to.deep.equal(['f1', 'f2', 'f3', 'f4', 's1', 's2', 's3']);
@@ -166,12 +166,11 @@ describe('outbox worker: side effects driven from the log', function () {
     const before = journal().length;
     await startRebuild({ projection: notices, log, store, clock: new ManualClock(), logger: silentLogger, dropGraceMs: 0 }).result;
     await eventually(async () => supervisor.liveGeneration('test-notices'), (g) => g === 2);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await statuses()).to.deep.equal(['r1:done', 'r2:done', 'r3:done', 'r4:done', 'r5:done']);
-    expect(journal()).to.have.length(before);
-    // Work asked for after the rebuild is still done, once.
+    // Work asked for after the rebuild is still done, once; by then a performance again of r1..r5 would have come too.
     await request('r6');
     await eventually(statuses, (s) => s.includes('r6:done'));
+    expect(await statuses()).to.deep.equal(['r1:done', 'r2:done', 'r3:done', 'r4:done', 'r5:done', 'r6:done']);
+    expect(journal()).to.have.length(before + 1);
     expect(journal().filter((l) => l === 'r6')).to.have.length(1);
   });
   it('waits quietly, with one info line, until the generation read from was built by the projection version it needs', async () => {
@@ -192,7 +191,9 @@ describe('outbox worker: side effects driven from the log', function () {
     await request('u1');
     worker = new OutboxWorker({ ...outbox(), collection: 'queue', order: [['noticeId', 'asc']], projectionVersion: 2 }, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger, pollIntervalMs: 20 });
     worker.start();
-    await new Promise((r) => setTimeout(r, 400));
+    await eventually(async () => lines.filter((l) => l.level === 30).length, (n) => n === 1);
+    // A few of its polls (every 20 ms) later, still nothing taken.
+    await new Promise((r) => setTimeout(r, 100));
     expect(journal()).to.deep.equal([]);
     expect(lines.filter((l) => l.level >= 40).map((l) => l.msg)).to.deep.equal([]);
     expect(lines.filter((l) => l.level === 30).map((l) => l.msg)).to.deep.equal(['outbox: waiting for the projection to be rebuilt by the current code before taking items']);

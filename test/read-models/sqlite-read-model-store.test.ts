@@ -8,6 +8,7 @@ import { KEPT_COMMITS } from '../../src/read-models/sqlite-deep-pages.ts';
 import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { eventually } from '../support/eventually.ts';
 import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
@@ -212,7 +213,8 @@ describe('read models: SQLite adapter, file behaviour', () => {
     const other = SqliteReadModelStore.open(file);
     const target = { projection: 'test-articles', generation: 1 };
     const article = (n: number) => [{ collection: 'articles', id: `a${n}`, position: BigInt(n), doc: { slug: `s${n}` } }];
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+    // Four of its idle checks (every 25 ms) at least.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
     try {
       await store.createGeneration(articlesSchema, 1, 1, NOW);
       let told = 0;
@@ -223,8 +225,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
       await settle();
       expect(told, 'nothing committed').to.equal(0);
       await other.commit(target, article(2), 2n, NOW);
-      const deadline = Date.now() + 2_000;
-      while (told === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(() => told, (n) => n > 0, 2_000, "the other connection's commit told", 5);
       expect(told, "the other connection's commit").to.equal(1);
       unwatch();
       await other.commit(target, article(3), 3n, NOW);

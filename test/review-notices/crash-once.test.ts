@@ -84,11 +84,17 @@ describe('review notices: once per workflow event across a crash between send an
     try {
       const rebuilt = await runEntry('src/cli/main.ts', ['projections', 'rebuild', 'review-queue', '--json'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
       expect(rebuilt.code, rebuilt.stderr).to.equal(0);
-      await new Promise((r) => setTimeout(r, 3000));
+      // Once the service reads the rebuilt generation, the notice of a later submission going out shows that its
+      // worker has polled that generation: the notice sent again would have gone out by then too.
+      await eventually(async () => again.logs().some((l) => l['msg'] === 'following swapped-in generation' && l['projection'] === 'review-queue'), Boolean, 30_000, 'the rebuilt generation followed');
+      const later = await call(again.url, `/form-sets/${formSet.body.id}/entries`, { slug: 'later', fields: { title: 'Later course' } });
+      await call(again.url, `/revisions/${later.revision.id}/submit`, {});
+      await smtp.waitForCount(3, 30_000);
     } finally {
       await again.stop();
     }
-    expect(smtp.messages).to.have.length(2);
+    expect(smtp.messages).to.have.length(3);
+    expect(smtp.messages.filter((m) => m.parsed.messageId === messageId)).to.have.length(2);
     expect((await recorded(dataDir, jobId)).completion).to.have.length(1);
   });
 });

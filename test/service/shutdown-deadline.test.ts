@@ -17,11 +17,11 @@ describe('service: shutdown with a hard deadline', function () {
   this.timeout(180_000);
 
   describe('the shutdown sequence', () => {
-    const run = (stop: (progress: (step: string) => void) => Promise<void>, deadlineMs = 300) => {
+    const run = (stop: (progress: (step: string) => void) => Promise<void>, deadlineMs = 300, repeatWindowMs?: number) => {
       const log = captureLogger('info');
       const exits: Array<{ code: number; flushed: boolean; at: number }> = [];
       const started = Date.now();
-      const shutdown = shutdownOnSignals({ stop, logger: log.logger, deadlineMs, flushMs: 200, exit: (code, flushed) => exits.push({ code, flushed, at: Date.now() - started }) });
+      const shutdown = shutdownOnSignals({ stop, logger: log.logger, deadlineMs, flushMs: 200, ...(repeatWindowMs === undefined ? {} : { repeatWindowMs }), exit: (code, flushed) => exits.push({ code, flushed, at: Date.now() - started }) });
       return { log, exits, shutdown };
     };
     const until = (condition: () => boolean, ms = 5000) => eventually(condition, Boolean, ms, 'condition', 10);
@@ -55,12 +55,15 @@ describe('service: shutdown with a hard deadline', function () {
       const { exits, shutdown, log } = run((progress) => {
         progress('the webhook dispatcher to finish its deliveries');
         return new Promise(() => undefined);
-      }, 60_000);
+      }, 60_000, 80);
       shutdown.onSignal('SIGTERM');
       shutdown.onSignal('SIGINT'); // Ctrl-C under npm start: from the terminal and from npm, at once
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A second signal taken as such logs at once (and ends once the log is drained): neither happens.
+      expect(log.lines().map((l) => l['msg'])).to.not.include('second signal: exiting now');
+      // Past the repeat window (80 ms here, 1 s by default), a signal is a second one.
+      await new Promise((resolve) => setTimeout(resolve, 100));
       expect(exits).to.deep.equal([]);
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(log.lines().map((l) => l['msg'])).to.not.include('second signal: exiting now');
       shutdown.onSignal('SIGINT');
       await until(() => exits.length > 0);
       expect(exits[0]!.code).to.equal(1);
@@ -145,10 +148,13 @@ describe('service: shutdown with a hard deadline', function () {
       const pad = 'q'.repeat(3000);
       let stop = false;
       let sent = 0;
+      let answered = 0;
       const flood = Promise.all(Array.from({ length: 16 }, async () => {
-        while (!stop) await rawRequest(service.url, 'GET', `/public/p/${projectId}/v1/master-entities?n=${sent++}&pad=${pad}`, { timeoutMs: 3000 }).catch(() => undefined);
+        while (!stop) await rawRequest(service.url, 'GET', `/public/p/${projectId}/v1/master-entities?n=${sent++}&pad=${pad}`, { timeoutMs: 3000 }).then(() => answered++, () => undefined);
       }));
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // In the middle of it: a few rounds of the 16 connections answered, and the log backed up in the pipe nobody reads.
+      const stdout = service.child.stdout!;
+      await eventually(() => ({ answered, buffered: stdout.readableLength }), (x) => x.answered >= 64 && x.buffered >= stdout.readableHighWaterMark, 30_000, 'answers to the flood, with the log backed up');
       try {
         await expectExitWithinDeadline(service);
       } finally {

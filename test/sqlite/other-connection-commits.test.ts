@@ -58,11 +58,12 @@ describe('OtherConnectionCommits: commits of other connections to a SQLite file'
 
   it('does not report commits made before seen(): those its caller made on a connection of its own and told itself', async () => {
     watch.stop();
-    watch = new OtherConnectionCommits(own, () => reported++, { activeMs: 50, idleMs: 50, activeForMs: 1_000 });
+    watch = new OtherConnectionCommits(own, () => reported++, { activeMs: 20, idleMs: 20, activeForMs: 1_000 });
     watch.start();
     other.prepare('INSERT INTO t VALUES (1)').run();
     watch.seen();
-    await sleep(120);
+    // Three checks at least.
+    await sleep(70);
     expect(reported).to.equal(0);
     other.prepare('INSERT INTO t VALUES (2)').run();
     await until(() => reported === 1);

@@ -111,10 +111,13 @@ describe('webhooks: kill -9 mid-dispatch and restart', function () {
     expect(first.attempts[1].payload).to.equal(first.attempts[0].payload);
     expect(second.attempts.map((a: any) => [a.number, a.state, a.httpStatus])).to.deep.equal([[1, 'succeeded', 200]]);
 
-    // Nothing recorded as sent went out again: Quick got its two, once each.
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(receiver.received('/quick')).to.have.length(2);
-    expect(receiver.received('/held')).to.have.length(3);
+    // Nothing recorded as sent went out again: Quick got its two, once each. A resend would have come by the time
+    // a delivery asked for after the restart has gone out to both.
+    await publishEntry('third');
+    await receiver.waitFor('/quick', (r) => r.some((x) => x.json?.entry_slug === 'third'));
+    await receiver.waitFor('/held', (r) => r.some((x) => x.json?.entry_slug === 'third'));
+    expect(receiver.received('/quick').map((x) => x.json?.entry_slug)).to.deep.equal(['first', 'second', 'third']);
+    expect(receiver.received('/held').map((x) => x.json?.entry_slug)).to.deep.equal(['first', 'first', 'second', 'third']);
 
     // The signing secrets never reached the logs.
     const logs = JSON.stringify([...logsBefore, ...service.logs()]);
