@@ -2,7 +2,6 @@ import type { Principal } from '../domain/principal.ts';
 import type { Plan } from '../domain/plans.ts';
 import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
-import { assertCan } from '../domain/access/permissions.ts';
 import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
 import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
 import { DEFAULT_APPROVAL_POLICY, strictestOf, type ApprovalPolicy } from '../domain/access/project-decider.ts';
@@ -192,7 +191,6 @@ export class ContentService {
   readonly #content: ContentQueries;
 
   async createFormSet(principal: Principal, project: ProjectView, definition: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
-    assertCan(principal, 'form-sets.write');
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const formSetId = ids['formSetId']!;
       const candidate = { ...definition, id: formSetId };
@@ -245,7 +243,6 @@ export class ContentService {
     input: { slug: unknown; fields: unknown; importPath?: string; external?: { sourceType?: string; entityType?: string; externalId: string } },
     idempotencyKey?: string,
   ): Promise<IdempotentResult> {
-    assertCan(principal, 'entries.write');
     const formSet = await this.formSetOrFail(project, formSetId);
     if (typeof input.slug !== 'string') throw invalid('slug: required, a string of lowercase letters, digits and hyphens.');
     const slug = input.slug;
@@ -285,7 +282,6 @@ export class ContentService {
   }
 
   async saveRevision(principal: Principal, project: ProjectView, entryId: string, input: { fields: unknown; expectedRevision?: number }, idempotencyKey?: string): Promise<IdempotentResult> {
-    assertCan(principal, 'revisions.save');
     const entry = await this.#entryDoc(project, entryId);
     const formSet = await this.formSetOrFail(project, entry.formSetId);
     const snapshot = await this.#validFields(project, formSet, input.fields ?? {}, await this.#richTextBase(formSet, entry));
@@ -347,7 +343,6 @@ export class ContentService {
    * reserved like any other; import metadata and the assignee are not copied. Idempotent by key.
    */
   async duplicateEntry(principal: Principal, project: ProjectView, sourceEntryId: string, idempotencyKey?: string): Promise<IdempotentResult> {
-    assertCan(principal, 'entries.write');
     await this.#entryDoc(project, sourceEntryId);
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const entryId = ids['entryId']!;
@@ -386,7 +381,6 @@ export class ContentService {
    * slug are released afterwards, so a new entry may take them (their redirects are gone with the entry).
    */
   async deleteEntry(principal: Principal, project: ProjectView, entryId: string): Promise<void> {
-    assertCan(principal, 'entries.delete');
     await this.#entryDoc(project, entryId);
     const result = await this.#entryCommand(entryId, { type: 'delete', entryId }, this.#context(principal, project), { actor: actorOf(principal) });
     const deleted = result.state as ExistingEntry;
@@ -404,7 +398,6 @@ export class ContentService {
    * is allowed (the entry owns it already). Reservations are freed when the entry is deleted.
    */
   async renameEntry(principal: Principal, project: ProjectView, entryId: string, slug: string): Promise<Record<string, unknown>> {
-    assertCan(principal, 'entries.write');
     const entry = await this.#entryDoc(project, entryId);
     const command: EntryCommand = { type: 'rename', entryId, slug };
     const context = this.#context(principal, project);
@@ -429,7 +422,6 @@ export class ContentService {
 
   /** Sets or clears import metadata: undefined keeps a value, null clears it (limits of spec section 8). */
   async setImportMetadata(principal: Principal, project: ProjectView, entryId: string, input: { importPath?: string | null | undefined; external?: ExternalIdentity | null | undefined }): Promise<Record<string, unknown>> {
-    assertCan(principal, 'entries.write');
     await this.#entryDoc(project, entryId);
     const command: EntryCommand = {
       type: 'setImportMetadata',
@@ -444,7 +436,6 @@ export class ContentService {
 
   /** Assigns an entry to a console user of the project's tenant for review, or clears it (Business plan and above). */
   async assignEntry(principal: Principal, project: ProjectView, entryId: string, userId: string | null): Promise<Record<string, unknown>> {
-    assertCan(principal, 'entries.assign');
     await this.#entryDoc(project, entryId);
     const command: EntryCommand = { type: 'assign', entryId, userId };
     const context = this.#context(principal, project);
@@ -471,7 +462,6 @@ export class ContentService {
     publishAt: unknown,
     options: { onRefused?: (error: DomainError) => Promise<void> } = {},
   ): Promise<{ publishAt: string; succeeded: number; failed: number; results: BulkScheduleResult[] }> {
-    assertCan(principal, 'revisions.schedule');
     // humanApproval: a bulk operation on what the site will serve is a person's, refused as a whole (one refusal, not one per revision).
     requirePersonFor(principal, project.approvalPolicy, 'bulk_schedule', {}, 'schedule revisions in bulk');
     const duplicate = revisionIds.find((id, i) => revisionIds.indexOf(id) !== i);
@@ -500,7 +490,6 @@ export class ContentService {
 
   /** Every event of an entry, oldest first, from the audit trail: actor, time and kind; a page at a time. */
   async entryHistory(principal: Principal, project: ProjectView, entryId: string, page: PageRequest): Promise<Page<HistoryItem>> {
-    assertCan(principal, 'entries.history.read');
     await this.#entryDoc(project, entryId);
     const filter = { streamId: entryStream(entryId) };
     return keysetPage(this.deps.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['position', 'asc']], identity: ['history', entryId], map: historyItem }, page);
@@ -508,7 +497,6 @@ export class ContentService {
 
   /** An entry's revisions (without snapshots), oldest first or newest first; a page at a time. */
   async listRevisions(principal: Principal, project: ProjectView, entryId: string, page: PageRequest & { order: 'asc' | 'desc' }): Promise<Page<Record<string, unknown>>> {
-    assertCan(principal, 'revisions.read');
     await this.#entryDoc(project, entryId);
     return keysetPage(this.deps.reader, { ...CONTENT_LISTS.revisions, filter: { entryId }, sort: [['revision', page.order]], identity: ['revisions', entryId], map: (doc) => doc }, page);
   }
@@ -522,7 +510,6 @@ export class ContentService {
    * the entries as they were then, each once, then the ones created or changed since.
    */
   async listEntries(principal: Principal, project: ProjectView, formSetId: string, query: EntryListQuery): Promise<PinnedPage<Record<string, unknown>>> {
-    assertCan(principal, 'entries.read');
     const formSet = await this.formSetOrFail(project, formSetId);
     const filter: Record<string, FieldCondition> = { formSetId: formSet.formSetId };
     if (query.status !== undefined) filter['latestRevision.status'] = query.status;
@@ -545,7 +532,6 @@ export class ContentService {
 
   /** One entry with its latest and live revisions and how many revisions it has (never the whole list). */
   async getEntry(principal: Principal, project: ProjectView, entryId: string): Promise<Record<string, unknown>> {
-    assertCan(principal, 'entries.read');
     await this.#entryDoc(project, entryId);
     return this.#entryDocument(entryId);
   }
@@ -555,7 +541,6 @@ export class ContentService {
    * submission first, filtered by assignee, form set and status; a page at a time.
    */
   async reviewQueue(principal: Principal, project: ProjectView, query: ReviewQueueQuery): Promise<Page<Record<string, unknown>>> {
-    assertCan(principal, 'entries.read');
     const filter: Record<string, FieldCondition> = { projectId: project.projectId };
     if (query.assignee !== undefined) filter['assignee'] = query.assignee;
     if (query.formSetId !== undefined) filter['formSetId'] = query.formSetId;
@@ -569,7 +554,6 @@ export class ContentService {
    * revision documents read by id, so it costs the same at 10 and at 10,000 revisions.
    */
   async diffRevisions(principal: Principal, project: ProjectView, entryId: string, fromRevisionId: string, toRevisionId: string): Promise<{ from: Record<string, unknown>; to: Record<string, unknown>; changes: FieldChange[] }> {
-    assertCan(principal, 'entries.history.read');
     const entry = await this.#entryDoc(project, entryId);
     const formSet = await this.formSetOrFail(project, entry.formSetId);
     const [from, to] = await Promise.all([fromRevisionId, toRevisionId].map(this.#content.revision));
@@ -589,7 +573,6 @@ export class ContentService {
    * restore never brings back values the form set no longer accepts. Idempotent by key.
    */
   async restoreRevision(principal: Principal, project: ProjectView, fromRevisionId: string, input: { expectedRevision?: number | undefined }, idempotencyKey?: string): Promise<IdempotentResult> {
-    assertCan(principal, 'revisions.save');
     const source = await this.revisionOrFail(project, fromRevisionId);
     const formSet = await this.formSetOrFail(project, source.formSetId);
     // A restore brings back history as it was: rich text of the old revision is carried over (checkRichTextValue).
@@ -616,7 +599,6 @@ export class ContentService {
 
   /** The project's audit log, newest first: tenant_admin sessions only; a page at a time. */
   async auditLog(principal: Principal, project: ProjectView, query: AuditLogQuery): Promise<Page<HistoryItem & { streamId: string; entryId: string | null }>> {
-    assertCan(principal, 'audit.read');
     const filter: Record<string, string | { $gte: string } | { $lt: number }> = { projectId: project.projectId };
     if (query.actor !== undefined) filter['actor.id'] = query.actor;
     if (query.entryId !== undefined) filter['streamId'] = entryStream(query.entryId);

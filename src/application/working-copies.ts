@@ -9,7 +9,6 @@ import type { Clock } from '../clock.ts';
 import type { Principal } from '../domain/principal.ts';
 import { invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
-import { assertCan } from '../domain/access/permissions.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { WorkingCopy, WorkingCopyHead, WorkingCopyOwner, WorkingCopyStore } from '../working-copies/working-copy-store.ts';
 import type { ContentService, ProjectView } from './content-service.ts';
@@ -25,7 +24,6 @@ export class WorkingCopies {
 
   /** The caller's working copy of the entry; 404 NOT_FOUND when they have none. */
   async get(principal: Principal, project: ProjectView, entryId: string): Promise<WorkingCopy> {
-    assertCan(principal, 'working-copies.keep');
     await this.deps.content.entryOrFail(project, entryId);
     const copy = await this.deps.store.get(entryId, ownerOf(principal));
     if (!copy) throw notFound(`You have no working copy of entry ${entryId}: what you typed was saved as a revision, or nothing was typed.`);
@@ -38,7 +36,6 @@ export class WorkingCopies {
    * shows at once rather than at the next save.
    */
   async keep(principal: Principal, project: ProjectView, entryId: string, input: { fields: Record<string, unknown>; baseRevision: number }): Promise<WorkingCopyHead & { latestRevision: number }> {
-    assertCan(principal, 'working-copies.keep');
     const entry = await this.deps.content.entryOrFail(project, entryId);
     const latest = entry.latestRevision?.revision ?? 0;
     if (input.baseRevision > latest) throw invalid(`baseRevision: entry ${entryId} has no revision ${input.baseRevision} (its latest is ${latest}).`);
@@ -51,14 +48,12 @@ export class WorkingCopies {
 
   /** Ends the caller's working copy (idempotent). */
   async discard(principal: Principal, project: ProjectView, entryId: string): Promise<void> {
-    assertCan(principal, 'working-copies.keep');
     await this.deps.content.entryOrFail(project, entryId);
     await this.deps.store.delete(entryId, ownerOf(principal));
   }
 
   /** Everyone's unsaved typing in the entry, without what they typed: who, since when, based on which revision. */
   async list(principal: Principal, project: ProjectView, entryId: string): Promise<WorkingCopyHead[]> {
-    assertCan(principal, 'entries.read');
     await this.deps.content.entryOrFail(project, entryId);
     return (await this.deps.store.list(entryId)).filter((copy) => copy.projectId === project.projectId);
   }

@@ -5,7 +5,6 @@ import { handleCommand } from '../application/command-handler.ts';
 import type { IdempotentResult } from '../application/idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from '../application/project-writes.ts';
 import { actorOf } from '../domain/access/caller.ts';
-import { assertCan } from '../domain/access/permissions.ts';
 import { notFound } from '../domain/domain-error.ts';
 import type { OutboundPolicy, Resolver } from '../security/ssrf-guard.ts';
 import { assertCallableUrl } from '../application/callable-url.ts';
@@ -82,7 +81,6 @@ export class ContactFormService {
   }
 
   async create(principal: Principal, project: ContactProject, input: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
-    assertCan(principal, 'contact-forms.write');
     // humanApproval: a new contact form is live at once (it takes submissions and sends its autoreply to the public).
     requirePersonFor(principal, project.approvalPolicy, 'create_contact_form', {}, 'create a contact form (it takes submissions and sends its autoreply to the public at once)');
     const parsed = parseContactFormSettings(input, { contentLocales: project.contentLocales });
@@ -113,13 +111,11 @@ export class ContactFormService {
   }
 
   async list(principal: Principal, project: ContactProject): Promise<ContactFormView[]> {
-    assertCan(principal, 'contact-forms.read');
     const docs = await this.#contactForms.formsOfProject(project.projectId);
     return docs.map((d) => viewOf(d, project));
   }
 
   async get(principal: Principal, project: ContactProject, formId: string): Promise<ContactFormView> {
-    assertCan(principal, 'contact-forms.read');
     return viewOf(await this.docOrFail(project, formId), project);
   }
 
@@ -129,7 +125,6 @@ export class ContactFormService {
    * a whole. With `expectedVersion`, a form changed meanwhile is a CONFLICT.
    */
   async update(principal: Principal, project: ContactProject, formId: string, patch: Record<string, unknown>, expectedVersion?: number): Promise<ContactFormView> {
-    assertCan(principal, 'contact-forms.write');
     const current = await this.docOrFail(project, formId);
     // humanApproval: a contact form answers the public at once (its submit endpoint, hosted page and autoreply).
     requirePersonFor(principal, project.approvalPolicy, 'update_contact_form', { contactFormId: formId }, 'change a contact form (its fields, hosted page and autoreply are public)');
@@ -166,7 +161,6 @@ export class ContactFormService {
 
   /** Deletes a contact form (console tenant_admin only): its slug is free again; its submissions stay filed. */
   async delete(principal: Principal, project: ContactProject, formId: string): Promise<void> {
-    assertCan(principal, 'contact-forms.delete');
     const current = await this.docOrFail(project, formId);
     const result = await handleCommand(this.deps.log, contactFormStream(formId), contactFormDecider, { type: 'delete_contact_form' }, { principal }, { actor: actorOf(principal) });
     await this.deps.reservations.release(SLUG_SCOPE(project.projectId), current.slug, formId, actorOf(principal));

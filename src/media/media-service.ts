@@ -101,7 +101,6 @@ export class MediaService {
    * with the first upload's asset.
    */
   async upload(principal: Principal, project: { projectId: string }, file: ReceivedFile, details: UploadDetails, idempotencyKey?: string): Promise<IdempotentResult> {
-    assertCan(principal, 'media.upload');
     if (file.size === 0) throw new MediaRejectedError('The file is empty.', 'Upload a file with content.');
     const mimeType = await sniffMimeType(file.path);
     const image = await imageMetadata(file.path, mimeType);
@@ -151,7 +150,6 @@ export class MediaService {
    * list order, at most a bounded number per page: such a page may be short, or empty, with a nextCursor.
    */
   async list(principal: Principal, project: { projectId: string }, query: MediaListQuery): Promise<Page<AssetView>> {
-    assertCan(principal, 'media.list');
     const type = typeFilter(query.type);
     const filter: Record<string, FieldCondition> = { projectId: project.projectId, ...type.filter, ...(query.folder === undefined ? {} : { folder: folderName(query.folder) }) };
     const needle = query.name?.toLowerCase();
@@ -162,13 +160,11 @@ export class MediaService {
   }
 
   async get(principal: Principal, project: { projectId: string }, assetId: string): Promise<AssetView> {
-    assertCan(principal, 'media.list');
     return assetView(await this.#docOrFail(project.projectId, assetId));
   }
 
   /** The folders of the project's media library that hold assets, by name, with how many each holds. */
   async folders(principal: Principal, project: { projectId: string }): Promise<Array<{ folder: string; assets: number }>> {
-    assertCan(principal, 'media.list');
     const docs = await this.#media.foldersOfProject(project.projectId);
     return docs.map((doc) => ({ folder: doc.folder, assets: doc.assets }));
   }

@@ -52,7 +52,6 @@ export class EntryTranslator {
   readonly #content: ContentQueries;
 
   async translate(principal: Principal, project: ProjectView, entryId: string, input: TranslateInput): Promise<TranslateResult> {
-    assertCan(principal, 'entries.translate');
     assertCan(principal, 'revisions.save');
     requirePlan(project.plan, TRANSLATION_PLAN, 'AI locale translation (translate_entry_locales)');
     const provider = this.deps.provider;

@@ -5,7 +5,6 @@ import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { handleCommand } from '../application/command-handler.ts';
 import { keysetPage, type Page, type PageRequest } from '../application/keyset-page.ts';
-import { assertCan } from '../domain/access/permissions.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import type { Principal } from '../domain/principal.ts';
 import { requirePlan, type Plan } from '../domain/plans.ts';
@@ -105,19 +104,19 @@ export class WebhookService {
   readonly #webhooks: WebhookQueries;
 
   async list(principal: Principal, project: WebhookProject): Promise<WebhookView[]> {
-    this.#gate(principal, project, 'webhooks.read');
+    this.#gate(project);
     const docs = await this.#webhooks.webhooksOfProject(project.projectId);
     return docs.map(webhookView);
   }
 
   async get(principal: Principal, project: WebhookProject, webhookId: string): Promise<WebhookView> {
-    this.#gate(principal, project, 'webhooks.read');
+    this.#gate(project);
     return webhookView(await this.#webhookOrFail(project, webhookId));
   }
 
   /** Creates a webhook; the answer is the only place its signing secret is ever shown. */
   async create(principal: Principal, project: WebhookProject, input: WebhookSettingsInput, options: { webhookId?: string } = {}): Promise<WebhookView & { secret: string }> {
-    this.#gate(principal, project, 'webhooks.manage');
+    this.#gate(project);
     if (input.name === undefined) throw invalid('name: required');
     if (input.url === undefined) throw invalid('url: required');
     if (input.events === undefined) throw invalid('events: required');
@@ -150,7 +149,7 @@ export class WebhookService {
   }
 
   async update(principal: Principal, project: WebhookProject, webhookId: string, input: WebhookSettingsInput): Promise<WebhookView> {
-    this.#gate(principal, project, 'webhooks.manage');
+    this.#gate(project);
     const current = await this.#webhookOrFail(project, webhookId);
     if (input.url !== undefined) {
       const next = validSettings({ name: current.name, url: input.url, description: current.description, events: current.events });
@@ -162,7 +161,7 @@ export class WebhookService {
   }
 
   async delete(principal: Principal, project: WebhookProject, webhookId: string): Promise<void> {
-    this.#gate(principal, project, 'webhooks.manage');
+    this.#gate(project);
     await this.#webhookOrFail(project, webhookId);
     const result = await handleCommand(this.deps.log, webhookStream(webhookId), webhookDecider, { type: 'delete_webhook', webhookId }, {}, { actor: actorOf(principal) });
     await this.#settle(result.position);
@@ -175,7 +174,7 @@ export class WebhookService {
     webhookId: string,
     query: PageRequest & { status?: DeliveryStatus | undefined },
   ): Promise<Page<DeliveryView> & { webhookId: string }> {
-    this.#gate(principal, project, 'webhooks.read');
+    this.#gate(project);
     const webhook = await this.#webhookOrFail(project, webhookId);
     const filter = { webhookId, ...(query.status === undefined ? {} : { status: query.status }) };
     const page = await keysetPage(this.deps.reader, { ...WEBHOOK_LISTS.deliveries, filter, sort: [['seq', 'desc']], identity: ['deliveries', webhookId, query.status ?? null], map: (doc) => doc as Doc<DeliveryDoc> }, query);
@@ -186,7 +185,7 @@ export class WebhookService {
   }
 
   async delivery(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {
-    this.#gate(principal, project, 'webhooks.read');
+    this.#gate(project);
     const delivery = await this.#deliveryOrFail(project, webhookId, deliveryId);
     const attempts = await this.#webhooks.attemptsOfDelivery(deliveryId);
     return deliveryView(delivery, attempts, this.#secretOf(await this.#webhookOrFail(project, webhookId)));
@@ -194,7 +193,7 @@ export class WebhookService {
 
   /** Sends a recorded delivery again: the same payload bytes, as a new attempt in its history. */
   async redeliver(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {
-    this.#gate(principal, project, 'webhooks.manage');
+    this.#gate(project);
     await this.#webhookOrFail(project, webhookId);
     await this.#deliveryOrFail(project, webhookId, deliveryId);
     const jobId = randomUUID();
@@ -210,7 +209,7 @@ export class WebhookService {
 
   /** Send Test: a new delivery of a dummy payload of the right shape for `event` (default: the first subscribed). */
   async sendTest(principal: Principal, project: WebhookProject, webhookId: string, event?: string): Promise<DeliveryView> {
-    this.#gate(principal, project, 'webhooks.manage');
+    this.#gate(project);
     const webhook = await this.#webhookOrFail(project, webhookId);
     const type = (event ?? webhook.events[0]) as WebhookEventType;
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) throw invalid(`event: ${JSON.stringify(event)} is not a webhook event; use ${WEBHOOK_EVENT_TYPES.join(', ')}`);
@@ -238,8 +237,8 @@ export class WebhookService {
     return { id: deliveryId, webhookId, event, trigger: 'test', status: 'pending', createdAt: now, payload: null, attemptCount: 0, notSent: null, attempts: [] };
   }
 
-  #gate(principal: Principal, project: WebhookProject, action: 'webhooks.read' | 'webhooks.manage'): void {
-    assertCan(principal, action);
+  /** The plan gate; the permission (webhooks.read or webhooks.manage) is the route's (webhook-routes.ts). */
+  #gate(project: WebhookProject): void {
     requirePlan(project.plan, 'standard', 'Webhooks');
   }
 
@@ -252,7 +251,7 @@ export class WebhookService {
    * from where the dispatcher reads it. NOT_FOUND once the webhook was deleted (its secret is gone with it).
    */
   async createdAgain(principal: Principal, project: WebhookProject, webhookId: string): Promise<WebhookView & { secret: string }> {
-    this.#gate(principal, project, 'webhooks.manage');
+    this.#gate(project);
     const doc = await this.#webhookOrFail(project, webhookId);
     const secret = this.#secretOf(doc);
     if (secret === null) throw notFound(`Webhook ${webhookId} no longer has a signing secret to show.`);

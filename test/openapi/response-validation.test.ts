@@ -20,7 +20,7 @@ describe('OpenAPI: every answer the tests receive is checked against its operati
     const router = new Router({ prefix: '/admin/v1' });
     const thing = z.object({ id: z.string(), name: z.string() });
     const route = (path: string, answer: (ctx: { status: number; body: unknown }) => void) =>
-      api.add(router, { method: 'get', path, operationId: path.slice(1), summary: `Answers ${path}`, tag: 'Project', auth: 'none', responses: { 200: { description: 'A thing', schema: thing } }, errors: {} }, async (ctx) => answer(ctx));
+      api.add(router, { method: 'get', path, operationId: path.slice(1), summary: `Answers ${path}`, tag: 'Project', auth: 'none', permission: 'none', responses: { 200: { description: 'A thing', schema: thing } }, errors: {} }, async (ctx) => answer(ctx));
     route('/declared', (ctx) => (ctx.body = { id: '1', name: 'declared' }));
     route('/extra-field', (ctx) => (ctx.body = { id: '1', name: 'extra', secret: 'not in the schema' }));
     route('/missing-field', (ctx) => (ctx.body = { id: '1' }));
@@ -28,7 +28,7 @@ describe('OpenAPI: every answer the tests receive is checked against its operati
       ctx.status = 202;
       ctx.body = { id: '1', name: 'accepted' };
     });
-    api.add(router, { method: 'get', path: '/gone', operationId: 'gone', summary: 'Answers 404', tag: 'Project', auth: 'none', responses: { 200: { description: 'A thing', schema: thing } }, errors: { 404: ['NOT_FOUND'] } }, async () => {
+    api.add(router, { method: 'get', path: '/gone', operationId: 'gone', summary: 'Answers 404', tag: 'Project', auth: 'none', permission: 'none', responses: { 200: { description: 'A thing', schema: thing } }, errors: { 404: ['NOT_FOUND'] } }, async () => {
       throw notFound('No such thing.');
     });
     const document = openApiDocument(api, { version: '1.0.0' });
@@ -64,7 +64,7 @@ describe('OpenAPI: every answer the tests receive is checked against its operati
     const documentServer = async (port: number, schema: z.ZodType, body: unknown) => {
       const api = new ApiRegistry();
       const router = new Router({ prefix: '/admin/v1' });
-      api.add(router, { method: 'get', path: '/thing', operationId: 'thing', summary: 'A thing', tag: 'Project', auth: 'none', responses: { 200: { description: 'A thing', schema } }, errors: {} }, async (ctx) => {
+      api.add(router, { method: 'get', path: '/thing', operationId: 'thing', summary: 'A thing', tag: 'Project', auth: 'none', permission: 'none', responses: { 200: { description: 'A thing', schema } }, errors: {} }, async (ctx) => {
         ctx.body = body;
       });
       const document = openApiDocument(api, { version: '1.0.0' });

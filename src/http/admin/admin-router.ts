@@ -26,6 +26,7 @@ import { asOfRoutes } from './as-of-routes.ts';
 import { reviewNoticeRoutes } from './review-notice-routes.ts';
 import { operationsRoutes } from './operations-routes.ts';
 import { recordRefusedWrite } from './refusal-audit.ts';
+import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
 import type { AuditExportSigning } from '../../audit/audit-export.ts';
 import { auditExportRoutes } from './audit-export-routes.ts';
@@ -37,7 +38,13 @@ export function adminRouter(
 ): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
-  const api = new ApiRegistry({ onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error) });
+  const api = new ApiRegistry({
+    onWriteError: (ctx, operationId, error) => recordRefusedWrite(deps, ctx, operationId, error),
+    // Read your writes for the routes that report a position (wrote): bounded, as every write path waits.
+    settle: async (position, projections) => {
+      await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, projections);
+    },
+  });
   const open = authRoutes(deps, api);
   const session = sessionRoutes(deps, api);
   const invitations = invitationRoutes(deps, api, services.invitations);

@@ -55,11 +55,23 @@ export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query 
   /** 'none' for open routes (sign-in, login branding); default: agent key or session. */
   auth?: 'none' | 'credentials';
   /**
-   * The permission the caller needs (src/domain/access/permissions.ts), checked before the request is read any
-   * further: 403 FORBIDDEN naming it, recorded as a refused write for writes. Services check only what depends
-   * on the data (whose record, which policy).
+   * The permission the caller needs (src/domain/access/permissions.ts), checked here, once, before the request
+   * is read any further: 403 FORBIDDEN naming it, recorded as a refused write for writes. Services check only
+   * what depends on the data (whose record, which policy). Every route declares one (the type requires it, and
+   * test/codebase/route-permissions.test.ts checks the registered routes):
+   * - an action: the caller needs it;
+   * - 'none': no permission beyond the route's `auth`: open to anyone (auth 'none': sign-in, login branding) or
+   *   to any signed-in caller (its own session, its own notice preferences, the MCP endpoint, whose tools call
+   *   these routes and meet their permissions).
    */
-  permission?: Action;
+  permission: Action | 'none';
+  /**
+   * 'domain': the permission is enforced by the domain's decider instead of here, because its refusal says more
+   * than the table's (why, and which record: the audit trail keeps the refusal's subject as verified) or comes
+   * after a check of the data the caller must see first. The registry documents the permission (x-permission)
+   * and does not check it again. Default: checked here.
+   */
+  permissionCheckedBy?: 'domain';
   body?: Body;
   query?: Query;
   /** Every answer that is not the error envelope, by status, each with the schema the handler's answer satisfies. */
@@ -92,7 +104,13 @@ export class ApiRegistry {
    * `onWriteError`: called with the error of every write (any method but GET) whose handler threw, before the
    * error is answered; the admin API records refused writes with it (refusal-audit.ts).
    */
-  constructor(private readonly options: { onWriteError?: (ctx: Context, operationId: string, error: unknown) => Promise<void> } = {}) {}
+  constructor(
+    private readonly options: {
+      onWriteError?: (ctx: Context, operationId: string, error: unknown) => Promise<void>;
+      /** Read your writes: waits (bounded) until `projections` have folded `position` (see wrote). */
+      settle?: (position: bigint, projections: readonly string[]) => Promise<void>;
+    } = {},
+  ) {}
 
   add<Body extends z.ZodType | undefined = undefined, Query extends z.ZodType | undefined = undefined>(
     router: Router,
@@ -102,7 +120,7 @@ export class ApiRegistry {
     this.routes.push(route as never);
     const onWriteError = route.method === 'get' ? undefined : this.options.onWriteError;
     const middleware = async (ctx: Context) => {
-      if (route.permission) {
+      if (route.permission !== 'none' && route.permissionCheckedBy !== 'domain') {
         try {
           assertCan(principalOf(ctx), route.permission);
         } catch (error) {
@@ -118,10 +136,29 @@ export class ApiRegistry {
         await onWriteError?.(ctx, route.operationId, error);
         throw error;
       }
+      // Read your writes, here once for every route: answered when the read models show what the handler wrote.
+      const written = writtenOf(ctx);
+      if (written && this.options.settle) await this.options.settle(written.position, [...written.projections]);
     };
     const stack = route.body ? [jsonBody(route.bodyLimitBytes === undefined ? {} : { limitBytes: route.bodyLimitBytes }), middleware] : [middleware];
     (router[route.method] as (path: string, ...mw: unknown[]) => Router)(route.path, ...stack);
   }
+}
+
+const WRITTEN = Symbol('written');
+type Written = { position: bigint; projections: Set<string> };
+const writtenOf = (ctx: Context): Written | undefined => (ctx.state as { [WRITTEN]?: Written })[WRITTEN];
+
+/**
+ * A handler's write that its answer must reflect (read your writes): the registry waits, once the handler has
+ * returned and before the answer is sent, until `projections` have folded the latest position given (bounded by
+ * the settle option: READ_YOUR_WRITES_MS). Use cases that settle their own writes (ContentService, ...) need not.
+ */
+export function wrote(ctx: Context, position: bigint, projections: readonly string[]): void {
+  const state = ctx.state as { [WRITTEN]?: Written };
+  const written = (state[WRITTEN] ??= { position, projections: new Set() });
+  if (position > written.position) written.position = position;
+  for (const name of projections) written.projections.add(name);
 }
 
 function parse(schema: z.ZodType, value: unknown, where: 'body' | 'query'): unknown {
@@ -267,7 +304,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       description: `${route.summary}. ${credentialsNote(route)}`,
       tags: [route.tag],
       ...(route.auth === 'none' ? { security: [] } : {}),
-      ...(route.permission ? { 'x-permission': route.permission } : {}),
+      ...(route.permission !== 'none' ? { 'x-permission': route.permission } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
@@ -326,7 +363,7 @@ const sorted = (record: Json): Json => Object.fromEntries(Object.entries(record)
 
 function credentialsNote(route: ApiRoute<z.ZodType | undefined, z.ZodType | undefined>): string {
   if (route.auth === 'none') return 'No credentials needed.';
-  const permission = route.permission ? ` Permission: \`${route.permission}\` (${PERMISSIONS[route.permission].label}); 403 FORBIDDEN names it when the caller lacks it.` : '';
+  const permission = route.permission === 'none' ? '' : ` Permission: \`${route.permission}\` (${PERMISSIONS[route.permission].label}); 403 FORBIDDEN ${route.permissionCheckedBy === 'domain' ? 'says why' : 'names it'} when the caller lacks it.`;
   return `Credentials: an agent key, or a console session token with X-Project-Id.${permission}`;
 }
 

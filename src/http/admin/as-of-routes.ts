@@ -113,6 +113,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'get',
       path: '/as-of/entries/:entryId',
       operationId: 'getEntryAsOf',
+      permission: 'entries.history.read',
       summary: 'The entry as the public API served it at an instant: slug, live revision and who published it, and its values in a locale as served then (404 when it was not live then)',
       tag: 'As of',
       query: entryQuery,
@@ -126,7 +127,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   api.add(
     router,
-    { method: 'get', path: '/as-of/form-sets/:formSetId/entries', operationId: 'listFormSetEntriesAsOf', summary: 'The form set\'s entries the public API served at an instant, in the public list\'s order (first published, newest first), a page at a time', tag: 'As of', query: atListQuery, responses: { 200: { description: 'A page of the entries live then', schema: asOfPageSchema } }, errors: {} },
+    { method: 'get', path: '/as-of/form-sets/:formSetId/entries', operationId: 'listFormSetEntriesAsOf', permission: 'entries.history.read', summary: 'The form set\'s entries the public API served at an instant, in the public list\'s order (first published, newest first), a page at a time', tag: 'As of', query: atListQuery, responses: { 200: { description: 'A page of the entries live then', schema: asOfPageSchema } }, errors: {} },
     async (ctx, { query }) => {
       ctx.body = await reads.formSetEntries(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId', 'form set'), query.at, query);
     },
@@ -138,6 +139,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'get',
       path: '/as-of/form-sets/:formSetId/entries/:slug',
       operationId: 'getEntryBySlugAsOf',
+      permission: 'entries.history.read',
       summary:
         'What the public API answered at a slug of the form set at an instant: the entry served there; for a former slug of an entry live then, 301 to the as-of URL of its slug then (the public API redirected so); 404 when neither',
       tag: 'As of',
@@ -167,7 +169,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   api.add(
     router,
-    { method: 'get', path: '/entries/:entryId/workflow', operationId: 'getEntryWorkflowAsOf', summary: 'The entry\'s whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed)', tag: 'As of', query: atQuery, responses: { 200: { description: 'The workflow state then', schema: workflowSchema } }, errors: {} },
+    { method: 'get', path: '/entries/:entryId/workflow', operationId: 'getEntryWorkflowAsOf', permission: 'entries.history.read', summary: 'The entry\'s whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed)', tag: 'As of', query: atQuery, responses: { 200: { description: 'The workflow state then', schema: workflowSchema } }, errors: {} },
     async (ctx, { query }) => {
       ctx.body = await reads.workflow(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId', 'entry'), query.at);
     },

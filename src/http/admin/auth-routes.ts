@@ -43,7 +43,7 @@ export const loginBrandingSchema = z.object({
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
-  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', summary: 'Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', permission: 'none', summary: 'Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
     const email = body.email.trim().toLowerCase();
     // Throttled attempts are refused before the password is looked at: guessing costs time, not our CPU.
     const decision = deps.loginThrottle.begin(email, clientIp(ctx));
@@ -82,7 +82,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   // Spec 4.4 / issue 3 item 1: the console login page shows the project's branding before anyone signs in.
-  api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: { description: 'The login branding', schema: loginBrandingSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/projects/:projectId/login-branding', operationId: 'getLoginBranding', permission: 'none', summary: "A project's console login page branding (logo, colours, message, project name); no credentials needed", tag: 'Console login', auth: 'none', responses: { 200: { description: 'The login branding', schema: loginBrandingSchema } }, errors: {} }, async (ctx) => {
     const projectId = ctx.params['projectId'];
     const project = isUuid(projectId) ? await accessModel.project(projectId) : null;
     if (!project) throw notFound(`No project ${projectId}.`);

@@ -106,47 +106,47 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
   };
   const tag = 'Contact forms';
 
-  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', summary: 'List the project\'s contact forms', tag, responses: { 200: { description: 'The contact forms', schema: z.object({ items: z.array(contactFormSchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', permission: 'contact-forms.read', summary: 'List the project\'s contact forms', tag, responses: { 200: { description: 'The contact forms', schema: z.object({ items: z.array(contactFormSchema) }) } }, errors: {} }, async (ctx) => {
     ctx.body = { items: await forms.list(principalOf(ctx), projectOf(ctx)) };
   });
 
-  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', permission: 'contact-forms.write', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...input } = body;
     const result = await forms.create(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId', operationId: 'getContactForm', summary: 'Read a contact form with every setting', tag, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId', operationId: 'getContactForm', permission: 'contact-forms.read', summary: 'Read a contact form with every setting', tag, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: {} }, async (ctx) => {
     ctx.body = await forms.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
   });
 
-  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', permission: 'contact-forms.write', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { expectedVersion, ...patch } = body as Record<string, unknown> & { expectedVersion?: number };
     ctx.body = await forms.update(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), patch, expectedVersion);
   });
 
-  api.add(router, { method: 'delete', path: '/contact-forms/:formId', operationId: 'deleteContactForm', summary: 'Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed', tag, responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/contact-forms/:formId', operationId: 'deleteContactForm', permission: 'contact-forms.delete', summary: 'Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed', tag, responses: { 204: { description: 'Deleted', empty: true } }, errors: {} }, async (ctx) => {
     await forms.delete(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') }) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', permission: 'submissions.read', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') }) } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });
     ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', permission: 'submissions.read', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: {} }, async (ctx) => {
     ctx.body = await submissions.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
   });
 
-  api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', permission: 'submissions.update', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = await submissions.setRead(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'), body.read);
   });
 
-  api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: { description: 'The submission with the note', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/contact-forms/:formId/submissions/:submissionId/notes', operationId: 'addContactSubmissionNote', permission: 'submissions.update', summary: 'Add an internal note to a submission (sealed with the submission\'s key: erasure takes it too)', tag, body: noteBody, responses: { 201: { description: 'The submission with the note', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.status = 201;
     const [formId, submissionId, project] = [id(ctx, 'formId'), id(ctx, 'submissionId'), projectOf(ctx)];
     const key = idempotencyKeyOf(ctx, body);
@@ -159,7 +159,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
     ctx.body = await submissions.get(principalOf(ctx), project, formId, submissionId);
   });
 
-  api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: { description: 'Erased', empty: true } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', permission: 'submissions.erase', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: { description: 'Erased', empty: true } }, errors: {} }, async (ctx) => {
     await submissions.erase(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
     ctx.status = 204;
   });

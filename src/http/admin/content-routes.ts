@@ -6,6 +6,7 @@ import type { FormSetView, ProjectView, RevisionAction } from '../../application
 import { sampleValues, toJsonSchema } from '../../domain/content/form-set/field-validation.ts';
 import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
+import type { Action } from '../../domain/access/permissions.ts';
 import { createdEntrySchema, entryDetail, entryDetailSchema, entrySummary, entrySummarySchema, formSetDetail, formSetDetailSchema, formSetSchemaSchema, formSetSummary, formSetSummarySchema, revisionDetailSchema, revisionRefSchema, revisionSummary, revisionSummarySchema, revisionTransitionSchema, tenantSchemaSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema } from './list-query.ts';
 import { REVISION_STATUSES } from '../../domain/content/entry/entry-workflow.ts';
@@ -94,7 +95,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { items: items.map(formSetSummary) };
   });
 
-  api.add(router, { method: 'post', path: '/form-sets', operationId: 'createFormSet', summary: 'Create a form set (slug unique per project: 409 on a clash)', tag: 'Form sets', body: formSetBody, responses: { 201: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-sets', operationId: 'createFormSet', permission: 'form-sets.write', summary: 'Create a form set (slug unique per project: 409 on a clash)', tag: 'Form sets', body: formSetBody, responses: { 201: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion: _version, ...definition } = body;
     const result = await content.createFormSet(principalOf(ctx), projectOf(ctx), definition, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
@@ -105,18 +106,18 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = formSetDetail(await content.formSetOrFail(projectOf(ctx), id(ctx, 'formSetId')) as never);
   });
 
-  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/form-sets/:formSetId', operationId: 'updateFormSet', permission: 'form-sets.write', permissionCheckedBy: 'domain', summary: 'Replace a form set\'s definition (removing a field or block is a console-admin action)', tag: 'Form sets', body: formSetBody, responses: { 200: { description: 'The form set', schema: formSetDetailSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, expectedVersion, ...definition } = body;
     const updated = await content.updateFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), definition, expectedVersion);
     ctx.body = formSetDetail(updated as never);
   });
 
-  api.add(router, { method: 'delete', path: '/form-sets/:formSetId', operationId: 'deleteFormSet', summary: 'Delete a form set (console tenant_admin only; agent keys never)', tag: 'Form sets', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 409: ['CONFLICT'] } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/form-sets/:formSetId', operationId: 'deleteFormSet', permission: 'form-sets.delete', permissionCheckedBy: 'domain', summary: 'Delete a form set (console tenant_admin only; agent keys never)', tag: 'Form sets', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 409: ['CONFLICT'] } }, async (ctx) => {
     await content.deleteFormSet(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'post', path: '/form-sets/:formSetId/entries', operationId: 'createEntry', summary: 'Create an entry with its first draft revision (idempotent by key)', tag: 'Entries', body: createEntryBody, responses: { 201: { description: 'The entry and its revision', schema: createdEntrySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-sets/:formSetId/entries', operationId: 'createEntry', permission: 'entries.write', summary: 'Create an entry with its first draft revision (idempotent by key)', tag: 'Entries', body: createEntryBody, responses: { 201: { description: 'The entry and its revision', schema: createdEntrySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.createEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
@@ -128,6 +129,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'get',
       path: '/form-sets/:formSetId/entries',
       operationId: 'listEntries',
+      permission: 'entries.read',
       summary:
         'List a form set\'s entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time. ' +
         'The walk is pinned to the position of its first page (asOf): first every entry as it was then, each once, in the requested order (changed: false); then the entries created or changed since, in the order of their changes (changed: true). Nothing is skipped while entries change between pages; an entry changed during the walk comes again in the second part, with its new values.',
@@ -142,7 +144,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', summary: 'Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history', tag: 'Entries', responses: { 200: { description: 'The entry', schema: entryDetailSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', permission: 'entries.read', summary: 'Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history', tag: 'Entries', responses: { 200: { description: 'The entry', schema: entryDetailSchema } }, errors: {} }, async (ctx) => {
     ctx.body = entryDetail(await content.getEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId')));
   });
 
@@ -152,6 +154,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'get',
       path: '/entries/:entryId/revisions',
       operationId: 'listRevisions',
+      permission: 'revisions.read',
       summary: 'List an entry\'s revisions without their values, oldest first (order=desc: newest first), a page at a time (list_revisions)',
       tag: 'Revisions',
       query: revisionListQuery,
@@ -186,7 +189,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   const mastersOf = contentModel.mastersOfProject;
 
-  api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: { description: 'The revision', schema: revisionRefSchema } }, errors: { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/entries/:entryId/revisions', operationId: 'saveRevision', permission: 'revisions.save', summary: 'Save a new revision with the full field values (returns id and revision for publishing)', tag: 'Revisions', body: saveRevisionBody, responses: { 201: { description: 'The revision', schema: revisionRefSchema } }, errors: { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.saveRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
@@ -208,8 +211,10 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     reopen: 'Reopen a rejected revision as a draft',
     publish: 'Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale)',
   };
+  // Checked by the entry decider, whose refusal names the revision (the audit trail keeps it).
+  const REVISION_PERMISSIONS: Record<RevisionAction, Action> = { submit: 'revisions.submit', approve: 'revisions.approve', reject: 'revisions.reject', withdraw: 'revisions.withdraw', reopen: 'revisions.reopen', publish: 'revisions.publish' };
   for (const action of actions) {
-    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: action === 'approve' || action === 'publish' ? { 403: POLICY_REFUSALS, 409: ['REVISION_CONFLICT', 'CONFLICT'] } : action === 'withdraw' ? { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['REVISION_CONFLICT', 'CONFLICT'] } : { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
+    api.add(router, { method: 'post', path: `/revisions/:revisionId/${action}`, operationId: `${action}Revision`, permission: REVISION_PERMISSIONS[action], permissionCheckedBy: 'domain', summary: summaries[action], tag: 'Revisions', body: revisionActionBody, responses: { 200: { description: 'The revision after the transition', schema: revisionTransitionSchema } }, errors: action === 'approve' || action === 'publish' ? { 403: POLICY_REFUSALS, 409: ['REVISION_CONFLICT', 'CONFLICT'] } : action === 'withdraw' ? { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['REVISION_CONFLICT', 'CONFLICT'] } : { 409: ['REVISION_CONFLICT', 'CONFLICT'] } }, async (ctx, { body }) => {
       ctx.body = await content.revisionAction(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), action, body);
     });
   }

@@ -105,26 +105,26 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return value;
   };
 
-  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', summary: 'Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: { description: 'The new entry and its draft revision', schema: createdEntrySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/entries/:entryId/duplicate', operationId: 'duplicateEntry', permission: 'entries.write', summary: 'Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)', tag: 'Entries', body: idempotentBody, responses: { 201: { description: 'The new entry and its draft revision', schema: createdEntrySchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.duplicateEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/entries/:entryId', operationId: 'deleteEntry', permission: 'entries.delete', summary: 'Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards', tag: 'Entries', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
     await content.deleteEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/entries/:entryId/slug', operationId: 'renameEntry', permission: 'entries.write', summary: 'Change an entry\'s slug (409 on a clash); former slugs stay reserved and answer with a 301', tag: 'Entries', body: renameBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.renameEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.slug));
   });
 
-  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/entries/:entryId/import-metadata', operationId: 'setEntryImportMetadata', permission: 'entries.write', summary: 'Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it', tag: 'Entries', body: importMetadataBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.setImportMetadata(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body));
   });
 
-  api.add(router, { method: 'put', path: '/entries/:entryId/assignee', operationId: 'assignEntry', summary: 'Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)', tag: 'Entries', body: assigneeBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/entries/:entryId/assignee', operationId: 'assignEntry', permission: 'entries.assign', summary: 'Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)', tag: 'Entries', body: assigneeBody, responses: { 200: { description: 'The entry', schema: entrySummarySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx, { body }) => {
     ctx.body = entrySummary(await content.assignEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), body.userId));
   });
 
@@ -134,6 +134,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'post',
       path: '/revisions/bulk-schedule',
       operationId: 'bulkScheduleRevisions',
+      permission: 'revisions.schedule',
       summary: 'Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision\'s result: 200 when all were scheduled, 207 when only some were, and an error status when none was',
       tag: 'Revisions',
       body: bulkScheduleBody,
@@ -169,7 +170,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', permission: 'entries.history.read', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     ctx.body = { entryId, ...(await content.entryHistory(principalOf(ctx), projectOf(ctx), entryId, query)) };
   });
@@ -180,6 +181,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'get',
       path: '/review-queue',
       operationId: 'getReviewQueue',
+      permission: 'entries.read',
       summary: 'The review desk: every revision in pending_review or scheduled across the project\'s form sets, oldest submission first, with entry title, form set, submitter, submission time, assignee and publish time; filter by assignee, form set and status',
       tag: 'Revisions',
       query: reviewQueueQuery,
@@ -192,19 +194,19 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: { description: 'The changes, one per field (per locale for localized fields)', schema: diffSchema } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', permission: 'entries.history.read', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: { description: 'The changes, one per field (per locale for localized fields)', schema: diffSchema } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     for (const name of ['from', 'to'] as const) if (!isUuid(query[name])) throw validationError(`${name}: must be a revision id (UUID).`);
     ctx.body = { entryId, ...(await content.diffRevisions(principalOf(ctx), projectOf(ctx), entryId, query.from, query.to)) };
   });
 
-  api.add(router, { method: 'post', path: '/revisions/:revisionId/restore', operationId: 'restoreRevision', summary: 'Restore an old revision: its field values become a new draft revision (idempotent by key)', tag: 'History', body: restoreBody, responses: { 201: { description: 'The new draft revision', schema: restoredSchema } }, errors: { 409: ['REVISION_CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/revisions/:revisionId/restore', operationId: 'restoreRevision', permission: 'revisions.save', summary: 'Restore an old revision: its field values become a new draft revision (idempotent by key)', tag: 'History', body: restoreBody, responses: { 201: { description: 'The new draft revision', schema: restoredSchema } }, errors: { 409: ['REVISION_CONFLICT'] } }, async (ctx, { body }) => {
     const result = await content.restoreRevision(principalOf(ctx), projectOf(ctx), id(ctx, 'revisionId'), { expectedRevision: body.expectedRevision }, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', permission: 'audit.read', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } }, errors: {} }, async (ctx, { query }) => {
     ctx.body = await content.auditLog(principalOf(ctx), projectOf(ctx), query);
   });
 

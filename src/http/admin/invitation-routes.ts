@@ -4,12 +4,11 @@ import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import { rateLimited } from '../errors/error-factory.ts';
 import { ROLE_NAMES, type UserRole } from '../../domain/principal.ts';
-import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { InvitationLink } from '../../application/access-service.ts';
 import type { MailTransport } from '../../mail/mail-transport.ts';
 import { invitationMessage } from '../../invitations/invitation-message.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
-import type { ApiRegistry } from './api-registry.ts';
+import { type ApiRegistry, wrote } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
@@ -62,7 +61,6 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
   const { access } = deps;
-  const settle = (position: bigint) => deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
 
   /** Mails the invitation; a failure is answered beside the invitation (which stands), never as an error. */
   const send = async (ctx: Context, user: { userId: string; email: string; role: UserRole }, link: InvitationLink): Promise<{ mailed: boolean; mailError?: string }> => {
@@ -99,7 +97,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
       // A replay answers what the first request did, without a second e-mail (the link is in the first only).
       const answer = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'invite_user', key: idempotencyKeyOf(ctx, body), request: { email: body.email, role: body.role }, ids: ['userId'] }, async (ids) => {
         const made = await access.inviteUser(caller, { tenantId, email: body.email, role: body.role, userId: ids['userId']! });
-        await settle(made.position);
+        wrote(ctx, made.position, ['access']);
         const sent = await send(ctx, made, made.invitation);
         return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, invitationExpiresAt: made.invitation.expiresAt, ...sent };
       });
@@ -124,7 +122,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
       const userId = ctx.params['userId'];
       if (!isUuid(userId)) throw notFound(`No user ${userId}.`);
       const again = await access.inviteAgain(caller, userId);
-      await settle(again.position);
+      wrote(ctx, again.position, ['access']);
       const sent = await send(ctx, again, again.invitation);
       ctx.body = { id: again.userId, tenantId: again.tenantId, email: again.email, role: again.role, invitationExpiresAt: again.invitation.expiresAt, ...sent };
     },
@@ -136,6 +134,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
       method: 'post',
       path: '/auth/invitations/accept',
       operationId: 'acceptInvitation',
+      permission: 'none',
       summary: 'Choose a password with an invitation\'s link token (no session): the account can then sign in; the link is spent. 401 for a link that is unknown, used, replaced or expired; 429 after repeated failures from one address',
       tag: 'Sessions',
       auth: 'none',
@@ -150,7 +149,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
       if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, { message: 'Too many failed attempts: wait before trying again.' });
       const accepted = await access.acceptInvitation(body.token, body.password);
       decision.attempt.succeeded();
-      await settle(accepted.position);
+      wrote(ctx, accepted.position, ['access']);
       ctx.body = { email: accepted.email };
     },
   );

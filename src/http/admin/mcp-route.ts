@@ -50,6 +50,7 @@ export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOpt
       method: 'post',
       path: '/mcp',
       operationId: 'mcp',
+      permission: 'none',
       summary:
         'The MCP tool server over Streamable HTTP (stateless, JSON responses): JSON-RPC messages of the Model Context Protocol (initialize, tools/list, tools/call) with the tools of spec 4.4, authenticated with an agent key. Each tool calls this admin API with the caller\'s key. GET and DELETE answer 405: no event stream, no session',
       tag,

@@ -159,6 +159,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
       method: 'post',
       path: '/media',
       operationId: 'uploadMedia',
+      permission: 'media.upload',
       summary: `Upload a media file (upload_media): multipart/form-data with the file in the field "${FILE_FIELD}" (and text fields fileName, altText, caption), or JSON with base64 (a data: URL prefix is allowed) or sourceUrl (fetched by the service; http(s) only, private and metadata addresses refused unless OUTBOUND_ALLOWLIST names them, redirects within the same host only). The MIME type is sniffed from the bytes. 413 PAYLOAD_TOO_LARGE above MEDIA_MAX_BYTES; 400 for an empty or unreadable file. Idempotent by key. Agent keys need scope full or schema.`,
       tag: 'Media',
       body: jsonUploadBody,
@@ -193,7 +194,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     },
   );
 
-  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', permission: 'media.list', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const result = await service.list(principalOf(ctx), project, query);
     ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };
@@ -205,6 +206,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
       method: 'get',
       path: '/media/folders',
       operationId: 'listMediaFolders',
+      permission: 'media.list',
       summary: 'The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one)',
       tag: 'Media',
       responses: { 200: { description: 'The folders', schema: z.object({ items: z.array(z.object({ folder: z.string(), assets: z.number().int() })) }).meta({ id: 'MediaFolders' }) } },
@@ -215,17 +217,17 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     },
   );
 
-  api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', summary: 'Read an asset', tag: 'Media', responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', permission: 'media.list', summary: 'Read an asset', tag: 'Media', responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     ctx.body = withUrl(ctx, project.projectId, await service.get(principalOf(ctx), project, assetId(ctx)));
   });
 
-  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters), caption (at most ${CAPTION_MAX}), folder and (images) focal point (null clears it); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', permission: 'media.upload', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters), caption (at most ${CAPTION_MAX}), folder and (images) focal point (null clears it); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx, { body }) => {
     const project = projectOf(ctx);
     ctx.body = withUrl(ctx, project.projectId, await service.updateDetails(principalOf(ctx), project, assetId(ctx), body));
   });
 
-  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/media/:assetId', operationId: 'deleteMedia', permission: 'media.delete', summary: 'Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after', tag: 'Media', responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
     await service.delete(principalOf(ctx), projectOf(ctx), assetId(ctx));
     ctx.status = 204;
   });

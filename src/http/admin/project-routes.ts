@@ -7,8 +7,7 @@ import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import { ROLE_NAMES, type AgentScope, type UserRole } from '../../domain/principal.ts';
 import { notFound, unavailable, validationError } from '../errors/error-factory.ts';
-import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
-import type { ApiRegistry } from './api-registry.ts';
+import { type ApiRegistry, wrote } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
@@ -178,10 +177,6 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     if (!doc) throw notFound(`No project ${project.projectId}.`);
     return doc;
   };
-  /** Read your writes: waits (bounded) until the access read model has folded `position`. */
-  const settle = async (position: bigint): Promise<void> => {
-    await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
-  };
   /** The caller's address for console users: the allowlist decider refuses changes that would lock them out. */
   const writeOptions = (ctx: Context): { clientIp?: string } => (principalOf(ctx).kind === 'user' ? { clientIp: ctx.ip } : {});
   const keyId = (ctx: Context): string => {
@@ -221,7 +216,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const caller = principalOf(ctx);
     const projectId = projectOf(ctx).projectId;
     const result = await access.patchContentLocales(caller, projectId, body);
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = result.contentLocales;
   });
 
@@ -231,7 +226,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const caller = principalOf(ctx);
     const projectId = projectOf(ctx).projectId;
     const result = await access.updateSiteSettings(caller, projectId, body);
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = result.value;
   });
 
@@ -239,7 +234,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const caller = principalOf(ctx);
     const projectId = projectOf(ctx).projectId;
     const result = await access.setCustomDomains(caller, projectId, body.domains);
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = { domains: result.value };
   });
 
@@ -252,7 +247,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
   api.add(router, { method: 'put', path: '/project/approval-policy', operationId: 'setApprovalPolicy', permission: 'approval-policy.change', summary: 'Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log', tag: 'Project', body: approvalPolicyBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The approval policy after the change', schema: approvalPolicySchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     const result = await access.setApprovalPolicy(caller, projectOf(ctx).projectId, body);
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = result.value;
   });
 
@@ -267,7 +262,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const caller = principalOf(ctx);
     const project = projectOf(ctx);
     const result = await access.updateLoginAppearance(caller, project.projectId, body);
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = { ...result.value, projectName: project.name };
   });
 
@@ -284,7 +279,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const input = { cidr: body.cidr, label: body.label ?? null };
     const entry = await idempotentCreate(deps, ctx, { scope: projectId, operation: 'add_ip_allowlist_entry', key: idempotencyKeyOf(ctx, body), request: input, ids: ['entryId'] }, async (ids) => {
       const result = await access.addIpAllowlistEntry(caller, projectId, input, { ...writeOptions(ctx), entryId: ids['entryId']! });
-      await settle(result.position);
+      wrote(ctx, result.position, ['access']);
       return result.entry;
     });
     ctx.status = 201;
@@ -297,7 +292,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const entryId = ctx.params['entryId'];
     if (!isUuid(entryId)) throw notFound(`No allowlist entry ${entryId}.`);
     const result = await access.removeIpAllowlistEntry(caller, projectId, entryId, writeOptions(ctx));
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.status = 204;
   });
 
@@ -329,7 +324,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
         body.type === 'agent'
           ? await access.issueAgentKey(caller, projectId, body.scope ?? 'full', body.name ?? 'Agent key', { keyId })
           : await access.issuePublicKey(caller, projectId, { keyId });
-      await settle(made.position);
+      wrote(ctx, made.position, ['access']);
       const createdAt = deps.clock.now().toISOString();
       issuedNow = made.key;
       return dataKey === undefined ? { keyId: made.keyId, prefix: made.prefix, createdAt, key: made.key } : { keyId: made.keyId, prefix: made.prefix, createdAt, ...replays!.seal(dataKey, made.keyId, made.key) };
@@ -352,14 +347,14 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const result = await access.revokeKey(caller, projectId, keyId(ctx));
     // A revoked key's replay goes at once (its data key destroyed), as it would at the end of its window.
     await deps.issuedKeys?.forget(result.keyId);
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = { id: result.keyId, type: result.type, revokedAt: result.revokedAt };
   });
 
   // ---- members of the caller's tenant
 
   // The console's project switcher: every project a session may act in (an agent key: its own project).
-  api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', permission: 'none', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) }) } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     const docs = caller.kind === 'agent'
       ? [await accessModel.project(caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
@@ -380,7 +375,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const request = { email: body.email, role: body.role };
     const created = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'create_user', key: idempotencyKeyOf(ctx, body), request, ids: ['userId'] }, async (ids) => {
       const made = await access.createUser(caller, { tenantId, email: body.email, password: body.password, role: body.role, userId: ids['userId']! });
-      await settle(made.position);
+      wrote(ctx, made.position, ['access']);
       return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, disabled: false };
     });
     ctx.status = 201;
@@ -394,7 +389,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     // One change per request, so that a refusal never leaves half of it written.
     if ((body.role === undefined) === (body.disabled === undefined)) throw validationError('Give either role or disabled: true (one change per request).');
     const changed = body.role !== undefined ? await access.changeUserRole(caller, userId, body.role) : await access.disableUser(caller, userId);
-    await settle(changed.position);
+    wrote(ctx, changed.position, ['access']);
     ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, disabled: changed.disabled } satisfies z.input<typeof createdUserSchema>;
   });
 

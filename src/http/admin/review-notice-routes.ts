@@ -5,8 +5,7 @@ import { z } from 'zod';
 import type { ContactForms } from '../../contact-forms/contact-forms.ts';
 import { sealReviewChatUrl } from '../../review-notices/review-chat-url.ts';
 import { forbidden, notFound } from '../errors/error-factory.ts';
-import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
-import type { ApiRegistry } from './api-registry.ts';
+import { type ApiRegistry, wrote } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
 
@@ -32,24 +31,21 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
   const { access } = deps;
-  const settle = async (position: bigint): Promise<void> => {
-    await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, ['access']);
-  };
   const sessionUser = (ctx: Context): string => {
     const principal = principalOf(ctx);
     if (principal.kind !== 'user') throw forbidden('Notice preferences belong to console users; agent keys receive no notices.', { hint: 'Sign in as the user.' });
     return principal.userId;
   };
 
-  api.add(router, { method: 'get', path: '/me/notice-preferences', operationId: 'getNoticePreferences', summary: 'The signed-in user\'s notice preferences (sessions only)', tag: 'Members', responses: { 200: { description: 'The preferences', schema: preferencesSchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/me/notice-preferences', operationId: 'getNoticePreferences', permission: 'none', summary: 'The signed-in user\'s notice preferences (sessions only)', tag: 'Members', responses: { 200: { description: 'The preferences', schema: preferencesSchema } }, errors: {} }, async (ctx) => {
     const user = await accessModel.user(sessionUser(ctx));
     if (!user) throw notFound('No such user.');
     ctx.body = { reviewNotices: user.reviewNotices !== false };
   });
 
-  api.add(router, { method: 'put', path: '/me/notice-preferences', operationId: 'setNoticePreferences', summary: 'Turn the signed-in user\'s review notice e-mails on or off (sessions only; every change is in the audit log)', tag: 'Members', body: preferencesSchema, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The preferences after the change', schema: preferencesSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/me/notice-preferences', operationId: 'setNoticePreferences', permission: 'none', summary: 'Turn the signed-in user\'s review notice e-mails on or off (sessions only; every change is in the audit log)', tag: 'Members', body: preferencesSchema, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The preferences after the change', schema: preferencesSchema } }, errors: {} }, async (ctx, { body }) => {
     const result = await access.setNoticePreferences(principalOf(ctx), sessionUser(ctx), { reviewNotices: body.reviewNotices });
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = { reviewNotices: result.reviewNotices };
   });
 
@@ -64,7 +60,7 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
     const url = body.chatWebhookUrl === null || body.chatWebhookUrl.trim() === '' ? null : body.chatWebhookUrl;
     if (url !== null && !contact) throw notFound('Chat notices are not available in this process.');
     const result = await access.setReviewNoticeChat(caller, projectId, url === null ? null : sealReviewChatUrl(contact!.secrets, projectId, url));
-    await settle(result.position);
+    wrote(ctx, result.position, ['access']);
     ctx.body = { chatWebhookUrl: result.value };
   });
 

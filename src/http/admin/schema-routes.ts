@@ -116,12 +116,12 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Masters ----------------------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: { description: 'The masters', schema: z.object({ items: z.array(masterSummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', permission: 'masters.read', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: { description: 'The masters', schema: z.object({ items: z.array(masterSummarySchema) }) } }, errors: {} }, async (ctx) => {
     const masters = await schema.listMasters(principalOf(ctx), projectOf(ctx));
     ctx.body = { items: masters.map((m) => ({ id: m.masterId, key: m.key, name: m.name, recordCount: m.recordCount, sitePublishedAt: m.sitePublishedAt, published: m.sitePublishedAt !== null })) };
   });
 
-  api.add(router, { method: 'post', path: '/master-entities', operationId: 'createMasterEntity', summary: 'Create a master entity, optionally with records (key unique per project: 409 on a clash)', tag, body: createMasterBody, responses: { 201: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-entities', operationId: 'createMasterEntity', permission: 'masters.write', permissionCheckedBy: 'domain', summary: 'Create a master entity, optionally with records (key unique per project: 409 on a clash)', tag, body: createMasterBody, responses: { 201: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...input } = body;
     const result = await schema.createMaster(principalOf(ctx), projectOf(ctx), input, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
@@ -132,29 +132,29 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = masterDetail(await schema.masterOrFail(projectOf(ctx), masterId(ctx)));
   });
 
-  api.add(router, { method: 'get', path: '/master-entities/:masterId/records', operationId: 'listMasterRecords', summary: 'List a master\'s records in display order, labels resolved for a locale (list_master_records)', tag, query: recordsQuery, responses: { 200: { description: 'The records', schema: masterRecordsSchema } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/master-entities/:masterId/records', operationId: 'listMasterRecords', permission: 'masters.read', summary: 'List a master\'s records in display order, labels resolved for a locale (list_master_records)', tag, query: recordsQuery, responses: { 200: { description: 'The records', schema: masterRecordsSchema } }, errors: {} }, async (ctx, { query }) => {
     const { master, locale, records } = await schema.listRecords(principalOf(ctx), projectOf(ctx), masterId(ctx), query.locale);
     ctx.body = { masterId: master.masterId, key: master.key, locale, items: records };
   });
 
-  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: { description: 'The record', schema: createdRecordSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/records', operationId: 'createMasterRecord', permission: 'masters.records.create', summary: 'Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)', tag, body: createRecordBody, responses: { 201: { description: 'The record', schema: createdRecordSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const { idempotencyKey: _key, ...record } = body;
     const result = await schema.createRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), record, idempotencyKeyOf(ctx, body));
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'patch', path: '/master-entities/:masterId/records/:value', textParams: ['value'], operationId: 'updateMasterRecord', summary: 'Update a record\'s labels, order or parent (update_master_record; a user session only, agent keys refused)', tag, body: updateRecordBody, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/master-entities/:masterId/records/:value', textParams: ['value'], operationId: 'updateMasterRecord', permission: 'masters.records.update', permissionCheckedBy: 'domain', summary: 'Update a record\'s labels, order or parent (update_master_record; a user session only, agent keys refused)', tag, body: updateRecordBody, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const updated = await schema.updateRecord(principalOf(ctx), projectOf(ctx), masterId(ctx), String(ctx.params['value']), body);
     ctx.body = masterDetail(updated);
   });
 
-  api.add(router, { method: 'put', path: '/master-entities/:masterId/tree', operationId: 'updateMasterTree', summary: 'Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused)', tag, body: treeBody, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/master-entities/:masterId/tree', operationId: 'updateMasterTree', permission: 'masters.tree.update', permissionCheckedBy: 'domain', summary: 'Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused)', tag, body: treeBody, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const updated = await schema.updateTree(principalOf(ctx), projectOf(ctx), masterId(ctx), body.nodes);
     ctx.body = masterDetail(updated);
   });
 
-  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/master-entities/:masterId/publish', operationId: 'publishMasterEntity', permission: 'masters.publish', summary: 'Publish a master to the site: sets sitePublishedAt and emits master.published', tag, responses: { 200: { description: 'The master', schema: masterDetailSchema } }, errors: { 403: ['HUMAN_APPROVAL_REQUIRED'] } }, async (ctx) => {
     ctx.body = masterDetail(await schema.publishMaster(principalOf(ctx), projectOf(ctx), masterId(ctx)));
   });
 
@@ -168,22 +168,22 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = MASTER_BLUEPRINT_SCHEMA;
   });
 
-  api.add(router, { method: 'post', path: '/form-blueprints/validate', operationId: 'validateFormBlueprint', summary: 'Plan a form blueprint against the project: what would be created and every problem; writes nothing', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: formPlanSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-blueprints/validate', operationId: 'validateFormBlueprint', permission: 'blueprints.validate', summary: 'Plan a form blueprint against the project: what would be created and every problem; writes nothing', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: formPlanSchema } }, errors: {} }, async (ctx, { body }) => {
     ctx.body = preview(await schema.validateBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
   });
 
-  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'post', path: '/master-blueprints/validate', operationId: 'validateMasterBlueprint', summary: 'Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: masterPlanSchema } }, errors: {} }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-blueprints/validate', operationId: 'validateMasterBlueprint', permission: 'blueprints.validate', summary: 'Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: masterPlanSchema } }, errors: {} }, async (ctx, { body }) => {
     ctx.body = preview(await schema.validateMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
   });
 
-  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: masterPlanSchema.extend(dryRun) }, 201: { description: 'What was created (formSets is empty)', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: masterPlanSchema.extend(dryRun) }, 201: { description: 'What was created (formSets is empty)', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
     ctx.status = result.status;
@@ -196,7 +196,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = { items: listBuiltInTemplates() };
   });
 
-  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyTemplate(principalOf(ctx), projectOf(ctx), String(ctx.params['id']), options);
     ctx.status = result.status;

@@ -29,7 +29,7 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   };
 
   // The console asks at start (a reload, a new tab, a deep link): a cookie session goes on where it was.
-  api.add(router, { method: 'get', path: '/auth/session', operationId: 'getSession', summary: 'The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403)', tag: 'Sessions', responses: { 200: { description: 'The current session', schema: currentSessionSchema } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/auth/session', operationId: 'getSession', permission: 'none', summary: 'The console session this request is made with: its user, expiry and, for the session cookie, the CSRF token writes send (agent keys: 403)', tag: 'Sessions', responses: { 200: { description: 'The current session', schema: currentSessionSchema } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
     const { principal, session } = consoleSession(ctx);
     const user = await accessModel.user(principal.userId);
     if (!user) throw unauthorized('The session is no longer valid: sign in again.');
@@ -42,7 +42,7 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     } satisfies z.input<typeof currentSessionSchema>;
   });
 
-  api.add(router, { method: 'post', path: '/auth/logout', operationId: 'logout', summary: 'Sign out: the session of this request (its token, or the session cookie, which is cleared) is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).', tag: 'Sessions', responses: { 204: { description: 'Signed out', empty: true } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
+  api.add(router, { method: 'post', path: '/auth/logout', operationId: 'logout', permission: 'none', summary: 'Sign out: the session of this request (its token, or the session cookie, which is cleared) is refused from now on, by every instance and after restarts (recorded as user.session-revoked). Console sessions only; agent keys are revoked instead (403).', tag: 'Sessions', responses: { 204: { description: 'Signed out', empty: true } }, errors: { 403: ['FORBIDDEN'] } }, async (ctx) => {
     const { principal, session } = consoleSession(ctx);
     const { position } = await deps.access.signOut(principal, session);
     await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);

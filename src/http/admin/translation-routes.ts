@@ -38,6 +38,7 @@ export function translationRoutes(deps: AdminDeps, api: ApiRegistry, provider: T
       method: 'post',
       path: '/entries/:entryId/translate',
       operationId: 'translateEntryLocales',
+      permission: 'entries.translate',
       summary:
         'Fill the missing locale values of an entry by machine translation (translate_entry_locales; Standard plan and above): text, textarea and tiptap fields that are not locale_shared, from sourceLocale into targetLocales, saved as a new draft revision. Values already present are kept. Needs TRANSLATION_API_URL on the service (409 otherwise); a provider failure answers 503',
       tag: 'Entries',

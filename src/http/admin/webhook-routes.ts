@@ -108,7 +108,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
     return value;
   };
 
-  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: { description: 'The webhooks', schema: z.object({ items: z.array(webhookSchema) }) } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', permission: 'webhooks.read', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: { description: 'The webhooks', schema: z.object({ items: z.array(webhookSchema) }) } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = { items: await service().list(principalOf(ctx), projectOf(ctx)) };
   });
 
@@ -118,6 +118,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
       method: 'post',
       path: '/webhooks',
       operationId: 'createWebhook',
+      permission: 'webhooks.manage',
       summary: `Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (${WEBHOOK_EVENT_TYPES.join(', ')}), enabled (default true). The answer holds the signing secret, shown this once only`,
       tag,
       body: createBody,
@@ -138,19 +139,19 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
     },
   );
 
-  api.add(router, { method: 'get', path: '/webhooks/:webhookId', operationId: 'getWebhook', summary: 'Read a webhook (without its secret)', tag, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks/:webhookId', operationId: 'getWebhook', permission: 'webhooks.read', summary: 'Read a webhook (without its secret)', tag, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = await service().get(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
   });
 
   api.add(
     router,
-    { method: 'patch', path: '/webhooks/:webhookId', operationId: 'updateWebhook', summary: 'Change a webhook\'s name, url, description, events or enabled flag (fields left out are kept)', tag, body: updateBody, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } },
+    { method: 'patch', path: '/webhooks/:webhookId', operationId: 'updateWebhook', permission: 'webhooks.manage', summary: 'Change a webhook\'s name, url, description, events or enabled flag (fields left out are kept)', tag, body: updateBody, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } },
     async (ctx, { body }) => {
       ctx.body = await service().update(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), body);
     },
   );
 
-  api.add(router, { method: 'delete', path: '/webhooks/:webhookId', operationId: 'deleteWebhook', summary: 'Delete a webhook; deliveries not yet sent are not sent', tag, responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/webhooks/:webhookId', operationId: 'deleteWebhook', permission: 'webhooks.manage', summary: 'Delete a webhook; deliveries not yet sent are not sent', tag, responses: { 204: { description: 'Deleted', empty: true } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     await service().delete(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
     ctx.status = 204;
   });
@@ -161,6 +162,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
       method: 'get',
       path: '/webhooks/:webhookId/deliveries',
       operationId: 'listWebhookDeliveries',
+      permission: 'webhooks.read',
       summary: 'Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error)',
       tag,
       query: deliveriesQuery,
@@ -172,7 +174,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
     },
   );
 
-  api.add(router, { method: 'get', path: '/webhooks/:webhookId/deliveries/:deliveryId', operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', tag, responses: { 200: { description: 'The delivery', schema: deliverySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks/:webhookId/deliveries/:deliveryId', operationId: 'getWebhookDelivery', permission: 'webhooks.read', summary: 'One delivery with every attempt', tag, responses: { 200: { description: 'The delivery', schema: deliverySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = await service().delivery(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), id(ctx, 'deliveryId'));
   });
 
@@ -182,6 +184,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
       method: 'post',
       path: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
       operationId: 'redeliverWebhookDelivery',
+      permission: 'webhooks.manage',
       summary: 'Send a recorded delivery again, with the same payload bytes, as a new attempt in its history (sent by the dispatcher shortly after)',
       tag,
       responses: { 202: { description: 'The delivery; the new attempt follows in its history', schema: deliverySchema } },
@@ -199,6 +202,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
       method: 'post',
       path: '/webhooks/:webhookId/test',
       operationId: 'sendWebhookTest',
+      permission: 'webhooks.manage',
       summary: 'Send Test: post a dummy payload of the right shape for an event (default: the first subscribed) with header X-Service-Test: true, as a new delivery',
       tag,
       body: testBody,

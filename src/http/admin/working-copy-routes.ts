@@ -50,7 +50,7 @@ export function workingCopyRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   };
   const tag = 'Working copies';
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/working-copy', operationId: 'getWorkingCopy', summary: 'Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none)', tag, responses: { 200: { description: 'The working copy', schema: workingCopySchema } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/working-copy', operationId: 'getWorkingCopy', permission: 'working-copies.keep', summary: 'Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none)', tag, responses: { 200: { description: 'The working copy', schema: workingCopySchema } }, errors: {} }, async (ctx) => {
     const { projectId: _projectId, ...copy } = await workingCopies.get(principalOf(ctx), projectOf(ctx), entryId(ctx));
     ctx.body = copy;
   });
@@ -61,6 +61,7 @@ export function workingCopyRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       method: 'put',
       path: '/entries/:entryId/working-copy',
       operationId: 'keepWorkingCopy',
+      permission: 'working-copies.keep',
       summary: 'Keep what you typed in the entry as your working copy, replacing the one before; no revision is made (saving a revision ends the working copy)',
       tag,
       body: keepBody,
@@ -73,12 +74,12 @@ export function workingCopyRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'delete', path: '/entries/:entryId/working-copy', operationId: 'discardWorkingCopy', summary: 'Discard your working copy of the entry (204 also when there was none)', tag, responses: { 204: { description: 'Discarded', empty: true } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/entries/:entryId/working-copy', operationId: 'discardWorkingCopy', permission: 'working-copies.keep', summary: 'Discard your working copy of the entry (204 also when there was none)', tag, responses: { 204: { description: 'Discarded', empty: true } }, errors: {} }, async (ctx) => {
     await workingCopies.discard(principalOf(ctx), projectOf(ctx), entryId(ctx));
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/working-copies', operationId: 'listWorkingCopies', summary: 'Who has unsaved typing in the entry: each working copy\'s owner, base revision and times, without what was typed', tag, responses: { 200: { description: 'The working copies, least recently kept first', schema: z.object({ items: z.array(workingCopyHeadSchema) }).meta({ id: 'WorkingCopyList' }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/working-copies', operationId: 'listWorkingCopies', permission: 'entries.read', summary: 'Who has unsaved typing in the entry: each working copy\'s owner, base revision and times, without what was typed', tag, responses: { 200: { description: 'The working copies, least recently kept first', schema: z.object({ items: z.array(workingCopyHeadSchema) }).meta({ id: 'WorkingCopyList' }) } }, errors: {} }, async (ctx) => {
     const copies = await workingCopies.list(principalOf(ctx), projectOf(ctx), entryId(ctx));
     ctx.body = { items: copies.map(({ projectId: _projectId, ...copy }) => copy) };
   });

@@ -160,7 +160,7 @@ export type paths = {
         put?: never;
         /**
          * Create a form set (slug unique per project: 409 on a clash)
-         * @description Create a form set (slug unique per project: 409 on a clash). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Create a form set (slug unique per project: 409 on a clash). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.write` (create or update form sets); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["createFormSet"];
         delete?: never;
@@ -183,13 +183,13 @@ export type paths = {
         get: operations["getFormSet"];
         /**
          * Replace a form set's definition (removing a field or block is a console-admin action)
-         * @description Replace a form set's definition (removing a field or block is a console-admin action). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Replace a form set's definition (removing a field or block is a console-admin action). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.write` (create or update form sets); 403 FORBIDDEN says why when the caller lacks it.
          */
         put: operations["updateFormSet"];
         post?: never;
         /**
          * Delete a form set (console tenant_admin only; agent keys never)
-         * @description Delete a form set (console tenant_admin only; agent keys never). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Delete a form set (console tenant_admin only; agent keys never). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `form-sets.delete` (delete form sets); 403 FORBIDDEN says why when the caller lacks it.
          */
         delete: operations["deleteFormSet"];
         options?: never;
@@ -206,13 +206,13 @@ export type paths = {
         };
         /**
          * List a form set's entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time. The walk is pinned to the position of its first page (asOf): first every entry as it was then, each once, in the requested order (changed: false); then the entries created or changed since, in the order of their changes (changed: true). Nothing is skipped while entries change between pages; an entry changed during the walk comes again in the second part, with its new values.
-         * @description List a form set's entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time. The walk is pinned to the position of its first page (asOf): first every entry as it was then, each once, in the requested order (changed: false); then the entries created or changed since, in the order of their changes (changed: true). Nothing is skipped while entries change between pages; an entry changed during the walk comes again in the second part, with its new values.. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List a form set's entries, a page at a time, filtered by status of the latest revision, assignee, updatedBy, updated-time range and q (search on every plan), sorted by updated time (default, newest first), title or publish time. The walk is pinned to the position of its first page (asOf): first every entry as it was then, each once, in the requested order (changed: false); then the entries created or changed since, in the order of their changes (changed: true). Nothing is skipped while entries change between pages; an entry changed during the walk comes again in the second part, with its new values.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.read` (read entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listEntries"];
         put?: never;
         /**
          * Create an entry with its first draft revision (idempotent by key)
-         * @description Create an entry with its first draft revision (idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Create an entry with its first draft revision (idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.write` (create or update entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["createEntry"];
         delete?: never;
@@ -230,14 +230,14 @@ export type paths = {
         };
         /**
          * Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history
-         * @description Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.read` (read entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getEntry"];
         put?: never;
         post?: never;
         /**
          * Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards
-         * @description Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Delete an entry with all its revisions (tenant_admin, or an agent key of scope full or schema); the public API answers 404 afterwards. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.delete` (delete entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["deleteEntry"];
         options?: never;
@@ -254,13 +254,13 @@ export type paths = {
         };
         /**
          * List an entry's revisions without their values, oldest first (order=desc: newest first), a page at a time (list_revisions)
-         * @description List an entry's revisions without their values, oldest first (order=desc: newest first), a page at a time (list_revisions). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List an entry's revisions without their values, oldest first (order=desc: newest first), a page at a time (list_revisions). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.read` (read revisions); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listRevisions"];
         put?: never;
         /**
          * Save a new revision with the full field values (returns id and revision for publishing)
-         * @description Save a new revision with the full field values (returns id and revision for publishing). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Save a new revision with the full field values (returns id and revision for publishing). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.save` (save revisions); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["saveRevision"];
         delete?: never;
@@ -340,7 +340,7 @@ export type paths = {
         put?: never;
         /**
          * Submit a draft for review
-         * @description Submit a draft for review. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Submit a draft for review. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.submit` (submit revisions for review); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["submitRevision"];
         delete?: never;
@@ -360,7 +360,7 @@ export type paths = {
         put?: never;
         /**
          * Approve a revision in review: published now, or scheduled when publishAt is given (ISO with offset, or {local, timeZone})
-         * @description Approve a revision in review: published now, or scheduled when publishAt is given (ISO with offset, or {local, timeZone}). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Approve a revision in review: published now, or scheduled when publishAt is given (ISO with offset, or {local, timeZone}). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.approve` (approve revisions); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["approveRevision"];
         delete?: never;
@@ -380,7 +380,7 @@ export type paths = {
         put?: never;
         /**
          * Reject a revision in review or scheduled
-         * @description Reject a revision in review or scheduled. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Reject a revision in review or scheduled. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.reject` (reject revisions); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["rejectRevision"];
         delete?: never;
@@ -400,7 +400,7 @@ export type paths = {
         put?: never;
         /**
          * Withdraw a revision from review or schedule back to draft
-         * @description Withdraw a revision from review or schedule back to draft. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Withdraw a revision from review or schedule back to draft. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.withdraw` (withdraw revisions from review); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["withdrawRevision"];
         delete?: never;
@@ -420,7 +420,7 @@ export type paths = {
         put?: never;
         /**
          * Reopen a rejected revision as a draft
-         * @description Reopen a rejected revision as a draft. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Reopen a rejected revision as a draft. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.reopen` (reopen rejected revisions); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["reopenRevision"];
         delete?: never;
@@ -440,7 +440,7 @@ export type paths = {
         put?: never;
         /**
          * Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale)
-         * @description Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Publish a revision in review (already_published when it is live; REVISION_CONFLICT when stale). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.publish` (publish revisions); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["publishRevision"];
         delete?: never;
@@ -460,7 +460,7 @@ export type paths = {
         put?: never;
         /**
          * Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key)
-         * @description Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Duplicate an entry as a new draft with all field values and slug {slug}-copy, or the next free {slug}-copy-2, {slug}-copy-3, ... (409 only when the first 100 are taken; idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.write` (create or update entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["duplicateEntry"];
         delete?: never;
@@ -484,7 +484,7 @@ export type paths = {
         head?: never;
         /**
          * Change an entry's slug (409 on a clash); former slugs stay reserved and answer with a 301
-         * @description Change an entry's slug (409 on a clash); former slugs stay reserved and answer with a 301. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change an entry's slug (409 on a clash); former slugs stay reserved and answer with a 301. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.write` (create or update entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["renameEntry"];
         trace?: never;
@@ -499,7 +499,7 @@ export type paths = {
         get?: never;
         /**
          * Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it
-         * @description Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Set import metadata: importPath and external {sourceType (50), entityType (200), externalId (2000)}; an absent field is kept, null clears it. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.write` (create or update entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["setEntryImportMetadata"];
         post?: never;
@@ -519,7 +519,7 @@ export type paths = {
         get?: never;
         /**
          * Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise)
-         * @description Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Assign an entry to a console user for review, or clear with null (Business plan and above: PLAN_REQUIRED otherwise). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.assign` (assign entries for review); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["assignEntry"];
         post?: never;
@@ -540,7 +540,7 @@ export type paths = {
         put?: never;
         /**
          * Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result: 200 when all were scheduled, 207 when only some were, and an error status when none was
-         * @description Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result: 200 when all were scheduled, 207 when only some were, and an error status when none was. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Approve up to 100 revisions in review with one publish time (ISO with offset, or {local, timeZone}); answers each revision's result: 200 when all were scheduled, 207 when only some were, and an error status when none was. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.schedule` (schedule publishing); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["bulkScheduleRevisions"];
         delete?: never;
@@ -558,7 +558,7 @@ export type paths = {
         };
         /**
          * Every event of an entry, oldest first, with actor, time and kind, a page at a time
-         * @description Every event of an entry, oldest first, with actor, time and kind, a page at a time. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Every event of an entry, oldest first, with actor, time and kind, a page at a time. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.history.read` (read entry history); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getEntryHistory"];
         put?: never;
@@ -578,7 +578,7 @@ export type paths = {
         };
         /**
          * The review desk: every revision in pending_review or scheduled across the project's form sets, oldest submission first, with entry title, form set, submitter, submission time, assignee and publish time; filter by assignee, form set and status
-         * @description The review desk: every revision in pending_review or scheduled across the project's form sets, oldest submission first, with entry title, form set, submitter, submission time, assignee and publish time; filter by assignee, form set and status. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The review desk: every revision in pending_review or scheduled across the project's form sets, oldest submission first, with entry title, form set, submitter, submission time, assignee and publish time; filter by assignee, form set and status. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.read` (read entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getReviewQueue"];
         put?: never;
@@ -598,7 +598,7 @@ export type paths = {
         };
         /**
          * Field-level diff between two revisions of an entry (from and to are revision ids)
-         * @description Field-level diff between two revisions of an entry (from and to are revision ids). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Field-level diff between two revisions of an entry (from and to are revision ids). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.history.read` (read entry history); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["diffEntryRevisions"];
         put?: never;
@@ -620,7 +620,7 @@ export type paths = {
         put?: never;
         /**
          * Restore an old revision: its field values become a new draft revision (idempotent by key)
-         * @description Restore an old revision: its field values become a new draft revision (idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Restore an old revision: its field values become a new draft revision (idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `revisions.save` (save revisions); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["restoreRevision"];
         delete?: never;
@@ -638,7 +638,7 @@ export type paths = {
         };
         /**
          * The project's audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)
-         * @description The project's audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The project's audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `audit.read` (read the project audit log); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getAuditLog"];
         put?: never;
@@ -658,18 +658,18 @@ export type paths = {
         };
         /**
          * Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none)
-         * @description Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Your working copy of the entry: what you typed and have not saved as a revision (404 when there is none). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `working-copies.keep` (keep a working copy of unsaved typing); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getWorkingCopy"];
         /**
          * Keep what you typed in the entry as your working copy, replacing the one before; no revision is made (saving a revision ends the working copy)
-         * @description Keep what you typed in the entry as your working copy, replacing the one before; no revision is made (saving a revision ends the working copy). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Keep what you typed in the entry as your working copy, replacing the one before; no revision is made (saving a revision ends the working copy). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `working-copies.keep` (keep a working copy of unsaved typing); 403 FORBIDDEN names it when the caller lacks it.
          */
         put: operations["keepWorkingCopy"];
         post?: never;
         /**
          * Discard your working copy of the entry (204 also when there was none)
-         * @description Discard your working copy of the entry (204 also when there was none). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Discard your working copy of the entry (204 also when there was none). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `working-copies.keep` (keep a working copy of unsaved typing); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["discardWorkingCopy"];
         options?: never;
@@ -686,7 +686,7 @@ export type paths = {
         };
         /**
          * Who has unsaved typing in the entry: each working copy's owner, base revision and times, without what was typed
-         * @description Who has unsaved typing in the entry: each working copy's owner, base revision and times, without what was typed. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Who has unsaved typing in the entry: each working copy's owner, base revision and times, without what was typed. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.read` (read entries); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listWorkingCopies"];
         put?: never;
@@ -706,7 +706,7 @@ export type paths = {
         };
         /**
          * The entry as the public API served it at an instant: slug, live revision and who published it, and its values in a locale as served then (404 when it was not live then)
-         * @description The entry as the public API served it at an instant: slug, live revision and who published it, and its values in a locale as served then (404 when it was not live then). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The entry as the public API served it at an instant: slug, live revision and who published it, and its values in a locale as served then (404 when it was not live then). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.history.read` (read entry history); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getEntryAsOf"];
         put?: never;
@@ -726,7 +726,7 @@ export type paths = {
         };
         /**
          * The form set's entries the public API served at an instant, in the public list's order (first published, newest first), a page at a time
-         * @description The form set's entries the public API served at an instant, in the public list's order (first published, newest first), a page at a time. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The form set's entries the public API served at an instant, in the public list's order (first published, newest first), a page at a time. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.history.read` (read entry history); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listFormSetEntriesAsOf"];
         put?: never;
@@ -746,7 +746,7 @@ export type paths = {
         };
         /**
          * What the public API answered at a slug of the form set at an instant: the entry served there; for a former slug of an entry live then, 301 to the as-of URL of its slug then (the public API redirected so); 404 when neither
-         * @description What the public API answered at a slug of the form set at an instant: the entry served there; for a former slug of an entry live then, 301 to the as-of URL of its slug then (the public API redirected so); 404 when neither. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description What the public API answered at a slug of the form set at an instant: the entry served there; for a former slug of an entry live then, 301 to the as-of URL of its slug then (the public API redirected so); 404 when neither. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.history.read` (read entry history); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getEntryBySlugAsOf"];
         put?: never;
@@ -766,7 +766,7 @@ export type paths = {
         };
         /**
          * The entry's whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed)
-         * @description The entry's whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The entry's whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.history.read` (read entry history); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getEntryWorkflowAsOf"];
         put?: never;
@@ -826,13 +826,13 @@ export type paths = {
         };
         /**
          * List the project's master entities (list_master_entities)
-         * @description List the project's master entities (list_master_entities). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the project's master entities (list_master_entities). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.read` (read masters); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listMasterEntities"];
         put?: never;
         /**
          * Create a master entity, optionally with records (key unique per project: 409 on a clash)
-         * @description Create a master entity, optionally with records (key unique per project: 409 on a clash). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Create a master entity, optionally with records (key unique per project: 409 on a clash). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.write` (create or rename master entities); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["createMasterEntity"];
         delete?: never;
@@ -870,13 +870,13 @@ export type paths = {
         };
         /**
          * List a master's records in display order, labels resolved for a locale (list_master_records)
-         * @description List a master's records in display order, labels resolved for a locale (list_master_records). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List a master's records in display order, labels resolved for a locale (list_master_records). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.read` (read masters); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listMasterRecords"];
         put?: never;
         /**
          * Add a record to a master (create_master_record; agent keys of scope full or schema, or a session)
-         * @description Add a record to a master (create_master_record; agent keys of scope full or schema, or a session). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Add a record to a master (create_master_record; agent keys of scope full or schema, or a session). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.records.create` (create master records); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["createMasterRecord"];
         delete?: never;
@@ -900,7 +900,7 @@ export type paths = {
         head?: never;
         /**
          * Update a record's labels, order or parent (update_master_record; a user session only, agent keys refused)
-         * @description Update a record's labels, order or parent (update_master_record; a user session only, agent keys refused). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Update a record's labels, order or parent (update_master_record; a user session only, agent keys refused). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.records.update` (update master records); 403 FORBIDDEN says why when the caller lacks it.
          */
         patch: operations["updateMasterRecord"];
         trace?: never;
@@ -915,7 +915,7 @@ export type paths = {
         get?: never;
         /**
          * Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused)
-         * @description Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Rearrange every record (parent and order) at once (update_master_tree; a user session only, agent keys refused). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.tree.update` (update master trees); 403 FORBIDDEN says why when the caller lacks it.
          */
         put: operations["updateMasterTree"];
         post?: never;
@@ -936,7 +936,7 @@ export type paths = {
         put?: never;
         /**
          * Publish a master to the site: sets sitePublishedAt and emits master.published
-         * @description Publish a master to the site: sets sitePublishedAt and emits master.published. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Publish a master to the site: sets sitePublishedAt and emits master.published. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `masters.publish` (publish or unpublish masters); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["publishMasterEntity"];
         delete?: never;
@@ -996,7 +996,7 @@ export type paths = {
         put?: never;
         /**
          * Plan a form blueprint against the project: what would be created and every problem; writes nothing
-         * @description Plan a form blueprint against the project: what would be created and every problem; writes nothing. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Plan a form blueprint against the project: what would be created and every problem; writes nothing. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `blueprints.validate` (validate blueprints); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["validateFormBlueprint"];
         delete?: never;
@@ -1016,7 +1016,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)
-         * @description Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `blueprints.apply` (apply blueprints or templates); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["applyFormBlueprint"];
         delete?: never;
@@ -1036,7 +1036,7 @@ export type paths = {
         put?: never;
         /**
          * Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)
-         * @description Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `blueprints.validate` (validate blueprints); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["validateMasterBlueprint"];
         delete?: never;
@@ -1056,7 +1056,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)
-         * @description Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `blueprints.apply` (apply blueprints or templates); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["applyMasterBlueprint"];
         delete?: never;
@@ -1096,7 +1096,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)
-         * @description Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `blueprints.apply` (apply blueprints or templates); 403 FORBIDDEN says why when the caller lacks it.
          */
         post: operations["applyBuiltinFormTemplate"];
         delete?: never;
@@ -1438,13 +1438,13 @@ export type paths = {
         };
         /**
          * List the project's webhooks (never their secrets)
-         * @description List the project's webhooks (never their secrets). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the project's webhooks (never their secrets). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.read` (read webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only
-         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Create a webhook: name, url (https only; loopback, private and link-local hosts refused), description, events (entry.published, entry.updated, entry.deleted, master.published, entry.submitted, entry.rejected, entry.scheduled, approval-policy.changed, log.checkpoint), enabled (default true). The answer holds the signing secret, shown this once only. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.manage` (manage webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1462,21 +1462,21 @@ export type paths = {
         };
         /**
          * Read a webhook (without its secret)
-         * @description Read a webhook (without its secret). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read a webhook (without its secret). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.read` (read webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook; deliveries not yet sent are not sent
-         * @description Delete a webhook; deliveries not yet sent are not sent. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Delete a webhook; deliveries not yet sent are not sent. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.manage` (manage webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change a webhook's name, url, description, events or enabled flag (fields left out are kept)
-         * @description Change a webhook's name, url, description, events or enabled flag (fields left out are kept). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change a webhook's name, url, description, events or enabled flag (fields left out are kept). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.manage` (manage webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -1490,7 +1490,7 @@ export type paths = {
         };
         /**
          * Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error)
-         * @description Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.read` (read webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1510,7 +1510,7 @@ export type paths = {
         };
         /**
          * One delivery with every attempt
-         * @description One delivery with every attempt. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description One delivery with every attempt. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.read` (read webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -1532,7 +1532,7 @@ export type paths = {
         put?: never;
         /**
          * Send a recorded delivery again, with the same payload bytes, as a new attempt in its history (sent by the dispatcher shortly after)
-         * @description Send a recorded delivery again, with the same payload bytes, as a new attempt in its history (sent by the dispatcher shortly after). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Send a recorded delivery again, with the same payload bytes, as a new attempt in its history (sent by the dispatcher shortly after). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.manage` (manage webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1552,7 +1552,7 @@ export type paths = {
         put?: never;
         /**
          * Send Test: post a dummy payload of the right shape for an event (default: the first subscribed) with header X-Service-Test: true, as a new delivery
-         * @description Send Test: post a dummy payload of the right shape for an event (default: the first subscribed) with header X-Service-Test: true, as a new delivery. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Send Test: post a dummy payload of the right shape for an event (default: the first subscribed) with header X-Service-Test: true, as a new delivery. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `webhooks.manage` (manage webhooks); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["sendWebhookTest"];
         delete?: never;
@@ -1570,13 +1570,13 @@ export type paths = {
         };
         /**
          * List media, newest first (list_media): filter by type (image, video, audio, document, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)
-         * @description List media, newest first (list_media): filter by type (image, video, audio, document, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List media, newest first (list_media): filter by type (image, video, audio, document, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `media.list` (list media); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listMedia"];
         put?: never;
         /**
          * Upload a media file (upload_media): multipart/form-data with the file in the field "file" (and text fields fileName, altText, caption), or JSON with base64 (a data: URL prefix is allowed) or sourceUrl (fetched by the service; http(s) only, private and metadata addresses refused unless OUTBOUND_ALLOWLIST names them, redirects within the same host only). The MIME type is sniffed from the bytes. 413 PAYLOAD_TOO_LARGE above MEDIA_MAX_BYTES; 400 for an empty or unreadable file. Idempotent by key. Agent keys need scope full or schema.
-         * @description Upload a media file (upload_media): multipart/form-data with the file in the field "file" (and text fields fileName, altText, caption), or JSON with base64 (a data: URL prefix is allowed) or sourceUrl (fetched by the service; http(s) only, private and metadata addresses refused unless OUTBOUND_ALLOWLIST names them, redirects within the same host only). The MIME type is sniffed from the bytes. 413 PAYLOAD_TOO_LARGE above MEDIA_MAX_BYTES; 400 for an empty or unreadable file. Idempotent by key. Agent keys need scope full or schema.. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Upload a media file (upload_media): multipart/form-data with the file in the field "file" (and text fields fileName, altText, caption), or JSON with base64 (a data: URL prefix is allowed) or sourceUrl (fetched by the service; http(s) only, private and metadata addresses refused unless OUTBOUND_ALLOWLIST names them, redirects within the same host only). The MIME type is sniffed from the bytes. 413 PAYLOAD_TOO_LARGE above MEDIA_MAX_BYTES; 400 for an empty or unreadable file. Idempotent by key. Agent keys need scope full or schema.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `media.upload` (upload media); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -1594,7 +1594,7 @@ export type paths = {
         };
         /**
          * The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one)
-         * @description The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `media.list` (list media); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listMediaFolders"];
         put?: never;
@@ -1614,21 +1614,21 @@ export type paths = {
         };
         /**
          * Read an asset
-         * @description Read an asset. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read an asset. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `media.list` (list media); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getMedia"];
         put?: never;
         post?: never;
         /**
          * Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after
-         * @description Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Delete an asset (tenant_admin, or an agent key of scope full or schema): GET /media/{assetId} answers 404 at once, and the bytes are removed from storage shortly after. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `media.delete` (delete media); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
         /**
          * Change an asset's altText (at most 1000 characters), caption (at most 2000), folder and (images) focal point (null clears it); an absent one is kept
-         * @description Change an asset's altText (at most 1000 characters), caption (at most 2000), folder and (images) focal point (null clears it); an absent one is kept. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change an asset's altText (at most 1000 characters), caption (at most 2000), folder and (images) focal point (null clears it); an absent one is kept. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `media.upload` (upload media); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["updateMedia"];
         trace?: never;
@@ -1642,13 +1642,13 @@ export type paths = {
         };
         /**
          * List the project's contact forms
-         * @description List the project's contact forms. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List the project's contact forms. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `contact-forms.read` (read contact forms); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listContactForms"];
         put?: never;
         /**
          * Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)
-         * @description Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `contact-forms.write` (create or update contact forms); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["createContactForm"];
         delete?: never;
@@ -1666,21 +1666,21 @@ export type paths = {
         };
         /**
          * Read a contact form with every setting
-         * @description Read a contact form with every setting. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read a contact form with every setting. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `contact-forms.read` (read contact forms); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getContactForm"];
         put?: never;
         post?: never;
         /**
          * Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed
-         * @description Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Delete a contact form (console tenant_admin only; agent keys never). Its submissions stay filed. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `contact-forms.delete` (delete contact forms); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["deleteContactForm"];
         options?: never;
         head?: never;
         /**
          * Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values
-         * @description Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `contact-forms.write` (create or update contact forms); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["updateContactForm"];
         trace?: never;
@@ -1694,7 +1694,7 @@ export type paths = {
         };
         /**
          * List a contact form's submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list
-         * @description List a contact form's submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description List a contact form's submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `submissions.read` (read contact form submissions); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["listContactSubmissions"];
         put?: never;
@@ -1714,21 +1714,21 @@ export type paths = {
         };
         /**
          * Read a submission: values (null once erased), notes, read flag and the delivery status of each notice
-         * @description Read a submission: values (null once erased), notes, read flag and the delivery status of each notice. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Read a submission: values (null once erased), notes, read flag and the delivery status of each notice. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `submissions.read` (read contact form submissions); 403 FORBIDDEN names it when the caller lacks it.
          */
         get: operations["getContactSubmission"];
         put?: never;
         post?: never;
         /**
          * Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail
-         * @description Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `submissions.erase` (erase contact form submissions (their values become unreadable for good)); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["eraseContactSubmission"];
         options?: never;
         head?: never;
         /**
          * Mark a submission read or unread
-         * @description Mark a submission read or unread. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Mark a submission read or unread. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `submissions.update` (mark or annotate contact form submissions); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["markContactSubmission"];
         trace?: never;
@@ -1744,7 +1744,7 @@ export type paths = {
         put?: never;
         /**
          * Add an internal note to a submission (sealed with the submission's key: erasure takes it too)
-         * @description Add an internal note to a submission (sealed with the submission's key: erasure takes it too). Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Add an internal note to a submission (sealed with the submission's key: erasure takes it too). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `submissions.update` (mark or annotate contact form submissions); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["addContactSubmissionNote"];
         delete?: never;
@@ -1812,7 +1812,7 @@ export type paths = {
         put?: never;
         /**
          * Fill the missing locale values of an entry by machine translation (translate_entry_locales; Standard plan and above): text, textarea and tiptap fields that are not locale_shared, from sourceLocale into targetLocales, saved as a new draft revision. Values already present are kept. Needs TRANSLATION_API_URL on the service (409 otherwise); a provider failure answers 503
-         * @description Fill the missing locale values of an entry by machine translation (translate_entry_locales; Standard plan and above): text, textarea and tiptap fields that are not locale_shared, from sourceLocale into targetLocales, saved as a new draft revision. Values already present are kept. Needs TRANSLATION_API_URL on the service (409 otherwise); a provider failure answers 503. Credentials: an agent key, or a console session token with X-Project-Id.
+         * @description Fill the missing locale values of an entry by machine translation (translate_entry_locales; Standard plan and above): text, textarea and tiptap fields that are not locale_shared, from sourceLocale into targetLocales, saved as a new draft revision. Values already present are kept. Needs TRANSLATION_API_URL on the service (409 otherwise); a provider failure answers 503. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `entries.translate` (translate entry locales); 403 FORBIDDEN names it when the caller lacks it.
          */
         post: operations["translateEntryLocales"];
         delete?: never;
