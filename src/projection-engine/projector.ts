@@ -1,58 +1,18 @@
-import os from 'node:os';
-import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
-import type { EventLog } from '../event-store/event-log.ts';
 import type { RecordedEvent, Subscription, SubscriptionMessage } from '../event-store/event-store.ts';
 import { encodePosition } from '../event-store/position.ts';
-import { CheckpointConflictError, LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure, type ReadModelStore } from '../read-models/read-model-store.ts';
-import { schemaOf, type Projection } from './projection.ts';
-import { CHANGE_FEED_COLLECTION, CHANGE_FEED_PRUNE_EVERY, changeRecordWrite, latestChange, prunableChanges } from './change-feed.ts';
+import { CheckpointConflictError, LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure } from '../read-models/read-model-store.ts';
+import { schemaOf } from './projection.ts';
 import { ReadModelAccessError, StoredDocuments, WriteBatch } from './write-batch.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
+import { ChangeRecords } from './change-records.ts';
+import { FoldedWaiters } from './folded-waiters.ts';
+import { isDeadLocalHolder, leaseHolderName } from './lease-holders.ts';
+import { describeFailure } from './projection-failures.ts';
+import type { ProjectorOptions, ProjectorState } from './projector-options.ts';
 
-/** 'standby': another projector (this process or another) holds the generation's lease; this one waits to take over. */
-export type ProjectorState = 'starting' | 'standby' | 'catching-up' | 'live' | 'paused' | 'retrying' | 'stopped';
-
-export interface ProjectorOptions {
-  projection: Projection;
-  generation: number;
-  log: EventLog;
-  store: ReadModelStore;
-  clock: Clock;
-  logger: Logger;
-  /** Events folded (or documents written) per commit, at most. */
-  batchSize?: number;
-  /** While events trickle in, the longest an event waits before its batch commits. */
-  flushIntervalMs?: number;
-  /**
-   * Progress through events the projection does not handle is stored now and then, not at every event: while
-   * catching up, a batch commits when it holds batchSize events or documents, or when this long has passed
-   * since the last commit; once live, a batch that only holds such progress commits once the log has been
-   * quiet for progressQuietMs, or this long after the last commit while events keep coming (or with the next
-   * events, or at stop). Waiters in this process hear of it at once (see folded); other processes read it
-   * from the stored checkpoint, which no write of theirs waits for (HandledEvents).
-   */
-  commitIntervalMs?: number;
-  /** See commitIntervalMs: how long the log is quiet before progress alone is stored. */
-  progressQuietMs?: number;
-  /** How often a paused projector looks for an operator's retry or skip. */
-  pausePollMs?: number;
-  /** Stop once caught up with the log (rebuilds). */
-  stopWhenCaughtUp?: boolean;
-  /** Called after every commit. */
-  onCommit?: (progress: { checkpoint: bigint | null; events: number; writes: readonly DocumentWrite[] }) => void;
-  /** Delay before reconnecting after a store failure; grows up to 30 s. */
-  retryDelayMs?: number;
-  /**
-   * The projector lease (ReadModelStore.acquireLease): how long it lasts without renewal. The holder renews
-   * it at a third of that; a projector that finds it held waits in 'standby' and takes it over once it
-   * expires (its holder stopped or died). Default 30 s.
-   */
-  leaseTtlMs?: number;
-  /** This projector's name as a lease holder. Default: host, process id and a random suffix. */
-  holder?: string;
-}
+export type { ProjectorOptions, ProjectorState } from './projector-options.ts';
+export { describeFailure, type FailureDescription } from './projection-failures.ts';
+export { isDeadLocalHolder, leaseHolderName } from './lease-holders.ts';
 
 const FLUSH_DUE = Symbol('flush-due');
 const RENEW_DUE = Symbol('renew-due');
@@ -67,14 +27,13 @@ export class Projector {
   readonly target: ModelTarget;
   #state: ProjectorState = 'starting';
   #checkpoint: bigint | null = null;
-  /** How far the stored read model reflects the log: the checkpoint, or past it when nothing since is to be written. */
-  #folded: bigint | null = null;
+  /** How far the stored read model reflects the log, and who waits for a position (see folded, waitFor). */
+  readonly #waiters = new FoldedWaiters();
   #eventsFolded = 0;
   #failure: ProjectionFailure | null = null;
   #stopped = false;
   #subscription: Subscription | undefined;
   readonly #delay = new InterruptibleDelay();
-  #waiters: Array<{ position: bigint; resolve: (reached?: boolean) => void }> = [];
   /** After a batch broke a unique index: fold one event per commit until past this position. */
   #isolateUntil: bigint | null = null;
   #lastCommitAt = 0;
@@ -85,11 +44,8 @@ export class Projector {
   readonly #o: Required<Omit<ProjectorOptions, 'onCommit'>> & Pick<ProjectorOptions, 'onCommit'>;
   /** When the lease must be renewed (clock milliseconds); null while not held. */
   #leaseRenewAt: number | null = null;
-  /** The change feed (Projection.changes): its newest record's `at`, read when first needed in a consume loop. */
-  #lastChange: string | null | undefined;
-  /** Change records written since the feed was last pruned, and the old ones the next record's commit deletes. */
-  #changesSincePrune = 0;
-  #changesToPrune: string[] = [];
+  /** The change feed's records (Projection.changes), added to the commits that change anything. */
+  readonly #changes: ChangeRecords;
 
   constructor(options: ProjectorOptions) {
     this.#o = {
@@ -105,6 +61,7 @@ export class Projector {
       ...options,
     };
     this.target = { projection: options.projection.name, generation: options.generation };
+    this.#changes = new ChangeRecords(options.projection, this.#o.store, this.target);
   }
 
   get state(): ProjectorState {
@@ -120,7 +77,7 @@ export class Projector {
    * commit, so nothing a reader could miss). What waiters in this process are answered by.
    */
   get folded(): bigint | null {
-    return this.#folded;
+    return this.#waiters.folded;
   }
   get failure(): ProjectionFailure | null {
     return this.#failure;
@@ -141,13 +98,13 @@ export class Projector {
         this.#checkpoint = record.checkpoint;
         this.#failure = record.failure;
         // Waiters that came before the checkpoint was known (a projector just started on a generation).
-        if (record.checkpoint !== null) this.#reached(record.checkpoint);
+        if (record.checkpoint !== null) this.#waiters.reached(record.checkpoint);
         if (record.failure) {
           if (this.#state !== 'paused') {
             logger.error({ projection: this.target.projection, failure: describeFailure(record.failure) }, 'projector paused on an event it cannot fold');
           }
           this.#state = 'paused';
-          this.#abandonWaiters();
+          this.#waiters.abandon();
           if (this.#o.stopWhenCaughtUp) {
             await this.releaseLease();
             return this.#state;
@@ -159,7 +116,7 @@ export class Projector {
           // Another projector folds this generation: follow its checkpoint (waiters here still get answers).
           if (this.#state !== 'standby') logger.info({ projection: this.target.projection, generation: this.target.generation }, 'projector on standby: another holds the lease');
           this.#state = 'standby';
-          if (record.checkpoint !== null) this.#reached(record.checkpoint);
+          if (record.checkpoint !== null) this.#waiters.reached(record.checkpoint);
           await this.#sleep(Math.min(this.#o.pausePollMs, Math.ceil(this.#o.leaseTtlMs / 3)));
           continue;
         }
@@ -231,16 +188,7 @@ export class Projector {
    * projector is paused on a poison event (it will not get there until an operator acts).
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.#folded !== null && this.#folded >= position) return Promise.resolve(true);
-    if (this.#state === 'paused') return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter = { position, resolve: (reached = true) => { clearTimeout(timer); resolve(reached); } };
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.waitFor(position, timeoutMs, this.#state === 'paused');
   }
 
   async #consume(from: bigint | null, skips: ReadonlySet<string>): Promise<'stopped' | 'paused' | 'caught-up' | 'isolate' | 'standby' | 'refold'> {
@@ -251,7 +199,7 @@ export class Projector {
     const iterator = subscription[Symbol.asyncIterator]();
     // Each run of the loop reads the store afresh: a failed commit may have left it other than the batch says.
     this.#stored = new StoredDocuments();
-    this.#lastChange = undefined;
+    this.#changes.restart();
     let batch = this.#newBatch(from);
     this.#lastCommitAt = performance.now();
     let pending: Promise<IteratorResult<SubscriptionMessage>> | undefined;
@@ -348,7 +296,7 @@ export class Projector {
         }
         // Live, a batch without writes holds only progress: the stored read model already is what it would
         // be after committing it, so waiters hear of it now, without a commit per event.
-        if (this.#state === 'live' && batch.size === 0 && batch.checkpoint !== null) this.#reached(batch.checkpoint);
+        if (this.#state === 'live' && batch.size === 0 && batch.checkpoint !== null) this.#waiters.reached(batch.checkpoint);
       }
     } catch (error) {
       if (error instanceof ConsumeEnded) return error.outcome;
@@ -369,7 +317,7 @@ export class Projector {
       let change: string | undefined;
       try {
         writes = batch.writes();
-        change = await this.#recordChanges(writes, checkpoint);
+        change = await this.#changes.add(writes, checkpoint);
         await this.#o.store.commit(this.target, writes, checkpoint, this.#o.clock.now().toISOString(), { leaseHolder: this.#o.holder, expectedCheckpoint: this.#checkpoint });
       } catch (error) {
         if (error instanceof LeaseLostError) {
@@ -395,40 +343,13 @@ export class Projector {
         throw new ConsumeEnded('paused');
       }
       this.#stored.forget(batch.writtenKeys());
-      if (change !== undefined) this.#changeRecorded(change);
+      if (change !== undefined) this.#changes.recorded(change);
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;
       this.#o.onCommit?.({ checkpoint, events: this.#eventsFolded, writes });
-      this.#reached(checkpoint);
+      this.#waiters.reached(checkpoint);
     }
     return this.#newBatch(this.#checkpoint);
-  }
-
-  /**
-   * With a change feed (Projection.changes): adds the commit's change record to its writes, when the commit
-   * changes anything, and the deletes of records pruned since the last one; returns the record's `at`.
-   */
-  async #recordChanges(writes: DocumentWrite[], checkpoint: bigint): Promise<string | undefined> {
-    const { projection } = this.#o;
-    if (!projection.changes || writes.length === 0) return undefined;
-    const scopes = [...projection.changes(writes)];
-    if (scopes.length === 0) return undefined;
-    this.#lastChange ??= await latestChange(this.#o.store, this.target);
-    if (this.#changesSincePrune >= CHANGE_FEED_PRUNE_EVERY) {
-      this.#changesSincePrune = 0;
-      this.#changesToPrune = await prunableChanges(this.#o.store, this.target);
-    }
-    const record = changeRecordWrite(checkpoint, this.#lastChange, scopes);
-    writes.push(record);
-    for (const id of this.#changesToPrune) writes.push({ collection: CHANGE_FEED_COLLECTION, id, doc: null, position: checkpoint });
-    return record.id;
-  }
-
-  /** After the commit of a change record: the next one follows it (and every CHANGE_FEED_PRUNE_EVERY, prunes the oldest). */
-  #changeRecorded(at: string): void {
-    this.#lastChange = at;
-    this.#changesToPrune = [];
-    this.#changesSincePrune++;
   }
 
   #newBatch(checkpoint: bigint | null): WriteBatch {
@@ -459,77 +380,11 @@ export class Projector {
     this.#failure = failure;
     this.#state = 'paused';
     this.#o.logger.error({ projection: this.target.projection, failure: describeFailure(failure), err: error }, 'projector paused on an event it cannot fold');
-    this.#abandonWaiters();
-  }
-
-  /** Paused: nobody waits for it (read your writes must not stall on a projection an operator has to fix). */
-  #abandonWaiters(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const waiter of waiters) waiter.resolve(false);
-  }
-
-  /** The stored read model reflects the log up to `position` (see folded): waiters up to it are answered. */
-  #reached(position: bigint): void {
-    if (this.#folded === null || position > this.#folded) this.#folded = position;
-    if (this.#waiters.length === 0) return;
-    const folded = this.#folded;
-    const ready = this.#waiters.filter((w) => w.position <= folded);
-    this.#waiters = this.#waiters.filter((w) => w.position > folded);
-    for (const waiter of ready) waiter.resolve();
+    this.#waiters.abandon();
   }
 
   #sleep(ms: number): Promise<void> {
     return this.#delay.sleep(ms);
-  }
-}
-
-export function describeFailure(failure: ProjectionFailure): FailureDescription {
-  return {
-    eventId: failure.eventId,
-    eventType: failure.eventType,
-    streamId: failure.streamId,
-    position: encodePosition(failure.position),
-    message: failure.message,
-    failedAt: failure.failedAt,
-  };
-}
-
-/** A projection failure in JSON-safe form (the position as a fixed-width string). */
-export interface FailureDescription {
-  eventId: string;
-  eventType: string;
-  streamId: string;
-  position: string;
-  message: string;
-  failedAt: string;
-}
-
-/** Tells this process apart from an earlier one with the same pid (a restarted container's pid 1). */
-const INCARNATION = randomUUID().slice(0, 8);
-let projectorsMade = 0;
-
-/** A lease holder name: host, pid, this process's incarnation, and a number per projector. */
-export function leaseHolderName(): string {
-  projectorsMade += 1;
-  return `${os.hostname()}:${process.pid}:${INCARNATION}:${projectorsMade}`;
-}
-
-/**
- * A holder (named by leaseHolderName) that was a process on this host that no longer runs: the same host and
- * a pid that is not alive, or this very pid in another incarnation (as in a container whose process is
- * always pid 1).
- */
-export function isDeadLocalHolder(holder: string, self: string): boolean {
-  const [host, pidText, incarnation] = holder.split(':');
-  const [selfHost, selfPid, selfIncarnation] = self.split(':');
-  if (host !== selfHost || !pidText || !/^\d+$/.test(pidText) || incarnation === undefined) return false;
-  if (pidText === selfPid) return incarnation !== selfIncarnation;
-  try {
-    process.kill(Number(pidText), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

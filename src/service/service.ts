@@ -1,79 +1,29 @@
-import path from 'node:path';
-import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
 import { EventLog } from '../event-store/event-log.ts';
-import { healthRoutes } from '../http/health-routes.ts';
-import { startHttpServer, type RunningHttpServer } from '../http/http-server.ts';
 import { DrainState } from '../http/drain-state.ts';
-import { EventLoopLag, LoadShedder, type ShedReason } from '../http/load-shedding.ts';
-import { SampledRefusalLog } from '../http/refusal-log.ts';
-import { readinessFromChecks, type CheckResult, type ReadinessCheck } from '../http/readiness.ts';
-import { errorEnvelope } from '../http/middleware/error-envelope.ts';
-import { notFound } from '../http/middleware/not-found.ts';
-import { canonicalPath } from '../http/middleware/canonical-path.ts';
-import { requestLogger } from '../http/middleware/request-logger.ts';
-import { ErrorCode, unavailable } from '../http/errors/error-factory.ts';
-import { domainErrorToHttp } from '../http/errors/domain-error-to-http.ts';
-import { applicationErrorToHttp } from '../http/errors/application-error-to-http.ts';
-import { HttpError } from '../http/errors/http-error.ts';
-import { EventTooLargeError, NotLeaderError, UnavailableError } from '../event-store/errors.ts';
-import { ReadModelUnavailableError, TextSearchUnavailableError } from '../read-models/read-model-store.ts';
 import { ProjectionSupervisor } from '../projection-engine/projection-supervisor.ts';
 import { projections, retiredProjections } from '../../projections/index.ts';
 import { serviceEventCatalog } from './event-catalog.ts';
 import { openStores, type Stores } from './open-stores.ts';
 import { SqliteEventStore } from '../event-store/sqlite-event-store.ts';
-import { resolveSessionSecret } from '../security/session-secret.ts';
-import { adminRouter } from '../http/admin/admin-router.ts';
-import { publicRouter } from '../http/public/public-router.ts';
-import { publicCors } from '../http/public/public-http-manners.ts';
-import { PublicResponseCache } from '../http/public/public-response-cache.ts';
-import { PublicFastReads } from '../http/public/public-fast-reads.ts';
-import { AccessLookups } from '../http/public/project-resolution.ts';
-import { ReadModelVersions } from '../projection-engine/read-model-versions.ts';
-import { publicContentRoutes } from '../http/public/content-routes.ts';
-import { publicContentDeps } from '../http/public/public-content-deps.ts';
-import { publicOpenApiRoutes } from '../http/public/public-openapi.ts';
-import type { AdminDeps } from '../http/admin/admin-context.ts';
 import { ReadModelReader } from '../read-models/read-model-reader.ts';
-import { ContentService } from '../application/content-service.ts';
-import { AccessService } from '../application/access-service.ts';
-import { Reservations } from '../application/reservations.ts';
-import { Idempotency } from '../application/idempotency.ts';
 import { ProjectionWatermark } from '../application/projection-watermark.ts';
-import { SessionTokens } from '../http/session-tokens.ts';
 import { ScheduledPublisher } from '../application/scheduled-publisher.ts';
-import { RateLimiter } from '../security/rate-limiter.ts';
-import { LoginThrottle } from '../security/login-throttle.ts';
-import { WorkSlots } from '../security/work-slots.ts';
-import { startWebhookDispatcher, webhookServiceFor } from '../webhooks/webhook-setup.ts';
+import { startWebhookDispatcher } from '../webhooks/webhook-setup.ts';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { openBlobStore } from '../blobs/open-blob-store.ts';
-import { mediaFor } from './media-setup.ts';
 import { startMediaPurge } from '../media/media-purge.ts';
-import { publicMediaRoutes } from '../http/public/media-routes.ts';
 import { openContactForms, type ContactFormsOverrides } from './contact-forms-runtime.ts';
 import type { ContactForms } from '../contact-forms/contact-forms.ts';
-import { publicContactRoutes } from '../http/public/contact-routes.ts';
-import { contactPages } from '../http/contact-host/contact-pages.ts';
-import { consoleRoutes } from '../http/console/console-routes.ts';
-import { PACKAGE_ROOT, packageVersion } from '../package-root.ts';
-import { OperationsOverviewService } from '../application/operations-overview.ts';
-import { KeyUsageRecorder } from '../application/key-usage.ts';
-import { RefusalRecorder } from '../application/refusal-recorder.ts';
-import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
-import { translationProviderFor } from '../translation/translation-setup.ts';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from '../data-dir/data-dir-lock.ts';
 import { dataDirState, undoFreshDataDir } from '../data-dir/fresh-data-dir.ts';
 import { permissionWarnings } from '../data-dir/private-files.ts';
-import { IssuedKeyReplay } from '../application/issued-key-replay.ts';
 import { ReplayKeyShredder } from '../application/replay-key-shredder.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
 import { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { countingAppends, countingMail } from '../metrics/instrumented-ports.ts';
-import { metricsRoutes } from '../http/metrics-route.ts';
 import { startMailFolderRetention } from '../mail/mail-folder-retention.ts';
 import { mailConfigFrom, openMailTransport } from '../mail/open-mail-transport.ts';
 import type { OutboxObserver } from '../outbox/outbox-worker.ts';
@@ -82,18 +32,16 @@ import { ENTRY_STATE_VERSION, type EntryState } from '../domain/content/entry/en
 import { openSnapshotStore } from '../snapshots/open-snapshot-store.ts';
 import { openWorkingCopyStore } from '../working-copies/open-working-copy-store.ts';
 import type { WorkingCopyStore } from '../working-copies/working-copy-store.ts';
-import { WorkingCopies, WorkingCopyRetention } from '../application/working-copies.ts';
+import { WorkingCopyRetention } from '../application/working-copies.ts';
 import type { SnapshotStore } from '../snapshots/snapshot-store.ts';
 import { openAuditKeyRing } from '../audit/open-audit-key-ring.ts';
 import type { OpenedAuditKeyRing } from '../audit/chained-audit-key-ring.ts';
 import { recordKeyAnnouncements } from '../audit/key-announcement-log.ts';
-import { gatedAppends, WriteGate, WritesRefusedError } from '../audit/log-integrity.ts';
+import { gatedAppends, WriteGate } from '../audit/log-integrity.ts';
 import { startLogTree, type LogTreeRuntime } from '../audit/log-tree-runtime.ts';
-import { CheckpointsHeldError, type LogCheckpoints } from '../audit/log-checkpoints.ts';
-import type { StoredCheckpoint } from '../audit/log-tree-store.ts';
-import type { AuditExportSigning } from '../audit/audit-export.ts';
 import { AuditMetrics } from '../metrics/audit-metrics.ts';
 import { markReviewNoticesStarted } from '../review-notices/review-notices-started.ts';
+import { startApiRole, type ApiResources } from './api-role.ts';
 
 export interface RunningService {
   url: string;
@@ -199,20 +147,14 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   const blobs = openBlobStore(config.media.blobs);
   let mediaPurge: { stop(): Promise<void> } | undefined;
   let mailRetention: { stop(): Promise<void> } | undefined;
-  let mediaClose: (() => Promise<void>) | undefined;
-  let http: RunningHttpServer | undefined;
-  let versions: ReadModelVersions | undefined;
-  let responseCache: PublicResponseCache | undefined;
+  // What the api role starts (http, versions, mediaClose, ...): see ApiResources.
+  const api: ApiResources = {};
   let contactForms: ContactForms | undefined;
   let snapshotStore: SnapshotStore | undefined;
   let workingCopyStore: WorkingCopyStore | undefined;
   let workingCopyRetention: WorkingCopyRetention | undefined;
   let watermark: ProjectionWatermark | undefined;
-  let lag: EventLoopLag | undefined;
-  let sampledRefusals: SampledRefusalLog | undefined;
   let auditKeys: OpenedAuditKeyRing | undefined;
-  let exportRing: Promise<OpenedAuditKeyRing> | undefined;
-  let refusals: RefusalRecorder | undefined;
   let logTree: LogTreeRuntime | undefined;
   try {
     // Entry aggregates load from a verified snapshot or cached state, then the events after it.
@@ -267,149 +209,14 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     });
     const drain = new DrainState();
     if (config.roles.has('api')) {
-      // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
-      // entries before it come from the client and prove nothing (the console IP allowlist relies on this).
-      const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
-      const checks: Record<string, ReadinessCheck> = {
-        'event-store': () => stores.events.ping().then(ok),
-        'read-models': () => stores.readModels.ping().then(ok),
-        'media-storage': () => blobs.ping().then(ok),
-        'key-store': () => contact.keyStore.ping().then(ok),
-      };
-      if (logTree && config.audit.checkpointDir) {
-        // Not ready while the start-up check runs (writes are refused then, for seconds); ready again after it,
-        // even on a mismatch: reads go on, and the refusal is named here and on every write.
-        const runtime = logTree;
-        let checked = false;
-        void runtime.integrity.finally(() => { checked = true; }).catch(() => undefined);
-        checks['audit-log'] = () => (!checked ? { ok: false, detail: 'checking the log against its last published checkpoint' } : runtime.gate.refusal ? { ok: true, detail: 'writes refused: the log does not extend its last published checkpoint' } : ok());
-      }
-      if (supervisor) {
-        const s = supervisor;
-        for (const projection of projections) checks[`projection:${projection.name}`] = () => s.readiness().checks[`projection:${projection.name}`] ?? { ok: false, detail: 'not started' };
-      }
-      if (metrics) app.use(metrics.http.middleware());
-      app.use(requestLogger({ logger }));
-      app.use(errorEnvelope({ logger, translate: translateErrors }));
-      app.use(canonicalPath());
-      app.use(publicCors());
-      versions = new ReadModelVersions(stores.readModels, projections.filter(({ name }) => name === 'public-content' || name === 'access'), { supervisor });
-      await versions.start();
-      responseCache = new PublicResponseCache({
-        versions,
-        maxBytes: config.publicResponseCacheBytes,
-        trustProxy: config.trustProxy,
-        logger,
-        ...(metrics ? { onHit: (hit: { route: string | undefined; status: number; seconds: number }) => metrics.http.cacheHit(hit.route, hit.status, hit.seconds) } : {}),
-      });
-      app.use(responseCache.middleware());
-      const health = healthRoutes({ drain, readiness: readinessFromChecks(checks), logger });
-      app.use(health.routes());
-      app.use(health.allowedMethods());
-      if (metrics) {
-        const scrape = metricsRoutes(metrics, { token: config.metrics.token });
-        app.use(scrape.routes());
-        app.use(scrape.allowedMethods());
-      }
-      const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, keyStore: contact.keyStore, workingCopies: workingCopyStore });
-      refusals = adminDepsValue.refusals;
-      refusals?.start();
-      const media = await mediaFor(config, adminDepsValue, blobs);
-      mediaClose = media.close;
-      // Also in an API-only process (production's replicas serve the console): status, retry and skip go
-      // through the stores, which the projector process follows; a rebuild runs here, as the CLI's does in its
-      // own process, and the projector process follows the generation it swaps in.
-      const operations = new OperationsOverviewService({
-        projections,
-        log,
-        store: stores.readModels,
-        reader: adminDepsValue.reader,
-        operations: new ProjectionOperations({ projections, log, store: stores.readModels, clock, logger }),
-        version: packageVersion(),
-        adapters: { eventStore: config.eventStore.kind, readModels: config.readModels.kind, blobs: config.media.blobs.kind },
-        clock,
-        operatorTenantIds: config.operatorTenantIds,
-      });
-      // Audit exports sign through the audit key ring: the one this process opened (projector role), else one
-      // opened at the first export (an API-only process; docs/operations.md "The tamper-evident log"). Their checkpoint is
-      // signed now where this process signs checkpoints, else the latest the projector process signed.
-      const opened = auditKeys;
-      const tree = logTree;
-      const auditExports: AuditExportSigning = {
-        ring: opened
-          ? async () => opened
-          : () =>
-              (exportRing ??= openAuditKeyRing(config, contact.keyStore, clock, { logger, events: stores.events }).catch((error: unknown) => {
-                exportRing = undefined;
-                throw error;
-              })),
-        log: { tree: tree.tree, ...(tree.checkpoints ? { sign: signNowOrNone(tree.checkpoints) } : {}) },
-      };
-      const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree, invitations: { transport: contact.mail, mailFrom: config.contactForms.mailFrom, consoleBase: () => config.contactForms.consoleUrl ?? `${http?.url ?? ''}/console` } });
-      app.use(admin.routes());
-      app.use(admin.allowedMethods());
-      const contentDeps = publicContentDeps(config, adminDepsValue, versions);
-      // One cache of project, key and domain lookups for Koa's public routes and the fast reads before Koa.
-      const access = new AccessLookups(adminDepsValue.reader, versions);
-      const publicApi = publicRouter(
-        { access, cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds },
-        // Route groups of the public API, each mounted on both bases.
-        [publicContentRoutes(contentDeps), publicMediaRoutes(media.public), publicContactRoutes(contact)],
-        [publicOpenApiRoutes()],
+      await startApiRole(
+        { config, logger, clock, stores, blobs, log, metrics, supervisor, watermark, entrySnapshots, workingCopyStore, contact, logTree, auditKeys, drain },
+        api,
       );
-      app.use(publicApi.routes());
-      app.use(publicApi.allowedMethods());
-      // Hosted contact pages: CONTACT_HOSTS and /contact/{projectSlug}/{formSlug}.
-      app.use(contactPages(contact));
-      // The web console at /console (and / or /admin for a browser).
-      const consolePages = consoleRoutes({ distDir: path.join(PACKAGE_ROOT, 'console', 'dist'), reader: adminDepsValue.reader });
-      app.use(consolePages.routes());
-      app.use(consolePages.allowedMethods());
-      app.use(notFound());
-      const cache = responseCache;
-      // Entries and list pages straight from their serialised documents, before Koa (and into the cache).
-      const fastReads = new PublicFastReads({
-        reader: adminDepsValue.reader,
-        access,
-        formSets: contentDeps.formSets,
-        cacheMaxAgeSeconds: config.publicCacheMaxAgeSeconds,
-        trustProxy: config.trustProxy,
-        logger,
-        responseCache: cache,
-        ...(metrics ? { onAnswer: (answer: { route: string; status: number; seconds: number }) => metrics.http.fastRead(answer.route, answer.status, answer.seconds) } : {}),
-      });
-      const limits = config.http;
-      lag = new EventLoopLag().start();
-      const loopLag = lag;
-      sampledRefusals = new SampledRefusalLog(logger);
-      const refusalLog = sampledRefusals;
-      const shedder = new LoadShedder({
-        lagMs: () => loopLag.currentMs(),
-        maxLagMs: limits.loadShedLagMs || Number.POSITIVE_INFINITY,
-        maxInFlight: limits.maxInFlight,
-        // Behind a proxy every connection is the proxy's: requests in progress are counted per forwarded client.
-        maxInFlightPerClient: limits.maxConnectionsPerClient,
-        trustProxy: config.trustProxy,
-        ...(metrics ? { onShed: (reason: ShedReason) => metrics.http.loadShed(reason) } : {}),
-        onRefused: (refusal) => refusalLog.record(refusal),
-      });
-      http = await startHttpServer({
-        app,
-        port: config.port,
-        host: config.host,
-        logger,
-        drain,
-        fastLane: (req, res) => cache.serveRaw(req, res),
-        admittedLane: (req, res) => fastReads.serve(req, res),
-        timeouts: { keepAliveMs: limits.keepAliveTimeoutMs, headersMs: limits.headersTimeoutMs, requestMs: limits.requestTimeoutMs },
-        limits: { maxConnections: limits.maxConnections, maxConnectionsPerClient: limits.maxConnectionsPerClient, behindProxy: config.trustProxy },
-        shedder,
-      });
-      logger.info({ url: http.url, roles: [...config.roles] }, 'annals listening');
     }
     // The contact-form notice sender runs beside the projectors (console links use the listening URL).
     if (config.roles.has('projector')) {
-      contact.startWorker(http?.url);
+      contact.startWorker(api.http?.url);
       // Issued keys' replays end with their window: their data keys go (the key store is the contact forms').
       replayKeyShredder = new ReplayKeyShredder({ reader: new ReadModelReader(stores.readModels, { generations: supervisor }), keyStore: contact.keyStore, clock, logger });
       replayKeyShredder.start();
@@ -417,16 +224,16 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     // A process without the api role listens nowhere: this line says it is up (its projectors started).
     if (!config.roles.has('api')) logger.info({ roles: [...config.roles] }, 'annals running');
   } catch (error) {
-    lag?.stop();
-    await refusals?.stop();
+    api.lag?.stop();
+    await api.refusals?.stop();
     await logTree?.stop();
     await auditKeys?.close();
-    await closeRing(exportRing);
-    versions?.stop();
+    await closeRing(api.exportRing);
+    api.versions?.stop();
     watermark?.close();
     await replayKeyShredder?.stop();
     await contactForms?.stop();
-    await mediaClose?.();
+    await api.mediaClose?.();
     await mediaPurge?.stop();
     await mailRetention?.stop();
     await blobs.close();
@@ -442,8 +249,8 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
 
   let stopping: Promise<void> | undefined;
   return {
-    url: http?.url ?? '',
-    port: http?.port ?? 0,
+    url: api.http?.url ?? '',
+    port: api.http?.port ?? 0,
     log,
     stores,
     supervisor,
@@ -453,13 +260,13 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
     stop: (progress = () => undefined) =>
       (stopping ??= (async () => {
         progress('the HTTP server to drain in-flight requests');
-        await http?.close(config.shutdownGraceMs);
-        sampledRefusals?.flush();
-        lag?.stop();
-        versions?.stop();
+        await api.http?.close(config.shutdownGraceMs);
+        api.sampledRefusals?.flush();
+        api.lag?.stop();
+        api.versions?.stop();
         watermark?.close();
         progress('the counts of refused writes to be recorded');
-        await refusals?.stop();
+        await api.refusals?.stop();
         progress('the webhook dispatcher to finish its deliveries');
         await dispatcher?.stop();
         progress('the contact-form notice worker');
@@ -467,7 +274,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         await contactForms?.stop();
         await mailRetention?.stop();
         progress('media processing');
-        await mediaClose?.();
+        await api.mediaClose?.();
         await mediaPurge?.stop();
         progress('the blob store to close');
         await blobs.close();
@@ -476,7 +283,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
         progress('the log tree and its checkpoints');
         await logTree?.stop();
         await auditKeys?.close();
-        await closeRing(exportRing);
+        await closeRing(api.exportRing);
         progress('the projectors to stop at a checkpoint');
         await supervisor?.stop();
         progress('the stores to close');
@@ -488,84 +295,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
   };
 }
 
-/** Signs a checkpoint of the tree as it is now; none while checkpoints are held (the start-up check). */
-function signNowOrNone(checkpoints: LogCheckpoints): () => Promise<StoredCheckpoint | null> {
-  return () =>
-    checkpoints.checkpoint().catch((error: unknown) => {
-      if (error instanceof CheckpointsHeldError) return null;
-      throw error;
-    });
-}
-
 /** Closes a ring opened for exports, if it opened. */
 async function closeRing(ring: Promise<OpenedAuditKeyRing> | undefined): Promise<void> {
   await ring?.then((opened) => opened.close(), () => undefined);
-}
-
-/**
- * Domain refusals keep their spec code and status. A store that cannot be reached is the service's
- * temporary trouble, not the caller's: 503, retryable.
- */
-function translateErrors(error: unknown): HttpError | undefined {
-  const domain = domainErrorToHttp(error) ?? applicationErrorToHttp(error);
-  if (domain) return domain;
-  if (error instanceof EventTooLargeError) {
-    return new HttpError({
-      status: 413,
-      code: ErrorCode.PAYLOAD_TOO_LARGE,
-      message: `What this request would store is over the limit of ${error.limitBytes} bytes per write (the data and metadata of its events).`,
-      hint: 'Store less in one request: shorter text, or files as media.',
-      retryable: false,
-      cause: error,
-    });
-  }
-  if (error instanceof WritesRefusedError) {
-    return new HttpError({ status: 503, code: ErrorCode.SERVICE_UNAVAILABLE, message: error.message, retryable: false, expose: true, cause: error });
-  }
-  if (error instanceof TextSearchUnavailableError) return unavailable('Full-text search is not available: the read-model server has no text indexes.', { cause: error });
-  if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof ReadModelUnavailableError) {
-    return unavailable('A data store is temporarily unavailable; retry shortly.', { retryAfterSeconds: 5 });
-  }
-  return undefined;
-}
-
-/** The admin API's collaborators, built once per process. */
-function adminDeps(
-  config: Config,
-  d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState>; keyStore: KeyStore; workingCopies: WorkingCopyStore },
-): AdminDeps {
-  // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
-  const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
-  const watermark = d.watermark;
-  const content = new ContentService({
-    log: d.log,
-    reader,
-    reservations: new Reservations(d.log),
-    idempotency: new Idempotency(d.log, { clock: d.clock }),
-    watermark,
-    clock: d.clock,
-    entrySnapshots: d.entrySnapshots,
-    workingCopies: d.workingCopies,
-  });
-  return {
-    reader,
-    content,
-    workingCopies: new WorkingCopies({ store: d.workingCopies, content, clock: d.clock }),
-    access: new AccessService({ log: d.log, clock: d.clock }),
-    log: d.log,
-    watermark,
-    sessions: new SessionTokens({ secret: resolveSessionSecret(config), clock: d.clock, sessionTtlSeconds: config.sessions.ttlSeconds }),
-    rateLimiter: new RateLimiter({ clock: d.clock }),
-    loginThrottle: new LoginThrottle({ clock: d.clock }),
-    passwordChecks: new WorkSlots({ concurrency: config.sessions.passwordHashConcurrency, maxQueued: 64 }),
-    clock: d.clock,
-    logger: d.logger,
-    issuedKeys: new IssuedKeyReplay({ keyStore: d.keyStore, clock: d.clock }),
-    keyUsage: new KeyUsageRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
-    refusals: new RefusalRecorder({ log: d.log, clock: d.clock, logger: d.logger }),
-  };
-}
-
-function ok(): CheckResult {
-  return { ok: true };
 }

@@ -1,0 +1,91 @@
+/**
+ * How the access services write: the aggregates a command needs loaded first (tenant, project), the dry run
+ * and the claim of a reserved name before an append (createReserved), and the append's context (actor,
+ * correlation id).
+ */
+import type { Clock } from '../clock.ts';
+import type { AppendContext, EventLog } from '../event-store/event-log.ts';
+import { type Decider, type DomainEvent } from '../domain/decider.ts';
+import { notFound } from '../domain/domain-error.ts';
+import { actorOf, assertCallerSeesProject, type Caller } from '../domain/access/caller.ts';
+import type { KeyEvent } from '../domain/access/access-events.ts';
+import { projectKeysStream, projectStream, tenantStream } from '../domain/access/access-streams.ts';
+import { tenantDecider } from '../domain/access/tenant-decider.ts';
+import { projectDecider, type Project, type ProjectCommand } from '../domain/access/project-decider.ts';
+import type { ProjectEvent } from '../domain/access/access-events.ts';
+import { keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
+import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
+import { Reservations } from './reservations.ts';
+import { type AccessServiceDeps, type WriteOptions, type ProjectWriteOptions } from './access-service-types.ts';
+
+export class AccessWriter {
+  readonly log: EventLog;
+  readonly clock: Clock;
+  readonly reservations: Reservations;
+
+  constructor(deps: AccessServiceDeps) {
+    this.log = deps.log;
+    this.clock = deps.clock;
+    this.reservations = new Reservations(deps.log);
+  }
+
+  /** Decide (dry run) -> claim -> append; the claim is released when the append fails. */
+  async createReserved<State, Command, Event extends DomainEvent, Context>(
+    caller: Caller,
+    name: { scope: string; key: string; owner: string; what: string },
+    streamId: string,
+    decider: Decider<State, Command, Event, Context>,
+    command: Command,
+    context: Context,
+    options: WriteOptions,
+  ): Promise<CommandResult<State, Event>> {
+    this.dryRun(decider, command, decider.initialState(), context);
+    const actor = actorOf(caller);
+    const heldBefore = (await this.reservations.ownerOf(name.scope, name.key)) === name.owner;
+    await this.reservations.claim(name.scope, name.key, name.owner, actor, name.what);
+    try {
+      return await handleCommand(this.log, streamId, decider, command, context, this.append(caller, options));
+    } catch (error) {
+      if (!heldBefore) await this.reservations.release(name.scope, name.key, name.owner, actor).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async project(caller: Caller, projectId: string, command: ProjectCommand, options: ProjectWriteOptions): Promise<CommandResult<Project | null, ProjectEvent>> {
+    await this.requireProject(caller, projectId);
+    const context = { caller, ...(options.clientIp === undefined ? {} : { clientIp: options.clientIp }) };
+    return handleCommand(this.log, projectStream(projectId), projectDecider, command, context, this.append(caller, options));
+  }
+
+  async keys(caller: Caller, projectId: string, command: KeyCommand, options: WriteOptions): Promise<CommandResult<ProjectKeys, KeyEvent>> {
+    const project = await this.requireProject(caller, projectId);
+    const context: KeyContext = { caller, project: { id: project.id, tenantId: project.tenantId, plan: project.plan }, now: this.clock.now() };
+    return handleCommand(this.log, projectKeysStream(project.id), keyDecider, command, context, this.append(caller, options));
+  }
+
+  /**
+   * Decides the command without appending, and checks each event against its catalog schema (what the
+   * append would check): every refusal that bad input can cause happens here, before any write.
+   */
+  dryRun<State, Command, Event extends DomainEvent, Context>(decider: Decider<State, Command, Event, Context>, command: Command, state: State, context: Context): Event[] {
+    const events = decider.decide(command, state, context);
+    for (const event of events) this.log.catalog.validate(event.type, event.data);
+    return events;
+  }
+
+  async requireTenant(tenantId: string): Promise<void> {
+    const { state } = await loadAggregate(this.log, tenantStream(tenantId), tenantDecider);
+    if (!state) throw notFound('tenant not found');
+  }
+
+  async requireProject(caller: Caller, projectId: string): Promise<Project> {
+    const { state } = await loadAggregate(this.log, projectStream(projectId), projectDecider);
+    if (!state) throw notFound('project not found');
+    assertCallerSeesProject(caller, state);
+    return state;
+  }
+
+  append(caller: Caller, options: WriteOptions): AppendContext {
+    return { actor: actorOf(caller), ...(options.correlationId ? { correlationId: options.correlationId } : {}) };
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The SQLite event store's subscription to the whole log: catch-up, then live (woken by appends, polled as
+ * a backstop).
+ */
+import type Database from 'better-sqlite3';
+import type { AppendNotifier } from './append-notifier.ts';
+import type { Subscription, SubscriptionFilter, SubscriptionMessage } from './event-store.ts';
+import { InterruptibleDelay } from '../interruptible-delay.ts';
+import { EVENT_COLUMNS, toRecorded, type EventRow } from './sqlite-event-rows.ts';
+
+/** Catch-up-then-live subscription over the events table. */
+export class SqliteSubscription implements Subscription {
+  readonly #statement: Database.Statement<unknown[], EventRow>;
+  readonly #params: (after: bigint, limit: bigint) => unknown[];
+  readonly #head: Database.Statement<[], { head: bigint | null }>;
+  readonly #snapshot: <T>(fn: () => T) => T;
+  #stopped = false;
+  readonly #delay = new InterruptibleDelay();
+  readonly #unlisten: () => void;
+
+  constructor(
+    db: Database.Database,
+    notifier: AppendNotifier,
+    private after: bigint,
+    filter: SubscriptionFilter,
+    private readonly options: { pageSize: number; pollIntervalMs: number; onStop: (s: SqliteSubscription) => void },
+  ) {
+    const where = ['position > ?'];
+    const typeParams: string[] = [];
+    const prefixParams: Array<bigint | string> = [];
+    if (filter.eventTypes) {
+      where.push(filter.eventTypes.length ? `type IN (${filter.eventTypes.map(() => '?').join(', ')})` : '0');
+      typeParams.push(...filter.eventTypes);
+    }
+    if (filter.streamPrefixes) {
+      where.push(filter.streamPrefixes.length ? `(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ')})` : '0');
+      // substr counts characters (code points), as [...prefix] does; prefix.length counts UTF-16 units.
+      for (const prefix of filter.streamPrefixes) prefixParams.push(BigInt([...prefix].length), prefix);
+    }
+    this.#statement = db.prepare<unknown[], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position ASC LIMIT +?`).raw(true);
+    this.#params = (afterPosition, limit) => [afterPosition, ...typeParams, ...prefixParams, limit];
+    this.#head = db.prepare('SELECT max(position) AS head FROM events');
+    // A read transaction gives the page and the head one consistent snapshot.
+    this.#snapshot = <T>(fn: () => T) => db.transaction(fn).deferred() as T;
+    this.#unlisten = notifier.listen(() => this.#delay.interrupt());
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
+    const page = BigInt(this.options.pageSize);
+    let caughtUpAt: bigint | null | undefined;
+    try {
+      while (!this.#stopped) {
+        const { rows, head } = this.#snapshot(() => ({
+          rows: this.#statement.all(...this.#params(this.after, page)),
+          head: this.#head.get()?.head ?? null,
+        }));
+        for (const row of rows) {
+          if (this.#stopped) return;
+          this.after = row[0];
+          yield { kind: 'event', event: toRecorded(row) };
+        }
+        if (BigInt(rows.length) === page) {
+          // Queries and parsing are synchronous: let timers and I/O run between pages, so a long
+          // catch-up neither starves the HTTP server nor the consumer's own timers.
+          await yieldToEventLoop();
+          continue;
+        }
+        // Everything up to the head at the time of the query has been considered.
+        if (head !== null && head > this.after) this.after = head;
+        if (caughtUpAt !== this.after) {
+          caughtUpAt = this.after;
+          yield { kind: 'caught-up', position: head === null ? null : this.after };
+        }
+        await this.#waitForAppend();
+      }
+    } finally {
+      await this.stop();
+    }
+  }
+
+  #waitForAppend(): Promise<void> {
+    return this.#stopped ? Promise.resolve() : this.#delay.sleep(this.options.pollIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#unlisten();
+    this.#delay.interrupt();
+    this.options.onStop(this);
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
