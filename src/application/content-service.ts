@@ -1,146 +1,44 @@
 import type { Principal } from '../domain/principal.ts';
-import type { Plan } from '../domain/plans.ts';
 import { DomainError, invalid, notFound } from '../domain/domain-error.ts';
 import { actorOf } from '../domain/access/caller.ts';
 import { duplicateEntry, entryDecider, knowsRevision, publishOutcome, type EntryCommand, type EntryContext, type EntryState, type ExistingEntry } from '../domain/content/entry/entry-decider.ts';
 import { entryStream, type EntryEvent, type ExternalIdentity } from '../domain/content/entry/entry-events.ts';
-import { DEFAULT_APPROVAL_POLICY, strictestOf, type ApprovalPolicy } from '../domain/access/project-decider.ts';
+import { DEFAULT_APPROVAL_POLICY, strictestOf } from '../domain/access/project-decider.ts';
 import { requirePersonFor } from '../domain/approval-policy.ts';
 import { KeyIssuersCache } from './key-issuers.ts';
-import type { AuditFlag } from '../audit/audit-flags.ts';
-import { diffSnapshots, type FieldChange } from '../domain/content/entry/entry-history.ts';
-import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
+import type { RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import { toUtcInstant } from '../domain/content/entry/utc-instant.ts';
-import { isLocalizedField } from '../domain/content/form-set/field-types.ts';
 import { copySlug, validateSlug } from '../domain/content/entry/slug.ts';
 import type { TimeInput } from '../domain/content/entry/utc-instant.ts';
 import { formSetDecider } from '../domain/content/form-set/form-set-decider.ts';
 import { formSetStreamId } from '../domain/content/form-set/form-set-events.ts';
 import { assertValidEntryFields } from '../domain/content/form-set/field-validation.ts';
-import type { FormSetDefinition, VersionedFormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
-import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
+import type { VersionedFormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import type { AppendContext } from '../event-store/event-log.ts';
-import { queryTokens } from '../search/search-tokens.ts';
-import type { FieldCondition } from '../read-models/read-model-store.ts';
-import { ENTRY_LIST_SORTS } from '../../projections/content.ts';
 import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
-import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import type { WorkingCopyStore } from '../working-copies/working-copy-store.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
-import { contentQueries, CONTENT_LISTS, type ContentQueries } from '../../projections/content-queries.ts';
-import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
-import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
+import { ContentReads } from './content-reads.ts';
+import type { BulkScheduleResult, EntryDocHead, FormSetView, ProjectView, RevisionAction } from './content-views.ts';
 
-/** The project a request acts in, as the access read model holds it. */
-export interface ProjectView {
-  projectId: string;
-  tenantId: string;
-  plan: Plan;
-  contentLocales: ContentLocales;
-  /** Absent on documents folded before approval policies existed (then both rules are off). */
-  approvalPolicy?: ApprovalPolicy | undefined;
-  /** Each rule on once it has been on in the project (absent: as approvalPolicy); see ProjectDoc in projections/access.ts. */
-  usualApprovalPolicy?: ApprovalPolicy | undefined;
-}
-
-export interface FormSetView {
-  formSetId: string;
-  projectId: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  definition: FormSetDefinition;
-  version: number;
-}
-
-export interface RevisionView {
-  revisionId: string;
-  entryId: string;
-  projectId: string;
-  formSetId: string;
-  revision: number;
-  status: string;
-  snapshot: Record<string, unknown>;
-  savedAt: string;
-  publishAt: string | null;
-  publishedAt: string | null;
-}
-
-/** What a save reads of the entry's read-model document. */
-export interface EntryDocHead {
-  entryId: string;
-  formSetId: string;
-  projectId: string;
-  latestRevision?: { revisionId: string; revision?: number } | null;
-}
-
-export type RevisionAction = 'submit' | 'approve' | 'reject' | 'withdraw' | 'reopen' | 'publish';
-
-/** One revision's outcome in a bulk schedule: never hidden, each answered on its own. */
-export type BulkScheduleResult =
-  | { revisionId: string; ok: true; entryId: string; revision: number; status: string; publishAt: string | null }
-  | { revisionId: string; ok: false; error: { code: string; message: string; hint?: string } };
-
-/** One event of an entry's history, as the audit trail holds it. */
-export interface HistoryItem {
-  position: string;
-  eventId: string;
-  type: string;
-  /** A human name for the event: created, revision saved, submitted for review, ... */
-  kind: string;
-  actor: { type: string; id: string };
-  occurredAt: string;
-  revisionId: string | null;
-  revision: number | null;
-  /** entry.revision-saved of a restore: the older revision whose values it brought back; null otherwise. */
-  restoredFrom: { revisionId: string; revision: number } | null;
-  /** What the audit log flags of the event (src/audit/audit-flags.ts), when anything. */
-  flag?: AuditFlag;
-  /** A refused write: the operation, code, reason, rule and how many refusals the record stands for. */
-  refusal?: RefusalRecord;
-}
-
-export interface RefusalRecord {
-  operation: string;
-  code: string;
-  reason: string;
-  rule?: string;
-  count: number;
-  repeated: boolean;
-  firstAt: string;
-  lastAt: string;
-}
-
-export interface AuditLogQuery extends PageRequest {
-  actor?: string | undefined;
-  entryId?: string | undefined;
-  /** Inclusive lower bound, UTC ISO. */
-  from?: string | undefined;
-  /** Exclusive upper bound, UTC ISO. */
-  to?: string | undefined;
-}
-
-/** The entry list's filters and sort (all optional): see listEntries. */
-export interface EntryListQuery extends PageRequest {
-  status?: RevisionStatus | undefined;
-  assignee?: string | undefined;
-  updatedBy?: string | undefined;
-  /** Inclusive lower bound, UTC ISO. */
-  updatedFrom?: string | undefined;
-  /** Exclusive upper bound, UTC ISO. */
-  updatedTo?: string | undefined;
-  q?: string | undefined;
-  sort: `${keyof typeof ENTRY_LIST_SORTS}:${'asc' | 'desc'}`;
-}
-
-export interface ReviewQueueQuery extends PageRequest {
-  assignee?: string | undefined;
-  formSetId?: string | undefined;
-  status?: InReviewStatus | undefined;
-}
+export { ContentReads } from './content-reads.ts';
+export { eventKind } from './content-views.ts';
+export type {
+  AuditLogQuery,
+  BulkScheduleResult,
+  EntryDocHead,
+  EntryListQuery,
+  FormSetView,
+  HistoryItem,
+  ProjectView,
+  RefusalRecord,
+  ReviewQueueQuery,
+  RevisionAction,
+  RevisionView,
+} from './content-views.ts';
 
 /** What the entry services are built from: a project's write deps, the entry aggregates' snapshots, and who issued each key. */
 export type ContentServiceDeps = ProjectServiceDeps & {
@@ -150,45 +48,21 @@ export type ContentServiceDeps = ProjectServiceDeps & {
   workingCopies?: WorkingCopyStore | undefined;
 };
 
-/** Audit-trail record kinds, by event type; other events show their type. */
-const EVENT_KINDS: Record<string, string> = {
-  'entry.created': 'created',
-  'entry.revision-saved': 'revision saved',
-  'entry.revision-submitted': 'submitted for review',
-  'entry.revision-approved': 'approved and scheduled',
-  'entry.revision-published': 'published',
-  'entry.revision-rejected': 'rejected',
-  'entry.revision-withdrawn': 'withdrawn',
-  'entry.revision-reopened': 'reopened',
-  'entry.slug-changed': 'slug changed',
-  'entry.import-metadata-set': 'import metadata set',
-  'entry.assigned': 'assigned',
-  'entry.deleted': 'deleted',
-  'entry.revision-approval-refused': 'approval refused by the approval policy',
-  'write.refused': 'write refused',
-};
-
-export function eventKind(type: string): string {
-  return EVENT_KINDS[type] ?? type;
-}
-
 /**
- * Use cases on form sets, entries and revisions. Everything is checked before the first append
- * (permission, slug rules, field values), so bad input writes nothing; a write returns once the read
- * models show it, so the caller's next read sees its own write.
+ * Use cases that write form sets, entries and revisions (the reads are ContentReads'). The caller's permission
+ * is the route's (src/http/admin/api-registry.ts); everything that depends on the data (slug rules, field values,
+ * the approval policy, the decider's rules) is checked before the first append, so bad input writes nothing; a
+ * write returns once the read models show it, so the caller's next read sees its own write.
  */
-export class ContentService {
-  constructor(
-    private readonly deps: ContentServiceDeps,
-  ) {
+export class ContentService extends ContentReads {
+  constructor(private readonly deps: ContentServiceDeps) {
+    super(deps.reader);
     this.#writes = new ProjectWrites(deps);
     this.#keyIssuers = deps.keyIssuers ?? new KeyIssuersCache();
-    this.#content = contentQueries(deps.reader);
   }
 
   readonly #writes: ProjectWrites;
   readonly #keyIssuers: KeyIssuersCache;
-  readonly #content: ContentQueries;
 
   async createFormSet(principal: Principal, project: ProjectView, definition: Record<string, unknown>, idempotencyKey?: string): Promise<IdempotentResult> {
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
@@ -214,7 +88,7 @@ export class ContentService {
   async updateFormSet(principal: Principal, project: ProjectView, formSetId: string, definition: Record<string, unknown>, expectedVersion?: number): Promise<FormSetView> {
     const current = await this.formSetOrFail(project, formSetId);
     // humanApproval: a form set's slug and fields shape what the public API serves of its live entries.
-    if (principal.kind === 'agent' && project.approvalPolicy?.humanApproval && (await this.#content.hasLiveEntries(formSetId))) {
+    if (principal.kind === 'agent' && project.approvalPolicy?.humanApproval && (await this.content.hasLiveEntries(formSetId))) {
       requirePersonFor(principal, project.approvalPolicy, 'update_form_set', { formSetId }, 'change a form set with live entries (its slug and fields shape what the public API serves)');
     }
     const candidate = { ...definition, id: formSetId };
@@ -282,7 +156,7 @@ export class ContentService {
   }
 
   async saveRevision(principal: Principal, project: ProjectView, entryId: string, input: { fields: unknown; expectedRevision?: number }, idempotencyKey?: string): Promise<IdempotentResult> {
-    const entry = await this.#entryDoc(project, entryId);
+    const entry = await this.entryDoc(project, entryId);
     const formSet = await this.formSetOrFail(project, entry.formSetId);
     const snapshot = await this.#validFields(project, formSet, input.fields ?? {}, await this.#richTextBase(formSet, entry));
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
@@ -343,7 +217,7 @@ export class ContentService {
    * reserved like any other; import metadata and the assignee are not copied. Idempotent by key.
    */
   async duplicateEntry(principal: Principal, project: ProjectView, sourceEntryId: string, idempotencyKey?: string): Promise<IdempotentResult> {
-    await this.#entryDoc(project, sourceEntryId);
+    await this.entryDoc(project, sourceEntryId);
     const run = async (ids: Record<string, string>): Promise<IdempotentResult> => {
       const entryId = ids['entryId']!;
       const existing = await this.#entryState(entryId);
@@ -381,7 +255,7 @@ export class ContentService {
    * slug are released afterwards, so a new entry may take them (their redirects are gone with the entry).
    */
   async deleteEntry(principal: Principal, project: ProjectView, entryId: string): Promise<void> {
-    await this.#entryDoc(project, entryId);
+    await this.entryDoc(project, entryId);
     const result = await this.#entryCommand(entryId, { type: 'delete', entryId }, this.#context(principal, project), { actor: actorOf(principal) });
     const deleted = result.state as ExistingEntry;
     const scope = `entry-slug:${deleted.formSetId}`;
@@ -398,7 +272,7 @@ export class ContentService {
    * is allowed (the entry owns it already). Reservations are freed when the entry is deleted.
    */
   async renameEntry(principal: Principal, project: ProjectView, entryId: string, slug: string): Promise<Record<string, unknown>> {
-    const entry = await this.#entryDoc(project, entryId);
+    const entry = await this.entryDoc(project, entryId);
     const command: EntryCommand = { type: 'rename', entryId, slug };
     const context = this.#context(principal, project);
     const current = await this.#entryState(entryId);
@@ -417,12 +291,12 @@ export class ContentService {
         throw error;
       }
     }
-    return this.#entryDocument(entryId);
+    return this.entryDocument(entryId);
   }
 
   /** Sets or clears import metadata: undefined keeps a value, null clears it (limits of spec section 8). */
   async setImportMetadata(principal: Principal, project: ProjectView, entryId: string, input: { importPath?: string | null | undefined; external?: ExternalIdentity | null | undefined }): Promise<Record<string, unknown>> {
-    await this.#entryDoc(project, entryId);
+    await this.entryDoc(project, entryId);
     const command: EntryCommand = {
       type: 'setImportMetadata',
       entryId,
@@ -431,12 +305,12 @@ export class ContentService {
     };
     const result = await this.#entryCommand(entryId, command, this.#context(principal, project), { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
-    return this.#entryDocument(entryId);
+    return this.entryDocument(entryId);
   }
 
   /** Assigns an entry to a console user of the project's tenant for review, or clears it (Business plan and above). */
   async assignEntry(principal: Principal, project: ProjectView, entryId: string, userId: string | null): Promise<Record<string, unknown>> {
-    await this.#entryDoc(project, entryId);
+    await this.entryDoc(project, entryId);
     const command: EntryCommand = { type: 'assign', entryId, userId };
     const context = this.#context(principal, project);
     // Plan and permission first (PLAN_REQUIRED says more than "no such user" below the plan).
@@ -447,7 +321,7 @@ export class ContentService {
     }
     const result = await this.#entryCommand(entryId, command, context, { actor: actorOf(principal) });
     await this.#writes.settle(result.position);
-    return this.#entryDocument(entryId);
+    return this.entryDocument(entryId);
   }
 
   /**
@@ -488,85 +362,6 @@ export class ContentService {
     return { publishAt: at, succeeded, failed: results.length - succeeded, results };
   }
 
-  /** Every event of an entry, oldest first, from the audit trail: actor, time and kind; a page at a time. */
-  async entryHistory(principal: Principal, project: ProjectView, entryId: string, page: PageRequest): Promise<Page<HistoryItem>> {
-    await this.#entryDoc(project, entryId);
-    const filter = { streamId: entryStream(entryId) };
-    return keysetPage(this.deps.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['position', 'asc']], identity: ['history', entryId], map: historyItem }, page);
-  }
-
-  /** An entry's revisions (without snapshots), oldest first or newest first; a page at a time. */
-  async listRevisions(principal: Principal, project: ProjectView, entryId: string, page: PageRequest & { order: 'asc' | 'desc' }): Promise<Page<Record<string, unknown>>> {
-    await this.#entryDoc(project, entryId);
-    return keysetPage(this.deps.reader, { ...CONTENT_LISTS.revisions, filter: { entryId }, sort: [['revision', page.order]], identity: ['revisions', entryId], map: (doc) => doc }, page);
-  }
-
-  /**
-   * A form set's entries, filtered and sorted for a desk: status of the latest revision, assignee, who made
-   * the last change, updated-time range [updatedFrom, updatedTo), and `q` (every word in the titles or text
-   * fields of the latest revision, any plan: the plan gate of search is the public API's). Sorted by updated
-   * time (default, newest first), title or publish time (never-published entries last when descending).
-   * These change as entries do, so the walk is pinned to the position of its first page (see PinnedWalk):
-   * the entries as they were then, each once, then the ones created or changed since.
-   */
-  async listEntries(principal: Principal, project: ProjectView, formSetId: string, query: EntryListQuery): Promise<PinnedPage<Record<string, unknown>>> {
-    const formSet = await this.formSetOrFail(project, formSetId);
-    const filter: Record<string, FieldCondition> = { formSetId: formSet.formSetId };
-    if (query.status !== undefined) filter['latestRevision.status'] = query.status;
-    if (query.assignee !== undefined) filter['assignee'] = query.assignee;
-    if (query.updatedBy !== undefined) filter['updatedBy.id'] = query.updatedBy;
-    if (query.updatedFrom !== undefined) filter['updatedAt'] = { $gte: query.updatedFrom };
-    // A second field holds the same time as a number, so both bounds apply in one query.
-    if (query.updatedTo !== undefined) filter['updatedAtMs'] = { $lt: Date.parse(query.updatedTo) };
-    const [key, direction] = query.sort.split(':') as [keyof typeof ENTRY_LIST_SORTS, 'asc' | 'desc'];
-    const text = query.q === undefined ? undefined : queryTokens(query.q);
-    if (text?.length === 0) throw invalid('q: no word to search for (letters or digits).', 'Send the words to look for, or leave q out.');
-    const { cursor: _cursor, limit: _limit, ...list } = query;
-    return pinnedPage(
-      this.deps.reader,
-      { ...CONTENT_LISTS.entries, filter, sort: [[ENTRY_LIST_SORTS[key], direction]], ...(text === undefined ? {} : { text }), identity: ['entries', formSetId, list], map: (doc) => doc },
-      { field: 'updatedPosition', position: this.#content.checkpoint },
-      query,
-    );
-  }
-
-  /** One entry with its latest and live revisions and how many revisions it has (never the whole list). */
-  async getEntry(principal: Principal, project: ProjectView, entryId: string): Promise<Record<string, unknown>> {
-    await this.#entryDoc(project, entryId);
-    return this.#entryDocument(entryId);
-  }
-
-  /**
-   * The review desk: every revision in pending_review or scheduled across the project's form sets, oldest
-   * submission first, filtered by assignee, form set and status; a page at a time.
-   */
-  async reviewQueue(principal: Principal, project: ProjectView, query: ReviewQueueQuery): Promise<Page<Record<string, unknown>>> {
-    const filter: Record<string, FieldCondition> = { projectId: project.projectId };
-    if (query.assignee !== undefined) filter['assignee'] = query.assignee;
-    if (query.formSetId !== undefined) filter['formSetId'] = query.formSetId;
-    if (query.status !== undefined) filter['status'] = query.status;
-    const { cursor: _cursor, limit: _limit, ...list } = query;
-    return keysetPage(this.deps.reader, { ...REVIEW_QUEUE_LISTS.items, filter, sort: [['submittedAt', 'asc']], identity: ['review-queue', project.projectId, list], map: (doc) => doc }, query);
-  }
-
-  /**
-   * Field-level diff between two revisions of one entry (NOT_FOUND when either is not the entry's): two
-   * revision documents read by id, so it costs the same at 10 and at 10,000 revisions.
-   */
-  async diffRevisions(principal: Principal, project: ProjectView, entryId: string, fromRevisionId: string, toRevisionId: string): Promise<{ from: Record<string, unknown>; to: Record<string, unknown>; changes: FieldChange[] }> {
-    const entry = await this.#entryDoc(project, entryId);
-    const formSet = await this.formSetOrFail(project, entry.formSetId);
-    const [from, to] = await Promise.all([fromRevisionId, toRevisionId].map(this.#content.revision));
-    for (const [revision, id] of [[from, fromRevisionId], [to, toRevisionId]] as const) {
-      if (!revision || revision.entryId !== entryId) throw notFound(`Revision ${id} does not belong to this entry.`);
-    }
-    const localizedFields = project.contentLocales.locales.length > 1 ? formSet.definition.fields.filter((f) => isLocalizedField(f)).map((f) => f.key) : [];
-    const richTextFields = formSet.definition.fields.filter((f) => f.type === 'tiptap').map((f) => f.key);
-    const changes = diffSnapshots(from!.snapshot, to!.snapshot, { localizedFields, richTextFields });
-    const ref = (r: RevisionView) => ({ revisionId: r.revisionId, revision: r.revision, status: r.status });
-    return { from: ref(from!), to: ref(to!), changes };
-  }
-
   /**
    * Restores an old revision: its snapshot becomes a new draft revision (the old one is untouched). The
    * snapshot must still fit the form set's current definition (400 naming the field otherwise), so a
@@ -597,56 +392,6 @@ export class ContentService {
     return this.#writes.idempotent(principal, project.projectId, 'restore_revision', idempotencyKey, { fromRevisionId, ...input }, ['revisionId'], run);
   }
 
-  /** The project's audit log, newest first: tenant_admin sessions only; a page at a time. */
-  async auditLog(principal: Principal, project: ProjectView, query: AuditLogQuery): Promise<Page<HistoryItem & { streamId: string; entryId: string | null }>> {
-    const filter: Record<string, string | { $gte: string } | { $lt: number }> = { projectId: project.projectId };
-    if (query.actor !== undefined) filter['actor.id'] = query.actor;
-    if (query.entryId !== undefined) filter['streamId'] = entryStream(query.entryId);
-    if (query.from !== undefined) filter['occurredAt'] = { $gte: query.from };
-    // A second field holds the same time as a number, so both bounds apply in one query.
-    if (query.to !== undefined) filter['occurredAtMs'] = { $lt: Date.parse(query.to) };
-    const { cursor: _cursor, limit: _limit, ...list } = query;
-    // Record ids are log positions: ties in time come newest first too.
-    const map = (r: Record<string, unknown>) => {
-      const streamId = String(r['streamId']);
-      return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
-    };
-    return keysetPage(this.deps.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['occurredAt', 'desc']], identity: ['audit', project.projectId, list], map }, query);
-  }
-
-  async formSetOrFail(project: ProjectView, formSetId: string): Promise<FormSetView> {
-    const formSet = await this.#content.formSet(formSetId);
-    if (!formSet || formSet.projectId !== project.projectId) throw notFound(`No form set ${formSetId} in this project.`);
-    return formSet;
-  }
-
-  async revisionOrFail(project: ProjectView, revisionId: string): Promise<RevisionView> {
-    const revision = await this.#content.revision(revisionId);
-    if (!revision || revision.projectId !== project.projectId) throw notFound(`No revision ${revisionId} in this project.`);
-    // A revision of a deleted entry is gone, whatever a half-replayed read model may still hold.
-    if (!(await this.#content.entry(revision.entryId))) throw notFound(`No revision ${revisionId} in this project.`);
-    return revision;
-  }
-
-  /** The entry's read-model head (form set, latest revision); 404 NOT_FOUND when it is not in the project. */
-  entryOrFail(project: ProjectView, entryId: string): Promise<EntryDocHead> {
-    return this.#entryDoc(project, entryId);
-  }
-
-  async #entryDoc(project: ProjectView, entryId: string): Promise<EntryDocHead> {
-    const entry = await this.#content.entry(entryId);
-    if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
-    return entry;
-  }
-
-  /** The entry document as the read model holds it, without its search tokens. */
-  async #entryDocument(entryId: string): Promise<Record<string, unknown>> {
-    const entry = await this.#content.entry(entryId);
-    if (!entry) throw notFound(`No entry ${entryId}.`);
-    const { search: _search, ...rest } = entry;
-    return rest;
-  }
-
   async #entryState(entryId: string): Promise<{ state: EntryState; created: boolean }> {
     const loaded = await loadAggregate(this.deps.log, entryStream(entryId), entryDecider, this.deps.entrySnapshots);
     return { state: loaded.state, created: loaded.revision !== null };
@@ -663,19 +408,19 @@ export class ContentService {
    */
   async #hasRevision(state: EntryState, entryId: string, revisionId: string): Promise<boolean> {
     if (knowsRevision(state, revisionId)) return true;
-    const recorded = await this.#content.revision(revisionId);
+    const recorded = await this.content.revision(revisionId);
     return recorded?.entryId === entryId;
   }
 
   async #entryResponse(entryId: string): Promise<Record<string, unknown>> {
-    const entry = await this.#content.entry(entryId);
+    const entry = await this.content.entry(entryId);
     if (!entry) throw notFound(`No entry ${entryId}.`);
     const revision = entry.latestRevision ? await this.#revisionResponse(entry.latestRevision.revisionId) : null;
     return { entry: { id: entryId, slug: entry['slug'], formSetId: entry['formSetId'] }, revision };
   }
 
   async #revisionResponse(revisionId: string): Promise<Record<string, unknown>> {
-    const revision = await this.#content.revision(revisionId);
+    const revision = await this.content.revision(revisionId);
     if (!revision) throw notFound(`No revision ${revisionId}.`);
     return { id: revision.revisionId, revisionId: revision.revisionId, entryId: revision.entryId, revision: revision.revision, status: revision.status, updatedAt: revision.savedAt };
   }
@@ -686,13 +431,13 @@ export class ContentService {
    */
   async #richTextBase(formSet: FormSetView, entry: EntryDocHead): Promise<Record<string, unknown> | undefined> {
     if (!entry.latestRevision || !formSet.definition.fields.some((f) => f.type === 'tiptap')) return undefined;
-    return (await this.#content.revision(entry.latestRevision.revisionId))?.snapshot;
+    return (await this.content.revision(entry.latestRevision.revisionId))?.snapshot;
   }
 
   async #validFields(project: ProjectView, formSet: FormSetView, fields: unknown, previous?: Record<string, unknown>): Promise<Record<string, unknown>> {
     // Only the masters behind this form set's select, radio and multiselect fields (often none).
     const keys = [...new Set(formSet.definition.fields.flatMap((f) => (f.masterEntityKey ? [f.masterEntityKey] : [])))];
-    const masters = keys.length === 0 ? [] : await this.#content.mastersWithKeys(project.projectId, keys);
+    const masters = keys.length === 0 ? [] : await this.content.mastersWithKeys(project.projectId, keys);
     const byKey = new Map(masters.map((m) => [m.key, new Set(m.records.map((r) => r.value))]));
     return assertValidEntryFields({ ...formSet.definition, version: formSet.version } as VersionedFormSetDefinition, project.contentLocales, fields, {
       masterValues: (key: string) => byKey.get(key),
@@ -720,21 +465,3 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Copies of one entry before duplicating answers 409: {slug}-copy to {slug}-copy-100. */
 export const MAX_COPY_SLUG_TRIES = 100;
-
-function historyItem(record: Record<string, unknown>): HistoryItem {
-  const subject = (record['subject'] ?? null) as { revisionId?: string; revision?: number } | null;
-  const type = String(record['type']);
-  return {
-    position: String(record['position']),
-    eventId: String(record['eventId']),
-    type,
-    kind: eventKind(type),
-    actor: record['actor'] as { type: string; id: string },
-    occurredAt: String(record['occurredAt']),
-    revisionId: subject?.revisionId ?? null,
-    revision: subject?.revision ?? null,
-    restoredFrom: (record['restoredFrom'] as HistoryItem['restoredFrom'] | undefined) ?? null,
-    ...(record['flag'] ? { flag: record['flag'] as AuditFlag } : {}),
-    ...(record['refusal'] ? { refusal: record['refusal'] as RefusalRecord } : {}),
-  };
-}

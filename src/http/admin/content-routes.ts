@@ -139,13 +139,13 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { query }) => {
-      const page = await content.listEntries(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId'), query);
+      const page = await content.listEntries(projectOf(ctx), id(ctx, 'formSetId'), query);
       ctx.body = { items: page.items.map(entrySummary), nextCursor: page.nextCursor, asOf: page.asOf, changed: page.changed };
     },
   );
 
   api.add(router, { method: 'get', path: '/entries/:entryId', operationId: 'getEntry', permission: 'entries.read', summary: 'Read an entry: its latest and live revisions and how many revisions it has, with links to the paged revisions and history', tag: 'Entries', responses: { 200: { description: 'The entry', schema: entryDetailSchema } }, errors: {} }, async (ctx) => {
-    ctx.body = entryDetail(await content.getEntry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId')));
+    ctx.body = entryDetail(await content.getEntry(projectOf(ctx), id(ctx, 'entryId')));
   });
 
   api.add(
@@ -162,7 +162,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       errors: {},
     },
     async (ctx, { query }) => {
-      const page = await content.listRevisions(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId'), query);
+      const page = await content.listRevisions(projectOf(ctx), id(ctx, 'entryId'), query);
       ctx.body = { items: page.items.map(revisionSummary), nextCursor: page.nextCursor };
     },
   );

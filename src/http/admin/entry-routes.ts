@@ -172,7 +172,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', permission: 'entries.history.read', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
-    ctx.body = { entryId, ...(await content.entryHistory(principalOf(ctx), projectOf(ctx), entryId, query)) };
+    ctx.body = { entryId, ...(await content.entryHistory(projectOf(ctx), entryId, query)) };
   });
 
   api.add(
@@ -189,7 +189,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       errors: {},
     },
     async (ctx, { query }) => {
-      const page = await content.reviewQueue(principalOf(ctx), projectOf(ctx), query);
+      const page = await content.reviewQueue(projectOf(ctx), query);
       ctx.body = { items: page.items.map(reviewItem), nextCursor: page.nextCursor };
     },
   );
@@ -197,7 +197,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   api.add(router, { method: 'get', path: '/entries/:entryId/diff', operationId: 'diffEntryRevisions', permission: 'entries.history.read', summary: 'Field-level diff between two revisions of an entry (from and to are revision ids)', tag: 'History', query: diffQuery, responses: { 200: { description: 'The changes, one per field (per locale for localized fields)', schema: diffSchema } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     for (const name of ['from', 'to'] as const) if (!isUuid(query[name])) throw validationError(`${name}: must be a revision id (UUID).`);
-    ctx.body = { entryId, ...(await content.diffRevisions(principalOf(ctx), projectOf(ctx), entryId, query.from, query.to)) };
+    ctx.body = { entryId, ...(await content.diffRevisions(projectOf(ctx), entryId, query.from, query.to)) };
   });
 
   api.add(router, { method: 'post', path: '/revisions/:revisionId/restore', operationId: 'restoreRevision', permission: 'revisions.save', summary: 'Restore an old revision: its field values become a new draft revision (idempotent by key)', tag: 'History', body: restoreBody, responses: { 201: { description: 'The new draft revision', schema: restoredSchema } }, errors: { 409: ['REVISION_CONFLICT'] } }, async (ctx, { body }) => {
@@ -207,7 +207,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', permission: 'audit.read', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } }, errors: {} }, async (ctx, { query }) => {
-    ctx.body = await content.auditLog(principalOf(ctx), projectOf(ctx), query);
+    ctx.body = await content.auditLog(projectOf(ctx), query);
   });
 
   return router;
