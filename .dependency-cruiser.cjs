@@ -34,7 +34,14 @@ module.exports = {
       severity: 'error',
       comment: 'src/security holds primitives (hashing, keys, SSRF guard, rate limits): it knows nothing of the domain, the application or HTTP.',
       from: { path: '^src/security/' },
-      to: { path: '^src/(domain|application|http|projection-engine|read-models)/' },
+      to: { path: '^src/(domain|application|http|projection-engine|read-models|config|mcp)/' },
+    },
+    {
+      name: 'mcp-above-http',
+      severity: 'error',
+      comment: 'The MCP tool server is a client of the admin API (it calls it over loopback HTTP and declares its outputs with its schemas): HTTP never imports it; the composition mounts its endpoint.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/mcp/' },
     },
     {
       name: 'projections-fold-only',

@@ -3,6 +3,7 @@ import { ApiRegistry } from '../../src/http/admin/api-registry.ts';
 import { ACTIONS, PERMISSIONS } from '../../src/domain/access/permissions.ts';
 import { adminRouter } from '../../src/http/admin/admin-router.ts';
 import type { AdminDeps } from '../../src/http/admin/admin-context.ts';
+import { mcpRoute } from '../../src/mcp/mcp-http-route.ts';
 
 /** A stand-in for every dependency: any property is another stand-in, any call answers one. Routes only register. */
 function standIn(): never {
@@ -24,7 +25,7 @@ function registeredRoutes(): ApiRegistry['routes'] {
     return add.apply(this, args);
   } as typeof add;
   try {
-    adminRouter(standIn() as AdminDeps, { webhooks: standIn(), media: standIn(), contactForms: standIn(), translation: standIn(), operations: standIn(), logTree: standIn(), auditExports: standIn(), invitations: standIn() });
+    adminRouter(standIn() as AdminDeps, { webhooks: standIn(), media: standIn(), contactForms: standIn(), translation: standIn(), operations: standIn(), logTree: standIn(), auditExports: standIn(), invitations: standIn(), mcp: mcpRoute });
   } finally {
     ApiRegistry.prototype.add = add;
   }

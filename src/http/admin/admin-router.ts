@@ -21,7 +21,6 @@ import { translationRoutes } from './translation-routes.ts';
 import { workingCopyRoutes } from './working-copy-routes.ts';
 import { invitationRoutes, type InvitationMail } from './invitation-routes.ts';
 import type { TranslationProvider } from '../../translation/translation-provider.ts';
-import { mcpRoute } from './mcp-route.ts';
 import { asOfRoutes } from './as-of-routes.ts';
 import { reviewNoticeRoutes } from './review-notice-routes.ts';
 import { operationsRoutes } from './operations-routes.ts';
@@ -34,7 +33,18 @@ import { auditExportRoutes } from './audit-export-routes.ts';
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(
   deps: AdminDeps,
-  services: { webhooks?: WebhookService; media?: MediaAdminDeps; contactForms?: ContactForms; translation?: TranslationProvider; operations?: OperationsOverviewService; logTree?: LogTreeRuntime; auditExports?: AuditExportSigning; invitations?: InvitationMail } = {},
+  services: {
+    webhooks?: WebhookService;
+    media?: MediaAdminDeps;
+    contactForms?: ContactForms;
+    translation?: TranslationProvider;
+    operations?: OperationsOverviewService;
+    logTree?: LogTreeRuntime;
+    auditExports?: AuditExportSigning;
+    invitations?: InvitationMail;
+    /** The MCP tool server's endpoint (src/mcp/mcp-http-route.ts), mounted by the layer above that has it: the MCP server is a client of this API. */
+    mcp?: (deps: AdminDeps, api: ApiRegistry, options: { mediaMaxBytes?: number | undefined }) => Router;
+  } = {},
 ): Router {
   const router = newRouter({ prefix: '/admin/v1' });
   // Refused writes (403 by role, key scope or approval policy) are recorded in the audit trail.
@@ -63,7 +73,7 @@ export function adminRouter(
   const translation = translationRoutes(deps, api, services.translation);
   const operations = operationsRoutes(deps, api, services.operations);
   const audit = auditRoutes(deps, api, services.logTree);
-  const mcp = mcpRoute(deps, api, { mediaMaxBytes: services.media?.maxBytes });
+  const mcp = services.mcp?.(deps, api, { mediaMaxBytes: services.media?.maxBytes }) ?? newRouter();
   // Built once all routes are registered; served without credentials.
   const document = openApiDocument(api, { version: '1.0.0' });
   open.get('/openapi.json', (ctx) => {

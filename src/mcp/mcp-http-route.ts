@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { Readable } from 'node:stream';
 import type { Router } from '@koa/router';
-import { newRouter } from '../router.ts';
+import { newRouter } from '../http/router.ts';
 import type { Context } from 'koa';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { sharedHelpCorpus } from '../../help/load-help-corpus.ts';
-import type { HelpCorpus } from '../../help/help-corpus.ts';
-import { AdminApiClient } from '../../mcp/admin-api-client.ts';
-import { createAnnalsMcpServer } from '../../mcp/annals-mcp-server.ts';
-import { loopbackSender } from '../../mcp/loopback-sender.ts';
-import { forbidden, methodNotAllowed } from '../errors/error-factory.ts';
-import type { ApiRegistry } from './api-registry.ts';
-import { type AdminDeps, principalOf } from './admin-context.ts';
+import { sharedHelpCorpus } from '../help/load-help-corpus.ts';
+import type { HelpCorpus } from '../help/help-corpus.ts';
+import { AdminApiClient } from './admin-api-client.ts';
+import { createAnnalsMcpServer } from './annals-mcp-server.ts';
+import { loopbackSender } from './loopback-sender.ts';
+import { forbidden, methodNotAllowed } from '../http/errors/error-factory.ts';
+import type { ApiRegistry } from '../http/admin/api-registry.ts';
+import { type AdminDeps, principalOf } from '../http/admin/admin-context.ts';
 
 export interface McpRouteOptions {
   /** MEDIA_MAX_BYTES: an upload_media call carries the file in base64, so a message may be that big and a third more. */
