@@ -1,10 +1,11 @@
-import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { encodePosition } from '../src/event-store/position.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
-import { deliveryIdFor } from '../src/domain/webhook/delivery-id.ts';
-import type { EntryPayloadFields, PayloadFields } from '../src/domain/webhook/webhook-payload.ts';
-import type { DeliveryEvent, WebhookEvent, WebhookEventType } from '../src/domain/webhook/webhook-events.ts';
+import type { EntryPayloadFields } from '../src/domain/webhook/webhook-payload.ts';
+import type { DeliveryEvent, WebhookEvent } from '../src/domain/webhook/webhook-events.ts';
 import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
+import { ALL, type Doc, type EntrySlugDoc, type WebhookDoc } from './webhooks-documents.ts';
+import { applyDeliveryEvent, deliver, fanOut } from './webhooks-outbox.ts';
+import { applyWebhookEvent } from './webhooks-settings.ts';
 
 /**
  * Webhooks, their deliveries with every attempt (the delivery history), and the dispatch jobs the
@@ -38,91 +39,11 @@ import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
  * - `form_sets`, id formSetId, and `entries`, id entryId: slugs and the live revision, for payloads.
  */
 
-export interface WebhookDoc {
-  webhookId: string;
-  projectId: string;
-  name: string;
-  url: string;
-  description: string | null;
-  events: WebhookEventType[];
-  enabled: boolean;
-  deleted: boolean;
-  sealedSecret: string | null;
-  createdAt: string;
-  updatedAt: string;
-  seq: string;
-}
-
-export type DeliveryStatus = 'pending' | 'in_progress' | 'succeeded' | 'failed' | 'skipped';
-
-export interface DeliveryDoc {
-  deliveryId: string;
-  projectId: string;
-  webhookId: string;
-  trigger: 'event' | 'test';
-  event: WebhookEventType;
-  /** The log event that caused it (null for Send Test). */
-  sourceEventId: string | null;
-  payloadFields: PayloadFields;
-  /** The exact bytes sent, fixed by the first attempt; null before it. */
-  payload: string | null;
-  status: DeliveryStatus;
-  attemptCount: number;
-  lastAttempt: { attemptId: string; startedAt: string; httpStatus: number | null; error: string | null } | null;
-  /** Why nothing was sent, when the job was abandoned. */
-  abandoned: { reason: string; detail: string } | null;
-  createdAt: string;
-  seq: string;
-}
-
-export type AttemptState = 'in_progress' | 'succeeded' | 'failed' | 'interrupted';
-
-export interface AttemptDoc {
-  attemptId: string;
-  deliveryId: string;
-  webhookId: string;
-  projectId: string;
-  jobId: string;
-  trigger: 'event' | 'redelivery' | 'test';
-  number: number;
-  event: WebhookEventType;
-  url: string;
-  payload: string;
-  startedAt: string;
-  state: AttemptState;
-  httpStatus: number | null;
-  durationMs: number | null;
-  responseBody: string | null;
-  responseTruncated: boolean;
-  error: string | null;
-  finishedAt: string | null;
-  seq: string;
-}
-
-export interface JobDoc {
-  jobId: string;
-  deliveryId: string;
-  webhookId: string;
-  projectId: string;
-  trigger: 'event' | 'redelivery' | 'test';
-  event: WebhookEventType;
-  payloadFields: PayloadFields;
-  status: 'pending' | 'done';
-  currentAttemptId: string | null;
-  seq: string;
-}
-
-interface EntrySlugDoc {
-  entryId: string;
-  projectId: string;
-  formSetId: string;
-  slug: string;
-  liveRevisionId: string | null;
-}
-
-type Doc<T> = T & Record<string, unknown>;
-
-export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped before the outcome was recorded; the receiver may have got this request';
+// The module is in parts: the documents (webhooks-documents.ts), the fold of a webhook's own events
+// (webhooks-settings.ts) and the outbox's (webhooks-outbox.ts). What the rest of the code imports from here is
+// re-exported.
+export type { AttemptDoc, AttemptState, DeliveryDoc, DeliveryStatus, JobDoc, WebhookDoc } from './webhooks-documents.ts';
+export { INTERRUPTED_ERROR } from './webhooks-documents.ts';
 
 export const webhooks = defineProjection({
   name: 'webhooks',
@@ -276,42 +197,6 @@ export const webhooks = defineProjection({
   },
 });
 
-async function applyWebhookEvent(event: WebhookEvent, view: ProjectionView, seq: string, at: string): Promise<void> {
-  const { webhookId, projectId } = event.data;
-  if (event.type === 'webhook.created') {
-    const { name, url, description, events, enabled, sealedSecret } = event.data;
-    const doc: WebhookDoc = { webhookId, projectId, name, url, description, events, enabled, deleted: false, sealedSecret, createdAt: at, updatedAt: at, seq };
-    view.put('webhooks', webhookId, { ...doc });
-    const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
-    const ids = list?.webhookIds ?? [];
-    if (!ids.includes(webhookId)) view.put('project_webhooks', projectId, { projectId, webhookIds: [...ids, webhookId] });
-    const all = (await view.get<{ webhookIds: string[] }>('all_webhooks', ALL))?.webhookIds ?? [];
-    if (!all.includes(webhookId)) view.put('all_webhooks', ALL, { webhookIds: [...all, webhookId] });
-    return;
-  }
-  const current = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
-  if (!current) return;
-  switch (event.type) {
-    case 'webhook.updated': {
-      const { name, url, description, events } = event.data;
-      view.put('webhooks', webhookId, { ...current, name, url, description, events, updatedAt: at });
-      return;
-    }
-    case 'webhook.enabled':
-    case 'webhook.disabled':
-      view.put('webhooks', webhookId, { ...current, enabled: event.type === 'webhook.enabled', updatedAt: at });
-      return;
-    case 'webhook.deleted': {
-      view.put('webhooks', webhookId, { ...current, deleted: true, enabled: false, sealedSecret: null, updatedAt: at });
-      const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
-      if (list) view.put('project_webhooks', projectId, { projectId, webhookIds: list.webhookIds.filter((id) => id !== webhookId) });
-      const all = await view.get<{ webhookIds: string[] }>('all_webhooks', ALL);
-      if (all) view.put('all_webhooks', ALL, { webhookIds: all.webhookIds.filter((id) => id !== webhookId) });
-      return;
-    }
-  }
-}
-
 /** The payload fields of an event about one revision of an entry: the slugs as they are at this point of the log. */
 async function revisionPayload(
   view: ProjectionView,
@@ -321,185 +206,4 @@ async function revisionPayload(
 ): Promise<EntryPayloadFields> {
   const formSet = await view.get<{ slug: string }>('form_sets', data.formSetId);
   return { event: type, project_id: data.projectId, form_set_slug: formSet?.slug ?? '', entry_slug: entrySlug, entry_id: data.entryId, revision_id: data.revisionId };
-}
-
-/** The id of all_webhooks' one document: every webhook not deleted, of every project (for log.checkpoint). */
-const ALL = 'all';
-
-/** One delivery and one pending job per enabled webhook of the project subscribed to `type`. */
-async function fanOut(view: ProjectionView, event: RecordedEvent, projectId: string, type: WebhookEventType, payloadFields: PayloadFields): Promise<void> {
-  const list = await view.get<{ webhookIds: string[] }>('project_webhooks', projectId);
-  if (!list) return;
-  for (const webhookId of list.webhookIds) {
-    const webhook = await view.get<Doc<WebhookDoc>>('webhooks', webhookId);
-    if (!webhook || webhook.deleted || !webhook.enabled || !webhook.events.includes(type)) continue;
-    await deliver(view, event, projectId, webhookId, type, payloadFields);
-  }
-}
-
-/** The delivery of an event to one webhook, and its pending job. */
-async function deliver(view: ProjectionView, event: RecordedEvent, projectId: string, webhookId: string, type: WebhookEventType, payloadFields: PayloadFields): Promise<void> {
-  const seq = encodePosition(event.position);
-  {
-    const deliveryId = deliveryIdFor(webhookId, event.id);
-    const delivery: DeliveryDoc = {
-      deliveryId,
-      projectId,
-      webhookId,
-      trigger: 'event',
-      event: type,
-      sourceEventId: event.id,
-      payloadFields,
-      payload: null,
-      status: 'pending',
-      attemptCount: 0,
-      lastAttempt: null,
-      abandoned: null,
-      createdAt: event.metadata.occurredAt,
-      seq,
-    };
-    view.put('deliveries', deliveryId, { ...delivery });
-    await addJob(view, { jobId: deliveryId, deliveryId, webhookId, projectId, trigger: 'event', event: type, payloadFields, status: 'pending', currentAttemptId: null, seq });
-  }
-}
-
-async function addJob(view: ProjectionView, job: JobDoc): Promise<void> {
-  if (await view.get('jobs', job.jobId)) return;
-  view.put('jobs', job.jobId, { ...job });
-  await countPending(view, job.webhookId, +1);
-}
-
-async function countPending(view: ProjectionView, webhookId: string, change: 1 | -1): Promise<void> {
-  const queue = await view.get<{ pending: number }>('queues', webhookId);
-  const pending = Math.max(0, (queue?.pending ?? 0) + change);
-  view.put('queues', webhookId, { webhookId, pending });
-}
-
-async function finishJob(view: ProjectionView, jobId: string): Promise<Doc<JobDoc> | null> {
-  const job = await view.get<Doc<JobDoc>>('jobs', jobId);
-  if (!job || job.status === 'done') return null;
-  view.put('jobs', jobId, { ...job, status: 'done' });
-  await countPending(view, job.webhookId, -1);
-  return job;
-}
-
-async function applyDeliveryEvent(event: DeliveryEvent, view: ProjectionView, seq: string, at: string): Promise<void> {
-  const { deliveryId, webhookId, projectId } = event.data;
-  const delivery = await view.get<Doc<DeliveryDoc>>('deliveries', deliveryId);
-  switch (event.type) {
-    case 'webhook.test-requested': {
-      const { jobId, payloadFields } = event.data;
-      const fields = payloadFields as unknown as PayloadFields;
-      const doc: DeliveryDoc = {
-        deliveryId,
-        projectId,
-        webhookId,
-        trigger: 'test',
-        event: event.data.event,
-        sourceEventId: null,
-        payloadFields: fields,
-        payload: null,
-        status: 'pending',
-        attemptCount: 0,
-        lastAttempt: null,
-        abandoned: null,
-        createdAt: at,
-        seq,
-      };
-      view.put('deliveries', deliveryId, { ...doc });
-      await addJob(view, { jobId, deliveryId, webhookId, projectId, trigger: 'test', event: event.data.event, payloadFields: fields, status: 'pending', currentAttemptId: null, seq });
-      return;
-    }
-    case 'webhook.redelivery-requested': {
-      if (!delivery) return;
-      await addJob(view, {
-        jobId: event.data.jobId,
-        deliveryId,
-        webhookId,
-        projectId,
-        trigger: 'redelivery',
-        event: delivery.event,
-        payloadFields: delivery.payloadFields,
-        status: 'pending',
-        currentAttemptId: null,
-        seq,
-      });
-      return;
-    }
-    case 'webhook.delivery-attempt-started': {
-      const { jobId, attemptId, trigger, url, payload, startedAt } = event.data;
-      const job = await view.get<Doc<JobDoc>>('jobs', jobId);
-      if (job?.currentAttemptId) {
-        const previous = await view.get<Doc<AttemptDoc>>('attempts', job.currentAttemptId);
-        if (previous && previous.state === 'in_progress') view.put('attempts', previous.attemptId, { ...previous, state: 'interrupted', error: INTERRUPTED_ERROR });
-      }
-      if (job) view.put('jobs', jobId, { ...job, currentAttemptId: attemptId });
-      const number = (delivery?.attemptCount ?? 0) + 1;
-      const attempt: AttemptDoc = {
-        attemptId,
-        deliveryId,
-        webhookId,
-        projectId,
-        jobId,
-        trigger,
-        number,
-        event: event.data.event,
-        url,
-        payload,
-        startedAt,
-        state: 'in_progress',
-        httpStatus: null,
-        durationMs: null,
-        responseBody: null,
-        responseTruncated: false,
-        error: null,
-        finishedAt: null,
-        seq,
-      };
-      view.put('attempts', attemptId, { ...attempt });
-      if (delivery) {
-        view.put('deliveries', deliveryId, {
-          ...delivery,
-          payload: delivery.payload ?? payload,
-          status: 'in_progress',
-          attemptCount: number,
-          lastAttempt: { attemptId, startedAt, httpStatus: null, error: null },
-        });
-      }
-      return;
-    }
-    case 'webhook.delivery-attempt-finished': {
-      const { jobId, attemptId, ok, status, durationMs, responseBody, responseTruncated, error, finishedAt } = event.data;
-      await finishJob(view, jobId);
-      const attempt = await view.get<Doc<AttemptDoc>>('attempts', attemptId);
-      if (attempt) {
-        view.put('attempts', attemptId, { ...attempt, state: ok ? 'succeeded' : 'failed', httpStatus: status, durationMs, responseBody, responseTruncated, error, finishedAt });
-      }
-      if (delivery) {
-        view.put('deliveries', deliveryId, {
-          ...delivery,
-          status: ok ? 'succeeded' : 'failed',
-          lastAttempt: { attemptId, startedAt: attempt?.startedAt ?? delivery.lastAttempt?.startedAt ?? finishedAt, httpStatus: status, error },
-        });
-      }
-      return;
-    }
-    case 'webhook.delivery-abandoned': {
-      const { jobId, reason, detail } = event.data;
-      const job = await finishJob(view, jobId);
-      if (job?.currentAttemptId) {
-        const previous = await view.get<Doc<AttemptDoc>>('attempts', job.currentAttemptId);
-        if (previous && previous.state === 'in_progress') view.put('attempts', previous.attemptId, { ...previous, state: 'interrupted', error: INTERRUPTED_ERROR });
-      }
-      if (delivery) {
-        const neverSent = delivery.attemptCount === 0;
-        view.put('deliveries', deliveryId, {
-          ...delivery,
-          status: neverSent ? (reason === 'error' ? 'failed' : 'skipped') : delivery.status === 'in_progress' ? 'failed' : delivery.status,
-          abandoned: { reason, detail },
-        });
-      }
-      return;
-    }
-  }
 }

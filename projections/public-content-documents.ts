@@ -1,0 +1,134 @@
+import type { ExternalIdentity, Snapshot } from '../src/domain/content/entry/entry-events.ts';
+import type { MasterRecord } from '../src/domain/content/master/master-entity.ts';
+import type { EntryView, SortSlot } from '../src/public-content/entry-view.ts';
+import type { SerialisedEntry, StoredEntryView } from '../src/public-content/public-json.ts';
+import type { FormSetDoc } from './content.ts';
+
+/**
+ * The documents of the public-content read model (projections/public-content.ts, whose comment says which
+ * collection holds which) and the ids of those whose id is made of two parts.
+ */
+
+export interface PublicProjectDoc {
+  projectId: string;
+  locales: string[];
+  defaultLocale: string;
+}
+
+/** What the admin read model keeps of a form set, less its version and times. */
+export type PublicFormSetDoc = Pick<FormSetDoc, 'formSetId' | 'projectId' | 'slug' | 'name' | 'description' | 'definition'> & {
+  /**
+   * The fields whose sort values its entry views hold in a sort slot (sortSlotsOf; version 7): a list sorted by
+   * one reads that slot's index. Absent on documents of earlier generations, whose views hold every sort value
+   * in sortValues.
+   */
+  sortSlots?: Record<string, SortSlot>;
+};
+
+export interface PublicEntryDoc {
+  entryId: string;
+  projectId: string;
+  formSetId: string;
+  slug: string;
+  createdAt: string;
+  importPath: string | null;
+  external: ExternalIdentity | null;
+  /** When a revision of the entry first went live; null while it never has. */
+  firstPublishedAt: string | null;
+  live: { revisionId: string; revision: number; updatedAt: string; snapshot: Snapshot } | null;
+  /** Former slugs (each may have a redirect), oldest first. */
+  previousSlugs: string[];
+}
+
+export interface DraftDoc {
+  revisionId: string;
+  entryId: string;
+  revision: number;
+  snapshot: Snapshot;
+}
+
+export interface SiteIndexDoc {
+  projectId: string;
+  formSetId: string;
+  formSetSlug: string;
+  entryId: string;
+  slug: string;
+  /** The entry's path(s) on the site: one per content locale when the URL pattern uses {locale}. */
+  paths: Array<{ locale: string; path: string }>;
+  /** Each path's `<url>` of a sitemap, serialised from the path onward (urlFragment; version 3). */
+  urlXml?: string[];
+  lastmod: string;
+  changefreq: string;
+  priority: number;
+  /** In the default locale: what llms.txt lists. */
+  title: string;
+  description: string | null;
+}
+
+export interface SiteVersionDoc {
+  scope: 'project' | 'form-set';
+  /** Position of the last event that changed the site outputs of the project or form set. */
+  version: string;
+}
+
+/**
+ * A document of `live_counts`: what a form set's public entry list is made of besides its items. Version 11
+ * added the change: every event that changes the list (an entry view of the form set written or removed, the
+ * form set's name or description) also writes it here, so that a list page's ETag is made from it and the
+ * request (listEtag) without hashing the page, and a conditional request is answered without reading it.
+ * Earlier generations' documents hold the count alone.
+ */
+export interface FormSetListDoc {
+  formSetId: string;
+  /** How many of its entries are live: the list's total without a search (every live entry has a view in every locale). */
+  liveEntries: number;
+  /** The id of the last event that changed the list (the sitemaps' version, its position, is in site_versions). */
+  eventId?: string;
+}
+
+/** The event a projection step applies, as the public outputs it changes name it (touchSite). */
+export interface PublicChange {
+  /** Its position (encodePosition): the sitemaps' and llms.txt's version. */
+  version: string;
+  /** Its id: unlike a position, never the same for another event, even in a log restored from an older backup. */
+  eventId: string;
+}
+
+export interface SlugRedirectDoc {
+  formSetId: string;
+  oldSlug: string;
+  entryId: string;
+}
+
+export interface MasterSourceDoc {
+  masterId: string;
+  projectId: string;
+  key: string;
+  name: string;
+  records: MasterRecord[];
+  sitePublishedAt: string | null;
+}
+
+export interface MasterViewDoc {
+  masterId: string;
+  projectId: string;
+  key: string;
+  locale: string;
+  /** Whether the master is public (site_published_at set); unpublished views are kept but never served. */
+  published: boolean;
+  entity: { id: string; key: string; name: string; recordCount: number; publishedAt: string | null };
+  records: Array<{ value: string; label: string; parent: string | null }>;
+}
+
+/** A document as the read model stores it: its fields and any others a store keeps. */
+export type Doc<T> = T & Record<string, unknown>;
+
+/**
+ * A document of `entry_views`. Versions 3 and 4 wrote the whole view beside its serialised parts, version 2
+ * without them; reads take either while a rebuild after an upgrade runs.
+ */
+export type EntryViewDoc = StoredEntryView | (EntryView & Partial<SerialisedEntry>);
+
+export const entryViewId = (entryId: string, locale: string): string => `${entryId}:${locale}`;
+export const slugRedirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
+export const masterViewId = (masterId: string, locale: string): string => `${masterId}:${locale}`;
