@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fold } from '../domain/decider.ts';
-import { type Plan } from '../domain/plans.ts';
+import type { Plan } from '../domain/plans.ts';
 import { actorOf, type Caller } from '../domain/access/caller.ts';
 import { emailAddress, projectSlug } from '../domain/access/access-values.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
@@ -15,9 +15,9 @@ import { newApiKey } from '../security/api-keys.ts';
 import { hashPassword } from '../security/password-hashing.ts';
 import { PROJECT_SLUG_SCOPE, USER_EMAIL_SCOPE, type WriteOptions, type BootstrapInput, type BootstrapResult } from './access-service-types.ts';
 import { slugFromName, planValue, checkPassword, taken, positionOf } from './access-input.ts';
-import { AccessWriter } from './access-writer.ts';
-import { TenantProjectAccess } from './tenant-project-access.ts';
-import { UserAccess } from './user-access.ts';
+import type { AccessWriter } from './access-writer.ts';
+import type { TenantProjectAccess } from './tenant-project-access.ts';
+import type { UserAccess } from './user-access.ts';
 
 export class AccessBootstrap {
   readonly #w: AccessWriter;

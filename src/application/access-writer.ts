@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { AppendContext, EventLog } from '../event-store/event-log.ts';
-import { type Decider, type DomainEvent } from '../domain/decider.ts';
+import type { Decider, DomainEvent } from '../domain/decider.ts';
 import { notFound } from '../domain/domain-error.ts';
 import { actorOf, assertCallerSeesProject, type Caller } from '../domain/access/caller.ts';
 import type { KeyEvent } from '../domain/access/access-events.ts';
@@ -16,7 +16,7 @@ import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
 import { Reservations } from './reservations.ts';
-import { type AccessServiceDeps, type WriteOptions, type ProjectWriteOptions } from './access-service-types.ts';
+import type { AccessServiceDeps, WriteOptions, ProjectWriteOptions } from './access-service-types.ts';
 
 export class AccessWriter {
   readonly log: EventLog;

@@ -17,7 +17,6 @@
  * locale that was not a content locale at T, as the public API refused it then.
  */
 import type { Clock } from '../clock.ts';
-import type { Principal } from '../domain/principal.ts';
 import type { EventActor } from '../domain/decider.ts';
 import { invalid, notFound } from '../domain/domain-error.ts';
 import { entryDecider, type EntryState } from '../domain/content/entry/entry-decider.ts';
@@ -135,8 +134,8 @@ export class AsOfReads {
   readonly #content: ContentQueries;
 
   /** The entry as served at `at` (NOT_FOUND when it was not live then). */
-  async entry(principal: Principal, project: ProjectView, entryId: string, at: string, options: AsOfEntryOptions): Promise<AsOfEntry> {
-    const instant = await this.#instant(principal, project, at);
+  async entry(project: ProjectView, entryId: string, at: string, options: AsOfEntryOptions): Promise<AsOfEntry> {
+    const instant = await this.#instant(project, at);
     const locales = await this.#locales(project, instant, options.locale);
     const interval = await this.#liveInterval({ entryId }, instant);
     if (!interval || interval.projectId !== project.projectId) {
@@ -150,8 +149,8 @@ export class AsOfReads {
    * What the public API answered at `slug` of the form set at `at`: the entry served there, or, for a former
    * slug of an entry live then, where it redirected (301); NOT_FOUND when neither.
    */
-  async entryBySlug(principal: Principal, project: ProjectView, formSetId: string, slug: string, at: string, options: AsOfEntryOptions): Promise<{ kind: 'served'; entry: AsOfEntry } | ({ kind: 'moved' } & AsOfMoved)> {
-    const instant = await this.#instant(principal, project, at);
+  async entryBySlug(project: ProjectView, formSetId: string, slug: string, at: string, options: AsOfEntryOptions): Promise<{ kind: 'served'; entry: AsOfEntry } | ({ kind: 'moved' } & AsOfMoved)> {
+    const instant = await this.#instant(project, at);
     const locales = await this.#locales(project, instant, options.locale);
     const interval = await this.#liveInterval({ formSetId, slug }, instant);
     if (interval && interval.projectId === project.projectId) return { kind: 'served', entry: await this.#served(interval, instant, locales, options.publicBaseUrl) };
@@ -161,8 +160,8 @@ export class AsOfReads {
   }
 
   /** The form set's entries live at `at`, in the public list's order (first published, newest first), a page at a time. */
-  async formSetEntries(principal: Principal, project: ProjectView, formSetId: string, at: string, page: PageRequest): Promise<{ at: string; formSetId: string } & Page<AsOfListItem>> {
-    const instant = await this.#instant(principal, project, at);
+  async formSetEntries(project: ProjectView, formSetId: string, at: string, page: PageRequest): Promise<{ at: string; formSetId: string } & Page<AsOfListItem>> {
+    const instant = await this.#instant(project, at);
     const filter = { formSetId, firstPublishedMs: { $lte: instant.ms }, fromMs: { $lte: instant.ms }, toMs: { $gt: instant.ms } };
     const result = await keysetPage(
       this.deps.reader,
@@ -174,8 +173,8 @@ export class AsOfReads {
   }
 
   /** The entry's workflow state at `at`, folded from its stream (NOT_FOUND before it was created). */
-  async workflow(principal: Principal, project: ProjectView, entryId: string, at: string): Promise<AsOfWorkflow> {
-    const instant = await this.#instant(principal, project, at);
+  async workflow(project: ProjectView, entryId: string, at: string): Promise<AsOfWorkflow> {
+    const instant = await this.#instant(project, at);
     let state: EntryState = entryDecider.initialState();
     let last: AsOfWorkflow['lastEvent'] | null = null;
     for await (const event of this.#upTo(entryId, instant.ms)) {
@@ -338,7 +337,7 @@ export class AsOfReads {
    * The instant `at` names, checked: a UTC instant, not before the project was created, not in the future.
    * Waits (bounded) until the publication history has folded what the log holds now.
    */
-  async #instant(principal: Principal, project: ProjectView, at: string): Promise<Instant> {
+  async #instant(project: ProjectView, at: string): Promise<Instant> {
     const ms = Date.parse(at);
     if (Number.isNaN(ms)) throw invalid(`at: ${JSON.stringify(at)} is not an ISO 8601 instant.`, 'For example 2026-11-24T09:30:00Z or 2026-11-24T18:30:00+09:00.');
     const iso = new Date(ms).toISOString();

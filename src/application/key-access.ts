@@ -2,15 +2,15 @@
  * A project's API keys: issuing agent and public keys, revoking them. See AccessService.
  */
 import { randomUUID } from 'node:crypto';
-import { type Caller } from '../domain/access/caller.ts';
+import type { Caller } from '../domain/access/caller.ts';
 import type { KeyEvent } from '../domain/access/access-events.ts';
 import { projectKeysStream } from '../domain/access/access-streams.ts';
 import { keyDecider, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { newApiKey } from '../security/api-keys.ts';
 import { loadAggregate, type CommandResult } from './command-handler.ts';
-import { type WriteOptions, type IssueKeyOptions, type AgentKeyIssued, type PublicKeyIssued, type KeyRevoked } from './access-service-types.ts';
+import type { WriteOptions, IssueKeyOptions, AgentKeyIssued, PublicKeyIssued, KeyRevoked } from './access-service-types.ts';
 import { scopeValue, positionOf } from './access-input.ts';
-import { AccessWriter } from './access-writer.ts';
+import type { AccessWriter } from './access-writer.ts';
 
 export class KeyAccess {
   readonly #w: AccessWriter;

@@ -2,7 +2,7 @@ import type { Actor } from '../event-store/event-store.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { Clock } from '../clock.ts';
 import type { Projection } from '../projection-engine/projection.ts';
-import { ProjectionOperations } from '../projection-engine/projection-operations.ts';
+import type { ProjectionOperations } from '../projection-engine/projection-operations.ts';
 import { readProjectionStatus, type GenerationStatus, type ProjectionStatus } from '../projection-engine/projection-status.ts';
 import { RebuildPausedError, type RebuildProgress } from '../projection-engine/rebuild.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';

@@ -11,7 +11,7 @@ import { hostnameList } from '../domain/access/access-values.ts';
 import { handleCommand, type CommandResult } from './command-handler.ts';
 import { CUSTOM_DOMAIN_SCOPE, type WriteOptions, type PlanChanged, type ContentLocalesPatched, type ProjectWriteOptions, type ProjectSettingChanged, type IpAllowlistEntryAdded } from './access-service-types.ts';
 import { definedOnly, planValue, positionOf } from './access-input.ts';
-import { AccessWriter } from './access-writer.ts';
+import type { AccessWriter } from './access-writer.ts';
 
 export class ProjectSettingsAccess {
   readonly #w: AccessWriter;

@@ -70,7 +70,7 @@ export class SchemaService {
   // ------------------------------------------------------------------------------------------------
   // Masters
 
-  async listMasters(principal: Principal, project: ProjectView): Promise<MasterView[]> {
+  async listMasters(project: ProjectView): Promise<MasterView[]> {
     return this.#content.mastersOfProject(project.projectId);
   }
 
@@ -81,7 +81,7 @@ export class SchemaService {
   }
 
   /** Records in display order with the label resolved for `locale` (default: the project's default locale). */
-  async listRecords(principal: Principal, project: ProjectView, masterId: string, locale?: string): Promise<{ master: MasterView; locale: string; records: Array<MasterRecord & { label: string }> }> {
+  async listRecords(project: ProjectView, masterId: string, locale?: string): Promise<{ master: MasterView; locale: string; records: Array<MasterRecord & { label: string }> }> {
     const { locales, defaultLocale } = project.contentLocales;
     if (locale !== undefined && !locales.includes(locale)) {
       throw invalid(`locale: "${locale}" is not a content locale of this project (${locales.join(', ')}).`);
@@ -157,11 +157,11 @@ export class SchemaService {
   // Blueprints and templates
 
   /** The plan of a form blueprint against the project: what would be created and every problem. */
-  async validateBlueprint(principal: Principal, project: ProjectView, document: unknown): Promise<BlueprintPlan> {
+  async validateBlueprint(project: ProjectView, document: unknown): Promise<BlueprintPlan> {
     return planBlueprint(document, await this.#existing(project));
   }
 
-  async validateMasterBlueprint(principal: Principal, project: ProjectView, document: unknown): Promise<MasterBlueprintPlan> {
+  async validateMasterBlueprint(project: ProjectView, document: unknown): Promise<MasterBlueprintPlan> {
     return planMasterBlueprint(document, await this.#existing(project));
   }
 

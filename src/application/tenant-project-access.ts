@@ -10,7 +10,7 @@ import { projectDecider } from '../domain/access/project-decider.ts';
 import { handleCommand } from './command-handler.ts';
 import { PROJECT_SLUG_SCOPE, type WriteOptions, type CreateTenantInput, type CreateProjectInput, type TenantCreated, type ProjectCreated } from './access-service-types.ts';
 import { slugFromName, planValue, positionOf } from './access-input.ts';
-import { AccessWriter } from './access-writer.ts';
+import type { AccessWriter } from './access-writer.ts';
 
 export class TenantProjectAccess {
   readonly #w: AccessWriter;

@@ -13,7 +13,7 @@ import { hashPassword } from '../security/password-hashing.ts';
 import { handleCommand } from './command-handler.ts';
 import { USER_EMAIL_SCOPE, type WriteOptions, INVITATION_TTL_MS, type InvitationLink, type CreateUserInput, type UserChanged, type UserCreated } from './access-service-types.ts';
 import { checkPassword, positionOf } from './access-input.ts';
-import { AccessWriter } from './access-writer.ts';
+import type { AccessWriter } from './access-writer.ts';
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');

@@ -53,7 +53,7 @@ export class WorkingCopies {
   }
 
   /** Everyone's unsaved typing in the entry, without what they typed: who, since when, based on which revision. */
-  async list(principal: Principal, project: ProjectView, entryId: string): Promise<WorkingCopyHead[]> {
+  async list(project: ProjectView, entryId: string): Promise<WorkingCopyHead[]> {
     await this.deps.content.entryOrFail(project, entryId);
     return (await this.deps.store.list(entryId)).filter((copy) => copy.projectId === project.projectId);
   }

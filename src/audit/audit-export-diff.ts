@@ -156,7 +156,7 @@ async function readExport(file: string, list: { chain: KeyChain; origin: string 
     else if (line['kind'] === 'event') events.push(line as unknown as ExportEvent);
     else if (line['kind'] === 'stream') streams.set(line['streamId'] as string, line as unknown as { firstRevision: string; lastRevision: string; prev: string; last: string });
   }
-  if (!header || header['format'] !== 'annals-audit-export' || !end) {
+  if (header?.['format'] !== 'annals-audit-export' || !end) {
     problems.push({ detail: `${file} is not a complete annals audit export` });
     return null;
   }

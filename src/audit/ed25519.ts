@@ -25,7 +25,7 @@ export function jwkOf(publicKey: Uint8Array): Ed25519Jwk {
 /** The raw key of an Ed25519 JWK; throws on anything else. */
 export function rawOfJwk(jwk: unknown): Uint8Array {
   const candidate = jwk as Partial<Ed25519Jwk> | null;
-  if (!candidate || candidate.kty !== 'OKP' || candidate.crv !== 'Ed25519' || typeof candidate.x !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(candidate.x)) {
+  if (candidate?.kty !== 'OKP' || candidate.crv !== 'Ed25519' || typeof candidate.x !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(candidate.x)) {
     throw new TypeError('not an Ed25519 public JWK (kty OKP, crv Ed25519, x)');
   }
   return new Uint8Array(Buffer.from(candidate.x, 'base64url'));

@@ -16,7 +16,7 @@ import { AUDIT_CHECKPOINT_STREAM, auditCheckpointMismatchOverridden } from './au
 import { CheckpointFolder } from './checkpoint-folder.ts';
 import { CheckpointRecorder } from './checkpoint-recorder.ts';
 import { LogCheckpoints, type CheckpointPublisher } from './log-checkpoints.ts';
-import { checkAgainstPublished, WriteGate } from './log-integrity.ts';
+import { checkAgainstPublished, type WriteGate } from './log-integrity.ts';
 import { LogProofs } from './log-proofs.ts';
 import type { IntegrityRecord, LogTreeStore } from './log-tree-store.ts';
 import { readModelLease } from './log-tree-follower.ts';

@@ -100,9 +100,8 @@ export class WitnessPublisher implements CheckpointPublisher {
       if (outcome === 'cosigned') {
         backoff = this.#o.backoffMs;
         await this.#delay.sleep(this.#o.minIntervalMs);
-      } else if (outcome === 'conflict') {
-        continue; // the witness told its size: send again from it at once
-      } else {
+      } else if (outcome !== 'conflict') {
+        // (A conflict: the witness told its size; send again from it at once.)
         await this.#delay.sleep(backoff);
         backoff = Math.min(backoff * 2, this.#o.maxBackoffMs);
       }

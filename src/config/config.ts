@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { defaultKeysDatabaseOf, readModelsDatabaseOf } from '../read-models/mongo-url.ts';
-import { LOG_LEVELS, settings, type Parsed, type Role, type Setting, type Settings } from './settings.ts';
+import { type LOG_LEVELS, settings, type Parsed, type Role, type Setting, type Settings } from './settings.ts';
 
 export { ROLES, describeSettings, type Role } from './settings.ts';
 

@@ -105,17 +105,17 @@ export class ContactFormService {
         await this.deps.reservations.release(SLUG_SCOPE(project.projectId), settings.slug, formId, actorOf(principal));
         throw error;
       }
-      return { status: 201, body: await this.get(principal, project, formId) };
+      return { status: 201, body: await this.get(project, formId) };
     };
     return this.#writes.idempotent(principal, project.projectId, 'create_contact_form', idempotencyKey, input, ['formId'], run);
   }
 
-  async list(principal: Principal, project: ContactProject): Promise<ContactFormView[]> {
+  async list(project: ContactProject): Promise<ContactFormView[]> {
     const docs = await this.#contactForms.formsOfProject(project.projectId);
     return docs.map((d) => viewOf(d, project));
   }
 
-  async get(principal: Principal, project: ContactProject, formId: string): Promise<ContactFormView> {
+  async get(project: ContactProject, formId: string): Promise<ContactFormView> {
     return viewOf(await this.docOrFail(project, formId), project);
   }
 
@@ -156,7 +156,7 @@ export class ContactFormService {
       throw error;
     }
     if (renamed) await this.deps.reservations.release(scope, current.slug, formId, actorOf(principal));
-    return this.get(principal, project, formId);
+    return this.get(project, formId);
   }
 
   /** Deletes a contact form (console tenant_admin only): its slug is free again; its submissions stay filed. */

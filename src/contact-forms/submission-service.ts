@@ -145,7 +145,7 @@ export class SubmissionService {
   }
 
   /** A form's submissions, newest first, a page at a time (keyset: see keyset-page.ts), and how many are unread. */
-  async list(principal: Principal, project: { projectId: string }, formId: string, query: SubmissionQuery): Promise<Page<SubmissionView> & { unread: number }> {
+  async list(project: { projectId: string }, formId: string, query: SubmissionQuery): Promise<Page<SubmissionView> & { unread: number }> {
     const filter: Record<string, string | boolean> = { formId, projectId: project.projectId };
     if (query.read !== undefined) filter['read'] = query.read;
     const [page, unread] = await Promise.all([
@@ -156,7 +156,7 @@ export class SubmissionService {
     return { unread, items: page.items.map((d) => this.#view(d, keys.get(d.submissionId) ?? null)), nextCursor: page.nextCursor };
   }
 
-  async get(principal: Principal, project: { projectId: string }, formId: string, submissionId: string): Promise<SubmissionView> {
+  async get(project: { projectId: string }, formId: string, submissionId: string): Promise<SubmissionView> {
     const doc = await this.#docOrFail(project, formId, submissionId);
     return this.#view(doc, doc.erased ? null : await this.deps.keyStore.get(submissionId));
   }
@@ -164,7 +164,7 @@ export class SubmissionService {
   async setRead(principal: Principal, project: { projectId: string }, formId: string, submissionId: string, read: boolean): Promise<SubmissionView> {
     await this.#docOrFail(project, formId, submissionId);
     await this.#run(principal, submissionId, { type: 'set_read', read });
-    return this.get(principal, project, formId, submissionId);
+    return this.get(project, formId, submissionId);
   }
 
   /** An internal note, sealed with the submission's key (so erasure takes it too). */
@@ -185,7 +185,7 @@ export class SubmissionService {
     const key = await this.deps.keyStore.get(submissionId);
     if (!key) throw new DomainError('CONFLICT', 'The submission\'s key is gone (erased): it takes no more notes.');
     await this.#run(principal, submissionId, { type: 'add_note', noteId, sealedText: sealNote(key, submissionId, noteId, text) });
-    return this.get(principal, project, formId, submissionId);
+    return this.get(project, formId, submissionId);
   }
 
   /**

@@ -114,7 +114,7 @@ function expectedRevision(value: unknown): ExpectedRevision {
   return 'any';
 }
 
-function streamNameOf(error: Tagged, context: EsdbErrorContext, fromError: unknown): string {
+function streamNameOf(context: EsdbErrorContext, fromError: unknown): string {
   if (context.streamId !== undefined) return context.streamId;
   return typeof fromError === 'string' ? fromError : '';
 }
@@ -179,15 +179,15 @@ export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Er
     case ErrorType.WRONG_EXPECTED_VERSION: {
       const type = ErrorType.WRONG_EXPECTED_VERSION;
       return new WrongExpectedVersionError(
-        streamNameOf(e, context, field(e, type, 'streamName')),
+        streamNameOf(context, field(e, type, 'streamName')),
         context.expected ?? expectedRevision(field(e, type, 'expectedState')),
         actualRevision(field(e, type, 'actualState')),
       );
     }
     case ErrorType.STREAM_NOT_FOUND:
-      return new StreamNotFoundError(streamNameOf(e, context, field(e, ErrorType.STREAM_NOT_FOUND, 'streamName')));
+      return new StreamNotFoundError(streamNameOf(context, field(e, ErrorType.STREAM_NOT_FOUND, 'streamName')));
     case ErrorType.NO_STREAM:
-      return new StreamNotFoundError(streamNameOf(e, context, undefined));
+      return new StreamNotFoundError(streamNameOf(context, undefined));
     case ErrorType.STREAM_DELETED:
       // Soft-deleted streams read as "not found"; only a tombstoned (hard-deleted) stream, which this adapter
       // never creates, answers reads with StreamDeleted. On append, EventStoreDB answers "stream exists" on a
@@ -195,15 +195,15 @@ export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Er
       // wrong expectation with actual "no stream".
       if (context.operation === 'append' || context.operation === 'delete') {
         if (context.expected === 'stream_exists') {
-          return new WrongExpectedVersionError(streamNameOf(e, context, undefined), 'stream_exists', 'no_stream');
+          return new WrongExpectedVersionError(streamNameOf(context, undefined), 'stream_exists', 'no_stream');
         }
-        return new EventStoreError(`Stream "${streamNameOf(e, context, undefined)}" was permanently deleted (tombstoned)`, {
+        return new EventStoreError(`Stream "${streamNameOf(context, undefined)}" was permanently deleted (tombstoned)`, {
           cause: error,
         });
       }
-      return new StreamNotFoundError(streamNameOf(e, context, undefined));
+      return new StreamNotFoundError(streamNameOf(context, undefined));
     case ErrorType.STREAM_TOMBSTONED:
-      return new EventStoreError(`Stream "${streamNameOf(e, context, undefined)}" was permanently deleted (tombstoned)`, { cause: error });
+      return new EventStoreError(`Stream "${streamNameOf(context, undefined)}" was permanently deleted (tombstoned)`, { cause: error });
     case ErrorType.NOT_LEADER: {
       const leaderField = field(e, ErrorType.NOT_LEADER, 'leader') as { address?: unknown; port?: unknown } | undefined;
       const host = leaderField?.address;
@@ -223,14 +223,14 @@ export function mapEsdbError(error: unknown, context: EsdbErrorContext = {}): Er
     case ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED: {
       // The server's MaxAppendSize is configured below the port's own limit.
       const limit = Number(field(e, ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED, 'maxAppendSize'));
-      return Object.assign(new EventTooLargeError(streamNameOf(e, context, undefined), null, Number.isFinite(limit) ? limit : 0), { cause: error });
+      return Object.assign(new EventTooLargeError(streamNameOf(context, undefined), null, Number.isFinite(limit) ? limit : 0), { cause: error });
     }
     case ErrorType.APPEND_RECORD_SIZE_EXCEEDED: {
       const type = ErrorType.APPEND_RECORD_SIZE_EXCEEDED;
       const size = Number(field(e, type, 'size'));
       const limit = Number(field(e, type, 'maxSize'));
       return Object.assign(
-        new EventTooLargeError(streamNameOf(e, context, field(e, type, 'stream')), Number.isFinite(size) ? size : null, Number.isFinite(limit) ? limit : 0),
+        new EventTooLargeError(streamNameOf(context, field(e, type, 'stream')), Number.isFinite(size) ? size : null, Number.isFinite(limit) ? limit : 0),
         { cause: error },
       );
     }

@@ -109,7 +109,7 @@ export class OrderedSubscriptionReader {
   #closed = false;
   #ended = false;
   #wake: (() => void) | undefined;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: the client's emitter types each event's listener its own way; one list holds them all.
   readonly #listeners: Array<[string, (...args: any[]) => void]> = [];
 
   /** Pass as the filter's checkpointReached: the client awaits it in sequence with the events. */
@@ -119,7 +119,7 @@ export class OrderedSubscriptionReader {
 
   attach(stream: AllStreamSubscription): void {
     this.#stream = stream;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // biome-ignore lint/suspicious/noExplicitAny: as #listeners.
     const on = (event: string, listener: (...args: any[]) => void) => {
       this.#listeners.push([event, listener]);
       stream.on(event, listener);

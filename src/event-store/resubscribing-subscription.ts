@@ -65,7 +65,7 @@ export class SubscriptionEndedError extends Error {
 
 /** Wait before retry number `attempt` (0-based): initial * factor^attempt, capped at max. */
 export function backoffDelay(attempt: number, initialDelayMs: number, maxDelayMs: number, factor: number): number {
-  const raw = initialDelayMs * Math.pow(factor, attempt);
+  const raw = initialDelayMs * factor ** attempt;
   return Number.isFinite(raw) ? Math.min(maxDelayMs, raw) : maxDelayMs;
 }
 

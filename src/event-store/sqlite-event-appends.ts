@@ -4,7 +4,7 @@
  * is committed) are committed on the writer thread in one IMMEDIATE transaction, each under a savepoint of its
  * own (APPEND_HANDLER).
  */
-import { SqliteWriterThread, WriterRequestError, WriterThreadError } from '../sqlite/writer-thread.ts';
+import { type SqliteWriterThread, WriterRequestError, WriterThreadError } from '../sqlite/writer-thread.ts';
 import type { AppendResult, ExpectedRevision, NewEvent } from './event-store.ts';
 import { InvalidEventError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
 import { isUuid } from './position.ts';

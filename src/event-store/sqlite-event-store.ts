@@ -2,16 +2,16 @@ import type Database from 'better-sqlite3';
 import { connectionPragmas, openSqliteDatabase, type OpenOptions } from '../sqlite/open-database.ts';
 import { SqliteWriterThread } from '../sqlite/writer-thread.ts';
 import { EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES, WalCheckpointer, type Schedule } from '../sqlite/wal-checkpointer.ts';
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type SubscribeToAllOptions,
-  type Subscription,
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeToAllOptions,
+  Subscription,
 } from './event-store.ts';
 import { StreamNotFoundError, UnavailableError } from './errors.ts';
 import { AppendNotifier } from './append-notifier.ts';

@@ -55,7 +55,7 @@ export class SqliteKeyStore implements KeyStore {
     this.#statements.insert.run(id, key);
     const row = this.#statements.get.get(id)!;
     if (row.destroyed) throw new KeyStoreError(`the key ${id} was destroyed; it cannot be given a key again`);
-    if (!row.key || !row.key.equals(key)) throw new KeyStoreError(`the id ${id} already holds another key; keys are never replaced`);
+    if (!row.key?.equals(key)) throw new KeyStoreError(`the id ${id} already holds another key; keys are never replaced`);
   }
 
   async get(id: string): Promise<Buffer | null> {

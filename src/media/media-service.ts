@@ -149,7 +149,7 @@ export class MediaService {
    * models cannot express (name substrings, MIME prefixes) are applied while reading the project's assets in
    * list order, at most a bounded number per page: such a page may be short, or empty, with a nextCursor.
    */
-  async list(principal: Principal, project: { projectId: string }, query: MediaListQuery): Promise<Page<AssetView>> {
+  async list(project: { projectId: string }, query: MediaListQuery): Promise<Page<AssetView>> {
     const type = typeFilter(query.type);
     const filter: Record<string, FieldCondition> = { projectId: project.projectId, ...type.filter, ...(query.folder === undefined ? {} : { folder: folderName(query.folder) }) };
     const needle = query.name?.toLowerCase();
@@ -159,12 +159,12 @@ export class MediaService {
     return keysetPage(this.deps.reader, { ...MEDIA_LISTS.assets, filter, sort: [['seq', 'desc']], identity: ['media', project.projectId, list], map: (doc) => assetView(doc as unknown as AssetDoc), ...(keep ? { keep } : {}) }, query);
   }
 
-  async get(principal: Principal, project: { projectId: string }, assetId: string): Promise<AssetView> {
+  async get(project: { projectId: string }, assetId: string): Promise<AssetView> {
     return assetView(await this.#docOrFail(project.projectId, assetId));
   }
 
   /** The folders of the project's media library that hold assets, by name, with how many each holds. */
-  async folders(principal: Principal, project: { projectId: string }): Promise<Array<{ folder: string; assets: number }>> {
+  async folders(project: { projectId: string }): Promise<Array<{ folder: string; assets: number }>> {
     const docs = await this.#media.foldersOfProject(project.projectId);
     return docs.map((doc) => ({ folder: doc.folder, assets: doc.assets }));
   }

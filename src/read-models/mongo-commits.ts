@@ -177,7 +177,7 @@ export class MongoCommits {
       await this.#leases.confirm(target, options.leaseHolder, record.lease?.holder);
       return false;
     }
-    const effective = await this.#effectiveWrites(target, batches, record, 'journal');
+    const effective = await this.#effectiveWrites(batches, 'journal');
     const next = stored === null || checkpoint > stored ? checkpoint : stored;
     // The record as read: its checkpoint, the lease's holder, and no journal (the commit point's condition).
     const unchanged = { _id: id, checkpoint: record.checkpoint, journal: { $exists: false }, ...(options.leaseHolder === undefined ? {} : { 'lease.holder': options.leaseHolder }) };
@@ -229,7 +229,7 @@ export class MongoCommits {
    * documents; elsewhere the apply passes stale writes over itself); in a transaction, all (a stale write
    * there would collide and abort it). On the journal, the unique indexes are checked here.
    */
-  async #effectiveWrites(target: ModelTarget, batches: CollectionBatch[], record: Pick<StoredGeneration, 'uniques'>, mode: CommitMode, session?: ClientSession): Promise<JournalWrite[]> {
+  async #effectiveWrites(batches: CollectionBatch[], mode: CommitMode, session?: ClientSession): Promise<JournalWrite[]> {
     const perCollection = await Promise.all(
       batches.map(async (batch) => {
         const enforced = mode === 'journal' ? await this.#enforcedUniques(batch.physical) : [];
@@ -375,7 +375,7 @@ export class MongoCommits {
           if (options.leaseHolder !== undefined && record.lease?.holder !== options.leaseHolder) {
             await this.#leases.confirm(target, options.leaseHolder, record.lease?.holder, session);
           }
-          const effective = await this.#effectiveWrites(target, batches, record, 'transaction', session);
+          const effective = await this.#effectiveWrites(batches, 'transaction', session);
           const next = stored === null || checkpoint > stored ? checkpoint : stored;
           const written = new Set<string>();
           for (const batch of batches) {

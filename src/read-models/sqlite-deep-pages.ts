@@ -211,9 +211,15 @@ export class SqliteDeepPages {
     const countsAt = this.#countsAt;
     this.#countsAt = seen;
     if (countsAt === undefined || countsAt === seen || this.#lists.size === 0) return;
-    if (seen < countsAt || seen - countsAt > KEPT_COMMITS) return this.#fellBehind();
+    if (seen < countsAt || seen - countsAt > KEPT_COMMITS) {
+      this.#fellBehind();
+      return;
+    }
     const rows = this.sql.statement('SELECT name, id, before, after FROM counted_changes WHERE n > ? AND n <= ? ORDER BY rowid')?.raw(true).all(countsAt, seen) as ChangeRow[] | undefined;
-    if (rows === undefined) return this.#fellBehind();
+    if (rows === undefined) {
+      this.#fellBehind();
+      return;
+    }
     this.#apply(rows);
   }
 
@@ -410,7 +416,10 @@ export class SqliteDeepPages {
         let at = block;
         while (part.count(at) > 2 * BLOCK_SIZE) {
           const keys = this.#keysAfter(list, part, part.start(at), part.count(at));
-          if (keys?.length !== part.count(at)) return this.#drop(list);
+          if (keys?.length !== part.count(at)) {
+            this.#drop(list);
+            return;
+          }
           part.cut(at, keys, BLOCK_SIZE);
           at++;
         }

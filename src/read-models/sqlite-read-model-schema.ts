@@ -4,7 +4,7 @@
  * declared indexes, search tables and recording triggers.
  */
 import type Database from 'better-sqlite3';
-import { type OpenOptions } from '../sqlite/open-database.ts';
+import type { OpenOptions } from '../sqlite/open-database.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES } from '../sqlite/wal-checkpointer.ts';
 import { fieldExpression, searchTableName, tableName, textExpression } from './sqlite-document-sql.ts';
 import { assertCollectionName, assertIndexInclude, type CollectionSpec, type ModelTarget, type ReadModelSchema } from './read-model-store.ts';

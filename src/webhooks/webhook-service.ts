@@ -103,13 +103,13 @@ export class WebhookService {
 
   readonly #webhooks: WebhookQueries;
 
-  async list(principal: Principal, project: WebhookProject): Promise<WebhookView[]> {
+  async list(project: WebhookProject): Promise<WebhookView[]> {
     this.#gate(project);
     const docs = await this.#webhooks.webhooksOfProject(project.projectId);
     return docs.map(webhookView);
   }
 
-  async get(principal: Principal, project: WebhookProject, webhookId: string): Promise<WebhookView> {
+  async get(project: WebhookProject, webhookId: string): Promise<WebhookView> {
     this.#gate(project);
     return webhookView(await this.#webhookOrFail(project, webhookId));
   }
@@ -169,7 +169,6 @@ export class WebhookService {
 
   /** The webhook's deliveries, newest first, each with every attempt; a page at a time (keyset: see keyset-page.ts). */
   async deliveries(
-    principal: Principal,
     project: WebhookProject,
     webhookId: string,
     query: PageRequest & { status?: DeliveryStatus | undefined },
@@ -184,7 +183,7 @@ export class WebhookService {
     return { webhookId, items: docs.map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.deliveryId), secret)), nextCursor: page.nextCursor };
   }
 
-  async delivery(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {
+  async delivery(project: WebhookProject, webhookId: string, deliveryId: string): Promise<DeliveryView> {
     this.#gate(project);
     const delivery = await this.#deliveryOrFail(project, webhookId, deliveryId);
     const attempts = await this.#webhooks.attemptsOfDelivery(deliveryId);
@@ -204,7 +203,7 @@ export class WebhookService {
       { actor: actorOf(principal), correlationId: deliveryId },
     );
     await this.#settle(result.position);
-    return this.delivery(principal, project, webhookId, deliveryId);
+    return this.delivery(project, webhookId, deliveryId);
   }
 
   /** Send Test: a new delivery of a dummy payload of the right shape for `event` (default: the first subscribed). */
@@ -226,13 +225,13 @@ export class WebhookService {
       { actor: actorOf(principal), correlationId: deliveryId },
     );
     await this.#settle(result.position);
-    return this.#deliveryOrPending(principal, project, webhookId, deliveryId, type);
+    return this.#deliveryOrPending(project, webhookId, deliveryId, type);
   }
 
   /** The delivery as the read model shows it, or pending when it has not folded it yet. */
-  async #deliveryOrPending(principal: Principal, project: WebhookProject, webhookId: string, deliveryId: string, event: WebhookEventType): Promise<DeliveryView> {
+  async #deliveryOrPending(project: WebhookProject, webhookId: string, deliveryId: string, event: WebhookEventType): Promise<DeliveryView> {
     const doc = await this.#webhooks.delivery(deliveryId);
-    if (doc) return this.delivery(principal, project, webhookId, deliveryId);
+    if (doc) return this.delivery(project, webhookId, deliveryId);
     const now = this.deps.clock.now().toISOString();
     return { id: deliveryId, webhookId, event, trigger: 'test', status: 'pending', createdAt: now, payload: null, attemptCount: 0, notSent: null, attempts: [] };
   }
@@ -250,7 +249,7 @@ export class WebhookService {
    * The answer of a create again (a replay of an idempotent create): the webhook with its signing secret, opened
    * from where the dispatcher reads it. NOT_FOUND once the webhook was deleted (its secret is gone with it).
    */
-  async createdAgain(principal: Principal, project: WebhookProject, webhookId: string): Promise<WebhookView & { secret: string }> {
+  async createdAgain(project: WebhookProject, webhookId: string): Promise<WebhookView & { secret: string }> {
     this.#gate(project);
     const doc = await this.#webhookOrFail(project, webhookId);
     const secret = this.#secretOf(doc);

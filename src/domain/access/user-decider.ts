@@ -103,7 +103,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
     }
     if (command.type === 'accept-invitation') {
       // Answered alike for every refusal, the account's existence included.
-      if (!state || !state.invitation || state.disabled || !sameHash(state.invitation.tokenHash, command.tokenHash) || command.now >= state.invitation.expiresAt) {
+      if (!state?.invitation || state.disabled || !sameHash(state.invitation.tokenHash, command.tokenHash) || command.now >= state.invitation.expiresAt) {
         throw new DomainError('UNAUTHORIZED', INVITATION_REFUSED);
       }
       return [

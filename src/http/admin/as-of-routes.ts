@@ -8,7 +8,7 @@ import { notFound } from '../errors/error-factory.ts';
 import type { ApiRegistry } from './api-registry.ts';
 import { actorSchema } from './content-views.ts';
 import { instant, listQuery, pageSchema, strictQuery } from './list-query.ts';
-import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
+import { type AdminDeps, projectOf } from './admin-context.ts';
 import { isUuid } from './request-body.ts';
 
 const at = instant.describe('The instant to answer for: an ISO 8601 date-time with an offset, not before the project was created and not in the future.');
@@ -121,7 +121,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       errors: {},
     },
     async (ctx, { query }) => {
-      ctx.body = await reads.entry(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId', 'entry'), query.at, { locale: query.locale, publicBaseUrl: publicBaseUrl(ctx) });
+      ctx.body = await reads.entry(projectOf(ctx), id(ctx, 'entryId', 'entry'), query.at, { locale: query.locale, publicBaseUrl: publicBaseUrl(ctx) });
     },
   );
 
@@ -129,7 +129,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     router,
     { method: 'get', path: '/as-of/form-sets/:formSetId/entries', operationId: 'listFormSetEntriesAsOf', permission: 'entries.history.read', summary: 'The form set\'s entries the public API served at an instant, in the public list\'s order (first published, newest first), a page at a time', tag: 'As of', query: atListQuery, responses: { 200: { description: 'A page of the entries live then', schema: asOfPageSchema } }, errors: {} },
     async (ctx, { query }) => {
-      ctx.body = await reads.formSetEntries(principalOf(ctx), projectOf(ctx), id(ctx, 'formSetId', 'form set'), query.at, query);
+      ctx.body = await reads.formSetEntries(projectOf(ctx), id(ctx, 'formSetId', 'form set'), query.at, query);
     },
   );
 
@@ -153,7 +153,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
     async (ctx, { query }) => {
       const formSetId = id(ctx, 'formSetId', 'form set');
-      const answer = await reads.entryBySlug(principalOf(ctx), projectOf(ctx), formSetId, String(ctx.params['slug']), query.at, { locale: query.locale, publicBaseUrl: publicBaseUrl(ctx) });
+      const answer = await reads.entryBySlug(projectOf(ctx), formSetId, String(ctx.params['slug']), query.at, { locale: query.locale, publicBaseUrl: publicBaseUrl(ctx) });
       if (answer.kind === 'served') {
         ctx.body = answer.entry;
         return;
@@ -171,7 +171,7 @@ export function asOfRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     router,
     { method: 'get', path: '/entries/:entryId/workflow', operationId: 'getEntryWorkflowAsOf', permission: 'entries.history.read', summary: 'The entry\'s whole workflow state at an instant: slug, assignee, latest revision with status, editor and submitter, live revision (404 before it existed)', tag: 'As of', query: atQuery, responses: { 200: { description: 'The workflow state then', schema: workflowSchema } }, errors: {} },
     async (ctx, { query }) => {
-      ctx.body = await reads.workflow(principalOf(ctx), projectOf(ctx), id(ctx, 'entryId', 'entry'), query.at);
+      ctx.body = await reads.workflow(projectOf(ctx), id(ctx, 'entryId', 'entry'), query.at);
     },
   );
 

@@ -107,7 +107,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
   const tag = 'Contact forms';
 
   api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', permission: 'contact-forms.read', summary: 'List the project\'s contact forms', tag, responses: { 200: { description: 'The contact forms', schema: z.object({ items: z.array(contactFormSchema) }) } }, errors: {} }, async (ctx) => {
-    ctx.body = { items: await forms.list(principalOf(ctx), projectOf(ctx)) };
+    ctx.body = { items: await forms.list(projectOf(ctx)) };
   });
 
   api.add(router, { method: 'post', path: '/contact-forms', operationId: 'createContactForm', permission: 'contact-forms.write', summary: 'Create a contact form (create_contact_form; slug unique per project: 409 on a clash; idempotent by key)', tag, body: createBody, bodyLimitBytes: 256 * 1024, responses: { 201: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT'] } }, async (ctx, { body }) => {
@@ -118,7 +118,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
   });
 
   api.add(router, { method: 'get', path: '/contact-forms/:formId', operationId: 'getContactForm', permission: 'contact-forms.read', summary: 'Read a contact form with every setting', tag, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: {} }, async (ctx) => {
-    ctx.body = await forms.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'));
+    ctx.body = await forms.get(projectOf(ctx), id(ctx, 'formId'));
   });
 
   api.add(router, { method: 'patch', path: '/contact-forms/:formId', operationId: 'updateContactForm', permission: 'contact-forms.write', summary: 'Change settings of a contact form (update_contact_form; autoreply_* included); settings left out keep their values', tag, body: updateBody, bodyLimitBytes: 256 * 1024, responses: { 200: { description: 'The contact form', schema: contactFormSchema } }, errors: { 403: ['PLAN_REQUIRED', 'HUMAN_APPROVAL_REQUIRED'], 409: ['CONFLICT', 'REVISION_CONFLICT'] } }, async (ctx, { body }) => {
@@ -135,11 +135,11 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });
-    ctx.body = await submissions.list(principalOf(ctx), project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
+    ctx.body = await submissions.list(project, formId, { read: query.read === undefined ? undefined : query.read === 'true', limit: query.limit, cursor: query.cursor });
   });
 
   api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'getContactSubmission', permission: 'submissions.read', summary: 'Read a submission: values (null once erased), notes, read flag and the delivery status of each notice', tag, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: {} }, async (ctx) => {
-    ctx.body = await submissions.get(principalOf(ctx), projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
+    ctx.body = await submissions.get(projectOf(ctx), id(ctx, 'formId'), id(ctx, 'submissionId'));
   });
 
   api.add(router, { method: 'patch', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'markContactSubmission', permission: 'submissions.update', summary: 'Mark a submission read or unread', tag, body: readBody, responses: { 200: { description: 'The submission', schema: submissionSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
@@ -156,7 +156,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
       await submissions.addNote(principalOf(ctx), project, formId, submissionId, body.text, ids['noteId']);
       return { noteId: ids['noteId']! };
     });
-    ctx.body = await submissions.get(principalOf(ctx), project, formId, submissionId);
+    ctx.body = await submissions.get(project, formId, submissionId);
   });
 
   api.add(router, { method: 'delete', path: '/contact-forms/:formId/submissions/:submissionId', operationId: 'eraseContactSubmission', permission: 'submissions.erase', summary: 'Erase a submission (tenant_admin): its key is destroyed, so its values and notes can never be read again from the API, the log or a rebuild; the fact that it existed stays in the audit trail', tag, responses: { 204: { description: 'Erased', empty: true } }, errors: {} }, async (ctx) => {

@@ -196,7 +196,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
 
   api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', permission: 'media.list', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
-    const result = await service.list(principalOf(ctx), project, query);
+    const result = await service.list(project, query);
     ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };
   });
 
@@ -213,13 +213,13 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
       errors: {},
     },
     async (ctx) => {
-      ctx.body = { items: await service.folders(principalOf(ctx), projectOf(ctx)) };
+      ctx.body = { items: await service.folders(projectOf(ctx)) };
     },
   );
 
   api.add(router, { method: 'get', path: '/media/:assetId', operationId: 'getMedia', permission: 'media.list', summary: 'Read an asset', tag: 'Media', responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
-    ctx.body = withUrl(ctx, project.projectId, await service.get(principalOf(ctx), project, assetId(ctx)));
+    ctx.body = withUrl(ctx, project.projectId, await service.get(project, assetId(ctx)));
   });
 
   api.add(router, { method: 'patch', path: '/media/:assetId', operationId: 'updateMedia', permission: 'media.upload', summary: `Change an asset's altText (at most ${ALT_TEXT_MAX} characters), caption (at most ${CAPTION_MAX}), folder and (images) focal point (null clears it); an absent one is kept`, tag: 'Media', body: patchBody, responses: { 200: { description: 'The asset', schema: assetSchema } }, errors: {} }, async (ctx, { body }) => {

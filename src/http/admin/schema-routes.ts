@@ -117,7 +117,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   // ---- Masters ----------------------------------------------------------------------------------
 
   api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', permission: 'masters.read', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: { description: 'The masters', schema: z.object({ items: z.array(masterSummarySchema) }) } }, errors: {} }, async (ctx) => {
-    const masters = await schema.listMasters(principalOf(ctx), projectOf(ctx));
+    const masters = await schema.listMasters(projectOf(ctx));
     ctx.body = { items: masters.map((m) => ({ id: m.masterId, key: m.key, name: m.name, recordCount: m.recordCount, sitePublishedAt: m.sitePublishedAt, published: m.sitePublishedAt !== null })) };
   });
 
@@ -133,7 +133,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   api.add(router, { method: 'get', path: '/master-entities/:masterId/records', operationId: 'listMasterRecords', permission: 'masters.read', summary: 'List a master\'s records in display order, labels resolved for a locale (list_master_records)', tag, query: recordsQuery, responses: { 200: { description: 'The records', schema: masterRecordsSchema } }, errors: {} }, async (ctx, { query }) => {
-    const { master, locale, records } = await schema.listRecords(principalOf(ctx), projectOf(ctx), masterId(ctx), query.locale);
+    const { master, locale, records } = await schema.listRecords(projectOf(ctx), masterId(ctx), query.locale);
     ctx.body = { masterId: master.masterId, key: master.key, locale, items: records };
   });
 
@@ -169,7 +169,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   api.add(router, { method: 'post', path: '/form-blueprints/validate', operationId: 'validateFormBlueprint', permission: 'blueprints.validate', summary: 'Plan a form blueprint against the project: what would be created and every problem; writes nothing', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: formPlanSchema } }, errors: {} }, async (ctx, { body }) => {
-    ctx.body = preview(await schema.validateBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
+    ctx.body = preview(await schema.validateBlueprint(projectOf(ctx), body.blueprint));
   });
 
   api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
@@ -180,7 +180,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   });
 
   api.add(router, { method: 'post', path: '/master-blueprints/validate', operationId: 'validateMasterBlueprint', permission: 'blueprints.validate', summary: 'Plan a master blueprint against the project: every problem; writes nothing (validate_master_blueprint)', tag: 'Blueprints', body: validateBody, responses: { 200: { description: 'The plan', schema: masterPlanSchema } }, errors: {} }, async (ctx, { body }) => {
-    ctx.body = preview(await schema.validateMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint));
+    ctx.body = preview(await schema.validateMasterBlueprint(projectOf(ctx), body.blueprint));
   });
 
   api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: masterPlanSchema.extend(dryRun) }, 201: { description: 'What was created (formSets is empty)', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {

@@ -109,7 +109,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
   };
 
   api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', permission: 'webhooks.read', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: { description: 'The webhooks', schema: z.object({ items: z.array(webhookSchema) }) } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
-    ctx.body = { items: await service().list(principalOf(ctx), projectOf(ctx)) };
+    ctx.body = { items: await service().list(projectOf(ctx)) };
   });
 
   api.add(
@@ -135,12 +135,12 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
         return { webhookId: created.id };
       });
       ctx.status = 201;
-      ctx.body = created ?? (await service().createdAgain(principalOf(ctx), project, reference.webhookId));
+      ctx.body = created ?? (await service().createdAgain(project, reference.webhookId));
     },
   );
 
   api.add(router, { method: 'get', path: '/webhooks/:webhookId', operationId: 'getWebhook', permission: 'webhooks.read', summary: 'Read a webhook (without its secret)', tag, responses: { 200: { description: 'The webhook', schema: webhookSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
-    ctx.body = await service().get(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'));
+    ctx.body = await service().get(projectOf(ctx), id(ctx, 'webhookId'));
   });
 
   api.add(
@@ -170,12 +170,12 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
       errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { query }) => {
-      ctx.body = await service().deliveries(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), query);
+      ctx.body = await service().deliveries(projectOf(ctx), id(ctx, 'webhookId'), query);
     },
   );
 
   api.add(router, { method: 'get', path: '/webhooks/:webhookId/deliveries/:deliveryId', operationId: 'getWebhookDelivery', permission: 'webhooks.read', summary: 'One delivery with every attempt', tag, responses: { 200: { description: 'The delivery', schema: deliverySchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
-    ctx.body = await service().delivery(principalOf(ctx), projectOf(ctx), id(ctx, 'webhookId'), id(ctx, 'deliveryId'));
+    ctx.body = await service().delivery(projectOf(ctx), id(ctx, 'webhookId'), id(ctx, 'deliveryId'));
   });
 
   api.add(

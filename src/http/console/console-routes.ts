@@ -178,7 +178,7 @@ const REFUSAL_CSP = [
  * what to do, and the address the service saw (the one to add to the allowlist, or to check behind a proxy).
  */
 function sendRefusalPage(ctx: Context, message: string, hint: string | undefined): void {
-  const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   ctx.status = 403;
   ctx.set('Content-Security-Policy', REFUSAL_CSP);
   ctx.set('Cache-Control', 'no-store');
@@ -186,7 +186,7 @@ function sendRefusalPage(ctx: Context, message: string, hint: string | undefined
   ctx.body = '<!doctype html><html lang="en"><head><meta charset="utf-8">'
     + '<meta name="viewport" content="width=device-width, initial-scale=1">'
     + `<title>Console access refused</title><style>${REFUSAL_STYLE}</style></head><body><main>`
-    + `<h1>Console access refused</h1><p>${escape(message)}</p>${hint ? `<p class="hint">${escape(hint)}</p>` : ''}`
-    + `<dl><dt>Your address</dt><dd>${escape(ctx.ip || 'unknown')}</dd></dl>`
+    + `<h1>Console access refused</h1><p>${escapeHtml(message)}</p>${hint ? `<p class="hint">${escapeHtml(hint)}</p>` : ''}`
+    + `<dl><dt>Your address</dt><dd>${escapeHtml(ctx.ip || 'unknown')}</dd></dl>`
     + '</main></body></html>';
 }

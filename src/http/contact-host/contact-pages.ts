@@ -50,7 +50,7 @@ export function contactPages(contact: ContactForms): Middleware {
     if (!FORM_SET_SLUG_PATTERN.test(projectSlug) || !FORM_SET_SLUG_PATTERN.test(formSlug)) return notFoundPage();
     const project = await accessModel.projectBySlug(projectSlug);
     const form = project ? await contact.forms.bySlug(project.projectId, formSlug) : null;
-    if (!project || !form || !form.settings.hosted_page_enabled) return notFoundPage();
+    if (!project || !form?.settings.hosted_page_enabled) return notFoundPage();
 
     // ?locale= (or a post's _locale) first; else the browser's languages (Accept-Language) among the project's content locales.
     ctx.vary('Accept-Language');

@@ -117,7 +117,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
       const locale = requestedLocale(new QueryParams(ctx), target);
       const key = ctx.params.key!;
       const [view] = await publicContent.masterViewWithKey(target.projectId, locale, key);
-      if (!view || !view.published) throw notFound(`No published master entity with key ${JSON.stringify(key.slice(0, 100))}.`);
+      if (!view?.published) throw notFound(`No published master entity with key ${JSON.stringify(key.slice(0, 100))}.`);
       ctx.body = { masterEntity: view.entity, locale, total: view.records.length, items: view.records };
     });
 

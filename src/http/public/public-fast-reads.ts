@@ -9,7 +9,7 @@ import { logAnsweredBeforeKoa, REQUEST_ID_HEADER, requestIdFrom } from '../middl
 import { publicContentQueries, type PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import { entryListRequest, entryListResponse, liveEntryResponse } from './entry-reads.ts';
 import { requestedLocale, type FormSetLookup } from './entry-lookup.ts';
-import { AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
+import { type AccessLookups, HOST_BASE, hostBaseProject, PINNED_BASE, publicKeyOf } from './project-resolution.ts';
 import type { PublicProject } from './public-context.ts';
 import { bodyEtag, publicCacheControl, PUBLIC_CORS_HEADERS, requestOrigin, VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
 import { notModified, type CacheTicket, type PublicResponseCache } from './public-response-cache.ts';

@@ -328,7 +328,10 @@ function finished(document: Schema): Schema {
     }
   }
   const close = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(close);
+    if (Array.isArray(node)) {
+      for (const item of node) close(item);
+      return;
+    }
     if (typeof node !== 'object' || node === null) return;
     const schema = node as Schema;
     if (schema['type'] === 'object' && schema['properties'] && schema['additionalProperties'] === undefined) schema['additionalProperties'] = false;

@@ -384,6 +384,8 @@ function dedupe(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((p) => {
     const id = `${p.code}\u0000${p.path}\u0000${p.message}`;
-    return seen.has(id) ? false : (seen.add(id), true);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
   });
 }

@@ -73,10 +73,10 @@ export function diffRichText(before: unknown, after: unknown): BlockChange[] {
       continue;
     }
     if (part.removed) {
-      part.value.forEach((block, k) => changes.push({ kind: 'removed', beforeIndex: ai + k, before: summary(block) }));
+      for (const [k, block] of part.value.entries()) changes.push({ kind: 'removed', beforeIndex: ai + k, before: summary(block) });
       ai += part.value.length;
     } else {
-      part.value.forEach((block, k) => changes.push({ kind: 'added', afterIndex: bi + k, after: summary(block) }));
+      for (const [k, block] of part.value.entries()) changes.push({ kind: 'added', afterIndex: bi + k, after: summary(block) });
       bi += part.value.length;
     }
   }

@@ -136,7 +136,11 @@ export function richTextProblem(field: string, locale: string | undefined, where
 
 export function dedupeProblems(problems: FieldValueProblem[]): FieldValueProblem[] {
   const seen = new Set<string>();
-  return problems.filter((p) => (seen.has(p.message) ? false : (seen.add(p.message), true)));
+  return problems.filter((p) => {
+    if (seen.has(p.message)) return false;
+    seen.add(p.message);
+    return true;
+  });
 }
 
 function parsePointer(pointer: string): string[] {

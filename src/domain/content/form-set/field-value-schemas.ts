@@ -47,6 +47,7 @@ const GALLERY_ITEM_OBJECT_SCHEMA = {
  * branch that applies), anyOf when published (easier to read for clients).
  */
 function objectOr(mode: Mode, whenObject: JsonSchema, otherwise: JsonSchema): JsonSchema {
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keywords, not a thenable.
   return mode === 'validate' ? { if: { type: 'object' }, then: whenObject, else: otherwise } : { anyOf: [otherwise, whenObject] };
 }
 
