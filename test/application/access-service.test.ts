@@ -90,7 +90,7 @@ describe('AccessService: tenants, projects, users and keys on the event log', ()
     const keys = (await loadAggregate(log, projectKeysStream(project.projectId), keyDecider)).state;
     expect(keys.agentKeys.map((k) => [k.id, k.hash, k.prefix])).to.deep.equal([[agent.keyId, hashApiKey(agent.key), agent.prefix]]);
     expect(keys.publicKeys.map((k) => [k.id, k.hash])).to.deep.equal([[pub.keyId, hashApiKey(pub.key)]]);
-    expect(keys.agentKeys.find((k) => k.hash === hashApiKey('sk-agent-' + 'x'.repeat(43)))).to.equal(undefined);
+    expect(keys.agentKeys.find((k) => k.hash === hashApiKey(`sk-agent-${'x'.repeat(43)}`))).to.equal(undefined);
 
     // Every event names the operator as its actor.
     const events = await collect(log.readAll({ after: 'start' }));

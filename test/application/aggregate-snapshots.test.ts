@@ -115,7 +115,10 @@ describe('aggregate snapshots: a cached state or a stored snapshot, used only as
     const text = defineEvent({ type: 'test.text', version: 1, schema: z.object({ text: z.string() }) });
     const textLog = new EventLog(events, new EventCatalog([text]), clock);
     let folds = 0;
-    const long = { initialState: () => ({ text: '' }), evolve: (_: { text: string }, e: { type: 'test.text'; data: { text: string } }) => (folds++, { text: e.data.text }), decide: () => [{ type: 'test.text' as const, data: { text: 'x'.repeat(500) } }] };
+    const long = { initialState: () => ({ text: '' }), evolve: (_: { text: string }, e: { type: 'test.text'; data: { text: string } }) => {
+      folds++;
+      return { text: e.data.text };
+    }, decide: () => [{ type: 'test.text' as const, data: { text: 'x'.repeat(500) } }] };
     await handleCommand(textLog, 'text-1', long, null, null, { actor: { type: 'user', id: 'u' } }, { snapshots: big });
     folds = 0;
     await big.load(textLog, 'text-1', long);

@@ -18,7 +18,7 @@ type State = { revision: number };
 type Command = { by: string; expectedRevision?: number };
 const counter: Decider<State, Command, { type: 'test.saved'; data: { revision: number; by: string } }, null> = {
   initialState: () => ({ revision: 0 }),
-  evolve: (state, event) => ({ revision: event.data.revision }),
+  evolve: (_state, event) => ({ revision: event.data.revision }),
   decide: (command, state) => {
     if (command.expectedRevision !== undefined && command.expectedRevision !== state.revision) {
       throw revisionConflict(`revision ${command.expectedRevision} is stale; the latest is ${state.revision}`);

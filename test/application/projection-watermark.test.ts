@@ -176,7 +176,10 @@ describe('read your writes: waiting for projections to reach a write', () => {
     await f.store.activateGeneration('test-seen', 1, null, f.clock.now().toISOString());
     let reads = 0;
     const listGenerations = f.store.listGenerations.bind(f.store);
-    f.store.listGenerations = (...args) => (reads++, listGenerations(...args));
+    f.store.listGenerations = (...args) => {
+      reads++;
+      return listGenerations(...args);
+    };
     const watermark = watermarkOf(f, [seen], undefined);
     const supervisor = new ProjectionSupervisor({ projections: [seen], log: f.log, store: f.store, clock: f.clock, logger: silentLogger });
     try {
@@ -205,7 +208,12 @@ describe('read your writes: waiting for projections to reach a write', () => {
     const uncued = new Proxy(f.store, {
       get(target, property) {
         if (property === 'watchOtherCommits') return undefined;
-        if (property === 'listGenerations') return (...args: Parameters<ReadModelStore['listGenerations']>) => (reads++, target.listGenerations(...args));
+        if (property === 'listGenerations') {
+          return (...args: Parameters<ReadModelStore['listGenerations']>) => {
+            reads++;
+            return target.listGenerations(...args);
+          };
+        }
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },

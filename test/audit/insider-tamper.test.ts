@@ -236,7 +236,7 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
       const events = storedEvents(file);
       const record = events.find((e) => e.type === 'audit.checkpoint-mismatch-overridden');
       expect(record?.data).to.include({ reason: 'restored from the backup of 2026-12-01 after disk failure' });
-      expect(String((record?.data as { detail: string }).detail)).to.match(/between positions \d+ and \d+/);
+      expect(String((record!.data as { detail: string }).detail)).to.match(/between positions \d+ and \d+/);
     } finally {
       await overridden.stop();
     }

@@ -100,7 +100,12 @@ describe('the log tree follower commits live leaves at most every liveCommitInte
     const tree = new Proxy(store, {
       get(target, name) {
         const value = Reflect.get(target, name) as unknown;
-        if (name === 'append') return (...args: Parameters<SqliteLogTreeStore['append']>) => (commits++, target.append(...args));
+        if (name === 'append') {
+          return (...args: Parameters<SqliteLogTreeStore['append']>) => {
+            commits++;
+            return target.append(...args);
+          };
+        }
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });

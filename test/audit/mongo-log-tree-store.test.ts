@@ -15,7 +15,7 @@ const pending = await mongoServerPending();
 /** Known before the suite is declared, so that the reason stands in the test's title. */
 const casMissing = await pendingOnTarget('atomic conditional updates (compare-and-set of one document)');
 
-describe('log tree store: MongoDB, appends without transactions', function () {
+describe('log tree store: MongoDB, appends without transactions', () => {
   if (pending) {
     it(`a half-written append is invisible; two appenders from one size: one wins, the other writes nothing [pending: ${pending}]`);
     return;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { projections } from '../../projections/index.ts';
+import { rawReads } from './raw-reads.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -27,36 +27,6 @@ const ALLOWED: Record<string, string> = {
   'src/application/operations-overview.ts': 'the number of tenants: accessQueries offers no count yet',
   'src/application/replay-key-shredder.ts': "issued keys' replays page by page, over two collections: accessQueries offers no such walk yet",
 };
-
-const projectionNames = new Set(projections.map((projection) => projection.name));
-const collectionNames = new Set(projections.flatMap((projection) => Object.keys(projection.collections)));
-const quoted = (text: string): string | undefined => /^'([^']*)'$|^"([^"]*)"$/.exec(text)?.slice(1).find((s) => s !== undefined);
-
-/** A reader call's first two arguments, however the call is laid out (type arguments, line breaks). */
-const READER_CALL = /\.(get|getMany|find|findAll|findWithIds|findStrings|count)\b\s*(?:<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)?\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*[,)]/g;
-/** A keyset list's or an outbox's definition that names its projection or collection itself rather than taking it from a queries module. */
-const DEFINITION = /\b(projection|collection)\s*:\s*('[^']*'|"[^"]*")/g;
-
-/**
- * Where a source names a read model's collection by itself: a reader call whose first argument is a
- * projection's name (a literal) or whose second is a collection's name (a literal, after a projection named by
- * a constant); a `projection:` or `collection:` that names one.
- */
-export function rawReads(text: string): Array<{ line: number; text: string }> {
-  const found: Array<{ index: number; text: string }> = [];
-  for (const match of text.matchAll(READER_CALL)) {
-    const projection = quoted(match[2]!);
-    const collection = quoted(match[3]!);
-    if ((projection !== undefined && projectionNames.has(projection)) || (collection !== undefined && collectionNames.has(collection) && projection === undefined)) {
-      found.push({ index: match.index, text: match[0] });
-    }
-  }
-  for (const match of text.matchAll(DEFINITION)) {
-    const name = quoted(match[2]!)!;
-    if (match[1] === 'projection' ? projectionNames.has(name) : collectionNames.has(name)) found.push({ index: match.index, text: match[0] });
-  }
-  return found.map(({ index, text: call }) => ({ line: text.slice(0, index).split('\n').length, text: call.replace(/\s+/g, ' ') }));
-}
 
 /**
  * Read models are read through their typed queries (projections/*-queries.ts): no collection-name strings and

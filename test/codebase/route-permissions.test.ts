@@ -7,6 +7,7 @@ import { mcpRoute } from '../../src/mcp/mcp-http-route.ts';
 
 /** A stand-in for every dependency: any property is another stand-in, any call answers one. Routes only register. */
 function standIn(): never {
+  // biome-ignore lint/complexity/useArrowFunction: the Proxy's construct trap needs a constructible target, which an arrow function is not.
   const target = function () {} as unknown as object;
   const proxy: unknown = new Proxy(target, {
     get: (_t, key) => (key === 'then' ? undefined : key === Symbol.toPrimitive ? () => 0 : proxy),

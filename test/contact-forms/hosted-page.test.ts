@@ -140,7 +140,7 @@ describe(needing(chromiumProgram, 'contact forms: the hosted page and its iframe
 
   it('the embed variant may be framed by another site, and works inside the frame; the normal page may not be framed', async () => {
     const embedUrl = `${pageUrl}/embed`;
-    const site = http.createServer((req, res) => {
+    const site = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(`<!doctype html><title>Shop</title><iframe id="embed" title="Contact" src="${embedUrl}" width="600" height="900"></iframe><iframe id="plain" title="Plain" src="${pageUrl}"></iframe>`);
     });

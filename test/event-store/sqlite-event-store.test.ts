@@ -24,7 +24,11 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
   it('copies the WAL into the file a second after appends, on a thread of its own', async () => {
     const file = path.join(tempDir(), 'events.sqlite');
     const tasks: Array<{ task: () => Promise<void>; ms: number }> = [];
-    const store = SqliteEventStore.open(file, { schedule: (task, ms) => (tasks.push({ task, ms }), () => undefined) });
+    const store = SqliteEventStore.open(file, { schedule: (task, ms) => {
+        tasks.push({ task, ms });
+        return () => undefined;
+      },
+    });
     try {
       await store.append('s-1', [event('a')], 'no_stream');
       await store.append('s-1', [event('b')], 0n);
@@ -56,7 +60,11 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     const file = path.join(tempDir(), 'events.sqlite');
     // The thread's checkpoint runs only when the test says: until then only SQLite's own, in a commit, could copy the WAL.
     const checkpoints: Array<() => Promise<void>> = [];
-    const store = SqliteEventStore.open(file, { schedule: (task) => (checkpoints.push(task), () => undefined) });
+    const store = SqliteEventStore.open(file, { schedule: (task) => {
+        checkpoints.push(task);
+        return () => undefined;
+      },
+    });
     try {
       // ~900 KB an append that compresses to ~680 KB (random base64: 6 bits a character), ~165 pages of 4 KiB:
       // 12 appends pass 1,000 pages and stay below the backstop.
@@ -215,7 +223,7 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     expect(fs.existsSync(`${file}-wal`)).to.equal(false);
   });
 
-  it('refuses a read-only data folder with a clear message', function () {
+  it('refuses a read-only data folder with a clear message', () => {
     if (process.getuid?.() === 0) {
       // root ignores permission bits; use a folder path that cannot be created instead.
       const blocker = path.join(tempDir(), 'file');

@@ -41,7 +41,13 @@ async function attack(port: number, localAddress: string, count: number, first: 
       }),
     ),
   );
-  return { sockets, closed: () => closed, destroy: () => sockets.forEach((s) => s.destroy()) };
+  return {
+    sockets,
+    closed: () => closed,
+    destroy: () => {
+      for (const s of sockets) s.destroy();
+    },
+  };
 }
 
 /** A GET from `localAddress`, answered or failed within `timeoutMs`. */
@@ -83,7 +89,7 @@ describe('HTTP: connection slots under the slot attack, with the default limits'
       }
     });
 
-    it('applies the per-client limit to an IPv6 /64 as one client', async function () {
+    it('applies the per-client limit to an IPv6 /64 as one client', async () => {
       const { clientKey } = await import('../../src/http/client-address.ts');
       expect(clientKey('2001:db8:1:2::a')).to.equal(clientKey('2001:db8:1:2:ffff::b'));
       expect(clientKey('2001:db8:1:3::a')).to.not.equal(clientKey('2001:db8:1:2::a'));
@@ -103,7 +109,10 @@ describe('HTTP: connection slots under the slot attack, with the default limits'
         expect(Date.now() - started).to.be.within(900, 8000);
         // A kept-alive connection that served a request is not cut by it, only by HTTP_KEEP_ALIVE_TIMEOUT_MS.
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-        const get = () => new Promise<number>((resolve, reject) => http.get(`${f.service.url}/healthz`, { agent }, (r) => (r.resume(), r.on('end', () => resolve(r.statusCode!)))).on('error', reject));
+        const get = () => new Promise<number>((resolve, reject) => http.get(`${f.service.url}/healthz`, { agent }, (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode!));
+        }).on('error', reject));
         expect(await get()).to.equal(200);
         const socket = Object.values(agent.freeSockets)[0]![0]!;
         // Longer than HTTP_HEADERS_TIMEOUT_MS (1000 ms, its least) since it served its request.

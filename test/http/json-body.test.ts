@@ -169,7 +169,7 @@ describe('JSON body', () => {
       expect(response.body.error.code).to.equal('VALIDATION_ERROR');
       expect(response.body.error.message).to.match(/nested more than 64 levels deep/);
     }
-    const objects = '{"a":'.repeat(100) + '1' + '}'.repeat(100);
+    const objects = `${'{"a":'.repeat(100)}1${'}'.repeat(100)}`;
     expect((await send('/default-limit', { method: 'POST', headers: json, body: objects })).status).to.equal(400);
   });
 

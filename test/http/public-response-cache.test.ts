@@ -30,7 +30,12 @@ describe('public response cache', () => {
   let version = 'v1';
   let handled = 0;
   let listener: (change: ReadModelChange) => void = () => {};
-  const versions = { onChange: (l: (change: ReadModelChange) => void) => ((listener = l), () => {}) };
+  const versions = {
+    onChange: (l: (change: ReadModelChange) => void) => {
+      listener = l;
+      return () => {};
+    },
+  };
   const change = (projection: string, writes?: DocumentWrite[]) => listener({ projection, scopes: writes === undefined ? undefined : writes.length === 0 ? new Set() : changedScopes(writes) });
   const write = (collection: string, id: string, doc: Record<string, unknown> | null = {}): DocumentWrite => ({ collection, id, doc, position: 1n });
   const MAX_BYTES = 1024 * 1024;

@@ -135,7 +135,10 @@ describe('outbox worker: side effects driven from the log', function () {
     expect(maxInFlightSlow).to.equal(1);
     expect(journal().filter((n) => n.startsWith('s'))).to.deep.equal([]);
     // Released one by one, the slow partition drains too, each item once.
-    await eventually(() => (released.shift()?.(), journal().filter((n) => n.startsWith('s')).length), (n) => n === 3);
+    await eventually(() => {
+      released.shift()?.();
+      return journal().filter((n) => n.startsWith('s')).length;
+    }, (n) => n === 3);
     await eventually(statuses, (s) => s.every((x) => x.endsWith(':done')) && s.length === 7);
     expect(maxInFlightSlow).to.equal(1);
     expect(journal().sort()).to.deep.equal(['f1', 'f2', 'f3', 'f4', 's1', 's2', 's3']);
@@ -187,7 +190,12 @@ describe('outbox worker: side effects driven from the log', function () {
       },
     });
     const lines: Array<{ level: number; msg: string }> = [];
-    const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+    const logger = pino({ level: 'debug' }, new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }));
     await request('u1');
     worker = new OutboxWorker({ ...outbox(), collection: 'queue', order: [['noticeId', 'asc']], projectionVersion: 2 }, { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger, pollIntervalMs: 20 });
     worker.start();

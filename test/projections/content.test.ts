@@ -10,7 +10,7 @@ import { formSetStreamId } from '../../src/domain/content/form-set/form-set-even
 import { masterDecider, type MasterCommand } from '../../src/domain/content/master/master-decider.ts';
 import { masterStreamId } from '../../src/domain/content/master/master-events.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import { type Projection } from '../../src/projection-engine/projection.ts';
+import type { Projection } from '../../src/projection-engine/projection.ts';
 import { startRebuild } from '../../src/projection-engine/rebuild.ts';
 import { content } from '../../projections/content.ts';
 import { silentLogger } from '../support/engine-fixture.ts';
@@ -99,7 +99,7 @@ describe('content projection', () => {
       await h.project();
       const created = await h.doc('form_sets', BLOG);
       expect(created).to.deep.include({ formSetId: BLOG, projectId: PROJECT, slug: 'blog', name: 'Blog', description: 'Posts', version: 1, createdAt, updatedAt: createdAt });
-      expect((created?.['definition'] as { fields: unknown[] }).fields).to.have.length(2);
+      expect((created!['definition'] as { fields: unknown[] }).fields).to.have.length(2);
       expect(created?.['definition']).to.deep.include({ id: BLOG, slug: 'blog', widgetRoles: {} });
 
       const updatedDefinition = {
@@ -114,7 +114,7 @@ describe('content projection', () => {
       await h.project();
       const updated = await h.doc('form_sets', BLOG);
       expect(updated).to.deep.include({ formSetId: BLOG, slug: 'journal', name: 'Journal', description: null, version: 2, createdAt, updatedAt });
-      expect((updated?.['definition'] as { fields: Array<{ key: string }> }).fields.map((f) => f.key)).to.deep.equal(['title', 'body', 'summary']);
+      expect((updated!['definition'] as { fields: Array<{ key: string }> }).fields.map((f) => f.key)).to.deep.equal(['title', 'body', 'summary']);
       expect((await h.find('form_sets', { filter: { projectId: PROJECT, slug: 'journal' } })).map((f) => f['formSetId'])).to.deep.equal([BLOG]);
       expect(await h.doc('form_sets', SCRATCH)).not.to.equal(null);
 
@@ -402,7 +402,7 @@ describe('content projection', () => {
       await h.project();
       const published = await h.doc('masters', MASTER);
       expect(published).to.deep.include({ name: 'Categories', recordCount: 4, sitePublishedAt: publishedAt, updatedAt: publishedAt, createdAt });
-      expect((published?.['records'] as Array<{ value: string }>).map((r) => r.value)).to.deep.equal(['tips', 'tech', 'ai', 'news']);
+      expect((published!['records'] as Array<{ value: string }>).map((r) => r.value)).to.deep.equal(['tips', 'tech', 'ai', 'news']);
       expect((await h.find('masters', { filter: { projectId: PROJECT, key: 'blog_category' } })).map((m) => m['masterId'])).to.deep.equal([MASTER]);
 
       await master({ type: 'remove_master_record', value: 'ai' });

@@ -156,7 +156,10 @@ describe('site output cache (sitemaps and llms.txt)', () => {
           throw new Error('SonicBoom destroyed');
         },
       });
-      const slow = (body: string) => async () => ((now += SLOW_BUILD_MS * 2), body);
+      const slow = (body: string) => async () => {
+        now += SLOW_BUILD_MS * 2;
+        return body;
+      };
       await cache.get('llms', 'v1', slow('one'));
       await cache.get('llms', 'v2', slow('two'));
       now += restAfter(SLOW_BUILD_MS * 2);

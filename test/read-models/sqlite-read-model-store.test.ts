@@ -56,7 +56,11 @@ describe('read models: SQLite adapter, file behaviour', () => {
     const dir = tempDir();
     const file = path.join(dir, 'read-models.sqlite');
     const tasks: Array<() => Promise<void>> = [];
-    const store = SqliteReadModelStore.open(file, { schedule: (task) => (tasks.push(task), () => undefined) });
+    const store = SqliteReadModelStore.open(file, { schedule: (task) => {
+        tasks.push(task);
+        return () => undefined;
+      },
+    });
     try {
       await store.createGeneration(articlesSchema, 1, 1, NOW);
       const target = { projection: articlesSchema.projection, generation: 1 };
@@ -112,7 +116,11 @@ describe('read models: SQLite adapter, file behaviour', () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     // The thread's checkpoint runs only when the test says: until then only SQLite's own, in a commit, could copy the WAL.
     const checkpoints: Array<() => Promise<void>> = [];
-    const store = SqliteReadModelStore.open(file, { schedule: (task) => (checkpoints.push(task), () => undefined) });
+    const store = SqliteReadModelStore.open(file, { schedule: (task) => {
+        checkpoints.push(task);
+        return () => undefined;
+      },
+    });
     try {
       await store.createGeneration(articlesSchema, 1, 1, NOW);
       const target = { projection: articlesSchema.projection, generation: 1 };

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
+import type { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startService } from '../../src/service/service.ts';
 import { writeHistory } from '../support/synthetic-history.ts';

@@ -84,7 +84,15 @@ describe('OtherConnectionCommits: commits of other connections to a SQLite file'
 
   it('keeps one round of checks when onCommit stops and starts it again, so that stop() stops it', async () => {
     watch.stop();
-    watch = new OtherConnectionCommits(own, () => (reported++, watch.stop(), watch.start()), { activeMs: 2, idleMs: 2, activeForMs: 1_000 });
+    watch = new OtherConnectionCommits(
+      own,
+      () => {
+        reported++;
+        watch.stop();
+        watch.start();
+      },
+      { activeMs: 2, idleMs: 2, activeForMs: 1_000 },
+    );
     watch.start();
     other.prepare('INSERT INTO t VALUES (1)').run();
     await until(() => reported === 1);

@@ -44,7 +44,7 @@ export function conformanceSuite<T>(
   body: (api: { test: (title: string, fn: (this: Mocha.Context) => Promise<void>) => void; harness: () => AdapterHarness<T> }) => void,
 ): void {
   const title = isPending(harness) ? `${suiteTitle} [pending: ${harness.pending}]` : suiteTitle;
-  describe(title, function () {
+  describe(title, () => {
     if (!isPending(harness)) {
       before(async function () {
         this.timeout(180_000);

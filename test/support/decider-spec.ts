@@ -24,6 +24,7 @@ export function specify<State, Command, Event extends DomainEvent, Context>(deci
           return events;
         };
         return {
+          // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of the decider specification (as in Emmett); the object is never awaited, and awaiting it by mistake fails the assertion instead of passing silently.
           then(expected: readonly Event[]): Event[] {
             const events = run();
             expect(events).to.deep.equal(expected);

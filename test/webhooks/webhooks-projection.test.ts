@@ -24,9 +24,6 @@ const admin = { kind: 'user' as const, userId: 'u', tenantId: 't', role: 'tenant
 /** The webhooks read model, given events: who gets a delivery, with which payload fields, and how attempts and jobs end. */
 describe('webhooks projection', () => {
   let h: ReturnType<typeof projectionHarness>;
-  beforeEach(() => {
-    h = projectionHarness(webhooks, { start: '2026-11-22T12:00:00.000Z', batchSize: 3 });
-  });
   afterEach(async () => {
     await h.close();
   });
@@ -47,6 +44,7 @@ describe('webhooks projection', () => {
   };
 
   beforeEach(async () => {
+    h = projectionHarness(webhooks, { start: '2026-11-22T12:00:00.000Z', batchSize: 3 });
     await handleCommand(
       h.log,
       formSetStreamId(BLOG),
