@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './support/percentile.ts';
+import { listeningUrl } from './support/service-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({
@@ -74,20 +75,7 @@ const bootstrap = JSON.parse(
 ) as { projectId: string };
 const service = spawn(process.execPath, [...SERVICE], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
 children.push(service);
-const url = await new Promise<string>((resolve, reject) => {
-  let text = '';
-  const onData = (d: Buffer) => {
-    text += d.toString();
-    const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"annals listening"/.exec(text);
-    if (match) {
-      service.stdout!.off('data', onData);
-      service.stdout!.resume(); // request lines are read and dropped
-      resolve(match[1]!);
-    }
-  };
-  service.stdout!.on('data', onData);
-  service.on('exit', (code) => reject(new Error(`the service exited (${code}) before listening`)));
-});
+const url = await listeningUrl(service);
 
 async function signIn(): Promise<(method: string, route: string, body?: unknown) => Promise<Record<string, unknown>>> {
   const login = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });

@@ -40,7 +40,16 @@ export async function startDemoService(serviceRoot: string, env: Record<string, 
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   process.once('exit', () => child.kill('SIGKILL'));
-  const url = await new Promise<string>((resolve, reject) => {
+  const url = await listeningUrl(child);
+  return { url, child, publicPath: `/public/p/${demo.projectId}/v1` };
+}
+
+/**
+ * The URL a service started with its stdout piped (and LOG_LEVEL info) listens on, from its `annals listening`
+ * log line; its later lines (requests) are read and dropped. Rejects when it exits first.
+ */
+export function listeningUrl(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     let text = '';
     const onData = (d: Buffer) => {
       text += d.toString();
@@ -54,7 +63,6 @@ export async function startDemoService(serviceRoot: string, env: Record<string, 
     child.stdout!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`service exited (${code}) before listening`)));
   });
-  return { url, child, publicPath: `/public/p/${demo.projectId}/v1` };
 }
 
 /** Stops the service with SIGTERM and waits for it to exit. */
