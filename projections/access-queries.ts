@@ -5,8 +5,8 @@
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
 import type { AgentKeyDoc, DomainDoc, ProjectDoc, PublicKeyDoc, UserDoc } from './access.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** Listed at most by the tenant-wide lists (users, projects). */
 export const ACCESS_LIST_LIMIT = 1000;

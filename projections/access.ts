@@ -5,6 +5,7 @@ import type { AgentScope, UserRole } from '../src/domain/principal.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { personFromActor, type Person } from '../src/domain/access/people.ts';
 import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * Who may sign in and with what: tenants, projects (with every setting the console and the public side
@@ -127,7 +128,6 @@ export interface PublicKeyDoc {
   revokedAt: string | null;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const access = defineProjection({
   name: 'access',

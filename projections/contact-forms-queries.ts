@@ -5,8 +5,8 @@
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
 import type { ContactFormDoc, SubmissionDoc } from './contact-forms.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** Listed at most by a project's list of contact forms. */
 export const CONTACT_FORM_LIST_LIMIT = 1000;

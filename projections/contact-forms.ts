@@ -1,6 +1,7 @@
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { contactFormEvents, noticeJobId, type ContactFormEvent, type NoticeEvent, type NoticeKind, type SubmissionEvent } from '../src/domain/contact-form/contact-form-events.ts';
 import type { ContactFormSettings } from '../src/domain/contact-form/contact-form-settings.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * Contact forms, their submissions, and the notices (e-mails, chat posts) the submissions ask for.
@@ -69,7 +70,6 @@ export interface NoticeJobDoc {
   form: ContactFormSettings | null;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const contactForms = defineProjection({
   name: 'contact-forms',

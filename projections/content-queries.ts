@@ -5,8 +5,8 @@
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
 import type { EntryDoc, FormSetDoc, MasterDoc, RevisionDoc } from './content.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** Listed at most by a project's lists of form sets and of masters. */
 export const CONTENT_LIST_LIMIT = 1000;

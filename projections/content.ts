@@ -8,6 +8,7 @@ import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set
 import { orderedRecords, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
 import { masterEvents, type MasterEvent } from '../src/domain/content/master/master-events.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * Content as the admin API (and the public API) reads it: form sets, entries, their revisions with the
@@ -135,7 +136,6 @@ export interface MasterDoc {
   updatedAt: string;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const redirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
 

@@ -5,10 +5,9 @@
  * group, never per request.
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
-import type { Query } from '../src/read-models/read-model-store.ts';
+import type { Doc, Query } from '../src/read-models/read-model-store.ts';
 import type { AssetDoc, FolderDoc } from './media.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** Listed at most by a project's list of folders. */
 export const MAX_FOLDERS_LISTED = 1000;

@@ -2,6 +2,7 @@ import type { Asset, UploadSource } from '../src/domain/media/asset-decider.ts';
 import { mediaEvents, type MediaEvent } from '../src/domain/media/media-events.ts';
 import { mediaKindOf, type MediaKind } from '../src/domain/media/media-kind.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * Media assets as the admin list, the MCP tools and GET /media/{assetId} read them, and the purge work
@@ -43,7 +44,6 @@ export interface PurgeDoc {
   finishedAt: string | null;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const media = defineProjection({
   name: 'media',

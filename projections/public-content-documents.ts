@@ -121,7 +121,7 @@ export interface MasterViewDoc {
 }
 
 /** A document as the read model stores it: its fields and any others a store keeps. */
-export type Doc<T> = T & Record<string, unknown>;
+export type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * A document of `entry_views`. Versions 3 and 4 wrote the whole view beside its serialised parts, version 2

@@ -8,7 +8,7 @@
  * of one document by an index returns what find returns, an array of at most one, for the caller to take.
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
-import type { Query } from '../src/read-models/read-model-store.ts';
+import type { Doc, Query } from '../src/read-models/read-model-store.ts';
 import {
   entryViewId,
   slugRedirectId,
@@ -22,7 +22,6 @@ import {
   type SlugRedirectDoc,
 } from './public-content.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const PUBLIC_CONTENT = 'public-content';
 

@@ -5,8 +5,8 @@
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
 import type { PublicationIntervalDoc, SlugRedirectIntervalDoc } from './publication-history.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const PUBLICATION_HISTORY = 'publication-history';
 

@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import type { EntryEventOf } from '../src/domain/content/entry/entry-events.ts';
 import { entryEventInstantMs } from '../src/domain/content/entry/entry-instant.ts';
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * When each entry was live on the public API, and under which slug and revision: the publication intervals
@@ -86,7 +87,6 @@ interface EntryStateDoc {
   lastSaved?: { revisionId: string; streamRevision: number };
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const OPEN_INTERVAL_MS = Number.MAX_SAFE_INTEGER;
 

@@ -6,8 +6,8 @@
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
 import type { SealedChatWebhook } from '../src/domain/access/project-decider.ts';
 import { reviewQueue } from './review-queue.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** A document of `notice_projects`: the project's review chat webhook (sealed), or null. */
 export interface NoticeProjectDoc {

@@ -7,6 +7,7 @@ import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set
 import { defineProjection, type ProjectionView } from '../src/projection-engine/projection.ts';
 import { reviewNoticeEvents, reviewNoticeJobId, unreachableMailNotice, type ReviewNoticeChannel, type ReviewNoticeEvent, type ReviewNoticeKind } from '../src/domain/review-notice/review-notice-events.ts';
 import type { ApprovalPolicy, SealedChatWebhook } from '../src/domain/access/project-decider.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
 /**
  * The review desk's queue: every revision waiting for a reviewer (pending_review) or for its publish time
@@ -115,7 +116,6 @@ interface FormSetInfo {
   definition: Pick<FormSetDefinition, 'fields' | 'seoRoles' | 'widgetRoles'>;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 const FORM_SET_TYPES = new Set<string>(formSetEvents.map((d) => d.type));
 const NOTICE_TYPES: string[] = [...reviewNoticeEvents.map((d) => d.type), 'project.review-notice-chat-changed', 'project.approval-policy-changed'];

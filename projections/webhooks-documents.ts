@@ -89,7 +89,7 @@ export interface EntrySlugDoc {
 }
 
 /** A document as the read model stores it: its fields and any others a store keeps. */
-export type Doc<T> = T & Record<string, unknown>;
+export type { Doc } from '../src/read-models/read-model-store.ts';
 
 /** The error of an attempt still in progress when its job's next attempt starts or the job is abandoned (state interrupted). */
 export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped before the outcome was recorded; the receiver may have got this request';

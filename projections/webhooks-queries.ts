@@ -5,8 +5,8 @@
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
 import type { AttemptDoc, DeliveryDoc, WebhookDoc } from './webhooks.ts';
+import type { Doc } from '../src/read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const WEBHOOKS_PROJECTION = 'webhooks';
 

@@ -16,6 +16,8 @@ import { MAX_QUERY_TOKENS, MAX_TOKEN_LENGTH } from '../search/search-tokens.ts';
 import { valueAt } from './document-values.ts';
 
 export type Document = { [key: string]: unknown };
+/** A projection's document type as the store holds it: its declared fields, and whatever else a document carries. */
+export type Doc<T> = T & Document;
 
 export interface IndexSpec {
   /** Unique per collection: [a-z0-9_]. */

@@ -21,6 +21,7 @@ import type { MailMessage } from '../mail/mail-transport.ts';
 import { openReviewChatUrl } from './review-chat-url.ts';
 import { reviewQueueQueries, REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
+import type { Doc } from '../read-models/read-model-store.ts';
 
 export interface ReviewNoticeOutcome {
   outcome: 'sent' | 'skipped';
@@ -41,7 +42,6 @@ export interface ReviewNoticeOutboxDeps {
   consoleBase: () => string;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 type Actor = { type: string; id: string };
 
 /**

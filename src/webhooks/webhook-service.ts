@@ -19,6 +19,7 @@ import type { AttemptDoc, DeliveryDoc, DeliveryStatus, WebhookDoc } from '../../
 import { deliveryHeaders, secretContext, WEBHOOKS_PROJECTION } from './webhook-dispatcher.ts';
 import { webhookQueries, WEBHOOK_LISTS, type WebhookQueries } from '../../projections/webhooks-queries.ts';
 import { generateSigningSecret } from './webhook-signature.ts';
+import type { Doc } from '../read-models/read-model-store.ts';
 
 /** Webhooks per project. */
 export const MAX_WEBHOOKS_PER_PROJECT = 20;
@@ -78,7 +79,6 @@ export interface DeliveryView {
   attempts: AttemptView[];
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 /**
  * Webhooks (spec sections 2 and 6), for the admin API: tenant_admin sessions only (not part of any agent key

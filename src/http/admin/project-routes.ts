@@ -13,6 +13,7 @@ import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { approvalPolicyOf, type ProjectDoc } from '../../../projections/access.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
+import type { Doc } from '../../read-models/read-model-store.ts';
 
 /** The access read model's project document, with every setting these routes show. */
 type ProjectRecord = ProjectDoc;
@@ -40,7 +41,6 @@ interface UserRecord {
   invitationExpiresAt?: string | null;
 }
 
-type Doc<T> = T & Record<string, unknown>;
 
 const KEY_TYPES = ['agent', 'public'] as const;
 const AGENT_SCOPES = ['full', 'content', 'schema'] as const satisfies readonly AgentScope[];

@@ -15,10 +15,10 @@ import { entryJson, entryListRequest, entryListResponse, formSetSummary, singleE
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { previewRoute } from './preview-route.ts';
 import { seoRoutes } from './seo-routes.ts';
+import type { Doc } from '../../read-models/read-model-store.ts';
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_LENGTH } from './entry-reads.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 export const SLUG_PARAM_MAX = 200;
 

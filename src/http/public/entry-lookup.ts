@@ -5,8 +5,8 @@ import { PUBLIC_CONTENT, type PublicContentQueries } from '../../../projections/
 import { notFound, validationError } from '../errors/error-factory.ts';
 import type { PublicProject } from './public-context.ts';
 import type { QueryParams } from './query-params.ts';
+import type { Doc } from '../../read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** The requested locale (query parameter `locale`), checked against the project's content locales; the default locale when absent. */
 export function requestedLocale(params: QueryParams, target: PublicProject): string {

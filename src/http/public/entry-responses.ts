@@ -5,8 +5,8 @@ import { entryBySlug, entryNotFound, requestedLocale, type EntryLookup } from '.
 import type { PublicContentDeps } from './public-content-deps.ts';
 import type { PublicProject } from './public-context.ts';
 import { QueryParams } from './query-params.ts';
+import type { Doc } from '../../read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /**
  * The live entry a /form-sets/{formSetSlug}/entries/{entrySlug}[suffix] request names, with its form set,

@@ -9,13 +9,13 @@ import { isUuid } from '../../event-store/position.ts';
 import { notFound } from '../errors/error-factory.ts';
 import { setPublicProject } from './public-context.ts';
 import { noteQueryParamRead } from './query-params.ts';
+import type { Doc } from '../../read-models/read-model-store.ts';
 
 export const PINNED_BASE = '/public/p/:projectId/v1';
 export const HOST_BASE = '/public/v1';
 export const PUBLIC_KEY_HEADER = 'X-Service-Public-Api-Key';
 export const PUBLIC_KEY_QUERY = 'api_key';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /**
  * Resolves the project of a request on the project-pinned base (the path names it) or on the host-resolved

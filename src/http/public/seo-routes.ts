@@ -13,8 +13,8 @@ import type { PublicContentDeps } from './public-content-deps.ts';
 import { publicProjectOf, setCacheScopes, type PublicProject } from './public-context.ts';
 import { encodedOutput, SiteOutputCache } from './site-output-cache.ts';
 import { VARY_ENCODING_MIN_BYTES } from './public-http-manners.ts';
+import type { Doc } from '../../read-models/read-model-store.ts';
 
-type Doc<T> = T & Record<string, unknown>;
 
 /** What sitemaps are sent in to clients that take it (see below), best first. */
 const SITEMAP_ENCODINGS = ['br', 'gzip'] as const;
