@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { AdminFixture } from '../admin/support.ts';
+import { entryArgs } from '../support/child-process.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const PASSWORD = 'correct horse battery staple';
@@ -47,11 +48,11 @@ export async function failure(client: Client, name: string, args: Record<string,
 }
 
 /**
- * Spawns the stdio MCP server (through the package bin, or `node --import tsx src/mcp/main.ts`) and
+ * Spawns the stdio MCP server (through the package bin, or src/mcp/main.ts compiled, as child-process.ts runs entry points) and
  * connects the SDK's client to it. Only the given variables (and PATH/HOME) reach the process.
  */
 export async function spawnStdioClient(env: Record<string, string>, options: { viaBin?: boolean } = {}): Promise<{ client: Client; stderr: () => string }> {
-  const args = options.viaBin ? [path.join(ROOT, 'bin/annals-mcp.mjs')] : ['--import', 'tsx', path.join(ROOT, 'src/mcp/main.ts')];
+  const args = options.viaBin ? [path.join(ROOT, 'bin/annals-mcp.mjs')] : entryArgs('src/mcp/main.ts');
   const transport = new StdioClientTransport({ command: process.execPath, args, env, cwd: ROOT, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

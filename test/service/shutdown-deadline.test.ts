@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { shutdownOnSignals } from '../../src/service/shutdown.ts';
 import { captureLogger } from '../http/support.ts';
-import { runEntry } from '../support/child-process.ts';
+import { entryArgs, runEntry } from '../support/child-process.ts';
 import { freePort } from '../support/ports.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -87,7 +87,7 @@ describe('service: shutdown with a hard deadline', function () {
     async function start(): Promise<{ url: string; child: ChildProcess; exited: Promise<{ code: number | null; signal: string | null }> }> {
       const port = await freePort();
       const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      const child = spawn(process.execPath, entryArgs('src/main.ts'), {
         cwd: ROOT,
         env: { ...inherited, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '2000', SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS) },
         stdio: ['ignore', 'pipe', 'ignore'],

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { ensureCompiledBuild } from './compiled-build.ts';
 
 export interface Finished {
   code: number | null;
@@ -43,13 +44,26 @@ function finished(child: ChildProcess, what: string, timeoutMs: number): Promise
   });
 }
 
+/**
+ * Starts an entry point in a child process. The project's own (`src/main.ts`, `src/cli/main.ts`) run
+ * compiled, as `npm start` and the bins do, from a dist/ brought up to date with the sources first
+ * (compiled-build.ts): a start costs ~0.7 s less CPU than through tsx's loader, and the suite starts a few
+ * hundred. Test programs (under `test/`) run through tsx.
+ */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcess {
   const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+  return spawn(process.execPath, [...entryArgs(entry), ...args], {
     cwd: ROOT,
     env: { ...inherited, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** The node arguments that run an entry point: its compiled form for the project's sources, tsx for tests'. */
+export function entryArgs(entry: string): string[] {
+  if (!entry.startsWith('src/')) return ['--import', 'tsx', path.join(ROOT, entry)];
+  ensureCompiledBuild();
+  return [path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))];
 }
 
 /** A running service started as `npm start` would, on a free port. */

@@ -1,26 +1,97 @@
-import { execFile } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSC = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+const SOURCE_FOLDERS = ['src', 'projections'];
+const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
+const LOCK = path.join(ROOT, 'dist', '.test-build.lock');
+/** A build left by a worker that died mid-way is taken over after this long. */
+const STALE_LOCK_MS = 120_000;
 
-let building: Promise<void> | undefined;
+let fresh = false;
 
 /**
- * Compiles the sources into dist/ exactly as `npm run build` (and so `npm install`) does, once per test
- * run: the tests of `npm start`, the `annals` and `annals-mcp` bins and the Docker image's entry point then
- * run the compiled output of the sources under test, never a stale build.
+ * Makes sure dist/ holds the compiled form of the sources under test, compiling them exactly as
+ * `npm run build` (and so `npm install`) does when any source is newer than its output or has none: the
+ * tests of `npm start`, the bins and the Docker image's entry point, and every process the tests start from
+ * `src/` (see child-process.ts), then run the sources under test, never a stale build. Costs a few
+ * milliseconds when dist/ is current (CI's `npm ci` built it), one compile (~7 s) after an edit.
+ *
+ * Synchronous, so that spawning a process stays synchronous; mocha's parallel workers share dist/, so one
+ * compiles under a lock file while the others wait for it and look again.
  */
-export function compiledBuild(): Promise<void> {
-  building ??= promisify(execFile)(process.execPath, [TSC, '-p', 'tsconfig.build.json'], { cwd: ROOT }).then(
-    () => undefined,
-    (error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`npm run build failed: ${error.stdout ?? ''}${error.stderr ?? error.message}`);
-    },
-  );
-  return building;
+export function ensureCompiledBuild(): void {
+  if (fresh) return;
+  for (;;) {
+    if (!staleSources()) break;
+    if (takeLock()) {
+      try {
+        if (staleSources()) compile();
+      } finally {
+        fs.rmSync(LOCK, { force: true });
+      }
+      break;
+    }
+    waitForLock();
+  }
+  fresh = true;
+}
+
+/** The promise form, for `before()` hooks. */
+export async function compiledBuild(): Promise<void> {
+  ensureCompiledBuild();
+}
+
+function compile(): void {
+  try {
+    execFileSync(process.execPath, [TSC, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  } catch (error) {
+    const { stdout, stderr, message } = error as { stdout?: Buffer; stderr?: Buffer; message: string };
+    throw new Error(`npm run build failed: ${stdout?.toString() ?? ''}${stderr?.toString() || message}`);
+  }
+}
+
+/** True when a source (or a compiler configuration) is newer than its compiled output, or has none. */
+function staleSources(): boolean {
+  const configsChanged = Math.max(...CONFIGS.map((name) => fs.statSync(path.join(ROOT, name)).mtimeMs));
+  for (const folder of SOURCE_FOLDERS) {
+    for (const relative of fs.readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })) {
+      if (!relative.endsWith('.ts') || relative.endsWith('.d.ts')) continue;
+      const source = path.join(ROOT, folder, relative);
+      const output = path.join(ROOT, 'dist', folder, relative.replace(/\.ts$/, '.js'));
+      let built: number;
+      try {
+        built = fs.statSync(output).mtimeMs;
+      } catch {
+        return true;
+      }
+      if (built < fs.statSync(source).mtimeMs || built < configsChanged) return true;
+    }
+  }
+  return false;
+}
+
+function takeLock(): boolean {
+  fs.mkdirSync(path.dirname(LOCK), { recursive: true });
+  try {
+    fs.writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    try {
+      if (Date.now() - fs.statSync(LOCK).mtimeMs > STALE_LOCK_MS) fs.rmSync(LOCK, { force: true });
+    } catch {
+      // Gone between the two calls: the next round takes it.
+    }
+    return false;
+  }
+}
+
+function waitForLock(): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (fs.existsSync(LOCK)) Atomics.wait(pause, 0, 0, 100);
 }
 
 export const PROJECT_ROOT = ROOT;
