@@ -3,11 +3,7 @@ import { Readable } from 'node:stream';
 import type { Router } from '@koa/router';
 import { newRouter } from '../http/router.ts';
 import type { Context } from 'koa';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { sharedHelpCorpus } from '../help/load-help-corpus.ts';
 import type { HelpCorpus } from '../help/help-corpus.ts';
-import { AdminApiClient } from './admin-api-client.ts';
-import { createAnnalsMcpServer } from './annals-mcp-server.ts';
 import { loopbackSender } from './loopback-sender.ts';
 import { forbidden, methodNotAllowed } from '../http/errors/error-factory.ts';
 import type { ApiRegistry } from '../http/admin/api-registry.ts';
@@ -25,6 +21,13 @@ export interface McpRouteOptions {
 /** Room for the JSON-RPC envelope and the other arguments beside a base64 file. */
 const MESSAGE_OVERHEAD_BYTES = 1024 * 1024;
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The MCP SDK and the tool server (mcp-http-exchange.ts), loaded on the first MCP request rather than at every
+ * start: ~0.25 s of CPU that a service nobody calls over MCP would pay each time it starts.
+ */
+let exchangeModule: Promise<typeof import('./mcp-http-exchange.ts')> | undefined;
+const loadExchange = () => (exchangeModule ??= import('./mcp-http-exchange.ts'));
 
 /**
  * The MCP tool server over Streamable HTTP at /admin/v1/mcp (spec 4.4, issue 8 item 6), so an agent can
@@ -76,26 +79,22 @@ export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOpt
       const socket = ctx.req.socket;
       // The service's URL as the agent called it (Koa's ctx.origin is the Origin header).
       const serviceUrl = `${ctx.protocol}://${ctx.host}`;
-      const client = new AdminApiClient({
-        adminBase: `${serviceUrl}/admin`,
+      const { answerMcpRequest } = await loadExchange();
+      const response = await answerMcpRequest({
         agentKey: key,
+        serviceUrl,
         send: loopbackSender({ address: socket.localAddress!, port: socket.localPort! }, { host: ctx.host, protocol: ctx.protocol }, options.callTimeoutMs ?? 120_000),
+        maxRequestBodySize,
+        help: options.help,
+        request: toWebRequest(ctx),
       });
-      const server = createAnnalsMcpServer({ api: client, help: options.help ?? sharedHelpCorpus(), transport: 'http', serviceUrl });
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize });
-      await server.connect(transport);
-      try {
-        const response = await transport.handleRequest(toWebRequest(ctx));
-        ctx.status = response.status;
-        response.headers.forEach((value, name) => {
-          if (name !== 'content-length') ctx.set(name, value);
-        });
-        ctx.set('Cache-Control', 'no-store');
-        const body = Buffer.from(await response.arrayBuffer());
-        ctx.body = body.length > 0 ? body : '';
-      } finally {
-        await server.close();
-      }
+      ctx.status = response.status;
+      response.headers.forEach((value, name) => {
+        if (name !== 'content-length') ctx.set(name, value);
+      });
+      ctx.set('Cache-Control', 'no-store');
+      const body = Buffer.from(await response.arrayBuffer());
+      ctx.body = body.length > 0 ? body : '';
     },
   );
 

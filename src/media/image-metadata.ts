@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import type sharp from 'sharp';
+import { loadSharp } from './load-sharp.ts';
 import { MediaRejectedError } from './media-errors.ts';
 
 /** Image types sharp reads here (its prebuilt libvips): their size is recorded, and a file sharp cannot read is refused. */
@@ -22,7 +23,7 @@ export async function imageMetadata(file: string, mimeType: string): Promise<Ima
   if (!READABLE_IMAGES.has(mimeType)) return { width: null, height: null, animated: false };
   let metadata: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
   try {
-    metadata = await sharp(file).metadata();
+    metadata = await (await loadSharp())(file).metadata();
   } catch (error) {
     throw new MediaRejectedError(`The file looks like ${mimeType} but cannot be read as an image (${(error as Error).message}).`, 'Upload an intact file.');
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from './load-sharp.ts';
 import type { Logger } from 'pino';
 import { BlobStoreError, type BlobStore } from '../blobs/blob-store.ts';
 import { isWebpConvertible } from './image-metadata.ts';
@@ -73,6 +73,7 @@ export class WebpVariants {
       if (!original) return null;
       const file = path.join(this.deps.tempDir, `webp-${randomUUID()}`);
       try {
+        const sharp = await loadSharp();
         const converter = sharp({ failOn: 'error' }).rotate().webp({ quality: this.deps.quality ?? 80, effort: 4 });
         original.body.once('error', (error) => converter.destroy(error));
         original.body.pipe(converter);
