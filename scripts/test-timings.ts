@@ -22,7 +22,7 @@ const targets = positionals.length > 0 ? positionals.map((p) => (fs.existsSync(p
 const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'annals-test-timings-')), 'timings.jsonl');
 const started = performance.now();
 const run = spawnSync(process.execPath, ['node_modules/mocha/bin/mocha.js', '--parallel', '--jobs', values.jobs, '--reporter', 'dot', ...targets], {
-  stdio: ['ignore', values.json ? 'ignore' : 'inherit', 'inherit'],
+  stdio: ['ignore', values.json ? 2 : 'inherit', 'inherit'],
   env: { ...process.env, ANNALS_TEST_TIMINGS: out },
 });
 const wallMs = Math.round(performance.now() - started);
