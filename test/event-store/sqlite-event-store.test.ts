@@ -214,6 +214,28 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     }
   });
 
+
+  it('a live subscription delivers an append made while its consumer held the last message, not at its next poll', async () => {
+    // The poll is ten minutes away: only the append's wake-up can deliver in time. The wake-up comes while the
+    // subscription is not asleep (its consumer is busy with the message it was given), and must not be lost.
+    const store = SqliteEventStore.open(path.join(tempDir(), 'events.sqlite'), { pollIntervalMs: 600_000 });
+    await store.append('held', [event('first')], 'no_stream');
+    const subscription = store.subscribeToAll();
+    const iterator = subscription[Symbol.asyncIterator]();
+    try {
+      for (let message = await iterator.next(); message.value?.kind !== 'caught-up'; message = await iterator.next());
+      // The consumer, holding the caught-up message, appends before asking for the next one (as a projector
+      // folding a batch does while requests append).
+      await store.append('held', [event('second')], 0n);
+      const message = await Promise.race([iterator.next(), new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2_000))]);
+      expect(message, 'delivered at once, not at the next poll').to.not.equal('late');
+      const delivered = (message as IteratorResult<SubscriptionMessage>).value;
+      expect(delivered.kind === 'event' && delivered.event.type).to.equal('second');
+    } finally {
+      await subscription.stop();
+      await store.close();
+    }
+  });
   it('refuses a file that is not a SQLite database with a clear message, leaving it untouched', () => {
     const file = path.join(tempDir(), 'events.sqlite');
     const garbage = Buffer.from('this is not a database '.repeat(300));
