@@ -18,7 +18,14 @@
  * It prints per command its p50 and p99 latency, the cycles per second, the server's CPU per command and the
  * baseline's CPU per commit, and their ratio; per round the figures behind the medians.
  *
- *   npm run bench:writes -- [--rounds 5] [--seconds 10] [--clients 4] [--runtime tsx|compiled] [--json]
+ * With --profile DIR the service runs under `node --cpu-prof` (every thread) and, once it has stopped, the
+ * bench prints its CPU by stage (scripts/bench/support/profile-stages.ts), per command over every command the
+ * service answered (the warm-up's included; its start, ~2 s of CPU, lands mostly in "runtime"). A thread the
+ * service ends with terminate() (the SQLite writers, the log tree's) writes no profile: the table is then the
+ * main thread's, and the rest of the all-thread CPU from /proc is theirs. The profiler costs CPU of its own:
+ * compare the shares, and take the CPU per command from a run without it.
+ *
+ *   npm run bench:writes -- [--rounds 5] [--seconds 10] [--clients 4] [--runtime tsx|compiled] [--profile DIR] [--json]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +34,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './support/percentile.ts';
 import { listeningUrl } from './support/service-process.ts';
+import { formatStageTable, stagesOfProfiles } from './support/profile-stages.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({
@@ -35,6 +43,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     clients: { type: 'string', default: '4' },
     runtime: { type: 'string', default: 'tsx' },
+    profile: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -42,7 +51,7 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const clients = Number(values.clients);
 if (![rounds, seconds, clients].every((n) => Number.isInteger(n) && n >= 1) || (values.runtime !== 'compiled' && values.runtime !== 'tsx')) {
-  process.stderr.write('usage: npm run bench:writes -- [--rounds 5] [--seconds 10] [--clients 4] [--runtime tsx|compiled] [--json]\n');
+  process.stderr.write('usage: npm run bench:writes -- [--rounds 5] [--seconds 10] [--clients 4] [--runtime tsx|compiled] [--profile DIR] [--json]\n');
   process.exit(2);
 }
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -73,7 +82,9 @@ const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', L
 const bootstrap = JSON.parse(
   execFileSync(process.execPath, [...CLI, 'bootstrap', '--project', 'Bench', '--plan', 'business', '--admin-email', ADMIN.email, '--admin-password', ADMIN.password, '--locales', 'en', '--json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] }).toString(),
 ) as { projectId: string };
-const service = spawn(process.execPath, [...SERVICE], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const profileDir = values.profile === undefined ? undefined : path.resolve(values.profile);
+if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+const service = spawn(process.execPath, [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...SERVICE], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
 children.push(service);
 const url = await listeningUrl(service);
 
@@ -96,6 +107,8 @@ async function signIn(): Promise<(method: string, route: string, body?: unknown)
 const sessions = await Promise.all(Array.from({ length: clients }, () => signIn()));
 const formSet = await sessions[0]!('POST', '/form-sets', { slug: 'articles', name: 'Articles', fields: [{ key: 'title', type: 'text', label: 'Title' }, { key: 'body', type: 'textarea', label: 'Body' }] });
 let serial = 0;
+/** Every command the service answered, the warm-up's included (what a profile covers). */
+let commandsAnswered = 0;
 
 /** One client's publish cycles until `until`; each command's latency into `latencies`. */
 async function cycles(call: (typeof sessions)[number], until: number, latencies: Record<Command, number[]>): Promise<number> {
@@ -104,6 +117,7 @@ async function cycles(call: (typeof sessions)[number], until: number, latencies:
     const t = performance.now();
     const result = await run();
     latencies[command].push(performance.now() - t);
+    commandsAnswered++;
     return result;
   };
   while (performance.now() < until) {
@@ -220,4 +234,10 @@ try {
     service.kill('SIGTERM');
     await exited;
   }
+}
+if (profileDir) {
+  // Written by each thread as the service exits.
+  const table = stagesOfProfiles(profileDir);
+  say(`\nthe service's CPU by stage, from ${table.threads} thread profiles in ${profileDir} (${commandsAnswered} commands; idle ${(table.idleMs / 1000).toFixed(1)} s left out)`);
+  for (const line of formatStageTable(table, commandsAnswered)) say(line);
 }
