@@ -23,7 +23,8 @@ const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-co
  * protocol, which the page's CSP does not govern, so the CSP stays in force for the console's own scripts.
  */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
-  await page.evaluate(`${axeSource}\n;0`);
+  // axe-core's source is ~0.5 MB: evaluated once per document, not at every check of the same page.
+  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(`${axeSource}\n;0`);
   const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> };
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(
