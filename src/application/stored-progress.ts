@@ -36,9 +36,8 @@ export class StoredProgress {
   #active = new Map<string, GenerationRecord>();
   #read = false;
   readonly #waiters = new Set<Waiter>();
+  /** Woken by cues (a commit elsewhere, a new waiter); one that came since the last read began means read again without sleeping. */
   readonly #delay = new InterruptibleDelay();
-  /** A cue (a commit elsewhere, a new waiter) came since the last read began: read again without sleeping. */
-  #stale = false;
   #polling = false;
   /** Listening to the store's commit cues: always once started (cues), urgently while writes wait. */
   #unwatch: (() => void) | undefined;
@@ -102,7 +101,7 @@ export class StoredProgress {
     let sleepMs = this.cued ? this.#poll.cueBackstopMs : this.#poll.minMs;
     try {
       while (this.#waiters.size > 0) {
-        this.#stale = false;
+        this.#delay.forgetWake();
         try {
           await this.refresh();
         } catch (error) {
@@ -120,7 +119,7 @@ export class StoredProgress {
           answered = true;
         }
         if (this.#waiters.size === 0) return;
-        if (this.#stale) continue;
+        if (this.#delay.woken) continue;
         const nearest = Math.min(...[...this.#waiters].map((w) => w.deadline));
         await this.#delay.sleep(Math.min(sleepMs, Math.max(1, nearest - Date.now())));
         if (!answered) sleepMs = Math.min(sleepMs * 2, this.cued ? CUED_BACKSTOP_MAX_MS : this.#poll.maxMs);
@@ -133,8 +132,7 @@ export class StoredProgress {
   }
 
   #wake(): void {
-    this.#stale = true;
-    this.#delay.interrupt();
+    this.#delay.wake();
   }
 
   /** true when the waiter's projections have folded its positions, false when they will not in time, undefined to keep waiting. */

@@ -16,11 +16,10 @@ export class SqliteSubscription implements Subscription {
   readonly #snapshot: <T>(fn: () => T) => T;
   #stopped = false;
   /**
-   * An append was made since the last query. The wake-up it sends may come while this subscription is not
-   * asleep (its consumer is still busy with a message it was given); it must not be lost, or the event would
-   * wait for the next poll (250 ms by default: a write's read-your-writes wait, now and then).
+   * Woken by appends. An append's wake-up may come while this subscription is not asleep (its consumer is still
+   * busy with a message it was given): it is remembered (wake()), or the event would wait for the next poll
+   * (250 ms by default: a write's read-your-writes wait, now and then).
    */
-  #appended = false;
   readonly #delay = new InterruptibleDelay();
   readonly #unlisten: () => void;
 
@@ -48,10 +47,7 @@ export class SqliteSubscription implements Subscription {
     this.#head = db.prepare('SELECT max(position) AS head FROM events');
     // A read transaction gives the page and the head one consistent snapshot.
     this.#snapshot = <T>(fn: () => T) => db.transaction(fn).deferred() as T;
-    this.#unlisten = notifier.listen(() => {
-      this.#appended = true;
-      this.#delay.interrupt();
-    });
+    this.#unlisten = notifier.listen(() => this.#delay.wake());
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
@@ -59,7 +55,7 @@ export class SqliteSubscription implements Subscription {
     let caughtUpAt: bigint | null | undefined;
     try {
       while (!this.#stopped) {
-        this.#appended = false;
+        this.#delay.forgetWake();
         const { rows, head } = this.#snapshot(() => ({
           rows: this.#statement.all(...this.#params(this.after, page)),
           head: this.#head.get()?.head ?? null,
@@ -89,7 +85,7 @@ export class SqliteSubscription implements Subscription {
   }
 
   #waitForAppend(): Promise<void> {
-    return this.#stopped || this.#appended ? Promise.resolve() : this.#delay.sleep(this.options.pollIntervalMs);
+    return this.#stopped ? Promise.resolve() : this.#delay.sleep(this.options.pollIntervalMs);
   }
 
   async stop(): Promise<void> {
