@@ -22,11 +22,11 @@ export interface McpExchange {
 
 /**
  * Answers one stateless MCP request: a tool server for this caller, connected to a transport that answers with
- * JSON, closed afterwards. Only web-standard objects and the sender cross in and out, so that this module (and
+ * JSON, closed afterwards. Only web-standard objects, bytes and the sender cross in and out, so that this module (and
  * the MCP SDK under it) can be loaded on the first request (mcp-http-route.ts) without its caller sharing a
  * class or a module's state with it (a loader may give the two sides separate copies: tsx under mocha does).
  */
-export async function answerMcpRequest(exchange: McpExchange): Promise<Response> {
+export async function answerMcpRequest(exchange: McpExchange): Promise<{ status: number; headers: Headers; body: Buffer }> {
   const client = new AdminApiClient({
     adminBase: `${exchange.serviceUrl}/admin`,
     agentKey: exchange.agentKey,
@@ -38,7 +38,7 @@ export async function answerMcpRequest(exchange: McpExchange): Promise<Response>
   try {
     const response = await transport.handleRequest(exchange.request);
     // Read whole before the server closes: the answer is JSON, never a stream.
-    return new Response(await response.arrayBuffer(), { status: response.status, headers: response.headers });
+    return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
   } finally {
     await server.close();
   }

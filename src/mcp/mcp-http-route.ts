@@ -93,8 +93,7 @@ export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOpt
         if (name !== 'content-length') ctx.set(name, value);
       });
       ctx.set('Cache-Control', 'no-store');
-      const body = Buffer.from(await response.arrayBuffer());
-      ctx.body = body.length > 0 ? body : '';
+      ctx.body = response.body.length > 0 ? response.body : '';
     },
   );
 

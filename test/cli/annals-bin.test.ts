@@ -33,7 +33,7 @@ describe('annals: the operator CLI as a package bin, --json output for scripts',
   let ids: { tenantId: string; projectId: string };
 
   before(async () => {
-    await compiledBuild();
+    compiledBuild();
     dataDir = path.join(tempDir(), 'data');
   });
 

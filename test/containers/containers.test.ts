@@ -239,7 +239,7 @@ describe('Dockerfile: multi-stage, non-root, production dependencies only, HEALT
   });
 
   it('the runtime stage\'s files with production dependencies only run the service, the annals CLI and the help corpus', async () => {
-    await compiledBuild();
+    compiledBuild();
     // The image's /app: package.json, dist/, bin/, docs/help/ and the production dependency tree alone.
     const app = path.join(tempDir(), 'app');
     fs.mkdirSync(path.join(app, 'node_modules'), { recursive: true });

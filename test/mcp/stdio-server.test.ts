@@ -32,7 +32,7 @@ describe('MCP stdio server', function () {
 
   before(async () => {
     // The package bin runs the compiled build.
-    await compiledBuild();
+    compiledBuild();
     fake = await startFakeDeepL({ key: 'k-123' });
     // Business plan, content locales en (default) and ja; a translation provider on loopback.
     f = await startAdminFixture({ env: { TRANSLATION_API_URL: fake.url, TRANSLATION_API_KEY: 'k-123', OUTBOUND_ALLOWLIST: '127.0.0.1' } });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { ensureCompiledBuild } from './compiled-build.ts';
+import { compiledBuild } from './compiled-build.ts';
 
 export interface Finished {
   code: number | null;
@@ -62,7 +62,7 @@ export function spawnEntry(entry: string, args: string[], env: Record<string, st
 /** The node arguments that run an entry point: its compiled form for the project's sources, tsx for tests'. */
 export function entryArgs(entry: string): string[] {
   if (!entry.startsWith('src/')) return ['--import', 'tsx', path.join(ROOT, entry)];
-  ensureCompiledBuild();
+  compiledBuild();
   return [path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))];
 }
 

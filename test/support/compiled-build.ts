@@ -23,7 +23,7 @@ let fresh = false;
  * Synchronous, so that spawning a process stays synchronous; mocha's parallel workers share dist/, so one
  * compiles under a lock file while the others wait for it and look again.
  */
-export function ensureCompiledBuild(): void {
+export function compiledBuild(): void {
   if (fresh) return;
   for (;;) {
     if (!staleSources()) break;
@@ -38,11 +38,6 @@ export function ensureCompiledBuild(): void {
     waitForLock();
   }
   fresh = true;
-}
-
-/** The promise form, for `before()` hooks. */
-export async function compiledBuild(): Promise<void> {
-  ensureCompiledBuild();
 }
 
 function compile(): void {
