@@ -19,3 +19,11 @@ export const projections: readonly Projection[] = [auditTrail, access, content, 
  * page or command, yet folded every event and held ~10% of the read models' disk.
  */
 export const retiredProjections: readonly ReadModelSchema[] = [{ projection: 'stream-activity', collections: { streams: {} } }];
+
+/**
+ * The projections that fold events of this type: what a write of it waits for before its answer, so that every
+ * read model that shows the change shows it (read your writes), not only the one the route reads back.
+ */
+export function projectionsFolding(eventType: string): string[] {
+  return projections.filter((projection) => projection.filter?.eventTypes?.includes(eventType) ?? true).map((projection) => projection.name);
+}

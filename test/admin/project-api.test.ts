@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { until } from '../webhooks/support.ts';
 import { collect } from '../../src/event-store/event-store.ts';
 import type { BootstrapResult } from '../../src/application/access-service.ts';
-import { OPERATOR, startAdminFixture, type AdminFixture } from './support.ts';
+import { articleFormSet, OPERATOR, startAdminFixture, type AdminFixture } from './support.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -77,6 +77,31 @@ describe('admin API: project settings, console login, keys and members over HTTP
     expect(dropDefault.body.error.message).to.match(/default locale/);
     const restored = await asAdmin('PATCH', '/project/content-locales', { locales: ['en', 'ja'], defaultLocale: 'en' });
     expect(restored.body).to.deep.equal({ locales: ['en', 'ja'], defaultLocale: 'en' });
+  });
+
+  it('answers a locale change once the public API serves the new locale, however many live entries it re-shapes', async () => {
+    // With many live entries, the public read model's re-shaping takes longer than the project record's
+    // change: an answer given when only the record had it left the new locale's entries 404 for a moment.
+    const formSet = await asAdmin('POST', '/form-sets', { ...articleFormSet, slug: 'locale-change' });
+    expect(formSet.status, JSON.stringify(formSet.body)).to.equal(201);
+    const slugs = Array.from({ length: 80 }, (_, i) => `entry-${i}`);
+    for (const slug of slugs) {
+      const created = await asAdmin('POST', `/form-sets/${formSet.body.id}/entries`, { slug, fields: { title: { en: `Title ${slug}` } } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect((await asAdmin('POST', `/revisions/${created.body.revision.id}/submit`, {})).status).to.equal(200);
+      expect((await asAdmin('POST', `/revisions/${created.body.revision.id}/publish`, { revision: 1 })).status).to.equal(200);
+    }
+    const publicEntry = (slug: string, locale: string) => fetch(`${f.service.url}/public/p/${f.project.projectId}/v1/form-sets/locale-change/entries/${slug}?locale=${locale}`);
+    expect((await publicEntry('entry-0', 'de')).status).to.equal(400);
+
+    const patched = await asAdmin('PATCH', '/project/content-locales', { locales: ['en', 'ja', 'de'] });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    const statuses = await Promise.all(slugs.map(async (slug) => (await publicEntry(slug, 'de')).status));
+    expect(statuses.filter((status) => status !== 200), 'entries not served in the new locale right after the answer').to.deep.equal([]);
+
+    const restored = await asAdmin('PATCH', '/project/content-locales', { locales: ['en', 'ja'] });
+    expect(restored.status).to.equal(200);
+    expect((await publicEntry('entry-0', 'de')).status).to.equal(400);
   });
 
   it('serves the login branding without credentials once the appearance is updated', async () => {

@@ -13,6 +13,7 @@ import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { approvalPolicyOf, type ProjectDoc } from '../../../projections/access.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
+import { projectionsFolding } from '../../../projections/index.ts';
 import type { Doc } from '../../read-models/read-model-store.ts';
 
 /** The access read model's project document, with every setting these routes show. */
@@ -216,7 +217,8 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const caller = principalOf(ctx);
     const projectId = projectOf(ctx).projectId;
     const result = await access.patchContentLocales(caller, projectId, body);
-    wrote(ctx, result.position, ['access']);
+    // The public API re-shapes every live entry for the new locales: answered once it serves them.
+    wrote(ctx, result.position, projectionsFolding('project.content-locales-changed'));
     ctx.body = result.contentLocales;
   });
 
@@ -247,7 +249,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
   api.add(router, { method: 'put', path: '/project/approval-policy', operationId: 'setApprovalPolicy', permission: 'approval-policy.change', summary: 'Turn humanApproval and fourEyes on or off (absent: unchanged; tenant_admin session only: agent keys are refused); every change is in the audit log', tag: 'Project', body: approvalPolicyBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The approval policy after the change', schema: approvalPolicySchema } }, errors: {} }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     const result = await access.setApprovalPolicy(caller, projectOf(ctx).projectId, body);
-    wrote(ctx, result.position, ['access']);
+    wrote(ctx, result.position, projectionsFolding('project.approval-policy-changed'));
     ctx.body = result.value;
   });
 

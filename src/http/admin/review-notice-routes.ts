@@ -8,6 +8,7 @@ import { forbidden, notFound } from '../errors/error-factory.ts';
 import { type ApiRegistry, wrote } from './api-registry.ts';
 import { type AdminDeps, principalOf, projectOf } from './admin-context.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
+import { projectionsFolding } from '../../../projections/index.ts';
 
 const preferencesSchema = z.object({
   reviewNotices: z.boolean().describe('E-mails about the review workflow: revisions submitted (tenant_admins), and the outcome of your own revisions. On unless turned off.'),
@@ -60,7 +61,7 @@ export function reviewNoticeRoutes(deps: AdminDeps, api: ApiRegistry, contact: C
     const url = body.chatWebhookUrl === null || body.chatWebhookUrl.trim() === '' ? null : body.chatWebhookUrl;
     if (url !== null && !contact) throw notFound('Chat notices are not available in this process.');
     const result = await access.setReviewNoticeChat(caller, projectId, url === null ? null : sealReviewChatUrl(contact!.secrets, projectId, url));
-    wrote(ctx, result.position, ['access']);
+    wrote(ctx, result.position, projectionsFolding('project.review-notice-chat-changed'));
     ctx.body = { chatWebhookUrl: result.value };
   });
 
