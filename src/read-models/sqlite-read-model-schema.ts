@@ -77,15 +77,18 @@ CREATE INDEX IF NOT EXISTS counted_changes_by_commit ON counted_changes (n);
  * writes: losing the last commits to a power failure only means folding those events again.
  * The WAL is copied into the file by the checkpointing thread (WalCheckpointer); SQLite's own checkpoint,
  * which runs in the commit that passes its threshold (on the writer thread), is the backstop.
- * Reads through a memory map and a 64 MiB page cache: public reads are index lookups of small pages, which
- * would otherwise each cost a read() of the file. 8 KiB pages (new files): documents of 2-3 KB (entry views)
- * fill them three to a page where 4 KiB pages hold one, half empty (15% smaller on the bench's content).
+ * Reads through a 64 MiB page cache, not a memory map: a connection with a map unmaps it whenever another
+ * connection has committed (here: every commit of the writer thread, a dozen per write), and its next read
+ * maps and faults the pages in again: the first document read of a turn after a commit cost ~180 µs instead
+ * of ~25 µs (scripts/bench, 2026-12-07), a write's projections ~0.3 ms of CPU, and reads during 20 publishes
+ * a second 15-80% more CPU each; with no writes at all the map saved ~10 µs of a single-entry read.
+ * 8 KiB pages (new files): documents of 2-3 KB (entry views) fill them three to a page where 4 KiB pages hold
+ * one, half empty (15% smaller on the bench's content).
  */
 export const CONNECTION = {
   purpose: 'read models',
   durability: 'normal',
   walAutocheckpointPages: READ_MODELS_BACKSTOP_CHECKPOINT_PAGES,
-  mmapBytes: 1024 ** 3,
   cacheKiB: 65_536,
   incrementalVacuum: true,
   pageBytes: 8192,

@@ -102,9 +102,9 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   private constructor(db: Database.Database, file: string, options: SqliteReadModelStoreOptions) {
     this.#inlineBulkCommits = options.inlineBulkCommits ?? true;
-    // The thread reads the pages it changes through its page cache, without a memory map of its own: a second
-    // map of the file counted its pages in the process's resident memory again (~250 MiB more at 10,000 entries).
-    this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas({ ...CONNECTION, mmapBytes: 0 }), busyTimeoutMs: BUSY_TIMEOUT_MS });
+    // The thread's connection is set as this one (CONNECTION: no memory map; a map on the thread also counted the
+    // file's pages in the process's resident memory a second time, ~250 MiB more at 10,000 entries).
+    this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS });
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: READ_MODELS_WAL_CUT_BACK_BYTES });
     db.exec(SCHEMA);
     this.#conn = new LoopConnection(db);
