@@ -8,7 +8,7 @@ import { type SqliteWriterThread, WriterRequestError, WriterThreadError } from '
 import type { AppendResult, ExpectedRevision, NewEvent } from './event-store.ts';
 import { InvalidEventError, UnavailableError, WrongExpectedVersionError } from './errors.ts';
 import { isUuid } from './position.ts';
-import type { SerialisedEvent, StreamRow } from './sqlite-event-rows.ts';
+import { appendedRows, type EventRow, type EventTexts, type SerialisedEvent, type StreamRow } from './sqlite-event-rows.ts';
 
 /** What the writer thread is asked to append: the appends of one group commit. */
 export type AppendRequest = ReadonlyArray<{ streamId: string; events: readonly SerialisedEvent[]; expected: ExpectedRevision }>;
@@ -64,6 +64,7 @@ export const APPEND_HANDLER = `(db) => {
 interface PendingAppend {
   streamId: string;
   events: readonly SerialisedEvent[];
+  texts: readonly EventTexts[];
   expected: ExpectedRevision;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
@@ -73,23 +74,23 @@ interface PendingAppend {
 export class GroupCommit {
   /** Where appends are committed: off the event loop (see APPEND_HANDLER). */
   readonly #writer: SqliteWriterThread<AppendRequest, AppendOutcome[]>;
-  /** Told once a group committed at least one append (before the appends resolve). */
-  readonly #onAppended: () => void;
+  /** Given the rows of a group that committed at least one append, in position order (before the appends resolve). */
+  readonly #onAppended: (rows: EventRow[]) => void;
   /** Appends waiting for the next group commit (see append). */
   #pending: PendingAppend[] = [];
   #flushScheduled = false;
   /** The group commit on the writer thread, if any: one at a time, so that appends meanwhile form the next group. */
   #committing: Promise<void> | undefined;
 
-  constructor(writer: SqliteWriterThread<AppendRequest, AppendOutcome[]>, onAppended: () => void) {
+  constructor(writer: SqliteWriterThread<AppendRequest, AppendOutcome[]>, onAppended: (rows: EventRow[]) => void) {
     this.#writer = writer;
     this.#onAppended = onAppended;
   }
 
   /** An append (checked and serialised) for the next group commit; resolves once the group has committed. */
-  add(streamId: string, events: readonly SerialisedEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  add(streamId: string, events: readonly SerialisedEvent[], texts: readonly EventTexts[], expected: ExpectedRevision): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
-      this.#pending.push({ streamId, events, expected, resolve, reject });
+      this.#pending.push({ streamId, events, texts, expected, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.flush());
@@ -120,13 +121,23 @@ export class GroupCommit {
       for (const append of group) append.reject(reason);
       return;
     }
-    if (outcomes.some((outcome) => 'appended' in outcome)) this.#onAppended();
+    // Appends commit in the group's order, each after the one before: their rows are in position order.
+    const rows = group.flatMap((append, i) => {
+      const outcome = outcomes[i]!;
+      return 'appended' in outcome ? appendedRows(append.streamId, append.events, append.texts, outcome.appended) : [];
+    });
+    if (rows.length > 0) this.#onAppended(rows);
     group.forEach((append, i) => {
       const outcome = outcomes[i]!;
       if ('appended' in outcome) append.resolve(outcome.appended);
       else if ('refused' in outcome) append.reject(new WrongExpectedVersionError(append.streamId, append.expected, outcome.refused));
       else append.reject(new WriterRequestError(outcome.failed.message, outcome.failed.code));
     });
+  }
+
+  /** Whether a group commit is on the writer thread: it may have committed without onAppended having been called yet. */
+  get committing(): boolean {
+    return this.#committing !== undefined;
   }
 
   /** Resolves once no group commit is running (those already asked for made, or refused). */

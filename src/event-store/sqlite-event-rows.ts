@@ -48,8 +48,17 @@ export interface SerialisedEvent {
 /** Frames are written and read on this thread: zstd's contexts are reused, one per process. */
 const frames = new EventFrames();
 
-/** The append's events as stored, within MAX_APPEND_BYTES (their JSON texts, before compression: the same limit on every adapter). */
-export function serialiseAppend(streamId: string, events: readonly NewEvent[]): SerialisedEvent[] {
+/** An event's data and metadata as JSON text, as its frame holds them. */
+export interface EventTexts {
+  data: string;
+  metadata: string;
+}
+
+/**
+ * The append's events as stored, within MAX_APPEND_BYTES (their JSON texts, before compression: the same limit
+ * on every adapter), and their texts (for the rows this process's subscriptions are given, see appendedRows).
+ */
+export function serialiseAppend(streamId: string, events: readonly NewEvent[]): { serialised: SerialisedEvent[]; texts: EventTexts[] } {
   let bytes = 0;
   const texts = events.map((event) => {
     const data = serialise(event, 'data');
@@ -58,7 +67,17 @@ export function serialiseAppend(streamId: string, events: readonly NewEvent[]): 
     return { data, metadata };
   });
   assertAppendSize(streamId, bytes);
-  return events.map((event, i) => ({ id: event.id, type: event.type, frame: frames.write(texts[i]!.data, texts[i]!.metadata) }));
+  return { serialised: events.map((event, i) => ({ id: event.id, type: event.type, frame: frames.write(texts[i]!.data, texts[i]!.metadata) })), texts };
+}
+
+/**
+ * The rows of an append once committed, as a read of the events table would give them, with the texts in place
+ * of the frame (as rows written before frames hold them: toRecorded reads both): an append's events take
+ * consecutive positions and revisions up to the last ones its result gives.
+ */
+export function appendedRows(streamId: string, events: readonly SerialisedEvent[], texts: readonly EventTexts[], result: { position: bigint; nextExpectedRevision: bigint }): EventRow[] {
+  const first = BigInt(events.length - 1);
+  return events.map((event, i) => [result.position - first + BigInt(i), streamId, result.nextExpectedRevision - first + BigInt(i), event.id, event.type, texts[i]!.data, texts[i]!.metadata]);
 }
 
 function serialise(event: NewEvent, part: 'data' | 'metadata'): string {

@@ -17,7 +17,7 @@ import { StreamNotFoundError, UnavailableError } from './errors.ts';
 import { AppendNotifier } from './append-notifier.ts';
 import { OtherConnectionCommits } from '../sqlite/other-connection-commits.ts';
 import { APPEND_HANDLER, GroupCommit, checkExpectation, currentRevision, validateAppend, type AppendOutcome, type AppendRequest } from './sqlite-event-appends.ts';
-import { EVENT_COLUMNS, SCHEMA, serialiseAppend, toRecorded, type EventRow, type SerialisedEvent, type StreamRow } from './sqlite-event-rows.ts';
+import { EVENT_COLUMNS, SCHEMA, serialiseAppend, toRecorded, type EventRow, type EventTexts, type SerialisedEvent, type StreamRow } from './sqlite-event-rows.ts';
 import { SqliteSubscription } from './sqlite-subscription.ts';
 
 export interface SqliteEventStoreOptions {
@@ -85,7 +85,8 @@ export class SqliteEventStore implements EventStore {
     this.#notifier = AppendNotifier.for(file);
     this.#writer = new SqliteWriterThread(file, { pragmas: connectionPragmas(EVENT_LOG_CONNECTION), busyTimeoutMs: BUSY_TIMEOUT_MS, handler: APPEND_HANDLER });
     this.#checkpointer = new WalCheckpointer(file, { schedule: options.schedule, cutBackBytes: EVENT_LOG_WAL_CUT_BACK_BYTES });
-    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: options.otherProcessActiveCheckMs ?? 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 });
+    // A change seen while a group commit is on the writer thread may be that commit: it is told with its rows.
+    this.#otherProcessAppends = new OtherConnectionCommits(db, () => this.#notifier.notify(), { activeMs: options.otherProcessActiveCheckMs ?? 2, idleMs: options.otherProcessCheckMs ?? 10, activeForMs: 1_000 }, () => this.#groupCommit.committing);
     const s = {
       stream: db.prepare<[string], StreamRow>('SELECT last_revision, deleted_before FROM streams WHERE stream_id = ?'),
       deleteStream: db.prepare<[bigint, string], never>('UPDATE streams SET deleted_before = ? WHERE stream_id = ?'),
@@ -101,10 +102,12 @@ export class SqliteEventStore implements EventStore {
       head: db.prepare<[], { head: bigint | null }>('SELECT max(position) AS head FROM events'),
     };
     this.#statements = s;
-    this.#groupCommit = new GroupCommit(this.#writer, () => {
-      // This process's subscriptions are woken here: the appends need not be noticed as another connection's.
+    this.#groupCommit = new GroupCommit(this.#writer, (rows) => {
+      // This process's subscriptions are given the rows here: the appends need not be noticed as another
+      // connection's. Unless another process appended after them before this: then they are told to query.
       this.#otherProcessAppends.seen();
-      this.#notifier.notify();
+      const head = this.#statements.head.get()?.head ?? null;
+      this.#notifier.notify(head === rows.at(-1)![0] ? rows : undefined);
       this.#checkpointer.wrote();
     });
   }
@@ -117,15 +120,15 @@ export class SqliteEventStore implements EventStore {
    * transaction holding it is committed (synchronous=FULL).
    */
   append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    let serialised: SerialisedEvent[];
+    let stored: { serialised: SerialisedEvent[]; texts: EventTexts[] };
     try {
       this.#assertOpen();
       validateAppend(streamId, events);
-      serialised = serialiseAppend(streamId, events);
+      stored = serialiseAppend(streamId, events);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#groupCommit.add(streamId, serialised, expectedRevision);
+    return this.#groupCommit.add(streamId, stored.serialised, stored.texts, expectedRevision);
   }
 
   async *readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {

@@ -22,6 +22,15 @@ export class SqliteSubscription implements Subscription {
    */
   readonly #delay = new InterruptibleDelay();
   readonly #unlisten: () => void;
+  /**
+   * The rows of this process's appends since the subscription last read (AppendNotifier), in position order:
+   * when they follow on from `after`, the subscription takes them instead of querying the log (one query per
+   * projection per append was ~0.4 ms of a command's CPU). Bounded: beyond pageSize rows it queries instead.
+   */
+  #appended: EventRow[] = [];
+  /** The log must be queried, not only the rows appended here read: at the start, after another process's append or a poll. */
+  #mustQuery = true;
+  readonly #matches: (row: EventRow) => boolean;
 
   constructor(
     db: Database.Database,
@@ -47,7 +56,28 @@ export class SqliteSubscription implements Subscription {
     this.#head = db.prepare('SELECT max(position) AS head FROM events');
     // A read transaction gives the page and the head one consistent snapshot.
     this.#snapshot = <T>(fn: () => T) => db.transaction(fn).deferred() as T;
-    this.#unlisten = notifier.listen(() => this.#delay.wake());
+    this.#matches = matcher(filter);
+    this.#unlisten = notifier.listen((rows) => this.#onAppend(rows));
+  }
+
+  #onAppend(rows: readonly EventRow[] | undefined): void {
+    if (rows === undefined || this.#appended.length + rows.length > this.options.pageSize) {
+      this.#appended = [];
+      this.#mustQuery = true;
+    } else {
+      this.#appended.push(...rows);
+    }
+    this.#delay.wake();
+  }
+
+  /** The rows appended here that follow on from `after`, taken; undefined when there are none, or a gap before them. */
+  #takeAppended(): EventRow[] | undefined {
+    const rows = this.#appended;
+    this.#appended = [];
+    let first = 0;
+    while (first < rows.length && rows[first]![0] <= this.after) first++;
+    if (first === rows.length || rows[first]![0] !== this.after + 1n) return undefined;
+    return first === 0 ? rows : rows.slice(first);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
@@ -56,6 +86,21 @@ export class SqliteSubscription implements Subscription {
     try {
       while (!this.#stopped) {
         this.#delay.forgetWake();
+        const appended = this.#mustQuery ? undefined : this.#takeAppended();
+        if (appended) {
+          for (const row of appended) {
+            if (this.#stopped) return;
+            this.after = row[0];
+            if (this.#matches(row)) yield { kind: 'event', event: toRecorded(row) };
+          }
+          if (caughtUpAt !== this.after) {
+            caughtUpAt = this.after;
+            yield { kind: 'caught-up', position: this.after };
+          }
+          await this.#waitForAppend();
+          continue;
+        }
+        this.#mustQuery = false;
         const { rows, head } = this.#snapshot(() => ({
           rows: this.#statement.all(...this.#params(this.after, page)),
           head: this.#head.get()?.head ?? null,
@@ -84,8 +129,11 @@ export class SqliteSubscription implements Subscription {
     }
   }
 
-  #waitForAppend(): Promise<void> {
-    return this.#stopped ? Promise.resolve() : this.#delay.sleep(this.options.pollIntervalMs);
+  async #waitForAppend(): Promise<void> {
+    if (this.#stopped) return;
+    await this.#delay.sleep(this.options.pollIntervalMs);
+    // Woken by nothing appended here: the poll, or another process's append (#onAppend set #mustQuery).
+    if (this.#appended.length === 0) this.#mustQuery = true;
   }
 
   async stop(): Promise<void> {
@@ -95,6 +143,13 @@ export class SqliteSubscription implements Subscription {
     this.#delay.interrupt();
     this.options.onStop(this);
   }
+}
+
+/** Whether a row passes the filter, as the query's WHERE decides (substr by code points is a string prefix). */
+function matcher(filter: SubscriptionFilter): (row: EventRow) => boolean {
+  const types = filter.eventTypes ? new Set(filter.eventTypes) : undefined;
+  const prefixes = filter.streamPrefixes;
+  return (row) => (!types || types.has(row[4])) && (!prefixes || prefixes.some((prefix) => row[1].startsWith(prefix)));
 }
 
 function yieldToEventLoop(): Promise<void> {

@@ -27,10 +27,16 @@ export class OtherConnectionCommits {
   /** Callers in a hurry (a write waiting for another process's commit): checks every urgentMs meanwhile. */
   #hurried = 0;
 
+  /**
+   * @param ownCommitInFlight whether a commit of the caller's own other connection (a writer thread's) may have
+   *   landed without the caller having been told yet: a change seen meanwhile may be that one, and is left for
+   *   the caller's seen() (checks resume once nothing is in flight).
+   */
   constructor(
     db: Database.Database,
     private readonly onCommit: () => void,
     private readonly intervals: CheckIntervals,
+    private readonly ownCommitInFlight: () => boolean = () => false,
   ) {
     this.#dataVersion = db.prepare<[], number | bigint>('PRAGMA data_version').pluck();
   }
@@ -82,6 +88,10 @@ export class OtherConnectionCommits {
 
   #check(): void {
     const run = this.#timer;
+    if (this.ownCommitInFlight()) {
+      this.#schedule();
+      return;
+    }
     const version = this.#read();
     if (version !== undefined && version !== this.#last) {
       this.#last = version;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
-import { collect, MAX_APPEND_BYTES, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
+import { collect, MAX_APPEND_BYTES, type RecordedEvent, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
@@ -236,6 +236,93 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
       await store.close();
     }
   });
+  it("live subscriptions take this process's appends as committed and query for the rest: what a read gives, in order, none twice, whatever the filter", async function () {
+    this.timeout(60_000);
+    // The poll is ten minutes away: only wake-ups deliver. The script mixes what a subscription takes from the
+    // appends it is told of (single appends, group commits with a refused append among them) with what it must
+    // query for: another connection's commits between two of this process's, and an append of more rows than a
+    // page (the subscription keeps at most a page of them).
+    const file = path.join(tempDir(), 'events.sqlite');
+    const store = SqliteEventStore.open(file, { pollIntervalMs: 600_000, pageSize: 8 });
+    const filters = [{}, { eventTypes: ['b', 'c'] }, { streamPrefixes: ['s-1', 'ü'] }];
+    const subscriptions = filters.map((filter) => store.subscribeToAll({ filter }));
+    const seen = subscriptions.map(() => [] as unknown[]);
+    const asRead = (e: RecordedEvent) => ({ position: e.position, streamId: e.streamId, revision: e.revision, id: e.id, type: e.type, data: e.data, metadata: e.metadata });
+    const consuming = subscriptions.map(async (subscription, i) => {
+      for await (const message of subscription) if (message.kind === 'event') seen[i]!.push(asRead(message.event));
+    });
+    try {
+      let other = 0;
+      for (let round = 0; round < 40; round++) {
+        const type = ['a', 'b', 'c'][round % 3]!;
+        if (round % 5 === 0) {
+          const group = await Promise.allSettled([
+            store.append(`s-${round % 4}`, [event(type, { round }), event('b', { round, second: true })], 'any'),
+            store.append(`s-${round % 4}`, [event('refused', { round })], 'no_stream'),
+            store.append('ü-mine', [event('c', { text: 'ü ✓', round })], 'any'),
+          ]);
+          expect(group.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+        } else if (round % 7 === 0) {
+          insertPlainEvents(file, [{ streamId: 'ü-other', revision: other++, id: randomUUID(), type, data: { round, by: 'another connection' }, metadata: event(type).metadata }]);
+          await store.append(`s-${round % 4}`, [event(type, { round, after: 'another connection' })], 'any');
+        } else if (round % 11 === 0) {
+          await store.append(`s-1-big`, Array.from({ length: 20 }, (_, i) => event(['a', 'b', 'c'][i % 3]!, { round, i })), 'any');
+        } else {
+          await store.append(`s-${round % 4}`, [event(type, { round })], 'any');
+        }
+        if (round % 3 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const all = (await collect(store.readAll())).map(asRead) as Array<ReturnType<typeof asRead>>;
+      const expected = [
+        all,
+        all.filter((e) => e.type === 'b' || e.type === 'c'),
+        all.filter((e) => e.streamId.startsWith('s-1') || e.streamId.startsWith('ü')),
+      ];
+      expect(all.filter((e) => e.streamId === 'ü-other')).to.have.length(other);
+      const deadline = Date.now() + 10_000;
+      while (seen.some((s, i) => s.length < expected[i]!.length) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (const [i, filter] of filters.entries()) expect(seen[i], `filter ${JSON.stringify(filter)}`).to.deep.equal(expected[i]);
+    } finally {
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      await Promise.all(consuming);
+      await store.close();
+    }
+  });
+
+  it("a live subscription delivers another process's append that lands between this process's commit and its word of it, not at the next poll", async () => {
+    const file = path.join(tempDir(), 'events.sqlite');
+    const store = SqliteEventStore.open(file, { pollIntervalMs: 600_000 });
+    await store.append('mine', [event('first')], 'no_stream');
+    const subscription = store.subscribeToAll();
+    const iterator = subscription[Symbol.asyncIterator]();
+    const other = new Database(file);
+    try {
+      for (let message = await iterator.next(); message.value?.kind !== 'caught-up'; message = await iterator.next());
+      const appended = store.append('mine', [event('second')], 0n);
+      // The group commit goes to the writer thread at the next turn; this one then holds the event loop until
+      // the commit is in the file and another connection has committed after it, so the thread's word comes last.
+      await new Promise((resolve) => setImmediate(resolve));
+      const head = other.prepare('SELECT max(position) FROM events').pluck();
+      const deadline = Date.now() + 10_000;
+      while (head.get() !== 2 && Date.now() < deadline);
+      expect(head.get()).to.equal(2);
+      insertPlainEvents(file, [{ streamId: 'theirs', revision: 0, id: randomUUID(), type: 'theirs', data: {}, metadata: event('theirs').metadata }]);
+      await appended;
+      const types: string[] = [];
+      const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 3_000));
+      while (types.length < 2) {
+        const message = await Promise.race([iterator.next(), late]);
+        if (message === 'late') break;
+        if (message.value?.kind === 'event') types.push(message.value.event.type);
+      }
+      expect(types, 'delivered at once, not at the next poll').to.deep.equal(['second', 'theirs']);
+    } finally {
+      other.close();
+      await subscription.stop();
+      await store.close();
+    }
+  });
+
   it('refuses a file that is not a SQLite database with a clear message, leaving it untouched', () => {
     const file = path.join(tempDir(), 'events.sqlite');
     const garbage = Buffer.from('this is not a database '.repeat(300));
