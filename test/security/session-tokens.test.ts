@@ -63,6 +63,18 @@ describe('session tokens', () => {
       await expectFailure(tokens.verifySession(token), 'expired');
     });
 
+    it('checks a token it verified before again at each use: its expiry by the clock, and for the audience asked', async () => {
+      const { token } = await tokens.issueSession(USER);
+      for (let i = 0; i < 3; i++) expect((await tokens.verifySession(token)).userId).to.equal(USER.userId);
+      await expectFailure(tokens.verifyPreview(token), 'invalid');
+      expect((await tokens.verifySession(token)).sessionId).to.be.a('string');
+      clock.advance(SESSION_TTL_SECONDS * 1000);
+      await expectFailure(tokens.verifySession(token), 'expired');
+      clock.set(new Date('2026-03-01T09:00:00.000Z'));
+      // Forgotten once found expired, and verified afresh (a clock set back, as in this test).
+      expect((await tokens.verifySession(token)).userId).to.equal(USER.userId);
+    });
+
     it('honours a configured lifetime', async () => {
       const short = new SessionTokens({ secret: SECRET, clock, sessionTtlSeconds: 60 });
       const { token } = await short.issueSession(USER);
