@@ -4,8 +4,15 @@ import { Worker } from 'node:worker_threads';
 /** Runs `task` after `ms` milliseconds; the returned function cancels it. Injected by tests, which await the task. */
 export type Schedule = (task: () => Promise<void>, ms: number) => () => void;
 
-/** How soon after a write its WAL frames are copied into the file, so that reads skip the WAL again. */
-const CHECKPOINT_DELAY_MS = 1_000;
+/**
+ * How soon after a write its WAL frames are copied into the file, so that reads skip the WAL again. Short, so
+ * that each checkpoint's sync of the file is short: the sync holds up the log's appends and the read models'
+ * commits on the same disk meanwhile (on ext4, writes that touch the file's size or times wait for the journal
+ * commit the sync makes). At one a second the read models' checkpoint took 110-120 ms under bench:writes' load
+ * and an append 95-110 ms beside it, every command's p99 84-147 ms; at one per 100 ms, p99 36-66 ms, with no
+ * more CPU per command (4.9-6.2 ms against 6.1-6.2; 2026-12-07, docs/benchmark-log.md).
+ */
+export const CHECKPOINT_DELAY_MS = 100;
 
 /**
  * SQLite's own checkpoint (wal_autocheckpoint) runs in the commit after which the WAL holds this many pages,
@@ -55,7 +62,7 @@ parentPort.on('message', (message) => {
   }
   try {
     const [state] = db.pragma('wal_checkpoint(PASSIVE)');
-    // A large WAL copied whole after a second without writes (the burst that grew it is over): cut it back to
+    // A large WAL copied whole after a delay without writes (the burst that grew it is over): cut it back to
     // nothing. TRUNCATE holds up new writers while it copies what came meanwhile and waits for readers (100 ms at
     // most, then gives up), so never while writes go on.
     if (message === 'checkpoint-quiet' && workerData.cutBackBytes !== undefined && state && !state.busy && state.log > 0 && state.log === state.checkpointed && walBytes() > workerData.cutBackBytes) {
@@ -79,8 +86,8 @@ parentPort.on('message', (message) => {
  * entry and of a list page after a rebuild, measured (at the former threshold of 40 MB). Once the WAL is fully copied, a read
  * ignores it. PASSIVE never waits for readers or writers: frames a reader still needs are copied next time.
  *
- * Why a thread: a checkpoint copies pages and syncs the file, 34 ms at the median under 20 publishes per
- * second (each second's writes), and better-sqlite3 runs it where it is called: on the event loop it held up
+ * Why a thread: a checkpoint copies pages and syncs the file (34 ms at the median under 20 publishes per
+ * second, when it ran once a second), and better-sqlite3 runs it where it is called: on the event loop it held up
  * every request meanwhile. The thread starts with the first checkpoint (a store written and closed within
  * the delay never starts one). SQLite's own checkpoint stays on, at a higher threshold (see
  * READ_MODELS_BACKSTOP_CHECKPOINT_PAGES).
@@ -105,7 +112,7 @@ export class WalCheckpointer {
     this.#cutBackBytes = options.cutBackBytes;
   }
 
-  /** After a write: a checkpoint within a second unless one is due already (at most one a second under steady writes). */
+  /** After a write: a checkpoint within CHECKPOINT_DELAY_MS unless one is due already (at most one per delay under steady writes). */
   wrote(): void {
     this.#writesSinceScheduled++;
     this.#scheduleCheckpoint();
@@ -138,13 +145,13 @@ export class WalCheckpointer {
   async #checkpoint(quiet: boolean): Promise<void> {
     if (this.#closed) return;
     if (this.#running) {
-      // Still copying the last second's frames: this write's are copied by the next checkpoint.
+      // Still copying the frames written before: this write's are copied by the next checkpoint.
       this.wrote();
       return;
     }
     this.#running = this.#ask(quiet).finally(() => (this.#running = undefined));
     await this.#running;
-    // Writes came while this one waited: one more a second later, which finds them over (and may cut back) or
+    // Writes came while this one waited: one more a delay later, which finds them over (and may cut back) or
     // not (and asks again).
     if (!quiet) this.#scheduleCheckpoint();
   }

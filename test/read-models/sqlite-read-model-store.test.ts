@@ -10,7 +10,7 @@ import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { eventually } from '../support/eventually.ts';
 import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
-import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
+import { CHECKPOINT_DELAY_MS, READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
 
@@ -76,7 +76,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
     }
   });
 
-  it('copies the WAL into the file a second after a commit, on a thread of its own (one checkpoint pending at a time), so reads skip the WAL', async () => {
+  it('copies the WAL into the file soon after a commit, on a thread of its own (one checkpoint pending at a time), so reads skip the WAL', async () => {
     const file = path.join(tempDir(), 'read-models.sqlite');
     const pending: Array<{ task: () => Promise<void>; ms: number; cancelled: boolean }> = [];
     const store = SqliteReadModelStore.open(file, {
@@ -92,7 +92,7 @@ describe('read models: SQLite adapter, file behaviour', () => {
       const article = (n: number) => ({ collection: 'articles', id: `a-${n}`, doc: { slug: `s-${n}`, title: 'x'.repeat(2_000) }, position: BigInt(n) });
       await store.commit(target, [1, 2, 3].map(article), 3n, NOW);
       await store.commit(target, [4, 5].map(article), 5n, NOW);
-      expect(pending.map((p) => p.ms)).to.deep.equal([1_000]);
+      expect(pending.map((p) => p.ms)).to.deep.equal([CHECKPOINT_DELAY_MS]);
       const before = walState(file);
       expect(before.frames).to.be.above(0);
       expect(before.backfilled).to.be.below(before.frames);
