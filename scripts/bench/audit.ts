@@ -24,13 +24,14 @@
  *    untimed ones (a serving process has the proof path compiled; the first calls compile it).
  */
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { randomUUID, sign } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { z } from 'zod';
+import { newEd25519PrivateKey, rawPublicKeyOf } from '../../src/audit/ed25519.ts';
 import { systemClock } from '../../src/clock.ts';
 import { EventCatalog, defineEvent } from '../../src/event-store/event-catalog.ts';
 import { EventLog, type PendingEvent } from '../../src/event-store/event-log.ts';
@@ -75,8 +76,8 @@ const pending = (entry: number, revision: number): PendingEvent => ({ type: benc
 
 /** A key ring of one Ed25519 key in memory (the service's comes from its key custody; signing costs the same). */
 function memoryRing(): AuditKeyRing {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(12));
+  const privateKey = newEd25519PrivateKey();
+  const raw = rawPublicKeyOf(privateKey);
   const key = { keyId: 'bench', publicKey: raw, sign: async (message: Uint8Array) => new Uint8Array(sign(null, message, privateKey)) };
   return { current: () => key, publicKeys: () => [{ keyId: 'bench', publicKey: raw, validFrom: new Date().toISOString(), validUntil: null }], close: async () => {} };
 }

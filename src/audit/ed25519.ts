@@ -3,13 +3,26 @@
  * (kty OKP, crv Ed25519), its RFC 7638 thumbprint (the key id, a JWS `kid`), a SubjectPublicKeyInfo PEM for
  * openssl, and a node:crypto key object to verify raw signatures with.
  */
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 
 export const ED25519_PUBLIC_KEY_BYTES = 32;
 export const ED25519_SIGNATURE_BYTES = 64;
 
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the raw key follows it. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** The DER prefix of an Ed25519 PKCS #8 private key (RFC 8410): the 32-byte private key (the seed) follows it. */
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * A new Ed25519 private key: 32 random bytes (RFC 8032, 5.1.5), made a key object with createPrivateKey, not
+ * with generateKeyPair(Sync). In Node.js 20 a key that generateKeyPair made can hang the process for good when
+ * it is exported: the JWK export holds the key's lock while it allocates, a garbage collection meanwhile
+ * destroys the finished generation job, and the job's destructor takes the same lock (a test process hung so in
+ * CI, 2026-12-07: KeyGenJob's destructor under ExportJWKEdKey). A key made from bytes has no generation job.
+ */
+export function newEd25519PrivateKey(): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, randomBytes(32)]), format: 'der', type: 'pkcs8' });
+}
 
 export interface Ed25519Jwk {
   kty: 'OKP';

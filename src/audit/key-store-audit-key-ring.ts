@@ -8,13 +8,13 @@
  * Once an operator configures a key file or a PKCS#11 key, this key becomes the chain's first, retired key:
  * what it signed still verifies, and it announces its successor (./open-audit-key-ring.ts).
  */
-import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createPrivateKey, sign } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { KeyStore } from '../key-store/key-store.ts';
 import type { AuditSigningKey } from './audit-keys.ts';
 import type { AuditKeySource } from './audit-key-source.ts';
 import { ChainedAuditKeyRing, fixedKeyChain, type OpenedAuditKeyRing } from './chained-audit-key-ring.ts';
-import { jwkOf, keyIdOf, rawOfJwk } from './ed25519.ts';
+import { jwkOf, keyIdOf, newEd25519PrivateKey, rawOfJwk, rawPublicKeyOf } from './ed25519.ts';
 import { announceKey, KeyChain, type KeyAnnouncement } from './key-chain.ts';
 
 /** The name of the audit signing key in the key store. */
@@ -38,12 +38,12 @@ export async function keyStoreKeyGenesis(stored: { key: AuditSigningKey; created
 export async function openKeyStoreAuditKeyRing(keyStore: KeyStore, clock: Clock): Promise<OpenedAuditKeyRing> {
   let stored = await keyStoreAuditKey(keyStore);
   if (!stored) {
-    const pair = generateKeyPairSync('ed25519');
-    const publicJwk = jwkOf(new Uint8Array(Buffer.from(pair.publicKey.export({ format: 'jwk' }).x!, 'base64url')));
+    const privateKey = newEd25519PrivateKey();
+    const publicJwk = jwkOf(rawPublicKeyOf(privateKey));
     await keyStore.putSigningKey({
       name: AUDIT_SIGNING_KEY,
       keyId: keyIdOf(rawOfJwk(publicJwk)),
-      privateJwk: JSON.stringify(pair.privateKey.export({ format: 'jwk' })),
+      privateJwk: JSON.stringify(privateKey.export({ format: 'jwk' })),
       publicJwk: JSON.stringify(publicJwk),
       createdAt: clock.now().toISOString(),
     });

@@ -1,3 +1,4 @@
+import { createPrivateKey, sign } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -18,6 +19,7 @@ import { EventCatalog } from '../../src/event-store/event-catalog.ts';
 import { auditEvents } from '../../src/audit/audit-events.ts';
 import { recordKeyAnnouncements } from '../../src/audit/key-announcement-log.ts';
 import { keyFileConfig, memoryKey, writeKeyFile } from './audit-key-support.ts';
+import { newEd25519PrivateKey, rawOfJwk, rawPublicKeyOf, verifyEd25519 } from '../../src/audit/ed25519.ts';
 
 const at = (iso: string) => new Date(iso);
 
@@ -41,6 +43,25 @@ const withPayload = (a: KeyAnnouncement, change: (statement: Record<string, unkn
   change(statement);
   return { ...a, payload: Buffer.from(JSON.stringify(statement)).toString('base64url') };
 };
+
+describe('a new Ed25519 key (made from 32 random bytes, not by generateKeyPair)', () => {
+  it('signs and verifies as Ed25519, exports as a JWK with its seed and public key, and is new each time', () => {
+    const keys = Array.from({ length: 50 }, () => newEd25519PrivateKey());
+    const jwks = keys.map((key) => key.export({ format: 'jwk' }));
+    for (const [i, key] of keys.entries()) {
+      expect(key.asymmetricKeyType).to.equal('ed25519');
+      const jwk = jwks[i]!;
+      expect(jwk).to.include({ kty: 'OKP', crv: 'Ed25519' });
+      expect(jwk.d).to.match(/^[A-Za-z0-9_-]{43}$/);
+      expect(rawOfJwk(jwk)).to.deep.equal(rawPublicKeyOf(key));
+      const message = Buffer.from(`message ${i}`);
+      expect(verifyEd25519(rawPublicKeyOf(key), message, new Uint8Array(sign(null, message, key)))).to.equal(true);
+      // The JWK read back is the same key.
+      expect(createPrivateKey({ key: jwk, format: 'jwk' }).export({ format: 'jwk' })).to.deep.equal(jwk);
+    }
+    expect(new Set(jwks.map((jwk) => jwk.d)).size).to.equal(50);
+  });
+});
 
 describe('audit key chain: every key with its validity, each announced by the one before', () => {
   const [a, b, c] = [memoryKey(), memoryKey(), memoryKey()];

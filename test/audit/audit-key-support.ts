@@ -1,9 +1,9 @@
 import type { AuditKeyRingConfig } from '../../src/audit/open-audit-key-ring.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import type { AuditSigningKey } from '../../src/audit/audit-keys.ts';
-import { jwkOf, keyIdOf, rawPublicKeyOf } from '../../src/audit/ed25519.ts';
+import { jwkOf, keyIdOf, newEd25519PrivateKey, rawPublicKeyOf } from '../../src/audit/ed25519.ts';
 import { signCompactJws } from '../../src/audit/audit-signer.ts';
 import { leafText } from '../../src/audit/log-leaf.ts';
 import { inclusionRanges, leafHash, rootOfLeaves } from '../../src/audit/merkle-tree.ts';
@@ -17,7 +17,7 @@ export type Line = Record<string, unknown> & { kind: string };
 export function writeKeyFile(dir: string, name: string, mode = 0o400): string {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, name);
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const privateKey = newEd25519PrivateKey();
   fs.writeFileSync(file, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
   fs.chmodSync(file, mode);
   return file;
@@ -25,7 +25,7 @@ export function writeKeyFile(dir: string, name: string, mode = 0o400): string {
 
 /** An in-memory signing key (a key an insider made, or a test's). */
 export function memoryKey(): AuditSigningKey & { pem: string } {
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const privateKey = newEd25519PrivateKey();
   const publicKey = rawPublicKeyOf(privateKey);
   return {
     keyId: keyIdOf(publicKey),
