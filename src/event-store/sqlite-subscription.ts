@@ -87,40 +87,39 @@ export class SqliteSubscription implements Subscription {
       while (!this.#stopped) {
         this.#delay.forgetWake();
         const appended = this.#mustQuery ? undefined : this.#takeAppended();
+        // Everything up to this position has been considered: the last row appended here, or the head when queried.
+        let considered: bigint | null;
         if (appended) {
           for (const row of appended) {
             if (this.#stopped) return;
             this.after = row[0];
             if (this.#matches(row)) yield { kind: 'event', event: toRecorded(row) };
           }
-          if (caughtUpAt !== this.after) {
-            caughtUpAt = this.after;
-            yield { kind: 'caught-up', position: this.after };
+          considered = this.after;
+        } else {
+          this.#mustQuery = false;
+          const { rows, head } = this.#snapshot(() => ({
+            rows: this.#statement.all(...this.#params(this.after, page)),
+            head: this.#head.get()?.head ?? null,
+          }));
+          for (const row of rows) {
+            if (this.#stopped) return;
+            this.after = row[0];
+            yield { kind: 'event', event: toRecorded(row) };
           }
-          await this.#waitForAppend();
-          continue;
+          if (BigInt(rows.length) === page) {
+            // Queries and parsing are synchronous: let timers and I/O run between pages, so a long
+            // catch-up neither starves the HTTP server nor the consumer's own timers.
+            await yieldToEventLoop();
+            continue;
+          }
+          // Everything up to the head at the time of the query has been considered.
+          if (head !== null && head > this.after) this.after = head;
+          considered = head === null ? null : this.after;
         }
-        this.#mustQuery = false;
-        const { rows, head } = this.#snapshot(() => ({
-          rows: this.#statement.all(...this.#params(this.after, page)),
-          head: this.#head.get()?.head ?? null,
-        }));
-        for (const row of rows) {
-          if (this.#stopped) return;
-          this.after = row[0];
-          yield { kind: 'event', event: toRecorded(row) };
-        }
-        if (BigInt(rows.length) === page) {
-          // Queries and parsing are synchronous: let timers and I/O run between pages, so a long
-          // catch-up neither starves the HTTP server nor the consumer's own timers.
-          await yieldToEventLoop();
-          continue;
-        }
-        // Everything up to the head at the time of the query has been considered.
-        if (head !== null && head > this.after) this.after = head;
         if (caughtUpAt !== this.after) {
           caughtUpAt = this.after;
-          yield { kind: 'caught-up', position: head === null ? null : this.after };
+          yield { kind: 'caught-up', position: considered };
         }
         await this.#waitForAppend();
       }
