@@ -376,7 +376,7 @@ type Json = Record<string, unknown>;
  * get one type per named shape.
  */
 export function toSchema(schema: z.ZodType, io: 'input' | 'output' = 'input', components?: Json): Json {
-  const { $schema: _ignored, $defs = {}, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json & { $defs?: Record<string, Json> };
+  const { $schema: _ignored, $defs = {}, ...json } = jsonSchemaOf(schema, io);
   if (io === 'input' || !components) return inline(json, $defs);
   for (const [id, definition] of Object.entries($defs)) {
     const named = refsTo(definition);
@@ -384,6 +384,23 @@ export function toSchema(schema: z.ZodType, io: 'input' | 'output' = 'input', co
     components[id] = named;
   }
   return refsTo(json);
+}
+
+/**
+ * z.toJSONSchema's answer for a schema object, converted once per process: the document is built at every
+ * service start from the routes' module-level schemas (~90 ms of conversion otherwise; the test suite starts
+ * hundreds of services). Never handed out as is: inline() and refsTo() copy every node they return.
+ */
+const jsonSchemas = { input: new WeakMap<z.ZodType, ConvertedSchema>(), output: new WeakMap<z.ZodType, ConvertedSchema>() };
+type ConvertedSchema = Json & { $defs?: Record<string, Json> };
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): ConvertedSchema {
+  let converted = jsonSchemas[io].get(schema);
+  if (!converted) {
+    converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as ConvertedSchema;
+    jsonSchemas[io].set(schema, converted);
+  }
+  return converted;
 }
 
 const DEF_REF = /^#\/\$defs\/(.+)$/;
