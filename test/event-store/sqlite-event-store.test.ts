@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { collect, MAX_APPEND_BYTES, type RecordedEvent, type SubscriptionMessage } from '../../src/event-store/event-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
+import { entryArgs } from '../support/child-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { CHECKPOINT_DELAY_MS, EVENT_LOG_BACKSTOP_CHECKPOINT_PAGES, EVENT_LOG_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
@@ -45,9 +46,8 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
 
   it('a process closing its stores while their checkpointing threads work waits for them and exits 0', async function () {
     this.timeout(30_000);
-    const script = path.resolve('test/event-store/fixtures/close-after-checkpoint.ts');
     const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [...entryArgs('test/event-store/fixtures/close-after-checkpoint.ts'), tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
       child.stdout.on('data', (d: Buffer) => (text += d.toString()));
       child.on('exit', (exitCode) => resolve({ code: exitCode, out: text }));
@@ -157,18 +157,27 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     const setup = SqliteEventStore.open(file);
     await setup.append('race', [event('start')], 'no_stream');
     await setup.close();
-    const script = path.resolve('test/event-store/fixtures/append-once.ts');
-    // Each child appends 5 rounds; in every round both race with the same expectation.
+    const script = entryArgs('test/event-store/fixtures/append-once.ts');
+    // Each child appends 5 rounds; in every round both race with the same expectation, from a start time
+    // both are given once both have opened the store.
     const rounds = 5;
-    const start = Date.now() + 4000; // after both children have started
-    const run = (name: string) =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, name, String(rounds), String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child ${name} exited ${code}`))));
+    const run = (name: string) => {
+      const child = spawn(process.execPath, [...script, file, name, String(rounds)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      let onReady: () => void;
+      const ready = new Promise<void>((resolve) => (onReady = resolve));
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.startsWith('ready\n')) onReady();
       });
-    const outputs = await Promise.all([run('p1'), run('p2')]);
+      const finished = new Promise<string>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(out.slice('ready\n'.length)) : reject(new Error(`child ${name} exited ${code}`)))));
+      return { child, ready, finished };
+    };
+    const children = [run('p1'), run('p2')];
+    await Promise.race([Promise.all(children.map((c) => c.ready)), Promise.all(children.map((c) => c.finished))]);
+    const start = Date.now() + 50;
+    for (const { child } of children) child.stdin!.end(`${start}\n`);
+    const outputs = await Promise.all(children.map((c) => c.finished));
     const lines = outputs.flatMap((o) => o.trim().split('\n')).map((l) => JSON.parse(l) as { round: number; result: string });
     for (let round = 0; round < rounds; round++) {
       const results = lines.filter((l) => l.round === round).map((l) => l.result).sort();
@@ -193,12 +202,13 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
     try {
       for (let message = await iterator.next(); message.value?.kind !== 'caught-up'; message = await iterator.next());
       const next = iterator.next();
-      const script = path.resolve('test/event-store/fixtures/append-once.ts');
+      const script = entryArgs('test/event-store/fixtures/append-once.ts');
       const output = await new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, 'other', '1', String(Date.now())], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, [...script, file, 'other', '1'], { stdio: ['pipe', 'pipe', 'inherit'] });
+        child.stdin!.end(`${Date.now()}\n`);
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}`))));
+        child.on('exit', (code) => (code === 0 ? resolve(out.replace(/^ready\n/, '')) : reject(new Error(`child exited ${code}`))));
       });
       expect(JSON.parse(output)).to.deep.equal({ round: 0, result: 'won' });
       const appendedAt = Date.now();

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { projections } from '../../projections/index.ts';
+import { entryArgs } from '../support/child-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { writeHistory } from '../support/synthetic-history.ts';
 import { dumpReadModels } from '../support/dump-read-models.ts';
@@ -14,12 +15,11 @@ import { MongoReadModelStore } from '../../src/read-models/mongo-read-model-stor
 import { mongoServer, mongoServerPending } from '../support/mongo-server.ts';
 import { writeDomainHistory } from '../support/domain-history.ts';
 
-const script = path.resolve('test/projection-engine/fixtures/run-projections.ts');
 
 /** Runs the projection child; kills it with SIGKILL `killAfterMs` after it reports "started" (or lets it finish). */
 function runChild(dir: string, killAfterMs?: number, options: { env?: Record<string, string>; batch?: number } = {}): Promise<'killed' | 'done'> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, dir, String(options.batch ?? 97)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...options.env } });
+    const child = spawn(process.execPath, [...entryArgs('test/projection-engine/fixtures/run-projections.ts'), dir, String(options.batch ?? 97)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...options.env } });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -61,7 +61,7 @@ describe('projection engine: SIGKILL at random points during projection', functi
     const source = tempDir();
     const events = SqliteEventStore.open(path.join(source, 'events.sqlite'));
     const total = 30_000;
-    await writeHistory(events, total, { entries: 700, batch: 7 });
+    await writeHistory(events, total, { entries: 700, batch: 7, concurrency: 32 });
     await events.close();
 
     const reference = tempDir();

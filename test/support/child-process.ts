@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { compiledBuild } from './compiled-build.ts';
+import { compiledTestProgram } from './compiled-test-program.ts';
 
 export interface Finished {
   code: number | null;
@@ -48,7 +49,7 @@ function finished(child: ChildProcess, what: string, timeoutMs: number): Promise
  * Starts an entry point in a child process. The project's own (`src/main.ts`, `src/cli/main.ts`) run
  * compiled, as `npm start` and the bins do, from a dist/ brought up to date with the sources first
  * (compiled-build.ts): a start costs ~0.7 s less CPU than through tsx's loader, and the suite starts a few
- * hundred. Test programs (under `test/`) run through tsx.
+ * hundred. Test programs (under `test/`) run compiled too (compiled-test-program.ts).
  */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcess {
   const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
@@ -59,9 +60,9 @@ export function spawnEntry(entry: string, args: string[], env: Record<string, st
   });
 }
 
-/** The node arguments that run an entry point: its compiled form for the project's sources, tsx for tests'. */
+/** The node arguments that run an entry point (of src/ or a test program under test/), compiled. */
 export function entryArgs(entry: string): string[] {
-  if (!entry.startsWith('src/')) return ['--import', 'tsx', path.join(ROOT, entry)];
+  if (!entry.startsWith('src/')) return ['--enable-source-maps', compiledTestProgram(entry)];
   compiledBuild();
   return [path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))];
 }

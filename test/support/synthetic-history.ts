@@ -40,20 +40,36 @@ export function revisionEvent(entry: number, revision: number, seed = 0): NewEve
   };
 }
 
-/** Appends `total` events over `entries` streams, `batch` events per append. */
-export async function writeHistory(store: EventStore, total: number, options: { entries?: number; batch?: number } = {}): Promise<void> {
+/**
+ * Appends `total` events over `entries` streams, `batch` events per append, the streams taken in turn. With
+ * `concurrency` above 1 that many appends are in flight at once (each stream's in order), so that the store
+ * commits them in groups, as it does a busy service's: the same events, in another order in the log.
+ */
+export async function writeHistory(store: EventStore, total: number, options: { entries?: number; batch?: number; concurrency?: number } = {}): Promise<void> {
   const entries = options.entries ?? Math.max(1, Math.floor(total / 20));
   const batchSize = options.batch ?? 10;
+  const concurrency = options.concurrency ?? 1;
   const revisions = new Map<number, number>();
+  const streamTails = new Map<number, Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
   let written = 0;
   let entry = 0;
   while (written < total) {
     const n = Math.min(batchSize, total - written);
     const from = revisions.get(entry) ?? 0;
     const events = Array.from({ length: n }, (_, i) => revisionEvent(entry, from + i));
-    await store.append(`entry-${entry}`, events, from === 0 ? 'no_stream' : BigInt(from - 1));
+    const stream = `entry-${entry}`;
+    const append = (streamTails.get(entry) ?? Promise.resolve()).then(async () => {
+      await store.append(stream, events, from === 0 ? 'no_stream' : BigInt(from - 1));
+    });
+    streamTails.set(entry, append);
+    inFlight.add(append);
+    const settled = () => inFlight.delete(append);
+    append.then(settled, settled);
+    if (inFlight.size >= concurrency) await Promise.race(inFlight);
     revisions.set(entry, from + n);
     written += n;
     entry = (entry + 1) % entries;
   }
+  await Promise.all(streamTails.values());
 }
