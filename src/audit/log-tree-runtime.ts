@@ -56,6 +56,8 @@ export interface LogTreeDeps {
   gate: WriteGate;
   /** How often a process without the projector role reads the start-up check's finding (default 5 s). */
   integrityPollMs?: number;
+  /** The follower thread's module, when not the default (LogTreeThreadOptions.workerModule). */
+  followerModule?: URL;
 }
 
 export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'readModels' | 'eventStore'>, deps: LogTreeDeps): Promise<LogTreeRuntime> {
@@ -118,6 +120,7 @@ export async function startLogTree(config: Pick<Config, 'audit' | 'dataDir' | 'r
     eventStore: config.eventStore,
     tree: location,
     logger,
+    ...(deps.followerModule ? { workerModule: deps.followerModule } : {}),
     // On the embedded default the DATA_DIR's writer lock makes this process the only follower.
     ...(config.readModels.kind === 'sqlite' && config.eventStore.kind === 'sqlite' ? {} : { lease: readModelLease(deps.readModels, clock) }),
     onGrow: (size) => {

@@ -69,7 +69,16 @@ export interface RunningService {
  * (see DataDirLock): a second one on the same folder is refused; API-only processes (ROLES=api) may run
  * beside it.
  */
-export async function startService(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
+/** What a service is started with besides its configuration. */
+export interface ServiceDeps {
+  logger: Logger;
+  clock: Clock;
+  contactForms?: ContactFormsOverrides;
+  /** The log tree follower thread's module, when not the default (see LogTreeThreadOptions.workerModule). */
+  logTreeFollowerModule?: URL;
+}
+
+export async function startService(config: Config, deps: ServiceDeps): Promise<RunningService> {
   const before = dataDirState(config.dataDir);
   const lock = takesDataDirLock(config) ? lockDataDir(config) : undefined;
   try {
@@ -122,7 +131,7 @@ function lockDataDir(config: Config): DataDirLock {
   }
 }
 
-async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; contactForms?: ContactFormsOverrides }): Promise<RunningService> {
+async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningService> {
   const { logger, clock } = deps;
   // Its first start folds every projection at once: large commits go to the writer thread, beside the folding.
   const stores = await openStores(config, logger, { inlineBulkCommits: false });
@@ -206,6 +215,7 @@ async function startRoles(config: Config, deps: { logger: Logger; clock: Clock; 
       ...(metrics ? { metrics: new AuditMetrics(metrics.registry) } : {}),
       projector: config.roles.has('projector'),
       gate: writeGate,
+      ...(deps.logTreeFollowerModule ? { followerModule: deps.logTreeFollowerModule } : {}),
     });
     const drain = new DrainState();
     if (config.roles.has('api')) {

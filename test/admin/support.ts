@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
-import { startService, type RunningService } from '../../src/service/service.ts';
+import { startService, type RunningService, type ServiceDeps } from '../../src/service/service.ts';
+import { compiledModule } from '../support/compiled-build.ts';
 import { AccessService, type BootstrapResult } from '../../src/application/access-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -32,15 +33,23 @@ function serviceConfigForTest(dataDir: string, env: Record<string, string> = {})
   return loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', ...env });
 }
 
+/**
+ * What a service started in the test's process needs besides its configuration: its log tree thread runs the
+ * compiled follower (a thread loading it through tsx costs ~0.5 s of CPU per service start).
+ */
+export function serviceDepsForTest(deps: { logger?: Logger; clock?: Clock } = {}): ServiceDeps {
+  return { logger: deps.logger ?? pino({ level: 'silent' }), clock: deps.clock ?? systemClock, logTreeFollowerModule: compiledModule('src/audit/log-tree-thread-worker.ts') };
+}
+
 /** An API-only process (ROLES=api) on a fixture's data folder: a replica beside the fixture's service, which runs the projectors. */
 export function startApiReplica(dataDir: string, env: Record<string, string> = {}): Promise<RunningService> {
-  return startService(serviceConfigForTest(dataDir, { ...env, ROLES: 'api' }), { logger: pino({ level: 'silent' }), clock: systemClock });
+  return startService(serviceConfigForTest(dataDir, { ...env, ROLES: 'api' }), serviceDepsForTest());
 }
 
 export async function startAdminFixture(options: { plan?: string; env?: Record<string, string>; dataDir?: string; clock?: Clock; logger?: Logger } = {}): Promise<AdminFixture> {
   const dataDir = options.dataDir ?? path.join(tempDir(), 'data');
   const config = serviceConfigForTest(dataDir, options.env);
-  const service = await startService(config, { logger: options.logger ?? pino({ level: 'silent' }), clock: options.clock ?? systemClock });
+  const service = await startService(config, serviceDepsForTest({ ...(options.logger ? { logger: options.logger } : {}), ...(options.clock ? { clock: options.clock } : {}) }));
   // With published checkpoints, writes wait for the start-up check against them (seconds; /readyz says so).
   await service.logTree?.integrity;
   const access = new AccessService({ log: service.log, clock: systemClock });

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { pino } from 'pino';
-import { articleFormSet, startAdminFixture } from '../admin/support.ts';
+import { articleFormSet, serviceDepsForTest, startAdminFixture } from '../admin/support.ts';
 import { adminSession } from '../mcp/support.ts';
 import { runEntry, runProgram, type Finished } from '../support/child-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -13,7 +12,6 @@ import { relink, rewriteStream, storedEvents, truncateLog, writeEvents, type Sto
 import { CHECKPOINT_FILE, publishedCheckpoints } from '../../src/audit/checkpoint-folder.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startService } from '../../src/service/service.ts';
-import { systemClock } from '../../src/clock.ts';
 
 /**
  * Tampering as an insider with write access to a stopped service's SQLite files (the log as stored: compressed
@@ -208,7 +206,7 @@ describe('audit: an insider rewriting the stored log is caught against a checkpo
     rewriteStream(file, projectStream, (events) => events.filter((event) => event.type !== 'project.approval-policy-changed'));
     for (const name of fs.readdirSync(dir).filter((n) => n.startsWith('log-tree.sqlite'))) fs.rmSync(path.join(dir, name));
     const start = (env: Record<string, string> = {}) =>
-      startService(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', AUDIT_CHECKPOINT_DIR: published, AUDIT_LOG_ORIGIN: 'tamper.example/annals', ...env }), { logger: pino({ level: 'silent' }), clock: systemClock });
+      startService(loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0', AUDIT_CHECKPOINT_DIR: published, AUDIT_LOG_ORIGIN: 'tamper.example/annals', ...env }), serviceDepsForTest());
     const checkpointsBefore = publishedCheckpoints(published).length;
     const service = await start();
     try {

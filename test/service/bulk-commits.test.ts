@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import pino from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
 import { SqliteEventStore } from '../../src/event-store/sqlite-event-store.ts';
 import type { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
-import { systemClock } from '../../src/clock.ts';
 import { startService } from '../../src/service/service.ts';
 import { writeHistory } from '../support/synthetic-history.ts';
+import { serviceDepsForTest } from '../admin/support.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 describe('service: read-model commits at the first start', function () {
@@ -19,7 +18,7 @@ describe('service: read-model commits at the first start', function () {
     await writeHistory(events, 600, { entries: 30 });
     await events.close();
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', LOAD_SHED_LAG_MS: '0' });
-    const service = await startService(config, { logger: pino({ level: 'silent' }), clock: systemClock });
+    const service = await startService(config, serviceDepsForTest());
     try {
       expect(await service.supervisor!.waitFor(600n, 30_000)).to.equal(true);
       const readModels = service.stores.readModels as SqliteReadModelStore;

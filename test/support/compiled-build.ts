@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSC = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
@@ -90,3 +91,13 @@ function waitForLock(): void {
 }
 
 export const PROJECT_ROOT = ROOT;
+
+/**
+ * The compiled form of a module of src/ (`src/audit/log-tree-thread-worker.ts`), brought up to date: for the
+ * threads a service started in the test's process runs, which would otherwise load their modules through
+ * tsx's loader on each thread (LogTreeThreadOptions.workerModule).
+ */
+export function compiledModule(source: string): URL {
+  compiledBuild();
+  return pathToFileURL(path.join(ROOT, 'dist', source.replace(/\.ts$/, '.js')));
+}
