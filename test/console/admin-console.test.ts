@@ -14,7 +14,7 @@ import { adminSession, PASSWORD, Receiver, until } from '../webhooks/support.ts'
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { collect } from '../../src/event-store/event-store.ts';
-import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
+import { CHROMIUM_ARGS, expectAccessible, fastForwardUntil, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
 
 /** The background image of an element as the browser computes it (where the sign-in page's colours show). */
 const backgroundOf = (el: unknown): string => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundImage: string } }).getComputedStyle(el).backgroundImage;
@@ -50,6 +50,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: f.service.url });
+    // The administrator's pages run on a clock the test can move: their polls come at once when a test waits on one.
+    await context.clock.install();
     admin = { context, ...(await watchedPage(context)) };
     await signIn(admin.page, consoleUrl, f.project.adminEmail, PASSWORD);
   });
@@ -252,7 +254,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     expect(got[1]!.verified).to.equal(true);
     await page.getByLabel('Status').selectOption('');
     const all = page.locator('ul.deliveries > li');
-    await all.filter({ hasText: 'succeeded' }).filter({ hasText: '2 attempts' }).waitFor();
+    await fastForwardUntil(page, 1000, all.filter({ hasText: 'succeeded' }).filter({ hasText: '2 attempts' }));
 
     // Send test.
     await page.getByRole('button', { name: 'Send test' }).click();
@@ -420,6 +422,8 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     // Retried, the same event fails again.
     await row.getByRole('button', { name: 'Retry' }).click();
     await until(async () => (await api('GET', '/operations')).body.projections.find((p: { name: string }) => p.name === 'audit-trail'), (p) => p.state === 'paused', 10_000, 'paused again');
+    // The page shows it failing again at its next look at the projections (every 5 s).
+    await fastForwardUntil(page, 5000, row.getByRole('button', { name: 'Skip event…' }), 15_000);
     await row.getByRole('button', { name: 'Skip event…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Skip the failing event of audit-trail?' });
     expect(await dialog.innerText()).to.contain(poisonId).and.contain('recorded in the log');
@@ -428,7 +432,7 @@ describe(needing(chromiumProgram, 'console: the administrator pages in headless 
     await dialog.getByLabel('Reason').fill('Legacy import without metadata');
     await expectAccessible(page, 'the skip dialog');
     await confirm.click();
-    await row.getByText('live').waitFor({ timeout: 15_000 });
+    await fastForwardUntil(page, 5000, row.getByText('live'), 15_000);
     expect(await page.getByRole('alert').filter({ hasText: poisonId }).count()).to.equal(0);
     const skip = (await collect(f.service.log.readStream('operations-projections'))).find((e) => (e.data as { eventId: string }).eventId === poisonId)!;
     expect(skip.data).to.deep.include({ reason: 'Legacy import without metadata' });

@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startAdminFixture, PASSWORD, type AdminFixture } from '../admin/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
-import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
+import { AUTOSAVE_PAUSE_MS, CHROMIUM_ARGS, expectAccessible, fastForwardUntil, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
 
 describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), function () {
   this.timeout(180_000);
@@ -92,6 +92,8 @@ describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), fun
 
   it('defect 3: the session expires mid-typing; signing in again in the dialog keeps every keystroke and saves with the new session', async () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    // The page's own clock is moved too: a pause in typing takes no real time.
+    await context.clock.install();
     const { page, problems } = await watchedPage(context);
     await signIn(page, `${base}entries/${entryId}`, f.project.adminEmail, PASSWORD);
     const summary = page.locator('#field-summary-en');
@@ -99,14 +101,14 @@ describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), fun
     await summary.pressSequentially('Agreed: ', { delay: 20 });
     // A pause in typing keeps it in the working copy on the service: no revision.
     const before = (await latest()).revision as number;
-    await page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, page.getByText(/Kept in your working copy at/));
 
     // Typing on while the session runs out on the service.
     await summary.pressSequentially('the budget ', { delay: 20 });
     clock.advance(6 * 60_000);
     await summary.pressSequentially('passes as proposed.', { delay: 20 });
     const dialog = page.getByRole('dialog');
-    await dialog.getByText('Your session has expired').waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, dialog.getByText('Your session has expired'));
     expect(await summary.inputValue()).to.equal('Agreed: the budget passes as proposed.');
     expect(await dialog.getByLabel('E-mail').inputValue()).to.equal(f.project.adminEmail);
     await expectAccessible(page, 'the sign-in dialog');
@@ -129,7 +131,7 @@ describe(needing(chromiumProgram, 'console: sessions in headless Chromium'), fun
     expect(await page.getByText('The session was signed out').count()).to.equal(0);
     // And the new session goes on working.
     await summary.pressSequentially(' Minuted.', { delay: 20 });
-    await page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, page.getByText(/Kept in your working copy at/));
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${before + 2}`).waitFor();
     expect((await latest()).snapshot.summary).to.deep.equal({ en: 'Agreed: the budget passes as proposed. Minuted.' });

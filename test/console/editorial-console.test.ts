@@ -17,7 +17,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { ScheduledPublisher } from '../../src/application/scheduled-publisher.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { PACKAGE_ROOT } from '../../src/package-root.ts';
-import { CHROMIUM_ARGS, expectAccessible, pngFile, requireConsoleBuild, screenshot, sessionCall, signIn, watchedPage } from './support.ts';
+import { AUTOSAVE_PAUSE_MS, CHROMIUM_ARGS, expectAccessible, fastForwardUntil, pngFile, requireConsoleBuild, screenshot, sessionCall, signIn, watchedPage } from './support.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -135,6 +135,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
 
   it('a tenant_user signs in on the branded page and writes an entry with every field type in two locales, then submits it', async () => {
     const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Berlin', viewport: { width: 1280, height: 900 } });
+    // The author's pages run on a clock the test can move: a pause in typing, a retry's back-off take no real time.
+    await context.clock.install();
     author = { context, ...(await watchedPage(context)) };
     const { page } = author;
     await page.goto(consoleUrl);
@@ -197,7 +199,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     for (const name of ['Approve and publish now', 'Approve for a later time', 'Delete entry', 'Reject']) expect(await page.getByRole('button', { name }).count(), name).to.equal(0);
     // Typing is kept in the working copy as it pauses (no revision), and leaving the editor makes the revision.
     await page.locator('#field-credit').fill('Photo: A. Author (draft)');
-    await page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, page.getByText(/Kept in your working copy at/));
     expect((await entry()).latestRevision.revision).to.equal(1);
     await page.locator('#field-credit').fill('Photo: A. Author');
     await page.getByRole('link', { name: 'Review desk' }).click();
@@ -312,7 +314,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.locator('#field-summary-en').click();
     await page.keyboard.press('End');
     await page.locator('#field-summary-en').pressSequentially(' At the harbour.', { delay: 40 });
-    await page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, page.getByText(/Kept in your working copy at/));
     expect((await entry()).revisionCount).to.equal(before);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(`Saved as revision ${before + 1}`).waitFor();
@@ -437,7 +439,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.locator('ul.media-grid li').filter({ hasText: 'blue.png' }).waitFor({ state: 'detached' });
     await page.locator('ul.media-grid li').filter({ hasText: 'green.png' }).waitFor();
     expect(await page.locator('ul.media-grid li').allInnerTexts()).to.have.length(1);
-    await page.waitForTimeout(500);
+    await page.waitForTimeout(100);
     page.off('request', onRequest);
     // Fewer searches than keys, the last for the whole word: on a busy machine a pause between two keys may pass
     // the debounce and send a prefix; without the debounce every key sends one (five).
@@ -461,7 +463,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.locator('#field-title-en').click();
     await page.keyboard.press('End');
     await page.locator('#field-title-en').pressSequentially(' 2026');
-    await page.getByRole('heading', { name: 'Someone else saved this entry meanwhile' }).waitFor();
+    // Told once the typing pauses and is kept: the service answers that a newer revision exists.
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, page.getByRole('heading', { name: 'Someone else saved this entry meanwhile' }));
     await expectAccessible(page, 'the editor with a conflict');
     await screenshot(page, 'conflict');
     await page.getByRole('button', { name: 'Load their version and keep my changes' }).click();
@@ -480,7 +483,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.locator('#field-title-en').fill('Solar festival (my title)');
     await page.locator('#field-summary-en').fill('My summary.');
     const panel = page.getByRole('alertdialog', { name: 'Someone else saved this entry meanwhile' });
-    await panel.getByRole('group', { name: 'Summary (en)' }).waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, panel.getByRole('group', { name: 'Summary (en)' }));
     expect(await panel.locator('#conflict-body').innerText()).to.match(/You both changed: (Title \(en\), Summary \(en\)|Summary \(en\), Title \(en\))\./);
     expect(await panel.getByRole('group').count(), 'only the values both changed: not the credit only they changed').to.equal(2);
     const title = panel.getByRole('group', { name: 'Title (en)' });
@@ -508,7 +511,7 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.route('**/admin/v1/entries/*/working-copy', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'The session has expired: sign in again.' } }) }), { times: 1 });
     await page.locator('#field-summary-en').fill('Typed while the session ran out.');
     const dialog = page.getByRole('dialog');
-    await dialog.getByText('Your session has expired').waitFor();
+    await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, dialog.getByText('Your session has expired'));
     expect(await dialog.getByLabel('E-mail').inputValue()).to.equal(editorEmail);
     await dialog.getByLabel('Password').fill(PASSWORD);
     await dialog.getByRole('button', { name: 'Sign in' }).click();
@@ -662,7 +665,8 @@ describe(needing(chromiumProgram, 'console: the editorial console in headless Ch
     await page.route('**/admin/v1/media**', (route) => route.abort('connectionrefused'));
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Media library' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'The service cannot be reached' });
-    await alert.waitFor();
+    // Said after the console's retries (1 s, then 2 s apart), which the clock runs through.
+    await fastForwardUntil(page, 2000, alert);
     expect(await page.locator('main').innerText()).not.to.include('Failed to fetch');
     await expectAccessible(page, 'the unreachable service message');
     await screenshot(page, 'service-unreachable');

@@ -14,7 +14,7 @@ import { chromium as chromiumProgram, needing, requireProgram } from '../support
 import { tempDir } from '../support/temp-dir.ts';
 import { plantLegacyRevision } from '../support/legacy-content.ts';
 import { crashingBodies, everyNodeDocument } from '../support/rich-text-documents.ts';
-import { CHROMIUM_ARGS, expectAccessible, pngFile, requireConsoleBuild, screenshot, watchedPage } from './support.ts';
+import { AUTOSAVE_PAUSE_MS, CHROMIUM_ARGS, expectAccessible, fastForwardUntil, pngFile, requireConsoleBuild, screenshot, watchedPage } from './support.ts';
 
 describe(needing(chromiumProgram, 'console: rich text and the error boundary in headless Chromium'), function () {
   this.timeout(180_000);
@@ -62,6 +62,8 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
     assetId = (await f.call('POST', '/media', { body: { base64: png.toString('base64'), fileName: 'blue.png', altText: 'A blue square' } })).body.id;
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    // On a clock the test moves: the pause in typing after which the editor keeps it takes no real time.
+    await context.clock.install();
     user = { context, ...(await watchedPage(context)) };
   });
   afterEach(() => {
@@ -95,7 +97,7 @@ describe(needing(chromiumProgram, 'console: rich text and the error boundary in 
         await page.keyboard.press('Control+End');
         await page.keyboard.type(' Edited.');
       }
-      await page.getByText(/Kept in your working copy at/).waitFor();
+      await fastForwardUntil(page, AUTOSAVE_PAUSE_MS, page.getByText(/Kept in your working copy at/));
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByText('Saved as revision 2').waitFor();
       const saved = (await latest(entryId)).snapshot.body?.en;

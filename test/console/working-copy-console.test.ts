@@ -3,7 +3,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { adminSession, OPERATOR, PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { eventually } from '../support/engine-fixture.ts';
-import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, sessionCall, signIn, watchedPage } from './support.ts';
+import { AUTOSAVE_PAUSE_MS, CHROMIUM_ARGS, expectAccessible, fastForwardUntil, requireConsoleBuild, screenshot, sessionCall, signIn, watchedPage } from './support.ts';
 
 /**
  * The editor keeps typing in a working copy on the server (issue 44): a pause in typing makes no revision; Save,
@@ -32,6 +32,8 @@ describe(needing(chromiumProgram, 'console: working copies keep typing between r
   }
   async function openAs(email: string, entryId: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    // On a clock the test moves: a pause in typing takes no real time where a test lets it pass.
+    await context.clock.install();
     const { page, problems } = await watchedPage(context);
     await signIn(page, entryUrl(entryId), email, email === f.project.adminEmail ? PASSWORD : 'editor password 1');
     await page.locator('#field-title-en').waitFor();
@@ -68,7 +70,7 @@ describe(needing(chromiumProgram, 'console: working copies keep typing between r
     const entryId = await createEntry('devices');
     const laptop = await openAs(editorEmail, entryId);
     await laptop.page.locator('#field-summary-en').fill('Typed on the laptop.');
-    await laptop.page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(laptop.page, AUTOSAVE_PAUSE_MS, laptop.page.getByText(/Kept in your working copy at/));
     expect((await latest(entryId)).revision, 'no revision for a pause in typing').to.equal(1);
     expect((await editorCall('GET', `/entries/${entryId}/working-copy`)).body.fields.summary).to.deep.equal({ en: 'Typed on the laptop.' });
     await screenshot(laptop.page, 'editor-working-copy-kept');
@@ -109,7 +111,7 @@ describe(needing(chromiumProgram, 'console: working copies keep typing between r
     const first = await openAs(editorEmail, entryId);
     await first.page.locator('#field-title-en').fill('The merged one, my title');
     await first.page.locator('#field-summary-en').fill('My summary.');
-    await first.page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(first.page, AUTOSAVE_PAUSE_MS, first.page.getByText(/Kept in your working copy at/));
     await first.context.close();
     // Meanwhile someone else saves revision 2: another summary, the title untouched.
     const current = await latest(entryId);
@@ -138,7 +140,7 @@ describe(needing(chromiumProgram, 'console: working copies keep typing between r
     const entryId = await createEntry('together');
     const theirs = await openAs(editorEmail, entryId);
     await theirs.page.locator('#field-summary-en').fill('The editor is typing.');
-    await theirs.page.getByText(/Kept in your working copy at/).waitFor();
+    await fastForwardUntil(theirs.page, AUTOSAVE_PAUSE_MS, theirs.page.getByText(/Kept in your working copy at/));
 
     const mine = await openAs(f.project.adminEmail, entryId);
     const notice = mine.page.getByRole('status').filter({ hasText: 'also has unsaved typing in this entry' });
