@@ -140,7 +140,11 @@ describe('the log tree follower at a graceful stop', function () {
     const file = path.join(dir, 'events.sqlite');
     // The service's writer, and the follower's own connection, which sees the writer's appends only when it polls:
     // here once a minute, so that the appends below are in the log but not yet in the follower's subscription.
-    const writer = SqliteEventStore.open(file);
+    // The writer opens the file by another path (a link to the folder), so that this process's word of its
+    // appends (AppendNotifier, by path) does not reach the follower: it is as another process's writer.
+    const linked = path.join(tempDir(), 'linked');
+    fs.symlinkSync(dir, linked);
+    const writer = SqliteEventStore.open(path.join(linked, 'events.sqlite'));
     const append = (i: number) => writer.append(`notes-${i}`, [{ id: randomUUID(), type: 'test.noted', data: { i }, metadata: metadata() }], 'no_stream');
     await append(0);
     const events = SqliteEventStore.open(file, { pollIntervalMs: 60_000, otherProcessCheckMs: 60_000, otherProcessActiveCheckMs: 60_000 });
