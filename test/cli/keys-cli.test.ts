@@ -11,8 +11,24 @@ const PASSWORD = 'correct horse battery staple';
 /** Issue 12: a key revoked through the CLI is refused by a running service before the CLI returns. */
 describe('operator CLI: keys revoke against a running service', function () {
   this.timeout(120_000);
+  /**
+   * One project and one service for the file: each test revokes keys of its own (the first the bootstrap's, the
+   * others keys it issues), so they need no data folder and service each (a bootstrap and a service start,
+   * two process starts a test).
+   */
+  let dataDir: string;
+  let project: { projectId: string; agentKey: string; publicApiKey: string };
   let service: StartedService | undefined;
-  afterEach(async () => {
+  /** The ids of the bootstrap's keys (the first test revokes them). */
+  let bootstrapKeys: { agent: string; public: string };
+  before(async () => {
+    dataDir = path.join(tempDir(), 'data');
+    project = await bootstrap(dataDir);
+    service = await startServiceProcess({ DATA_DIR: dataDir }, 60_000, { keepRequestLogs: false });
+    // Also waits until the service's projections hold the bootstrap (its admin signs in).
+    bootstrapKeys = await keyIdOf(service.url, project.projectId);
+  });
+  after(async () => {
     await service?.stop();
     service = undefined;
   });
@@ -38,12 +54,16 @@ describe('operator CLI: keys revoke against a running service', function () {
     throw new Error('the bootstrap admin never signed in');
   }
 
+  /** A console session of the bootstrap admin. */
+  async function consoleToken(url: string): Promise<string> {
+    const login = await fetch(`${url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'keys@example.com', password: PASSWORD }) });
+    expect(login.status).to.equal(200);
+    return ((await login.json()) as { token: string }).token;
+  }
+
   it('returns only once the service refuses the key: no request sent after it returns is served', async () => {
-    const dataDir = path.join(tempDir(), 'data');
-    const project = await bootstrap(dataDir);
-    service = await startServiceProcess({ DATA_DIR: dataDir }, 60_000, { keepRequestLogs: false });
-    const url = service.url;
-    const ids = await keyIdOf(url, project.projectId);
+    const url = service!.url;
+    const ids = bootstrapKeys;
     // Requests in a loop with the agent key and the public key, each noting when it was sent.
     const sent: Array<{ at: number; kind: 'agent' | 'public'; status: number }> = [];
     let stop = false;
@@ -82,13 +102,8 @@ describe('operator CLI: keys revoke against a running service', function () {
   });
 
   it('destroys the data key that kept a key issued with an idempotency key for its replays', async () => {
-    const dataDir = path.join(tempDir(), 'data');
-    const project = await bootstrap(dataDir);
-    service = await startServiceProcess({ DATA_DIR: dataDir }, 60_000);
-    await keyIdOf(service.url, project.projectId);
-    const login = await fetch(`${service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'keys@example.com', password: PASSWORD }) });
-    const { token } = (await login.json()) as { token: string };
-    const issued = await fetch(`${service.url}/admin/v1/keys`, {
+    const token = await consoleToken(service!.url);
+    const issued = await fetch(`${service!.url}/admin/v1/keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'x-project-id': project.projectId, 'content-type': 'application/json', 'idempotency-key': 'cli-revoke-1' },
       body: JSON.stringify({ type: 'agent', name: 'Replayable' }),
@@ -108,11 +123,15 @@ describe('operator CLI: keys revoke against a running service', function () {
   });
 
   it('says when no service is running, and returns within two seconds', async () => {
-    const dataDir = path.join(tempDir(), 'data');
-    const project = await bootstrap(dataDir);
-    service = await startServiceProcess({ DATA_DIR: dataDir }, 60_000);
-    const ids = await keyIdOf(service.url, project.projectId);
-    await service.stop();
+    // A key of its own, issued through the running service; then the service stops.
+    const issued = await fetch(`${service!.url}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await consoleToken(service!.url)}`, 'x-project-id': project.projectId, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'agent', name: 'Offline' }),
+    });
+    expect(issued.status).to.equal(201);
+    const ids = { agent: ((await issued.json()) as { id: string }).id };
+    await service!.stop();
     service = undefined;
     const started = Date.now();
     const run = await runEntry('src/cli/main.ts', ['keys', 'revoke', '--project', project.projectId, '--key-id', ids.agent], { DATA_DIR: dataDir });

@@ -43,6 +43,55 @@ interface Asset {
   sha256: string;
 }
 
+/** The embedded default before the move: the demo's data folder, what its service served, its exported log. */
+interface Before {
+  old: { DATA_DIR: string };
+  demo: Demo;
+  /** Each image's bytes as the service on the embedded default served them, by asset id. */
+  servedBefore: Map<string, Buffer>;
+  /** `annals log export` of it. */
+  file: string;
+}
+
+let before: Promise<Before> | undefined;
+
+/**
+ * The move's starting point, the same for every target, so made once (a demo run, a service start and a log
+ * export: three process starts each target would repeat). The moves only read it: log import --keys-from and
+ * --media-from and media copy --from copy out of it, and each target cuts an image from its own copy.
+ */
+function embeddedBefore(): Promise<Before> {
+  before ??= (async () => {
+    // The demo on the embedded default, served by its service; its images in DATA_DIR/media.
+    const old = { DATA_DIR: path.join(tempDir(), 'old') };
+    const demoRun = await cli(old, 'demo', '--json');
+    expect(demoRun.code, demoRun.stderr).to.equal(0);
+    const demo = JSON.parse(demoRun.stdout) as Demo;
+    expect(demo.mediaAssets).to.equal(8);
+    const oldService = await startServiceProcess(old, 60_000);
+    const servedBefore = new Map<string, Buffer>();
+    try {
+      const items = await mediaList(oldService, demo.agentKey);
+      for (const asset of items) {
+        const response = await fetch(`${oldService.url}/public/p/${demo.projectId}/v1/media/${asset.id}`);
+        expect(response.status).to.equal(200);
+        servedBefore.set(asset.id, Buffer.from(await response.arrayBuffer()));
+      }
+    } finally {
+      // The move begins with the service stopped, so that the log no longer changes.
+      await oldService.stop();
+    }
+    expect(servedBefore.size).to.equal(8);
+    for (const [id, bytes] of servedBefore) expect(fs.readFileSync(path.join(old.DATA_DIR, 'media', demo.projectId, id)).equals(bytes)).to.equal(true);
+
+    const file = path.join(tempDir(), 'annals-log.ndjson');
+    const exported = await cli(old, 'log', 'export', '--to', file);
+    expect(exported.code, exported.stderr).to.equal(0);
+    return { old, demo, servedBefore, file };
+  })();
+  return before;
+}
+
 const minioPending = await minioServerPending();
 const mongoTarget = await mongoServerTarget();
 const targets: Array<{ title: string; pending?: string | undefined; env: () => Promise<Record<string, string>> }> = [
@@ -78,31 +127,8 @@ for (const target of targets) {
       const s3 = new S3Client({ region: 'us-east-1', endpoint: minio.endpoint, forcePathStyle: true, credentials: minio.credentials });
       await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 
-      // Before: the demo on the embedded default, served by its service; its images in DATA_DIR/media.
-      const old = { DATA_DIR: path.join(tempDir(), 'old') };
-      const demoRun = await cli(old, 'demo', '--json');
-      expect(demoRun.code, demoRun.stderr).to.equal(0);
-      const demo = JSON.parse(demoRun.stdout) as Demo;
-      expect(demo.mediaAssets).to.equal(8);
-      const oldService = await startServiceProcess(old, 60_000);
-      const servedBefore = new Map<string, Buffer>();
-      try {
-        const items = await mediaList(oldService, demo.agentKey);
-        for (const asset of items) {
-          const response = await fetch(`${oldService.url}/public/p/${demo.projectId}/v1/media/${asset.id}`);
-          expect(response.status).to.equal(200);
-          servedBefore.set(asset.id, Buffer.from(await response.arrayBuffer()));
-        }
-      } finally {
-        // The move begins with the service stopped, so that the log no longer changes.
-        await oldService.stop();
-      }
-      expect(servedBefore.size).to.equal(8);
-      for (const [id, bytes] of servedBefore) expect(fs.readFileSync(path.join(old.DATA_DIR, 'media', demo.projectId, id)).equals(bytes)).to.equal(true);
-
-      const file = path.join(tempDir(), 'annals-log.ndjson');
-      const exported = await cli(old, 'log', 'export', '--to', file);
-      expect(exported.code, exported.stderr).to.equal(0);
+      // Before: the demo on the embedded default, served by its service, its log exported (made once for both targets).
+      const { old, demo, servedBefore, file } = await embeddedBefore();
 
       // The new stores: another data folder (its SQLite log) with S3 on MinIO (and MongoDB where it runs).
       const moved: Record<string, string> = {

@@ -10,6 +10,13 @@ import { eventually } from '../support/eventually.ts';
 import { writeHistory } from '../support/synthetic-history.ts';
 import { runEntry, startServiceProcess } from '../support/child-process.ts';
 
+/** annals_projection_checkpoint_position of a projection, from the service's GET /metrics. */
+async function checkpointMetric(url: string, projection: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`annals_projection_checkpoint_position{projection="${projection}"}`));
+  return line === undefined ? -1 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 const cli = (dataDir: string, ...args: string[]) => runEntry('src/cli/main.ts', args, { DATA_DIR: dataDir });
 
 describe('operator CLI: annals projections ...', function () {
@@ -102,15 +109,13 @@ describe('operator CLI: annals projections ...', function () {
       const more = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
       await more.append('late-1', [{ id: randomUUID(), type: 'late.event', data: {}, metadata: { actor: { type: 'user', id: 'u' }, correlationId: 'c', causationId: null, occurredAt: new Date().toISOString(), schemaVersion: 1 } }], 'no_stream');
       // The history, what the service appended at start (review-notices.started, the anchor over unlinked events), and the late event.
-      const head = encodePosition((await more.headPosition())!);
+      const headPosition = (await more.headPosition())!;
+      const head = encodePosition(headPosition);
       await more.close();
-      const status = await eventually(
-        async () => JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout) as Array<{ name: string; active: { generation: number; checkpoint: string } }>,
-        (s) => s[0]!.active.checkpoint >= head,
-        10_000,
-        'the late event folded',
-        100,
-      );
+      // Waited for through the service's metrics, which read the same stores as the CLI's status (a CLI run a
+      // poll would be a process start a poll); then the CLI says so.
+      await eventually(() => checkpointMetric(service.url, 'audit-trail'), (checkpoint) => checkpoint >= Number(headPosition), 10_000, 'the late event folded', 50);
+      const status = JSON.parse((await cli(dataDir, 'projections', 'status', '--json')).stdout) as Array<{ name: string; active: { generation: number; checkpoint: string } }>;
       expect(status[0]!.active.generation).to.equal(2);
       // Fixed-width positions: in order as strings (the background anchor may land after the late event).
       expect(status[0]!.active.checkpoint >= head, `${status[0]!.active.checkpoint} folded, ${head} appended`).to.equal(true);

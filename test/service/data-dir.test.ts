@@ -43,6 +43,38 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     running.push(service);
     return service;
   };
+  /**
+   * A data folder a service has used and left (bootstrapped, served, an image uploaded through the API,
+   * stopped cleanly), every file and folder in it private. The tests that need one (a failed start keeps it
+   * all; loosened modes are warned about) each take a copy of one made once: a bootstrap and a service run
+   * are two process starts, and what these tests check is what a later start does with the files, not how they
+   * came to be. fs.cpSync keeps each file's and folder's mode; the copy is checked private all the same.
+   */
+  let used: Promise<string> | undefined;
+  const usedDataDir = async (): Promise<string> => {
+    used ??= (async () => {
+      const dataDir = path.join(tempDir(), 'data');
+      const agentKey = await bootstrapProject(dataDir);
+      const service = await startServiceProcess({ DATA_DIR: dataDir });
+      try {
+        const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 10, g: 10, b: 200 } } }).png().toBuffer();
+        const uploaded = await fetch(`${service.url}/admin/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ base64: png.toString('base64'), fileName: 'blue.png' }) });
+        expect(uploaded.status, await uploaded.clone().text()).to.equal(201);
+      } finally {
+        const stopped = await service.stop('SIGTERM');
+        expect(stopped.code, stopped.stderr).to.equal(0);
+      }
+      // The uploads through the API, as everything else, private at any depth.
+      expect(walk(dataDir).filter((entry) => entry.path.startsWith(`media${path.sep}`) && !entry.directory)).to.not.be.empty;
+      expect(walk(dataDir).filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))).to.deep.equal([]);
+      return dataDir;
+    })();
+    const copy = path.join(tempDir(), 'data');
+    fs.cpSync(await used, copy, { recursive: true });
+    expect(walk(copy).filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600)), 'the copy is as private as the original').to.deep.equal([]);
+    expect(mode(copy)).to.equal(0o700);
+    return copy;
+  };
 
   it('refuses a second service with the projector role on the same DATA_DIR, naming the holder; an API-only one (ROLES=api) may run beside it', async () => {
     const dataDir = path.join(tempDir(), 'data');
@@ -81,19 +113,20 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
     const port = String((server.address() as net.AddressInfo).port);
     try {
       const empty = tempDir();
-      const failed = await runEntry('src/main.ts', [], { DATA_DIR: empty, PORT: port, HOST: '127.0.0.1' });
+      const missing = path.join(tempDir(), 'not-yet');
+      // A DATA_DIR holding data (a service ran on it and stopped) keeps it all.
+      const used = await usedDataDir();
+      const files = fs.readdirSync(used).sort();
+      expect(files).to.include.members(['events.sqlite', 'read-models.sqlite', 'keys.sqlite', 'session-secret', 'media']);
+      // Three starts on three folders, each failing on its own: run at once.
+      const failStart = (dataDir: string) => runEntry('src/main.ts', [], { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1' });
+      const [failed, failedMissing, failedUsed] = await Promise.all([failStart(empty), failStart(missing), failStart(used)]);
       expect(failed.code).to.equal(1);
       expect(failed.stderr).to.match(/EADDRINUSE|address already in use/i);
       expect(fs.readdirSync(empty)).to.deep.equal([]);
-      const missing = path.join(tempDir(), 'not-yet');
-      expect((await runEntry('src/main.ts', [], { DATA_DIR: missing, PORT: port, HOST: '127.0.0.1' })).code).to.equal(1);
+      expect(failedMissing.code).to.equal(1);
       expect(fs.existsSync(missing)).to.equal(false);
-      // A DATA_DIR holding data keeps it all.
-      const used = path.join(tempDir(), 'data');
-      const service = await start({ DATA_DIR: used });
-      await service.stop('SIGTERM');
-      const files = fs.readdirSync(used).sort();
-      expect((await runEntry('src/main.ts', [], { DATA_DIR: used, PORT: port, HOST: '127.0.0.1' })).code).to.equal(1);
+      expect(failedUsed.code).to.equal(1);
       expect(fs.readdirSync(used).sort()).to.deep.equal(files);
     } finally {
       server.close();
@@ -139,9 +172,7 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
   });
 
   it('warns at start when DATA_DIR or files in it are readable by other users', async () => {
-    const dataDir = path.join(tempDir(), 'data');
-    const first = await start({ DATA_DIR: dataDir });
-    await first.stop('SIGTERM');
+    const dataDir = await usedDataDir();
     fs.chmodSync(dataDir, 0o755);
     fs.chmodSync(path.join(dataDir, 'events.sqlite'), 0o644);
     const service = await start({ DATA_DIR: dataDir });
@@ -151,14 +182,8 @@ describe('service: one writer per DATA_DIR, private files, nothing left by a fai
   });
 
   it('warns at start about media files and folders at any depth that other users may read, naming them', async () => {
-    const dataDir = path.join(tempDir(), 'data');
-    const agentKey = await bootstrapProject(dataDir);
-    const first = await start({ DATA_DIR: dataDir });
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 10, g: 10, b: 200 } } }).png().toBuffer();
-    const uploaded = await fetch(`${first.url}/admin/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ base64: png.toString('base64'), fileName: 'blue.png' }) });
-    expect(uploaded.status, await uploaded.clone().text()).to.equal(201);
-    await first.stop('SIGTERM');
-    expect(walk(dataDir).filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))).to.deep.equal([]);
+    // A service ran on it and an image was uploaded through the API, all private (usedDataDir checks).
+    const dataDir = await usedDataDir();
     // Loosened as an older version (0644 files, 0755 folders), a copy or another program would leave them.
     const blob = walk(dataDir).find((entry) => entry.path.startsWith(`media${path.sep}`) && !entry.directory)!;
     const folder = path.dirname(blob.path);
