@@ -58,7 +58,7 @@ export function mcpRoute(deps: AdminDeps, api: ApiRegistry, options: McpRouteOpt
         'The MCP tool server over Streamable HTTP (stateless, JSON responses): JSON-RPC messages of the Model Context Protocol (initialize, tools/list, tools/call) with the tools of spec 4.4, authenticated with an agent key. Each tool calls this admin API with the caller\'s key. GET and DELETE answer 405: no event stream, no session',
       tag,
       responses: {
-        200: { description: 'The JSON-RPC response (or a batch of them)', schema: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]) },
+        200: { description: 'The JSON-RPC response (or a batch of them)', schema: jsonRpcResponse },
         202: { description: 'Accepted (notifications and responses carry no answer)', empty: true },
         400: { description: 'Not a JSON-RPC message of the protocol', schema: jsonRpcMessage },
         406: { description: 'The Accept header does not list application/json and text/event-stream', schema: jsonRpcMessage },
@@ -115,6 +115,9 @@ const jsonRpcMessage = z.looseObject({
   result: z.record(z.string(), z.unknown()).optional(),
   error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
 });
+
+/** One JSON-RPC response, or a batch of them. */
+const jsonRpcResponse = z.union([jsonRpcMessage, z.array(jsonRpcMessage)]);
 
 /** The Koa request as a web Request, its body streamed (the transport reads and bounds it). */
 function toWebRequest(ctx: Context): Request {

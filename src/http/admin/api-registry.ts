@@ -235,6 +235,19 @@ function errorSchemaName(codes: readonly string[]): string {
   return `Error${codes.map(pascal).join('Or')}`;
 }
 
+/**
+ * The error envelope schema of each component name, made once per process so that its conversion is cached
+ * (jsonSchemaOf) across documents. A name stands for one list of codes: the codes come in CODE_ORDER, and no
+ * code's PascalCase word is or starts with "Or".
+ */
+const errorEnvelopes = new Map<string, z.ZodType>();
+
+function errorEnvelopeOf(name: string, codes: readonly ErrorCode[]): z.ZodType {
+  let schema = errorEnvelopes.get(name);
+  if (!schema) errorEnvelopes.set(name, (schema = errorEnvelopeSchema(codes)));
+  return schema;
+}
+
 /** The OpenAPI 3.1 document of every registered route. */
 export function openApiDocument(registry: ApiRegistry, info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -275,7 +288,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
     for (const [status, unordered] of Object.entries(errors) as Array<[string, ErrorCode[]]>) {
       const codes = CODE_ORDER.filter((code) => unordered.includes(code));
       const name = errorSchemaName(codes);
-      errorSchemas[name] ??= toSchema(errorEnvelopeSchema(codes), 'output');
+      errorSchemas[name] ??= toSchema(errorEnvelopeOf(name, codes), 'output');
       const envelope = { $ref: `#/components/schemas/${name}` };
       const own = responses[status] as { description: string; content?: { 'application/json': { schema: unknown } } } | undefined;
       if (own?.content) {

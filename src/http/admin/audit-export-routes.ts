@@ -20,6 +20,11 @@ const EXPORT_SLOTS = { concurrency: 1, maxQueued: 1 };
 
 const NDJSON = 'application/x-ndjson';
 
+const periodQuery = strictQuery({
+  from: instant.describe('The period\'s start (inclusive): an ISO 8601 date-time with an offset.'),
+  to: instant.describe('The period\'s end (exclusive): an ISO 8601 date-time with an offset, after from.'),
+});
+
 const bundleDescription =
   'The signed audit export (NDJSON, format annals-audit-export version 2: a header line, the event lines, the actor lines, a line per stream, an end line with the SHA-256 of the lines before it and an Ed25519 signature). Verify it without the service: node scripts/audit/verify-audit-export.mjs BUNDLE --public-key KEY.json (docs/audit.md). X-Audit-Export-Digest repeats the digest its end line signs.';
 const bundleResponse = { description: bundleDescription, schema: z.string().describe('NDJSON: one JSON object per line.'), mediaType: NDJSON, headers: { 'Content-Disposition': 'attachment; filename="audit-....ndjson"', 'X-Audit-Export-Digest': 'sha256:<hex>: the digest the end line signs' } };
@@ -75,10 +80,6 @@ export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, signing: Au
     ctx.body = stream;
   };
 
-  const period = strictQuery({
-    from: instant.describe('The period\'s start (inclusive): an ISO 8601 date-time with an offset.'),
-    to: instant.describe('The period\'s end (exclusive): an ISO 8601 date-time with an offset, after from.'),
-  });
   api.add(
     router,
     {
@@ -87,7 +88,7 @@ export function auditExportRoutes(deps: AdminDeps, api: ApiRegistry, signing: Au
       operationId: 'exportAuditPeriod', permission: 'audit.read',
       summary: 'A signed audit export of the project\'s events whose time is in [from, to), with the events of the people and agent keys they name (who they are, their roles and who issued each key, up to to), tenant_admin sessions only',
       tag: 'History',
-      query: period,
+      query: periodQuery,
       responses: { 200: bundleResponse },
       errors: { 503: ['SERVICE_UNAVAILABLE'] },
     },

@@ -85,6 +85,8 @@ export const contactFormSchema = contactFormSettingsSchema
     hostedPagePath: z.string().nullable().describe('The hosted page on the service\'s own host, when hosted publishing is on.'),
   })
   .meta({ id: 'ContactForm' });
+const contactFormListSchema = z.object({ items: z.array(contactFormSchema) });
+const submissionPageSchema = pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') });
 
 const readBody = z.object({ read: z.boolean() });
 const noteBody = z.object({ text: z.string().max(NOTE_MAX_LENGTH, `at most ${NOTE_MAX_LENGTH} characters`), idempotencyKey: z.string().optional() });
@@ -106,7 +108,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
   };
   const tag = 'Contact forms';
 
-  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', permission: 'contact-forms.read', summary: 'List the project\'s contact forms', tag, responses: { 200: { description: 'The contact forms', schema: z.object({ items: z.array(contactFormSchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/contact-forms', operationId: 'listContactForms', permission: 'contact-forms.read', summary: 'List the project\'s contact forms', tag, responses: { 200: { description: 'The contact forms', schema: contactFormListSchema } }, errors: {} }, async (ctx) => {
     ctx.body = { items: await forms.list(projectOf(ctx)) };
   });
 
@@ -131,7 +133,7 @@ export function contactFormRoutes(deps: AdminDeps, api: ApiRegistry, contact: Co
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', permission: 'submissions.read', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: pageSchema(submissionSchema, { unread: z.number().int().describe('How many of the form\'s submissions are unread.') }) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/contact-forms/:formId/submissions', operationId: 'listContactSubmissions', permission: 'submissions.read', summary: 'List a contact form\'s submissions, newest first, with their values and delivery status (console sessions only); read=false lists the unread ones; limit and cursor as every list', tag, query: submissionsQuery, responses: { 200: { description: 'A page of submissions', schema: submissionPageSchema } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const formId = id(ctx, 'formId');
     await forms.docOrFail(project, formId, { includeDeleted: true });

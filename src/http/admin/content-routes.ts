@@ -75,6 +75,10 @@ const revisionListQuery = listQuery({
   order: z.enum(['asc', 'desc']).default('asc').describe('asc: oldest first (default); desc: newest first.'),
 });
 
+const formSetListSchema = z.object({ items: z.array(formSetSummarySchema) });
+const entryPageSchema = pageSchema(entrySummarySchema, walkFields);
+const revisionPageSchema = pageSchema(revisionSummarySchema);
+
 /**
  * Form sets, entries and revisions (spec section 4.3). Handlers validate the request, call the content
  * service and shape the answer; the rules live in the domain.
@@ -89,7 +93,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return value;
   };
 
-  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', permission: 'form-sets.read', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: { description: 'The form sets', schema: z.object({ items: z.array(formSetSummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-sets', operationId: 'listFormSets', permission: 'form-sets.read', summary: 'List the project\'s form sets', tag: 'Form sets', responses: { 200: { description: 'The form sets', schema: formSetListSchema } }, errors: {} }, async (ctx) => {
     const project = projectOf(ctx);
     const items = await contentModel.formSetsOfProject(project.projectId);
     ctx.body = { items: items.map(formSetSummary) };
@@ -135,7 +139,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
         'The walk is pinned to the position of its first page (asOf): first every entry as it was then, each once, in the requested order (changed: false); then the entries created or changed since, in the order of their changes (changed: true). Nothing is skipped while entries change between pages; an entry changed during the walk comes again in the second part, with its new values.',
       tag: 'Entries',
       query: entryListQuery,
-      responses: { 200: { description: 'A page of entries', schema: pageSchema(entrySummarySchema, walkFields) } },
+      responses: { 200: { description: 'A page of entries', schema: entryPageSchema } },
       errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { query }) => {
@@ -158,7 +162,7 @@ export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       summary: 'List an entry\'s revisions without their values, oldest first (order=desc: newest first), a page at a time (list_revisions)',
       tag: 'Revisions',
       query: revisionListQuery,
-      responses: { 200: { description: 'A page of revisions', schema: pageSchema(revisionSummarySchema) } },
+      responses: { 200: { description: 'A page of revisions', schema: revisionPageSchema } },
       errors: {},
     },
     async (ctx, { query }) => {

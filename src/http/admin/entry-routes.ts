@@ -91,6 +91,10 @@ const reviewQueueQuery = listQuery({
   status: z.enum(IN_REVIEW_STATUSES).optional().describe('Only revisions waiting for review (pending_review) or for their publish time (scheduled).'),
 });
 
+const historyPageSchema = pageSchema(historyItemSchema, { entryId: z.uuid() });
+const reviewQueuePageSchema = pageSchema(reviewItemSchema);
+const auditPageSchema = pageSchema(auditItemSchema);
+
 /**
  * Entry lifecycle beyond create and save: duplicate, delete, rename, import metadata, assignee, bulk
  * scheduling, and the audit history (entry history, revision diff, restore, project audit log). Handlers
@@ -170,7 +174,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     },
   );
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', permission: 'entries.history.read', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: pageSchema(historyItemSchema, { entryId: z.uuid() }) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/history', operationId: 'getEntryHistory', permission: 'entries.history.read', summary: 'Every event of an entry, oldest first, with actor, time and kind, a page at a time', tag: 'History', query: historyQuery, responses: { 200: { description: 'A page of the entry\'s events', schema: historyPageSchema } }, errors: {} }, async (ctx, { query }) => {
     const entryId = id(ctx, 'entryId');
     ctx.body = { entryId, ...(await content.entryHistory(projectOf(ctx), entryId, query)) };
   });
@@ -185,7 +189,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       summary: 'The review desk: every revision in pending_review or scheduled across the project\'s form sets, oldest submission first, with entry title, form set, submitter, submission time, assignee and publish time; filter by assignee, form set and status',
       tag: 'Revisions',
       query: reviewQueueQuery,
-      responses: { 200: { description: 'A page of the queue', schema: pageSchema(reviewItemSchema) } },
+      responses: { 200: { description: 'A page of the queue', schema: reviewQueuePageSchema } },
       errors: {},
     },
     async (ctx, { query }) => {
@@ -206,7 +210,7 @@ export function entryRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = result.body;
   });
 
-  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', permission: 'audit.read', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: pageSchema(auditItemSchema) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/audit-log', operationId: 'getAuditLog', permission: 'audit.read', summary: 'The project\'s audit log, newest first, filterable by actor id, entry and time [from, to) (tenant_admin sessions only)', tag: 'History', query: auditQuery, responses: { 200: { description: 'A page of audit records', schema: auditPageSchema } }, errors: {} }, async (ctx, { query }) => {
     ctx.body = await content.auditLog(projectOf(ctx), query);
   });
 

@@ -64,6 +64,8 @@ export const assetSchema = z.object({
   updatedAt: z.string(),
   url: z.string().describe('The public media URL (GET /media/{assetId} on the project-pinned public base).'),
 }).meta({ id: 'Asset' });
+const assetPageSchema = pageSchema(assetSchema);
+const mediaFoldersSchema = z.object({ items: z.array(z.object({ folder: z.string(), assets: z.number().int() })) }).meta({ id: 'MediaFolders' });
 
 const mediaListQuery = listQuery({
   type: mediaType,
@@ -194,7 +196,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
     },
   );
 
-  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', permission: 'media.list', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: pageSchema(assetSchema) } }, errors: {} }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/media', operationId: 'listMedia', permission: 'media.list', summary: `List media, newest first (list_media): filter by type (${MEDIA_KINDS.join(', ')}, or a MIME type prefix such as image/png) and by a name substring (case-insensitive); limit and cursor as every list (a page filtered by name or MIME prefix may be short, with a nextCursor)`, tag: 'Media', query: mediaListQuery, responses: { 200: { description: 'A page of assets', schema: assetPageSchema } }, errors: {} }, async (ctx, { query }) => {
     const project = projectOf(ctx);
     const result = await service.list(project, query);
     ctx.body = { items: result.items.map((item) => withUrl(ctx, project.projectId, item)), nextCursor: result.nextCursor };
@@ -209,7 +211,7 @@ export function mediaRoutes(_deps: AdminDeps, api: ApiRegistry, media: MediaAdmi
       permission: 'media.list',
       summary: 'The folders of the media library that hold assets, by name, each with how many it holds (a folder is made by putting an asset in it, and goes with its last one)',
       tag: 'Media',
-      responses: { 200: { description: 'The folders', schema: z.object({ items: z.array(z.object({ folder: z.string(), assets: z.number().int() })) }).meta({ id: 'MediaFolders' }) } },
+      responses: { 200: { description: 'The folders', schema: mediaFoldersSchema } },
       errors: {},
     },
     async (ctx) => {

@@ -161,6 +161,11 @@ const userSummarySchema = z
   })
   .meta({ id: 'UserSummary' });
 const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
+const customDomainsSchema = z.object({ domains: z.array(z.string()) });
+const keyListSchema = z.object({ items: z.array(keySummarySchema) });
+const revokedKeySchema = z.object({ id: z.uuid(), type: z.enum(KEY_TYPES), revokedAt: z.string() });
+const projectListSchema = z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) });
+const userListSchema = z.object({ items: z.array(userSummarySchema) });
 
 /**
  * Project settings, console login appearance and IP allowlist, API keys and members (spec sections 4.4,
@@ -232,7 +237,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     ctx.body = result.value;
   });
 
-  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', permission: 'project.settings.change', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: { description: 'The custom domains', schema: z.object({ domains: z.array(z.string()) }) } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'put', path: '/project/custom-domains', operationId: 'setCustomDomains', permission: 'project.settings.change', summary: "Replace the project's custom domains (409 when a domain belongs to another project)", tag: 'Project', body: customDomainsBody, responses: { 200: { description: 'The custom domains', schema: customDomainsSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const caller = principalOf(ctx);
     const projectId = projectOf(ctx).projectId;
     const result = await access.setCustomDomains(caller, projectId, body.domains);
@@ -300,7 +305,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
 
   // ---- API keys (console sessions only: agent keys can never issue keys)
 
-  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', permission: 'keys.list', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: z.object({ items: z.array(keySummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/keys', operationId: 'listKeys', permission: 'keys.list', summary: "List the project's agent and public keys (prefix only: keys are shown once, at creation), with each agent key's last use (to 10 minutes)", tag: 'Keys', responses: { 200: { description: 'The keys, revoked ones included', schema: keyListSchema } }, errors: {} }, async (ctx) => {
     const projectId = projectOf(ctx).projectId;
     const query = { filter: { projectId }, sort: [['createdAt', 'asc']] as Array<[string, 'asc']>, limit: 1000 };
     const [agents, publics] = await Promise.all([reader.find<Doc<KeyRecord>>('access', 'agent_keys_by_id', query), reader.find<Doc<KeyRecord>>('access', 'public_keys_by_id', query)]);
@@ -343,7 +348,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     } satisfies z.input<typeof issuedKeySchema>;
   });
 
-  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', permission: 'keys.revoke', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: { description: 'The revoked key', schema: z.object({ id: z.uuid(), type: z.enum(KEY_TYPES), revokedAt: z.string() }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'delete', path: '/keys/:keyId', operationId: 'revokeKey', permission: 'keys.revoke', summary: 'Revoke an agent or public key (it answers 401 from then on)', tag: 'Keys', responses: { 200: { description: 'The revoked key', schema: revokedKeySchema } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     const projectId = projectOf(ctx).projectId;
     const result = await access.revokeKey(caller, projectId, keyId(ctx));
@@ -356,7 +361,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
   // ---- members of the caller's tenant
 
   // The console's project switcher: every project a session may act in (an agent key: its own project).
-  api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', permission: 'none', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: z.object({ items: z.array(z.object({ id: z.uuid(), name: z.string(), slug: z.string(), plan: z.enum(PLANS) })) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/projects', operationId: 'listProjects', permission: 'none', summary: "The projects of the caller's tenant, by name, for the console's project switcher (an agent key sees its own project); no X-Project-Id needed", tag: 'Project', responses: { 200: { description: 'The projects, by name', schema: projectListSchema } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     const docs = caller.kind === 'agent'
       ? [await accessModel.project(caller.projectId)].filter((d): d is Doc<ProjectRecord> => d !== null)
@@ -364,7 +369,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     ctx.body = { items: docs.map((doc) => ({ id: doc.projectId, name: doc.name, slug: doc.slug, plan: doc.plan })) };
   });
 
-  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', permission: 'members.list', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: z.object({ items: z.array(userSummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/users', operationId: 'listUsers', permission: 'members.list', summary: "List the tenant's console users", tag: 'Members', responses: { 200: { description: 'The users', schema: userListSchema } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
     const users = await accessModel.usersOfTenant(caller.tenantId);
     ctx.body = { items: users.map(userSummary) };

@@ -92,6 +92,10 @@ export const jsonSchemaDocument = z
   })
   .describe('A JSON Schema (2020-12) document.');
 export const templateSchema = z.object({ id: z.string(), name: z.string(), description: z.string(), formSetSlugs: z.array(z.string()), masterKeys: z.array(z.string()) }).meta({ id: 'FormSetTemplate' });
+const masterListSchema = z.object({ items: z.array(masterSummarySchema) });
+const formPlanDryRunSchema = formPlanSchema.extend(dryRun);
+const masterPlanDryRunSchema = masterPlanSchema.extend(dryRun);
+const templateListSchema = z.object({ items: z.array(templateSchema) });
 
 /**
  * Masters (spec section 2), blueprints, master blueprints and built-in templates (spec section 4.3),
@@ -116,7 +120,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Masters ----------------------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', permission: 'masters.read', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: { description: 'The masters', schema: z.object({ items: z.array(masterSummarySchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/master-entities', operationId: 'listMasterEntities', permission: 'masters.read', summary: 'List the project\'s master entities (list_master_entities)', tag, responses: { 200: { description: 'The masters', schema: masterListSchema } }, errors: {} }, async (ctx) => {
     const masters = await schema.listMasters(projectOf(ctx));
     ctx.body = { items: masters.map((m) => ({ id: m.masterId, key: m.key, name: m.name, recordCount: m.recordCount, sitePublishedAt: m.sitePublishedAt, published: m.sitePublishedAt !== null })) };
   });
@@ -172,7 +176,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = preview(await schema.validateBlueprint(projectOf(ctx), body.blueprint));
   });
 
-  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-blueprints/apply', operationId: 'applyFormBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a form blueprint: masters, then form sets (apply_form_blueprint; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanDryRunSchema }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
     ctx.status = result.status;
@@ -183,7 +187,7 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.body = preview(await schema.validateMasterBlueprint(projectOf(ctx), body.blueprint));
   });
 
-  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: masterPlanSchema.extend(dryRun) }, 201: { description: 'What was created (formSets is empty)', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/master-blueprints/apply', operationId: 'applyMasterBlueprint', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a master blueprint (apply_master_blueprint; dryRun previews; idempotent by key; 409 on a key clash)', tag: 'Blueprints', body: applyBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: masterPlanDryRunSchema }, 201: { description: 'What was created (formSets is empty)', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyMasterBlueprint(principalOf(ctx), projectOf(ctx), body.blueprint, options);
     ctx.status = result.status;
@@ -192,11 +196,11 @@ export function schemaRoutes(deps: AdminDeps, api: ApiRegistry): Router {
 
   // ---- Built-in templates -----------------------------------------------------------------------
 
-  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', permission: 'form-sets.read', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: { description: 'The templates', schema: z.object({ items: z.array(templateSchema) }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/form-set-templates', operationId: 'listFormSetTemplates', permission: 'form-sets.read', summary: 'List the built-in form set templates', tag: 'Blueprints', responses: { 200: { description: 'The templates', schema: templateListSchema } }, errors: {} }, async (ctx) => {
     ctx.body = { items: listBuiltInTemplates() };
   });
 
-  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanSchema.extend(dryRun) }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/form-set-templates/:id/apply', textParams: ['id'], operationId: 'applyBuiltinFormTemplate', permission: 'blueprints.apply', permissionCheckedBy: 'domain', summary: 'Apply a built-in template by id, e.g. blog (apply_builtin_form_template; dryRun previews; idempotent by key; 409 on a slug clash)', tag: 'Blueprints', body: applyTemplateBody, responses: { 200: { description: 'dryRun: the full preview, nothing written', schema: formPlanDryRunSchema }, 201: { description: 'What was created', schema: appliedSchema } }, errors: { 409: ['CONFLICT'] } }, async (ctx, { body }) => {
     const options = { ...(body.dryRun === undefined ? {} : { dryRun: body.dryRun }), ...keyOption(ctx, body) };
     const result = await schema.applyTemplate(principalOf(ctx), projectOf(ctx), String(ctx.params['id']), options);
     ctx.status = result.status;

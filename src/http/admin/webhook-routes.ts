@@ -85,6 +85,8 @@ const webhookSchema = z.object({
   updatedAt: z.string(),
 }).meta({ id: 'Webhook' });
 const createdWebhookSchema = webhookSchema.extend({ secret: z.string().describe('The signing secret of X-Service-Signature, shown in this answer only.') }).meta({ id: 'CreatedWebhook' });
+const webhookListSchema = z.object({ items: z.array(webhookSchema) });
+const deliveryPageSchema = pageSchema(deliverySchema, { webhookId: z.uuid() });
 
 const deliveriesQuery = listQuery({
   status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
@@ -108,7 +110,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
     return value;
   };
 
-  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', permission: 'webhooks.read', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: { description: 'The webhooks', schema: z.object({ items: z.array(webhookSchema) }) } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/webhooks', operationId: 'listWebhooks', permission: 'webhooks.read', summary: 'List the project\'s webhooks (never their secrets)', tag, responses: { 200: { description: 'The webhooks', schema: webhookListSchema } }, errors: { 403: ['PLAN_REQUIRED'] } }, async (ctx) => {
     ctx.body = { items: await service().list(projectOf(ctx)) };
   });
 
@@ -166,7 +168,7 @@ export function webhookRoutes(deps: AdminDeps, api: ApiRegistry, webhooks: Webho
       summary: 'Delivery history, newest first: each delivery with every attempt (timestamp, HTTP status, payload sent, response body truncated to 4 KiB, duration, error)',
       tag,
       query: deliveriesQuery,
-      responses: { 200: { description: 'A page of deliveries', schema: pageSchema(deliverySchema, { webhookId: z.uuid() }) } },
+      responses: { 200: { description: 'A page of deliveries', schema: deliveryPageSchema } },
       errors: { 403: ['PLAN_REQUIRED'] },
     },
     async (ctx, { query }) => {

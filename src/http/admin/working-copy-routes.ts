@@ -26,6 +26,8 @@ const workingCopyHeadSchema = z
 
 const workingCopySchema = workingCopyHeadSchema.extend({ fields: z.record(z.string(), z.unknown()) }).meta({ id: 'WorkingCopy' });
 
+const workingCopyListSchema = z.object({ items: z.array(workingCopyHeadSchema) }).meta({ id: 'WorkingCopyList' });
+
 const keptSchema = z
   .object({
     entryId: z.uuid(),
@@ -79,7 +81,7 @@ export function workingCopyRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.status = 204;
   });
 
-  api.add(router, { method: 'get', path: '/entries/:entryId/working-copies', operationId: 'listWorkingCopies', permission: 'entries.read', summary: 'Who has unsaved typing in the entry: each working copy\'s owner, base revision and times, without what was typed', tag, responses: { 200: { description: 'The working copies, least recently kept first', schema: z.object({ items: z.array(workingCopyHeadSchema) }).meta({ id: 'WorkingCopyList' }) } }, errors: {} }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/entries/:entryId/working-copies', operationId: 'listWorkingCopies', permission: 'entries.read', summary: 'Who has unsaved typing in the entry: each working copy\'s owner, base revision and times, without what was typed', tag, responses: { 200: { description: 'The working copies, least recently kept first', schema: workingCopyListSchema } }, errors: {} }, async (ctx) => {
     const copies = await workingCopies.list(projectOf(ctx), entryId(ctx));
     ctx.body = { items: copies.map(({ projectId: _projectId, ...copy }) => copy) };
   });
