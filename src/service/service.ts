@@ -153,7 +153,7 @@ async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningSer
   let replayKeyShredder: ReplayKeyShredder | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   // Media bytes: DATA_DIR/media, or S3 when S3_BUCKET is set.
-  const blobs = openBlobStore(config.media.blobs);
+  const blobs = await openBlobStore(config.media.blobs);
   let mediaPurge: { stop(): Promise<void> } | undefined;
   let mailRetention: { stop(): Promise<void> } | undefined;
   // What the api role starts (http, versions, mediaClose, ...): see ApiResources.

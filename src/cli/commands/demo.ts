@@ -20,7 +20,7 @@ export const demoCommand: CommandGroup = {
     if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`, USAGE);
     const result = await withStores(async ({ log, config }) => {
       const serviceUrl = baseUrl(values['base-url'], config);
-      const blobs = openBlobStore(config.media.blobs);
+      const blobs = await openBlobStore(config.media.blobs);
       try {
         note('demo: writing a project, masters, Open Graph images, the blog and news form sets and their entries, a contact form');
         return await seedDemo(log, systemClock, operatorCaller(), { blobs, serviceUrl });

@@ -92,7 +92,7 @@ export interface MediaCopySummary extends MediaCopyResult {
 export async function copyMediaBetween(from: BlobLocation, to: BlobLocation, assets: readonly LoggedAsset[], options: { concurrency: number; json: boolean; label: string }): Promise<MediaCopySummary> {
   if (from.kind === 'local-folder' && !fs.existsSync(from.dir)) throw new UsageError(`no folder ${from.dir} to copy media from`, USAGE);
   if (sameBlobLocation(from, to)) throw new UsageError(`${describeBlobLocation(from)} is both the source and the target`, USAGE);
-  const [source, target] = [openBlobStore(from), openBlobStore(to)];
+  const [source, target] = await Promise.all([openBlobStore(from), openBlobStore(to)]);
   const bar = options.json ? undefined : new MediaProgressBar(options.label, process.stderr);
   const started = Date.now();
   try {
@@ -118,7 +118,7 @@ async function verify(options: { projectId: string | undefined; quick: boolean; 
     const [total, checkpoint, head] = await Promise.all([countReadModelAssets(reader, options.projectId), reader.checkpoint('media'), stores.events.headPosition()]);
     if (checkpoint === null && head !== null) note('media verify: the media read model has not been built yet: start the service (or run projections rebuild media) first');
     else if (head !== null && checkpoint !== null && checkpoint < head) note(`media verify: the read models have folded the log to position ${checkpoint} of ${head}: assets uploaded since are not checked`);
-    const blobs = openBlobStore(config.media.blobs);
+    const blobs = await openBlobStore(config.media.blobs);
     const bar = options.json ? undefined : new MediaProgressBar('media verify', process.stderr);
     const started = Date.now();
     try {
