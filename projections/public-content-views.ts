@@ -2,7 +2,7 @@ import { recordLabel } from '../src/domain/content/master/master-entity.ts';
 import type { ProjectionView } from '../src/projection-engine/projection.ts';
 import { shapeEntryView, type EntryView } from '../src/public-content/entry-view.ts';
 import { storedEntryView } from '../src/public-content/public-json.ts';
-import { urlFragment } from '../src/public-content/sitemap-xml.ts';
+import { urlFragment } from '../src/public-content/sitemap-fragments.ts';
 import { expandUrlPattern, patternUsesLocale } from '../src/public-content/url-pattern.ts';
 import {
   entryViewId,
