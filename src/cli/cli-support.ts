@@ -8,6 +8,9 @@ import { EventLog } from '../event-store/event-log.ts';
 import { serviceEventCatalog } from '../service/event-catalog.ts';
 import { openStores, type Stores } from '../service/open-stores.ts';
 import type { OperatorPrincipal } from '../domain/access/caller.ts';
+import { PASSWORD_ENV } from './usage.ts';
+
+export { PASSWORD_ENV };
 
 /**
  * What the operator commands share: one command group per module in ./commands, the usage error, the
@@ -96,9 +99,6 @@ export function printResult(value: unknown): void {
 export function note(line: string): void {
   process.stderr.write(`${line}\n`);
 }
-
-/** The environment variable a password may come from instead of the command line (kept out of `ps`). */
-export const PASSWORD_ENV = 'ANNALS_ADMIN_PASSWORD';
 
 /** The password from the flag, else from ANNALS_ADMIN_PASSWORD; UsageError when neither is set. */
 export function passwordFrom(flagValue: string | undefined, flag: string, usage: string): string {

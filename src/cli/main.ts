@@ -27,6 +27,7 @@ import { StoreStartupError } from '../service/open-stores.ts';
 import { OperationError } from '../projection-engine/projection-operations.ts';
 import { RebuildPausedError } from '../projection-engine/rebuild.ts';
 import { printResult, UsageError, type CommandGroup, type CommandOptions } from './cli-support.ts';
+import { COMMAND_USAGE } from './usage.ts';
 import { BackupError } from '../backup/backup-manifest.ts';
 import { DataDirLockedError, DataDirUnusableError } from '../data-dir/data-dir-lock.ts';
 import { AuditKeySetupError } from '../audit/audit-key-files.ts';
@@ -38,7 +39,7 @@ import { AuditExportUnavailableError } from '../audit/audit-export.ts';
  * Each group's module, loaded only when its group is named: a command pays for its own dependencies (the
  * demo's image codec, the log's compression, the audit's signing), not every group's (~0.3 s a run).
  */
-const GROUPS: ReadonlyArray<readonly [name: string, load: () => Promise<CommandGroup>]> = [
+const GROUPS: ReadonlyArray<readonly [name: keyof typeof COMMAND_USAGE, load: () => Promise<CommandGroup>]> = [
   ['projections', async () => (await import('./commands/projections.ts')).projectionsCommands],
   ['bootstrap', async () => (await import('./commands/bootstrap.ts')).bootstrapCommand],
   ['users', async () => (await import('./commands/users.ts')).usersCommands],
@@ -52,9 +53,9 @@ const GROUPS: ReadonlyArray<readonly [name: string, load: () => Promise<CommandG
   ['audit', async () => (await import('./commands/audit.ts')).auditCommands],
 ];
 
-/** Every group's usage, for a run that names none (or one that does not exist). */
-async function usage(): Promise<string> {
-  return (await Promise.all(GROUPS.map(([, load]) => load()))).map((group) => group.usage).join('\n');
+/** Every group's usage, for a run that names none (or one that does not exist); no group is loaded for it. */
+function usage(): string {
+  return GROUPS.map(([name]) => COMMAND_USAGE[name]).join('\n');
 }
 
 async function main(argv: string[], options: CommandOptions): Promise<number> {
@@ -62,12 +63,12 @@ async function main(argv: string[], options: CommandOptions): Promise<number> {
   const at = argv.findIndex((arg) => !arg.startsWith('-'));
   const help = argv.some((arg) => arg === '--help' || arg === '-h');
   if (at === -1) {
-    if (!help) throw new UsageError('a command is needed', await usage());
-    process.stdout.write(`usage:\n${await usage()}\n`);
+    if (!help) throw new UsageError('a command is needed', usage());
+    process.stdout.write(`usage:\n${usage()}\n`);
     return 0;
   }
   const load = GROUPS.find(([name]) => name === argv[at])?.[1];
-  if (!load) throw new UsageError(`unknown command: ${argv.filter((a) => !a.startsWith('-')).join(' ')}`, await usage());
+  if (!load) throw new UsageError(`unknown command: ${argv.filter((a) => !a.startsWith('-')).join(' ')}`, usage());
   const group = await load();
   if (help) {
     process.stdout.write(`usage:\n${group.usage}\n`);

@@ -30,25 +30,9 @@ import { checkpointView, consistencyPath, LogProofs, ProofUnavailableError } fro
 import { diffAuditExports } from '../../audit/audit-export-diff.ts';
 import { sqliteLeaves, type SqliteLeaves } from '../../audit/sqlite-leaf-workers.ts';
 import { encodePosition } from '../../event-store/position.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals audit verify [--project ID] [--against FILE|witness:NAME] [--json]
-                                                 recompute every hash chain, anchor and leaf of the log's Merkle tree; with --against (or
-                                                 AUDIT_CHECKPOINT_DIR) prove the log extends that checkpoint; exit 1 on a break
-  annals audit checkpoint [--json]              bring the log tree up to the log and sign a checkpoint of it now
-  annals audit proof inclusion --event ID [--size N] [--json]    that an event is in the tree of the checkpoint of size N (default: the latest)
-  annals audit proof consistency --from N [--to M] [--json]      that the tree of size N is a prefix of that of size M (default: the latest)
-  annals audit log-key [--json]                 the log's origin and the vkey of each audit key (what witnesses and verifiers are given)
-  annals audit diff A.ndjson B.ndjson [--public-key KEYS.json] [--consistency PROOF.json] [--json]
-                                                 prove export B extends export A: B's checkpoint extends A's (a consistency proof,
-                                                 from the log tree or PROOF.json), and B holds A's events unchanged or continues them
-  annals audit export --project ID --from T --to T --out FILE.ndjson [--json]
-  annals audit export --project ID --entry ENTRY_ID --out FILE.ndjson [--json]
-                                                 a signed bundle of a project's events of [from, to), or of one entry's whole history,
-                                                 with the actors they name (verify it with scripts/audit/verify-audit-export.mjs)
-  annals audit public-key [--json]              every audit key with its validity (JWK, PEM, signed-note vkey) and the key chain: give it to auditors
-  annals audit rotate-key [--previous-key-file FILE] [--json]
-                                                 announce the configured key (AUDIT_KEY_FILE or the PKCS#11 key) as the successor of the current one
-  annals audit anchor [--json]                  sign an anchor over events without a chain link written since the last anchor`;
+const USAGE = COMMAND_USAGE.audit;
 
 /**
  * The tamper-evident log's operator commands (see docs/audit.md). Progress on stderr; with --json the result

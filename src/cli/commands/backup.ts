@@ -3,10 +3,10 @@ import { takeBackup } from '../../backup/take-backup.ts';
 import { restoreBackup } from '../../backup/restore-backup.ts';
 import { sizeText } from '../../backup/backup-manifest.ts';
 import { note, parseCommandArgs, printResult, UsageError, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const BACKUP_USAGE = `  annals backup <dir> [--json]     a consistent copy of every store in DATA_DIR, taken while the service runs
-      (<dir>: a new or empty folder outside DATA_DIR; EventStoreDB and MongoDB have their own backups)`;
-const RESTORE_USAGE = `  annals restore <dir> [--json]    restores a backup into an empty DATA_DIR (start the service afterwards)`;
+const BACKUP_USAGE = COMMAND_USAGE.backup;
+const RESTORE_USAGE = COMMAND_USAGE.restore;
 
 function folderArgument(args: string[], usage: string): string {
   const { positionals } = parseCommandArgs(args, {}, usage);

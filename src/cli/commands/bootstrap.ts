@@ -1,11 +1,9 @@
 import { AccessService, checkBootstrapInput } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
-import { PLANS } from '../../domain/plans.ts';
-import { localesFrom, note, operatorCaller, parseCommandArgs, passwordFrom, PASSWORD_ENV, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { localesFrom, note, operatorCaller, parseCommandArgs, passwordFrom, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals bootstrap --project <name> --plan <${PLANS.join('|')}> --admin-email <email> --admin-password <password>
-                          [--project-slug <slug>] [--locales en,ja] [--tenant-name <name>]
-      (the password may come from ${PASSWORD_ENV} instead of --admin-password; the first locale is the default)`;
+const USAGE = COMMAND_USAGE.bootstrap;
 
 /**
  * bootstrap: a tenant, a project, its first tenant_admin, an agent key (scope full) and a public key.

@@ -3,9 +3,9 @@ import { openBlobStore } from '../../blobs/open-blob-store.ts';
 import { systemClock } from '../../clock.ts';
 import type { Config } from '../../config/config.ts';
 import { note, operatorCaller, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals demo [--base-url <url>] [--json]    a demo project (Business plan, en + ja): blog with images, news, a contact form
-      (--base-url: where the service is reached, for the URLs printed; default http://localhost:<PORT>)`;
+const USAGE = COMMAND_USAGE.demo;
 
 /**
  * demo: a project to look at on first run. Prints one JSON object: {projectId, agentKey, publicApiKey,

@@ -4,10 +4,9 @@ import { IssuedKeyReplay } from '../../application/issued-key-replay.ts';
 import { openKeyStore } from '../../key-store/open-key-store.ts';
 import { awaitApplied } from '../await-applied.ts';
 import { note, operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
-  annals keys revoke --project <projectId> --key-id <keyId>
-      (an agent key's scope defaults to full; the key is printed once and stored only as a hash)`;
+const USAGE = COMMAND_USAGE.keys;
 
 /**
  * keys create: an agent key (scope, name) or a public key; prints {keyId, projectId, type, key, prefix,

@@ -19,16 +19,9 @@ import { loadConfig } from '../../config/config.ts';
 import { acquireDataDirLock } from '../../data-dir/data-dir-lock.ts';
 import { compactEventLog, CompactionMismatchError } from '../../event-store/sqlite-log-compaction.ts';
 import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals log export --to FILE.ndjson [--json]   the whole event log, in order, into a file
-  annals log import FILE.ndjson [--keys-from KEYS.sqlite] [--media-from LOCATION] [--json]
-                                                        append a file's log into an empty event store (rerun to resume), then verify;
-                                                        --keys-from also copies its submissions' keys into this key store;
-                                                        --media-from also copies its assets' bytes into this blob store (as media copy)
-  annals log verify FILE.ndjson                 compare a file's log with the event store's (event and stream counts, digest)
-  annals log compact [--vacuum] [--batch N] [--json]
-                                                        rewrite the embedded log's events stored as text (older builds) compressed, in place,
-                                                        N events a transaction (1000); --vacuum then gives the freed space back (the service stopped)`;
+const USAGE = COMMAND_USAGE.log;
 
 /**
  *   log export --to FILE   every event in global order (ids, revisions, types, versions, data, metadata; personal

@@ -14,16 +14,9 @@ import { OperationError } from '../../projection-engine/projection-operations.ts
 import { serviceEventCatalog } from '../../service/event-catalog.ts';
 import { MediaProgressBar, megabytes } from '../media-progress-bar.ts';
 import { note, parseCommandArgs, printResult, UsageError, withStores, type CommandGroup, type CommandOptions } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals media copy --from LOCATION [--to LOCATION] [--log FILE.ndjson] [--concurrency N] [--json]
-                                                copy every live asset's bytes between blob stores, each checked against the
-                                                SHA-256 the log recorded on both sides; rerun to resume (what is there is kept)
-                                                LOCATION: a folder (as DATA_DIR/media), or s3://BUCKET[?endpoint=URL&region=R&path-style=true]
-                                                with credentials from S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY; --to defaults to the
-                                                configured store (S3_BUCKET, else DATA_DIR/media), the assets come from --log or the configured log
-  annals media verify [--project ID] [--quick] [--concurrency N] [--json]
-                                                check that the configured blob store holds every asset the read models know, with
-                                                the recorded size and SHA-256 (--quick: sizes only); exit 1 on a missing or corrupt blob`;
+const USAGE = COMMAND_USAGE.media;
 
 /**
  * Operator commands for media bytes, which live apart from the log (DATA_DIR/media or an S3 bucket):

@@ -6,11 +6,9 @@ import { ProjectionOperations } from '../../projection-engine/projection-operati
 import { DROP_GRACE_MS } from '../../projection-engine/rebuild.ts';
 import { RebuildProgressBar } from '../rebuild-progress-bar.ts';
 import { operatorCaller, parseCommandArgs, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals projections status [--json]
-  annals projections rebuild [name] [--json]
-  annals projections retry <name>
-  annals projections skip <name> --reason TEXT [--json]`;
+const USAGE = COMMAND_USAGE.projections;
 
 /**
  *   projections status [--json]                     checkpoint, lag and failures of every projection

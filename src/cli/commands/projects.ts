@@ -1,9 +1,9 @@
 import { AccessService } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
-import { PLANS } from '../../domain/plans.ts';
 import { operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals projects set-plan --project <projectId> --plan <${PLANS.join('|')}>`;
+const USAGE = COMMAND_USAGE.projects;
 
 /** projects set-plan: prints {projectId, plan, previousPlan}; setting the current plan changes nothing. */
 export const projectsCommands: CommandGroup = {

@@ -1,9 +1,9 @@
 import { AccessService } from '../../application/access-service.ts';
 import { systemClock } from '../../clock.ts';
-import { operatorCaller, parseCommandArgs, passwordFrom, PASSWORD_ENV, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { operatorCaller, parseCommandArgs, passwordFrom, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
 
-const USAGE = `  annals users create --tenant <tenantId> --email <email> --password <password> --role <tenant_admin|tenant_user|editor|reviewer>
-      (the password may come from ${PASSWORD_ENV} instead of --password; editor and reviewer are tenant_user)`;
+const USAGE = COMMAND_USAGE.users;
 
 /** users create: a console user in a tenant. Prints {userId, email, role} (e-mail and role normalised). */
 export const usersCommands: CommandGroup = {
