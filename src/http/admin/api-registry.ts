@@ -108,7 +108,7 @@ export class ApiRegistry {
     private readonly options: {
       onWriteError?: (ctx: Context, operationId: string, error: unknown) => Promise<void>;
       /** Read your writes: waits (bounded) until `projections` have folded `position` (see wrote). */
-      settle?: (position: bigint, projections: readonly string[]) => Promise<void>;
+      settle?: Settle;
     } = {},
   ) {}
 
@@ -128,6 +128,7 @@ export class ApiRegistry {
           throw error;
         }
       }
+      (ctx.state as { [SETTLE]?: Settle })[SETTLE] = this.options.settle;
       const body = route.body ? parse(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
       const query = route.query ? parse(route.query, ctx.query, 'query') : undefined;
       try {
@@ -146,7 +147,9 @@ export class ApiRegistry {
 }
 
 const WRITTEN = Symbol('written');
+const SETTLE = Symbol('settle');
 type Written = { position: bigint; projections: Set<string> };
+type Settle = (position: bigint, projections: readonly string[]) => Promise<void>;
 const writtenOf = (ctx: Context): Written | undefined => (ctx.state as { [WRITTEN]?: Written })[WRITTEN];
 
 /**
@@ -439,4 +442,14 @@ function refsTo(node: unknown): Json {
     );
   };
   return walk(node) as Json;
+}
+
+/**
+ * Waits now, inside the handler, for what it wrote so far (wrote): for a handler whose answer reads a read model
+ * it has just written to. The registry's wait once the handler returns then finds it folded.
+ */
+export async function settleWritten(ctx: Context): Promise<void> {
+  const written = writtenOf(ctx);
+  const settle = (ctx.state as { [SETTLE]?: Settle })[SETTLE];
+  if (written && settle) await settle(written.position, [...written.projections]);
 }

@@ -7,7 +7,7 @@ import type { Caller } from '../../domain/access/caller.ts';
 import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import { ROLE_NAMES, type AgentScope, type UserRole } from '../../domain/principal.ts';
 import { notFound, unavailable, validationError } from '../errors/error-factory.ts';
-import { type ApiRegistry, wrote } from './api-registry.ts';
+import { type ApiRegistry, settleWritten, wrote } from './api-registry.ts';
 import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
@@ -338,6 +338,8 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     });
     // Issued by this request: shown as made. A replay: opened from the record inside its window, else 409.
     const shown = issuedNow ?? issued.key ?? (await replays!.open(issued.keyId, issued));
+    // The answer is the stored key's, as a replay's is (its createdAt is the event's, not this handler's clock).
+    await settleWritten(ctx);
     const collection = body.type === 'agent' ? 'agent_keys_by_id' : 'public_keys_by_id';
     const stored = await reader.get<Doc<KeyRecord>>('access', collection, issued.keyId);
     ctx.status = 201;
