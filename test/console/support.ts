@@ -82,7 +82,7 @@ export const AUTOSAVE_PAUSE_MS = 1500;
  * before its pages loaded. Time still flows between steps, so a step made before the timer was set is made up by
  * the next one.
  */
-export async function fastForwardUntil(page: Page, stepMs: number, what: Locator, timeoutMs = 10_000): Promise<void> {
+export async function fastForwardUntil(page: Page, stepMs: number, what: Locator, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await page.clock.fastForward(stepMs);
