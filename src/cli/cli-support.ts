@@ -10,8 +10,6 @@ import { openStores, type Stores } from '../service/open-stores.ts';
 import type { OperatorPrincipal } from '../domain/access/caller.ts';
 import { PASSWORD_ENV } from './usage.ts';
 
-export { PASSWORD_ENV };
-
 /**
  * What the operator commands share: one command group per module in ./commands, the usage error, the
  * stores opened from the same configuration as the service, the operator caller, and stdout for results

@@ -62,13 +62,6 @@ export interface RunningService {
   stop(progress?: (step: string) => void): Promise<void>;
 }
 
-/**
- * Starts every role the configuration names, on the stores it names. Fails, with nothing left running,
- * when a store cannot be opened or the port cannot be bound; a DATA_DIR that was empty is then left empty.
- * A process with the projector role on an embedded store holds the DATA_DIR's writer lock while it runs
- * (see DataDirLock): a second one on the same folder is refused; API-only processes (ROLES=api) may run
- * beside it.
- */
 /** What a service is started with besides its configuration. */
 export interface ServiceDeps {
   logger: Logger;
@@ -78,6 +71,13 @@ export interface ServiceDeps {
   logTreeFollowerModule?: URL;
 }
 
+/**
+ * Starts every role the configuration names, on the stores it names. Fails, with nothing left running,
+ * when a store cannot be opened or the port cannot be bound; a DATA_DIR that was empty is then left empty.
+ * A process with the projector role on an embedded store holds the DATA_DIR's writer lock while it runs
+ * (see DataDirLock): a second one on the same folder is refused; API-only processes (ROLES=api) may run
+ * beside it.
+ */
 export async function startService(config: Config, deps: ServiceDeps): Promise<RunningService> {
   const before = dataDirState(config.dataDir);
   const lock = takesDataDirLock(config) ? lockDataDir(config) : undefined;

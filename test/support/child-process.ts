@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { compiledBuild } from './compiled-build.ts';
+import { compiledBuild, compiledPathOf } from './compiled-build.ts';
 import { compiledTestProgram } from './compiled-test-program.ts';
 
 export interface Finished {
@@ -64,7 +64,7 @@ export function spawnEntry(entry: string, args: string[], env: Record<string, st
 export function entryArgs(entry: string): string[] {
   if (!entry.startsWith('src/')) return ['--enable-source-maps', compiledTestProgram(entry)];
   compiledBuild();
-  return [path.join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))];
+  return [compiledPathOf(entry)];
 }
 
 /** A running service started as `npm start` would, on a free port. */

@@ -99,5 +99,10 @@ export const PROJECT_ROOT = ROOT;
  */
 export function compiledModule(source: string): URL {
   compiledBuild();
-  return pathToFileURL(path.join(ROOT, 'dist', source.replace(/\.ts$/, '.js')));
+  return pathToFileURL(compiledPathOf(source));
+}
+
+/** Where the build puts a source of src/ or projections/ (a path relative to the project, or absolute). */
+export function compiledPathOf(source: string): string {
+  return path.join(ROOT, 'dist', path.relative(ROOT, path.resolve(ROOT, source))).replace(/\.ts$/, '.js');
 }

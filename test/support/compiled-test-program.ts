@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { transformSync } from '@swc/core';
-import { compiledBuild, PROJECT_ROOT } from './compiled-build.ts';
+import { compiledBuild, compiledPathOf, PROJECT_ROOT } from './compiled-build.ts';
 
 const OUT = path.join(PROJECT_ROOT, 'dist', 'test-programs');
 const COMPILED_FOLDERS = ['src', 'projections'].map((folder) => path.join(PROJECT_ROOT, folder) + path.sep);
@@ -37,7 +37,7 @@ function compile(source: string): string {
   const rewritten = code.replace(RELATIVE_SPECIFIER, (_match, lead: string, quote: string, specifier: string) => {
     const target = path.resolve(path.dirname(source), specifier);
     let compiled: string;
-    if (COMPILED_FOLDERS.some((folder) => target.startsWith(folder))) compiled = path.join(PROJECT_ROOT, 'dist', path.relative(PROJECT_ROOT, target)).replace(/\.ts$/, '.js');
+    if (COMPILED_FOLDERS.some((folder) => target.startsWith(folder))) compiled = compiledPathOf(target);
     else if (target.endsWith('.ts')) compiled = compile(target);
     else compiled = target;
     let relative = path.relative(path.dirname(output), compiled);
