@@ -342,7 +342,7 @@ export class Projector {
         await this.#pause(culprit, new Error(`${error.message}. The projection put two documents with one unique value: fix the projection (or the data it folds) and retry, or skip this event`));
         throw new ConsumeEnded('paused');
       }
-      this.#stored.forget(batch.writtenKeys());
+      this.#stored.wrote(batch.written());
       if (change !== undefined) this.#changes.recorded(change);
       this.#checkpoint = checkpoint;
       this.#eventsFolded += batch.events;

@@ -36,8 +36,8 @@ interface Pending {
 /**
  * Documents a projector read from its generation and has not written since: the form set or project that
  * every event of an entry reads is parsed once, not once per event. Only the projector holding the
- * generation's lease writes it, so what it read stays true until it writes that document itself (the
- * projector forgets each document a commit wrote, and starts afresh after any failure). A document is kept
+ * generation's lease writes it, so what it read stays true until it writes that document itself (then what it
+ * wrote is what is stored; the projector starts afresh after any failure). A document is kept
  * from its second read on (most documents are read once, then written: copying each would cost more than it
  * saves), and only the `limit` documents read last (documents may be large: an entry's snapshot), so the
  * few that every event reads stay.
@@ -71,12 +71,18 @@ export class StoredDocuments {
     if (this.#docs.size > this.limit) this.#docs.delete(this.#docs.keys().next().value!);
   }
 
-  /** The documents of these keys were written (committed): they are read from the store again. */
-  forget(keys: Iterable<string>): void {
+  /**
+   * These documents were written (committed, and each `doc` no longer changes: the batch that held it is
+   * done). One the projector has read before is known as written (an entry that every command reads and
+   * writes is not read back after each); another is not kept (most documents are written and never read).
+   */
+  wrote(writes: Iterable<readonly [k: string, doc: Document | null]>): void {
     if (this.#docs.size === 0 && this.#readOnce.size === 0) return;
-    for (const k of keys) {
+    for (const [k, doc] of writes) {
+      if (!this.#readOnce.delete(k) && !this.#docs.has(k)) continue;
       this.#docs.delete(k);
-      this.#readOnce.delete(k);
+      this.#docs.set(k, doc);
+      if (this.#docs.size > this.limit) this.#docs.delete(this.#docs.keys().next().value!);
     }
   }
 }
@@ -181,9 +187,9 @@ export class WriteBatch {
     return [...this.#pending.values()];
   }
 
-  /** The documentKey of every document the batch writes. */
-  writtenKeys(): IterableIterator<string> {
-    return this.#pending.keys();
+  /** The documentKey of every document the batch writes, with the document (null: deleted). */
+  *written(): IterableIterator<readonly [k: string, doc: Document | null]> {
+    for (const [k, pending] of this.#pending) yield [k, pending.doc];
   }
 
   #write(collection: string, id: string, doc: Document | null): void {
