@@ -36,8 +36,11 @@ export interface ProjectorOptions {
   pausePollMs?: number;
   /** Stop once caught up with the log (rebuilds). */
   stopWhenCaughtUp?: boolean;
-  /** Called after every commit. */
-  onCommit?: (progress: { checkpoint: bigint | null; events: number; writes: readonly DocumentWrite[] }) => void;
+  /**
+   * Called after every commit: this projector's, with its writes; on standby, another holder's that it found
+   * (the stored checkpoint moved), with writes undefined (what it wrote is not known here).
+   */
+  onCommit?: (progress: { checkpoint: bigint | null; events: number; writes: readonly DocumentWrite[] | undefined }) => void;
   /** Delay before reconnecting after a store failure; grows up to 30 s. */
   retryDelayMs?: number;
   /**

@@ -95,6 +95,7 @@ export class Projector {
       try {
         const record = await store.getGeneration(this.target.projection, this.target.generation);
         if (!record) throw new Error(`generation ${this.target.generation} of ${this.target.projection} does not exist`);
+        const previous = this.#checkpoint;
         this.#checkpoint = record.checkpoint;
         this.#failure = record.failure;
         // Waiters that came before the checkpoint was known (a projector just started on a generation).
@@ -117,6 +118,8 @@ export class Projector {
           if (this.#state !== 'standby') logger.info({ projection: this.target.projection, generation: this.target.generation }, 'projector on standby: another holds the lease');
           this.#state = 'standby';
           if (record.checkpoint !== null) this.#waiters.reached(record.checkpoint);
+          // The holder committed: this process's caches of the read model (ReadModelVersions) must hear of it.
+          if (record.checkpoint !== previous) this.#o.onCommit?.({ checkpoint: record.checkpoint, events: this.#eventsFolded, writes: undefined });
           await this.#sleep(Math.min(this.#o.pausePollMs, Math.ceil(this.#o.leaseTtlMs / 3)));
           continue;
         }

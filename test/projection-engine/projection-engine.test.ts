@@ -7,6 +7,7 @@ import { ProjectionSupervisor } from '../../src/projection-engine/projection-sup
 import { startRebuild, RebuildPausedError } from '../../src/projection-engine/rebuild.ts';
 import { readProjectionStatus } from '../../src/projection-engine/projection-status.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
+import { ReadModelVersions } from '../../src/projection-engine/read-model-versions.ts';
 import { engineFixture, eventually, silentLogger } from '../support/engine-fixture.ts';
 
 /** Sums `by` per stream; refuses events flagged poison. `factor` lets a test change the code (version). */
@@ -82,6 +83,31 @@ describe('projection engine', () => {
     expect(record?.checkpoint).to.equal(last.position);
     expect(record?.state).to.equal('active');
     expect(s.readiness().ready).to.equal(true);
+  });
+
+  it('a process whose projector stands by (another holds the lease) hears of the holder\'s commits, so its caches move on', async () => {
+    const holder = await start([totals()]);
+    const standby = new ProjectionSupervisor({
+      projections: [totals()], log: f.log, store: f.store, clock: f.clock, logger: silentLogger,
+      watchIntervalMs: 50, projector: { pausePollMs: 20, flushIntervalMs: 5 },
+    });
+    const versions = new ReadModelVersions(f.store, [totals()], { supervisor: standby });
+    try {
+      await standby.start();
+      await versions.start();
+      const heard: Array<ReadonlySet<string> | undefined> = [];
+      versions.onChange(({ scopes }) => heard.push(scopes));
+      const before = versions.of('test-totals');
+      const { position } = await f.count('c-1', 5);
+      expect(await holder.waitFor(position, 5000)).to.equal(true);
+      expect(await standby.waitFor(position, 5000)).to.equal(true);
+      // The holder's commit changed the read model: the standby's version of it moved, and what changed is unknown.
+      await eventually(async () => versions.of('test-totals'), (version) => version !== before);
+      expect(heard.at(-1)).to.equal(undefined);
+    } finally {
+      versions.stop();
+      await standby.stop();
+    }
   });
 
   it('is not ready while it folds what the log held at start, however recently that was appended; ready once it has', async () => {
