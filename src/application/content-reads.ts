@@ -69,8 +69,10 @@ export class ContentReads {
 
   /** One entry with its latest and live revisions and how many revisions it has (never the whole list). */
   async getEntry(project: ProjectView, entryId: string): Promise<Record<string, unknown>> {
-    await this.entryDoc(project, entryId);
-    return this.entryDocument(entryId);
+    const entry = await this.content.entry(entryId);
+    if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
+    const { search: _search, ...rest } = entry;
+    return rest;
   }
 
   /**
