@@ -43,37 +43,98 @@ export const timerSchedule: Schedule = (task, ms) => {
 };
 
 /**
- * The checkpointing thread: a connection of its own to the file, one PRAGMA wal_checkpoint(PASSIVE) per
- * message ('checkpoint'), then, for 'checkpoint-quiet' (no write since it was asked for), the cut back of a
- * large WAL copied whole. CommonJS source run with `eval`, so that it loads the same under tsx and from dist/.
+ * The checkpointing thread: a connection of its own to each file it is asked about (opened at the first
+ * request), one PRAGMA wal_checkpoint(PASSIVE) per 'checkpoint' request, then, for 'checkpoint-quiet' (no write
+ * since it was asked for), the cut back of a large WAL copied whole; 'close' closes its connection to the file.
+ * Each request is answered with its id. CommonJS source run with `eval`, so that it loads the same under tsx
+ * and from dist/.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const Database = require(workerData.driver);
-// Waits at most 100 ms for a lock (TRUNCATE below waits for writers and readers): never long for the writers it holds up.
-const db = new Database(workerData.file, { fileMustExist: true, timeout: 100 });
-const walBytes = () => { try { return fs.statSync(workerData.file + '-wal').size; } catch { return 0; } };
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
+const connections = new Map();
+const walBytes = (file) => { try { return fs.statSync(file + '-wal').size; } catch { return 0; } };
+parentPort.on('message', ({ id, file, kind, cutBackBytes }) => {
   try {
-    const [state] = db.pragma('wal_checkpoint(PASSIVE)');
-    // A large WAL copied whole after a delay without writes (the burst that grew it is over): cut it back to
-    // nothing. TRUNCATE holds up new writers while it copies what came meanwhile and waits for readers (100 ms at
-    // most, then gives up), so never while writes go on.
-    if (message === 'checkpoint-quiet' && workerData.cutBackBytes !== undefined && state && !state.busy && state.log > 0 && state.log === state.checkpointed && walBytes() > workerData.cutBackBytes) {
-      db.pragma('wal_checkpoint(TRUNCATE)');
+    if (kind === 'close') {
+      const db = connections.get(file);
+      connections.delete(file);
+      if (db) db.close();
+    } else {
+      let db = connections.get(file);
+      // Waits at most 100 ms for a lock (TRUNCATE below waits for writers and readers): never long for the writers it holds up.
+      if (!db) connections.set(file, (db = new Database(file, { fileMustExist: true, timeout: 100 })));
+      const [state] = db.pragma('wal_checkpoint(PASSIVE)');
+      // A large WAL copied whole after a delay without writes (the burst that grew it is over): cut it back to
+      // nothing. TRUNCATE holds up new writers while it copies what came meanwhile and waits for readers (100 ms at
+      // most, then gives up), so never while writes go on.
+      if (kind === 'checkpoint-quiet' && cutBackBytes !== undefined && state && !state.busy && state.log > 0 && state.log === state.checkpointed && walBytes(file) > cutBackBytes) {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      }
     }
   } catch {
-    // Not worth failing for (see #ask).
+    // Not worth failing for (see WalCheckpointer.#ask).
   }
-  parentPort.postMessage('done');
+  parentPort.postMessage(id);
 });
 `;
+
+type CheckpointRequest = { file: string; kind: 'checkpoint' | 'checkpoint-quiet'; cutBackBytes: number | undefined } | { file: string; kind: 'close' };
+
+/**
+ * The process's checkpointing thread, shared by every WalCheckpointer: a service's log and read models (and a
+ * test's hundreds of stores) checkpoint on one thread, not one each. A thread costs ~60 ms of CPU to start
+ * and ~10 MB to keep; checkpoints are background work that may wait for one another. It starts with the first
+ * request, is replaced if it dies (its outstanding requests are answered then, as done), and never keeps the
+ * process alive, except while a close waits for it.
+ */
+class CheckpointThread {
+  #thread: { worker: Worker; exited: Promise<void> } | undefined;
+  readonly #pending = new Map<number, { resolve: () => void; holds: boolean }>();
+  #nextId = 1;
+  /** Requests outstanding that keep the process alive (closes). */
+  #holding = 0;
+
+  /** Resolves once the thread has answered (or is gone). `holds`: the process waits for it. */
+  request(message: CheckpointRequest, holds = false): Promise<void> {
+    const { worker } = (this.#thread ??= this.#start());
+    const id = this.#nextId++;
+    return new Promise<void>((resolve) => {
+      this.#pending.set(id, { resolve, holds });
+      if (holds && this.#holding++ === 0) worker.ref();
+      worker.postMessage({ id, ...message });
+    });
+  }
+
+  #answer(id: number): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (pending.holds && --this.#holding === 0) this.#thread?.worker.unref();
+    pending.resolve();
+  }
+
+  #start(): { worker: Worker; exited: Promise<void> } {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver } });
+    if (this.#holding === 0) worker.unref();
+    worker.on('message', (id: number) => this.#answer(id));
+    // A thread that dies is replaced at the next request; what it was asked is answered as done.
+    worker.on('error', () => undefined);
+    const exited = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        if (this.#thread?.worker === worker) this.#thread = undefined;
+        this.#holding = 0;
+        for (const id of [...this.#pending.keys()]) this.#answer(id);
+        resolve();
+      }),
+    );
+    return { worker, exited };
+  }
+}
+
+const sharedThread = new CheckpointThread();
 
 /**
  * Copies a database's recent WAL frames into its file shortly after writes (PRAGMA wal_checkpoint(PASSIVE)),
@@ -88,8 +149,8 @@ parentPort.on('message', (message) => {
  *
  * Why a thread: a checkpoint copies pages and syncs the file (34 ms at the median under 20 publishes per
  * second, when it ran once a second), and better-sqlite3 runs it where it is called: on the event loop it held up
- * every request meanwhile. The thread starts with the first checkpoint (a store written and closed within
- * the delay never starts one). SQLite's own checkpoint stays on, at a higher threshold (see
+ * every request meanwhile. One thread serves every file of the process (CheckpointThread), started with the
+ * first checkpoint (a store written and closed within the delay never starts it). SQLite's own checkpoint stays on, at a higher threshold (see
  * READ_MODELS_BACKSTOP_CHECKPOINT_PAGES).
  */
 export class WalCheckpointer {
@@ -99,8 +160,8 @@ export class WalCheckpointer {
   #cancel: (() => void) | undefined;
   /** Writes since the pending checkpoint was scheduled: none means the writes are over (for now). */
   #writesSinceScheduled = 0;
-  /** The thread, once started, and when it ended. */
-  #thread: { worker: Worker; exited: Promise<void> } | undefined;
+  /** Whether the thread was asked to checkpoint this file (and so has a connection to it to close). */
+  #asked = false;
   /** The checkpoint the thread is running, if any; one at a time. */
   #running: Promise<void> | undefined;
   #closed = false;
@@ -131,14 +192,10 @@ export class WalCheckpointer {
     this.#closed = true;
     this.#cancel?.();
     this.#cancel = undefined;
-    const thread = this.#thread;
-    if (!thread) return;
-    // The thread does not keep the process alive (unref) while it only waits for work; while closing, the
-    // caller waits for it, so it must: a process with nothing else to do would exit mid-await.
-    thread.worker.ref();
+    if (!this.#asked) return;
     await this.#running;
-    thread.worker.postMessage('close');
-    await thread.exited;
+    // The thread's connection to the file goes with the store (the process waits for it meanwhile).
+    await sharedThread.request({ file: this.#file, kind: 'close' }, true);
   }
 
   /** `quiet`: no write since this checkpoint was scheduled, so a large WAL may be cut back (see WORKER_SOURCE). */
@@ -158,31 +215,7 @@ export class WalCheckpointer {
 
   /** One checkpoint on the thread. A failure is not worth failing for: the next write asks again, and SQLite's own checkpoint still runs. */
   #ask(quiet: boolean): Promise<void> {
-    const { worker } = (this.#thread ??= this.#start());
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        worker.off('message', done);
-        worker.off('exit', done);
-        resolve();
-      };
-      worker.on('message', done);
-      worker.on('exit', done);
-      worker.postMessage(quiet ? 'checkpoint-quiet' : 'checkpoint');
-    });
-  }
-
-  #start(): { worker: Worker; exited: Promise<void> } {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { file: this.#file, driver, cutBackBytes: this.#cutBackBytes } });
-    worker.unref();
-    // A thread that cannot open the file (or dies) is replaced at the next checkpoint.
-    worker.on('error', () => undefined);
-    const exited = new Promise<void>((resolve) =>
-      worker.once('exit', () => {
-        if (this.#thread?.worker === worker) this.#thread = undefined;
-        resolve();
-      }),
-    );
-    return { worker, exited };
+    this.#asked = true;
+    return sharedThread.request({ file: this.#file, kind: quiet ? 'checkpoint-quiet' : 'checkpoint', cutBackBytes: this.#cutBackBytes });
   }
 }
