@@ -181,6 +181,9 @@ async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningSer
       publisher.start();
       // The webhook dispatcher performs the deliveries the webhooks projection lists.
       dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
+      // Woken when the webhooks projection lists a delivery or completes one, rather than polling for them.
+      const woken = dispatcher;
+      supervisor.onCommit((commit) => woken.heard(commit));
       // Removes deleted assets' bytes from blob storage.
       mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
       // The notices this process's outbox workers write as .eml files (no SMTP_URL) are kept MAIL_FOLDER_KEEP_DAYS.

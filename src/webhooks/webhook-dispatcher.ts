@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { NotLeaderError, StreamNotFoundError, UnavailableError } from '../event-store/errors.ts';
-import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
+import { ReadModelUnavailableError, type DocumentWrite } from '../read-models/read-model-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { OutboxWorker, type OutboxDefinition, type OutboxObserver } from '../outbox/outbox-worker.ts';
 import type { SecretBox } from '../security/secret-box.ts';
@@ -46,7 +46,11 @@ export interface DispatcherDeps {
   concurrency: number;
   /** Deliveries in flight at once to one webhook (WEBHOOK_CONCURRENCY_PER_WEBHOOK). */
   concurrencyPerWebhook: number;
-  /** How often the outbox is looked at when idle; default 100 ms. */
+  /**
+   * How often the outbox is looked at besides when poked; default 1 s. The service pokes the dispatcher at every
+   * commit of the webhooks projection that writes jobs (a delivery to make, one done), so this is the fallback:
+   * a job whose attempt met an unavailable store, a process that does not hear of commits.
+   */
   pollIntervalMs?: number;
   /** Told how each delivery ended (metrics). */
   observer?: OutboxObserver;
@@ -186,7 +190,7 @@ export class WebhookDispatcher {
       reader: deps.reader,
       logger: deps.logger,
       concurrency: deps.concurrency,
-      pollIntervalMs: deps.pollIntervalMs ?? 100,
+      pollIntervalMs: deps.pollIntervalMs ?? 1000,
       ...(deps.observer ? { observer: deps.observer } : {}),
     });
   }
@@ -201,8 +205,18 @@ export class WebhookDispatcher {
     this.deps.sender.close();
   }
 
+  /** Looks at the outbox now. */
   poke(): void {
     this.#worker.poke();
+  }
+
+  /**
+   * A commit of a read model (ProjectionSupervisor.onCommit): one of the webhooks projection that wrote jobs (a
+   * delivery listed, one completed), or that may have (a swap), pokes the dispatcher.
+   */
+  heard(commit: { projection: string; writes: readonly DocumentWrite[] | undefined }): void {
+    if (commit.projection !== WEBHOOKS_PROJECTION) return;
+    if (commit.writes === undefined || commit.writes.some((write) => write.collection === WEBHOOK_LISTS.jobs.collection)) this.poke();
   }
 }
 
