@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { WrongExpectedVersionError } from '../event-store/errors.ts';
-import { MAX_GET_MANY_IDS, type Document, type Query } from '../read-models/read-model-store.ts';
+import { MAX_GET_MANY_IDS, type Document, type DocumentWrite, type Query } from '../read-models/read-model-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 
@@ -110,6 +110,16 @@ export class OutboxWorker<Item extends Document, Outcome> {
   /** Wakes the worker now (e.g. after a projection folded new items). */
   poke(): void {
     this.#delay.interrupt();
+  }
+
+  /**
+   * A read model's commit (ProjectionSupervisor.onCommit): one of the outbox's projection that wrote its
+   * collection (items listed, or finished), or that may have (a swap: writes unknown), wakes the worker, so
+   * that work starts when it is listed rather than at the next poll.
+   */
+  heard(commit: { projection: string; writes: readonly DocumentWrite[] | undefined }): void {
+    if (commit.projection !== this.definition.projection) return;
+    if (commit.writes === undefined || commit.writes.some((write) => write.collection === this.definition.collection)) this.poke();
   }
 
   async #loop(): Promise<void> {

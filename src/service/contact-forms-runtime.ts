@@ -63,6 +63,8 @@ export async function openContactForms(
 
   let worker: OutboxWorker<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> | undefined;
   let reviewWorker: OutboxWorker<ReviewNoticeDoc & Record<string, unknown>, ReviewNoticeOutcome> | undefined;
+  /** Stops the workers hearing of the read models' commits (see OutboxWorker.heard). */
+  let stopHearing: (() => void) | undefined;
   let chatSender: WebhookSender | undefined;
   let stopping: Promise<void> | undefined;
   return {
@@ -95,9 +97,17 @@ export async function openContactForms(
       worker.start();
       reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase }), workerOptions);
       reviewWorker.start();
+      // Where this process runs the projectors, a notice is sent as soon as it is listed (the poll is the fallback).
+      const notices = worker;
+      const reviews = reviewWorker;
+      stopHearing = deps.supervisor?.onCommit((commit) => {
+        notices.heard(commit);
+        reviews.heard(commit);
+      });
     },
     stop: () =>
       (stopping ??= (async () => {
+        stopHearing?.();
         await Promise.all([worker?.stop(), reviewWorker?.stop()]);
         chatSender?.close();
         await Promise.allSettled([mail.close(), keyStore.close()]);

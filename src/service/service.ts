@@ -185,7 +185,9 @@ async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningSer
       const woken = dispatcher;
       supervisor.onCommit((commit) => woken.heard(commit));
       // Removes deleted assets' bytes from blob storage.
-      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
+      const purges = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
+      supervisor.onCommit((commit) => purges.heard(commit));
+      mediaPurge = purges;
       // The notices this process's outbox workers write as .eml files (no SMTP_URL) are kept MAIL_FOLDER_KEEP_DAYS.
       const { smtpUrl, mailDir, mailFolderKeepDays } = config.contactForms;
       if (smtpUrl === undefined && mailFolderKeepDays > 0) mailRetention = startMailFolderRetention({ dir: mailDir, keepDays: mailFolderKeepDays, clock, logger });

@@ -210,13 +210,9 @@ export class WebhookDispatcher {
     this.#worker.poke();
   }
 
-  /**
-   * A commit of a read model (ProjectionSupervisor.onCommit): one of the webhooks projection that wrote jobs (a
-   * delivery listed, one completed), or that may have (a swap), pokes the dispatcher.
-   */
+  /** A read model's commit: one of the webhooks projection that listed or finished deliveries pokes the dispatcher (OutboxWorker.heard). */
   heard(commit: { projection: string; writes: readonly DocumentWrite[] | undefined }): void {
-    if (commit.projection !== WEBHOOKS_PROJECTION) return;
-    if (commit.writes === undefined || commit.writes.some((write) => write.collection === WEBHOOK_LISTS.jobs.collection)) this.poke();
+    this.#worker.heard(commit);
   }
 }
 

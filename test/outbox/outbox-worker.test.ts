@@ -95,6 +95,26 @@ describe('outbox worker: side effects driven from the log', function () {
     expect(journal().sort()).to.deep.equal(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8']);
   });
 
+  it("hearing of its projection's commits, performs an item as soon as it is listed, not at the next poll", async () => {
+    worker = new OutboxWorker(outbox(), { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger: silentLogger, pollIntervalMs: 60_000, concurrency: 3 });
+    const heard: string[] = [];
+    const stopHearing = supervisor.onCommit((commit) => {
+      heard.push(`${commit.projection}:${(commit.writes ?? []).map((w) => w.collection).join(',')}`);
+      worker?.heard(commit);
+    });
+    try {
+      worker.start();
+      // The first look at the outbox finds nothing; the next poll would come in a minute.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await request('prompt');
+      await eventually(statuses, (s) => s.includes('prompt:done'), 5_000);
+      expect(journal()).to.deep.equal(['prompt']);
+      expect(heard).to.include('test-notices:items');
+    } finally {
+      stopHearing();
+    }
+  });
+
   it('records a failure as the outcome instead of retrying it', async () => {
     await request('bad', 'poison');
     await request('good');
