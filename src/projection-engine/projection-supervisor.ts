@@ -146,6 +146,15 @@ export class ProjectionSupervisor {
     return this.#runs.get(name)?.projector.folded;
   }
 
+  /**
+   * Whether this process's projector of `name` folds the log live itself (it holds the lease): then every
+   * commit that changes the read model is told to onCommit's listeners before anything reads it, and a cache
+   * keyed by them (ReadModelVersions) is never stale. False on standby, paused or not run here.
+   */
+  foldsLive(name: string): boolean {
+    return this.#runs.get(name)?.projector.state === 'live';
+  }
+
   /** The generation this process reads each projection from: the one its live projector folds into. */
   liveGeneration(name: string): number | null {
     return this.#runs.get(name)?.projector.target.generation ?? null;

@@ -142,6 +142,11 @@ export async function startApiRole(d: ApiRoleDeps, r: ApiResources): Promise<voi
     app.use(scrape.allowedMethods());
   }
   const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, keyStore: contact.keyStore, workingCopies: workingCopyStore });
+  // Authentication keeps its reads of users, keys and projects while this process folds the access read model live.
+  if (supervisor) {
+    const folding = supervisor;
+    adminDepsValue.accessVersion = () => (folding.foldsLive('access') ? versions.of('access') : undefined);
+  }
   r.refusals = adminDepsValue.refusals;
   r.refusals?.start();
   const media = await mediaFor(config, adminDepsValue, blobs);

@@ -215,6 +215,8 @@ describe('admin API: project settings, console login, keys and members over HTTP
     expect(listedNew).to.deep.include({ type: 'agent', prefix: issued.body.prefix, scope: 'content', name: 'ci bot', revokedAt: null });
     expect(listedNew.createdAt).to.be.a('string');
 
+    // Used before it is revoked (authentication keeps what it read of the key while the read model stays as it was).
+    expect((await f.call('GET', '/project', { token: issued.body.key })).status).to.equal(200);
     const revoked = await asAdmin('DELETE', `/keys/${issued.body.id}`);
     expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
     expect(revoked.body.revokedAt).to.be.a('string');

@@ -43,6 +43,13 @@ export interface AdminDeps {
   issuedKeys?: IssuedKeyReplay;
   /** Records refused writes in the audit trail, aggregated (src/application/refusal-recorder.ts). */
   refusals?: RefusalRecorder;
+  /**
+   * The access read model's version while this process folds it live itself (ProjectionSupervisor.foldsLive:
+   * every change moves the version before a read can see it), else undefined. Authentication keeps what it read
+   * of users, agent keys and projects by it; without it (an API-only process, a projector on standby) it reads
+   * them for every request, so that a revocation counts from the moment it is folded.
+   */
+  accessVersion?: () => string | undefined;
 }
 
 /** The access read model's project document. */

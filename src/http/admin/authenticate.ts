@@ -10,6 +10,7 @@ import { assertSameOrigin, clearedSessionCookie, isWrite, missingCsrfToken, sess
 import type { HttpError } from '../errors/http-error.ts';
 import type { AdminDeps, AdminState } from './admin-context.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
+import { VersionedCache } from '../../read-models/versioned-cache.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,7 +23,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * checked on every request. A refused session cookie is cleared with the 401.
  */
 export function authenticate(deps: AdminDeps): Middleware {
-  const access = accessQueries(deps.reader);
+  const access = cachedAccess(deps);
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
@@ -81,5 +82,25 @@ export function authenticate(deps: AdminDeps): Middleware {
       }
     }
     await next();
+  };
+}
+
+/**
+ * The access reads authentication makes (users, agent keys by hash, projects), kept by the access read model's
+ * version where it is exact (AdminDeps.accessVersion), read every time where it is not. What is kept is shared
+ * by requests: never mutated.
+ */
+function cachedAccess(deps: AdminDeps): Pick<ReturnType<typeof accessQueries>, 'user' | 'project' | 'agentKeyByHash'> {
+  const access = accessQueries(deps.reader);
+  const version = deps.accessVersion;
+  if (!version) return access;
+  let uncached = 0;
+  // A version that matches nothing kept, whenever it is not exact: what is read then is never served again.
+  const cache = new VersionedCache<unknown>(() => version() ?? `\u0000uncached ${uncached++}`);
+  const kept = <T>(key: string, load: () => Promise<T>): Promise<T> => (version() === undefined ? load() : (cache.get(key, load) as Promise<T>));
+  return {
+    user: (userId) => kept(`u:${userId}`, () => access.user(userId)),
+    project: (projectId) => kept(`p:${projectId}`, () => access.project(projectId)),
+    agentKeyByHash: (hash) => kept(`k:${hash}`, () => access.agentKeyByHash(hash)),
   };
 }
