@@ -107,9 +107,12 @@ export class OutboxWorker<Item extends Document, Outcome> {
     await Promise.allSettled(this.#inFlight.values());
   }
 
-  /** Wakes the worker now (e.g. after a projection folded new items). */
+  /**
+   * Wakes the worker now (e.g. after a projection folded new items); a poke that comes while it is looking is
+   * remembered, and it looks again right after, so that no item listed meanwhile waits for the next poll.
+   */
   poke(): void {
-    this.#delay.interrupt();
+    this.#delay.wake();
   }
 
   /**
