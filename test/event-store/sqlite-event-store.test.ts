@@ -142,8 +142,11 @@ describe('event store: SQLite adapter, file and process behaviour', () => {
       const tookMs = performance.now() - started;
       clearInterval(timer);
       expect(tookMs, 'appends long enough to tell').to.be.above(50);
-      // On the event loop, no timer could fire until the group was committed.
-      expect(ticks, `${ticks} ticks of a 2 ms timer during ${tookMs.toFixed(0)} ms of appends`).to.be.at.least(Math.floor(tookMs / 2 / 4));
+      // On the event loop, no timer could fire until the group was committed: a tick or two at most. On the writer
+      // thread the loop goes on; a machine busy with other work (the suite's other worker, its threads) may give it
+      // a fraction of a core, so a sixteenth of the ticks a free loop would count is asked for (41 of 198 were
+      // counted in one such run, 49 asked for then).
+      expect(ticks, `${ticks} ticks of a 2 ms timer during ${tookMs.toFixed(0)} ms of appends`).to.be.at.least(Math.floor(tookMs / 2 / 16));
       expect(new Set(results.slice(5_000).map((r) => r.position)).size).to.equal(100);
       expect((await collect(store.readAll())).length).to.equal(5_100);
     } finally {
