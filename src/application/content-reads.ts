@@ -69,10 +69,7 @@ export class ContentReads {
 
   /** One entry with its latest and live revisions and how many revisions it has (never the whole list). */
   async getEntry(project: ProjectView, entryId: string): Promise<Record<string, unknown>> {
-    const entry = await this.content.entry(entryId);
-    if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
-    const { search: _search, ...rest } = entry;
-    return rest;
+    return withoutSearch(await this.#entryInProject(project, entryId));
   }
 
   /**
@@ -142,7 +139,12 @@ export class ContentReads {
     return this.entryDoc(project, entryId);
   }
 
-  protected async entryDoc(project: ProjectView, entryId: string): Promise<EntryDocHead> {
+  protected entryDoc(project: ProjectView, entryId: string): Promise<EntryDocHead> {
+    return this.#entryInProject(project, entryId);
+  }
+
+  /** The entry's whole read-model document; 404 NOT_FOUND when it is not in the project. */
+  async #entryInProject(project: ProjectView, entryId: string) {
     const entry = await this.content.entry(entryId);
     if (!entry || entry.projectId !== project.projectId) throw notFound(`No entry ${entryId} in this project.`);
     return entry;
@@ -152,7 +154,12 @@ export class ContentReads {
   protected async entryDocument(entryId: string): Promise<Record<string, unknown>> {
     const entry = await this.content.entry(entryId);
     if (!entry) throw notFound(`No entry ${entryId}.`);
-    const { search: _search, ...rest } = entry;
-    return rest;
+    return withoutSearch(entry);
   }
+}
+
+/** An entry document as the API shows it: without its search tokens. */
+function withoutSearch(entry: { search?: unknown }): Record<string, unknown> {
+  const { search: _search, ...rest } = entry;
+  return rest;
 }
