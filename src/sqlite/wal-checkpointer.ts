@@ -90,7 +90,7 @@ type CheckpointRequest = { file: string; kind: 'checkpoint' | 'checkpoint-quiet'
  * process alive, except while a close waits for it.
  */
 class CheckpointThread {
-  #thread: { worker: Worker; exited: Promise<void> } | undefined;
+  #worker: Worker | undefined;
   readonly #pending = new Map<number, { resolve: () => void; holds: boolean }>();
   #nextId = 1;
   /** Requests outstanding that keep the process alive (closes). */
@@ -98,7 +98,7 @@ class CheckpointThread {
 
   /** Resolves once the thread has answered (or is gone). `holds`: the process waits for it. */
   request(message: CheckpointRequest, holds = false): Promise<void> {
-    const { worker } = (this.#thread ??= this.#start());
+    const worker = (this.#worker ??= this.#start());
     const id = this.#nextId++;
     return new Promise<void>((resolve) => {
       this.#pending.set(id, { resolve, holds });
@@ -111,26 +111,23 @@ class CheckpointThread {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    if (pending.holds && --this.#holding === 0) this.#thread?.worker.unref();
+    if (pending.holds && --this.#holding === 0) this.#worker?.unref();
     pending.resolve();
   }
 
-  #start(): { worker: Worker; exited: Promise<void> } {
+  #start(): Worker {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver } });
     if (this.#holding === 0) worker.unref();
     worker.on('message', (id: number) => this.#answer(id));
     // A thread that dies is replaced at the next request; what it was asked is answered as done.
     worker.on('error', () => undefined);
-    const exited = new Promise<void>((resolve) =>
-      worker.once('exit', () => {
-        if (this.#thread?.worker === worker) this.#thread = undefined;
-        this.#holding = 0;
-        for (const id of [...this.#pending.keys()]) this.#answer(id);
-        resolve();
-      }),
-    );
-    return { worker, exited };
+    worker.once('exit', () => {
+      if (this.#worker === worker) this.#worker = undefined;
+      // Answered as done, each close letting go of its hold (the count is back at 0 for the next thread).
+      for (const id of [...this.#pending.keys()]) this.#answer(id);
+    });
+    return worker;
   }
 }
 
@@ -150,8 +147,8 @@ const sharedThread = new CheckpointThread();
  * Why a thread: a checkpoint copies pages and syncs the file (34 ms at the median under 20 publishes per
  * second, when it ran once a second), and better-sqlite3 runs it where it is called: on the event loop it held up
  * every request meanwhile. One thread serves every file of the process (CheckpointThread), started with the
- * first checkpoint (a store written and closed within the delay never starts it). SQLite's own checkpoint stays on, at a higher threshold (see
- * READ_MODELS_BACKSTOP_CHECKPOINT_PAGES).
+ * first checkpoint (a store written and closed within the delay never starts it). SQLite's own checkpoint stays
+ * on, at a higher threshold (see READ_MODELS_BACKSTOP_CHECKPOINT_PAGES).
  */
 export class WalCheckpointer {
   readonly #file: string;

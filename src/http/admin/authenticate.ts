@@ -94,9 +94,8 @@ function cachedAccess(deps: AdminDeps): Pick<ReturnType<typeof accessQueries>, '
   const access = accessQueries(deps.reader);
   const version = deps.accessVersion;
   if (!version) return access;
-  let uncached = 0;
-  // A version that matches nothing kept, whenever it is not exact: what is read then is never served again.
-  const cache = new VersionedCache<unknown>(() => version() ?? `\u0000uncached ${uncached++}`);
+  // The cache reads the version in the same turn as the check before it, so it is never asked while not exact.
+  const cache = new VersionedCache<unknown>(() => version() ?? '');
   const kept = <T>(key: string, load: () => Promise<T>): Promise<T> => (version() === undefined ? load() : (cache.get(key, load) as Promise<T>));
   return {
     user: (userId) => kept(`u:${userId}`, () => access.user(userId)),
