@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import { OutboxWorker, type OutboxDefinition, type OutboxObserver } from '../outbox/outbox-worker.ts';
+import { OutboxWorker, type OutboxDefinition, type OutboxObserver, type OutboxWorkerOptions } from '../outbox/outbox-worker.ts';
 import { BlobStoreUnavailableError, type BlobStore } from '../blobs/blob-store.ts';
 import { blobsPurged } from '../domain/media/media-events.ts';
 import { MEDIA_LISTS } from '../../projections/media-queries.ts';
@@ -34,7 +34,7 @@ export function mediaPurgeOutbox(blobs: BlobStore): OutboxDefinition<PurgeItem, 
   };
 }
 
-export function startMediaPurge(deps: { blobs: BlobStore; log: EventLog; reader: ReadModelReader; logger: Logger; pollIntervalMs?: number; observer?: OutboxObserver }): OutboxWorker<PurgeItem, { deleted: number }> {
+export function startMediaPurge(deps: { blobs: BlobStore; log: EventLog; reader: ReadModelReader; logger: Logger; pollIntervalMs?: number; observer?: OutboxObserver; commits?: OutboxWorkerOptions['commits'] }): OutboxWorker<PurgeItem, { deleted: number }> {
   const worker = new OutboxWorker(mediaPurgeOutbox(deps.blobs), {
     log: deps.log,
     reader: deps.reader,
@@ -42,6 +42,7 @@ export function startMediaPurge(deps: { blobs: BlobStore; log: EventLog; reader:
     concurrency: 4,
     pollIntervalMs: deps.pollIntervalMs ?? 1000,
     ...(deps.observer ? { observer: deps.observer } : {}),
+    ...(deps.commits ? { commits: deps.commits } : {}),
   });
   worker.start();
   return worker;

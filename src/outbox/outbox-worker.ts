@@ -75,9 +75,14 @@ export interface OutboxWorkerOptions {
   logger: Logger;
   /** Items performed at once. */
   concurrency?: number;
-  /** How often to look for pending items when idle. */
+  /** How often to look for pending items when idle (and not told of commits). */
   pollIntervalMs?: number;
   observer?: OutboxObserver;
+  /**
+   * The read models' commits (ProjectionSupervisor, where this process runs the projectors): the worker looks at
+   * once when its projection's commit writes its collection (see heard), so the poll is only the fallback.
+   */
+  commits?: { onCommit(listener: (commit: { projection: string; writes: readonly DocumentWrite[] | undefined }) => void): () => void };
 }
 
 export class OutboxWorker<Item extends Document, Outcome> {
@@ -89,6 +94,7 @@ export class OutboxWorker<Item extends Document, Outcome> {
   readonly #abort = new AbortController();
   #running: Promise<void> | undefined;
   #stopped = false;
+  #stopHearing: (() => void) | undefined;
 
   constructor(
     private readonly definition: OutboxDefinition<Item, Outcome>,
@@ -96,12 +102,14 @@ export class OutboxWorker<Item extends Document, Outcome> {
   ) {}
 
   start(): void {
+    this.#stopHearing ??= this.options.commits?.onCommit((commit) => this.#heard(commit));
     this.#running ??= this.#loop();
   }
 
   /** Stops taking new items and waits for the ones in flight to finish and be recorded. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopHearing?.();
     this.#delay.interrupt();
     await this.#running;
     await Promise.allSettled(this.#inFlight.values());
@@ -116,11 +124,11 @@ export class OutboxWorker<Item extends Document, Outcome> {
   }
 
   /**
-   * A read model's commit (ProjectionSupervisor.onCommit): one of the outbox's projection that wrote its
+   * A read model's commit (OutboxWorkerOptions.commits): one of the outbox's projection that wrote its
    * collection (items listed, or finished), or that may have (a swap: writes unknown), wakes the worker, so
    * that work starts when it is listed rather than at the next poll.
    */
-  heard(commit: { projection: string; writes: readonly DocumentWrite[] | undefined }): void {
+  #heard(commit: { projection: string; writes: readonly DocumentWrite[] | undefined }): void {
     if (commit.projection !== this.definition.projection) return;
     if (commit.writes === undefined || commit.writes.some((write) => write.collection === this.definition.collection)) this.poke();
   }

@@ -63,8 +63,6 @@ export async function openContactForms(
 
   let worker: OutboxWorker<NoticeJobDoc & Record<string, unknown>, NoticeOutcome> | undefined;
   let reviewWorker: OutboxWorker<ReviewNoticeDoc & Record<string, unknown>, ReviewNoticeOutcome> | undefined;
-  /** Stops the workers hearing of the read models' commits (see OutboxWorker.heard). */
-  let stopHearing: (() => void) | undefined;
   let chatSender: WebhookSender | undefined;
   let stopping: Promise<void> | undefined;
   return {
@@ -91,23 +89,15 @@ export async function openContactForms(
         chatSender = new WebhookSender({ policy: outboundPolicy(config.outboundAllowlist), timeoutMs: config.webhooks.timeoutMs, extraCa: readCa(config.webhooks.caFile) });
         chat = chatSender;
       }
-      const workerOptions = { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}) };
+      const workerOptions = { log, reader: new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor }), logger, concurrency: 4, pollIntervalMs: 500, ...(deps.outboxObserver ? { observer: deps.outboxObserver } : {}), ...(deps.supervisor ? { commits: deps.supervisor } : {}) };
       const noticeReader = new ReadModelReader(deps.readModels, { cacheMs: 250, generations: deps.supervisor });
       worker = new OutboxWorker(noticeOutbox({ log, reader: noticeReader, keyStore, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase, logger }), workerOptions);
       worker.start();
       reviewWorker = new OutboxWorker(reviewNoticeOutbox({ log, reader: noticeReader, mail, chat, secrets, mailFrom: settings.mailFrom, consoleBase: () => consoleBase }), workerOptions);
       reviewWorker.start();
-      // Where this process runs the projectors, a notice is sent as soon as it is listed (the poll is the fallback).
-      const notices = worker;
-      const reviews = reviewWorker;
-      stopHearing = deps.supervisor?.onCommit((commit) => {
-        notices.heard(commit);
-        reviews.heard(commit);
-      });
     },
     stop: () =>
       (stopping ??= (async () => {
-        stopHearing?.();
         await Promise.all([worker?.stop(), reviewWorker?.stop()]);
         chatSender?.close();
         await Promise.allSettled([mail.close(), keyStore.close()]);

@@ -180,14 +180,10 @@ async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningSer
       publisher = new ScheduledPublisher({ log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, intervalMs: config.scheduledPublishIntervalMs, entrySnapshots });
       publisher.start();
       // The webhook dispatcher performs the deliveries the webhooks projection lists.
-      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
-      // Woken when the webhooks projection lists a delivery or completes one, rather than polling for them.
-      const woken = dispatcher;
-      supervisor.onCommit((commit) => woken.heard(commit));
+      // Both wake at their projection's commits (commits), rather than polling for work.
+      dispatcher = startWebhookDispatcher(config, { log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), clock, logger, commits: supervisor, ...(outboxObserver ? { observer: outboxObserver } : {}) });
       // Removes deleted assets' bytes from blob storage.
-      const purges = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, ...(outboxObserver ? { observer: outboxObserver } : {}) });
-      supervisor.onCommit((commit) => purges.heard(commit));
-      mediaPurge = purges;
+      mediaPurge = startMediaPurge({ blobs, log, reader: new ReadModelReader(stores.readModels, { generations: supervisor }), logger, commits: supervisor, ...(outboxObserver ? { observer: outboxObserver } : {}) });
       // The notices this process's outbox workers write as .eml files (no SMTP_URL) are kept MAIL_FOLDER_KEEP_DAYS.
       const { smtpUrl, mailDir, mailFolderKeepDays } = config.contactForms;
       if (smtpUrl === undefined && mailFolderKeepDays > 0) mailRetention = startMailFolderRetention({ dir: mailDir, keepDays: mailFolderKeepDays, clock, logger });

@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import { NotLeaderError, StreamNotFoundError, UnavailableError } from '../event-store/errors.ts';
-import { ReadModelUnavailableError, type DocumentWrite } from '../read-models/read-model-store.ts';
+import { ReadModelUnavailableError } from '../read-models/read-model-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import { OutboxWorker, type OutboxDefinition, type OutboxObserver } from '../outbox/outbox-worker.ts';
+import { OutboxWorker, type OutboxDefinition, type OutboxObserver, type OutboxWorkerOptions } from '../outbox/outbox-worker.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { deliveryStream } from '../domain/webhook/webhook-events.ts';
 import { serializePayload } from '../domain/webhook/webhook-payload.ts';
@@ -47,13 +47,15 @@ export interface DispatcherDeps {
   /** Deliveries in flight at once to one webhook (WEBHOOK_CONCURRENCY_PER_WEBHOOK). */
   concurrencyPerWebhook: number;
   /**
-   * How often the outbox is looked at besides when poked; default 1 s. The service pokes the dispatcher at every
-   * commit of the webhooks projection that writes jobs (a delivery to make, one done), so this is the fallback:
-   * a job whose attempt met an unavailable store, a process that does not hear of commits.
+   * How often the outbox is looked at besides when woken; default 1 s. Given `commits`, the dispatcher looks at
+   * every commit of the webhooks projection that writes jobs (a delivery to make, one done), so this is the
+   * fallback: a job whose attempt met an unavailable store.
    */
   pollIntervalMs?: number;
   /** Told how each delivery ended (metrics). */
   observer?: OutboxObserver;
+  /** The read models' commits, which wake the dispatcher (OutboxWorkerOptions.commits). */
+  commits?: OutboxWorkerOptions['commits'];
 }
 
 /** The secret's sealing context: a sealed secret opens only for the webhook it was sealed for. */
@@ -192,6 +194,7 @@ export class WebhookDispatcher {
       concurrency: deps.concurrency,
       pollIntervalMs: deps.pollIntervalMs ?? 1000,
       ...(deps.observer ? { observer: deps.observer } : {}),
+      ...(deps.commits ? { commits: deps.commits } : {}),
     });
   }
 
@@ -208,11 +211,6 @@ export class WebhookDispatcher {
   /** Looks at the outbox now. */
   poke(): void {
     this.#worker.poke();
-  }
-
-  /** A read model's commit: one of the webhooks projection that listed or finished deliveries pokes the dispatcher (OutboxWorker.heard). */
-  heard(commit: { projection: string; writes: readonly DocumentWrite[] | undefined }): void {
-    this.#worker.heard(commit);
   }
 }
 

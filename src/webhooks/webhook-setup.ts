@@ -8,7 +8,7 @@ import type { ProjectionWatermark } from '../application/projection-watermark.ts
 import { SecretBox } from '../security/secret-box.ts';
 import { outboundPolicy } from '../security/ssrf-guard.ts';
 import { resolveSecretsKey } from '../security/secrets-key.ts';
-import type { OutboxObserver } from '../outbox/outbox-worker.ts';
+import type { OutboxObserver, OutboxWorkerOptions } from '../outbox/outbox-worker.ts';
 import { WebhookDispatcher } from './webhook-dispatcher.ts';
 import { WebhookSender } from './webhook-sender.ts';
 import { WebhookService } from './webhook-service.ts';
@@ -19,7 +19,7 @@ export function webhookServiceFor(config: Config, deps: { log: EventLog; reader:
 }
 
 /** The dispatcher (projector role), from the settings; started. Fails at start-up when WEBHOOK_CA_FILE cannot be read. */
-export function startWebhookDispatcher(config: Config, deps: { log: EventLog; reader: ReadModelReader; clock: Clock; logger: Logger; observer?: OutboxObserver }): WebhookDispatcher {
+export function startWebhookDispatcher(config: Config, deps: { log: EventLog; reader: ReadModelReader; clock: Clock; logger: Logger; observer?: OutboxObserver; commits?: OutboxWorkerOptions['commits'] }): WebhookDispatcher {
   const { timeoutMs, caFile, concurrency, concurrencyPerWebhook } = config.webhooks;
   let extraCa: string | undefined;
   if (caFile !== undefined) {

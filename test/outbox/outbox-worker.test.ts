@@ -96,12 +96,9 @@ describe('outbox worker: side effects driven from the log', function () {
   });
 
   it("hearing of its projection's commits, performs an item as soon as it is listed, not at the next poll", async () => {
-    worker = new OutboxWorker(outbox(), { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger: silentLogger, pollIntervalMs: 60_000, concurrency: 3 });
+    worker = new OutboxWorker(outbox(), { log, reader: new ReadModelReader(store, { cacheMs: 0 }), logger: silentLogger, pollIntervalMs: 60_000, concurrency: 3, commits: supervisor });
     const heard: string[] = [];
-    const stopHearing = supervisor.onCommit((commit) => {
-      heard.push(`${commit.projection}:${(commit.writes ?? []).map((w) => w.collection).join(',')}`);
-      worker?.heard(commit);
-    });
+    const stopHearing = supervisor.onCommit((commit) => heard.push(`${commit.projection}:${(commit.writes ?? []).map((w) => w.collection).join(',')}`));
     try {
       worker.start();
       // The first look at the outbox finds nothing; the next poll would come in a minute.
