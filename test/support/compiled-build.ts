@@ -30,7 +30,12 @@ export function compiledBuild(): void {
     if (!staleSources()) break;
     if (takeLock()) {
       try {
-        if (staleSources()) compile();
+        const stale = staleSources();
+        // Said on stderr: a compile rewrites dist/ under any process the other worker runs from it meanwhile.
+        if (stale) {
+          process.stderr.write(`compiledBuild (pid ${process.pid}): compiling, ${stale}\n`);
+          compile();
+        }
       } finally {
         fs.rmSync(LOCK, { force: true });
       }
@@ -50,8 +55,8 @@ function compile(): void {
   }
 }
 
-/** True when a source (or a compiler configuration) is newer than its compiled output, or has none. */
-function staleSources(): boolean {
+/** Why the build is stale: a source (or a compiler configuration) newer than its compiled output, or one without any; null when current. */
+function staleSources(): string | null {
   const configsChanged = Math.max(...CONFIGS.map((name) => fs.statSync(path.join(ROOT, name)).mtimeMs));
   for (const folder of SOURCE_FOLDERS) {
     for (const relative of fs.readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })) {
@@ -62,12 +67,13 @@ function staleSources(): boolean {
       try {
         built = fs.statSync(output).mtimeMs;
       } catch {
-        return true;
+        return `${folder}/${relative} has no compiled output`;
       }
-      if (built < fs.statSync(source).mtimeMs || built < configsChanged) return true;
+      const written = fs.statSync(source).mtimeMs;
+      if (built < written || built < configsChanged) return `${folder}/${relative} (${new Date(written).toISOString()}) or a tsconfig (${new Date(configsChanged).toISOString()}) is newer than its output (${new Date(built).toISOString()})`;
     }
   }
-  return false;
+  return null;
 }
 
 function takeLock(): boolean {
