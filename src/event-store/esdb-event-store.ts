@@ -285,6 +285,31 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /**
+   * One read of $all per position, from it (inclusive) for one record, all at once: the record is the event
+   * when it is at exactly that position. A position that does not begin a record of this log is refused by the
+   * server ("invalid position"): no event there. Never a scan from the start, as #readAll falls back to.
+   */
+  async readAt(positions: readonly bigint[]): Promise<Array<RecordedEvent | null>> {
+    this.#assertOpen();
+    return Promise.all(
+      positions.map(async (position) => {
+        if (position <= 0n) return null;
+        const page = { direction: FORWARDS, fromPosition: toEsdbPosition(position), maxCount: 1 } as const;
+        try {
+          for await (const resolved of this.#read((client) => client.readAll(page), (error) => mapEsdbError(error, { operation: 'read' }))) {
+            const event = toRecordedEvent(resolved);
+            return event && event.position === position && !isSystemEventType(event.type) ? event : null;
+          }
+          return null;
+        } catch (error) {
+          if (isInvalidPositionError(error)) return null;
+          throw error;
+        }
+      }),
+    );
+  }
+
   async headPosition(): Promise<bigint | null> {
     this.#assertOpen();
     let from: ReadPosition = END;

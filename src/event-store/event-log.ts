@@ -223,6 +223,12 @@ export class EventLog {
     for await (const event of this.store.readAll(options)) yield this.catalog.upcast(event);
   }
 
+  /** The events at these positions (EventStore.readAt), upcast. */
+  async readAt(positions: readonly bigint[]): Promise<Array<RecordedEvent | null>> {
+    const events = await this.store.readAt(positions);
+    return events.map((event) => (event === null ? null : this.catalog.upcast(event)));
+  }
+
   subscribeToAll(options?: SubscribeToAllOptions): Subscription {
     const inner = this.store.subscribeToAll(options);
     const catalog = this.catalog;

@@ -159,6 +159,12 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
   /** Reads every non-system event in global order. */
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /**
+   * The events at these global positions, in the order asked, null where the log holds no event at one (a
+   * position it never handed out, or a system event's). What a read model that indexes the log by position
+   * (the audit trail) reads its records' events with: each costs a lookup, whatever the log's length.
+   */
+  readAt(positions: readonly bigint[]): Promise<Array<RecordedEvent | null>>;
   /** Position of the newest event, or null for an empty store. */
   headPosition(): Promise<bigint | null>;
   /** Catch up from `after`, then deliver new events live, in global order. */

@@ -100,6 +100,7 @@ export class SqliteEventStore implements EventStore {
         .raw(true),
       all: db.prepare<[bigint, bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT +?`).raw(true),
       head: db.prepare<[], { head: bigint | null }>('SELECT max(position) AS head FROM events'),
+      at: db.prepare<[bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position = ?`).raw(true),
     };
     this.#statements = s;
     this.#groupCommit = new GroupCommit(this.#writer, (rows) => {
@@ -179,6 +180,14 @@ export class SqliteEventStore implements EventStore {
       if (BigInt(rows.length) < limit) return;
       after = rows[rows.length - 1]![0];
     }
+  }
+
+  async readAt(positions: readonly bigint[]): Promise<Array<RecordedEvent | null>> {
+    this.#assertOpen();
+    return positions.map((position) => {
+      const row = this.#statements.at.get(position);
+      return row === undefined ? null : toRecorded(row);
+    });
   }
 
   /**

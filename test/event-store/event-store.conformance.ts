@@ -113,6 +113,21 @@ export function eventStoreConformance(title: string, harness: HarnessOrPending<E
       expect(await store.headPosition()).to.equal(mine[3]!.position);
     });
 
+    test('reads the events at given positions, in the order asked, null where the log has none, deleted streams included', async () => {
+      const head = await store.headPosition();
+      await store.append(stream('at-1'), [event('p1', { n: 1 }), event('p2', { n: 2 })], 'no_stream');
+      await store.append(stream('at-2'), [event('q1', { n: 3 })], 'no_stream');
+      const mine = (await collect(store.readAll({ after: head ?? 'start' }))).filter((e) => e.streamId.endsWith(run));
+      await store.deleteStream(stream('at-2'));
+      const last = (await store.headPosition())!;
+      const read = await store.readAt([mine[2]!.position, mine[0]!.position, last + 1_000_000n, mine[1]!.position, mine[0]!.position]);
+      expect(read.map((e) => e?.type ?? null)).to.deep.equal(['q1', 'p1', null, 'p2', 'p1']);
+      expect(read[0]).to.deep.include({ id: mine[2]!.id, streamId: stream('at-2'), revision: 0n, position: mine[2]!.position });
+      expect(read[0]!.data).to.deep.equal({ n: 3 });
+      expect(read[1]!.metadata).to.deep.equal(mine[0]!.metadata);
+      expect(await store.readAt([])).to.deep.equal([]);
+    });
+
     test('subscribes to all: catches up, reports caught up, then delivers live events in order', async () => {
       const head = await store.headPosition();
       await store.append(stream('sub'), [event('before-1'), event('before-2')], 'no_stream');
