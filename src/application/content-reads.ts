@@ -9,6 +9,10 @@ import { ENTRY_LIST_SORTS } from '../../projections/content.ts';
 import { contentQueries, CONTENT_LISTS, type ContentQueries } from '../../projections/content-queries.ts';
 import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
 import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
+import { auditRecordOf, type AuditRecord } from '../audit/audit-record.ts';
+import type { RecordedEvent } from '../event-store/event-store.ts';
+import { decodePosition } from '../event-store/position.ts';
+import type { Document } from '../read-models/read-model-store.ts';
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery, type FormSetView, type HistoryItem, type ProjectView, type ReviewQueueQuery, type RevisionView } from './content-views.ts';
 
@@ -21,7 +25,11 @@ import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery
 export class ContentReads {
   protected readonly content: ContentQueries;
 
-  constructor(protected readonly reader: ReadModelReader) {
+  /** `events`: the log, where the audit trail's records are read by position (EventLog.readAt). */
+  constructor(
+    protected readonly reader: ReadModelReader,
+    private readonly events: LogByPosition,
+  ) {
     this.content = contentQueries(reader);
   }
 
@@ -29,7 +37,9 @@ export class ContentReads {
   async entryHistory(project: ProjectView, entryId: string, page: PageRequest): Promise<Page<HistoryItem>> {
     await this.entryDoc(project, entryId);
     const filter = { streamId: entryStream(entryId) };
-    return keysetPage(this.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['position', 'asc']], identity: ['history', entryId], map: historyItem }, page);
+    // No sort: the records' ids, their log positions, order them (ascending).
+    const mapPage = async (entries: ReadonlyArray<{ id: string }>) => (await this.#auditRecords(entries)).map(historyItem);
+    return keysetPage(this.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [], identity: ['history', entryId], mapPage }, page);
   }
 
   /** An entry's revisions (without snapshots), oldest first or newest first; a page at a time. */
@@ -105,19 +115,30 @@ export class ContentReads {
 
   /** The project's audit log, newest first: tenant_admin sessions only; a page at a time. */
   async auditLog(project: ProjectView, query: AuditLogQuery): Promise<Page<HistoryItem & { streamId: string; entryId: string | null }>> {
-    const filter: Record<string, string | { $gte: string } | { $lt: number }> = { projectId: project.projectId };
-    if (query.actor !== undefined) filter['actor.id'] = query.actor;
+    const filter: Record<string, FieldCondition> = { projectId: project.projectId };
+    if (query.actor !== undefined) filter['actorId'] = query.actor;
     if (query.entryId !== undefined) filter['streamId'] = entryStream(query.entryId);
-    if (query.from !== undefined) filter['occurredAt'] = { $gte: query.from };
-    // A second field holds the same time as a number, so both bounds apply in one query.
-    if (query.to !== undefined) filter['occurredAtMs'] = { $lt: Date.parse(query.to) };
+    const from = query.from === undefined ? undefined : Date.parse(query.from);
+    const to = query.to === undefined ? undefined : Date.parse(query.to);
+    if (from !== undefined || to !== undefined) filter['occurredAtMs'] = { ...(from === undefined ? {} : { $gte: from }), ...(to === undefined ? {} : { $lt: to }) };
     const { cursor: _cursor, limit: _limit, ...list } = query;
     // Record ids are log positions: ties in time come newest first too.
-    const map = (r: Record<string, unknown>) => {
-      const streamId = String(r['streamId']);
-      return { ...historyItem(r), streamId, entryId: streamId.startsWith('entry-') ? streamId.slice('entry-'.length) : null };
-    };
-    return keysetPage(this.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['occurredAt', 'desc']], identity: ['audit', project.projectId, list], map }, query);
+    const mapPage = async (entries: ReadonlyArray<{ id: string }>) =>
+      (await this.#auditRecords(entries)).map((record) => ({ ...historyItem(record), streamId: record.streamId, entryId: record.streamId.startsWith('entry-') ? record.streamId.slice('entry-'.length) : null }));
+    return keysetPage(this.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['occurredAtMs', 'desc']], identity: ['audit', project.projectId, list], mapPage }, query);
+  }
+
+  /**
+   * The audit records of a page of the audit trail: the events at its records' ids (log positions), read from
+   * the log, made records as the projection filed them. A position the log holds no event at means the read
+   * model was not folded from this log (a log restored or cut behind it): an error, never a silent gap.
+   */
+  async #auditRecords(entries: ReadonlyArray<{ id: string }>): Promise<AuditRecord[]> {
+    const events = await this.events.readAt(entries.map((entry) => decodePosition(entry.id)));
+    return events.map((event, i) => {
+      if (event === null) throw new AuditTrailMismatchError(`the audit trail files an event at log position ${entries[i]!.id} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
+      return auditRecordOf(event);
+    });
   }
 
   async formSetOrFail(project: ProjectView, formSetId: string): Promise<FormSetView> {
@@ -156,6 +177,16 @@ export class ContentReads {
     if (!entry) throw notFound(`No entry ${entryId}.`);
     return withoutSearch(entry);
   }
+}
+
+/** What the audit trail's reads need of the log. */
+export interface LogByPosition {
+  readAt(positions: readonly bigint[]): Promise<Array<RecordedEvent | null>>;
+}
+
+/** The audit trail names an event the log does not hold (see ContentReads#auditRecords). */
+export class AuditTrailMismatchError extends Error {
+  override name = 'AuditTrailMismatchError';
 }
 
 /** An entry document as the API shows it: without its search tokens. */

@@ -56,7 +56,7 @@ export type ContentServiceDeps = ProjectServiceDeps & {
  */
 export class ContentService extends ContentReads {
   constructor(private readonly deps: ContentServiceDeps) {
-    super(deps.reader);
+    super(deps.reader, deps.log);
     this.#writes = new ProjectWrites(deps);
     this.#keyIssuers = deps.keyIssuers ?? new KeyIssuersCache();
   }

@@ -1,6 +1,7 @@
 import type { Plan } from '../domain/plans.ts';
 import type { ApprovalPolicy } from '../domain/access/project-decider.ts';
 import type { AuditFlag } from '../audit/audit-flags.ts';
+import type { AuditRecord } from '../audit/audit-record.ts';
 import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
 import type { FormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
@@ -142,20 +143,19 @@ export function eventKind(type: string): string {
   return EVENT_KINDS[type] ?? type;
 }
 
-export function historyItem(record: Record<string, unknown>): HistoryItem {
-  const subject = (record['subject'] ?? null) as { revisionId?: string; revision?: number } | null;
-  const type = String(record['type']);
+export function historyItem(record: AuditRecord): HistoryItem {
+  const type = record.type;
   return {
-    position: String(record['position']),
-    eventId: String(record['eventId']),
+    position: record.position,
+    eventId: record.eventId,
     type,
     kind: eventKind(type),
-    actor: record['actor'] as { type: string; id: string },
-    occurredAt: String(record['occurredAt']),
-    revisionId: subject?.revisionId ?? null,
-    revision: subject?.revision ?? null,
-    restoredFrom: (record['restoredFrom'] as HistoryItem['restoredFrom'] | undefined) ?? null,
-    ...(record['flag'] ? { flag: record['flag'] as AuditFlag } : {}),
-    ...(record['refusal'] ? { refusal: record['refusal'] as RefusalRecord } : {}),
+    actor: record.actor,
+    occurredAt: record.occurredAt,
+    revisionId: record.subject?.revisionId ?? null,
+    revision: record.subject?.revision ?? null,
+    restoredFrom: record.restoredFrom ?? null,
+    ...(record.flag ? { flag: record.flag } : {}),
+    ...(record.refusal ? { refusal: record.refusal as unknown as RefusalRecord } : {}),
   };
 }

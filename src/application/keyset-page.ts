@@ -55,8 +55,13 @@ export interface PinnedWalk {
   position(): Promise<bigint | null>;
 }
 
-/** One list of a read-model collection, paged by keyset. */
-export interface KeysetList<T> {
+/**
+ * One list of a read-model collection, paged by keyset; its items made of each document (map) or of a page's
+ * documents at once, with their ids (mapPage: a list that reads something else by them, such as the log by position).
+ */
+export type KeysetList<T> = KeysetListOf & ({ map: (doc: Document) => T | Promise<T>; mapPage?: never } | { mapPage: (entries: ReadonlyArray<{ id: string; doc: Document }>) => Promise<T[]>; map?: never });
+
+interface KeysetListOf {
   projection: string;
   collection: string;
   filter?: Record<string, FieldCondition>;
@@ -65,7 +70,6 @@ export interface KeysetList<T> {
   text?: Query['text'];
   /** Everything besides the cursor that decides which items and in what order (scope, filters, sort): the cursor's fingerprint. */
   identity: unknown;
-  map: (doc: Document) => T | Promise<T>;
   /**
    * A condition the read models cannot express. A page may then come back shorter than `limit` with a
    * nextCursor (reads stop after SCAN_BUDGET documents); the walk goes on from the last document read.
@@ -141,7 +145,7 @@ export async function keysetPage<T>(reader: ReadModelReader, list: KeysetList<T>
   if (cursor?.p !== undefined) throw invalid(NOT_A_CURSOR);
   const after = cursor === undefined ? undefined : keysetOf(cursor, list.sort.length);
   const { docs, next } = await readPage(reader, list, list.filter ?? {}, list.sort, after, request.limit);
-  return { items: await Promise.all(docs.map(list.map)), nextCursor: next ? encodeCursor({ l: fingerprint, v: next.values, i: next.id }) : null };
+  return { items: await itemsOf(list, docs), nextCursor: next ? encodeCursor({ l: fingerprint, v: next.values, i: next.id }) : null };
 }
 
 /** One page of a pinned walk (see PinnedWalk). */
@@ -162,7 +166,13 @@ export async function pinnedPage<T>(reader: ReadModelReader, list: KeysetList<T>
     const since = await reader.findWithIds(list.projection, list.collection, { filter: { ...(list.filter ?? {}), [pin.field]: { $gt: asOf } }, sort: changedOrder, limit: 1, ...(list.text === undefined ? {} : { text: list.text }) });
     if (since.length > 0) nextCursor = encodeCursor({ l: fingerprint, v: [], i: '', p: asOf, c: true });
   }
-  return { items: await Promise.all(docs.map(list.map)), nextCursor, asOf, changed };
+  return { items: await itemsOf(list, docs), nextCursor, asOf, changed };
+}
+
+function itemsOf<T>(list: KeysetList<T>, entries: ReadonlyArray<{ id: string; doc: Document }>): Promise<T[]> {
+  if (list.mapPage) return list.mapPage(entries);
+  const map = list.map!;
+  return Promise.all(entries.map((entry) => map(entry.doc)));
 }
 
 /**
@@ -176,10 +186,10 @@ async function readPage<T>(
   sort: NonNullable<Query['sort']>,
   from: Keyset | undefined,
   limit: number,
-): Promise<{ docs: Document[]; next: Keyset | undefined }> {
+): Promise<{ docs: Array<{ id: string; doc: Document }>; next: Keyset | undefined }> {
   const keyset = (entry: { id: string; doc: Document }): Keyset => ({ values: sort.map(([field]) => keysetValue(entry.doc, field)), id: entry.id });
   const batch = list.keep ? SCAN_BATCH : limit + 1;
-  const docs: Document[] = [];
+  const docs: Array<{ id: string; doc: Document }> = [];
   let after = from;
   let last: { id: string; doc: Document } | undefined;
   let scanned = 0;
@@ -194,7 +204,7 @@ async function readPage<T>(
       }
       last = entry;
       scanned++;
-      if (!list.keep || list.keep(entry.doc)) docs.push(entry.doc);
+      if (!list.keep || list.keep(entry.doc)) docs.push(entry);
     }
     if (more || entries.length < batch || last === undefined) break;
     if (scanned >= SCAN_BUDGET) {

@@ -12,6 +12,7 @@ import {
   assertProjectionName,
   MAX_QUERY_LIMIT,
   ReadModelError,
+  rangeBounds,
   type FieldCondition,
   type IndexSpec,
   type Query,
@@ -168,7 +169,8 @@ export function toMongoCondition(field: string, condition: FieldCondition): Mong
     throw invalidCondition(field, condition, 'expected a string, a finite number, a boolean, null or one operator');
   }
   const entries = Object.entries(condition);
-  if (entries.length !== 1) throw invalidCondition(field, condition, 'expected exactly one operator');
+  if (entries.length === 2) return Object.fromEntries(rangeBounds(field, condition));
+  if (entries.length !== 1) throw invalidCondition(field, condition, 'expected one operator, or a lower and an upper bound');
   const [operator, operand] = entries[0]!;
   switch (operator) {
     case '$in':

@@ -6,7 +6,7 @@
 import { sqlParameter } from './document-values.ts';
 import type { Columns } from './sqlite-document-columns.ts';
 import { fieldExpression, searchTableName, tableName } from './sqlite-document-sql.ts';
-import { ReadModelError, assertTextTokens, type FieldCondition, type ModelTarget, type Query } from './read-model-store.ts';
+import { RANGE_OPERATORS, ReadModelError, assertTextTokens, rangeBounds, type FieldCondition, type ModelTarget, type Query } from './read-model-store.ts';
 
 /** The FROM and WHERE of a query (see fromClause), with their parameters and the search table it joins, if any. */
 export interface From {
@@ -41,6 +41,9 @@ export function whereClause(filter: Query['filter']): { where: string; params: u
 function conditionSql(expr: string, condition: FieldCondition): [string, unknown[]] {
   if (condition === null) return [`${expr} IS NULL`, []];
   if (typeof condition !== 'object') return [`${expr} = ?`, [sqlParameter(condition)]];
+  if (('$in' in condition || '$ne' in condition) && Object.keys(condition).length !== 1) {
+    throw new ReadModelError(`invalid condition ${JSON.stringify(condition)}: $in and $ne stand alone`);
+  }
   if ('$in' in condition) {
     // As on MongoDB, null in the list also matches a missing field.
     const values = condition.$in.filter((v) => v !== null);
@@ -49,11 +52,8 @@ function conditionSql(expr: string, condition: FieldCondition): [string, unknown
     return [parts.length ? `(${parts.join(' OR ')})` : '0', values.map(sqlParameter)];
   }
   if ('$ne' in condition) return [condition.$ne === null ? `${expr} IS NOT NULL` : `${expr} IS NOT ?`, condition.$ne === null ? [] : [sqlParameter(condition.$ne)]];
-  if ('$gt' in condition) return [`${expr} > ?`, [condition.$gt]];
-  if ('$gte' in condition) return [`${expr} >= ?`, [condition.$gte]];
-  if ('$lt' in condition) return [`${expr} < ?`, [condition.$lt]];
-  if ('$lte' in condition) return [`${expr} <= ?`, [condition.$lte]];
-  throw new ReadModelError(`unsupported condition ${JSON.stringify(condition)}`);
+  const bounds = rangeBounds(expr, condition);
+  return [bounds.map(([operator]) => `${expr} ${RANGE_OPERATORS[operator]} ?`).join(' AND '), bounds.map(([, operand]) => operand)];
 }
 
 /**

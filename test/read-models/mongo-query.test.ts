@@ -79,10 +79,16 @@ describe('mongo-query: the port\'s queries in MongoDB terms', () => {
       expect(translated.$in).to.not.equal(values);
     });
 
+    it('takes a lower and an upper bound on one field as one range', () => {
+      expect(toMongoFilter({ at: { $gte: 10, $lt: 20 } })).to.deep.equal({ 'doc.at': { $gte: 10, $lt: 20 } });
+    });
+
     const invalid: Array<[string, unknown, RegExp]> = [
       ['an unknown operator', { $regex: 'a' }, /unknown operator \$regex/],
-      ['two operators', { $gt: 1, $lt: 5 }, /exactly one operator/],
-      ['no operator', {}, /exactly one operator/],
+      ['two lower bounds', { $gt: 1, $gte: 5 }, /two lower bounds/],
+      ['a bound beside $ne', { $ne: 1, $lt: 5 }, /unknown operator \$ne/],
+      ['three operators', { $gt: 1, $lt: 5, $ne: 3 }, /a lower and an upper bound/],
+      ['no operator', {}, /one operator, or a lower and an upper bound/],
       ['an array value', ['a'], /expected a string/],
       ['$in without an array', { $in: 'a' }, /\$in takes an array/],
       ['$in with an object', { $in: [{ a: 1 }] }, /\$in takes an array/],

@@ -128,6 +128,15 @@ export function readModelQueriesConformance(title: string, harness: HarnessOrPen
       expect(await slugs({ filter: { rank: { $gte: 2 } }, sort: [['rank', 'desc']] })).to.deep.equal(['d', 'a', 'c']);
       expect(await slugs({ filter: { rank: { $lt: 3 } }, sort: [['rank', 'asc']] })).to.deep.equal(['b', 'c']);
       expect(await slugs({ filter: { 'meta.publishedAt': { $gt: '2026-01-02' } }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'd']);
+      // A lower and an upper bound on one field, each side either way.
+      expect(await slugs({ filter: { rank: { $gte: 2, $lt: 5 } }, sort: [['rank', 'asc']] })).to.deep.equal(['c', 'a']);
+      expect(await slugs({ filter: { rank: { $gt: 1, $lte: 5 } }, sort: [['rank', 'desc']] })).to.deep.equal(['d', 'a', 'c']);
+      expect(await slugs({ filter: { 'meta.publishedAt': { $gte: '2026-01-02', $lte: '2026-01-03' } }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'c']);
+      expect(await slugs({ filter: { status: 'published', rank: { $gt: 5, $lt: 1 } } })).to.deep.equal([]);
+      for (const condition of [{ $gt: 1, $gte: 2 }, { $lt: 1, $lte: 2 }, { $gte: 1, $lt: 3, $ne: 2 }, {}, { $gte: 1, $below: 3 }, { $gte: Number.NaN, $lt: 3 }]) {
+        const error = await store.find(gen1, 'articles', { filter: { rank: condition as never } }).then(() => null, (e: unknown) => e);
+        expect(error, JSON.stringify(condition)).to.be.instanceOf(ReadModelError);
+      }
       expect(await slugs({ filter: { note: null }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'c', 'd']);
       expect(await slugs({ filter: { note: { $in: [null, 'x'] } }, sort: [['slug', 'asc']] })).to.deep.equal(['a', 'b', 'c', 'd']);
       expect(await slugs({ filter: { note: { $in: ['x'] } } })).to.deep.equal(['b']);
