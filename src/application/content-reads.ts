@@ -12,7 +12,6 @@ import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 import { auditRecordOf, type AuditRecord } from '../audit/audit-record.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { decodePosition } from '../event-store/position.ts';
-import type { Document } from '../read-models/read-model-store.ts';
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery, type FormSetView, type HistoryItem, type ProjectView, type ReviewQueueQuery, type RevisionView } from './content-views.ts';
 
