@@ -4,8 +4,11 @@
  * the active generation and its cache as any other.
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
-import type { EntryDoc, FormSetDoc, MasterDoc, RevisionDoc } from './content.ts';
+import type { EntryDoc, FormSetDoc, MasterDoc, RevisionDoc, StoredRevisionDoc } from './content.ts';
 import type { Doc } from '../src/read-models/read-model-store.ts';
+import { EventNotInLogError, type LogByPosition } from '../src/event-store/event-store.ts';
+import { decodePosition } from '../src/event-store/position.ts';
+import type { Snapshot } from '../src/domain/content/entry/entry-events.ts';
 
 
 /** Listed at most by a project's lists of form sets and of masters. */
@@ -19,7 +22,11 @@ export const CONTENT_LISTS = {
   revisions: { projection: 'content', collection: 'revisions' },
 } as const;
 
-export function contentQueries(reader: ReadModelReader) {
+/**
+ * `log`: where a revision's snapshot is read (the read model keeps the position of the save that carried it,
+ * StoredRevisionDoc.snapshotAt).
+ */
+export function contentQueries(reader: ReadModelReader, log: LogByPosition) {
   return {
     formSet: (formSetId: string) => reader.get<Doc<FormSetDoc>>('content', 'form_sets', formSetId),
     formSetsOfProject: (projectId: string) => reader.find<Doc<FormSetDoc>>('content', 'form_sets', { filter: { projectId }, sort: [['slug', 'asc']], limit: CONTENT_LIST_LIMIT }),
@@ -33,10 +40,13 @@ export function contentQueries(reader: ReadModelReader) {
       return live.length > 0;
     },
     /** A revision by id; a deleted entry's revisions may still be read here while the read model folds the deletion. */
-    revision: (revisionId: string) => reader.get<Doc<RevisionDoc>>('content', 'revisions', revisionId),
-    /** Scheduled revisions whose publish time is at or before `now` (an ISO instant), the earliest first. */
+    async revision(revisionId: string): Promise<Doc<RevisionDoc> | null> {
+      const stored = await reader.get<Doc<StoredRevisionDoc> | Doc<RevisionDoc>>('content', 'revisions', revisionId);
+      return stored === null ? null : withSnapshot(stored, log);
+    },
+    /** Scheduled revisions whose publish time is at or before `now` (an ISO instant), the earliest first; without their snapshots. */
     revisionsDueForPublishing: (now: string, limit: number) =>
-      reader.find<Doc<RevisionDoc>>('content', 'revisions', { filter: { status: 'scheduled', publishAt: { $lte: now } }, sort: [['publishAt', 'asc']], limit }),
+      reader.find<Doc<StoredRevisionDoc>>('content', 'revisions', { filter: { status: 'scheduled', publishAt: { $lte: now } }, sort: [['publishAt', 'asc']], limit }),
     master: (masterId: string) => reader.get<Doc<MasterDoc>>('content', 'masters', masterId),
     mastersOfProject: (projectId: string) => reader.find<Doc<MasterDoc>>('content', 'masters', { filter: { projectId }, sort: [['key', 'asc']], limit: CONTENT_LIST_LIMIT }),
     /** Every master of the project, unordered (up to 10,000): the keys a new one could clash with. */
@@ -49,3 +59,15 @@ export function contentQueries(reader: ReadModelReader) {
 }
 
 export type ContentQueries = ReturnType<typeof contentQueries>;
+
+/** The revision with its snapshot, read from the save at snapshotAt (a document of version 3 or before holds it already). */
+async function withSnapshot(stored: Doc<StoredRevisionDoc> | Doc<RevisionDoc>, log: LogByPosition): Promise<Doc<RevisionDoc>> {
+  if (!('snapshotAt' in stored)) return stored;
+  const { snapshotAt, ...revision } = stored as Doc<StoredRevisionDoc>;
+  const [saved] = await log.readAt([decodePosition(snapshotAt)]);
+  const snapshot = (saved?.data as { snapshot?: Snapshot } | undefined)?.snapshot;
+  if (saved === null || saved === undefined || saved.type !== 'entry.revision-saved' || snapshot === undefined) {
+    throw new EventNotInLogError(`revision ${stored.revisionId}: the content read model names its save at log position ${snapshotAt}, which the log does not hold: rebuild the content projection from this log (annals projections rebuild content)`);
+  }
+  return { ...revision, snapshot };
+}

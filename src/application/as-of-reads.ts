@@ -127,7 +127,7 @@ export interface AsOfWorkflow {
 export class AsOfReads {
   constructor(private readonly deps: { log: EventLog; reader: ReadModelReader; watermark: ProjectionWatermark; clock: Clock }) {
     this.#history = publicationHistoryQueries(deps.reader);
-    this.#content = contentQueries(deps.reader);
+    this.#content = contentQueries(deps.reader, deps.log);
   }
 
   readonly #history: PublicationHistoryQueries;

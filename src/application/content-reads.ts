@@ -10,7 +10,7 @@ import { contentQueries, CONTENT_LISTS, type ContentQueries } from '../../projec
 import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
 import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 import { auditRecordOf, type AuditRecord } from '../audit/audit-record.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
+import { EventNotInLogError, type LogByPosition } from '../event-store/event-store.ts';
 import { decodePosition } from '../event-store/position.ts';
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery, type FormSetView, type HistoryItem, type ProjectView, type ReviewQueueQuery, type RevisionView } from './content-views.ts';
@@ -29,7 +29,7 @@ export class ContentReads {
     protected readonly reader: ReadModelReader,
     private readonly events: LogByPosition,
   ) {
-    this.content = contentQueries(reader);
+    this.content = contentQueries(reader, events);
   }
 
   /** Every event of an entry, oldest first, from the audit trail: actor, time and kind; a page at a time. */
@@ -135,7 +135,7 @@ export class ContentReads {
   async #auditRecords(entries: ReadonlyArray<{ id: string }>): Promise<AuditRecord[]> {
     const events = await this.events.readAt(entries.map((entry) => decodePosition(entry.id)));
     return events.map((event, i) => {
-      if (event === null) throw new AuditTrailMismatchError(`the audit trail files an event at log position ${entries[i]!.id} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
+      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${entries[i]!.id} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
       return auditRecordOf(event);
     });
   }
@@ -176,16 +176,6 @@ export class ContentReads {
     if (!entry) throw notFound(`No entry ${entryId}.`);
     return withoutSearch(entry);
   }
-}
-
-/** What the audit trail's reads need of the log. */
-export interface LogByPosition {
-  readAt(positions: readonly bigint[]): Promise<Array<RecordedEvent | null>>;
-}
-
-/** The audit trail names an event the log does not hold (see ContentReads#auditRecords). */
-export class AuditTrailMismatchError extends Error {
-  override name = 'AuditTrailMismatchError';
 }
 
 /** An entry document as the API shows it: without its search tokens. */

@@ -52,7 +52,7 @@ export class ScheduledPublisher {
     const now = this.deps.clock.now();
     let published = 0;
     const accessModel = accessQueries(this.deps.reader);
-    const contentModel = contentQueries(this.deps.reader);
+    const contentModel = contentQueries(this.deps.reader, this.deps.log);
     for (;;) {
       const due = await contentModel.revisionsDueForPublishing(now.toISOString(), 200);
       let progressed = 0;

@@ -61,7 +61,7 @@ export class SchemaService {
     private readonly deps: ProjectServiceDeps,
   ) {
     this.#writes = new ProjectWrites(deps);
-    this.#content = contentQueries(deps.reader);
+    this.#content = contentQueries(deps.reader, deps.log);
   }
 
   readonly #writes: ProjectWrites;

@@ -180,6 +180,17 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/** What a reader of events by position needs of the log (EventStore.readAt; EventLog's upcasts). */
+export type LogByPosition = Pick<EventStore, 'readAt'>;
+
+/**
+ * A read model names an event at a log position the log does not hold: it was not folded from this log (a log
+ * restored or cut behind it). An error, never a silent gap.
+ */
+export class EventNotInLogError extends Error {
+  override name = 'EventNotInLogError';
+}
+
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of iterable) out.push(item);

@@ -3,6 +3,7 @@ import { assertCan } from '../domain/access/permissions.ts';
 import { conflict, notFound } from '../domain/domain-error.ts';
 import { requirePlan } from '../domain/plans.ts';
 import type { Principal } from '../domain/principal.ts';
+import type { LogByPosition } from '../event-store/event-store.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { contentQueries, type ContentQueries } from '../../projections/content-queries.ts';
 import { applyEntryTranslation, planEntryTranslation, planSize, type TranslationUnit } from './entry-translation.ts';
@@ -42,11 +43,13 @@ export class EntryTranslator {
     private readonly deps: {
       content: ContentService;
       reader: ReadModelReader;
+      /** Where revisions' snapshots are read. */
+      log: LogByPosition;
       /** Unset when TRANSLATION_API_URL is not configured. */
       provider: TranslationProvider | undefined;
     },
   ) {
-    this.#content = contentQueries(deps.reader);
+    this.#content = contentQueries(deps.reader, deps.log);
   }
 
   readonly #content: ContentQueries;

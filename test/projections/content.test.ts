@@ -1,4 +1,4 @@
-import { encodePosition } from '../../src/event-store/position.ts';
+import { decodePosition, encodePosition } from '../../src/event-store/position.ts';
 import { expect } from 'chai';
 import { projectionHarness } from '../support/projection-harness.ts';
 import { handleCommand } from '../../src/application/command-handler.ts';
@@ -91,6 +91,13 @@ describe('content projection', () => {
     return at;
   };
   const revision = async (revisionId: string) => h.doc('revisions', revisionId);
+  /** A revision's snapshot, read where its document says: the log, at the position of its save (version 4). */
+  const snapshotOf = async (revisionId: string) => {
+    const { snapshotAt } = (await revision(revisionId)) as { snapshotAt: string };
+    const [saved] = await h.log.readAt([decodePosition(snapshotAt)]);
+    expect(saved).to.deep.include({ type: 'entry.revision-saved' });
+    return (saved!.data as { revisionId: string; snapshot: unknown }).snapshot;
+  };
   const entryDoc = async (entryId: string) => h.doc('entries', entryId);
 
   describe('form sets', () => {
@@ -164,13 +171,15 @@ describe('content projection', () => {
         formSetId: BLOG,
         revision: 1,
         status: 'draft',
-        snapshot: { title: { en: 'Hello' } },
+        // Where its snapshot is: the save, no copy of it (version 4).
+        snapshotAt: encodePosition((await h.log.headPosition())!),
         savedBy: { type: 'user', id: 'u-editor' },
         savedAt: createdAt,
         updatedAt: createdAt,
         publishAt: null,
         publishedAt: null,
       });
+      expect(await snapshotOf(R1)).to.deep.equal({ title: { en: 'Hello' } });
 
       // draft -> pending_review
       const submittedAt = await entry(ENTRY, { type: 'submitForReview', entryId: ENTRY, revisionId: R1 }, editor);
@@ -252,7 +261,8 @@ describe('content projection', () => {
       expect(await revision(R3)).to.include({ status: 'published', publishedAt, publishTrigger: 'publish' });
       expect(await revision(R2)).to.include({ status: 'superseded', supersededBy: R3 });
       expect(await revision(R1)).to.include({ status: 'superseded', supersededBy: R2 });
-      expect(await revision(R4)).to.deep.include({ status: 'draft', snapshot: { title: { en: 'Hello' } }, restoredFrom: { revisionId: R1, revision: 1 }, savedAt: restoredAt });
+      expect(await revision(R4)).to.deep.include({ status: 'draft', restoredFrom: { revisionId: R1, revision: 1 }, savedAt: restoredAt });
+      expect(await snapshotOf(R4)).to.deep.equal({ title: { en: 'Hello' } });
       expect(await entryDoc(ENTRY)).to.deep.include({
         latestRevision: { revisionId: R4, revision: 4, status: 'draft' },
         liveRevision: { revisionId: R3, revision: 3, publishedAt },
@@ -328,7 +338,8 @@ describe('content projection', () => {
         duplicatedFrom: { entryId: ENTRY, revisionId: R2, revision: 2 },
         latestRevision: { revisionId: C1, revision: 1, status: 'draft' },
       });
-      expect(await revision(C1)).to.deep.include({ entryId: COPY, snapshot: { title: { en: 'Hi 2' } } });
+      expect(await revision(C1)).to.deep.include({ entryId: COPY });
+      expect(await snapshotOf(C1)).to.deep.equal({ title: { en: 'Hi 2' } });
 
       await entry(COPY, { type: 'saveRevision', entryId: COPY, revisionId: C2, snapshot: { title: { en: 'Copy' } } });
       await entry(COPY, { type: 'submitForReview', entryId: COPY, revisionId: C2 });

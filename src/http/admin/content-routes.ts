@@ -86,7 +86,7 @@ const revisionPageSchema = pageSchema(revisionSummarySchema);
 export function contentRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
   const { content } = deps;
-  const contentModel = contentQueries(deps.reader);
+  const contentModel = contentQueries(deps.reader, deps.log);
   const id = (ctx: Context, name: string): string => {
     const value = ctx.params[name];
     if (!isUuid(value)) throw notFound(`No ${name.replace(/Id$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${value}.`);

@@ -20,7 +20,7 @@ const previewTokenSchema = z.object({
  */
 export function previewRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
-  const contentModel = contentQueries(deps.reader);
+  const contentModel = contentQueries(deps.reader, deps.log);
   api.add(
     router,
     {

@@ -31,7 +31,7 @@ export const translationSchema = z.object({
  */
 export function translationRoutes(deps: AdminDeps, api: ApiRegistry, provider: TranslationProvider | undefined): Router {
   const router = newRouter();
-  const translator = new EntryTranslator({ content: deps.content, reader: deps.reader, provider });
+  const translator = new EntryTranslator({ content: deps.content, reader: deps.reader, log: deps.log, provider });
   api.add(
     router,
     {

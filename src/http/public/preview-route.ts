@@ -19,7 +19,7 @@ const TOKEN_MAX_LENGTH = 4096;
  * tampered one. Never cached.
  */
 export function previewRoute(router: Router, deps: PublicContentDeps): void {
-  const content = contentQueries(deps.reader);
+  const content = contentQueries(deps.reader, deps.log);
   router.get('/preview/revisions', async (ctx) => {
     ctx.set('Cache-Control', 'private, no-store');
     const target = publicProjectOf(ctx);

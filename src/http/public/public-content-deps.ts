@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logger.ts';
+import type { LogByPosition } from '../../event-store/event-store.ts';
 import type { ReadModelReader } from '../../read-models/read-model-reader.ts';
 import type { SessionTokens } from '../session-tokens.ts';
 import type { AdminDeps } from '../admin/admin-context.ts';
@@ -11,6 +12,8 @@ import { FormSetLookup } from './entry-lookup.ts';
 /** What the public content routes need. */
 export interface PublicContentDeps {
   reader: ReadModelReader;
+  /** The log, where a draft preview reads its revision's snapshot. */
+  log: LogByPosition;
   /** The public-content read model's queries, built once for every route of the group. */
   publicContent: PublicContentQueries;
   sessions: SessionTokens;
@@ -22,8 +25,8 @@ export interface PublicContentDeps {
   logger: Logger;
 }
 
-export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'sessions' | 'clock' | 'logger'>, versions: ReadModelVersions): PublicContentDeps {
+export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'log' | 'sessions' | 'clock' | 'logger'>, versions: ReadModelVersions): PublicContentDeps {
   const publicContent = publicContentQueries(admin.reader);
-  return { reader: admin.reader, publicContent, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(publicContent, versions), logger: admin.logger };
+  return { reader: admin.reader, log: admin.log, publicContent, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(publicContent, versions), logger: admin.logger };
 }
 
