@@ -43,7 +43,8 @@ import type { Doc } from '../src/read-models/read-model-store.ts';
  *
  * Version 4: a revision holds the log position of the save that carried its snapshot (`snapshotAt`), not a copy of
  * it: no read model holds a copy of the log (./content-queries.ts reads the snapshot from the log, one lookup).
- * Copies took 0.9 KB an entry of the bench's 10,000-entry seed.
+ * Copies took 0.9 KB an entry of the bench's 10,000-entry seed. The indexes by import path and external identity
+ * are sparse (IndexSpec.sparse): entries without one are not in them.
  *
  * Fields beyond the API contract: entries.liveRevision/latestRevision as documented, revisions.updatedAt,
  * revisions.supersededAt/supersededBy, revisions.rejectedAt, revisions.publishTrigger, masters.recordCount.
@@ -179,10 +180,12 @@ export const content = defineProjection({
         { name: 'by_form_set_updated_by', fields: [['formSetId', 1], ['updatedBy.id', 1], ['updatedAt', -1]] },
         // The second part of a pinned walk: entries changed after its position, in the order of their changes.
         { name: 'by_form_set_changed', fields: [['formSetId', 1], ['updatedPosition', 1]] },
-        { name: 'by_project_import_path', fields: [['projectId', 1], ['importPath', 1]] },
+        // Entries imported with a path or an external identity, which most are not (version 4: sparse).
+        { name: 'by_project_import_path', fields: [['projectId', 1], ['importPath', 1]], sparse: true },
         {
           name: 'by_project_external',
           fields: [['projectId', 1], ['external.sourceType', 1], ['external.entityType', 1], ['external.externalId', 1]],
+          sparse: true,
         },
       ],
       textField: 'search',

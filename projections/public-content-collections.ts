@@ -39,8 +39,9 @@ export const PUBLIC_CONTENT_COLLECTIONS: Readonly<Record<string, CollectionSpec>
       listIndex('by_published_date', 'publishedDate', ['jsonItem']),
       // A list sorted by a field of the form set with a sort slot (version 7); by any other, a scan.
       ...SORT_SLOTS.map((slot) => listIndex(`by_sort_${slot}`, `sortSlots.${slot}`)),
-      { name: 'by_import_path', fields: [['projectId', 1], ['locale', 1], ['importPath', 1]] },
-      { name: 'by_external_id', fields: [['projectId', 1], ['locale', 1], ['external.externalId', 1]] },
+      // Lookups of the few views that have one (version 13).
+      { name: 'by_import_path', fields: [['projectId', 1], ['locale', 1], ['importPath', 1]], sparse: true },
+      { name: 'by_external_id', fields: [['projectId', 1], ['locale', 1], ['external.externalId', 1]], sparse: true },
     ],
     textField: 'search',
     // Every search is within one form set and locale: on MongoDB the text index is compound with them.

@@ -8,7 +8,7 @@
 import {
   assertCollectionName,
   assertFieldPath,
-  assertIndexInclude,
+  assertIndexOptions,
   assertProjectionName,
   MAX_QUERY_LIMIT,
   ReadModelError,
@@ -296,7 +296,7 @@ export const UNIQUE_INDEX_SUFFIX = '__unique';
  */
 export function toMongoIndexes(spec: IndexSpec): MongoIndex[] {
   // Checked as on SQLite, and left out: a MongoDB index holds only its keys (see IndexSpec.include).
-  assertIndexInclude(spec);
+  assertIndexOptions(spec);
   const lookup = toMongoIndex({ ...spec, unique: false });
   if (!spec.unique) return [lookup];
   return [lookup, { name: `${spec.name}${UNIQUE_INDEX_SUFFIX}`, key: { [`${UNIQUE_KEYS_FIELD}.${spec.name}`]: 1 }, unique: true, sparse: true }];

@@ -42,6 +42,15 @@ export interface IndexSpec {
    * besides their keys (MongoDB) checks the names and otherwise ignores them: results are the same either way.
    */
   include?: readonly string[];
+  /**
+   * Documents whose last indexed field is null or missing are left out of the index where the adapter can (SQLite:
+   * a partial index): for an index most documents have no value for, read only to find the few that do (an
+   * import path, an external id). Only a query that names a value of that field (equality, or a range) uses it;
+   * a query that could match null reads as if there were no index. Not on a unique index (unique indexes leave
+   * out null keys already). An adapter that cannot leave documents out (MongoDB here: FerretDB has no partial
+   * indexes) indexes them all: results are the same either way.
+   */
+  sparse?: boolean;
 }
 
 export interface CollectionSpec {
@@ -441,8 +450,12 @@ export function assertFields(fields: Query['fields'], context = ''): void {
   for (const field of fields) if (typeof field !== 'string' || !TOP_LEVEL_FIELD.test(field)) throw new ReadModelError(`${context}invalid field ${JSON.stringify(field)}: a top-level field name`);
 }
 
-/** Checks an index's included fields (IndexSpec.include): the names a find can read (assertFields), none twice, none on a unique index. */
-export function assertIndexInclude(index: IndexSpec): void {
+/**
+ * Checks an index's options: its included fields (IndexSpec.include) are names a find can read (assertFields),
+ * none twice, none on a unique index; a unique index is not sparse.
+ */
+export function assertIndexOptions(index: IndexSpec): void {
+  if (index.sparse && index.unique) throw new ReadModelError(`index ${index.name}: a unique index cannot be sparse (it leaves out null keys already)`);
   if (index.include === undefined) return;
   if (index.unique) throw new ReadModelError(`index ${index.name}: a unique index cannot include fields (they would count in what is unique)`);
   assertFields(index.include, `index ${index.name} include: `);

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import type { OpenOptions } from '../sqlite/open-database.ts';
 import { READ_MODELS_BACKSTOP_CHECKPOINT_PAGES } from '../sqlite/wal-checkpointer.ts';
 import { fieldExpression, searchTableName, tableName, textExpression } from './sqlite-document-sql.ts';
-import { assertCollectionName, assertIndexInclude, type CollectionSpec, type ModelTarget, type ReadModelSchema } from './read-model-store.ts';
+import { assertCollectionName, assertIndexOptions, type CollectionSpec, type ModelTarget, type ReadModelSchema } from './read-model-store.ts';
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projection_generations (
@@ -103,14 +103,16 @@ export function indexStatements(db: Database.Database, schema: ReadModelSchema, 
     const table = tableName(target, collection);
     for (const index of spec.indexes ?? []) {
       assertCollectionName(index.name);
-      assertIndexInclude(index);
+      assertIndexOptions(index);
       const columns = index.fields.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`);
       // The id tie-break of sorted queries (see Query.sort), so that the index serves the whole ORDER BY.
       if (!index.unique) columns.push(`id ${index.fields[index.fields.length - 1]![1] === 1 ? 'ASC' : 'DESC'}`);
       // The very expression findStrings selects (stringColumn): SQLite reads it from the index when every
       // column a query needs is there (a covering index).
       for (const field of index.include ?? []) columns.push(textExpression('doc', field));
-      statements.push(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})`);
+      // A partial index: SQLite uses it for a query with a comparison on the same expression (which implies it).
+      const where = index.sparse ? ` WHERE ${fieldExpression(index.fields[index.fields.length - 1]![0])} IS NOT NULL` : '';
+      statements.push(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${table}__${index.name}" ON "${table}" (${columns.join(', ')})${where}`);
     }
     if (spec.textField !== undefined) statements.push(...searchTableStatements(db, target, collection, spec));
   }

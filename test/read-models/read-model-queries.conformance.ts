@@ -9,6 +9,7 @@ import {
   MAX_QUERY_LIMIT,
   ReadModelError,
   type DocumentWrite,
+  type FieldCondition,
   type ModelTarget,
   type Query,
   type ReadModelSchema,
@@ -17,7 +18,7 @@ import {
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { indexText, queryTokens } from '../../src/search/search-tokens.ts';
 import { conformanceSuite, needsFeature, type HarnessOrPending } from '../support/conformance.ts';
-import { articlesSchema, BULK_WRITES, coveredSchema, del, NOW, put, searchSchema } from './read-model-store.fixtures.ts';
+import { articlesSchema, BULK_WRITES, coveredSchema, del, NOW, put, searchSchema, sparseSchema } from './read-model-store.fixtures.ts';
 
 export function readModelQueriesConformance(title: string, harness: HarnessOrPending<ReadModelStore>): void {
   conformanceSuite(`${title}, queries`, harness, ({ test, harness }) => {
@@ -69,6 +70,29 @@ export function readModelQueriesConformance(title: string, harness: HarnessOrPen
       expect(await store.find(target, 'items', { filter: { list: 'b' }, sort: [['rank', 'desc']], fields: ['item'] })).to.deep.equal([{ item: 'moved' }, { item: 'other list' }]);
       expect(await strings({ limit: 3 })).to.deep.equal([null, 'changed', item(3)]);
       expect(await strings({ filter: { list: 'b' } })).to.deep.equal(['moved', 'other list']);
+    });
+
+    test('a sparse index answers lookups by a value as any index, before and after updates, beside documents without one', async () => {
+      await store.createGeneration(sparseSchema, 1, 1, NOW);
+      const target = { projection: 'test-sparse', generation: 1 };
+      await store.commit(target, [
+        ...Array.from({ length: 30 }, (_, i) => put('items', `n${i}`, BigInt(i + 1), { site: 'a', ...(i % 2 === 0 ? { path: null } : {}), n: i })),
+        put('items', 'p1', 31n, { site: 'a', path: '/one', n: 1 }),
+        put('items', 'p2', 32n, { site: 'a', path: '/two', n: 2 }),
+        put('items', 'p3', 33n, { site: 'b', path: '/one', n: 3 }),
+      ], 33n, NOW);
+      const ids = async (filter: Record<string, FieldCondition>) => (await store.findWithIds(target, 'items', { filter, sort: [['n', 'asc']] })).map((d) => d.id);
+      expect(await ids({ site: 'a', path: '/one' })).to.deep.equal(['p1']);
+      expect(await ids({ site: 'a', path: { $in: ['/one', '/two'] } })).to.deep.equal(['p1', 'p2']);
+      expect(await ids({ site: 'a', path: { $gte: '/t' } })).to.deep.equal(['p2']);
+      // A query that could match null reads the documents without a value too.
+      expect(await store.count(target, 'items', { site: 'a', path: null })).to.equal(30);
+      await store.commit(target, [put('items', 'p1', 34n, { site: 'a', path: null, n: 1 }), put('items', 'n0', 35n, { site: 'a', path: '/one', n: 0 }), del('items', 'p2', 36n)], 36n, NOW);
+      expect(await ids({ site: 'a', path: '/one' })).to.deep.equal(['n0']);
+      expect(await ids({ site: 'a', path: '/two' })).to.deep.equal([]);
+      expect(await store.count(target, 'items', { site: 'a', path: null })).to.equal(30);
+      const refused = await store.createGeneration({ projection: 'test-sparse-unique', collections: { items: { indexes: [{ name: 'by_path', fields: [['path', 1]], sparse: true, unique: true }] } } }, 1, 1, NOW).then(() => null, (e: unknown) => e);
+      expect(refused).to.be.instanceOf(ReadModelError);
     });
 
     test('getMany answers the documents of the ids that exist, each with its id, and refuses more than MAX_GET_MANY_IDS ids', async () => {

@@ -26,6 +26,14 @@ export const coveredSchema: ReadModelSchema = {
   },
 };
 
+/** A sparse index (IndexSpec.sparse): most documents have no import path. */
+export const sparseSchema: ReadModelSchema = {
+  projection: 'test-sparse',
+  collections: {
+    items: { indexes: [{ name: 'by_path', fields: [['site', 1], ['path', 1]], sparse: true }] },
+  },
+};
+
 /** A collection searched through its `search` field (tokens of indexText), and one that cannot be. */
 export const searchSchema: ReadModelSchema = {
   projection: 'test-search',

@@ -13,6 +13,7 @@ import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { CHECKPOINT_DELAY_MS, READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
+import { sparseSchema } from './read-model-store.fixtures.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 
@@ -287,6 +288,28 @@ describe('read models: SQLite adapter, file behaviour', () => {
       raw.close();
       await store.close();
       await other.close();
+    }
+  });
+
+  it('a sparse index is a partial index: it holds only the documents with a value, and lookups by a value use it', async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    try {
+      await store.createGeneration(sparseSchema, 1, 1, '2026-11-22T10:00:00.000Z');
+      const target = { projection: 'test-sparse', generation: 1 };
+      const writes = Array.from({ length: 500 }, (_, i) => ({ collection: 'items', id: `i${i}`, position: BigInt(i + 1), doc: { site: 'a', path: i < 3 ? `/p${i}` : null } }));
+      await store.commit(target, writes, 500n, '2026-11-22T10:00:00.000Z');
+      expect(store.queryPlan(target, 'items', { filter: { site: 'a', path: '/p1' } }).join(' ')).to.match(/USING (COVERING )?INDEX rm_test_sparse__items__g1__by_path/);
+      const db = new Database(file, { readonly: true });
+      try {
+        const held = db.prepare(`SELECT count(*) AS n FROM "rm_test_sparse__items__g1" INDEXED BY "rm_test_sparse__items__g1__by_path" WHERE json_extract(doc, '$.path') IS NOT NULL`).get() as { n: number };
+        expect(held.n).to.equal(3);
+        expect((db.prepare(`PRAGMA index_list("rm_test_sparse__items__g1")`).all() as Array<{ name: string; partial: number }>).find((i) => i.name.endsWith('by_path'))?.partial).to.equal(1);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.close();
     }
   });
 
