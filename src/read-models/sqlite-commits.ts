@@ -10,6 +10,9 @@ import { tableName } from './sqlite-document-sql.ts';
 import { ReadModelError, UniqueConstraintError, type CommitOptions, type DocumentWrite, type ModelTarget } from './read-model-store.ts';
 
 /** The statements of a commit (see SqliteReadModelStore.commit). */
+/** SQLite's largest integer (2^63 - 1): a document's position is stored as one (see SqliteGenerationRegistry). */
+const MAX_SQLITE_INTEGER = (1n << 63n) - 1n;
+
 export function commitSteps(target: ModelTarget, writes: readonly DocumentWrite[], checkpoint: bigint, now: string, options: CommitOptions): WriteStep[] {
   const steps: WriteStep[] = [];
   if (options.leaseHolder !== undefined) {
@@ -39,6 +42,8 @@ export function commitSteps(target: ModelTarget, writes: readonly DocumentWrite[
       };
       tables.set(write.collection, writer);
     }
+    // Past SQLite's largest integer a position would be stored as a REAL, rounded (a log 9.2 exabytes long).
+    if (write.position > MAX_SQLITE_INTEGER) throw new ReadModelError(`position ${write.position} of ${write.collection}/${write.id} is past what an SQLite read model stores exactly (${MAX_SQLITE_INTEGER})`);
     const pos = encodePosition(write.position);
     steps.push(write.doc === null ? { sql: writer.remove, params: [write.id, pos] } : { sql: writer.upsert, params: [write.id, pos], json: write.doc });
   }

@@ -53,7 +53,10 @@ export class SqliteGenerationRegistry {
       for (const [collection, spec] of Object.entries(schema.collections)) {
         const target = { projection: schema.projection, generation };
         const table = tableName(target, collection);
-        this.#conn.db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, pos TEXT NOT NULL, doc BLOB NOT NULL)`);
+        // pos: the position of the document's last write. INTEGER (since 2026-12-07; TEXT before): the
+        // commits bind it as its 20-digit text, which SQLite stores as the integer it spells (1 to 8 bytes
+        // against 20) and compares as one, in tables of either kind.
+        this.#conn.db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, doc BLOB NOT NULL)`);
         // Empty until the indexes are created: a rebuild fills it once, after its bulk load.
         if (spec.textField !== undefined) this.#conn.db.exec(createSearchTableSql(searchTableName(target, collection)));
       }

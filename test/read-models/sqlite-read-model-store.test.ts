@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { encodePosition } from '../../src/event-store/position.ts';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite-read-model-store.ts';
 import { KEPT_COMMITS } from '../../src/read-models/sqlite-deep-pages.ts';
-import { foldingIndexesOf } from '../../src/read-models/read-model-store.ts';
+import { foldingIndexesOf, ReadModelError } from '../../src/read-models/read-model-store.ts';
 import { SqliteOpenError } from '../../src/sqlite/open-database.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { eventually } from '../support/eventually.ts';
@@ -13,7 +13,7 @@ import { expectWalCutBackAfterBurst, walState } from '../support/wal-state.ts';
 import { CHECKPOINT_DELAY_MS, READ_MODELS_BACKSTOP_CHECKPOINT_PAGES, READ_MODELS_WAL_CUT_BACK_BYTES } from '../../src/sqlite/wal-checkpointer.ts';
 import { indexText } from '../../src/search/search-tokens.ts';
 import { articlesSchema, coveredSchema, readModelStoreConformance, searchSchema } from './read-model-store.conformance.ts';
-import { sparseSchema } from './read-model-store.fixtures.ts';
+import { del, put, sparseSchema } from './read-model-store.fixtures.ts';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 
@@ -199,6 +199,41 @@ describe('read models: SQLite adapter, file behaviour', () => {
       expect(await store.count(target, 'articles', {}, ['word7'])).to.equal(80);
     } finally {
       await store.close();
+    }
+  });
+
+  it('stores each document\'s position as an integer, guards writes by it as before in tables that hold it as text, and refuses one past 2^63 - 1', async () => {
+    const file = path.join(tempDir(), 'read-models.sqlite');
+    const store = SqliteReadModelStore.open(file);
+    const target = { projection: 'test-articles', generation: 1 };
+    const legacy = { projection: 'test-articles', generation: 2 };
+    try {
+      await store.createGeneration(articlesSchema, 1, 1, NOW);
+      // A generation made before positions were integers: its table as that version made it.
+      const raw = new Database(file);
+      raw.exec(`CREATE TABLE "rm_test_articles__articles__g2" (id TEXT PRIMARY KEY, pos TEXT NOT NULL, doc BLOB NOT NULL)`);
+      raw.close();
+      await store.createGeneration(articlesSchema, 2, 1, NOW);
+      for (const at of [target, legacy]) {
+        await store.commit(at, [put('articles', 'a', 99n, { slug: 'v99' }), put('articles', 'b', 5n, { slug: 'b' })], 99n, NOW);
+        // An older write of the same document (a replayed batch) changes nothing; a newer one does; a delete only of what is older.
+        await store.commit(at, [put('articles', 'a', 98n, { slug: 'v98' }), put('articles', 'b', 100n, { slug: 'b100' })], 100n, NOW);
+        await store.commit(at, [del('articles', 'a', 99n), del('articles', 'b', 101n)], 101n, NOW);
+        expect(await store.get(at, 'articles', 'a'), JSON.stringify(at)).to.deep.include({ slug: 'v99' });
+        expect(await store.get(at, 'articles', 'b'), JSON.stringify(at)).to.equal(null);
+      }
+      const refused = await store.commit(target, [put('articles', 'c', 1n << 63n, { slug: 'far' })], 1n << 63n, NOW).then(() => null, (e: unknown) => e);
+      expect(refused).to.be.instanceOf(ReadModelError);
+      expect(await store.get(target, 'articles', 'c')).to.equal(null);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare(`SELECT typeof(pos) AS type, pos FROM "rm_test_articles__articles__g1" WHERE id = 'a'`).get()).to.deep.equal({ type: 'integer', pos: 99 });
+      expect(db.prepare(`SELECT typeof(pos) AS type FROM "rm_test_articles__articles__g2" WHERE id = 'a'`).get()).to.deep.equal({ type: 'text' });
+    } finally {
+      db.close();
     }
   });
 
