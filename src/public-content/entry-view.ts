@@ -75,39 +75,8 @@ const DESCRIPTION_MAX = 160;
 export function shapeEntryView(input: EntryViewInput): EntryView {
   const { definition } = input.formSet;
   const data = localizedData(definition.fields, input.revision.snapshot, input.locale, input.defaultLocale);
-  const byKey = new Map(definition.fields.map((f) => [f.key, f]));
-  const text = (key: string): string | null => {
-    const field = byKey.get(key);
-    const value = data[key];
-    if (field === undefined || value === undefined || value === null) return null;
-    const plain = field.type === 'tiptap' ? plainText(value) : typeof value === 'string' ? value : String(value);
-    return plain.trim() === '' ? null : plain;
-  };
   const media = mediaIds(definition.fields, data);
-  const firstImage = (key: string): string | null => {
-    const ids = media[key];
-    return (Array.isArray(ids) ? ids[0] : ids) ?? null;
-  };
-  // A mapped SEO role reads its field; an unmapped one the first field named as usual that has a value here.
-  const seoCandidates = (role: SeoRole, extra: Array<string | undefined> = []): string[] => {
-    const mapped = definition.seoRoles[role];
-    if (mapped !== undefined) return [mapped];
-    const inferred = SEO_ROLE_INFERENCE[role].filter((key) => {
-      const field = byKey.get(key);
-      return field !== undefined && SEO_ROLE_FIELD_TYPES[role].includes(field.type);
-    });
-    return [...new Set([...extra.filter((k): k is string => k !== undefined), ...inferred])];
-  };
-  const firstOf = <T>(keys: readonly string[], read: (key: string) => T | null): T | null => {
-    for (const key of keys) {
-      const value = read(key);
-      if (value !== null) return value;
-    }
-    return null;
-  };
-  const dateKey = definition.widgetRoles.date ?? seoCandidates('date')[0];
-  const publishedDate = dateKey === undefined ? null : dateValue(data[dateKey]);
-  const description = firstOf(seoCandidates('description', [definition.widgetRoles.description]), text);
+  const publishedDate = publishedDateOf(definition, data);
 
   const searchable: string[] = [];
   for (const field of definition.fields) {
@@ -138,16 +107,68 @@ export function shapeEntryView(input: EntryViewInput): EntryView {
     data,
     widgetRoles: widgetRolesByField(definition.widgetRoles),
     media,
-    seo: {
-      title: firstOf(seoCandidates('title', [definition.widgetRoles.title]), text),
-      description: description === null ? null : excerpt(description, DESCRIPTION_MAX),
-      imageAssetId: firstOf(seoCandidates('image', [definition.widgetRoles.thumbnail]), firstImage),
-      datePublished: publishedDate ?? input.entry.publishedAt,
-      dateModified: input.revision.updatedAt,
-      author: firstOf(seoCandidates('author'), text),
-    },
+    seo: seoValuesOf(definition, { data, media, publishedDate, publishedAt: input.entry.publishedAt, updatedAt: input.revision.updatedAt }),
     search: indexTokens(searchable.join('\n')).join(' '),
   };
+}
+
+/**
+ * The SEO values of a view (its data, media and dates in one locale) under the form set's definition (pure): what
+ * the JSON-LD and Open Graph documents and the site index say of it. Made when a view is shaped and, from a
+ * stored view (which does not keep them: version 13), when a document is asked for.
+ */
+export function seoValuesOf(definition: FormSetDefinition, view: Pick<EntryView, 'data' | 'media' | 'publishedDate' | 'publishedAt' | 'updatedAt'>): SeoValues {
+  const { data, media } = view;
+  const text = textOf(definition, data);
+  const firstImage = (key: string): string | null => {
+    const ids = media[key];
+    return (Array.isArray(ids) ? ids[0] : ids) ?? null;
+  };
+  const description = firstOf(seoCandidates(definition, 'description', [definition.widgetRoles.description]), text);
+  return {
+    title: firstOf(seoCandidates(definition, 'title', [definition.widgetRoles.title]), text),
+    description: description === null ? null : excerpt(description, DESCRIPTION_MAX),
+    imageAssetId: firstOf(seoCandidates(definition, 'image', [definition.widgetRoles.thumbnail]), firstImage),
+    datePublished: view.publishedDate ?? view.publishedAt,
+    dateModified: view.updatedAt,
+    author: firstOf(seoCandidates(definition, 'author'), text),
+  };
+}
+
+/** The value of the form set's date field (widget or SEO date role) in the data, as an ISO string; null without one. */
+function publishedDateOf(definition: FormSetDefinition, data: Record<string, unknown>): string | null {
+  const dateKey = definition.widgetRoles.date ?? seoCandidates(definition, 'date')[0];
+  return dateKey === undefined ? null : dateValue(data[dateKey]);
+}
+
+/** A field's value as plain text (rich text flattened), null when it has none. */
+function textOf(definition: FormSetDefinition, data: Record<string, unknown>): (key: string) => string | null {
+  return (key) => {
+    const field = definition.fields.find((f) => f.key === key);
+    const value = data[key];
+    if (field === undefined || value === undefined || value === null) return null;
+    const plain = field.type === 'tiptap' ? plainText(value) : typeof value === 'string' ? value : String(value);
+    return plain.trim() === '' ? null : plain;
+  };
+}
+
+/** The fields an SEO role reads, in order: a mapped role its field; an unmapped one `extra`, then the fields named as usual for it. */
+function seoCandidates(definition: FormSetDefinition, role: SeoRole, extra: Array<string | undefined> = []): string[] {
+  const mapped = definition.seoRoles[role];
+  if (mapped !== undefined) return [mapped];
+  const inferred = SEO_ROLE_INFERENCE[role].filter((key) => {
+    const field = definition.fields.find((f) => f.key === key);
+    return field !== undefined && SEO_ROLE_FIELD_TYPES[role].includes(field.type);
+  });
+  return [...new Set([...extra.filter((k): k is string => k !== undefined), ...inferred])];
+}
+
+function firstOf<T>(keys: readonly string[], read: (key: string) => T | null): T | null {
+  for (const key of keys) {
+    const value = read(key);
+    if (value !== null) return value;
+  }
+  return null;
 }
 
 /**

@@ -43,7 +43,7 @@ export function listItem(view: Pick<EntryView, 'entryId' | 'slug' | 'revision'> 
   };
 }
 
-export function serialiseEntry(view: EntryView): SerialisedEntry {
+export function serialiseEntry(view: Pick<EntryView, 'formSet' | 'entryId' | 'slug' | 'revision' | 'data' | 'widgetRoles'>): SerialisedEntry {
   const head = JSON.stringify({ formSet: view.formSet, entry: { id: view.entryId, slug: view.slug }, revision: view.revision, data: view.data });
   return {
     jsonHead: `${head.slice(0, -1)},"mediaUrls":`,
@@ -54,17 +54,21 @@ export function serialiseEntry(view: EntryView): SerialisedEntry {
 
 /** What an entry view's serialised JSON holds already, so a stored view does not keep it twice. */
 type SerialisedParts = 'formSet' | 'revision' | 'data' | 'widgetRoles';
+/** What a stored view leaves out because it is made again from the rest when asked for (seoValuesOf, version 13). */
+type DerivedParts = 'seo';
 
 /**
  * An entry view as public-content stores it (version 5): its serialised parts first (SQLite walks a stored
  * document's keys in order to find one, and public reads take these), then what reads filter, sort and shape
  * SEO documents by. The form set, revision, data and widget roles are in jsonHead and jsonTail only: kept
- * apart as well, they made the views' table a third larger (54.7 against 41.0 MB at 10,000 entries).
+ * apart as well, they made the views' table a third larger (54.7 against 41.0 MB at 10,000 entries). Version 13:
+ * the SEO values are not stored either (0.3 KB a view: the description repeated the text); the JSON-LD and Open
+ * Graph documents make them from the data when asked for (seoValuesOf).
  */
-export type StoredEntryView = Omit<EntryView, SerialisedParts> & SerialisedEntry;
+export type StoredEntryView = Omit<EntryView, SerialisedParts | DerivedParts> & SerialisedEntry;
 
 export function storedEntryView(view: EntryView): StoredEntryView {
-  const { formSet: _formSet, revision: _revision, data: _data, widgetRoles: _widgetRoles, entryId, media, ...rest } = view;
+  const { formSet: _formSet, revision: _revision, data: _data, widgetRoles: _widgetRoles, seo: _seo, entryId, media, ...rest } = view;
   const { jsonItem, jsonHead, jsonTail } = serialiseEntry(view);
   return { jsonItem, jsonHead, jsonTail, entryId, media, ...rest };
 }
@@ -72,9 +76,9 @@ export function storedEntryView(view: EntryView): StoredEntryView {
 /**
  * The whole view of a stored one, its form set, revision, data and widget roles read back from its serialised
  * JSON (for reads that shape a response of their own, such as a form set's primary entry). A document that
- * earlier versions wrote holds them as they are.
+ * earlier versions wrote holds them as they are. Without the SEO values (seoValuesOf makes them).
  */
-export function entryViewOf(doc: StoredEntryView | EntryView): EntryView {
+export function entryViewOf(doc: StoredEntryView | EntryView): Omit<EntryView, DerivedParts> {
   if ('data' in doc && doc.data !== undefined) return doc as EntryView;
   const stored = doc as StoredEntryView;
   const head = JSON.parse(`${stored.jsonHead}null}`) as Pick<EntryView, 'formSet' | 'revision' | 'data'>;

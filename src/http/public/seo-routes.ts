@@ -6,7 +6,8 @@ import { sitemapIndexXml, storedFragmentCurrent, urlFragment, urlsetOfFragments 
 import { llmsTxt } from '../../public-content/llms-txt.ts';
 import { htmlSafeJson } from '../../public-content/html-safe-json.ts';
 import { expandUrlPattern } from '../../public-content/url-pattern.ts';
-import type { EntryView } from '../../public-content/entry-view.ts';
+import { seoValuesOf, type EntryView, type SeoValues } from '../../public-content/entry-view.ts';
+import { entryViewOf } from '../../public-content/public-json.ts';
 import { notFound } from '../errors/error-factory.ts';
 import { entryOrRedirect } from './entry-responses.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
@@ -90,11 +91,14 @@ export function seoRoutes(router: Router, deps: PublicContentDeps): void {
       const found = await entryOrRedirect(ctx, deps, target, `/${kind}`);
       if (!found) return;
       const { view, formSet } = found;
-      const context = seoContext(target, formSet, view);
+      // Views folded before version 13 of public-content hold their SEO values; later ones are made from the data.
+      const stored = view as Partial<Pick<EntryView, 'seo'>>;
+      const seo = stored.seo ?? seoValuesOf(formSet.definition, entryViewOf(view));
+      const context = seoContext(target, formSet, view, seo);
       // JSON-LD is JSON: spec section 1 lists the public responses that are not application/json, and this is not one.
       // Both are meant for pages (a script tag, meta tags): written so that the text can be pasted into HTML.
       ctx.type = 'application/json; charset=utf-8';
-      ctx.body = htmlSafeJson(kind === 'schema.json' ? articleJsonLd(view.seo, context) : openGraph(view.seo, context));
+      ctx.body = htmlSafeJson(kind === 'schema.json' ? articleJsonLd(seo, context) : openGraph(seo, context));
     });
   }
 
@@ -142,13 +146,13 @@ function siteOf(target: PublicProject): { url: string; name: string; configured:
   return { url: siteUrl ?? new URL(target.baseUrl).origin, name: siteName ?? target.project.name, configured: siteUrl !== null };
 }
 
-function seoContext(target: PublicProject, formSet: PublicFormSetDoc, view: Pick<EntryView, 'slug' | 'formSetSlug' | 'entryId' | 'locale' | 'seo'>): SeoContext {
+function seoContext(target: PublicProject, formSet: PublicFormSetDoc, view: Pick<EntryView, 'slug' | 'formSetSlug' | 'entryId' | 'locale'>, seo: SeoValues): SeoContext {
   const site = siteOf(target);
   const path = expandUrlPattern(formSet.definition.sitemap.urlPattern, { slug: view.slug, formSetSlug: view.formSetSlug, entryId: view.entryId, locale: view.locale });
   return {
     siteName: site.name,
     pageUrl: site.configured ? `${site.url}${path}` : `${target.baseUrl}/form-sets/${encodeURIComponent(view.formSetSlug)}/entries/${encodeURIComponent(view.slug)}`,
-    imageUrl: view.seo.imageAssetId === null ? null : `${target.mediaBaseUrl}/media/${view.seo.imageAssetId}`,
+    imageUrl: seo.imageAssetId === null ? null : `${target.mediaBaseUrl}/media/${seo.imageAssetId}`,
     logoUrl: target.project.loginBranding.logoUrl,
     locale: view.locale,
     slug: view.slug,
