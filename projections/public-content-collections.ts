@@ -14,7 +14,12 @@ export const ENTRY_VIEW_SORT_FIELDS = {
   published_date: 'publishedDate',
 } as const;
 
-const listIndex = (name: string, field: string, include?: string[]) => ({ name, fields: [['formSetId', 1], ['locale', 1], [field, 1], ['entryId', 1]] as Array<[string, 1]>, ...(include ? { include } : {}) });
+/**
+ * A list's index: the form set and locale, then the sort field; the store ends it with the view's id, which
+ * breaks ties. Ids are `${entryId}:${locale}`, so within a locale ties fall in entry id order, as they did when the
+ * index held the entry id as well (version 14: 0.58 KB an entry less in the eight list indexes).
+ */
+const listIndex = (name: string, field: string, include?: string[]) => ({ name, fields: [['formSetId', 1], ['locale', 1], [field, 1]] as Array<[string, 1]>, ...(include ? { include } : {}) });
 
 export const PUBLIC_CONTENT_COLLECTIONS: Readonly<Record<string, CollectionSpec>> = {
   projects: {},

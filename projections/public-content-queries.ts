@@ -28,7 +28,8 @@ export const PUBLIC_CONTENT = 'public-content';
 /** What a sitemap reads of each site_index row: its serialised <url>s, and (rows of an older generation) what makes them. */
 const SITEMAP_FIELDS = ['urlXml', 'paths', 'lastmod', 'changefreq', 'priority'];
 /** Entry views in the order of their creation: the oldest first (the id breaks ties). */
-const OLDEST_FIRST: NonNullable<Query['sort']> = [['createdAt', 'asc'], ['entryId', 'asc']];
+/** Ties by the view's id: the entry id, within the one locale these lookups name. */
+const OLDEST_FIRST: NonNullable<Query['sort']> = [['createdAt', 'asc']];
 const BY_SLUG: NonNullable<Query['sort']> = [['slug', 'asc']];
 const BY_FORM_SET_AND_SLUG: NonNullable<Query['sort']> = [['formSetSlug', 'asc'], ['slug', 'asc']];
 const BY_KEY: NonNullable<Query['sort']> = [['key', 'asc']];

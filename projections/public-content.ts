@@ -98,8 +98,9 @@ export const publicContent = defineProjection({
   // service upgraded to it rebuilds the views of content stored before the model. Version 13: the lookups by import
   // path and external id are sparse indexes (IndexSpec.sparse): views without either (most) are not in them
   // (0.36 KB an entry of the bench's seed); views do not store their SEO values, which the JSON-LD and Open Graph
-  // documents make from the data when asked for (seoValuesOf; 0.3 KB a view).
-  version: 13,
+  // documents make from the data when asked for (seoValuesOf; 0.3 KB a view). Version 14: the list indexes end
+  // with the view's id alone, not the entry id as well (public-content-collections.ts, listIndex).
+  version: 14,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: PUBLIC_CONTENT_COLLECTIONS,
   filter: { eventTypes: [...HANDLED] },

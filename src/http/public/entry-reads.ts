@@ -94,10 +94,11 @@ export function entryListRequest(params: QueryParams, target: PublicProject, for
  */
 export function entryListQuery(request: EntryListRequest): Query & { filter: Record<string, string> } {
   const { formSet, locale, limit, offset, sort, text, includeSnapshot } = request;
+  // Ties are broken by the view's id (Query.sort), the entry id within a locale: the list's index ends with it.
   const order: Array<[string, 'asc' | 'desc']> | undefined = sort
-    ? [[sort.field, sort.direction], ['entryId', sort.direction]]
+    ? [[sort.field, sort.direction]]
     : text === undefined
-      ? [['publishedAt', 'desc'], ['entryId', 'desc']]
+      ? [['publishedAt', 'desc']]
       : undefined; // relevance
   return { filter: { formSetId: formSet.formSetId, locale }, ...(order ? { sort: order } : {}), limit, offset, ...(text ? { text } : {}), ...(includeSnapshot ? { fields: SNAPSHOT_ITEM_FIELDS } : {}) };
 }
