@@ -1,6 +1,5 @@
-import { encodePosition } from '../src/event-store/position.ts';
 import { defineProjection } from '../src/projection-engine/projection.ts';
-import { auditIndexEntryOf } from '../src/audit/audit-record.ts';
+import { auditIndexEntryOf, auditRecordId } from '../src/audit/audit-record.ts';
 
 /**
  * One audit record per event: who did what to which stream, when, and as part of which request.
@@ -30,10 +29,12 @@ import { auditIndexEntryOf } from '../src/audit/audit-record.ts';
  * page from the log (EventStore.readAt) and make their records with the same pure function this fold files
  * them with. The copies of the log's metadata it held were 0.43 KB a record, 2.6 KB an entry of the bench's
  * seed; by_stream is ordered by the key (the position) and the time indexes by the number, not its text.
+ * Version 7 keys records by auditRecordId (the position in 2 to 21 characters that sort as it does), not the
+ * zero-padded 20.
  */
 export const auditTrail = defineProjection({
   name: 'audit-trail',
-  version: 6,
+  version: 7,
   description: 'Every event filed for the audit log and entry histories by stream, project, actor and time; the records are the events, read from the log by position.',
   collections: {
     records: {
@@ -48,6 +49,6 @@ export const auditTrail = defineProjection({
   apply(event, view) {
     // An event without an actor or a time stops the projection (auditIndexEntryOf throws), so that an operator
     // looks at it and decides (skip records the decision, with a reason, in the log).
-    view.put('records', encodePosition(event.position), auditIndexEntryOf(event));
+    view.put('records', auditRecordId(event.position), auditIndexEntryOf(event));
   },
 });

@@ -9,9 +9,8 @@ import { ENTRY_LIST_SORTS } from '../../projections/content.ts';
 import { contentQueries, CONTENT_LISTS, type ContentQueries } from '../../projections/content-queries.ts';
 import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
 import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
-import { auditRecordOf, type AuditRecord } from '../audit/audit-record.ts';
+import { auditRecordOf, positionOfAuditRecordId, type AuditRecord } from '../audit/audit-record.ts';
 import { EventNotInLogError, type LogByPosition } from '../event-store/event-store.ts';
-import { decodePosition } from '../event-store/position.ts';
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery, type FormSetView, type HistoryItem, type ProjectView, type ReviewQueueQuery, type RevisionView } from './content-views.ts';
 
@@ -36,7 +35,7 @@ export class ContentReads {
   async entryHistory(project: ProjectView, entryId: string, page: PageRequest): Promise<Page<HistoryItem>> {
     await this.entryDoc(project, entryId);
     const filter = { streamId: entryStream(entryId) };
-    // No sort: the records' ids, their log positions, order them (ascending).
+    // No sort: the records' ids (auditRecordId), which sort as their log positions, order them.
     const mapPage = async (entries: ReadonlyArray<{ id: string }>) => (await this.#auditRecords(entries)).map(historyItem);
     return keysetPage(this.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [], identity: ['history', entryId], mapPage }, page);
   }
@@ -121,7 +120,7 @@ export class ContentReads {
     const to = query.to === undefined ? undefined : Date.parse(query.to);
     if (from !== undefined || to !== undefined) filter['occurredAtMs'] = { ...(from === undefined ? {} : { $gte: from }), ...(to === undefined ? {} : { $lt: to }) };
     const { cursor: _cursor, limit: _limit, ...list } = query;
-    // Record ids are log positions: ties in time come newest first too.
+    // Record ids sort as their log positions: ties in time come newest first too.
     const mapPage = async (entries: ReadonlyArray<{ id: string }>) =>
       (await this.#auditRecords(entries)).map((record) => ({ ...historyItem(record), streamId: record.streamId, entryId: record.streamId.startsWith('entry-') ? record.streamId.slice('entry-'.length) : null }));
     return keysetPage(this.reader, { ...AUDIT_TRAIL_LISTS.records, filter, sort: [['occurredAtMs', 'desc']], identity: ['audit', project.projectId, list], mapPage }, query);
@@ -133,9 +132,9 @@ export class ContentReads {
    * model was not folded from this log (a log restored or cut behind it): an error, never a silent gap.
    */
   async #auditRecords(entries: ReadonlyArray<{ id: string }>): Promise<AuditRecord[]> {
-    const events = await this.events.readAt(entries.map((entry) => decodePosition(entry.id)));
+    const events = await this.events.readAt(entries.map((entry) => positionOfAuditRecordId(entry.id)));
     return events.map((event, i) => {
-      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${entries[i]!.id} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
+      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${positionOfAuditRecordId(entries[i]!.id)} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
       return auditRecordOf(event);
     });
   }

@@ -49,6 +49,25 @@ export type AuditIndexEntry = {
   occurredAtMs: number;
 };
 
+/**
+ * The id of an event's audit record: its log position in decimal, after one character saying how many digits it
+ * has (base 36: '1' to 'k'), so that ids sort as positions do (fewer digits first, then digit by digit) in 2 to
+ * 21 characters: 6 for the 60,000th event, where the 20 of a zero-padded position are stored five times over (the
+ * record, its key and three indexes: 0.42 KB an entry of the bench's seed).
+ */
+export function auditRecordId(position: bigint): string {
+  if (position < 0n) throw new RangeError(`position out of range: ${position}`);
+  const digits = position.toString();
+  return `${digits.length.toString(36)}${digits}`;
+}
+
+/** The log position an audit record's id names (auditRecordId); RangeError for anything else. */
+export function positionOfAuditRecordId(id: string): bigint {
+  const digits = id.slice(1);
+  if (!/^(0|[1-9]\d{0,19})$/.test(digits) || id[0] !== digits.length.toString(36)) throw new RangeError(`not an audit record id: ${JSON.stringify(id.slice(0, 30))}`);
+  return BigInt(digits);
+}
+
 /** An event the audit trail cannot file: it names no actor or no time. */
 export class UnfileableEventError extends Error {
   override name = 'UnfileableEventError';
