@@ -35,17 +35,23 @@ export interface PublicEntryDoc {
   external: ExternalIdentity | null;
   /** When a revision of the entry first went live; null while it never has. */
   firstPublishedAt: string | null;
-  live: { revisionId: string; revision: number; updatedAt: string; snapshot: Snapshot } | null;
+  live: ({ revisionId: string; revision: number; updatedAt: string } & SnapshotRef) | null;
   /** Former slugs (each may have a redirect), oldest first. */
   previousSlugs: string[];
 }
 
-export interface DraftDoc {
+export type DraftDoc = {
   revisionId: string;
   entryId: string;
   revision: number;
-  snapshot: Snapshot;
-}
+} & SnapshotRef;
+
+/**
+ * Where a revision's snapshot is: the log position of its save (20 digits; version 15: no read model holds a copy
+ * of the log), read with view.eventAt when a view is shaped; or, in a document an earlier version folded, the
+ * snapshot itself.
+ */
+export type SnapshotRef = { savedAt: string; snapshot?: never } | { snapshot: Snapshot; savedAt?: never };
 
 export interface SiteIndexDoc {
   projectId: string;

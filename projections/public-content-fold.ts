@@ -20,7 +20,7 @@ import {
   type SiteVersionDoc,
   type SlugRedirectDoc,
 } from './public-content-documents.ts';
-import { addLiveCount, removeViews, reshapeEntry, reshapeMaster, touchSite } from './public-content-views.ts';
+import { addLiveCount, removeViews, reshapeEntry, reshapeMaster, snapshotRefOf, touchSite } from './public-content-views.ts';
 
 /**
  * How the public-content projection (projections/public-content.ts) folds each event it handles, by the
@@ -56,7 +56,7 @@ export async function applyEntry(event: PublicEntryEvent, at: string, view: Proj
     case 'entry.revision-saved': {
       const d = event.data;
       if (!(await view.get<Doc<PublicEntryDoc>>('entries', d.entryId))) return;
-      view.put('drafts', d.entryId, { revisionId: d.revisionId, entryId: d.entryId, revision: d.revision, snapshot: d.snapshot } satisfies DraftDoc);
+      view.put('drafts', d.entryId, { revisionId: d.revisionId, entryId: d.entryId, revision: d.revision, savedAt: change.version } satisfies DraftDoc);
       return;
     }
     case 'entry.revision-published': {
@@ -73,7 +73,7 @@ export async function applyEntry(event: PublicEntryEvent, at: string, view: Proj
       const next: PublicEntryDoc = {
         ...entry,
         firstPublishedAt: entry.firstPublishedAt ?? d.publishedAt,
-        live: { revisionId: d.revisionId, revision: d.revision, updatedAt: d.publishedAt, snapshot: draft.snapshot },
+        live: { revisionId: d.revisionId, revision: d.revision, updatedAt: d.publishedAt, ...snapshotRefOf(draft) },
       };
       view.put('entries', next.entryId, { ...next });
       await reshapeEntry(view, next, change);

@@ -17,12 +17,29 @@ import {
   type PublicProjectDoc,
   type SiteIndexDoc,
   type SiteVersionDoc,
+  type SnapshotRef,
 } from './public-content-documents.ts';
+import { decodePosition } from '../src/event-store/position.ts';
+import type { Snapshot } from '../src/domain/content/entry/entry-events.ts';
 
 /**
  * The public-content documents shaped from others, written by the folds (public-content-fold.ts): an entry's
  * views and site index row, a master's views, and the site versions and live counts that name a change.
  */
+
+/** A draft's or live revision's SnapshotRef, as a document keeps it. */
+export function snapshotRefOf(ref: SnapshotRef): SnapshotRef {
+  return ref.savedAt !== undefined ? { savedAt: ref.savedAt } : { snapshot: ref.snapshot };
+}
+
+/** The snapshot a SnapshotRef names: read from the log at the save's position, or as an earlier version kept it. */
+async function snapshotOf(view: ProjectionView, ref: SnapshotRef): Promise<Snapshot> {
+  if (ref.savedAt === undefined) return ref.snapshot;
+  const saved = await view.eventAt(decodePosition(ref.savedAt));
+  const snapshot = saved.type === 'entry.revision-saved' ? (saved.data as { snapshot?: Snapshot }).snapshot : undefined;
+  if (snapshot === undefined) throw new Error(`the event at log position ${ref.savedAt} is ${saved.type}, not the entry.revision-saved whose snapshot a public-content document names`);
+  return snapshot;
+}
 
 /** Writes the entry's views in every content locale and its site index row; nothing while it is not live. */
 export async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, change: PublicChange, known: { formSet?: PublicFormSetDoc } = {}): Promise<void> {
@@ -31,12 +48,14 @@ export async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, 
   const project = await view.get<Doc<PublicProjectDoc>>('projects', entry.projectId);
   if (!formSet || !project) return;
   const views: EntryView[] = [];
+  const { revisionId, revision: number, updatedAt } = entry.live;
+  const revision = { revisionId, revision: number, updatedAt, snapshot: await snapshotOf(view, entry.live) };
   for (const locale of project.locales) {
     const shaped = shapeEntryView({
       projectId: entry.projectId,
       formSet: { formSetId: formSet.formSetId, slug: formSet.slug, name: formSet.name, definition: formSet.definition },
       entry: { entryId: entry.entryId, slug: entry.slug, createdAt: entry.createdAt, publishedAt: entry.firstPublishedAt, importPath: entry.importPath, external: entry.external },
-      revision: entry.live,
+      revision,
       locale,
       defaultLocale: project.defaultLocale,
     });

@@ -16,12 +16,12 @@ import { applyEntry, applyFormSet, applyMaster, applyProject, type PublicEntryEv
  * - `projects`, id projectId: the content locales every view is shaped for.
  * - `form_sets`, id formSetId: the definition (fields, roles, sitemap settings) entries are shaped with.
  * - `entries`, id entryId: every entry's identity (slug, import metadata, creation) and its live revision
- *   with the raw snapshot, from which the views are re-shaped when locales or the form set change.
- * - `drafts`, id entryId: the snapshot of the entry's latest revision while it is not live (only the latest
- *   revision can be published); it moves to the entry when published. One document per entry, so a save
- *   writes one document of the snapshot's size however many revisions came before (version 2; version 1
- *   kept every draft and rewrote the entry's list of them on each save). Preview reads the admin `content`
- *   projection instead.
+ *   with where its snapshot is (SnapshotRef: the log position of its save, read with view.eventAt; version 15,
+ *   before which it held a copy), from which the views are re-shaped when locales or the form set change.
+ * - `drafts`, id entryId: the entry's latest revision and where its snapshot is, while it is not live (only the
+ *   latest revision can be published); it moves to the entry when published. One document per entry however
+ *   many revisions came before (version 2; version 1 kept every draft and rewrote the entry's list of them on
+ *   each save). Preview reads the admin `content` projection instead.
  * - `entry_views`, id `${entryId}:${locale}`: StoredEntryView, one per live entry and content locale: its public
  *   JSON already serialised (SerialisedEntry: a read writes those bytes; version 3), and what reads filter and
  *   sort by; the form set, revision, data and widget roles only inside that JSON (version 5, see
@@ -99,8 +99,9 @@ export const publicContent = defineProjection({
   // path and external id are sparse indexes (IndexSpec.sparse): views without either (most) are not in them
   // (0.36 KB an entry of the bench's seed); views do not store their SEO values, which the JSON-LD and Open Graph
   // documents make from the data when asked for (seoValuesOf; 0.3 KB a view). Version 14: the list indexes end
-  // with the view's id alone, not the entry id as well (public-content-collections.ts, listIndex).
-  version: 14,
+  // with the view's id alone, not the entry id as well (public-content-collections.ts, listIndex). Version 15:
+  // entries and drafts keep where a revision's snapshot is in the log, not a copy of it (SnapshotRef).
+  version: 15,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: PUBLIC_CONTENT_COLLECTIONS,
   filter: { eventTypes: [...HANDLED] },

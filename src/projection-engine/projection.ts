@@ -50,6 +50,13 @@ export interface ProjectionView {
   find<T extends Document = Document>(collection: string, where: Readonly<Record<string, Scalar>>): Promise<T[]>;
   put(collection: string, id: string, doc: Document): void;
   delete(collection: string, id: string): void;
+  /**
+   * The event at a log position before the one being folded, upcast: for a document that keeps where a payload
+   * is in the log rather than a copy of it (no read model holds a copy of the log). The log does not change,
+   * so a fold that reads it folds the same events into the same documents. A position the log holds no event at
+   * throws (the event pauses); a failure to read the log throws ReadModelAccessError (retried).
+   */
+  eventAt(position: bigint): Promise<RecordedEvent>;
 }
 
 export function defineProjection(projection: Projection): Projection {

@@ -3,6 +3,7 @@ import { encodePosition } from '../event-store/position.ts';
 import { CheckpointConflictError, LeaseLostError, UniqueConstraintError, foldingIndexesOf, type DocumentWrite, type ModelTarget, type ProjectionFailure } from '../read-models/read-model-store.ts';
 import { schemaOf } from './projection.ts';
 import { ReadModelAccessError, StoredDocuments, WriteBatch } from './write-batch.ts';
+import { RecentEvents } from './recent-events.ts';
 import { InterruptibleDelay } from '../interruptible-delay.ts';
 import { ChangeRecords } from './change-records.ts';
 import { FoldedWaiters } from './folded-waiters.ts';
@@ -46,6 +47,8 @@ export class Projector {
   #leaseRenewAt: number | null = null;
   /** The change feed's records (Projection.changes), added to the commits that change anything. */
   readonly #changes: ChangeRecords;
+  /** What view.eventAt reads: the events folded last, then the log. */
+  readonly #recent: RecentEvents;
 
   constructor(options: ProjectorOptions) {
     this.#o = {
@@ -62,6 +65,7 @@ export class Projector {
     };
     this.target = { projection: options.projection.name, generation: options.generation };
     this.#changes = new ChangeRecords(options.projection, this.#o.store, this.target);
+    this.#recent = new RecentEvents(this.#o.log);
   }
 
   get state(): ProjectorState {
@@ -260,8 +264,10 @@ export class Projector {
             continue;
           }
           batch.begin(event.position, event);
+          const upcast = log.catalog.upcast(event);
+          this.#recent.folded(upcast);
           try {
-            const folding = projection.apply(log.catalog.upcast(event), batch.view);
+            const folding = projection.apply(upcast, batch.view);
             if (folding) await folding;
             batch.end();
           } catch (error) {
@@ -356,7 +362,7 @@ export class Projector {
   }
 
   #newBatch(checkpoint: bigint | null): WriteBatch {
-    return new WriteBatch(this.#o.store, this.target, checkpoint, this.#stored, (collection) => this.#beforeFind(collection));
+    return new WriteBatch(this.#o.store, this.target, checkpoint, this.#stored, (collection) => this.#beforeFind(collection), this.#recent);
   }
 
   /**

@@ -12,13 +12,13 @@ import {
   type Scalar,
 } from '../read-models/read-model-store.ts';
 import type { ProjectionView } from './projection.ts';
-import type { RecordedEvent } from '../event-store/event-store.ts';
+import { EventNotInLogError, type LogByPosition, type RecordedEvent } from '../event-store/event-store.ts';
 import { compareCodePoints, valueAt } from '../read-models/document-values.ts';
 
 /** Documents are plain JSON: a copy needs no prototype or cycle handling (~8x faster than structuredClone). */
 const copyDocument = rfdc({ proto: false, circles: false });
 
-/** A read-model failure while folding: not the event's fault, so the projector retries instead of pausing. */
+/** A failure to read the read models (or the log) while folding: not the event's fault, so the projector retries instead of pausing. */
 export class ReadModelAccessError extends Error {
   override name = 'ReadModelAccessError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -112,6 +112,8 @@ export class WriteBatch {
     private readonly stored?: StoredDocuments,
     /** Called before a find in the collection reads the store (the projector builds the indexes it reads by). */
     private readonly beforeFind?: (collection: string) => Promise<void>,
+    /** Where view.eventAt reads. */
+    private readonly log?: LogByPosition,
   ) {
     this.#checkpoint = committedCheckpoint;
     this.view = {
@@ -132,7 +134,21 @@ export class WriteBatch {
       find: async <T extends Document>(collection: string, where: Readonly<Record<string, Scalar>>) => this.#find(collection, where) as Promise<T[]>,
       put: (collection, id, doc) => this.#write(collection, id, doc),
       delete: (collection, id) => this.#write(collection, id, null),
+      eventAt: (position) => this.#eventAt(position),
     };
+  }
+
+  async #eventAt(position: bigint): Promise<RecordedEvent> {
+    if (this.log === undefined) throw new Error('this fold has no log to read events from');
+    let read: Array<RecordedEvent | null>;
+    try {
+      read = await this.log.readAt([position]);
+    } catch (error) {
+      throw new ReadModelAccessError(`reading the log at position ${position}: ${(error as Error).message}`, { cause: error });
+    }
+    const event = read[0];
+    if (!event) throw new EventNotInLogError(`the log holds no event at position ${position}, which a document of this read model names`);
+    return event;
   }
 
   /** Starts folding the event at `position`. */
