@@ -75,13 +75,26 @@ if (values.log) {
     say(`all ${rebuild.length} projections rebuilt in ${(wallMs / 1000).toFixed(1)} s wall (${perSecond(read * rebuild.length, wallMs).toLocaleString('en')} log events/s over all)`);
     await store.close();
     const disk = diskUse(dir);
-    say(`disk: events ${megabytes(disk.eventsBytes)}, read models ${megabytes(disk.readModelBytes)}; largest parts of the read models:`);
-    for (const part of disk.readModelParts.slice(0, 12)) say(`  ${megabytes(part.bytes).padStart(9)}  ${part.name}`);
-    if (values.json) process.stdout.write(`${JSON.stringify({ log: values.log, events: read, readAll: { perSecond: readAll }, rebuild, wallMs: Math.round(wallMs), disk }, null, 2)}\n`);
+    // The seed's entries (bench-seed.json beside its log): what each part costs per entry.
+    const entries = seedEntries(values.log);
+    const perEntry = (bytes: number) => (entries ? `${(bytes / entries / 1000).toFixed(2).padStart(6)} KB/entry` : '');
+    say(`disk: events ${megabytes(disk.eventsBytes)}, read models ${megabytes(disk.readModelBytes)}${entries ? ` (${entries.toLocaleString('en')} entries: ${((disk.eventsBytes + disk.readModelBytes) / entries / 1000).toFixed(2)} KB per entry, the log ${(disk.eventsBytes / entries / 1000).toFixed(2)}, the read models ${(disk.readModelBytes / entries / 1000).toFixed(2)})` : ''}; every part of the read models (table, index or search table), largest first:`);
+    for (const part of disk.readModelParts.filter((p) => p.bytes > 8192 * 2)) say(`  ${megabytes(part.bytes).padStart(9)}  ${perEntry(part.bytes)}  ${part.name}`);
+    if (values.json) process.stdout.write(`${JSON.stringify({ log: values.log, events: read, entries, readAll: { perSecond: readAll }, rebuild, wallMs: Math.round(wallMs), disk }, null, 2)}\n`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.exit(0);
+}
+
+/** How many entries the seed in `folder` holds (its bench-seed.json), or undefined for a log without one. */
+function seedEntries(folder: string): number | undefined {
+  try {
+    const seed = JSON.parse(fs.readFileSync(path.join(folder, 'bench-seed.json'), 'utf8')) as { entries?: unknown[] };
+    return Array.isArray(seed.entries) ? seed.entries.length : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
