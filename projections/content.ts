@@ -1,9 +1,8 @@
 import type { RecordedEvent } from '../src/event-store/event-store.ts';
 import { encodePosition } from '../src/event-store/position.ts';
-import { entryEvents, type EntryEvent, type ExternalIdentity, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
+import { entryEvents, type EntryEvent } from '../src/domain/content/entry/entry-events.ts';
 import type { RevisionStatus } from '../src/domain/content/entry/entry-workflow.ts';
 import { entryListing, LISTING_LOCALE_EVENTS, listingLocaleOf, type ListingLocale } from '../src/domain/content/entry/entry-listing.ts';
-import type { FormSetDefinition } from '../src/domain/content/form-set/form-set-definition.ts';
 import { formSetEvents, type FormSetEvent } from '../src/domain/content/form-set/form-set-events.ts';
 import { orderedRecords, type MasterRecord } from '../src/domain/content/master/master-entity.ts';
 import { masterEvents, type MasterEvent } from '../src/domain/content/master/master-events.ts';
@@ -50,103 +49,8 @@ import type { Doc } from '../src/read-models/read-model-store.ts';
  * revisions.supersededAt/supersededBy, revisions.rejectedAt, revisions.publishTrigger, masters.recordCount.
  */
 
-export interface FormSetDoc {
-  formSetId: string;
-  projectId: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  definition: FormSetDefinition;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface EntryDoc {
-  entryId: string;
-  projectId: string;
-  formSetId: string;
-  slug: string;
-  /** Former slugs, oldest first; never the current one. */
-  previousSlugs: string[];
-  importPath: string | null;
-  external: ExternalIdentity | null;
-  assignee: string | null;
-  createdAt: string;
-  updatedAt: string;
-  updatedAtMs: number;
-  /** Who made the last change: the actor's type and id. */
-  updatedBy: { type: string; id: string };
-  /** The log position of the last change (encodePosition). */
-  updatedPosition: string;
-  latestRevision: { revisionId: string; revision: number; status: RevisionStatus } | null;
-  liveRevision: { revisionId: string; revision: number; publishedAt: string } | null;
-  revisionCount: number;
-  title: string;
-  titleSort: string;
-  search: string;
-  /** The locales the latest revision has text in (EntryListing.locales). */
-  locales: string[];
-  duplicatedFrom: { entryId: string; revisionId?: string; revision?: number } | null;
-}
-
-export interface RevisionDoc {
-  revisionId: string;
-  entryId: string;
-  projectId: string;
-  formSetId: string;
-  revision: number;
-  status: RevisionStatus;
-  snapshot: Snapshot;
-  /** Who saved it. */
-  savedBy: { type: string; id: string };
-  savedAt: string;
-  /** When the status last changed (or the save). */
-  updatedAt: string;
-  /** The last time it was submitted for review. */
-  submittedAt?: string;
-  /** Set while scheduled; kept once the scheduled job has published it. */
-  publishAt: string | null;
-  publishedAt: string | null;
-  /** What published it: approve, publish or schedule. */
-  publishTrigger?: string;
-  /** When and by which revision a published revision was superseded. */
-  supersededAt?: string;
-  supersededBy?: string;
-  /** While rejected. */
-  rejectedReason?: string;
-  rejectedAt?: string;
-  /** The older revision whose snapshot this one restored. */
-  restoredFrom?: { revisionId: string; revision: number };
-}
-
-/**
- * A revision as the read model stores it (version 4): the log position of its entry.revision-saved (20 digits),
- * where its snapshot is read, instead of the snapshot.
- */
-export type StoredRevisionDoc = Omit<RevisionDoc, 'snapshot'> & { snapshotAt: string };
-
-export interface SlugRedirectDoc {
-  formSetId: string;
-  projectId: string;
-  oldSlug: string;
-  entryId: string;
-}
-
-export interface MasterDoc {
-  masterId: string;
-  projectId: string;
-  key: string;
-  name: string;
-  /** In display order: depth first from the roots, siblings by order then value. */
-  records: MasterRecord[];
-  recordCount: number;
-  /** Set while published to the site; the master is public only then. */
-  sitePublishedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
+export type { EntryDoc, FormSetDoc, MasterDoc, RevisionDoc, SlugRedirectDoc, StoredRevisionDoc } from './content-documents.ts';
+import type { EntryDoc, FormSetDoc, MasterDoc, RevisionDoc, SlugRedirectDoc, StoredRevisionDoc } from './content-documents.ts';
 
 export const redirectId = (formSetId: string, oldSlug: string): string => `${formSetId}:${oldSlug}`;
 

@@ -12,13 +12,13 @@ import {
   assertProjectionName,
   MAX_QUERY_LIMIT,
   ReadModelError,
-  rangeBounds,
   type FieldCondition,
   type IndexSpec,
   type Query,
   type Scalar,
 } from './read-model-store.ts';
 import { UNIQUE_KEYS_FIELD } from './mongo-unique-keys.ts';
+import { rangeBounds } from './range-bounds.ts';
 
 /** Field of a stored document holding the user's document. */
 export const DOC_FIELD = 'doc';

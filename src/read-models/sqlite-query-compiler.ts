@@ -6,7 +6,8 @@
 import { sqlParameter } from './document-values.ts';
 import type { Columns } from './sqlite-document-columns.ts';
 import { fieldExpression, searchTableName, tableName } from './sqlite-document-sql.ts';
-import { RANGE_OPERATORS, ReadModelError, assertTextTokens, rangeBounds, type FieldCondition, type ModelTarget, type Query } from './read-model-store.ts';
+import { ReadModelError, assertTextTokens, type FieldCondition, type ModelTarget, type Query } from './read-model-store.ts';
+import { RANGE_OPERATORS, rangeBounds } from './range-bounds.ts';
 
 /** The FROM and WHERE of a query (see fromClause), with their parameters and the search table it joins, if any. */
 export interface From {
