@@ -3,9 +3,8 @@ import type { ApprovalPolicy } from '../domain/access/project-decider.ts';
 import type { AuditFlag } from '../audit/audit-flags.ts';
 import type { AuditRecord } from '../audit/audit-record.ts';
 import type { InReviewStatus, RevisionStatus } from '../domain/content/entry/entry-workflow.ts';
-import type { FormSetDefinition } from '../domain/content/form-set/form-set-definition.ts';
 import type { ContentLocales } from '../domain/content/form-set/locale-code.ts';
-import type { ENTRY_LIST_SORTS } from '../../projections/content.ts';
+import type { ENTRY_LIST_SORTS, FormSetDoc } from '../../projections/content.ts';
 import type { PageRequest } from './keyset-page.ts';
 
 /*
@@ -25,15 +24,8 @@ export interface ProjectView {
   usualApprovalPolicy?: ApprovalPolicy | undefined;
 }
 
-export interface FormSetView {
-  formSetId: string;
-  projectId: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  definition: FormSetDefinition;
-  version: number;
-}
+/** A form set as the admin API reads it: the content read model's document without its times. */
+export type FormSetView = Pick<FormSetDoc, 'formSetId' | 'projectId' | 'slug' | 'name' | 'description' | 'definition' | 'version'>;
 
 export interface RevisionView {
   revisionId: string;

@@ -21,20 +21,11 @@ import { handleCommand, loadAggregate } from './command-handler.ts';
 import type { IdempotentResult } from './idempotency.ts';
 import { ProjectWrites, type ProjectServiceDeps } from './project-writes.ts';
 import { contentQueries, type ContentQueries } from '../../projections/content-queries.ts';
+import type { MasterDoc } from '../../projections/content.ts';
 import type { ProjectView } from './content-service.ts';
 
 /** A master as the content read model holds it (records in display order). */
-export interface MasterView {
-  masterId: string;
-  projectId: string;
-  key: string;
-  name: string;
-  records: MasterRecord[];
-  recordCount: number;
-  sitePublishedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type MasterView = MasterDoc;
 
 /** How applying was asked for: a preview (writes nothing) or for real, optionally idempotent. */
 export interface ApplyOptions {
