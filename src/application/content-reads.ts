@@ -11,6 +11,8 @@ import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
 import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 import { auditRecordOf, positionOfAuditRecordId, type AuditRecord } from '../audit/audit-record.ts';
 import { EventNotInLogError, type LogByPosition } from '../event-store/event-store.ts';
+import { decodePosition } from '../event-store/position.ts';
+import { ReadModelRebuildingError } from './application-errors.ts';
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery, type FormSetView, type HistoryItem, type ProjectView, type ReviewQueueQuery, type RevisionView } from './content-views.ts';
 
@@ -34,6 +36,7 @@ export class ContentReads {
   /** Every event of an entry, oldest first, from the audit trail: actor, time and kind; a page at a time. */
   async entryHistory(project: ProjectView, entryId: string, page: PageRequest): Promise<Page<HistoryItem>> {
     await this.entryDoc(project, entryId);
+    await this.#auditTrailIndexesTheLog();
     const filter = { streamId: entryStream(entryId) };
     // No sort: the records' ids (auditRecordId), which sort as their log positions, order them.
     const mapPage = async (entries: ReadonlyArray<{ id: string }>) => (await this.#auditRecords(entries)).map(historyItem);
@@ -113,6 +116,7 @@ export class ContentReads {
 
   /** The project's audit log, newest first: tenant_admin sessions only; a page at a time. */
   async auditLog(project: ProjectView, query: AuditLogQuery): Promise<Page<HistoryItem & { streamId: string; entryId: string | null }>> {
+    await this.#auditTrailIndexesTheLog();
     const filter: Record<string, FieldCondition> = { projectId: project.projectId };
     if (query.actor !== undefined) filter['actorId'] = query.actor;
     if (query.entryId !== undefined) filter['streamId'] = entryStream(query.entryId);
@@ -127,14 +131,24 @@ export class ContentReads {
   }
 
   /**
+   * Records folded by audit-trail 5 and before are filed by other fields (`actor.id`, no `actorId`): while an
+   * upgrade rebuilds the audit trail they would be missed by a filter, so the reads wait for the new generation
+   * (503, retryable) instead of answering in part.
+   */
+  async #auditTrailIndexesTheLog(): Promise<void> {
+    const builtBy = await this.reader.builtByVersion(AUDIT_TRAIL_LISTS.records.projection);
+    if (builtBy !== null && builtBy < AUDIT_TRAIL_INDEXES_THE_LOG) throw new ReadModelRebuildingError(AUDIT_TRAIL_LISTS.records.projection, builtBy, AUDIT_TRAIL_INDEXES_THE_LOG);
+  }
+
+  /**
    * The audit records of a page of the audit trail: the events at its records' ids (log positions), read from
    * the log, made records as the projection filed them. A position the log holds no event at means the read
    * model was not folded from this log (a log restored or cut behind it): an error, never a silent gap.
    */
   async #auditRecords(entries: ReadonlyArray<{ id: string }>): Promise<AuditRecord[]> {
-    const events = await this.events.readAt(entries.map((entry) => positionOfAuditRecordId(entry.id)));
+    const events = await this.events.readAt(entries.map((entry) => positionOfRecord(entry.id)));
     return events.map((event, i) => {
-      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${positionOfAuditRecordId(entries[i]!.id)} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
+      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${positionOfRecord(entries[i]!.id)} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
       return auditRecordOf(event);
     });
   }
@@ -175,6 +189,14 @@ export class ContentReads {
     if (!entry) throw notFound(`No entry ${entryId}.`);
     return withoutSearch(entry);
   }
+}
+
+/** The version of audit-trail from which its records are an index of the log (AuditIndexEntry). */
+const AUDIT_TRAIL_INDEXES_THE_LOG = 6;
+
+/** The log position an audit record's id names: auditRecordId's (version 7), or the 20 digits version 6 keyed records by. */
+function positionOfRecord(id: string): bigint {
+  return /^\d{20}$/.test(id) ? decodePosition(id) : positionOfAuditRecordId(id);
 }
 
 /** An entry document as the API shows it: without its search tokens. */

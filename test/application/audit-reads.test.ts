@@ -7,6 +7,8 @@ import { EventNotInLogError } from '../../src/event-store/event-store.ts';
 import { encodePosition } from '../../src/event-store/position.ts';
 import { ReadModelReader } from '../../src/read-models/read-model-reader.ts';
 import { projectionHarness } from '../support/projection-harness.ts';
+import { ReadModelRebuildingError } from '../../src/application/application-errors.ts';
+import { applicationErrorToHttp } from '../../src/http/errors/application-error-to-http.ts';
 
 const PROJECT = '00000000-0000-4000-8000-000000000001';
 const OTHER_PROJECT = '00000000-0000-4000-8000-000000000002';
@@ -59,6 +61,21 @@ describe('audit reads: records are the events, read from the log at the position
       const refused = await new ContentReads(new ReadModelReader(h.store), cut).auditLog(project, { limit: 10 }).then(() => null, (error: unknown) => error);
       expect(refused).to.be.instanceOf(EventNotInLogError);
       expect((refused as Error).message).to.contain(`log position ${events[2]!.position}`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('while an upgrade rebuilds an audit trail built by version 5 or before (other fields), answers 503, retryable, rather than in part', async () => {
+    const h = projectionHarness({ ...auditTrail, version: 5 });
+    try {
+      await h.log.append(entryStream(ENTRY), [{ type: 'entry.created', data: { projectId: PROJECT, formSetId: FORM_SET, entryId: ENTRY, slug: 'hello' } }], 'no_stream', editor);
+      await h.project();
+      const refused = await new ContentReads(new ReadModelReader(h.store), h.log).auditLog({ projectId: PROJECT } as ProjectView, { limit: 10 }).then(() => null, (error: unknown) => error);
+      expect(refused).to.be.instanceOf(ReadModelRebuildingError);
+      const answer = applicationErrorToHttp(refused)!;
+      expect(answer).to.deep.include({ status: 503, code: 'SERVICE_UNAVAILABLE', retryable: true });
+      expect(answer.headers).to.deep.equal({ 'Retry-After': '5' });
     } finally {
       await h.close();
     }
