@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { compiledBuild, compiledPathOf } from './compiled-build.ts';
 import { compiledTestProgram } from './compiled-test-program.ts';
@@ -13,34 +12,9 @@ export interface Finished {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/**
- * Runs a TypeScript entry point of the project (src/main.ts, src/cli/main.ts) in a child process.
- *
- * Once per run of `npm test` on CI, about two minutes into mocha, every file of dist/ is written again (the
- * whole `prepare` script: dist/src, the client, the console, within seven seconds; 2026-12-07, three runs in a
- * row), by a process not yet found: not compiledBuild (which says so on stderr), not lint, not `npx annals`. A
- * child that loads its modules in those seconds reads a half-written one and fails with a SyntaxError naming a
- * file of dist/. Such a run, and only such a run (dist/ written while it ran), is started once more, said on
- * stderr; any other failure is the test's to judge.
- */
-export async function runEntry(entry: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
-  const what = `${entry} ${args.join(' ')}`;
-  const before = distWrittenAt();
-  const result = await finished(spawnEntry(entry, args, env), what, timeoutMs);
-  // dist/ written while it ran, or in the last 15 s (a write that began just before it started).
-  const written = distWrittenAt() !== before || Date.now() - distWrittenAt() < 15_000;
-  if (result.code === 0 || !/SyntaxError/.test(result.stderr) || !result.stderr.includes(`${path.sep}dist${path.sep}`) || !written) return result;
-  process.stderr.write(`runEntry: ${what} read dist/ while it was being written (${result.stderr.split('\n').find((line) => line.includes('SyntaxError')) ?? ''}); running it once more\n`);
-  return finished(spawnEntry(entry, args, env), what, timeoutMs);
-}
-
-/** When the compiled entry points were last written (ms), or 0 without them. */
-function distWrittenAt(): number {
-  try {
-    return fs.statSync(path.join(ROOT, 'dist', 'src', 'main.js')).mtimeMs;
-  } catch {
-    return 0;
-  }
+/** Runs a TypeScript entry point of the project (src/main.ts, src/cli/main.ts) in a child process. */
+export function runEntry(entry: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
+  return finished(spawnEntry(entry, args, env), `${entry} ${args.join(' ')}`, timeoutMs);
 }
 
 /**
@@ -48,7 +22,11 @@ function distWrittenAt(): number {
  * environment minus the production store settings, as an operator's shell would.
  */
 export function runProgram(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
-  const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...inherited } = process.env;
+  const { EVENTSTORE_CONNECTION_STRING: _e, MONGODB_URL: _m, ...rest } = process.env;
+  // Nor npm's own variables (npm_config_*, npm_lifecycle_*, ...), which `npm test` gives the tests: with them,
+  // `npx annals` took the checkout for a package to install and ran its prepare script, rewriting dist/ under
+  // every other test (2026-12-07, caught by a watch on dist/ printing the process tree). A shell has none.
+  const inherited = Object.fromEntries(Object.entries(rest).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
   const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return finished(child, `${command} ${args.join(' ')}`, timeoutMs);
 }
