@@ -8,7 +8,7 @@ import type { EntryDoc, FormSetDoc, MasterDoc, RevisionDoc, StoredRevisionDoc } 
 import type { Doc } from '../src/read-models/read-model-store.ts';
 import { EventNotInLogError, type LogByPosition } from '../src/event-store/event-store.ts';
 import { decodePosition } from '../src/event-store/position.ts';
-import type { Snapshot } from '../src/domain/content/entry/entry-events.ts';
+import { savedSnapshot } from '../src/domain/content/entry/entry-events.ts';
 
 
 /** Listed at most by a project's lists of form sets and of masters. */
@@ -65,8 +65,8 @@ async function withSnapshot(stored: Doc<StoredRevisionDoc> | Doc<RevisionDoc>, l
   if (!('snapshotAt' in stored)) return stored;
   const { snapshotAt, ...revision } = stored as Doc<StoredRevisionDoc>;
   const [saved] = await log.readAt([decodePosition(snapshotAt)]);
-  const snapshot = (saved?.data as { snapshot?: Snapshot } | undefined)?.snapshot;
-  if (saved === null || saved === undefined || saved.type !== 'entry.revision-saved' || snapshot === undefined) {
+  const snapshot = savedSnapshot(saved);
+  if (snapshot === undefined) {
     throw new EventNotInLogError(`revision ${stored.revisionId}: the content read model names its save at log position ${snapshotAt}, which the log does not hold: rebuild the content projection from this log (annals projections rebuild content)`);
   }
   return { ...revision, snapshot };

@@ -20,7 +20,7 @@ import {
   type SnapshotRef,
 } from './public-content-documents.ts';
 import { decodePosition } from '../src/event-store/position.ts';
-import type { Snapshot } from '../src/domain/content/entry/entry-events.ts';
+import { savedSnapshot, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
 
 /**
  * The public-content documents shaped from others, written by the folds (public-content-fold.ts): an entry's
@@ -36,7 +36,7 @@ export function snapshotRefOf(ref: SnapshotRef): SnapshotRef {
 async function snapshotOf(view: ProjectionView, ref: SnapshotRef): Promise<Snapshot> {
   if (ref.savedAt === undefined) return ref.snapshot;
   const saved = await view.eventAt(decodePosition(ref.savedAt));
-  const snapshot = saved.type === 'entry.revision-saved' ? (saved.data as { snapshot?: Snapshot }).snapshot : undefined;
+  const snapshot = savedSnapshot(saved);
   if (snapshot === undefined) throw new Error(`the event at log position ${ref.savedAt} is ${saved.type}, not the entry.revision-saved whose snapshot a public-content document names`);
   return snapshot;
 }

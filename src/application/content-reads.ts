@@ -11,7 +11,6 @@ import { AUDIT_TRAIL_LISTS } from '../../projections/audit-trail-queries.ts';
 import { REVIEW_QUEUE_LISTS } from '../../projections/review-queue-queries.ts';
 import { auditRecordOf, positionOfAuditRecordId, type AuditRecord } from '../audit/audit-record.ts';
 import { EventNotInLogError, type LogByPosition } from '../event-store/event-store.ts';
-import { decodePosition } from '../event-store/position.ts';
 import { ReadModelRebuildingError } from './application-errors.ts';
 import { keysetPage, pinnedPage, type Page, type PageRequest, type PinnedPage } from './keyset-page.ts';
 import { historyItem, type AuditLogQuery, type EntryDocHead, type EntryListQuery, type FormSetView, type HistoryItem, type ProjectView, type ReviewQueueQuery, type RevisionView } from './content-views.ts';
@@ -131,7 +130,7 @@ export class ContentReads {
   }
 
   /**
-   * Records folded by audit-trail 5 and before are filed by other fields (`actor.id`, no `actorId`): while an
+   * Records folded by audit-trail 6 and before are filed by other fields or keys (`actor.id`, no `actorId`): while an
    * upgrade rebuilds the audit trail they would be missed by a filter, so the reads wait for the new generation
    * (503, retryable) instead of answering in part.
    */
@@ -146,9 +145,9 @@ export class ContentReads {
    * model was not folded from this log (a log restored or cut behind it): an error, never a silent gap.
    */
   async #auditRecords(entries: ReadonlyArray<{ id: string }>): Promise<AuditRecord[]> {
-    const events = await this.events.readAt(entries.map((entry) => positionOfRecord(entry.id)));
+    const events = await this.events.readAt(entries.map((entry) => positionOfAuditRecordId(entry.id)));
     return events.map((event, i) => {
-      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${positionOfRecord(entries[i]!.id)} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
+      if (event === null) throw new EventNotInLogError(`the audit trail files an event at log position ${positionOfAuditRecordId(entries[i]!.id)} that the log does not hold: rebuild the audit-trail projection from this log (annals projections rebuild audit-trail) and compare it with a backup`);
       return auditRecordOf(event);
     });
   }
@@ -191,13 +190,11 @@ export class ContentReads {
   }
 }
 
-/** The version of audit-trail from which its records are an index of the log (AuditIndexEntry). */
-const AUDIT_TRAIL_INDEXES_THE_LOG = 6;
-
-/** The log position an audit record's id names: auditRecordId's (version 7), or the 20 digits version 6 keyed records by. */
-function positionOfRecord(id: string): bigint {
-  return /^\d{20}$/.test(id) ? decodePosition(id) : positionOfAuditRecordId(id);
-}
+/**
+ * The version of audit-trail these reads take: its records an index of the log (AuditIndexEntry, version 6) keyed
+ * by auditRecordId (version 7; version 6 never left the session that made both).
+ */
+const AUDIT_TRAIL_INDEXES_THE_LOG = 7;
 
 /** An entry document as the API shows it: without its search tokens. */
 function withoutSearch(entry: { search?: unknown }): Record<string, unknown> {

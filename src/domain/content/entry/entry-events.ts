@@ -200,3 +200,13 @@ type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? DomainEven
 export type EntryEvent = EventOf<(typeof entryEvents)[number]>;
 export type EntryEventType = EntryEvent['type'];
 export type EntryEventOf<T extends EntryEventType> = Extract<EntryEvent, { type: T }>;
+
+/**
+ * The snapshot an event read back by position carries when it is the entry.revision-saved a read model names
+ * (a revision's save: content's StoredRevisionDoc.snapshotAt, public content's SnapshotRef); undefined for
+ * anything else, which the reader reports as a read model that does not match its log.
+ */
+export function savedSnapshot(event: { type: string; data: unknown } | null | undefined): Snapshot | undefined {
+  if (event?.type !== entryRevisionSaved.type) return undefined;
+  return (event.data as { snapshot?: Snapshot } | null)?.snapshot;
+}
