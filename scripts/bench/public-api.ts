@@ -1,7 +1,7 @@
 /**
  * Public read API on the embedded default (SQLite), each scenario interleaved with a bare node:http baseline.
  *
- *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20]
+ *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20] [--rounds 1]
  *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls] [--service-root DIR] [--json]
  *                           [--topology one,split]
  *                           [--cold-start [--drop-page-cache]] [--restarted] [--runtime compiled|tsx]
@@ -58,7 +58,7 @@ import { articleFields, seedPublicBench, type BenchSeed } from './public-seed.ts
 import { startBaselineServer } from './support/load.ts';
 import { probeOpenLoop } from './support/open-loop-probe.ts';
 import { rssBytes } from './support/service-process.ts';
-import { percentile } from './support/percentile.ts';
+import { median, percentile } from './support/percentile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -66,6 +66,8 @@ const { values } = parseArgs({
     data: { type: 'string' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '10' },
+    /** Each scenario measured this many times, round after round, each right after its own baseline; the summary gives the median and spread. */
+    rounds: { type: 'string', default: '1' },
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
     only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls' },
@@ -84,6 +86,8 @@ const { values } = parseArgs({
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: a whole number from 1, not ${values.rounds}`);
 const WRITES_PER_SECOND = Number(values.writes);
 const TOPOLOGIES = values.topology.split(',').map((name) => {
   if (name !== 'one' && name !== 'split') throw new Error(`--topology: one or split, not ${name}`);
@@ -306,6 +310,8 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
   ].filter((s) => values.only.split(',').includes(s.name));
 
   const rows: Array<Record<string, unknown>> = [];
+  /** With --rounds above 1: each scenario's median over its rounds. */
+  const summary: Array<Record<string, unknown>> = [];
   const writes: Array<Record<string, unknown>> = [];
   const stalls: Array<Record<string, unknown>> = [];
   let firstReadyMs = 0;
@@ -365,7 +371,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
       const writer = load === 'reads only' ? undefined : new WriteLoad(serviceUrl, seed, token);
       writer?.start(WRITES_PER_SECOND);
       const loadStarted = performance.now();
-      for (const scenario of scenarios) {
+      for (let round = 1; round <= ROUNDS; round++) for (const scenario of scenarios) {
         const reference = await measure(baseline.url, baseline.pid);
         const before = await readCounters(serviceUrl);
         const result = await measure(`${base}${scenario.path}`, service.pid!, scenario.paths?.(basePath), scenario.headers);
@@ -378,6 +384,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
           topology,
           load,
           scenario: scenario.label,
+          round,
           cpuRatio: Math.round((result.cpuMicros / Math.max(1, reference.cpuMicros)) * 10) / 10,
           cpuMicros: result.cpuMicros,
           baselineCpuMicros: reference.cpuMicros,
@@ -392,8 +399,17 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
         };
         rows.push(row);
         say(
-          `${tag} ${load.padEnd(16)} ${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${row.deepPages ? `  deep pages by OFFSET ${row.deepPages.byOffset} of ${row.deepPages.byCounts + row.deepPages.byOffset}` : ''}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
+          `${tag} ${load.padEnd(16)} ${ROUNDS > 1 ? `round ${round} ` : ''}${scenario.label.padEnd(26)} CPU/req ${String(row.cpuRatio).padStart(5)}x baseline (${result.cpuMicros} / ${reference.cpuMicros} µs)  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  ${result.requestsPerSecond} req/s  RSS ${row.rssMiB} MiB${row.cacheHitRate === undefined ? '' : `  cache hits ${Math.round(row.cacheHitRate * 100)}%`}${row.deepPages ? `  deep pages by OFFSET ${row.deepPages.byOffset} of ${row.deepPages.byCounts + row.deepPages.byOffset}` : ''}${result.non2xx ? `  non-2xx ${result.non2xx}` : ''}`,
         );
+      }
+      if (ROUNDS > 1) {
+        for (const scenario of scenarios) {
+          const measured = rows.filter((r) => r.cache === cache && r.topology === topology && r.load === load && r.scenario === scenario.label);
+          const ratios = measured.map((r) => r.cpuRatio as number);
+          const entry = { cache, topology, load, scenario: scenario.label, rounds: ratios.length, medianCpuRatio: median(ratios), minCpuRatio: Math.min(...ratios), maxCpuRatio: Math.max(...ratios), medianCpuMicros: median(measured.map((r) => r.cpuMicros as number)), medianBaselineCpuMicros: median(measured.map((r) => r.baselineCpuMicros as number)) };
+          summary.push(entry);
+          say(`${tag} ${load.padEnd(16)} ${scenario.label.padEnd(26)} median of ${entry.rounds}: CPU/req ${entry.medianCpuRatio}x baseline (spread ${entry.minCpuRatio}-${entry.maxCpuRatio}; ${entry.medianCpuMicros} / ${entry.medianBaselineCpuMicros} µs)`);
+        }
       }
       // The service's CPU per publish cycle, measured while only the probe (200 light requests a second) reads.
       let cpuPerPublishMs: number | undefined;
@@ -428,7 +444,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
   if (fs.existsSync(mailDir)) for (const name of fs.readdirSync(mailDir)) mailBytes += fs.statSync(path.join(mailDir, name)).size;
   const mailBytesPerEntry = Math.round(mailBytes / seed.entries.length);
   say(`data folder: stores (.sqlite files) ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${(bytesPerEntry / 1024).toFixed(1)} KB per entry; mail/ ${(mailBytes / 1024 / 1024).toFixed(1)} MiB, ${(mailBytesPerEntry / 1024).toFixed(1)} KB per entry (after the write load)`);
-  return { entries: seed.entries.length, serviceRoot: root, runtime: values.runtime, restarted: values.restarted, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, mailBytesPerEntry, rows, stalls, writes, coldStart };
+  return { entries: seed.entries.length, serviceRoot: root, runtime: values.runtime, restarted: values.restarted, connections: CONNECTIONS, secondsPerMeasurement: SECONDS, firstReadyMs, bytesPerEntry, mailBytesPerEntry, rows, summary, stalls, writes, coldStart };
 }
 
 /**
