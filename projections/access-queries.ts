@@ -4,7 +4,7 @@
  * the active generation and its cache as any other.
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
-import type { AgentKeyDoc, DomainDoc, ProjectDoc, PublicKeyDoc, UserDoc } from './access.ts';
+import { oidcIdentityId, type AgentKeyDoc, type DomainDoc, type IdentityDoc, type ProjectDoc, type PublicKeyDoc, type TenantDoc, type UserDoc } from './access.ts';
 import type { Doc } from '../src/read-models/read-model-store.ts';
 
 
@@ -13,6 +13,12 @@ export const ACCESS_LIST_LIMIT = 1000;
 
 export function accessQueries(reader: ReadModelReader) {
   return {
+    tenant: (tenantId: string) => reader.get<Doc<TenantDoc>>('access', 'tenants', tenantId),
+    /** The user an identity provider's subject signs in as, if linked. */
+    async userOfIdentity(issuer: string, subject: string): Promise<Doc<UserDoc> | null> {
+      const identity = await reader.get<Doc<IdentityDoc>>('access', 'identities', oidcIdentityId(issuer, subject));
+      return identity ? reader.get<Doc<UserDoc>>('access', 'users', identity.userId) : null;
+    },
     project: (projectId: string) => reader.get<Doc<ProjectDoc>>('access', 'projects', projectId),
     async projectBySlug(slug: string): Promise<Doc<ProjectDoc> | null> {
       const [project] = await reader.find<Doc<ProjectDoc>>('access', 'projects', { filter: { slug }, limit: 1 });

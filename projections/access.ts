@@ -6,6 +6,8 @@ import { defineProjection, type ProjectionView } from '../src/projection-engine/
 import { personFromActor, type Person } from '../src/domain/access/people.ts';
 import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
 import type { Doc } from '../src/read-models/read-model-store.ts';
+import type { OidcSettings } from '../src/domain/access/oidc-settings.ts';
+import { createHash } from 'node:crypto';
 
 /**
  * Who may sign in and with what: tenants, projects (with every setting the console and the public side
@@ -13,7 +15,8 @@ import type { Doc } from '../src/read-models/read-model-store.ts';
  * read these documents; the log is never read on a request.
  *
  * Collections (documents are plain JSON; times are the event's ISO 8601 UTC strings):
- * - `tenants`, id tenantId;
+ * - `tenants`, id tenantId, with the tenant's OpenID Connect settings (`oidc`; its client secret sealed);
+ * - `identities`, id oidcIdentityId(issuer, subject): the user an identity provider's subject signs in as;
  * - `projects`, id projectId; `loginBranding` holds the login appearance settings (logoUrl, primaryColor,
  *   accentColor, message), `ipAllowlist` every entry whatever the plan (enforce it only on Business and
  *   above: see effectiveIpAllowlist in project-decider.ts);
@@ -37,7 +40,23 @@ import type { Doc } from '../src/read-models/read-model-store.ts';
 export interface TenantDoc {
   tenantId: string;
   name: string;
+  /** Sign-in through the tenant's OpenID Connect provider (the client secret sealed, as the log holds it); absent or null when not set up. */
+  oidc?: OidcSettings | null;
   createdAt: string;
+  /** Absent on tenants never changed since they were created. */
+  updatedAt?: string;
+}
+
+/** Who an identity provider's subject is here (user.identity-linked); id: oidcIdentityId(issuer, subject). */
+export interface IdentityDoc {
+  issuer: string;
+  subject: string;
+  userId: string;
+}
+
+/** The id of an identity's document: its issuer and subject, which together are unique, hashed to a fixed length. */
+export function oidcIdentityId(issuer: string, subject: string): string {
+  return createHash('sha256').update(`${issuer}\n${subject}`).digest('hex');
 }
 
 export interface ProjectDoc {
@@ -95,6 +114,10 @@ export interface UserDoc {
   reviewNotices?: boolean;
   /** When the pending invitation's link expires; null or absent once accepted (or never invited). */
   invitationExpiresAt?: string | null;
+  /** The person each identity provider (by issuer) knows as this user; absent when none. */
+  identities?: Record<string, string>;
+  /** When a session last began through single sign-on (user.signed-in); absent when never. */
+  lastSignInAt?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -134,10 +157,12 @@ export const access = defineProjection({
   // Version 2: the change feed (changes below).
   // Version 3: agent keys' issuedBy (for keys issued before it was recorded, the actor of agent-key.issued), and
   // projects' usualApprovalPolicy.
-  version: 3,
+  // Version 4: tenants' OpenID Connect settings, identities, users' identities and last sign-in.
+  version: 4,
   description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
   collections: {
     tenants: {},
+    identities: {},
     projects: {
       indexes: [
         { name: 'by_tenant', fields: [['tenantId', 1], ['name', 1]] },
@@ -182,6 +207,12 @@ export const access = defineProjection({
         view.put('tenants', doc.tenantId, { ...doc });
         return;
       }
+      case 'tenant.oidc-configured': {
+        const { tenantId, ...settings } = event.data;
+        return updateTenant(view, tenantId, at, { oidc: settings });
+      }
+      case 'tenant.oidc-removed':
+        return updateTenant(view, event.data.tenantId, at, { oidc: null });
 
       case 'project.created': {
         const d = event.data;
@@ -292,6 +323,16 @@ export const access = defineProjection({
       }
       case 'user.notice-preferences-changed':
         return updateUser(view, event.data.userId, at, { reviewNotices: event.data.reviewNotices });
+      case 'user.identity-linked': {
+        const { userId, issuer, subject } = event.data;
+        const user = await view.get<Doc<UserDoc>>('users', userId);
+        if (!user) return;
+        view.put('identities', oidcIdentityId(issuer, subject), { issuer, subject, userId } satisfies IdentityDoc);
+        view.put('users', userId, { ...user, identities: { ...user.identities, [issuer]: subject }, updatedAt: at });
+        return;
+      }
+      case 'user.signed-in':
+        return updateUser(view, event.data.userId, at, { lastSignInAt: at });
 
       case 'agent-key.issued': {
         const d = event.data;
@@ -344,6 +385,12 @@ async function updateProject(view: ProjectionView, projectId: string, at: string
   const project = await view.get<Doc<ProjectDoc>>('projects', projectId);
   if (!project) return;
   view.put('projects', projectId, { ...project, ...patch(project), updatedAt: at });
+}
+
+async function updateTenant(view: ProjectionView, tenantId: string, at: string, patch: Partial<TenantDoc>): Promise<void> {
+  const tenant = await view.get<Doc<TenantDoc>>('tenants', tenantId);
+  if (!tenant) return;
+  view.put('tenants', tenantId, { ...tenant, ...patch, updatedAt: at });
 }
 
 async function updateUser(view: ProjectionView, userId: string, at: string, patch: Partial<UserDoc>): Promise<void> {

@@ -29,6 +29,7 @@ import { KeyAccess } from './key-access.ts';
 import { ProjectSettingsAccess } from './project-settings-access.ts';
 import { TenantProjectAccess } from './tenant-project-access.ts';
 import { UserAccess } from './user-access.ts';
+import { SignInAccess } from './sign-in-access.ts';
 
 export * from './access-service-types.ts';
 export { checkBootstrapInput } from './access-bootstrap.ts';
@@ -67,6 +68,8 @@ export class AccessService {
   readonly #keys: KeyAccess;
   readonly #settings: ProjectSettingsAccess;
   readonly #bootstrap: AccessBootstrap;
+  /** The tenant's single sign-on and what a sign-in through it records. */
+  readonly signIn: SignInAccess;
 
   constructor(deps: AccessServiceDeps) {
     const writer = new AccessWriter(deps);
@@ -75,6 +78,7 @@ export class AccessService {
     this.#keys = new KeyAccess(writer);
     this.#settings = new ProjectSettingsAccess(writer);
     this.#bootstrap = new AccessBootstrap(writer, this.#tenants, this.#users);
+    this.signIn = new SignInAccess(writer, this.#users);
   }
 
   createTenant(caller: Caller, input: CreateTenantInput, options: WriteOptions = {}): Promise<TenantCreated> {

@@ -38,6 +38,36 @@ export const tenantCreated = defineEvent({
   schema: z.object({ tenantId: id, name: z.string().min(1) }),
 });
 
+/**
+ * The tenant's OpenID Connect sign-in, as a whole after the change: the provider (`issuer`, whose discovery
+ * document names its endpoints and keys), the client registered there (`clientId`, and its secret sealed with the
+ * secrets key for the record `oidc:<tenantId>`, never in clear), which e-mail domains may sign in, how the IdP's
+ * groups claim chooses a role (`adminGroups` make tenant_admin; `userGroups` tenant_user, any member of an allowed
+ * domain when empty), and whether passwords are refused for the tenant (`ssoOnly`).
+ */
+export const tenantOidcConfigured = defineEvent({
+  type: 'tenant.oidc-configured',
+  version: 1,
+  schema: z.object({
+    tenantId: id,
+    issuer: z.url(),
+    clientId: z.string().min(1).max(500),
+    sealedClientSecret: z.string().regex(/^v1\./, 'a sealed secret'),
+    allowedEmailDomains: z.array(z.string().min(1).max(253)).min(1),
+    groupsClaim: z.string().min(1).max(200),
+    adminGroups: z.array(z.string().min(1).max(500)),
+    userGroups: z.array(z.string().min(1).max(500)),
+    ssoOnly: z.boolean(),
+  }),
+});
+
+/** The tenant's OpenID Connect sign-in was removed: people sign in with passwords again. */
+export const tenantOidcRemoved = defineEvent({
+  type: 'tenant.oidc-removed',
+  version: 1,
+  schema: z.object({ tenantId: id }),
+});
+
 // ---- projects
 
 export const projectCreated = defineEvent({
@@ -200,6 +230,35 @@ export const userSessionRevoked = defineEvent({
   schema: z.object({ userId: id, sessionId: id, expiresAt: timestamp }),
 });
 
+/**
+ * The user is the person an identity provider knows as `subject` (the ID token's sub under `issuer`): from now on
+ * only that subject signs in as them through that provider, even if the provider later gives the e-mail address
+ * to someone else.
+ */
+export const userIdentityLinked = defineEvent({
+  type: 'user.identity-linked',
+  version: 1,
+  schema: z.object({ userId: id, protocol: z.literal('oidc'), issuer: z.url(), subject: z.string().min(1).max(255) }),
+});
+
+/**
+ * A console session began. `method`: how the person proved who they are (`oidc`: through the tenant's
+ * identity provider, `issuer`; its session id `idpSessionId` when the provider sent one). `sessionId` is the
+ * session token's id (its jti, not the token).
+ */
+export const userSignedIn = defineEvent({
+  type: 'user.signed-in',
+  version: 1,
+  schema: z.object({
+    userId: id,
+    sessionId: id,
+    method: z.enum(['oidc']),
+    issuer: z.url().optional(),
+    idpSessionId: z.string().min(1).max(255).optional(),
+    expiresAt: timestamp,
+  }),
+});
+
 // ---- keys
 
 /** A person who issues keys: a console user (tenant_admin session) or an operator at the command line. */
@@ -253,6 +312,8 @@ export const publicKeyRevoked = defineEvent({
 /** Every access event type, for the service's event catalog. */
 export const accessEvents = [
   tenantCreated,
+  tenantOidcConfigured,
+  tenantOidcRemoved,
   projectCreated,
   projectRenamed,
   projectPlanChanged,
@@ -272,6 +333,8 @@ export const accessEvents = [
   userSessionRevoked,
   userInvited,
   userInvitationAccepted,
+  userIdentityLinked,
+  userSignedIn,
   agentKeyIssued,
   agentKeyRevoked,
   agentKeyUsed,
@@ -282,7 +345,7 @@ export const accessEvents = [
 /** The domain event (type and data, and who caused it once it is in the log) a definition describes. */
 export type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? { type: Type; data: Data; actor?: EventActor } : never;
 
-export type TenantEvent = EventOf<typeof tenantCreated>;
+export type TenantEvent = EventOf<typeof tenantCreated> | EventOf<typeof tenantOidcConfigured> | EventOf<typeof tenantOidcRemoved>;
 export type ProjectEvent =
   | EventOf<typeof projectCreated>
   | EventOf<typeof projectRenamed>
@@ -303,7 +366,9 @@ export type UserEvent =
   | EventOf<typeof userDisabled>
   | EventOf<typeof userSessionRevoked>
   | EventOf<typeof userInvited>
-  | EventOf<typeof userInvitationAccepted>;
+  | EventOf<typeof userInvitationAccepted>
+  | EventOf<typeof userIdentityLinked>
+  | EventOf<typeof userSignedIn>;
 export type KeyEvent =
   | EventOf<typeof agentKeyIssued>
   | EventOf<typeof agentKeyRevoked>

@@ -29,6 +29,8 @@ import type { Caller } from './caller.ts';
 export const ACTIONS = [
   // tenants and projects
   'tenants.create',
+  'sign-in.read',
+  'sign-in.manage',
   'projects.create',
   'project.read',
   'project.settings.change',
@@ -135,6 +137,8 @@ const BILLING = 'change billing or social settings';
 
 export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
   'tenants.create': { label: 'create tenants', userRole: null, agents: scopes(NONE) },
+  'sign-in.read': { label: "read the tenant's single sign-on settings", userRole: 'tenant_admin', agents: userSession },
+  'sign-in.manage': { label: "change the tenant's single sign-on settings", userRole: 'tenant_admin', agents: userSession },
   'projects.create': { label: 'create projects', userRole: 'tenant_admin', agents: scopes(NONE) },
   'project.read': { label: 'read the project overview', userRole: 'tenant_user', agents: scopes(ALL) },
   'project.settings.change': { label: 'change project settings', userRole: 'tenant_admin', agents: scopes(NONE) },

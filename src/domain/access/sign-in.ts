@@ -23,6 +23,8 @@ export interface SignInInput {
   /** The project whose console login page was used, when there is one: its allowlist applies. */
   project?: Pick<Project, 'tenantId' | 'plan' | 'consoleIpAllowlist'> | null;
   clientIp?: string;
+  /** The user's tenant signs in with single sign-on only (its OIDC settings' ssoOnly). */
+  ssoOnly?: boolean;
 }
 
 /** The session to issue, or UNAUTHORIZED (one message for unknown e-mail and wrong password) / FORBIDDEN. */
@@ -32,6 +34,8 @@ export function decideSignIn(input: SignInInput): { userId: string; tenantId: st
   // A login page of another tenant's project: answer as for wrong credentials, revealing nothing.
   if (project && project.tenantId !== user.tenantId) throw new DomainError('UNAUTHORIZED', SIGN_IN_FAILED);
   if (user.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
+  // Said only to whoever knows the password: it reveals nothing the password did not.
+  if (input.ssoOnly) throw forbidden('Your organisation signs in with single sign-on only: passwords are not accepted.', 'Use the single sign-on button on the login page.');
   if (project) assertConsoleAccess(project, input.clientIp);
   return { userId: user.id, tenantId: user.tenantId, role: user.role };
 }

@@ -1,19 +1,26 @@
 import type { Decider } from '../decider.ts';
-import { conflict } from '../domain-error.ts';
+import { conflict, notFound } from '../domain-error.ts';
 import type { TenantEvent } from './access-events.ts';
 import { displayName } from './access-values.ts';
-import type { Caller } from './caller.ts';
+import { assertCallerSeesTenant, type Caller } from './caller.ts';
+import { oidcSettingsValue, sameOidcSettings, type OidcSettings } from './oidc-settings.ts';
 import { assertCan } from './permissions.ts';
 
 /** A tenant owns projects and users. Stream: tenantStream(id). */
 export interface Tenant {
   id: string;
   name: string;
+  /** Sign-in through the tenant's OpenID Connect provider; null (or absent) when not set up. */
+  oidc?: OidcSettings | null;
 }
 
 export type TenantState = Tenant | null;
 
-export type TenantCommand = { type: 'create-tenant'; tenantId: string; name: string };
+export type TenantCommand =
+  | { type: 'create-tenant'; tenantId: string; name: string }
+  /** The whole OpenID Connect setup; its client secret already sealed (see oidcSecretContext). */
+  | { type: 'configure-oidc'; settings: OidcSettings }
+  | { type: 'remove-oidc' };
 
 export interface TenantContext {
   caller: Caller;
@@ -25,7 +32,14 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
   evolve(state, event) {
     switch (event.type) {
       case 'tenant.created':
-        return { id: event.data.tenantId, name: event.data.name };
+        return { id: event.data.tenantId, name: event.data.name, oidc: null };
+      case 'tenant.oidc-configured': {
+        if (!state) return state;
+        const { tenantId: _tenantId, ...settings } = event.data;
+        return { ...state, oidc: settings };
+      }
+      case 'tenant.oidc-removed':
+        return state ? { ...state, oidc: null } : state;
       default:
         return state;
     }
@@ -37,6 +51,20 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         assertCan(caller, 'tenants.create');
         if (state) throw conflict(`tenant ${command.tenantId} already exists`);
         return [{ type: 'tenant.created', data: { tenantId: command.tenantId, name: displayName(command.name, 'name') } }];
+      }
+      case 'configure-oidc': {
+        if (!state) throw notFound('tenant not found');
+        assertCallerSeesTenant(caller, state.id, 'tenant');
+        assertCan(caller, 'sign-in.manage');
+        const settings = oidcSettingsValue(command.settings);
+        if (sameOidcSettings(state.oidc ?? null, settings)) return [];
+        return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings } }];
+      }
+      case 'remove-oidc': {
+        if (!state) throw notFound('tenant not found');
+        assertCallerSeesTenant(caller, state.id, 'tenant');
+        assertCan(caller, 'sign-in.manage');
+        return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id } }] : [];
       }
     }
   },

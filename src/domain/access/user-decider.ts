@@ -24,6 +24,8 @@ export interface User {
   reviewNotices?: boolean;
   /** An invitation by e-mail not yet accepted: the SHA-256 of its link's secret, and when the link expires. */
   invitation?: { tokenHash: string; expiresAt: string } | null;
+  /** The person each identity provider (by issuer) knows as this user (user.identity-linked). */
+  identities?: Record<string, string>;
 }
 
 export type UserState = User | null;
@@ -41,7 +43,11 @@ export type UserCommand =
   /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on. */
   | { type: 'revoke-session'; sessionId: string; expiresAt: string }
   /** The user's own notice preferences (nobody else's). */
-  | { type: 'set-notice-preferences'; reviewNotices: boolean };
+  | { type: 'set-notice-preferences'; reviewNotices: boolean }
+  /** Single sign-on vouched that `subject` at `issuer` is this user (decideOidcSignIn); by the sign-in itself (an operator caller). */
+  | { type: 'link-identity'; issuer: string; subject: string }
+  /** A console session began: by the user who signed in. */
+  | { type: 'record-sign-in'; sessionId: string; method: 'oidc'; issuer: string; idpSessionId?: string; expiresAt: string };
 
 /** An invitation's link: the SHA-256 (hex) of its secret, and when it expires (UTC ISO). */
 export interface Invitation {
@@ -81,6 +87,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         return { ...state, invitation: { tokenHash: event.data.tokenHash, expiresAt: event.data.expiresAt } };
       case 'user.invitation-accepted':
         return { ...state, invitation: null };
+      case 'user.identity-linked':
+        return { ...state, identities: { ...state.identities, [event.data.issuer]: event.data.subject } };
+      case 'user.signed-in':
+        return state;
     }
   },
 
@@ -143,6 +153,19 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         if (state.disabled) throw conflict('This account is disabled: it cannot be invited again.');
         if (!state.invitation) throw conflict(`${state.email} has accepted their invitation, or was added with a password: there is nothing to send again.`);
         return [invited(state.id, command.invitation)];
+      }
+      case 'link-identity': {
+        // Only the sign-in links, on the provider's word: no person may tie an account to an identity.
+        if (caller.kind !== 'operator') throw forbidden('Identities are linked by signing in through the identity provider.');
+        const linked = state.identities?.[command.issuer];
+        if (linked === command.subject) return [];
+        if (linked !== undefined) throw conflict('This account is linked to another person at this identity provider.');
+        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: 'oidc', issuer: command.issuer, subject: command.subject } }];
+      }
+      case 'record-sign-in': {
+        if (!self) throw forbidden('A sign-in is recorded by the person who signed in.');
+        if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
+        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, issuer: command.issuer, ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt } }];
       }
       case 'revoke-session': {
         if (!self) throw forbidden('Only the signed-in user signs out their own session.');

@@ -1,0 +1,76 @@
+/**
+ * A tenant's single sign-on: its OpenID Connect settings, and what a sign-in through the provider records (a
+ * user provisioned on first sign-in, the provider's subject linked to the user, the role the provider's groups
+ * give, the sign-in itself). The decisions are the deciders' and decideOidcSignIn's; see AccessService.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Caller, OperatorPrincipal } from '../domain/access/caller.ts';
+import { tenantStream, userStream } from '../domain/access/access-streams.ts';
+import { tenantDecider } from '../domain/access/tenant-decider.ts';
+import { userDecider } from '../domain/access/user-decider.ts';
+import type { OidcSettings } from '../domain/access/oidc-settings.ts';
+import type { UserRole } from '../domain/principal.ts';
+import { hashPassword } from '../security/password-hashing.ts';
+import { handleCommand } from './command-handler.ts';
+import { positionOf } from './access-input.ts';
+import type { AccessWriter } from './access-writer.ts';
+import type { UserAccess } from './user-access.ts';
+import type { WriteOptions } from './access-service-types.ts';
+
+/** The caller a sign-in through a provider acts as when it records what the provider vouched for. */
+export function identityProviderCaller(issuer: string): OperatorPrincipal {
+  return { kind: 'operator', operatorId: `oidc:${new URL(issuer).host}` };
+}
+
+export class SignInAccess {
+  readonly #w: AccessWriter;
+  readonly #users: UserAccess;
+
+  constructor(writer: AccessWriter, users: UserAccess) {
+    this.#w = writer;
+    this.#users = users;
+  }
+
+  /** Sets the tenant's OpenID Connect sign-in as a whole (its client secret sealed by the caller); nothing is appended when nothing changes. */
+  async configureOidc(caller: Caller, tenantId: string, settings: OidcSettings, options: WriteOptions = {}): Promise<{ tenantId: string; settings: OidcSettings; position: bigint }> {
+    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'configure-oidc', settings }, { caller }, this.#w.append(caller, options));
+    return { tenantId, settings: result.state!.oidc!, position: positionOf(result) };
+  }
+
+  async removeOidc(caller: Caller, tenantId: string, options: WriteOptions = {}): Promise<{ tenantId: string; position: bigint }> {
+    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'remove-oidc' }, { caller }, this.#w.append(caller, options));
+    return { tenantId, position: positionOf(result) };
+  }
+
+  /**
+   * A person the provider vouched for, new here: a user with a password nobody knows (a random secret, hashed
+   * and forgotten), linked to the provider's subject. The e-mail is reserved as for any user.
+   */
+  async provision(input: { tenantId: string; email: string; role: UserRole; issuer: string; subject: string }): Promise<{ userId: string; position: bigint }> {
+    const caller = identityProviderCaller(input.issuer);
+    const userId = randomUUID();
+    await this.#users.createUserWithHash(caller, { tenantId: input.tenantId, email: input.email, role: input.role, userId }, await hashPassword(randomBytes(32).toString('base64url')), {});
+    return this.link(userId, input.issuer, input.subject);
+  }
+
+  /** Links the provider's subject to the user (nothing when linked already). */
+  async link(userId: string, issuer: string, subject: string): Promise<{ userId: string; position: bigint }> {
+    const caller = identityProviderCaller(issuer);
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'link-identity', issuer, subject }, { caller }, this.#w.append(caller, {}));
+    return { userId, position: positionOf(result) };
+  }
+
+  /** The role the provider's groups give, recorded as a role change by the sign-in. */
+  async changeRole(userId: string, issuer: string, role: UserRole): Promise<{ position: bigint }> {
+    const caller = identityProviderCaller(issuer);
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'change-role', role }, { caller }, this.#w.append(caller, {}));
+    return { position: positionOf(result) };
+  }
+
+  /** Records that a console session began through the provider, by the user who signed in. */
+  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer: string; idpSessionId?: string; expiresAt: Date }, options: WriteOptions = {}): Promise<{ position: bigint }> {
+    const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}), expiresAt: input.expiresAt.toISOString() };
+    const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
+    return { position: positionOf(result) };
+  }
+}

@@ -1,0 +1,105 @@
+import { DomainError, forbidden } from '../domain-error.ts';
+import type { UserRole } from '../principal.ts';
+import type { OidcSettings } from './oidc-settings.ts';
+import { assertConsoleAccess } from './sign-in.ts';
+import type { Project } from './project-decider.ts';
+
+/**
+ * Sign-in through a tenant's OpenID Connect provider, as a pure decision over what the provider vouched for (an
+ * ID token the application has validated: signature, issuer, audience, expiry, nonce) and what the access read
+ * model holds. The application around it:
+ *   1. validate the authorization response and the ID token (openid-client: state, PKCE, nonce, iss, aud, exp);
+ *   2. look up the user linked to (issuer, sub), and the user with the token's e-mail address;
+ *   3. decideOidcSignIn(...) -> whom to sign in, and what to record first: a new user, a link, a role change;
+ *   4. record the sign-in (user.signed-in), then issue the console session.
+ *
+ * The groups claim decides the role at every sign-in: the provider is where people's duties are managed.
+ */
+export const OIDC_SIGN_IN_REFUSED = 'Single sign-on did not sign you in to this organisation.';
+
+export interface OidcClaims {
+  /** The ID token's sub: the person at the provider, for good. */
+  subject: string;
+  email?: unknown;
+  emailVerified?: unknown;
+  /** The value of the settings' groups claim, as the token carries it. */
+  groups?: unknown;
+  /** The provider's session id (sid), when it sends one. */
+  sessionId?: unknown;
+}
+
+/** A user as the decision needs them (from the access read model). */
+export interface OidcUser {
+  id: string;
+  tenantId: string;
+  email: string;
+  role: UserRole;
+  disabled: boolean;
+  /** The subject this user is linked to under the settings' issuer, if any. */
+  linkedSubject?: string | null;
+}
+
+export interface OidcSignInInput {
+  tenantId: string;
+  settings: OidcSettings;
+  claims: OidcClaims;
+  /** The user linked to (issuer, subject), when one is. */
+  linkedUser: OidcUser | null;
+  /** The user whose e-mail is the token's, when one is. */
+  userWithEmail: OidcUser | null;
+  /** The project whose console login page was used: its tenant must be the settings' and its allowlist applies. */
+  project: Pick<Project, 'tenantId' | 'plan' | 'consoleIpAllowlist'>;
+  clientIp?: string;
+}
+
+export type OidcSignInDecision =
+  | { kind: 'existing'; userId: string; role: UserRole; email: string; link: boolean; roleChange: UserRole | null }
+  | { kind: 'provision'; email: string; role: UserRole };
+
+/** Whom to sign in and what to record first; UNAUTHORIZED or FORBIDDEN with a message that says why, never whose account. */
+export function decideOidcSignIn(input: OidcSignInInput): OidcSignInDecision {
+  const { settings, claims, project } = input;
+  if (project.tenantId !== input.tenantId) throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
+  const email = verifiedEmail(claims);
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  if (!settings.allowedEmailDomains.includes(domain)) {
+    throw forbidden(`${OIDC_SIGN_IN_REFUSED} E-mail addresses at ${domain} may not sign in here.`, 'Sign in with your address at one of the domains your administrator allowed.');
+  }
+  const role = roleOf(settings, claims.groups);
+  assertConsoleAccess(project, input.clientIp);
+
+  const linked = input.linkedUser;
+  if (linked) {
+    if (linked.tenantId !== input.tenantId) throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
+    if (linked.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
+    return { kind: 'existing', userId: linked.id, role, email: linked.email, link: false, roleChange: linked.role === role ? null : role };
+  }
+  const user = input.userWithEmail;
+  if (!user) return { kind: 'provision', email, role };
+  // An account of another tenant, or one already linked to another person at this provider: the provider gave
+  // this address to someone else, or the account belongs elsewhere. Either way, not theirs.
+  if (user.tenantId !== input.tenantId || (user.linkedSubject !== undefined && user.linkedSubject !== null && user.linkedSubject !== claims.subject)) {
+    throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
+  }
+  if (user.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
+  return { kind: 'existing', userId: user.id, role, email: user.email, link: true, roleChange: user.role === role ? null : role };
+}
+
+/** The token's e-mail address, lower-cased, when the provider says it verified it; UNAUTHORIZED otherwise. */
+function verifiedEmail(claims: OidcClaims): string {
+  if (typeof claims.email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(claims.email.trim()) || claims.email.length > 320) {
+    throw new DomainError('UNAUTHORIZED', `${OIDC_SIGN_IN_REFUSED} The provider sent no e-mail address.`, 'Ask your administrator to release the email claim (scope "email") to this application.');
+  }
+  if (claims.emailVerified !== true) {
+    throw new DomainError('UNAUTHORIZED', `${OIDC_SIGN_IN_REFUSED} The provider did not say it verified your e-mail address.`, 'Verify your address with the identity provider, or ask your administrator to release email_verified.');
+  }
+  return claims.email.trim().toLowerCase();
+}
+
+/** tenant_admin for a member of an admin group; tenant_user for a user group's (anyone's, when there are none); FORBIDDEN otherwise. */
+export function roleOf(settings: Pick<OidcSettings, 'adminGroups' | 'userGroups' | 'groupsClaim'>, groupsClaim: unknown): UserRole {
+  const groups = new Set(Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === 'string') : typeof groupsClaim === 'string' ? [groupsClaim] : []);
+  if (settings.adminGroups.some((group) => groups.has(group))) return 'tenant_admin';
+  if (settings.userGroups.length === 0 || settings.userGroups.some((group) => groups.has(group))) return 'tenant_user';
+  throw forbidden(`${OIDC_SIGN_IN_REFUSED} You are in none of the groups allowed to sign in.`, `Ask your administrator to add you to a group this organisation lets in (claim "${settings.groupsClaim}").`);
+}
