@@ -1,6 +1,6 @@
 import type { ContactField } from '../domain/contact-form/contact-form-fields.ts';
 import type { ContactFormSettings } from '../domain/contact-form/contact-form-settings.ts';
-import { escapeHtml } from './notice-messages.ts';
+import { escapeHtml } from '../html-escape.ts';
 import type { IssuedChallenge } from './pow-challenge.ts';
 
 /**

@@ -2,6 +2,7 @@ import type { ContactFormSettings, LocalizedText } from '../domain/contact-form/
 import type { NoticeKind } from '../domain/contact-form/contact-form-events.ts';
 import { displayValue, type SubmittedValues } from '../domain/contact-form/submission-values.ts';
 import type { MailMessage } from '../mail/mail-transport.ts';
+import { escapeHtml } from '../html-escape.ts';
 
 /**
  * The messages a submission's notices consist of. Pure: everything comes in the arguments.
@@ -136,10 +137,6 @@ function fill(template: string, value: (key: string) => string, literal: (text: 
 export function plainAddress(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 254) return undefined;
   return /^[^\s@"(),:;<>[\\\]\u0000-\u001f\u007f]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/u.test(value) ? value : undefined;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 function multiline(text: string): string {

@@ -1,5 +1,6 @@
 import type { MailMessage } from '../mail/mail-transport.ts';
-import { escapeHtml, mailDomain } from '../contact-forms/notice-messages.ts';
+import { mailDomain } from '../contact-forms/notice-messages.ts';
+import { escapeHtml } from '../html-escape.ts';
 
 /**
  * The e-mail that invites a person to the console. Pure: everything comes in the arguments. The link carries the

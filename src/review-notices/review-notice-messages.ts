@@ -1,5 +1,6 @@
 import type { MailMessage } from '../mail/mail-transport.ts';
-import { escapeHtml, mailDomain } from '../contact-forms/notice-messages.ts';
+import { mailDomain } from '../contact-forms/notice-messages.ts';
+import { escapeHtml } from '../html-escape.ts';
 import type { ReviewNoticeKind } from '../domain/review-notice/review-notice-events.ts';
 import type { ApprovalPolicy } from '../domain/access/project-decider.ts';
 

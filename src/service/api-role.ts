@@ -62,6 +62,7 @@ import type { AuditExportSigning } from '../audit/audit-export.ts';
 import { adminDeps } from './admin-deps.ts';
 import { translateErrors } from './http-error-translation.ts';
 import { mcpRoute } from '../mcp/mcp-http-route.ts';
+import { signInServicesFor } from '../sign-in/sign-in-setup.ts';
 
 /** What the api role started: closed by the service's stop, or by a failed start (whatever was set by then). */
 export interface ApiResources {
@@ -180,7 +181,7 @@ export async function startApiRole(d: ApiRoleDeps, r: ApiResources): Promise<voi
           })),
     log: { tree: tree.tree, ...(tree.checkpoints ? { sign: signNowOrNone(tree.checkpoints) } : {}) },
   };
-  const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree, mcp: mcpRoute, invitations: { transport: contact.mail, mailFrom: config.contactForms.mailFrom, consoleBase: () => config.contactForms.consoleUrl ?? `${r.http?.url ?? ''}/console` } });
+  const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree, mcp: mcpRoute, signIn: signInServicesFor(config, { access: adminDepsValue.access, reader: adminDepsValue.reader, watermark: adminDepsValue.watermark, clock }), invitations: { transport: contact.mail, mailFrom: config.contactForms.mailFrom, consoleBase: () => config.contactForms.consoleUrl ?? `${r.http?.url ?? ''}/console` } });
   app.use(admin.routes());
   app.use(admin.allowedMethods());
   const contentDeps = publicContentDeps(config, adminDepsValue, versions);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -78,10 +78,24 @@ describe('OpenAPI documents: lint', function () {
   });
   after(() => f.stop());
 
+  /**
+   * Redocly's operation-2xx-response, where an operation's only success is a redirect: the single sign-on start
+   * and callback are pages a browser is sent through (302), never an answer with a body. Only operations whose
+   * document says they answer 302 are excused, and the test names them.
+   */
+  const redirectOnly = (api: Api, problem: Problem): boolean => {
+    if (problem.rule !== 'operation-2xx-response') return false;
+    const [, , pathPart, method] = problem.where.split('/');
+    const document = JSON.parse(readFileSync(files[api], 'utf8')) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    return Boolean(document.paths[pathPart!.replace(/~1/g, '/').replace(/~0/g, '~')]?.[method!]?.responses['302']);
+  };
+
   for (const api of APIS) {
     it(`the ${api} document: Redocly (recommended) finds nothing, neither errors nor warnings`, () => {
-      const problems = found.redocly.filter((p) => p.file === files[api]);
+      const problems = found.redocly.filter((p) => p.file === files[api] && !redirectOnly(api, p));
       expect(problems, show(problems)).to.deep.equal([]);
+      const excused = found.redocly.filter((p) => p.file === files[api] && redirectOnly(api, p)).map((p) => p.where);
+      expect(excused).to.deep.equal(api === 'admin' ? ['#/paths/~1auth~1oidc~1start/get/responses', '#/paths/~1auth~1oidc~1callback/get/responses'] : []);
     });
 
     it(`the ${api} document: Spectral (spectral:oas) finds nothing, neither errors nor warnings`, () => {

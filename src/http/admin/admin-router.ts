@@ -29,6 +29,9 @@ import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import type { OperationsOverviewService } from '../../application/operations-overview.ts';
 import type { AuditExportSigning } from '../../audit/audit-export.ts';
 import { auditExportRoutes } from './audit-export-routes.ts';
+import { oidcRoutes } from './oidc-routes.ts';
+import { signInSettingsRoutes } from './sign-in-settings-routes.ts';
+import type { SignInServices } from '../../sign-in/sign-in-setup.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
 export function adminRouter(
@@ -42,6 +45,8 @@ export function adminRouter(
     logTree?: LogTreeRuntime;
     auditExports?: AuditExportSigning;
     invitations?: InvitationMail;
+    /** Single sign-on (OpenID Connect): the login page's provider button, its callback and the tenant's settings. */
+    signIn?: SignInServices;
     /** The MCP tool server's endpoint (src/mcp/mcp-http-route.ts), mounted by the layer above that has it: the MCP server is a client of this API. */
     mcp?: (deps: AdminDeps, api: ApiRegistry, options: { mediaMaxBytes?: number | undefined }) => Router;
   } = {},
@@ -56,6 +61,7 @@ export function adminRouter(
     },
   });
   const open = authRoutes(deps, api);
+  const sso = services.signIn ? { open: oidcRoutes({ ...deps, oidc: services.signIn.oidc }, api), settings: signInSettingsRoutes({ ...deps, ...services.signIn }, api) } : undefined;
   const session = sessionRoutes(deps, api);
   const invitations = invitationRoutes(deps, api, services.invitations);
   const content = contentRoutes(deps, api);
@@ -89,7 +95,8 @@ export function adminRouter(
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(invitations.open.routes(), invitations.open.allowedMethods());
+  if (sso) router.use(sso.open.routes(), sso.open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [...(sso ? [sso.settings] : []), session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -11,7 +11,8 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The admin document's tags, each with what it groups; every route names one. */
 export const ADMIN_TAGS = {
-  Sessions: 'Console sign-in: e-mail and password for a session token.',
+  Sessions: "Console sign-in: e-mail and password for a session token, or the organisation's identity provider.",
+  'Single sign-on': "The tenant's OpenID Connect sign-in: its provider, client, allowed e-mail domains, groups and roles.",
   'Console login': 'The console login page: branding, appearance and the IP allowlist.',
   Project: 'The project: overview, content locales, site settings, custom domains and the public API base.',
   Keys: 'Agent and public API keys.',

@@ -61,7 +61,9 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       throw error;
     }
     const project = body.projectId && isUuid(body.projectId) ? await accessModel.project(body.projectId) : null;
+    const ssoOnly = found && passwordMatches ? (await accessModel.tenant(found.tenantId))?.oidc?.ssoOnly === true : false;
     const subject = decideSignIn({
+      ssoOnly,
       user: found ? { id: found.userId, tenantId: found.tenantId, email: found.email, role: found.role, passwordHash: found.passwordHash, disabled: found.disabled } : null,
       passwordMatches,
       project: project ? { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist } : null,

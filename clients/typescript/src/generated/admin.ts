@@ -45,6 +45,94 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/auth/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ways a project's console login page signs people in: password, and the organisation's identity provider when single sign-on is set up
+         * @description The ways a project's console login page signs people in: password, and the organisation's identity provider when single sign-on is set up. No credentials needed.
+         */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in with the organisation's OpenID Connect provider: a redirect to it (authorization code flow with PKCE, state and nonce), with the flow kept in a sealed cookie for the callback
+         * @description Start signing in with the organisation's OpenID Connect provider: a redirect to it (authorization code flow with PKCE, state and nonce), with the flow kept in a sealed cookie for the callback. No credentials needed.
+         */
+        get: operations["startOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider sends the browser back: the code is redeemed and the ID token checked, the person signed in (provisioned on first sign-in, with the role the provider's groups give) and sent to the console with its session cookie (recorded as user.signed-in). A refusal answers a page that says why.
+         * @description Where the identity provider sends the browser back: the code is redeemed and the ID token checked, the person signed in (provisioned on first sign-in, with the role the provider's groups give) and sent to the console with its session cookie (recorded as user.signed-in). A refusal answers a page that says why.. No credentials needed.
+         */
+        get: operations["finishOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sign-in/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's OpenID Connect sign-in (the client secret is never answered), with the redirect URI to register at the provider
+         * @description The tenant's OpenID Connect sign-in (the client secret is never answered), with the redirect URI to register at the provider. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.read` (read the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        get: operations["getOidcSettings"];
+        /**
+         * Set up or change the tenant's OpenID Connect sign-in as a whole; the provider's discovery document is read first (400 when it cannot be used). Recorded as tenant.oidc-configured, the secret sealed.
+         * @description Set up or change the tenant's OpenID Connect sign-in as a whole; the provider's discovery document is read first (400 when it cannot be used). Recorded as tenant.oidc-configured, the secret sealed.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        put: operations["setOidcSettings"];
+        post?: never;
+        /**
+         * Remove the tenant's OpenID Connect sign-in: people sign in with passwords again (recorded as tenant.oidc-removed)
+         * @description Remove the tenant's OpenID Connect sign-in: people sign in with passwords again (recorded as tenant.oidc-removed). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        delete: operations["removeOidcSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/session": {
         parameters: {
             query?: never;
@@ -2871,6 +2959,19 @@ export type components = {
                 assets: number;
             }[];
         };
+        OidcSettings: {
+            issuer: string;
+            clientId: string;
+            /** @constant */
+            clientSecretSet: true;
+            allowedEmailDomains: string[];
+            groupsClaim: string;
+            adminGroups: string[];
+            userGroups: string[];
+            ssoOnly: boolean;
+            /** @description The redirect URI to register with the provider for this client */
+            redirectUri: string;
+        };
         OperationsOverview: {
             /** @description Whether the caller is a service operator (OPERATOR_TENANT_IDS): only operators see failing events and retry, skip or rebuild. */
             operator: boolean;
@@ -3175,6 +3276,14 @@ export type components = {
                 /** @enum {string} */
                 role: "tenant_admin" | "tenant_user";
             };
+        };
+        SignInOptions: {
+            /** @description Whether e-mail and password sign in here (false when the organisation signs in with single sign-on only). */
+            password: boolean;
+            oidc: {
+                /** @description Where the login page sends the browser to sign in with the organisation's identity provider. */
+                startUrl: string;
+            } | null;
         };
         SiteSettings: {
             siteUrl: string | null;
@@ -3733,6 +3842,199 @@ export interface operations {
                 };
             };
             404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query: {
+                projectId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in options */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    startOidcSignIn: {
+        parameters: {
+            query: {
+                projectId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's authorization endpoint */
+            302: {
+                headers: {
+                    /** @description The provider's authorization request */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    finishOidcSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console's page of the project the sign-in started from, signed in */
+            302: {
+                headers: {
+                    /** @description The console */
+                    Location?: string;
+                    /** @description The console session cookie */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    setOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's issuer identifier (https; its /.well-known/openid-configuration is read) */
+                    issuer: string;
+                    clientId: string;
+                    /** @description The client secret; required the first time and when the issuer or client id changes, else kept. Stored sealed, never answered. */
+                    clientSecret?: string;
+                    /** @description Only people whose verified e-mail address is at one of these domains sign in */
+                    allowedEmailDomains: string[];
+                    /** @description The ID token claim that lists the person's groups (default groups) */
+                    groupsClaim?: string;
+                    /** @description Members of any of these groups sign in as tenant_admin */
+                    adminGroups: string[];
+                    /** @description Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain */
+                    userGroups?: string[];
+                    /** @description Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider. */
+                    ssoOnly?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    removeOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];

@@ -1,0 +1,227 @@
+import { expect } from 'chai';
+import { adminSession, PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+
+/**
+ * Console sign-in through the tenant's OpenID Connect provider, end to end over HTTP: a real provider
+ * (oidc-provider) with its login and consent pages, the service's start, callback and settings routes, and what
+ * the log records. The browser is played by fetch with a cookie jar per site.
+ */
+describe('Single sign-on with OpenID Connect', function () {
+  this.timeout(60_000);
+  let f: AdminFixture;
+  let idp: TestOidcProvider;
+  let admin: { token: string; headers: Record<string, string> };
+  const domain = 'example.com';
+
+  before(async () => {
+    f = await startAdminFixture({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
+    idp = await startOidcProvider({ redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback` });
+    admin = await adminSession(f);
+  });
+  after(async () => {
+    await f?.stop();
+    await idp?.close();
+  });
+
+  const settings = (overrides: Record<string, unknown> = {}) => ({ issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, allowedEmailDomains: [domain], adminGroups: ['cms-admins'], userGroups: ['cms-editors'], ...overrides });
+
+  /** A browser's cookies for the service's site. */
+  class Browser {
+    readonly cookies = new Map<string, string>();
+    async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+      const response = await fetch(new URL(path, f.service.url), { redirect: 'manual', headers: { cookie: [...this.cookies].map(([n, v]) => `${n}=${v}`).join('; '), ...headers } });
+      for (const line of response.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const [name, ...rest] = pair!.split('=');
+        const value = rest.join('=');
+        if (/Max-Age=0/.test(line)) this.cookies.delete(name!);
+        else this.cookies.set(name!, value);
+      }
+      return response;
+    }
+    /** From the login page's button to the callback's answer, signing in at the provider as `subject`. */
+    async signIn(subject: string): Promise<{ callback: Response; callbackUrl: string }> {
+      const options = (await (await this.get(`/admin/v1/auth/sign-in-options?projectId=${f.project.projectId}`)).json()) as { oidc: { startUrl: string } | null };
+      expect(options.oidc, 'single sign-on offered').to.not.equal(null);
+      const start = await this.get(options.oidc!.startUrl);
+      expect(start.status, await start.clone().text()).to.equal(302);
+      const callbackUrl = await idp.authorize(start.headers.get('location')!, subject);
+      const callback = await this.get(callbackUrl, { accept: 'text/html' });
+      return { callback, callbackUrl };
+    }
+  }
+
+  const eventsOf = async (streamId: string) => {
+    const events: Array<{ type: string; data: Record<string, unknown>; actor: unknown }> = [];
+    for await (const e of f.service.log.readStream(streamId)) events.push({ type: e.type, data: e.data as Record<string, unknown>, actor: e.metadata.actor });
+    return events;
+  };
+
+  it('answers 404 for the settings until they are set, and refuses agent keys', async () => {
+    const none = await f.call('GET', '/sign-in/oidc', { token: admin.token });
+    expect(none.status).to.equal(404);
+    const byKey = await f.call('PUT', '/sign-in/oidc', { body: settings() });
+    expect(byKey.status).to.equal(403);
+    const options = await fetch(`${f.service.url}/admin/v1/auth/sign-in-options?projectId=${f.project.projectId}`);
+    expect(await options.json()).to.deep.equal({ password: true, oidc: null });
+  });
+
+  it('refuses settings whose issuer cannot be used, naming why', async () => {
+    const plainHttp = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings({ issuer: 'http://login.example.org' }) });
+    expect(plainHttp.status).to.equal(400);
+    expect(plainHttp.body.error.message).to.match(/https/);
+    const unreachable = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings({ issuer: 'http://127.0.0.1:9/' }) });
+    expect(unreachable.status, JSON.stringify(unreachable.body)).to.equal(400);
+    expect(unreachable.body.error.message).to.match(/could not be reached/);
+    const noDomains = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings({ allowedEmailDomains: ['not a domain'] }) });
+    expect(noDomains.status).to.equal(400);
+  });
+
+  it('keeps the client secret sealed: never answered, never in the log in clear', async () => {
+    const put = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings() });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    expect(put.body).to.deep.include({ issuer: idp.issuer, clientId: idp.clientId, clientSecretSet: true, ssoOnly: false, redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback` });
+    expect(JSON.stringify(put.body)).to.not.include(idp.clientSecret);
+    const events = await eventsOf(`tenant-${f.project.tenantId}`);
+    const configured = events.filter((e) => e.type === 'tenant.oidc-configured');
+    expect(configured).to.have.length(1);
+    expect(configured[0]!.data.sealedClientSecret).to.match(/^v1\./);
+    expect(JSON.stringify(events)).to.not.include(idp.clientSecret);
+    // Saved again unchanged, without the secret: nothing new is recorded.
+    const again = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings({ clientSecret: undefined }) });
+    expect(again.status).to.equal(200);
+    expect((await eventsOf(`tenant-${f.project.tenantId}`)).filter((e) => e.type === 'tenant.oidc-configured')).to.have.length(1);
+  });
+
+  it('signs in a person new here with the role their groups give, provisions and links them, and records the sign-in', async () => {
+    idp.accounts.set('alice-sub', { email: `Alice@${domain}`, groups: ['cms-editors'] });
+    const browser = new Browser();
+    const { callback } = await browser.signIn('alice-sub');
+    expect(callback.status, await callback.clone().text()).to.equal(302);
+    expect(callback.headers.get('location')).to.equal(`/console/p/${f.project.projectId}/`);
+    expect(browser.cookies.has('annals-session')).to.equal(true);
+    expect(browser.cookies.has('annals-oidc-flow'), 'the flow cookie is spent').to.equal(false);
+
+    const session = await browser.get('/admin/v1/auth/session');
+    expect(session.status).to.equal(200);
+    const { user } = (await session.json()) as { user: { id: string; email: string; role: string; tenantId: string } };
+    expect(user).to.deep.include({ email: `alice@${domain}`, role: 'tenant_user', tenantId: f.project.tenantId });
+
+    const events = await eventsOf(`user-${user.id}`);
+    expect(events.map((e) => e.type)).to.deep.equal(['user.created', 'user.identity-linked', 'user.signed-in']);
+    expect(events[1]!.data).to.deep.include({ issuer: idp.issuer, subject: 'alice-sub' });
+    expect(events[1]!.actor).to.deep.include({ type: 'operator', id: `oidc:${new URL(idp.issuer).host}` });
+    expect(events[2]!.data).to.deep.include({ method: 'oidc', issuer: idp.issuer });
+    expect(events[2]!.actor).to.deep.include({ type: 'user', id: user.id });
+
+    // The groups decide the role at every sign-in.
+    idp.accounts.set('alice-sub', { email: `alice@${domain}`, groups: ['cms-editors', 'cms-admins'] });
+    const later = new Browser();
+    expect((await later.signIn('alice-sub')).callback.status).to.equal(302);
+    const promoted = (await (await later.get('/admin/v1/auth/session')).json()) as { user: { id: string; role: string } };
+    expect(promoted.user).to.deep.include({ id: user.id, role: 'tenant_admin' });
+    const changed = (await eventsOf(`user-${user.id}`)).find((e) => e.type === 'user.role-changed');
+    expect(changed?.data).to.deep.include({ role: 'tenant_admin', previousRole: 'tenant_user' });
+  });
+
+  it('refuses people outside the allowed domains, in no allowed group, or without a verified address, with a page that says why', async () => {
+    idp.accounts.set('outsider', { email: 'bob@elsewhere.org', groups: ['cms-admins'] });
+    idp.accounts.set('no-group', { email: `carol@${domain}`, groups: ['sales'] });
+    idp.accounts.set('unverified', { email: `dave@${domain}`, emailVerified: false, groups: ['cms-editors'] });
+    for (const [subject, status, words] of [
+      ['outsider', 403, /elsewhere\.org may not sign in/],
+      ['no-group', 403, /none of the groups/],
+      ['unverified', 401, /did not say it verified/],
+    ] as const) {
+      const browser = new Browser();
+      const { callback } = await browser.signIn(subject);
+      expect(callback.status, subject).to.equal(status);
+      expect(callback.headers.get('content-type')).to.match(/^text\/html/);
+      expect(await callback.text()).to.match(words);
+      expect(browser.cookies.has('annals-session'), subject).to.equal(false);
+    }
+  });
+
+  it('answers a callback once: a replayed code, and a callback without the browser that started it, are refused', async () => {
+    idp.accounts.set('erin-sub', { email: `erin@${domain}`, groups: ['cms-editors'] });
+    const browser = new Browser();
+    const flowBefore = new Map<string, string>();
+    const options = (await (await browser.get(`/admin/v1/auth/sign-in-options?projectId=${f.project.projectId}`)).json()) as { oidc: { startUrl: string } };
+    const start = await browser.get(options.oidc.startUrl);
+    for (const [name, value] of browser.cookies) flowBefore.set(name, value);
+    const callbackUrl = await idp.authorize(start.headers.get('location')!, 'erin-sub');
+
+    const elsewhere = new Browser();
+    const stolen = await elsewhere.get(callbackUrl, { accept: 'application/json' });
+    expect(stolen.status).to.equal(401);
+    expect(((await stolen.json()) as { error: { code: string } }).error.code).to.equal('UNAUTHORIZED');
+
+    expect((await browser.get(callbackUrl)).status).to.equal(302);
+    // The same code with the same flow cookie sent again (a replay): the provider will not redeem it twice.
+    const replay = new Browser();
+    for (const [name, value] of flowBefore) replay.cookies.set(name, value);
+    const replayed = await replay.get(callbackUrl, { accept: 'application/json' });
+    expect(replayed.status).to.equal(401);
+    expect(replay.cookies.has('annals-session')).to.equal(false);
+  });
+
+  for (const [tampering, why] of [
+    ['altered-claims', 'an ID token altered on the way'],
+    ['other-audience', 'an ID token the provider issued to another application'],
+    ['expired', 'an expired ID token'],
+  ] as const) {
+    it(`refuses ${why}`, async () => {
+      idp.accounts.set('frank-sub', { email: `frank@${domain}`, groups: ['cms-admins'] });
+      idp.tampering = tampering;
+      try {
+        const browser = new Browser();
+        const { callback } = await browser.signIn('frank-sub');
+        expect(callback.status).to.equal(401);
+        expect(await callback.text()).to.match(/does not pass the checks/);
+        expect(browser.cookies.has('annals-session')).to.equal(false);
+      } finally {
+        idp.tampering = 'none';
+      }
+    });
+  }
+
+  it('links an existing account by its verified address, keeps it to that person, and then refuses passwords when single sign-on only is on', async () => {
+    // Single sign-on only needs someone who has signed in through the provider: not yet.
+    const beforeLinking = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings({ ssoOnly: true }) });
+    expect(beforeLinking.status).to.equal(403);
+    expect(beforeLinking.body.error.message).to.match(/signed in through this identity provider first/);
+
+    // The bootstrap admin signs in through the provider: the account is linked, not duplicated.
+    idp.accounts.set('admin-sub', { email: f.project.adminEmail, groups: ['cms-admins'] });
+    const browser = new Browser();
+    expect((await browser.signIn('admin-sub')).callback.status).to.equal(302);
+    const session = (await (await browser.get('/admin/v1/auth/session')).json()) as { user: { id: string }; csrfToken: string };
+    expect(session.user.id).to.equal(f.project.userId);
+
+    // Another person at the provider who is given the same address does not take the account over.
+    idp.accounts.set('impostor-sub', { email: f.project.adminEmail, groups: ['cms-admins'] });
+    const impostor = new Browser();
+    expect((await impostor.signIn('impostor-sub')).callback.status).to.equal(401);
+
+    // Now linked, the admin turns single sign-on only on (here with the session cookie the provider's sign-in gave).
+    const cookie = [...browser.cookies].map(([n, v]) => `${n}=${v}`).join('; ');
+    const bySso = await fetch(`${f.service.url}/admin/v1/sign-in/oidc`, { method: 'PUT', headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': session.csrfToken }, body: JSON.stringify(settings({ ssoOnly: true })) });
+    expect(bySso.status, await bySso.clone().text()).to.equal(200);
+    expect(((await bySso.json()) as { ssoOnly: boolean }).ssoOnly).to.equal(true);
+
+    const login = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
+    expect(login.status).to.equal(403);
+    expect(((await login.json()) as { error: { message: string } }).error.message).to.match(/single sign-on only/);
+    const wrongPassword = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: 'not the password' }) });
+    expect(wrongPassword.status, 'a wrong password says nothing more').to.equal(401);
+    const options = await fetch(`${f.service.url}/admin/v1/auth/sign-in-options?projectId=${f.project.projectId}`);
+    expect(((await options.json()) as { password: boolean }).password).to.equal(false);
+
+    // Removed: passwords sign in again.
+    const removed = await fetch(`${f.service.url}/admin/v1/sign-in/oidc`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': session.csrfToken } });
+    expect(removed.status).to.equal(204);
+    const again = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
+    expect(again.status).to.equal(200);
+  });
+});
