@@ -120,6 +120,11 @@ export async function acceptInvitation(body: { token: string; password: string }
   return createConsoleClient({}).POST('/auth/invitations/accept', { body });
 }
 
+/** The ways a project's login page signs people in: password, and the organisation's identity provider when set up. */
+export async function signInOptions(projectId: string) {
+  return createConsoleClient({}).GET('/auth/sign-in-options', { params: { query: { projectId } } });
+}
+
 export async function loginBranding(projectId: string) {
   return createConsoleClient({}).GET('/projects/{projectId}/login-branding', { params: { path: { projectId } } });
 }

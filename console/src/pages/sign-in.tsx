@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { loginBranding, signIn } from '../api/admin-client.ts';
+import { loginBranding, signIn, signInOptions } from '../api/admin-client.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
 import { Modal } from '../components/modal.tsx';
@@ -11,6 +11,7 @@ import { Modal } from '../components/modal.tsx';
  */
 export function SignInForm({ projectId, email: knownEmail }: { projectId?: string; email?: string }) {
   const { t } = useI18n();
+  const options = useQuery({ queryKey: ['sign-in-options', projectId], queryFn: () => signInOptions(projectId!), enabled: Boolean(projectId), retry: false });
   const { signedIn } = useSession();
   const [email, setEmail] = useState(knownEmail ?? '');
   const [password, setPassword] = useState('');
@@ -28,8 +29,29 @@ export function SignInForm({ projectId, email: knownEmail }: { projectId?: strin
       setBusy(false);
     }
   };
+  const sso = options.data?.oidc;
+  // The organisation's identity provider first when it has one; passwords below it unless it signs in with single sign-on only.
+  const ssoButton = sso && (
+    <a className="button primary sso-button" href={sso.startUrl}>
+      {t('signIn.sso')}
+    </a>
+  );
+  if (options.data && !options.data.password) {
+    return (
+      <div className="sign-in-form">
+        <p>{t('signIn.ssoOnly')}</p>
+        {ssoButton}
+      </div>
+    );
+  }
   return (
     <form onSubmit={submit} className="sign-in-form">
+      {ssoButton && (
+        <>
+          {ssoButton}
+          <p className="sign-in-or">{t('signIn.or')}</p>
+        </>
+      )}
       <label>
         {t('signIn.email')}
         {/* Known (signing in again): shown, not a stop on the way to the password, which the dialog focuses. */}
@@ -44,7 +66,7 @@ export function SignInForm({ projectId, email: knownEmail }: { projectId?: strin
           {error}
         </p>
       )}
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className={sso ? undefined : 'primary'} disabled={busy}>
         {t('signIn.submit')}
       </button>
     </form>
