@@ -4,7 +4,7 @@
  * the active generation and its cache as any other.
  */
 import type { ReadModelReader } from '../src/read-models/read-model-reader.ts';
-import { oidcIdentityId, type AgentKeyDoc, type DomainDoc, type IdentityDoc, type ProjectDoc, type PublicKeyDoc, type TenantDoc, type UserDoc } from './access.ts';
+import { oidcIdentityId, type AgentKeyDoc, type DomainDoc, type IdentityDoc, type ProjectDoc, type SsoSessionDoc, type PublicKeyDoc, type TenantDoc, type UserDoc } from './access.ts';
 import type { Doc } from '../src/read-models/read-model-store.ts';
 
 
@@ -19,6 +19,10 @@ export function accessQueries(reader: ReadModelReader) {
       const identity = await reader.get<Doc<IdentityDoc>>('access', 'identities', oidcIdentityId(issuer, subject));
       return identity ? reader.get<Doc<UserDoc>>('access', 'users', identity.userId) : null;
     },
+    /** Sessions begun through `issuer` in its session `idpSessionId` (the provider's sid). */
+    ssoSessionsOfIdpSession: (issuer: string, idpSessionId: string) => reader.find<Doc<SsoSessionDoc>>('access', 'sso_sessions', { filter: { issuer, idpSessionId }, limit: ACCESS_LIST_LIMIT }),
+    /** The user's sessions begun through a provider, not yet revoked (some may have expired). */
+    ssoSessionsOfUser: (userId: string) => reader.find<Doc<SsoSessionDoc>>('access', 'sso_sessions', { filter: { userId }, limit: ACCESS_LIST_LIMIT }),
     project: (projectId: string) => reader.get<Doc<ProjectDoc>>('access', 'projects', projectId),
     async projectBySlug(slug: string): Promise<Doc<ProjectDoc> | null> {
       const [project] = await reader.find<Doc<ProjectDoc>>('access', 'projects', { filter: { slug }, limit: 1 });

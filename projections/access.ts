@@ -17,6 +17,8 @@ import { createHash } from 'node:crypto';
  * Collections (documents are plain JSON; times are the event's ISO 8601 UTC strings):
  * - `tenants`, id tenantId, with the tenant's OpenID Connect settings (`oidc`; its client secret sealed);
  * - `identities`, id oidcIdentityId(issuer, subject): the user an identity provider's subject signs in as;
+ * - `sso_sessions`, id the session's id: sessions begun through a provider, found by the provider's session id
+ *   or the user when the provider logs them out (dropped when revoked, or expired at the user's next sign-in);
  * - `projects`, id projectId; `loginBranding` holds the login appearance settings (logoUrl, primaryColor,
  *   accentColor, message), `ipAllowlist` every entry whatever the plan (enforce it only on Business and
  *   above: see effectiveIpAllowlist in project-decider.ts);
@@ -52,6 +54,16 @@ export interface IdentityDoc {
   issuer: string;
   subject: string;
   userId: string;
+}
+
+/** A console session begun through an identity provider (user.signed-in), until it is revoked or expires: what the provider's logout ends. */
+export interface SsoSessionDoc {
+  sessionId: string;
+  userId: string;
+  issuer: string;
+  /** The provider's session id (sid), or null when it sent none. */
+  idpSessionId: string | null;
+  expiresAt: string;
 }
 
 /** The id of an identity's document: its issuer and subject, which together are unique, hashed to a fixed length. */
@@ -163,6 +175,13 @@ export const access = defineProjection({
   collections: {
     tenants: {},
     identities: {},
+    sso_sessions: {
+      indexes: [
+        { name: 'by_idp_session', fields: [['issuer', 1], ['idpSessionId', 1]] },
+        // whileFolding: a sign-in drops the user's expired sessions.
+        { name: 'by_user', fields: [['userId', 1]], whileFolding: true },
+      ],
+    },
     projects: {
       indexes: [
         { name: 'by_tenant', fields: [['tenantId', 1], ['name', 1]] },
@@ -319,6 +338,7 @@ export const access = defineProjection({
         // Still-valid revocations only (deterministic: judged at the event's own time), this one once.
         const kept = (user.revokedSessions ?? []).filter((s) => s.expiresAt > at && s.sessionId !== sessionId);
         view.put('users', userId, { ...user, revokedSessions: [...kept, { sessionId, expiresAt }], updatedAt: at });
+        view.delete('sso_sessions', sessionId);
         return;
       }
       case 'user.notice-preferences-changed':
@@ -331,8 +351,14 @@ export const access = defineProjection({
         view.put('users', userId, { ...user, identities: { ...user.identities, [issuer]: subject }, updatedAt: at });
         return;
       }
-      case 'user.signed-in':
-        return updateUser(view, event.data.userId, at, { lastSignInAt: at });
+      case 'user.signed-in': {
+        const { userId, sessionId, issuer, idpSessionId, expiresAt } = event.data;
+        if (issuer !== undefined) {
+          for (const ended of await view.find<Doc<SsoSessionDoc>>('sso_sessions', { userId })) if (ended.expiresAt <= at) view.delete('sso_sessions', ended.sessionId);
+          view.put('sso_sessions', sessionId, { sessionId, userId, issuer, idpSessionId: idpSessionId ?? null, expiresAt } satisfies SsoSessionDoc);
+        }
+        return updateUser(view, userId, at, { lastSignInAt: at });
+      }
 
       case 'agent-key.issued': {
         const d = event.data;

@@ -67,6 +67,13 @@ export class SignInAccess {
     return { position: positionOf(result) };
   }
 
+  /** Ends a console session because the provider's session ended (its back-channel logout): user.session-revoked, by the provider. */
+  async endSession(userId: string, issuer: string, session: { sessionId: string; expiresAt: string }): Promise<{ position: bigint }> {
+    const caller = identityProviderCaller(issuer);
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'revoke-session', sessionId: session.sessionId, expiresAt: session.expiresAt }, { caller }, this.#w.append(caller, {}));
+    return { position: positionOf(result) };
+  }
+
   /** Records that a console session began through the provider, by the user who signed in. */
   async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer: string; idpSessionId?: string; expiresAt: Date }, options: WriteOptions = {}): Promise<{ position: bigint }> {
     const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}), expiresAt: input.expiresAt.toISOString() };

@@ -1,4 +1,5 @@
 import * as client from 'openid-client';
+import { createRemoteJWKSet, customFetch as joseCustomFetch, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { assertOutboundAllowed, guardedLookup, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../security/ssrf-guard.ts';
 import { isLoopbackHost } from '../domain/access/oidc-settings.ts';
@@ -37,7 +38,17 @@ export interface ValidatedIdToken {
   claims: Record<string, unknown>;
 }
 
-export type OidcFailure = 'provider-unreachable' | 'provider-refused' | 'invalid-response' | 'refused-address';
+export type OidcFailure = 'provider-unreachable' | 'provider-refused' | 'invalid-response' | 'refused-address' | 'invalid-logout-token';
+
+/** What a provider's back-channel logout token says ended: its session `sid`, or every session of `sub`, or both together. */
+export interface LogoutRequest {
+  subject?: string;
+  idpSessionId?: string;
+}
+
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** How old a logout token may be (its iat), and how far in the future, as clocks differ. */
+const LOGOUT_TOKEN_MAX_AGE_SECONDS = 300;
 
 /** The provider could not be used, or its answer did not pass the checks; the message names the issuer's host, never a secret. */
 export class OidcError extends Error {
@@ -68,6 +79,8 @@ export class OidcRelyingParty {
   readonly #now: () => number;
   readonly #agent: Agent;
   readonly #configurations = new Map<string, { configuration: Promise<client.Configuration>; until: number }>();
+  /** The provider's keys by JWKS URL (jose fetches them again for a key id it does not know). */
+  readonly #keySets = new Map<string, JWTVerifyGetKey>();
 
   constructor(options: OidcRelyingPartyOptions) {
     this.#policy = options.policy;
@@ -121,6 +134,37 @@ export class OidcRelyingParty {
     } catch (error) {
       throw this.#failure(oidc, error);
     }
+  }
+
+  /**
+   * A back-channel logout token (OpenID Connect Back-Channel Logout 1.0) checked as that specification says: signed
+   * by the provider's published keys, issued by it for this client, recent, carrying the logout event, no nonce,
+   * and a sub or a sid. OidcError ('invalid-logout-token') otherwise.
+   */
+  async verifyLogoutToken(oidc: OidcClient, token: string): Promise<LogoutRequest> {
+    const configuration = await this.#configuration(oidc);
+    const jwksUri = configuration.serverMetadata().jwks_uri;
+    if (!jwksUri) throw new OidcError('invalid-response', `The identity provider ${this.#host(oidc)} publishes no keys (jwks_uri).`);
+    let keys = this.#keySets.get(jwksUri);
+    if (!keys) {
+      keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: REQUEST_TIMEOUT_SECONDS * 1000, [joseCustomFetch]: this.#fetch as never });
+      this.#keySets.set(jwksUri, keys);
+    }
+    const refused = (why: string) => new OidcError('invalid-logout-token', `The logout token is not valid: ${why}.`);
+    let claims: Record<string, unknown>;
+    try {
+      ({ payload: claims } = await jwtVerify(token, keys, { issuer: oidc.issuer, audience: oidc.clientId, maxTokenAge: LOGOUT_TOKEN_MAX_AGE_SECONDS, clockTolerance: 60, currentDate: new Date(this.#now()), requiredClaims: ['iat', 'jti'] }));
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) throw refused(error.code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' ? `its ${(error as joseErrors.JWTClaimValidationFailed).claim} claim does not match` : error.code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || error.code === 'ERR_JWKS_NO_MATCHING_KEY' ? 'it is not signed by the provider' : 'it cannot be read or has expired');
+      throw this.#failure(oidc, error);
+    }
+    const events = claims.events;
+    if (typeof events !== 'object' || events === null || !(BACKCHANNEL_LOGOUT_EVENT in events)) throw refused('it carries no back-channel logout event');
+    if ('nonce' in claims) throw refused('it carries a nonce');
+    const subject = typeof claims.sub === 'string' && claims.sub.length > 0 ? claims.sub : undefined;
+    const idpSessionId = typeof claims.sid === 'string' && claims.sid.length > 0 ? claims.sid : undefined;
+    if (subject === undefined && idpSessionId === undefined) throw refused('it names neither a subject (sub) nor a session (sid)');
+    return { ...(subject === undefined ? {} : { subject }), ...(idpSessionId === undefined ? {} : { idpSessionId }) };
   }
 
   async #configuration(oidc: OidcClient): Promise<client.Configuration> {

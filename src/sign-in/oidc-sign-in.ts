@@ -127,6 +127,36 @@ export class OidcSignIn {
     return { projectId: flow.projectId, userId, tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer: settings.issuer, ...(sid ? { idpSessionId: sid } : {}) };
   }
 
+  /**
+   * The provider's back-channel logout for the tenant's client: the sessions begun through the provider in the
+   * provider session the token names (sid), or all of the person's (sub), are ended as a sign-out would end
+   * them (user.session-revoked, by the provider), on every instance. Answers how many ended; a token that
+   * names nobody here ends nothing. OidcError ('invalid-logout-token') for a token that does not pass the checks.
+   */
+  async logout(tenantId: string, logoutToken: string): Promise<{ ended: number }> {
+    const tenant = await this.#queries.tenant(tenantId);
+    if (!tenant?.oidc) throw new OidcError('invalid-logout-token', 'Single sign-on is not set up for this organisation.');
+    const settings = tenant.oidc;
+    const request = await this.#deps.relyingParty.verifyLogoutToken(this.#client(tenantId, settings), logoutToken);
+    const linked = request.subject === undefined ? null : await this.#queries.userOfIdentity(settings.issuer, request.subject);
+    if (request.subject !== undefined && (!linked || linked.tenantId !== tenantId)) return { ended: 0 };
+    const candidates = request.idpSessionId !== undefined ? await this.#queries.ssoSessionsOfIdpSession(settings.issuer, request.idpSessionId) : await this.#queries.ssoSessionsOfUser(linked!.userId);
+    const now = this.#deps.clock.now().toISOString();
+    let position = 0n;
+    let ended = 0;
+    const tenantOf = new Map<string, string | undefined>();
+    for (const session of candidates) {
+      if (session.issuer !== settings.issuer || session.expiresAt <= now || (linked && session.userId !== linked.userId)) continue;
+      // A session of another tenant whose client shares the provider's session: not this client's to end.
+      if (!tenantOf.has(session.userId)) tenantOf.set(session.userId, (await this.#queries.user(session.userId))?.tenantId);
+      if (tenantOf.get(session.userId) !== tenantId) continue;
+      ({ position } = await this.#deps.access.signIn.endSession(session.userId, settings.issuer, session));
+      ended++;
+    }
+    if (position > 0n) await this.#deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
+    return { ended };
+  }
+
   #client(tenantId: string, settings: OidcSettings) {
     let clientSecret: string;
     try {

@@ -58,7 +58,7 @@ describe('codebase: every admin route declares its permission', () => {
 
   it('leaves open (none) only sign-in (password and single sign-on), the caller\'s own session and preferences, the project switcher, accepting an invitation and the MCP endpoint', () => {
     const open = routes.filter((route) => route.permission === 'none').map((route) => route.operationId).sort();
-    expect(open).to.deep.equal(['acceptInvitation', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'logout', 'mcp', 'setNoticePreferences', 'startOidcSignIn']);
+    expect(open).to.deep.equal(['acceptInvitation', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'logout', 'mcp', 'oidcBackchannelLogout', 'setNoticePreferences', 'startOidcSignIn']);
   });
 
   it('has an action, not none, on every route that is checked by the domain', () => {

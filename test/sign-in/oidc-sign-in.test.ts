@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { adminSession, PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
-import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { generateKeyPair, SignJWT } from 'jose';
+import { startOidcProvider, type ProviderCookies, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * Console sign-in through the tenant's OpenID Connect provider, end to end over HTTP: a real provider
@@ -16,7 +18,7 @@ describe('Single sign-on with OpenID Connect', function () {
 
   before(async () => {
     f = await startAdminFixture({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
-    idp = await startOidcProvider({ redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback` });
+    idp = await startOidcProvider({ redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback`, backchannelLogoutUri: `${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}` });
     admin = await adminSession(f);
   });
   after(async () => {
@@ -40,13 +42,15 @@ describe('Single sign-on with OpenID Connect', function () {
       }
       return response;
     }
+    /** The same browser's cookies at the provider (its session there). */
+    readonly atProvider: ProviderCookies = new Map();
     /** From the login page's button to the callback's answer, signing in at the provider as `subject`. */
     async signIn(subject: string): Promise<{ callback: Response; callbackUrl: string }> {
       const options = (await (await this.get(`/admin/v1/auth/sign-in-options?projectId=${f.project.projectId}`)).json()) as { oidc: { startUrl: string } | null };
       expect(options.oidc, 'single sign-on offered').to.not.equal(null);
       const start = await this.get(options.oidc!.startUrl);
       expect(start.status, await start.clone().text()).to.equal(302);
-      const callbackUrl = await idp.authorize(start.headers.get('location')!, subject);
+      const callbackUrl = await idp.authorize(start.headers.get('location')!, subject, this.atProvider);
       const callback = await this.get(callbackUrl, { accept: 'text/html' });
       return { callback, callbackUrl };
     }
@@ -81,7 +85,7 @@ describe('Single sign-on with OpenID Connect', function () {
   it('keeps the client secret sealed: never answered, never in the log in clear', async () => {
     const put = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings() });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
-    expect(put.body).to.deep.include({ issuer: idp.issuer, clientId: idp.clientId, clientSecretSet: true, ssoOnly: false, redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback` });
+    expect(put.body).to.deep.include({ issuer: idp.issuer, clientId: idp.clientId, clientSecretSet: true, ssoOnly: false, redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback`, backchannelLogoutUri: `${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}` });
     expect(JSON.stringify(put.body)).to.not.include(idp.clientSecret);
     const events = await eventsOf(`tenant-${f.project.tenantId}`);
     const configured = events.filter((e) => e.type === 'tenant.oidc-configured');
@@ -185,6 +189,50 @@ describe('Single sign-on with OpenID Connect', function () {
       }
     });
   }
+
+  it("ends the sessions the provider's logout ends (back-channel logout), and only those", async () => {
+    idp.accounts.set('henry-sub', { email: `henry@${domain}`, groups: ['cms-editors'] });
+    const laptop = new Browser();
+    const phone = new Browser();
+    expect((await laptop.signIn('henry-sub')).callback.status).to.equal(302);
+    expect((await phone.signIn('henry-sub')).callback.status).to.equal(302);
+    const { user } = (await (await laptop.get('/admin/v1/auth/session')).json()) as { user: { id: string } };
+
+    await idp.logout(laptop.atProvider);
+    await eventually(async () => (await laptop.get('/admin/v1/auth/session')).status, (status) => status === 401, 10_000);
+    expect((await phone.get('/admin/v1/auth/session')).status, 'the session of another provider session stays').to.equal(200);
+    const revoked = (await eventsOf(`user-${user.id}`)).filter((e) => e.type === 'user.session-revoked');
+    expect(revoked).to.have.length(1);
+    expect(revoked[0]!.actor).to.deep.include({ type: 'operator', id: `oidc:${new URL(idp.issuer).host}` });
+  });
+
+  it('refuses a logout token that does not pass the checks, and ends nothing', async () => {
+    idp.accounts.set('iris-sub', { email: `iris@${domain}`, groups: ['cms-editors'] });
+    const browser = new Browser();
+    expect((await browser.signIn('iris-sub')).callback.status).to.equal(302);
+    const now = Math.floor(Date.now() / 1000);
+    const logoutToken = (key: Parameters<SignJWT['sign']>[0], claims: Record<string, unknown> = {}) =>
+      new SignJWT({ iss: idp.issuer, aud: idp.clientId, iat: now, sub: 'iris-sub', events: { 'http://schemas.openid.net/event/backchannel-logout': {} }, jti: `j-${Math.random()}`, ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'test-signing-key' }).sign(key);
+    const post = (token: string) => fetch(`${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ logout_token: token }).toString() });
+    const { privateKey: otherKey } = await generateKeyPair('RS256');
+    for (const [token, why] of [
+      [await logoutToken(otherKey), /not signed by the provider/],
+      [await logoutToken(idp.signingKey, { aud: 'another-application' }), /aud claim/],
+      [await logoutToken(idp.signingKey, { events: {} }), /no back-channel logout event/],
+      [await logoutToken(idp.signingKey, { nonce: 'n' }), /nonce/],
+      [await logoutToken(idp.signingKey, { iat: now - 3600 }), /expired|iat/],
+    ] as const) {
+      const answer = await post(token);
+      expect(answer.status, String(why)).to.equal(400);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).to.match(why);
+    }
+    expect((await browser.get('/admin/v1/auth/session')).status, 'still signed in').to.equal(200);
+    // The provider's own key, for this client: the person's sessions end.
+    const valid = await post(await logoutToken(idp.signingKey));
+    expect(valid.status).to.equal(200);
+    expect(await valid.json()).to.deep.equal({ ended: 1 });
+    expect((await browser.get('/admin/v1/auth/session')).status).to.equal(401);
+  });
 
   it('links an existing account by its verified address, keeps it to that person, and then refuses passwords when single sign-on only is on', async () => {
     // Single sign-on only needs someone who has signed in through the provider: not yet.

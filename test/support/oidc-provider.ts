@@ -26,8 +26,16 @@ export interface TestOidcProvider {
   /** Accounts by subject (the login name typed on the provider's page). */
   accounts: Map<string, TestAccount>;
   tampering: TokenTampering;
-  /** Walks the provider's login and consent pages as `subject`, from the authorization request at `location`; answers the URL it sends the browser back to. */
-  authorize(location: string, subject: string): Promise<string>;
+  /**
+   * Walks the provider's login and consent pages as `subject`, from the authorization request at `location`;
+   * answers the URL it sends the browser back to. `jar`: the browser's cookies at the provider (its session there),
+   * kept for a later logout.
+   */
+  authorize(location: string, subject: string, jar?: ProviderCookies): Promise<string>;
+  /** Signs the browser whose cookies are `jar` out at the provider (its logout page, confirmed): the provider then posts logout tokens to its clients. */
+  logout(jar: ProviderCookies): Promise<void>;
+  /** The provider's signing key, for tests that forge a token with another one. */
+  signingKey: SigningKey;
   close(): Promise<void>;
 }
 
@@ -35,7 +43,10 @@ type SigningKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 export const TEST_CLIENT_ID = 'annals-console';
 
-export async function startOidcProvider(options: { redirectUri: string }): Promise<TestOidcProvider> {
+/** A browser's cookies at the provider. */
+export type ProviderCookies = Map<string, string>;
+
+export async function startOidcProvider(options: { redirectUri: string; backchannelLogoutUri?: string }): Promise<TestOidcProvider> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'test-signing-key', alg: 'RS256', use: 'sig' };
   const accounts = new Map<string, TestAccount>();
@@ -45,7 +56,17 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
   await listen(front);
   const issuer = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: TEST_CLIENT_ID, client_secret: clientSecret, redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [
+      {
+        client_id: TEST_CLIENT_ID,
+        client_secret: clientSecret,
+        redirect_uris: [options.redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+        ...(options.backchannelLogoutUri ? { backchannel_logout_uri: options.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
+      },
+    ],
     jwks: { keys: [jwk] },
     cookies: { keys: ['oidc-provider-test-cookie-key'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['groups'] },
@@ -53,7 +74,10 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     conformIdTokenClaims: false,
     pkce: { required: () => true },
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
-    features: { devInteractions: { enabled: true } },
+    // Its own SSRF guard refuses loopback addresses, where the service under test listens: its back-channel
+    // logout requests go out without it (a test peer's setting, not the service's).
+    fetch: (url: string, { dispatcher: _dispatcher, ...options }: RequestInit & { dispatcher?: unknown }) => globalThis.fetch(url, options),
+    features: { devInteractions: { enabled: true }, backchannelLogout: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     findAccount: (_ctx: unknown, id: string) => {
       const account = accounts.get(id);
       if (!account) return undefined;
@@ -63,6 +87,7 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
       };
     },
   } as never);
+  provider.on('backchannel.error', (_ctx: unknown, error: Error) => process.stderr.write(`oidc-provider back-channel logout failed: ${error.message} ${String((error as { cause?: unknown }).cause)}\n`));
   const behind = http.createServer(provider.callback());
   await listen(behind);
   const behindPort = (behind.address() as AddressInfo).port;
@@ -73,7 +98,9 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     clientSecret,
     accounts,
     tampering: 'none',
-    authorize: (location, subject) => walkInteractions(location, subject, options.redirectUri),
+    signingKey: privateKey,
+    authorize: (location, subject, jar = new Map()) => walkInteractions(location, subject, options.redirectUri, jar),
+    logout: (jar) => logOut(issuer, jar),
     close: async () => {
       await Promise.all([close(front), close(behind)]);
     },
@@ -125,25 +152,40 @@ async function tamper(idToken: string, how: TokenTampering, key: SigningKey): Pr
   return new SignJWT(changed).setProtectedHeader({ alg: 'RS256', ...(kid ? { kid } : {}) }).sign(key);
 }
 
+function remember(cookies: ProviderCookies, response: Response): void {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const at = pair!.indexOf('=');
+    const name = pair!.slice(0, at).trim();
+    const value = pair!.slice(at + 1);
+    if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') cookies.delete(name);
+    else cookies.set(name, value);
+  }
+}
+
+const cookieHeaderOf = (cookies: ProviderCookies) => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+
+/** The provider's logout page, confirmed ("Yes, sign me out"), as the browser whose cookies are `cookies`. */
+async function logOut(issuer: string, cookies: ProviderCookies): Promise<void> {
+  const page = await fetch(`${issuer}/session/end`, { headers: { cookie: cookieHeaderOf(cookies) } });
+  remember(cookies, page);
+  const html = await page.text();
+  const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!action || !xsrf) throw new Error(`no logout form on the provider's page: ${html.slice(0, 300)}`);
+  const confirmed = await fetch(new URL(action.replace(/&amp;/g, '&'), issuer), { method: 'POST', redirect: 'manual', headers: { cookie: cookieHeaderOf(cookies), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf, logout: 'yes' }).toString() });
+  remember(cookies, confirmed);
+  if (confirmed.status >= 400) throw new Error(`the provider refused the logout: ${confirmed.status} ${(await confirmed.text()).slice(0, 300)}`);
+}
+
 /** The provider's development pages, walked as a browser would: log in as `subject`, consent, and stop at the redirect back to `redirectUri`. */
-async function walkInteractions(location: string, subject: string, redirectUri: string): Promise<string> {
-  const cookies = new Map<string, string>();
-  const remember = (response: Response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      const name = pair!.slice(0, at).trim();
-      const value = pair!.slice(at + 1);
-      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') cookies.delete(name);
-      else cookies.set(name, value);
-    }
-  };
-  const cookieHeader = () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+async function walkInteractions(location: string, subject: string, redirectUri: string, cookies: ProviderCookies): Promise<string> {
+  const cookieHeader = () => cookieHeaderOf(cookies);
   let url = location;
   let request: RequestInit = {};
   for (let step = 0; step < 12; step++) {
     const response = await fetch(url, { redirect: 'manual', ...request, headers: { cookie: cookieHeader(), ...(request.headers as Record<string, string> | undefined) } });
-    remember(response);
+    remember(cookies, response);
     request = {};
     if (response.status >= 300 && response.status < 400) {
       const next = new URL(response.headers.get('location')!, url).href;

@@ -40,7 +40,7 @@ export type UserCommand =
   | { type: 'change-role'; role: string }
   | { type: 'change-password'; passwordHash: string }
   | { type: 'disable-user' }
-  /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on. */
+  /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on (or ended by an operator: the identity provider's logout). */
   | { type: 'revoke-session'; sessionId: string; expiresAt: string }
   /** The user's own notice preferences (nobody else's). */
   | { type: 'set-notice-preferences'; reviewNotices: boolean }
@@ -168,7 +168,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, issuer: command.issuer, ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt } }];
       }
       case 'revoke-session': {
-        if (!self) throw forbidden('Only the signed-in user signs out their own session.');
+        // The user signs out; an operator (the identity provider's logout, through the sign-in) ends it for them.
+        if (!self && caller.kind !== 'operator') throw forbidden('Only the signed-in user signs out their own session.');
         return [{ type: 'user.session-revoked', data: { userId: state.id, sessionId: command.sessionId, expiresAt: command.expiresAt } }];
       }
     }

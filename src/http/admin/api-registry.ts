@@ -2,6 +2,7 @@ import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { jsonBody } from '../middleware/json-body.ts';
+import { urlencodedForm } from '../middleware/urlencoded-form.ts';
 import { ErrorCode, validationError } from '../errors/error-factory.ts';
 import { errorEnvelopeSchema } from './error-envelope-schema.ts';
 import { assertCan, PERMISSIONS, type Action } from '../../domain/access/permissions.ts';
@@ -74,6 +75,8 @@ export interface ApiRoute<Body extends z.ZodType | undefined = undefined, Query 
    */
   permissionCheckedBy?: 'domain';
   body?: Body;
+  /** How the body is sent: JSON (default), or an HTML form's encoding (what a provider's back-channel POST sends). */
+  bodyMediaType?: 'application/json' | 'application/x-www-form-urlencoded';
   query?: Query;
   /** Every answer that is not the error envelope, by status, each with the schema the handler's answer satisfies. */
   responses: Partial<Record<200 | 201 | 202 | 204 | 207, ApiResponse>> & Record<number, ApiResponse>;
@@ -142,7 +145,8 @@ export class ApiRegistry {
       const written = writtenOf(ctx);
       if (written && this.options.settle) await this.options.settle(written.position, [...written.projections]);
     };
-    const stack = route.body ? [jsonBody(route.bodyLimitBytes === undefined ? {} : { limitBytes: route.bodyLimitBytes }), middleware] : [middleware];
+    const parser = route.bodyMediaType === 'application/x-www-form-urlencoded' ? urlencodedForm({ limitBytes: route.bodyLimitBytes ?? 16 * 1024 }) : jsonBody(route.bodyLimitBytes === undefined ? {} : { limitBytes: route.bodyLimitBytes });
+    const stack = route.body ? [parser, middleware] : [middleware];
     (router[route.method] as (path: string, ...mw: unknown[]) => Router)(route.path, ...stack);
   }
 }
@@ -309,7 +313,7 @@ export function openApiDocument(registry: ApiRegistry, info: { version: string }
       ? {
           required: true,
           content: {
-            'application/json': { schema: body },
+            [route.bodyMediaType ?? 'application/json']: { schema: body },
             ...Object.fromEntries(Object.entries(route.alternativeBodies ?? {}).map(([type, schema]) => [type, { schema: toSchema(schema) }])),
           },
         }

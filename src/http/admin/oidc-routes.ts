@@ -29,6 +29,7 @@ export const OIDC_PATH = '/admin/v1/auth/oidc';
 const FLOW_COOKIE = 'annals-oidc-flow';
 const CONSOLE_PATH = '/console/';
 
+const backchannelLogoutBody = z.object({ logout_token: z.string().min(1).max(8192).describe("The provider's signed logout token (a JWT)") });
 const signInOptionsQuery = z.object({ projectId: z.string().max(100) });
 const signInOptionsSchema = z
   .object({
@@ -40,6 +41,11 @@ const signInOptionsSchema = z
 /** Where the provider sends the browser back: this service's callback, as the request reached it (TRUST_PROXY decides what a proxy may say). */
 export function oidcRedirectUri(ctx: Context): string {
   return `${ctx.protocol}://${ctx.host}${OIDC_PATH}/callback`;
+}
+
+/** Where the provider posts its logout tokens for the tenant's sessions. */
+export function oidcBackchannelLogoutUri(ctx: Context, tenantId: string): string {
+  return `${ctx.protocol}://${ctx.host}${OIDC_PATH}/backchannel-logout/${tenantId}`;
 }
 
 function flowCookie(ctx: Context, value: string, maxAgeSeconds: number): string {
@@ -114,6 +120,20 @@ export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegis
       ctx.redirect(`${CONSOLE_PATH}p/${signedIn.projectId}/`);
     } catch (error) {
       answerRefusal(ctx, deps, error);
+    }
+  });
+  api.add(router, { method: 'post', path: '/auth/oidc/backchannel-logout/:tenantId', operationId: 'oidcBackchannelLogout', permission: 'none', auth: 'none', summary: "The identity provider's back-channel logout (OpenID Connect Back-Channel Logout 1.0; register this URL with the tenant's id at the provider): the sessions begun in the provider's session the logout token names (sid), or all of the person's (sub), end as a sign-out would (user.session-revoked). 400 for a token that does not pass the checks.", tag: 'Sessions', body: backchannelLogoutBody, bodyMediaType: 'application/x-www-form-urlencoded', bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'Done (also when the token named nobody here)', schema: z.object({ ended: z.number().int().describe('How many sessions ended') }).meta({ id: 'BackchannelLogoutResult' }) } }, errors: { 400: ['VALIDATION_ERROR'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { body }) => {
+    const tenantId = ctx.params['tenantId']!;
+    ctx.set('Cache-Control', 'no-store');
+    try {
+      if (!isUuid(tenantId)) throw validationError('tenantId must be a tenant id (a UUID).');
+      ctx.body = await oidc.logout(tenantId, body.logout_token);
+    } catch (error) {
+      if (error instanceof OidcError && error.failure !== 'provider-unreachable') {
+        deps.logger.warn({ failure: error.failure, detail: error.detail ?? error.message, tenantId }, 'back-channel logout refused');
+        throw validationError(error.message);
+      }
+      throw signInError(error);
     }
   });
   return router;

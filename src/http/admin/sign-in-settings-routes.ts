@@ -8,7 +8,7 @@ import { DEFAULT_GROUPS_CLAIM, issuerValue, oidcSecretContext, type OidcSettings
 import { OidcError, type OidcRelyingParty } from '../../sign-in/oidc-relying-party.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
-import { oidcRedirectUri } from './oidc-routes.ts';
+import { oidcBackchannelLogoutUri, oidcRedirectUri } from './oidc-routes.ts';
 
 const oidcSettingsBody = z.object({
   issuer: z.string().min(1).max(2000).describe("The provider's issuer identifier (https; its /.well-known/openid-configuration is read)"),
@@ -32,6 +32,7 @@ const oidcSettingsSchema = z
     userGroups: z.array(z.string()),
     ssoOnly: z.boolean(),
     redirectUri: z.string().describe('The redirect URI to register with the provider for this client'),
+    backchannelLogoutUri: z.string().describe("The back-channel logout URI to register with the provider, so that sessions end with the provider's"),
   })
   .meta({ id: 'OidcSettings' });
 
@@ -39,7 +40,7 @@ const oidcSettingsSchema = z
 export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relyingParty: OidcRelyingParty }, api: ApiRegistry): Router {
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
-  const answer = (settings: OidcSettings, redirectUri: string): z.input<typeof oidcSettingsSchema> => ({
+  const answer = (settings: OidcSettings, ctx: Parameters<Parameters<ApiRegistry['add']>[2]>[0], tenantId: string): z.input<typeof oidcSettingsSchema> => ({
     issuer: settings.issuer,
     clientId: settings.clientId,
     clientSecretSet: true,
@@ -48,13 +49,14 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
     adminGroups: settings.adminGroups,
     userGroups: settings.userGroups,
     ssoOnly: settings.ssoOnly,
-    redirectUri,
+    redirectUri: oidcRedirectUri(ctx),
+    backchannelLogoutUri: oidcBackchannelLogoutUri(ctx, tenantId),
   });
 
   api.add(router, { method: 'get', path: '/sign-in/oidc', operationId: 'getOidcSettings', permission: 'sign-in.read', summary: "The tenant's OpenID Connect sign-in (the client secret is never answered), with the redirect URI to register at the provider", tag: 'Single sign-on', responses: { 200: { description: 'The settings', schema: oidcSettingsSchema } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {
     const tenant = await accessModel.tenant(principalOf(ctx).tenantId);
     if (!tenant?.oidc) throw notFound('Single sign-on is not set up for this organisation.', { hint: 'PUT /admin/v1/sign-in/oidc sets it up.' });
-    ctx.body = answer(tenant.oidc, oidcRedirectUri(ctx));
+    ctx.body = answer(tenant.oidc, ctx, tenant.tenantId);
   });
 
   api.add(router, { method: 'put', path: '/sign-in/oidc', operationId: 'setOidcSettings', permission: 'sign-in.manage', summary: "Set up or change the tenant's OpenID Connect sign-in as a whole; the provider's discovery document is read first (400 when it cannot be used). Recorded as tenant.oidc-configured, the secret sealed.", tag: 'Single sign-on', body: oidcSettingsBody, bodyLimitBytes: 64 * 1024, responses: { 200: { description: 'The settings as set', schema: oidcSettingsSchema } }, errors: { 400: ['VALIDATION_ERROR'], 403: ['FORBIDDEN'] } }, async (ctx, { body }) => {
@@ -90,7 +92,7 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
     };
     const result = await deps.access.signIn.configureOidc(caller, tenantId, sameSecret(previous, settings, clientSecret, deps.box, tenantId));
     wrote(ctx, result.position, ['access']);
-    ctx.body = answer(result.settings, oidcRedirectUri(ctx));
+    ctx.body = answer(result.settings, ctx, tenantId);
   });
 
   api.add(router, { method: 'delete', path: '/sign-in/oidc', operationId: 'removeOidcSettings', permission: 'sign-in.manage', summary: "Remove the tenant's OpenID Connect sign-in: people sign in with passwords again (recorded as tenant.oidc-removed)", tag: 'Single sign-on', responses: { 204: { description: 'Removed (or there was none)', empty: true } }, errors: {} }, async (ctx) => {

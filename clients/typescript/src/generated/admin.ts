@@ -105,6 +105,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/auth/oidc/backchannel-logout/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The identity provider's back-channel logout (OpenID Connect Back-Channel Logout 1.0; register this URL with the tenant's id at the provider): the sessions begun in the provider's session the logout token names (sid), or all of the person's (sub), end as a sign-out would (user.session-revoked). 400 for a token that does not pass the checks.
+         * @description The identity provider's back-channel logout (OpenID Connect Back-Channel Logout 1.0; register this URL with the tenant's id at the provider): the sessions begun in the provider's session the logout token names (sid), or all of the person's (sub), end as a sign-out would (user.session-revoked). 400 for a token that does not pass the checks.. No credentials needed.
+         */
+        post: operations["oidcBackchannelLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sign-in/oidc": {
         parameters: {
             query?: never;
@@ -2159,6 +2179,10 @@ export type components = {
             streamId: string;
             entryId: string | null;
         };
+        BackchannelLogoutResult: {
+            /** @description How many sessions ended */
+            ended: number;
+        };
         BlueprintProblem: {
             /** @description Dotted path of the offending part, e.g. fields.category.masterEntityKey. */
             path: string;
@@ -2971,6 +2995,8 @@ export type components = {
             ssoOnly: boolean;
             /** @description The redirect URI to register with the provider for this client */
             redirectUri: string;
+            /** @description The back-channel logout URI to register with the provider, so that sessions end with the provider's */
+            backchannelLogoutUri: string;
         };
         OperationsOverview: {
             /** @description Whether the caller is a service operator (OPERATOR_TENANT_IDS): only operators see failing events and retry, skip or rebuild. */
@@ -3923,6 +3949,42 @@ export interface operations {
             };
             401: components["responses"]["Http401Unauthorized"];
             403: components["responses"]["Http403Forbidden"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    oidcBackchannelLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The provider's signed logout token (a JWT) */
+                    logout_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done (also when the token named nobody here) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackchannelLogoutResult"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            404: components["responses"]["Http404NotFound"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
