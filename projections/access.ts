@@ -128,7 +128,7 @@ export interface UserDoc {
   invitationExpiresAt?: string | null;
   /** The person each identity provider (by issuer) knows as this user; absent when none. */
   identities?: Record<string, string>;
-  /** When a session last began through single sign-on (user.signed-in); absent when never. */
+  /** When a session last began (user.signed-in: recorded from this version on); absent when never. */
   lastSignInAt?: string;
   createdAt: string;
   updatedAt: string;

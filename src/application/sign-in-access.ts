@@ -74,9 +74,10 @@ export class SignInAccess {
     return { position: positionOf(result) };
   }
 
-  /** Records that a console session began through the provider, by the user who signed in. */
-  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer: string; idpSessionId?: string; expiresAt: Date }, options: WriteOptions = {}): Promise<{ position: bigint }> {
-    const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}), expiresAt: input.expiresAt.toISOString() };
+  /** Records that a console session began (with a password, or through the provider `issuer`), by the user who signed in. */
+  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; idpSessionId?: string; expiresAt: Date }, options: WriteOptions = {}): Promise<{ position: bigint }> {
+    const via = input.issuer === undefined ? { method: 'password' as const } : { method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
+    const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString() };
     const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
     return { position: positionOf(result) };
   }

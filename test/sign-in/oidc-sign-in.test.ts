@@ -271,5 +271,9 @@ describe('Single sign-on with OpenID Connect', function () {
     expect(removed.status).to.equal(204);
     const again = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
     expect(again.status).to.equal(200);
+    // Every sign-in is in the log, with how the person proved who they are.
+    const signIns = (await eventsOf(`user-${f.project.userId}`)).filter((e) => e.type === 'user.signed-in').map((e) => e.data.method);
+    expect(signIns.at(-1)).to.equal('password');
+    expect(signIns).to.include('oidc');
   });
 });

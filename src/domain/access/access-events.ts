@@ -242,9 +242,9 @@ export const userIdentityLinked = defineEvent({
 });
 
 /**
- * A console session began. `method`: how the person proved who they are (`oidc`: through the tenant's
- * identity provider, `issuer`; its session id `idpSessionId` when the provider sent one). `sessionId` is the
- * session token's id (its jti, not the token).
+ * A console session began. `method`: how the person proved who they are (`password`, or `oidc`: through the
+ * tenant's identity provider, `issuer`, with its session id `idpSessionId` when the provider sent one).
+ * `sessionId` is the session token's id (its jti, not the token).
  */
 export const userSignedIn = defineEvent({
   type: 'user.signed-in',
@@ -252,7 +252,7 @@ export const userSignedIn = defineEvent({
   schema: z.object({
     userId: id,
     sessionId: id,
-    method: z.enum(['oidc']),
+    method: z.enum(['password', 'oidc']),
     issuer: z.url().optional(),
     idpSessionId: z.string().min(1).max(255).optional(),
     expiresAt: timestamp,

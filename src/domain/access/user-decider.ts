@@ -47,7 +47,7 @@ export type UserCommand =
   /** Single sign-on vouched that `subject` at `issuer` is this user (decideOidcSignIn); by the sign-in itself (an operator caller). */
   | { type: 'link-identity'; issuer: string; subject: string }
   /** A console session began: by the user who signed in. */
-  | { type: 'record-sign-in'; sessionId: string; method: 'oidc'; issuer: string; idpSessionId?: string; expiresAt: string };
+  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc'; issuer?: string; idpSessionId?: string; expiresAt: string };
 
 /** An invitation's link: the SHA-256 (hex) of its secret, and when it expires (UTC ISO). */
 export interface Invitation {
@@ -165,7 +165,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       case 'record-sign-in': {
         if (!self) throw forbidden('A sign-in is recorded by the person who signed in.');
         if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
-        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, issuer: command.issuer, ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt } }];
+        if ((command.method === 'oidc') !== (command.issuer !== undefined)) throw invalid('a sign-in through an identity provider names its issuer, and only such a sign-in does');
+        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt } }];
       }
       case 'revoke-session': {
         // The user signs out; an operator (the identity provider's logout, through the sign-in) ends it for them.

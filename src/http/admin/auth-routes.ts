@@ -43,7 +43,7 @@ export const loginBrandingSchema = z.object({
 export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
-  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', permission: 'none', summary: 'Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'post', path: '/auth/login', operationId: 'login', permission: 'none', summary: 'Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only)', tag: 'Sessions', auth: 'none', body: loginBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The session token, its expiry and the user', schema: sessionSchema } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 429: ['RATE_LIMITED'] } }, async (ctx, { body }) => {
     const email = body.email.trim().toLowerCase();
     // Throttled attempts are refused before the password is looked at: guessing costs time, not our CPU.
     const decision = deps.loginThrottle.begin(email, clientIp(ctx));
@@ -73,6 +73,8 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     // A cookie is only set for the console's own page (no other origin may sign a browser in).
     if (body.cookie) assertSameOrigin(ctx);
     const { token, claims } = await deps.sessions.issueSession(subject);
+    // Every sign-in is in the log (user.signed-in), as the person who signed in; nothing read next depends on it.
+    await deps.access.signIn.recordSignIn({ kind: 'user', ...subject }, { userId: subject.userId, sessionId: claims.sessionId, expiresAt: claims.expiresAt });
     const user = { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role };
     ctx.set('Cache-Control', 'no-store');
     if (body.cookie) {
