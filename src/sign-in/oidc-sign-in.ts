@@ -28,6 +28,8 @@ export const FLOW_TTL_MS = 10 * 60 * 1000;
 const FLOW_CONTEXT = 'oidc-flow';
 
 interface Flow extends OidcChecks {
+  /** A test of the settings: the callback says what a sign-in would do, and does nothing. */
+  test?: boolean;
   projectId: string;
   tenantId: string;
   issuer: string;
@@ -44,6 +46,21 @@ export interface OidcSignedIn {
   issuer: string;
   /** The provider's session id (sid), when the ID token carries one. */
   idpSessionId?: string;
+}
+
+/** What a test of the settings saw: the provider's answer, and what a sign-in would have done with it. */
+export interface OidcTestResult {
+  test: true;
+  projectId: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  groupsClaim: string;
+  groups: unknown;
+  /** provision: a new user; link: the existing user with that address, linked; existing: the linked user; refused. */
+  outcome: 'provision' | 'link' | 'existing' | 'refused';
+  role?: UserRole;
+  refusal?: string;
 }
 
 export interface OidcSignInDeps {
@@ -73,18 +90,18 @@ export class OidcSignIn {
   }
 
   /** Where to send the browser, and the sealed flow to keep in its cookie until the callback. */
-  async start(projectId: string, redirectUri: string): Promise<{ location: string; flow: string }> {
+  async start(projectId: string, redirectUri: string, options: { test?: boolean } = {}): Promise<{ location: string; flow: string }> {
     const found = await this.settingsForProject(projectId);
     if (!found) throw notFound('Single sign-on is not set up for this project\'s organisation.', 'Sign in with your e-mail address and password.');
     const { tenantId, settings } = found;
     const checks = OidcRelyingParty.newChecks();
     const location = await this.#deps.relyingParty.authorizationUrl(this.#client(tenantId, settings), redirectUri, checks);
-    const flow: Flow = { ...checks, projectId, tenantId, issuer: settings.issuer, expiresAt: this.#deps.clock.now().getTime() + FLOW_TTL_MS };
+    const flow: Flow = { ...checks, ...(options.test ? { test: true } : {}), projectId, tenantId, issuer: settings.issuer, expiresAt: this.#deps.clock.now().getTime() + FLOW_TTL_MS };
     return { location: location.href, flow: this.#deps.box.seal(JSON.stringify(flow), FLOW_CONTEXT) };
   }
 
   /** Redeems the provider's answer at `callbackUrl` for the flow the browser kept; whom it signs in, recorded. */
-  async finish(callbackUrl: URL, redirectUri: string, sealedFlow: string | undefined, clientIp: string | undefined): Promise<OidcSignedIn> {
+  async finish(callbackUrl: URL, redirectUri: string, sealedFlow: string | undefined, clientIp: string | undefined): Promise<OidcSignedIn | OidcTestResult> {
     const flow = this.#openFlow(sealedFlow);
     const error = callbackUrl.searchParams.get('error');
     if (error !== null) throw new DomainError('UNAUTHORIZED', `${OIDC_SIGN_IN_REFUSED} The identity provider answered: ${error.slice(0, 100)}.`, 'Start again from the login page.');
@@ -101,15 +118,28 @@ export class OidcSignIn {
       this.#queries.project(flow.projectId),
     ]);
     if (!project) throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
-    const decision = decideOidcSignIn({
-      tenantId: flow.tenantId,
-      settings,
-      claims: { subject: token.subject, email: claims.email, emailVerified: claims.email_verified, groups: claims[settings.groupsClaim], sessionId: claims.sid },
-      linkedUser: linked ? oidcUser(linked, settings.issuer) : null,
-      userWithEmail: withEmail ? oidcUser(withEmail, settings.issuer) : null,
-      project: { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist },
-      ...(clientIp === undefined ? {} : { clientIp }),
-    });
+    const decide = () =>
+      decideOidcSignIn({
+        tenantId: flow.tenantId,
+        settings,
+        claims: { subject: token.subject, email: claims.email, emailVerified: claims.email_verified, groups: claims[settings.groupsClaim], sessionId: claims.sid },
+        linkedUser: linked ? oidcUser(linked, settings.issuer) : null,
+        userWithEmail: withEmail ? oidcUser(withEmail, settings.issuer) : null,
+        project: { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist },
+        ...(clientIp === undefined ? {} : { clientIp }),
+      });
+    if (flow.test) {
+      // What the provider sent and what a sign-in would do with it; nothing is recorded, nobody is signed in.
+      const seen = { projectId: flow.projectId, subject: token.subject, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: claims.email_verified === true, groups: claims[settings.groupsClaim] ?? null, groupsClaim: settings.groupsClaim };
+      try {
+        const decision = decide();
+        return { test: true, ...seen, outcome: decision.kind === 'provision' ? 'provision' : decision.link ? 'link' : 'existing', role: decision.role };
+      } catch (error) {
+        if (error instanceof DomainError) return { test: true, ...seen, outcome: 'refused', refusal: error.message };
+        throw error;
+      }
+    }
+    const decision = decide();
     const signIn = this.#deps.access.signIn;
     let userId: string;
     let position: bigint;

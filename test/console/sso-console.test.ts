@@ -3,7 +3,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
-import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, watchedPage } from './support.ts';
+import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
 
 /**
  * Single sign-on from the console's login page (issue 47), in headless Chromium against a real OpenID provider
@@ -31,6 +31,39 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     await browser?.close();
     await f?.stop();
     await idp?.close();
+  });
+
+  it('lets an administrator change the settings on the People page and test them without signing anyone in', async () => {
+    idp.accounts.set('hal', { email: 'hal@staff.example', groups: ['cms-reviewers'] });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const { page, problems } = await watchedPage(context);
+    await signIn(page, `${f.service.url}/console/p/${f.project.projectId}/people`, f.project.adminEmail, PASSWORD);
+    const sso = page.getByRole('region', { name: 'Single sign-on' });
+    expect(await sso.getByLabel('Issuer URL').inputValue()).to.equal(idp.issuer);
+    await sso.getByText(`${f.service.url}/admin/v1/auth/oidc/callback`).waitFor();
+    await sso.getByText(`${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}`).waitFor();
+    expect(await sso.getByLabel('Client secret').inputValue(), 'the secret is never shown').to.equal('');
+    await sso.getByLabel('Editor groups').fill('cms-editors, cms-reviewers');
+    await sso.getByRole('button', { name: 'Save single sign-on' }).click();
+    await sso.getByRole('status').getByText('Single sign-on saved.').waitFor();
+    await expectAccessible(page, 'single sign-on settings');
+    await screenshot(page, 'admin-single-sign-on');
+
+    // Test sign-in: the provider's pages in a new tab, then what a sign-in would do.
+    const [tab] = await Promise.all([context.waitForEvent('page'), sso.getByRole('link', { name: 'Test sign-in' }).click()]);
+    await tab.waitForURL((url) => url.origin === idp.issuer);
+    await tab.locator('input[name="login"]').fill('hal');
+    await tab.locator('input[name="password"]').fill('whatever the provider checks');
+    await tab.getByRole('button', { name: 'Sign-in' }).click();
+    await tab.getByRole('button', { name: 'Continue' }).click();
+    await tab.getByRole('heading', { name: 'Single sign-on test' }).waitFor();
+    await tab.getByText('A sign-in would create a new user, as tenant_user.').waitFor();
+    await expectAccessible(tab, 'the single sign-on test page');
+    await screenshot(tab, 'admin-single-sign-on-test');
+    const users = await f.call('GET', '/users', { token: (await (await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) })).json() as { token: string }).token });
+    expect(users.body.items.map((u: { email: string }) => u.email), 'the test made nobody').to.not.include('hal@staff.example');
+    expect(problems).to.deep.equal([]);
+    await context.close();
   });
 
   it("offers the organisation's provider on the project's login page, and signs the person in through its pages", async () => {

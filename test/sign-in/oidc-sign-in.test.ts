@@ -190,6 +190,27 @@ describe('Single sign-on with OpenID Connect', function () {
     });
   }
 
+  it('tests the settings: says what the provider sent and what a sign-in would do, signing nobody in and recording nothing', async () => {
+    idp.accounts.set('judy-sub', { email: `judy@${domain}`, groups: ['cms-admins'] });
+    idp.accounts.set('ken-sub', { email: 'ken@elsewhere.org', groups: ['cms-admins'] });
+    const before = (await f.call('GET', '/users', { token: admin.token })).body.items.length;
+    for (const [subject, words] of [
+      ['judy-sub', /create a new user, as tenant_admin/],
+      ['ken-sub', /would be refused: .*elsewhere\.org may not sign in/],
+    ] as const) {
+      const browser = new Browser();
+      const start = await browser.get(`/admin/v1/auth/oidc/start?projectId=${f.project.projectId}&test=true`);
+      expect(start.status).to.equal(302);
+      const page = await browser.get(await idp.authorize(start.headers.get('location')!, subject, browser.atProvider), { accept: 'text/html' });
+      expect(page.status).to.equal(200);
+      const html = await page.text();
+      expect(html).to.match(words);
+      expect(html).to.include('Nobody was signed in here and nothing was recorded');
+      expect(browser.cookies.has('annals-session')).to.equal(false);
+    }
+    expect((await f.call('GET', '/users', { token: admin.token })).body.items.length, 'nobody provisioned').to.equal(before);
+  });
+
   it("ends the sessions the provider's logout ends (back-channel logout), and only those", async () => {
     idp.accounts.set('henry-sub', { email: `henry@${domain}`, groups: ['cms-editors'] });
     const laptop = new Browser();

@@ -10,14 +10,17 @@ import { ShownOnce } from './copy-button.tsx';
 import { Pager, usePaged } from './pager.tsx';
 import { KEY_SCOPES, planAtLeast, USER_ROLES, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope, type UserRole } from './shapes.ts';
 import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
+import { SingleSignOn } from './single-sign-on.tsx';
 
-/** The tenant's console users and the project's agent and public keys. */
+/** The tenant's console users, how they sign in (single sign-on), and the project's agent and public keys. */
 export function PeopleAndKeys() {
   const { t } = useI18n();
+  const { isAdmin } = useProject();
   return (
     <section>
       <h1>{t('people.title')}</h1>
       <Users />
+      {isAdmin && <SingleSignOn />}
       <Keys />
     </section>
   );

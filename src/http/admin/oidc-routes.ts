@@ -11,7 +11,7 @@ import { toHttpError } from '../errors/to-http-error.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { unavailable, validationError } from '../errors/error-factory.ts';
 import { OidcError } from '../../sign-in/oidc-relying-party.ts';
-import type { OidcSignIn } from '../../sign-in/oidc-sign-in.ts';
+import type { OidcSignIn, OidcTestResult } from '../../sign-in/oidc-sign-in.ts';
 import { FLOW_TTL_MS } from '../../sign-in/oidc-sign-in.ts';
 import { escapeHtml } from '../../html-escape.ts';
 
@@ -31,6 +31,7 @@ const CONSOLE_PATH = '/console/';
 
 const backchannelLogoutBody = z.object({ logout_token: z.string().min(1).max(8192).describe("The provider's signed logout token (a JWT)") });
 const signInOptionsQuery = z.object({ projectId: z.string().max(100) });
+const startQuery = signInOptionsQuery.extend({ test: z.enum(['true', 'false']).optional().describe("true: a test of the settings (the console's Test sign-in): the callback shows what the provider sent and what a sign-in would do, signs nobody in and records nothing") });
 const signInOptionsSchema = z
   .object({
     password: z.boolean().describe('Whether e-mail and password sign in here (false when the organisation signs in with single sign-on only).'),
@@ -80,6 +81,24 @@ function answerRefusal(ctx: Context, deps: AdminDeps, error: unknown): void {
   ctx.body = { error: { code: http.code, message: http.message, ...(http.hint ? { hint: http.hint } : {}), retryable: http.retryable ?? false } };
 }
 
+/** The page a test of the settings ends on: what the provider sent, and what a sign-in would have done. */
+function answerTest(ctx: Context, result: OidcTestResult): void {
+  const outcome =
+    result.outcome === 'refused'
+      ? `A sign-in would be refused: ${result.refusal ?? ''}`
+      : `A sign-in would ${result.outcome === 'provision' ? 'create a new user' : result.outcome === 'link' ? 'link the existing user with this address' : 'sign in the user linked to this person'}, as ${result.role}.`;
+  const rows: Array<[string, string]> = [
+    ['Subject (sub)', result.subject],
+    ['E-mail', result.email === null ? '(none sent)' : `${result.email} (${result.emailVerified ? 'verified' : 'not said to be verified'})`],
+    [`Groups (claim "${result.groupsClaim}")`, result.groups === null ? '(none sent)' : JSON.stringify(result.groups)],
+  ];
+  ctx.status = 200;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  ctx.body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Single sign-on test</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2933}th{text-align:left;padding-right:1rem;vertical-align:top}a{color:#1d4ed8}</style><h1>Single sign-on test</h1><p>The identity provider signed you in. Nobody was signed in here and nothing was recorded.</p><table>${rows.map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table><p><strong>${escapeHtml(outcome)}</strong></p><p><a href="${CONSOLE_PATH}p/${encodeURIComponent(result.projectId)}/people">Back to the settings</a></p></html>`;
+}
+
 export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegistry): Router {
   const router = newRouter();
   const { oidc } = deps;
@@ -91,10 +110,10 @@ export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegis
     ctx.body = { password: !found?.settings.ssoOnly, oidc: found ? { startUrl: `${OIDC_PATH}/start?projectId=${encodeURIComponent(query.projectId)}` } : null } satisfies z.input<typeof signInOptionsSchema>;
   });
 
-  api.add(router, { method: 'get', path: '/auth/oidc/start', operationId: 'startOidcSignIn', permission: 'none', auth: 'none', summary: "Start signing in with the organisation's OpenID Connect provider: a redirect to it (authorization code flow with PKCE, state and nonce), with the flow kept in a sealed cookie for the callback", tag: 'Sessions', query: signInOptionsQuery, responses: { 302: { description: "To the identity provider's authorization endpoint", empty: true, headers: { Location: "The provider's authorization request" } } }, errors: { 400: ['VALIDATION_ERROR'], 401: ['UNAUTHORIZED'], 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { query }) => {
+  api.add(router, { method: 'get', path: '/auth/oidc/start', operationId: 'startOidcSignIn', permission: 'none', auth: 'none', summary: "Start signing in with the organisation's OpenID Connect provider: a redirect to it (authorization code flow with PKCE, state and nonce), with the flow kept in a sealed cookie for the callback", tag: 'Sessions', query: startQuery, responses: { 302: { description: "To the identity provider's authorization endpoint", empty: true, headers: { Location: "The provider's authorization request" } } }, errors: { 400: ['VALIDATION_ERROR'], 401: ['UNAUTHORIZED'], 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { query }) => {
     try {
       if (!isUuid(query.projectId)) throw validationError('projectId must be a project id (a UUID).');
-      const { location, flow } = await oidc.start(query.projectId, oidcRedirectUri(ctx));
+      const { location, flow } = await oidc.start(query.projectId, oidcRedirectUri(ctx), { test: query.test === 'true' });
       ctx.append('Set-Cookie', flowCookie(ctx, flow, Math.floor(FLOW_TTL_MS / 1000)));
       ctx.set('Cache-Control', 'no-store');
       ctx.redirect(location);
@@ -103,12 +122,16 @@ export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegis
     }
   });
 
-  api.add(router, { method: 'get', path: '/auth/oidc/callback', operationId: 'finishOidcSignIn', permission: 'none', auth: 'none', summary: "Where the identity provider sends the browser back: the code is redeemed and the ID token checked, the person signed in (provisioned on first sign-in, with the role the provider's groups give) and sent to the console with its session cookie (recorded as user.signed-in). A refusal answers a page that says why.", tag: 'Sessions', responses: { 302: { description: "To the console's page of the project the sign-in started from, signed in", empty: true, headers: { Location: 'The console', 'Set-Cookie': 'The console session cookie' } } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/auth/oidc/callback', operationId: 'finishOidcSignIn', permission: 'none', auth: 'none', summary: "Where the identity provider sends the browser back: the code is redeemed and the ID token checked, the person signed in (provisioned on first sign-in, with the role the provider's groups give) and sent to the console with its session cookie (recorded as user.signed-in). A refusal answers a page that says why.", tag: 'Sessions', responses: { 200: { description: 'A test of the settings (started with test=true): a page saying what the provider sent and what a sign-in would do', schema: z.string(), mediaType: 'text/html' }, 302: { description: "To the console's page of the project the sign-in started from, signed in", empty: true, headers: { Location: 'The console', 'Set-Cookie': 'The console session cookie' } } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     // The flow is spent whatever happens next: a callback is answered once.
     const sealedFlow = ctx.cookies.get(FLOW_COOKIE) || undefined;
     ctx.append('Set-Cookie', flowCookie(ctx, '', 0));
     try {
       const signedIn = await oidc.finish(new URL(ctx.href), oidcRedirectUri(ctx), sealedFlow, ctx.ip);
+      if ('test' in signedIn) {
+        answerTest(ctx, signedIn);
+        return;
+      }
       const subject = { userId: signedIn.userId, tenantId: signedIn.tenantId, role: signedIn.role };
       const { token, claims } = await deps.sessions.issueSession(subject);
       const caller = { kind: 'user' as const, ...subject };
