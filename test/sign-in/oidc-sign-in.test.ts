@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { adminSession, PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { ManualClock } from '../../src/clock.ts';
 import { generateKeyPair, SignJWT } from 'jose';
 import { startOidcProvider, type ProviderCookies, type TestOidcProvider } from '../support/oidc-provider.ts';
 import { eventually } from '../support/eventually.ts';
@@ -296,5 +297,51 @@ describe('Single sign-on with OpenID Connect', function () {
     const signIns = (await eventsOf(`user-${f.project.userId}`)).filter((e) => e.type === 'user.signed-in').map((e) => e.data.method);
     expect(signIns.at(-1)).to.equal('password');
     expect(signIns).to.include('oidc');
+  });
+});
+
+describe('Single sign-on with OpenID Connect: time limits (an injected clock)', function () {
+  this.timeout(60_000);
+  let f: AdminFixture;
+  let idp: TestOidcProvider;
+  const clock = new ManualClock(new Date());
+
+  before(async () => {
+    f = await startAdminFixture({ clock, env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
+    idp = await startOidcProvider({ redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback` });
+    const { token } = await adminSession(f);
+    const put = await f.call('PUT', '/sign-in/oidc', { token, body: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, allowedEmailDomains: ['example.com'], adminGroups: ['cms-admins'] } });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    idp.accounts.set('lena-sub', { email: 'lena@example.com' });
+  });
+  after(async () => {
+    await f?.stop();
+    await idp?.close();
+  });
+
+  /** The browser's way from the start to the callback, with `between` run while it is at the provider. */
+  async function signIn(between: () => void = () => {}): Promise<{ status: number; cookie: string | undefined; text: string }> {
+    const start = await fetch(`${f.service.url}/admin/v1/auth/oidc/start?projectId=${f.project.projectId}`, { redirect: 'manual' });
+    const flow = start.headers.getSetCookie()[0]!.split(';')[0]!;
+    const callbackUrl = await idp.authorize(start.headers.get('location')!, 'lena-sub');
+    between();
+    const callback = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: flow, accept: 'application/json' } });
+    const session = callback.headers.getSetCookie().find((line) => line.startsWith('annals-session='));
+    return { status: callback.status, cookie: session?.split(';')[0], text: await callback.text() };
+  }
+
+  it('refuses a sign-in that took longer than ten minutes at the provider', async () => {
+    const late = await signIn(() => clock.advance(10 * 60 * 1000 + 1000));
+    expect(late.status).to.equal(401);
+    expect(late.text).to.match(/took too long/);
+  });
+
+  it('ends a session begun through the provider when it expires, as any session', async () => {
+    const signedIn = await signIn();
+    expect(signedIn.status, signedIn.text).to.equal(302);
+    const session = () => fetch(`${f.service.url}/admin/v1/auth/session`, { headers: { cookie: signedIn.cookie! } });
+    expect((await session()).status).to.equal(200);
+    clock.advance(12 * 60 * 60 * 1000 + 1000);
+    expect((await session()).status).to.equal(401);
   });
 });

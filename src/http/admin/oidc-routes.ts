@@ -49,8 +49,13 @@ export function oidcBackchannelLogoutUri(ctx: Context, tenantId: string): string
   return `${ctx.protocol}://${ctx.host}${OIDC_PATH}/backchannel-logout/${tenantId}`;
 }
 
+/** The flow cookie's name: over HTTPS with the __Secure- prefix, which browsers refuse to take without Secure (nothing on plain HTTP can plant one). */
+function flowCookieName(ctx: Context): string {
+  return ctx.secure ? `__Secure-${FLOW_COOKIE}` : FLOW_COOKIE;
+}
+
 function flowCookie(ctx: Context, value: string, maxAgeSeconds: number): string {
-  const attributes = [`${FLOW_COOKIE}=${value}`, `Path=${OIDC_PATH}/`, `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
+  const attributes = [`${flowCookieName(ctx)}=${value}`, `Path=${OIDC_PATH}/`, `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];
   if (ctx.secure) attributes.push('Secure');
   return attributes.join('; ');
 }
@@ -124,7 +129,7 @@ export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegis
 
   api.add(router, { method: 'get', path: '/auth/oidc/callback', operationId: 'finishOidcSignIn', permission: 'none', auth: 'none', summary: "Where the identity provider sends the browser back: the code is redeemed and the ID token checked, the person signed in (provisioned on first sign-in, with the role the provider's groups give) and sent to the console with its session cookie (recorded as user.signed-in). A refusal answers a page that says why.", tag: 'Sessions', responses: { 200: { description: 'A test of the settings (started with test=true): a page saying what the provider sent and what a sign-in would do', schema: z.string(), mediaType: 'text/html' }, 302: { description: "To the console's page of the project the sign-in started from, signed in", empty: true, headers: { Location: 'The console', 'Set-Cookie': 'The console session cookie' } } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx) => {
     // The flow is spent whatever happens next: a callback is answered once.
-    const sealedFlow = ctx.cookies.get(FLOW_COOKIE) || undefined;
+    const sealedFlow = ctx.cookies.get(flowCookieName(ctx)) || undefined;
     ctx.append('Set-Cookie', flowCookie(ctx, '', 0));
     try {
       const signedIn = await oidc.finish(new URL(ctx.href), oidcRedirectUri(ctx), sealedFlow, ctx.ip);
