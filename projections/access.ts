@@ -227,7 +227,7 @@ export const access = defineProjection({
         return;
       }
       case 'tenant.oidc-configured': {
-        const { tenantId, ...settings } = event.data;
+        const { tenantId, projectId: _projectId, ...settings } = event.data;
         return updateTenant(view, tenantId, at, { oidc: settings });
       }
       case 'tenant.oidc-removed':

@@ -122,7 +122,7 @@ export class UserAccess {
   /** Creates a user whose password hash (or invitation) is made already, reserving the e-mail (see createReserved). */
   async createUserWithHash(
     caller: Caller,
-    input: { tenantId: string; email: string; role: string; userId?: string },
+    input: { tenantId: string; email: string; role: string; userId?: string; projectId?: string },
     passwordHash: string,
     options: WriteOptions,
     invitation?: Invitation,
@@ -134,7 +134,7 @@ export class UserAccess {
       { scope: USER_EMAIL_SCOPE, key: email, owner: userId, what: 'e-mail address' },
       userStream(userId),
       userDecider,
-      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash, ...(invitation ? { invitation } : {}) },
+      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash, ...(invitation ? { invitation } : {}), ...(input.projectId === undefined ? {} : { projectId: input.projectId }) },
       { caller },
       options,
     );

@@ -144,12 +144,12 @@ export class OidcSignIn {
     let userId: string;
     let position: bigint;
     if (decision.kind === 'provision') {
-      ({ userId, position } = await signIn.provision({ tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer: settings.issuer, subject: token.subject }));
+      ({ userId, position } = await signIn.provision({ tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer: settings.issuer, subject: token.subject, projectId: flow.projectId }));
     } else {
       userId = decision.userId;
       position = 0n;
-      if (decision.link) position = (await signIn.link(userId, settings.issuer, token.subject)).position;
-      if (decision.roleChange) position = (await signIn.changeRole(userId, settings.issuer, decision.roleChange)).position;
+      if (decision.link) position = (await signIn.link(userId, settings.issuer, token.subject, flow.projectId)).position;
+      if (decision.roleChange) position = (await signIn.changeRole(userId, settings.issuer, decision.roleChange, flow.projectId)).position;
     }
     // The session's user must be readable as it now is (its role, its link) by the next request.
     if (position > 0n) await this.#deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);

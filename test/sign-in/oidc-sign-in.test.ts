@@ -84,7 +84,7 @@ describe('Single sign-on with OpenID Connect', function () {
   });
 
   it('keeps the client secret sealed: never answered, never in the log in clear', async () => {
-    const put = await f.call('PUT', '/sign-in/oidc', { token: admin.token, body: settings() });
+    const put = await f.call('PUT', '/sign-in/oidc', { token: admin.token, headers: admin.headers, body: settings() });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
     expect(put.body).to.deep.include({ issuer: idp.issuer, clientId: idp.clientId, clientSecretSet: true, ssoOnly: false, redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback`, backchannelLogoutUri: `${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}` });
     expect(JSON.stringify(put.body)).to.not.include(idp.clientSecret);
@@ -119,6 +119,10 @@ describe('Single sign-on with OpenID Connect', function () {
     expect(events[1]!.actor).to.deep.include({ type: 'operator', id: `oidc:${new URL(idp.issuer).host}` });
     expect(events[2]!.data).to.deep.include({ method: 'oidc', issuer: idp.issuer });
     expect(events[2]!.actor).to.deep.include({ type: 'user', id: user.id });
+    // The project whose login page was used shows the sign-in in its audit log, the settings change too.
+    const audit = await f.call('GET', '/audit-log?limit=100', { token: admin.token, headers: admin.headers });
+    const shown = (audit.body.items as Array<{ type: string; actor: { id: string } }>).map((item) => `${item.type} by ${item.actor.id}`);
+    expect(shown).to.include.members([`user.signed-in by ${user.id}`, `user.identity-linked by oidc:${new URL(idp.issuer).host}`, `user.created by oidc:${new URL(idp.issuer).host}`, `tenant.oidc-configured by ${f.project.userId}`]);
 
     // The groups decide the role at every sign-in.
     idp.accounts.set('alice-sub', { email: `alice@${domain}`, groups: ['cms-editors', 'cms-admins'] });

@@ -58,6 +58,8 @@ export const tenantOidcConfigured = defineEvent({
     adminGroups: z.array(z.string().min(1).max(500)),
     userGroups: z.array(z.string().min(1).max(500)),
     ssoOnly: z.boolean(),
+    /** The project the tenant admin acted in, whose audit log shows the change (absent when none, e.g. the CLI). */
+    projectId: id.optional(),
   }),
 });
 
@@ -65,7 +67,7 @@ export const tenantOidcConfigured = defineEvent({
 export const tenantOidcRemoved = defineEvent({
   type: 'tenant.oidc-removed',
   version: 1,
-  schema: z.object({ tenantId: id }),
+  schema: z.object({ tenantId: id, projectId: id.optional() }),
 });
 
 // ---- projects
@@ -174,13 +176,15 @@ export const projectIpAllowlistEntryRemoved = defineEvent({
 export const userCreated = defineEvent({
   type: 'user.created',
   version: 1,
-  schema: z.object({ userId: id, tenantId: id, email: z.string().min(3), role, passwordHash }),
+  // projectId: the project whose audit log shows the creation, when one is named (a sign-in through a provider's).
+  schema: z.object({ userId: id, tenantId: id, email: z.string().min(3), role, passwordHash, projectId: id.optional() }),
 });
 
 export const userRoleChanged = defineEvent({
   type: 'user.role-changed',
   version: 1,
-  schema: z.object({ userId: id, role, previousRole: role }),
+  // projectId: the project whose audit log shows the change (the one a sign-in through a provider came by).
+  schema: z.object({ userId: id, role, previousRole: role, projectId: id.optional() }),
 });
 
 export const userPasswordChanged = defineEvent({
@@ -238,7 +242,7 @@ export const userSessionRevoked = defineEvent({
 export const userIdentityLinked = defineEvent({
   type: 'user.identity-linked',
   version: 1,
-  schema: z.object({ userId: id, protocol: z.literal('oidc'), issuer: z.url(), subject: z.string().min(1).max(255) }),
+  schema: z.object({ userId: id, protocol: z.literal('oidc'), issuer: z.url(), subject: z.string().min(1).max(255), projectId: id.optional() }),
 });
 
 /**
@@ -256,6 +260,8 @@ export const userSignedIn = defineEvent({
     issuer: z.url().optional(),
     idpSessionId: z.string().min(1).max(255).optional(),
     expiresAt: timestamp,
+    /** The project whose login page was used: its audit log shows the sign-in (absent for a sign-in without one). */
+    projectId: id.optional(),
   }),
 });
 

@@ -19,8 +19,8 @@ export type TenantState = Tenant | null;
 export type TenantCommand =
   | { type: 'create-tenant'; tenantId: string; name: string }
   /** The whole OpenID Connect setup; its client secret already sealed (see oidcSecretContext). */
-  | { type: 'configure-oidc'; settings: OidcSettings }
-  | { type: 'remove-oidc' };
+  | { type: 'configure-oidc'; settings: OidcSettings; projectId?: string }
+  | { type: 'remove-oidc'; projectId?: string };
 
 export interface TenantContext {
   caller: Caller;
@@ -35,7 +35,7 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         return { id: event.data.tenantId, name: event.data.name, oidc: null };
       case 'tenant.oidc-configured': {
         if (!state) return state;
-        const { tenantId: _tenantId, ...settings } = event.data;
+        const { tenantId: _tenantId, projectId: _projectId, ...settings } = event.data;
         return { ...state, oidc: settings };
       }
       case 'tenant.oidc-removed':
@@ -58,14 +58,19 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         assertCan(caller, 'sign-in.manage');
         const settings = oidcSettingsValue(command.settings);
         if (sameOidcSettings(state.oidc ?? null, settings)) return [];
-        return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings } }];
+        return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings, ...projectOf(command) } }];
       }
       case 'remove-oidc': {
         if (!state) throw notFound('tenant not found');
         assertCallerSeesTenant(caller, state.id, 'tenant');
         assertCan(caller, 'sign-in.manage');
-        return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id } }] : [];
+        return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id, ...projectOf(command) } }] : [];
       }
     }
   },
 };
+
+/** The project a change was made in, for its audit log, when the command names one. */
+function projectOf(command: { projectId?: string }): { projectId?: string } {
+  return command.projectId === undefined ? {} : { projectId: command.projectId };
+}

@@ -32,22 +32,25 @@ export type UserState = User | null;
 
 export type UserCommand =
   /** `role` may be an alias: editor and reviewer are tenant_user. */
-  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string; invitation?: Invitation }
+  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string; invitation?: Invitation; projectId?: string }
   /** Sends the invitation again, with a new link (the earlier one stops working). */
   | { type: 'invite-again'; invitation: Invitation }
   /** The invitee, proven by the link's secret (hashed), chooses a password before the link expires. */
   | { type: 'accept-invitation'; tokenHash: string; passwordHash: string; now: string }
-  | { type: 'change-role'; role: string }
+  /** `projectId`: the project whose audit log shows the change (a sign-in through a provider names the one it came by). */
+  | { type: 'change-role'; role: string; projectId?: string }
   | { type: 'change-password'; passwordHash: string }
   | { type: 'disable-user' }
-  /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on (or ended by an operator: the identity provider's logout). */
+  /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on. */
   | { type: 'revoke-session'; sessionId: string; expiresAt: string }
+  /** The identity provider's session ended (its back-channel logout): the session begun in it is refused from now on. By the sign-in (an operator caller). */
+  | { type: 'end-session'; sessionId: string; expiresAt: string }
   /** The user's own notice preferences (nobody else's). */
   | { type: 'set-notice-preferences'; reviewNotices: boolean }
   /** Single sign-on vouched that `subject` at `issuer` is this user (decideOidcSignIn); by the sign-in itself (an operator caller). */
-  | { type: 'link-identity'; issuer: string; subject: string }
+  | { type: 'link-identity'; issuer: string; subject: string; projectId?: string }
   /** A console session began: by the user who signed in. */
-  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc'; issuer?: string; idpSessionId?: string; expiresAt: string };
+  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string };
 
 /** An invitation's link: the SHA-256 (hex) of its secret, and when it expires (UTC ISO). */
 export interface Invitation {
@@ -107,6 +110,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
           email: emailAddress(command.email),
           role: roleValue(command.role),
           passwordHash: hashValue(command.passwordHash),
+          ...(command.projectId === undefined ? {} : { projectId: command.projectId }),
         },
       };
       return command.invitation ? [created, invited(command.userId, command.invitation)] : [created];
@@ -131,7 +135,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         assertCan(caller, 'members.manage');
         if (self) throw forbidden('You cannot change your own role.', 'Ask another tenant admin.');
         const role = roleValue(command.role);
-        return role === state.role ? [] : [{ type: 'user.role-changed', data: { userId: state.id, role, previousRole: state.role } }];
+        return role === state.role ? [] : [{ type: 'user.role-changed', data: { userId: state.id, role, previousRole: state.role, ...(command.projectId === undefined ? {} : { projectId: command.projectId }) } }];
       }
       case 'change-password': {
         // Users change their own password (the application checks the current one first); admins reset others'.
@@ -160,17 +164,21 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         const linked = state.identities?.[command.issuer];
         if (linked === command.subject) return [];
         if (linked !== undefined) throw conflict('This account is linked to another person at this identity provider.');
-        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: 'oidc', issuer: command.issuer, subject: command.subject } }];
+        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: 'oidc', issuer: command.issuer, subject: command.subject, ...(command.projectId === undefined ? {} : { projectId: command.projectId }) } }];
       }
       case 'record-sign-in': {
         if (!self) throw forbidden('A sign-in is recorded by the person who signed in.');
         if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
         if ((command.method === 'oidc') !== (command.issuer !== undefined)) throw invalid('a sign-in through an identity provider names its issuer, and only such a sign-in does');
-        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt } }];
+        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...(command.projectId === undefined ? {} : { projectId: command.projectId }) } }];
+      }
+      case 'end-session': {
+        // The identity provider's logout, through the sign-in: no person ends another's session.
+        if (caller.kind !== 'operator') throw forbidden("A session is ended by its user's sign-out, or by the identity provider's logout.");
+        return [{ type: 'user.session-revoked', data: { userId: state.id, sessionId: command.sessionId, expiresAt: command.expiresAt } }];
       }
       case 'revoke-session': {
-        // The user signs out; an operator (the identity provider's logout, through the sign-in) ends it for them.
-        if (!self && caller.kind !== 'operator') throw forbidden('Only the signed-in user signs out their own session.');
+        if (!self) throw forbidden('Only the signed-in user signs out their own session.');
         return [{ type: 'user.session-revoked', data: { userId: state.id, sessionId: command.sessionId, expiresAt: command.expiresAt } }];
       }
     }

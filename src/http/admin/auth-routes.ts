@@ -74,7 +74,7 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     if (body.cookie) assertSameOrigin(ctx);
     const { token, claims } = await deps.sessions.issueSession(subject);
     // Every sign-in is in the log (user.signed-in), as the person who signed in; nothing read next depends on it.
-    await deps.access.signIn.recordSignIn({ kind: 'user', ...subject }, { userId: subject.userId, sessionId: claims.sessionId, expiresAt: claims.expiresAt });
+    await deps.access.signIn.recordSignIn({ kind: 'user', ...subject }, { userId: subject.userId, sessionId: claims.sessionId, expiresAt: claims.expiresAt, ...(project ? { projectId: project.projectId } : {}) });
     const user = { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role };
     ctx.set('Cache-Control', 'no-store');
     if (body.cookie) {

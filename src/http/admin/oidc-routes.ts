@@ -140,7 +140,7 @@ export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegis
       const subject = { userId: signedIn.userId, tenantId: signedIn.tenantId, role: signedIn.role };
       const { token, claims } = await deps.sessions.issueSession(subject);
       const caller = { kind: 'user' as const, ...subject };
-      const { position } = await deps.access.signIn.recordSignIn(caller, { userId: signedIn.userId, sessionId: claims.sessionId, issuer: signedIn.issuer, ...(signedIn.idpSessionId ? { idpSessionId: signedIn.idpSessionId } : {}), expiresAt: claims.expiresAt });
+      const { position } = await deps.access.signIn.recordSignIn(caller, { userId: signedIn.userId, sessionId: claims.sessionId, issuer: signedIn.issuer, ...(signedIn.idpSessionId ? { idpSessionId: signedIn.idpSessionId } : {}), expiresAt: claims.expiresAt, projectId: signedIn.projectId });
       await deps.watermark.waitFor(position, 2_000);
       setSessionCookie(ctx, token, claims.expiresAt, deps.clock.now());
       ctx.set('Cache-Control', 'no-store');

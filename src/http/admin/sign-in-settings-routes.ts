@@ -2,7 +2,7 @@ import type { Router } from '@koa/router';
 import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
-import { principalOf, type AdminDeps } from './admin-context.ts';
+import { principalOf, type AdminDeps, type AdminState } from './admin-context.ts';
 import { forbidden, notFound, validationError } from '../errors/error-factory.ts';
 import { DEFAULT_GROUPS_CLAIM, issuerValue, oidcSecretContext, type OidcSettings } from '../../domain/access/oidc-settings.ts';
 import { OidcError, type OidcRelyingParty } from '../../sign-in/oidc-relying-party.ts';
@@ -90,18 +90,24 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
       userGroups: body.userGroups ?? [],
       ssoOnly: body.ssoOnly ?? false,
     };
-    const result = await deps.access.signIn.configureOidc(caller, tenantId, sameSecret(previous, settings, clientSecret, deps.box, tenantId));
+    const result = await deps.access.signIn.configureOidc(caller, tenantId, sameSecret(previous, settings, clientSecret, deps.box, tenantId), actingProject(ctx));
     wrote(ctx, result.position, ['access']);
     ctx.body = answer(result.settings, ctx, tenantId);
   });
 
   api.add(router, { method: 'delete', path: '/sign-in/oidc', operationId: 'removeOidcSettings', permission: 'sign-in.manage', summary: "Remove the tenant's OpenID Connect sign-in: people sign in with passwords again (recorded as tenant.oidc-removed)", tag: 'Single sign-on', responses: { 204: { description: 'Removed (or there was none)', empty: true } }, errors: {} }, async (ctx) => {
     const caller = principalOf(ctx);
-    const result = await deps.access.signIn.removeOidc(caller, caller.tenantId);
+    const result = await deps.access.signIn.removeOidc(caller, caller.tenantId, actingProject(ctx));
     wrote(ctx, result.position, ['access']);
     ctx.status = 204;
   });
   return router;
+}
+
+/** The project the session acts in (X-Project-Id), whose audit log shows the change; none without it. */
+function actingProject(ctx: Parameters<Parameters<ApiRegistry['add']>[2]>[0]): { projectId?: string } {
+  const project = (ctx.state as AdminState).project;
+  return project ? { projectId: project.projectId } : {};
 }
 
 /** Keeps the sealed secret already recorded when the secret is the same, so that saving unchanged settings records nothing. */

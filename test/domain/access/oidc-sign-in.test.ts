@@ -123,6 +123,12 @@ describe('user decider: identities and sign-ins', () => {
     given(userDecider, [created]).when({ type: 'link-identity', issuer: ISSUER, subject: 'sub-1' }, { caller: admin }).thenFails('FORBIDDEN');
   });
 
+  it("ends a session on the provider's logout only (an operator caller), never on a person's word", () => {
+    const end = { type: 'end-session' as const, sessionId: 'b1111111-1111-4111-8111-111111111111', expiresAt: '2026-12-08T00:00:00.000Z' };
+    given(userDecider, [created]).when(end, { caller: operator }).then([{ type: 'user.session-revoked', data: { userId: ADMIN_ID, sessionId: end.sessionId, expiresAt: end.expiresAt } }]);
+    given(userDecider, [created]).when(end, { caller: admin }).thenFails('FORBIDDEN');
+  });
+
   it('records a sign-in, with a password or through a provider (and then which), by the person who signed in', () => {
     const command = { type: 'record-sign-in' as const, sessionId: 'b1111111-1111-4111-8111-111111111111', method: 'oidc' as const, issuer: ISSUER, idpSessionId: 'sid-9', expiresAt: '2026-12-08T00:00:00.000Z' };
     given(userDecider, [created]).when(command, { caller: admin }).then([{ type: 'user.signed-in', data: { userId: ADMIN_ID, sessionId: command.sessionId, method: 'oidc', issuer: ISSUER, idpSessionId: 'sid-9', expiresAt: command.expiresAt } }]);

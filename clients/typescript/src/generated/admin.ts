@@ -15,8 +15,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait)
-         * @description Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token (429 with Retry-After after repeated failures; 503 when too many sign-ins wait). No credentials needed.
+         * Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only)
+         * @description Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only). No credentials needed.
          */
         post: operations["login"];
         delete?: never;
@@ -3903,6 +3903,8 @@ export interface operations {
         parameters: {
             query: {
                 projectId: string;
+                /** @description true: a test of the settings (the console's Test sign-in): the callback shows what the provider sent and what a sign-in would do, signs nobody in and records nothing */
+                test?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -3936,6 +3938,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A test of the settings (started with test=true): a page saying what the provider sent and what a sign-in would do */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description To the console's page of the project the sign-in started from, signed in */
             302: {
                 headers: {
