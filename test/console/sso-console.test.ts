@@ -3,6 +3,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { eventually } from '../support/eventually.ts';
 import { CHROMIUM_ARGS, expectAccessible, requireConsoleBuild, screenshot, signIn, watchedPage } from './support.ts';
 
 /**
@@ -39,8 +40,9 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     const { page, problems } = await watchedPage(context);
     await signIn(page, `${f.service.url}/console/p/${f.project.projectId}/people`, f.project.adminEmail, PASSWORD);
     const sso = page.getByRole('region', { name: 'Single sign-on' });
-    expect(await sso.getByLabel('Issuer URL').inputValue()).to.equal(idp.issuer);
     await sso.getByText(`${f.service.url}/admin/v1/auth/oidc/callback`).waitFor();
+    // The form is filled from the settings once they have loaded.
+    await eventually(() => sso.getByLabel('Issuer URL').inputValue(), (value) => value === idp.issuer, 10_000, 'the issuer in the form');
     await sso.getByText(`${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}`).waitFor();
     expect(await sso.getByLabel('Client secret').inputValue(), 'the secret is never shown').to.equal('');
     await sso.getByLabel('Editor groups').fill('cms-editors, cms-reviewers');
