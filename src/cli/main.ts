@@ -5,6 +5,7 @@
  *   projections status | rebuild | retry | skip   read models: status, rebuild with swap, poison events
  *   bootstrap                                     a tenant, project, first tenant_admin, agent and public key
  *   users create                                  a console user in a tenant
+ *   sign-in show | allow-passwords | remove       a tenant's single sign-on, when nobody can sign in any more
  *   keys create | revoke                          agent and public API keys
  *   projects set-plan                             a project's plan
  *   demo                                          a demo project to look at
@@ -43,6 +44,7 @@ const GROUPS: ReadonlyArray<readonly [name: keyof typeof COMMAND_USAGE, load: ()
   ['projections', async () => (await import('./commands/projections.ts')).projectionsCommands],
   ['bootstrap', async () => (await import('./commands/bootstrap.ts')).bootstrapCommand],
   ['users', async () => (await import('./commands/users.ts')).usersCommands],
+  ['sign-in', async () => (await import('./commands/sign-in.ts')).signInCommands],
   ['keys', async () => (await import('./commands/keys.ts')).keysCommands],
   ['projects', async () => (await import('./commands/projects.ts')).projectsCommands],
   ['demo', async () => (await import('./commands/demo.ts')).demoCommand],

@@ -1,0 +1,57 @@
+import { AccessService } from '../../application/access-service.ts';
+import { loadAggregate } from '../../application/command-handler.ts';
+import { systemClock } from '../../clock.ts';
+import { tenantStream } from '../../domain/access/access-streams.ts';
+import { notFound } from '../../domain/domain-error.ts';
+import { tenantDecider } from '../../domain/access/tenant-decider.ts';
+import type { OidcSettings } from '../../domain/access/oidc-settings.ts';
+import type { EventLog } from '../../event-store/event-log.ts';
+import { operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
+import { COMMAND_USAGE } from '../usage.ts';
+
+const USAGE = COMMAND_USAGE['sign-in'];
+
+/** The settings as an operator may see them: everything but the sealed secret. */
+function shown(tenantId: string, settings: OidcSettings | null | undefined) {
+  if (!settings) return { tenantId, oidc: null };
+  const { sealedClientSecret: _sealed, ...rest } = settings;
+  return { tenantId, oidc: { ...rest, clientSecretSet: true } };
+}
+
+async function settingsOf(log: EventLog, tenantId: string): Promise<OidcSettings | null> {
+  const { state } = await loadAggregate(log, tenantStream(tenantId), tenantDecider);
+  if (!state) throw notFound(`No tenant ${tenantId}.`);
+  return state.oidc ?? null;
+}
+
+/**
+ * sign-in show | allow-passwords | remove: the tenant's single sign-on from the command line, for the operator
+ * with a shell when nobody can sign in any more (the provider down, its client secret expired, with single
+ * sign-on only on). allow-passwords keeps single sign-on and lets passwords in again; remove removes it. Both are
+ * recorded as the tenant admins' changes are (tenant.oidc-configured / tenant.oidc-removed), by the operator.
+ */
+export const signInCommands: CommandGroup = {
+  name: 'sign-in',
+  usage: USAGE,
+  async run(args) {
+    const { values, positionals } = parseCommandArgs(args, { tenant: { type: 'string' } }, USAGE);
+    const [command, extra] = positionals;
+    if (command !== 'show' && command !== 'allow-passwords' && command !== 'remove') throw new UsageError(command ? `unknown sign-in command: ${command}` : 'sign-in needs a command', USAGE);
+    if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`, USAGE);
+    const tenantId = required(values.tenant, '--tenant', USAGE);
+    const result = await withStores(async ({ log }) => {
+      const settings = await settingsOf(log, tenantId);
+      if (command === 'show') return shown(tenantId, settings);
+      const access = new AccessService({ log, clock: systemClock });
+      if (command === 'remove') {
+        await access.signIn.removeOidc(operatorCaller(), tenantId);
+        return { tenantId, oidc: null, removed: settings !== null };
+      }
+      if (!settings) throw notFound(`Tenant ${tenantId} has no single sign-on: passwords sign in already.`);
+      const changed = await access.signIn.configureOidc(operatorCaller(), tenantId, { ...settings, ssoOnly: false });
+      return shown(tenantId, changed.settings);
+    });
+    printResult(result);
+    return 0;
+  },
+};
