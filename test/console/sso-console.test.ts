@@ -97,6 +97,38 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     await context.close();
   });
 
+  it('signs in again through the provider in a tab of its own when a session ends over a page, which then goes on', async () => {
+    idp.accounts.set('ivy', { email: 'ivy@staff.example', groups: ['cms-editors'] });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${f.service.url}/console/p/${f.project.projectId}/`);
+    await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
+    await page.waitForURL((url) => url.origin === idp.issuer);
+    await page.locator('input[name="login"]').fill('ivy');
+    await page.locator('input[name="password"]').fill('whatever the provider checks');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('Signed in as ivy@staff.example').waitFor();
+    const here = page.url();
+
+    // The session ends on the service (signed out elsewhere): the page's next call opens the dialog over it.
+    const cookie = (await context.cookies(f.service.url)).find((c) => c.name === 'annals-session')!;
+    expect((await fetch(`${f.service.url}/admin/v1/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${cookie.value}` } })).status).to.equal(204);
+    await page.getByRole('link', { name: 'Review desk' }).click();
+    const dialog = page.getByRole('dialog');
+    const again = dialog.getByRole('link', { name: 'Sign in with single sign-on' });
+    await again.waitFor();
+    expect(await again.getAttribute('target'), 'the page stays where it is').to.equal('_blank');
+
+    // The provider still knows the browser: the new tab comes back signed in, and the page goes on.
+    const [tab] = await Promise.all([context.waitForEvent('page'), again.click()]);
+    await tab.getByText('Signed in as ivy@staff.example').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(page.url().startsWith(here.replace(/\/$/, '')), 'the page was not left').to.equal(true);
+    expect(problems).to.deep.equal([]);
+    await context.close();
+  });
+
   it('says why a sign-in failed on a page of its own, with the way back', async () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const { page, problems } = await watchedPage(context);

@@ -31,8 +31,11 @@ export function SignInForm({ projectId, email: knownEmail }: { projectId?: strin
   };
   const sso = options.data?.oidc;
   // The organisation's identity provider first when it has one; passwords below it unless it signs in with single sign-on only.
+  // Over a page whose session ended (the e-mail is known), the provider opens in a new tab: the page and what
+  // was typed on it stay, and go on once that tab is signed in (it tells the other tabs).
+  const overPage = knownEmail !== undefined;
   const ssoButton = sso && (
-    <a className="button primary sso-button" href={sso.startUrl}>
+    <a className="button primary sso-button" href={sso.startUrl} {...(overPage ? { target: '_blank', rel: 'noopener' } : {})}>
       {t('signIn.sso')}
     </a>
   );

@@ -45,8 +45,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     void currentSession()
       .catch(() => null)
-      .then((found) => (found ? gate.begin(found) : gate.none()));
-  }, [gate]);
+      .then((found) => {
+        if (!found) return gate.none();
+        gate.begin(found);
+        // A page that starts signed in may be where a sign-in ended (single sign-on in a tab of its own): tabs
+        // waiting for a sign-in look again.
+        channel?.postMessage({ type: 'signed-in' } satisfies TabMessage);
+      });
+  }, [gate, channel]);
 
   // Another tab signed in (this one may be waiting for it) or out (this one's session is gone too).
   useEffect(() => {
