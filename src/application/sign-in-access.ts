@@ -9,6 +9,7 @@ import { tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
 import { userDecider } from '../domain/access/user-decider.ts';
 import type { OidcSettings } from '../domain/access/oidc-settings.ts';
+import { auditProject } from '../domain/access/access-values.ts';
 import type { UserRole } from '../domain/principal.ts';
 import { hashPassword } from '../security/password-hashing.ts';
 import { handleCommand } from './command-handler.ts';
@@ -33,12 +34,12 @@ export class SignInAccess {
 
   /** Sets the tenant's OpenID Connect sign-in as a whole (its client secret sealed by the caller); nothing is appended when nothing changes. */
   async configureOidc(caller: Caller, tenantId: string, settings: OidcSettings, options: WriteOptions & { projectId?: string } = {}): Promise<{ tenantId: string; settings: OidcSettings; position: bigint }> {
-    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'configure-oidc', settings, ...projectOf(options) }, { caller }, this.#w.append(caller, options));
+    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'configure-oidc', settings, ...auditProject(options) }, { caller }, this.#w.append(caller, options));
     return { tenantId, settings: result.state!.oidc!, position: positionOf(result) };
   }
 
   async removeOidc(caller: Caller, tenantId: string, options: WriteOptions & { projectId?: string } = {}): Promise<{ tenantId: string; position: bigint }> {
-    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'remove-oidc', ...projectOf(options) }, { caller }, this.#w.append(caller, options));
+    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'remove-oidc', ...auditProject(options) }, { caller }, this.#w.append(caller, options));
     return { tenantId, position: positionOf(result) };
   }
 
@@ -49,21 +50,21 @@ export class SignInAccess {
   async provision(input: { tenantId: string; email: string; role: UserRole; issuer: string; subject: string; projectId?: string }): Promise<{ userId: string; position: bigint }> {
     const caller = identityProviderCaller(input.issuer);
     const userId = randomUUID();
-    await this.#users.createUserWithHash(caller, { tenantId: input.tenantId, email: input.email, role: input.role, userId, ...projectOf(input) }, await hashPassword(randomBytes(32).toString('base64url')), {});
+    await this.#users.createUserWithHash(caller, { tenantId: input.tenantId, email: input.email, role: input.role, userId, ...auditProject(input) }, await hashPassword(randomBytes(32).toString('base64url')), {});
     return this.link(userId, input.issuer, input.subject, input.projectId);
   }
 
   /** Links the provider's subject to the user (nothing when linked already). */
   async link(userId: string, issuer: string, subject: string, projectId?: string): Promise<{ userId: string; position: bigint }> {
     const caller = identityProviderCaller(issuer);
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'link-identity', issuer, subject, ...projectOf({ projectId }) }, { caller }, this.#w.append(caller, {}));
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'link-identity', issuer, subject, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
     return { userId, position: positionOf(result) };
   }
 
   /** The role the provider's groups give, recorded as a role change by the sign-in. */
   async changeRole(userId: string, issuer: string, role: UserRole, projectId?: string): Promise<{ position: bigint }> {
     const caller = identityProviderCaller(issuer);
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'change-role', role, ...projectOf({ projectId }) }, { caller }, this.#w.append(caller, {}));
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'change-role', role, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
     return { position: positionOf(result) };
   }
 
@@ -77,13 +78,8 @@ export class SignInAccess {
   /** Records that a console session began (with a password, or through the provider `issuer`), by the user who signed in. */
   async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; idpSessionId?: string; expiresAt: Date; projectId?: string }, options: WriteOptions = {}): Promise<{ position: bigint }> {
     const via = input.issuer === undefined ? { method: 'password' as const } : { method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
-    const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString(), ...projectOf(input) };
+    const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString(), ...auditProject(input) };
     const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
     return { position: positionOf(result) };
   }
-}
-
-/** The project whose audit log shows a change, when one is named. */
-function projectOf(options: { projectId?: string | undefined }): { projectId?: string } {
-  return options.projectId === undefined ? {} : { projectId: options.projectId };
 }

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { invalid } from '../domain/domain-error.ts';
 import { assertCallerSeesTenant, type Caller } from '../domain/access/caller.ts';
-import { emailAddress } from '../domain/access/access-values.ts';
+import { auditProject, emailAddress } from '../domain/access/access-values.ts';
 import { userStream } from '../domain/access/access-streams.ts';
 import { INVITATION_REFUSED, roleValue, userDecider, type Invitation, type UserCommand } from '../domain/access/user-decider.ts';
 import { DomainError } from '../domain/domain-error.ts';
@@ -134,7 +134,7 @@ export class UserAccess {
       { scope: USER_EMAIL_SCOPE, key: email, owner: userId, what: 'e-mail address' },
       userStream(userId),
       userDecider,
-      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash, ...(invitation ? { invitation } : {}), ...(input.projectId === undefined ? {} : { projectId: input.projectId }) },
+      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash, ...(invitation ? { invitation } : {}), ...auditProject(input) },
       { caller },
       options,
     );

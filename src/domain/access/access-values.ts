@@ -162,3 +162,11 @@ export function emailAddress(value: string): string {
     throw problem();
   }
 }
+
+/**
+ * `{ projectId }` when a project is named, else nothing: the optional project an access event carries so that the
+ * event log files it under that project (its audit log and exports show it).
+ */
+export function auditProject(source: { projectId?: string | undefined }): { projectId?: string } {
+  return source.projectId === undefined ? {} : { projectId: source.projectId };
+}

@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { conflict, notFound } from '../domain-error.ts';
 import type { TenantEvent } from './access-events.ts';
-import { displayName } from './access-values.ts';
+import { auditProject, displayName } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
 import { oidcSettingsValue, sameOidcSettings, type OidcSettings } from './oidc-settings.ts';
 import { assertCan } from './permissions.ts';
@@ -58,19 +58,14 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         assertCan(caller, 'sign-in.manage');
         const settings = oidcSettingsValue(command.settings);
         if (sameOidcSettings(state.oidc ?? null, settings)) return [];
-        return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings, ...projectOf(command) } }];
+        return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
       }
       case 'remove-oidc': {
         if (!state) throw notFound('tenant not found');
         assertCallerSeesTenant(caller, state.id, 'tenant');
         assertCan(caller, 'sign-in.manage');
-        return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id, ...projectOf(command) } }] : [];
+        return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id, ...auditProject(command) } }] : [];
       }
     }
   },
 };
-
-/** The project a change was made in, for its audit log, when the command names one. */
-function projectOf(command: { projectId?: string }): { projectId?: string } {
-  return command.projectId === undefined ? {} : { projectId: command.projectId };
-}

@@ -3,7 +3,7 @@ import { conflict, DomainError, forbidden, invalid, notFound } from '../domain-e
 import { normaliseRole, type UserRole } from '../principal.ts';
 import { isPasswordHash } from '../../security/password-hashing.ts';
 import type { UserEvent } from './access-events.ts';
-import { emailAddress } from './access-values.ts';
+import { auditProject, emailAddress } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
 import { assertCan } from './permissions.ts';
 
@@ -110,7 +110,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
           email: emailAddress(command.email),
           role: roleValue(command.role),
           passwordHash: hashValue(command.passwordHash),
-          ...(command.projectId === undefined ? {} : { projectId: command.projectId }),
+          ...auditProject(command),
         },
       };
       return command.invitation ? [created, invited(command.userId, command.invitation)] : [created];
@@ -135,7 +135,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         assertCan(caller, 'members.manage');
         if (self) throw forbidden('You cannot change your own role.', 'Ask another tenant admin.');
         const role = roleValue(command.role);
-        return role === state.role ? [] : [{ type: 'user.role-changed', data: { userId: state.id, role, previousRole: state.role, ...(command.projectId === undefined ? {} : { projectId: command.projectId }) } }];
+        return role === state.role ? [] : [{ type: 'user.role-changed', data: { userId: state.id, role, previousRole: state.role, ...auditProject(command) } }];
       }
       case 'change-password': {
         // Users change their own password (the application checks the current one first); admins reset others'.
@@ -164,13 +164,13 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         const linked = state.identities?.[command.issuer];
         if (linked === command.subject) return [];
         if (linked !== undefined) throw conflict('This account is linked to another person at this identity provider.');
-        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: 'oidc', issuer: command.issuer, subject: command.subject, ...(command.projectId === undefined ? {} : { projectId: command.projectId }) } }];
+        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: 'oidc', issuer: command.issuer, subject: command.subject, ...auditProject(command) } }];
       }
       case 'record-sign-in': {
         if (!self) throw forbidden('A sign-in is recorded by the person who signed in.');
         if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
         if ((command.method === 'oidc') !== (command.issuer !== undefined)) throw invalid('a sign-in through an identity provider names its issuer, and only such a sign-in does');
-        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...(command.projectId === undefined ? {} : { projectId: command.projectId }) } }];
+        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...auditProject(command) } }];
       }
       case 'end-session': {
         // The identity provider's logout, through the sign-in: no person ends another's session.
