@@ -78,9 +78,7 @@ function answerRefusal(ctx: Context, deps: AdminDeps, error: unknown): void {
   ctx.set('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(http.headers)) ctx.set(name, value);
   if (ctx.accepts('json', 'html') === 'html') {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-    ctx.body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Sign-in failed</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2933}a{color:#1d4ed8}</style><h1>Sign-in failed</h1><p>${escapeHtml(http.message)}</p>${http.hint ? `<p>${escapeHtml(http.hint)}</p>` : ''}<p><a href="${CONSOLE_PATH}">Back to the login page</a></p></html>`;
+    sendPage(ctx, 'Sign-in failed', `<p>${escapeHtml(http.message)}</p>${http.hint ? `<p>${escapeHtml(http.hint)}</p>` : ''}<p><a href="${CONSOLE_PATH}">Back to the login page</a></p>`);
     return;
   }
   ctx.body = { error: { code: http.code, message: http.message, ...(http.hint ? { hint: http.hint } : {}), retryable: http.retryable ?? false } };
@@ -99,9 +97,14 @@ function answerTest(ctx: Context, result: OidcTestResult): void {
   ];
   ctx.status = 200;
   ctx.set('Cache-Control', 'no-store');
+  sendPage(ctx, 'Single sign-on test', `<p>The identity provider signed you in. Nobody was signed in here and nothing was recorded.</p><table>${rows.map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table><p><strong>${escapeHtml(outcome)}</strong></p><p><a href="${CONSOLE_PATH}p/${encodeURIComponent(result.projectId)}/people">Back to the settings</a></p>`);
+}
+
+/** A page a sign-in ends on outside the console: `title` as its heading over `body` (HTML, escaped by the caller); no script may run on it. */
+function sendPage(ctx: Context, title: string, body: string): void {
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-  ctx.body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Single sign-on test</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2933}th{text-align:left;padding-right:1rem;vertical-align:top}a{color:#1d4ed8}</style><h1>Single sign-on test</h1><p>The identity provider signed you in. Nobody was signed in here and nothing was recorded.</p><table>${rows.map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table><p><strong>${escapeHtml(outcome)}</strong></p><p><a href="${CONSOLE_PATH}p/${encodeURIComponent(result.projectId)}/people">Back to the settings</a></p></html>`;
+  ctx.body = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2933}th{text-align:left;padding-right:1rem;vertical-align:top}a{color:#1d4ed8}</style><h1>${escapeHtml(title)}</h1>${body}</html>`;
 }
 
 export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn }, api: ApiRegistry): Router {
