@@ -41,6 +41,12 @@ describe('operator CLI: sign-in show | allow-passwords | remove', function () {
     expect(allow.code, allow.stderr).to.equal(0);
     expect((JSON.parse(allow.stdout) as { oidc: { ssoOnly: boolean } }).oidc.ssoOnly).to.equal(false);
     await eventually(async () => (await login()).status, (status) => status === 200, 10_000, 'a password sign-in');
+    // Saved again without the secret, when the one recorded does not open here (sealed under another SECRETS_KEY;
+    // here not sealed by this service at all): asked for again, not a 500.
+    const { token } = (await (await login()).json()) as { token: string };
+    const unchanged = await f.call('PUT', '/sign-in/oidc', { token, body: { issuer: 'https://login.unreachable.example', clientId: 'annals', allowedEmailDomains: ['example.com'], adminGroups: ['cms-admins'] } });
+    expect(unchanged.status, JSON.stringify(unchanged.body)).to.equal(400);
+    expect(unchanged.body.error.message).to.match(/does not open with this service's SECRETS_KEY/);
 
     const remove = await cli(['remove', '--tenant', f.project.tenantId, '--json']);
     expect(remove.code, remove.stderr).to.equal(0);

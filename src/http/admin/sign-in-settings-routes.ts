@@ -1,4 +1,5 @@
 import type { Router } from '@koa/router';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
@@ -6,7 +7,7 @@ import { principalOf, type AdminDeps, type AdminState } from './admin-context.ts
 import { forbidden, notFound, validationError } from '../errors/error-factory.ts';
 import { DEFAULT_GROUPS_CLAIM, issuerValue, oidcSecretContext, type OidcSettings } from '../../domain/access/oidc-settings.ts';
 import { OidcError, type OidcRelyingParty } from '../../sign-in/oidc-relying-party.ts';
-import type { SecretBox } from '../../security/secret-box.ts';
+import { SecretBoxError, type SecretBox } from '../../security/secret-box.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
 import { oidcBackchannelLogoutUri, oidcRedirectUri } from './oidc-routes.ts';
 
@@ -40,7 +41,7 @@ const oidcSettingsSchema = z
 export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relyingParty: OidcRelyingParty }, api: ApiRegistry): Router {
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
-  const answer = (settings: OidcSettings, ctx: Parameters<Parameters<ApiRegistry['add']>[2]>[0], tenantId: string): z.input<typeof oidcSettingsSchema> => ({
+  const answer = (settings: OidcSettings, ctx: Context, tenantId: string): z.input<typeof oidcSettingsSchema> => ({
     issuer: settings.issuer,
     clientId: settings.clientId,
     clientSecretSet: true,
@@ -68,7 +69,9 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
     const previous = tenant.oidc ?? null;
     const sameClient = previous !== null && previous.issuer === issuer && previous.clientId === body.clientId.trim();
     if (body.clientSecret === undefined && !sameClient) throw validationError('clientSecret is required when single sign-on is set up, or its issuer or client id changes.');
-    const clientSecret = body.clientSecret ?? deps.box.open(previous!.sealedClientSecret, oidcSecretContext(tenantId));
+    const previousSecret = previous ? openedSecret(deps.box, previous, tenantId) : null;
+    const clientSecret = body.clientSecret ?? previousSecret;
+    if (clientSecret === null) throw validationError("clientSecret is required: the one recorded does not open with this service's SECRETS_KEY.");
     if (body.ssoOnly === true && caller.kind === 'user') {
       // Nobody locks the organisation out of passwords without having signed in through the provider themselves.
       const user = await accessModel.user(caller.userId);
@@ -83,14 +86,15 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
     const settings: OidcSettings = {
       issuer,
       clientId: body.clientId,
-      sealedClientSecret: deps.box.seal(clientSecret, oidcSecretContext(tenantId)),
+      // The recorded secret kept when it is the same, so that saving unchanged settings records nothing.
+      sealedClientSecret: previous && previousSecret === clientSecret ? previous.sealedClientSecret : deps.box.seal(clientSecret, oidcSecretContext(tenantId)),
       allowedEmailDomains: body.allowedEmailDomains,
       groupsClaim: body.groupsClaim ?? DEFAULT_GROUPS_CLAIM,
       adminGroups: body.adminGroups,
       userGroups: body.userGroups ?? [],
       ssoOnly: body.ssoOnly ?? false,
     };
-    const result = await deps.access.signIn.configureOidc(caller, tenantId, sameSecret(previous, settings, clientSecret, deps.box, tenantId), actingProject(ctx));
+    const result = await deps.access.signIn.configureOidc(caller, tenantId, settings, actingProject(ctx));
     wrote(ctx, result.position, ['access']);
     ctx.body = answer(result.settings, ctx, tenantId);
   });
@@ -105,18 +109,17 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
 }
 
 /** The project the session acts in (X-Project-Id), whose audit log shows the change; none without it. */
-function actingProject(ctx: Parameters<Parameters<ApiRegistry['add']>[2]>[0]): { projectId?: string } {
+function actingProject(ctx: Context): { projectId?: string } {
   const project = (ctx.state as AdminState).project;
   return project ? { projectId: project.projectId } : {};
 }
 
-/** Keeps the sealed secret already recorded when the secret is the same, so that saving unchanged settings records nothing. */
-function sameSecret(previous: OidcSettings | null, settings: OidcSettings, clientSecret: string, box: SecretBox, tenantId: string): OidcSettings {
-  if (!previous) return settings;
+/** The recorded client secret in clear, or null when it does not open (sealed under another SECRETS_KEY). */
+function openedSecret(box: SecretBox, settings: OidcSettings, tenantId: string): string | null {
   try {
-    if (box.open(previous.sealedClientSecret, oidcSecretContext(tenantId)) === clientSecret) return { ...settings, sealedClientSecret: previous.sealedClientSecret };
-  } catch {
-    // Sealed under another key: seal it anew.
+    return box.open(settings.sealedClientSecret, oidcSecretContext(tenantId));
+  } catch (error) {
+    if (error instanceof SecretBoxError) return null;
+    throw error;
   }
-  return settings;
 }
