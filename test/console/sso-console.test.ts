@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
-import { PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { adminSession, PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
 import { chromium as chromiumProgram, needing, requireProgram } from '../support/system-program.ts';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
 import { eventually } from '../support/eventually.ts';
@@ -17,13 +17,21 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
   let idp: TestOidcProvider;
   let browser: Browser;
 
+  /** The provider's own login and consent pages, as `login`, on a page the service sent there. */
+  async function signInAtProvider(page: Page, login: string): Promise<void> {
+    await page.waitForURL((url) => url.origin === idp.issuer);
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill('whatever the provider checks');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+  }
+
   before(async function () {
     const executablePath = requireProgram(this, chromiumProgram);
     requireConsoleBuild();
     f = await startAdminFixture({ plan: 'business', env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
     idp = await startOidcProvider({ redirectUri: `${f.service.url}/admin/v1/auth/oidc/callback` });
-    const login = await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) });
-    const { token } = (await login.json()) as { token: string };
+    const { token } = await adminSession(f);
     const configured = await f.call('PUT', '/sign-in/oidc', { token, body: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, allowedEmailDomains: ['staff.example'], adminGroups: ['cms-admins'], userGroups: ['cms-editors'] } });
     expect(configured.status, JSON.stringify(configured.body)).to.equal(200);
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
@@ -53,16 +61,12 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
 
     // Test sign-in: the provider's pages in a new tab, then what a sign-in would do.
     const [tab] = await Promise.all([context.waitForEvent('page'), sso.getByRole('link', { name: 'Test sign-in' }).click()]);
-    await tab.waitForURL((url) => url.origin === idp.issuer);
-    await tab.locator('input[name="login"]').fill('hal');
-    await tab.locator('input[name="password"]').fill('whatever the provider checks');
-    await tab.getByRole('button', { name: 'Sign-in' }).click();
-    await tab.getByRole('button', { name: 'Continue' }).click();
+    await signInAtProvider(tab, 'hal');
     await tab.getByRole('heading', { name: 'Single sign-on test' }).waitFor();
     await tab.getByText('A sign-in would create a new user, as tenant_user.').waitFor();
     await expectAccessible(tab, 'the single sign-on test page');
     await screenshot(tab, 'admin-single-sign-on-test');
-    const users = await f.call('GET', '/users', { token: (await (await fetch(`${f.service.url}/admin/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: f.project.adminEmail, password: PASSWORD }) })).json() as { token: string }).token });
+    const users = await f.call('GET', '/users', { token: (await adminSession(f)).token });
     expect(users.body.items.map((u: { email: string }) => u.email), 'the test made nobody').to.not.include('hal@staff.example');
     expect(problems).to.deep.equal([]);
     await context.close();
@@ -80,12 +84,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     await screenshot(page, 'sign-in-sso');
     await sso.click();
 
-    // The provider's own login and consent pages.
-    await page.waitForURL((url) => url.origin === idp.issuer);
-    await page.locator('input[name="login"]').fill('grace');
-    await page.locator('input[name="password"]').fill('whatever the provider checks');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await signInAtProvider(page, 'grace');
 
     await page.waitForURL(`${f.service.url}/console/p/${f.project.projectId}/**`);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
@@ -103,11 +102,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     const { page, problems } = await watchedPage(context);
     await page.goto(`${f.service.url}/console/p/${f.project.projectId}/`);
     await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
-    await page.waitForURL((url) => url.origin === idp.issuer);
-    await page.locator('input[name="login"]').fill('ivy');
-    await page.locator('input[name="password"]').fill('whatever the provider checks');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await signInAtProvider(page, 'ivy');
     await page.getByText('Signed in as ivy@staff.example').waitFor();
     const here = page.url();
 
