@@ -44,6 +44,8 @@ export interface TenantDoc {
   name: string;
   /** Sign-in through the tenant's OpenID Connect provider (the client secret sealed, as the log holds it); absent or null when not set up. */
   oidc?: OidcSettings | null;
+  /** Password sign-in needs a second factor; absent when never required. */
+  secondFactorRequired?: boolean;
   createdAt: string;
   /** Absent on tenants never changed since they were created. */
   updatedAt?: string;
@@ -130,9 +132,22 @@ export interface UserDoc {
   identities?: Record<string, string>;
   /** When a session last began (user.signed-in: recorded from this version on); absent when never. */
   lastSignInAt?: string;
+  /** What second factor the user has set up (no secrets, no keys: those stay in the log); absent when none ever. */
+  secondFactor?: SecondFactorSummary;
   createdAt: string;
   updatedAt: string;
 }
+
+export interface SecondFactorSummary {
+  /** An authenticator app (TOTP). */
+  totp: boolean;
+  /** How many passkeys. */
+  passkeys: number;
+  /** How many recovery codes are left unused. */
+  recoveryCodesLeft: number;
+}
+
+const NO_SECOND_FACTOR: SecondFactorSummary = { totp: false, passkeys: 0, recoveryCodesLeft: 0 };
 
 export interface AgentKeyDoc {
   keyId: string;
@@ -170,7 +185,8 @@ export const access = defineProjection({
   // Version 3: agent keys' issuedBy (for keys issued before it was recorded, the actor of agent-key.issued), and
   // projects' usualApprovalPolicy.
   // Version 4: tenants' OpenID Connect settings, identities, users' identities and last sign-in.
-  version: 4,
+  // Version 5: tenants' second factor policy, users' second factor summary.
+  version: 5,
   description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
   collections: {
     tenants: {},
@@ -232,6 +248,8 @@ export const access = defineProjection({
       }
       case 'tenant.oidc-removed':
         return updateTenant(view, event.data.tenantId, at, { oidc: null });
+      case 'tenant.second-factor-policy-changed':
+        return updateTenant(view, event.data.tenantId, at, { secondFactorRequired: event.data.required });
 
       case 'project.created': {
         const d = event.data;
@@ -357,8 +375,21 @@ export const access = defineProjection({
           for (const ended of await view.find<Doc<SsoSessionDoc>>('sso_sessions', { userId })) if (ended.expiresAt <= at) view.delete('sso_sessions', ended.sessionId);
           view.put('sso_sessions', sessionId, { sessionId, userId, issuer, idpSessionId: idpSessionId ?? null, expiresAt } satisfies SsoSessionDoc);
         }
+        if (event.data.secondFactor?.method === 'recovery-code') return updateSecondFactor(view, userId, at, (summary) => ({ recoveryCodesLeft: Math.max(0, summary.recoveryCodesLeft - 1) }), { lastSignInAt: at });
         return updateUser(view, userId, at, { lastSignInAt: at });
       }
+      case 'user.totp-enrolled':
+        return updateSecondFactor(view, event.data.userId, at, () => ({ totp: true }));
+      case 'user.totp-removed':
+        return updateSecondFactor(view, event.data.userId, at, () => ({ totp: false }));
+      case 'user.recovery-codes-issued':
+        return updateSecondFactor(view, event.data.userId, at, () => ({ recoveryCodesLeft: event.data.codeHashes.length }));
+      case 'user.passkey-registered':
+        return updateSecondFactor(view, event.data.userId, at, (summary) => ({ passkeys: summary.passkeys + 1 }));
+      case 'user.passkey-removed':
+        return updateSecondFactor(view, event.data.userId, at, (summary) => ({ passkeys: Math.max(0, summary.passkeys - 1) }));
+      case 'user.second-factor-reset':
+        return updateSecondFactor(view, event.data.userId, at, () => NO_SECOND_FACTOR);
 
       case 'agent-key.issued': {
         const d = event.data;
@@ -417,6 +448,13 @@ async function updateTenant(view: ProjectionView, tenantId: string, at: string, 
   const tenant = await view.get<Doc<TenantDoc>>('tenants', tenantId);
   if (!tenant) return;
   view.put('tenants', tenantId, { ...tenant, ...patch, updatedAt: at });
+}
+
+async function updateSecondFactor(view: ProjectionView, userId: string, at: string, change: (summary: SecondFactorSummary) => Partial<SecondFactorSummary>, patch: Partial<UserDoc> = {}): Promise<void> {
+  const user = await view.get<Doc<UserDoc>>('users', userId);
+  if (!user) return;
+  const summary = user.secondFactor ?? NO_SECOND_FACTOR;
+  view.put('users', userId, { ...user, ...patch, secondFactor: { ...summary, ...change(summary) }, updatedAt: at });
 }
 
 async function updateUser(view: ProjectionView, userId: string, at: string, patch: Partial<UserDoc>): Promise<void> {

@@ -28,6 +28,12 @@ const publicKeyPrefix = z
   .refine((value) => value.startsWith(PUBLIC_KEY_PREFIX), `starts with ${PUBLIC_KEY_PREFIX}`);
 const passwordHash = z.string().refine(isPasswordHash, 'a password hash (scrypt$N$r$p$salt$hash), never a password');
 
+const sealedSecret = z.string().regex(/^v1\./, 'a sealed secret');
+/** In each user event below, `projectId` names the project whose audit log shows it (the console's, where the person acted). */
+const secondFactorMethod = z.enum(['totp', 'recovery-code', 'passkey']);
+/** A WebAuthn credential's id (base64url, at most 1023 bytes by the standard). */
+const credentialId = z.string().regex(/^[A-Za-z0-9_-]{16,1400}$/, 'a base64url credential id');
+
 const contentLocales = z.object({ locales: z.array(z.string().min(2)).min(1), defaultLocale: z.string().min(2) });
 
 // ---- tenants
@@ -68,6 +74,17 @@ export const tenantOidcRemoved = defineEvent({
   type: 'tenant.oidc-removed',
   version: 1,
   schema: z.object({ tenantId: id, projectId: id.optional() }),
+});
+
+/**
+ * Whether the tenant's people must prove a second factor (an authenticator app's code or a passkey) when they
+ * sign in with a password: someone who has none is asked to set one up before their session begins. Sign-in
+ * through the identity provider is left to the provider's own second factor.
+ */
+export const tenantSecondFactorPolicyChanged = defineEvent({
+  type: 'tenant.second-factor-policy-changed',
+  version: 1,
+  schema: z.object({ tenantId: id, required: z.boolean(), projectId: id.optional() }),
 });
 
 // ---- projects
@@ -262,7 +279,90 @@ export const userSignedIn = defineEvent({
     expiresAt: timestamp,
     /** The project whose login page was used: its audit log shows the sign-in (absent for a sign-in without one). */
     projectId: id.optional(),
+    /**
+     * The second factor a password sign-in was proven with: `totpStep` (the 30-second step of the code, so no code
+     * signs in twice), `recoveryCodeHash` (the code spent), or the passkey `credentialId` and its new `counter`.
+     */
+    secondFactor: z
+      .object({
+        method: secondFactorMethod,
+        totpStep: z.number().int().min(0).optional(),
+        recoveryCodeHash: keyHash.optional(),
+        credentialId: credentialId.optional(),
+        counter: z.number().int().min(0).optional(),
+      })
+      .optional(),
   }),
+});
+
+// ---- a user's second factor
+
+
+/**
+ * The user set up an authenticator app (TOTP, RFC 6238: six digits every 30 seconds): its shared secret sealed with
+ * the secrets key for the record `totp:<userId>`, never in clear. From now on a password alone does not sign them in.
+ */
+export const userTotpEnrolled = defineEvent({
+  type: 'user.totp-enrolled',
+  version: 1,
+  schema: z.object({ userId: id, sealedSecret, projectId: id.optional() }),
+});
+
+/** The user removed their authenticator app. */
+export const userTotpRemoved = defineEvent({
+  type: 'user.totp-removed',
+  version: 1,
+  schema: z.object({ userId: id, projectId: id.optional() }),
+});
+
+/**
+ * New recovery codes (each good for one sign-in when the authenticator is lost) replace any left: only their
+ * SHA-256 is kept (the codes carry 80 random bits, so the hashes do not give them away); the codes are shown once.
+ */
+export const userRecoveryCodesIssued = defineEvent({
+  type: 'user.recovery-codes-issued',
+  version: 1,
+  schema: z.object({ userId: id, codeHashes: z.array(keyHash).min(1).max(20), projectId: id.optional() }),
+});
+
+/**
+ * The user registered a passkey (a WebAuthn credential: a key pair held by their device or password manager).
+ * `publicKey`: the credential's COSE public key (base64url), which checks its signatures; `counter`: the
+ * signature counter it reported (0 for authenticators that keep none).
+ */
+export const userPasskeyRegistered = defineEvent({
+  type: 'user.passkey-registered',
+  version: 1,
+  schema: z.object({
+    userId: id,
+    credentialId,
+    publicKey: z.string().regex(/^[A-Za-z0-9_-]{16,2000}$/, 'a base64url COSE public key'),
+    counter: z.number().int().min(0),
+    name: z.string().min(1).max(100),
+    transports: z.array(z.string().min(1).max(30)).max(10),
+    backedUp: z.boolean(),
+    projectId: id.optional(),
+  }),
+});
+
+export const userPasskeyRemoved = defineEvent({
+  type: 'user.passkey-removed',
+  version: 1,
+  schema: z.object({ userId: id, credentialId, projectId: id.optional() }),
+});
+
+/** A tenant admin removed every second factor of a user who lost theirs (authenticator app, passkeys, recovery codes). */
+export const userSecondFactorReset = defineEvent({
+  type: 'user.second-factor-reset',
+  version: 1,
+  schema: z.object({ userId: id, projectId: id.optional() }),
+});
+
+/** Someone who knew the user's password gave a wrong second factor (a wrong or used code, or a passkey that did not check). */
+export const userSecondFactorFailed = defineEvent({
+  type: 'user.second-factor-failed',
+  version: 1,
+  schema: z.object({ userId: id, method: secondFactorMethod, projectId: id.optional() }),
 });
 
 // ---- keys
@@ -320,6 +420,7 @@ export const accessEvents = [
   tenantCreated,
   tenantOidcConfigured,
   tenantOidcRemoved,
+  tenantSecondFactorPolicyChanged,
   projectCreated,
   projectRenamed,
   projectPlanChanged,
@@ -341,6 +442,13 @@ export const accessEvents = [
   userInvitationAccepted,
   userIdentityLinked,
   userSignedIn,
+  userTotpEnrolled,
+  userTotpRemoved,
+  userRecoveryCodesIssued,
+  userPasskeyRegistered,
+  userPasskeyRemoved,
+  userSecondFactorReset,
+  userSecondFactorFailed,
   agentKeyIssued,
   agentKeyRevoked,
   agentKeyUsed,
@@ -351,7 +459,7 @@ export const accessEvents = [
 /** The domain event (type and data, and who caused it once it is in the log) a definition describes. */
 export type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? { type: Type; data: Data; actor?: EventActor } : never;
 
-export type TenantEvent = EventOf<typeof tenantCreated> | EventOf<typeof tenantOidcConfigured> | EventOf<typeof tenantOidcRemoved>;
+export type TenantEvent = EventOf<typeof tenantCreated> | EventOf<typeof tenantOidcConfigured> | EventOf<typeof tenantOidcRemoved> | EventOf<typeof tenantSecondFactorPolicyChanged>;
 export type ProjectEvent =
   | EventOf<typeof projectCreated>
   | EventOf<typeof projectRenamed>
@@ -374,7 +482,14 @@ export type UserEvent =
   | EventOf<typeof userInvited>
   | EventOf<typeof userInvitationAccepted>
   | EventOf<typeof userIdentityLinked>
-  | EventOf<typeof userSignedIn>;
+  | EventOf<typeof userSignedIn>
+  | EventOf<typeof userTotpEnrolled>
+  | EventOf<typeof userTotpRemoved>
+  | EventOf<typeof userRecoveryCodesIssued>
+  | EventOf<typeof userPasskeyRegistered>
+  | EventOf<typeof userPasskeyRemoved>
+  | EventOf<typeof userSecondFactorReset>
+  | EventOf<typeof userSecondFactorFailed>;
 export type KeyEvent =
   | EventOf<typeof agentKeyIssued>
   | EventOf<typeof agentKeyRevoked>

@@ -1,5 +1,5 @@
 import type { Decider } from '../decider.ts';
-import { conflict, notFound } from '../domain-error.ts';
+import { conflict, invalid, notFound } from '../domain-error.ts';
 import type { TenantEvent } from './access-events.ts';
 import { auditProject, displayName } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
@@ -12,6 +12,8 @@ export interface Tenant {
   name: string;
   /** Sign-in through the tenant's OpenID Connect provider; null (or absent) when not set up. */
   oidc?: OidcSettings | null;
+  /** Password sign-in needs a second factor (people without one set it up before their session begins). */
+  secondFactorRequired?: boolean;
 }
 
 export type TenantState = Tenant | null;
@@ -20,7 +22,8 @@ export type TenantCommand =
   | { type: 'create-tenant'; tenantId: string; name: string }
   /** The whole OpenID Connect setup; its client secret already sealed (see oidcSecretContext). */
   | { type: 'configure-oidc'; settings: OidcSettings; projectId?: string }
-  | { type: 'remove-oidc'; projectId?: string };
+  | { type: 'remove-oidc'; projectId?: string }
+  | { type: 'set-second-factor-policy'; required: boolean; projectId?: string };
 
 export interface TenantContext {
   caller: Caller;
@@ -40,6 +43,8 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
       }
       case 'tenant.oidc-removed':
         return state ? { ...state, oidc: null } : state;
+      case 'tenant.second-factor-policy-changed':
+        return state ? { ...state, secondFactorRequired: event.data.required } : state;
       default:
         return state;
     }
@@ -65,6 +70,14 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         assertCallerSeesTenant(caller, state.id, 'tenant');
         assertCan(caller, 'sign-in.manage');
         return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id, ...auditProject(command) } }] : [];
+      }
+      case 'set-second-factor-policy': {
+        if (!state) throw notFound('tenant not found');
+        assertCallerSeesTenant(caller, state.id, 'tenant');
+        assertCan(caller, 'sign-in.manage');
+        if (typeof command.required !== 'boolean') throw invalid('required must be true or false');
+        if (command.required === (state.secondFactorRequired ?? false)) return [];
+        return [{ type: 'tenant.second-factor-policy-changed', data: { tenantId: state.id, required: command.required, ...auditProject(command) } }];
       }
     }
   },

@@ -6,6 +6,7 @@ import type { UserEvent } from './access-events.ts';
 import { auditProject, emailAddress } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
 import { assertCan } from './permissions.ts';
+import { acceptProof, hasSecondFactor, MAX_PASSKEYS, NO_SECOND_FACTORS, type Passkey, passkeyName, type SecondFactorMethod, type SecondFactorProof, type SecondFactors } from './second-factor.ts';
 
 /**
  * A console user. Stream: userStream(id). The e-mail is unique in the whole system: the application
@@ -26,6 +27,8 @@ export interface User {
   invitation?: { tokenHash: string; expiresAt: string } | null;
   /** The person each identity provider (by issuer) knows as this user (user.identity-linked). */
   identities?: Record<string, string>;
+  /** The second factor for password sign-in (absent: none set up). */
+  secondFactor?: SecondFactors;
 }
 
 export type UserState = User | null;
@@ -50,7 +53,19 @@ export type UserCommand =
   /** Single sign-on vouched that `subject` at `issuer` is this user (decideOidcSignIn); by the sign-in itself (an operator caller). */
   | { type: 'link-identity'; issuer: string; subject: string; projectId?: string }
   /** A console session began: by the user who signed in. */
-  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string };
+  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string; secondFactor?: SecondFactorProof }
+  /** The user sets up an authenticator app (its secret sealed); `recoveryCodeHashes` are issued when they hold none. */
+  | { type: 'enrol-totp'; sealedSecret: string; recoveryCodeHashes: string[]; projectId?: string }
+  | { type: 'remove-totp'; projectId?: string }
+  /** The user registers a passkey (checked by the application); `recoveryCodeHashes` are issued when they hold none. */
+  | { type: 'register-passkey'; passkey: Passkey; recoveryCodeHashes: string[]; projectId?: string }
+  | { type: 'remove-passkey'; credentialId: string; projectId?: string }
+  /** New recovery codes replace those left. */
+  | { type: 'issue-recovery-codes'; codeHashes: string[]; projectId?: string }
+  /** A tenant admin removes every second factor of a user who lost theirs. */
+  | { type: 'reset-second-factor'; projectId?: string }
+  /** Someone with the user's password gave a wrong second factor: recorded as the user (the person the attempt claims to be). */
+  | { type: 'record-second-factor-failure'; method: SecondFactorMethod; projectId?: string };
 
 /** An invitation's link: the SHA-256 (hex) of its secret, and when it expires (UTC ISO). */
 export interface Invitation {
@@ -92,7 +107,38 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         return { ...state, invitation: null };
       case 'user.identity-linked':
         return { ...state, identities: { ...state.identities, [event.data.issuer]: event.data.subject } };
-      case 'user.signed-in':
+      case 'user.signed-in': {
+        const proof = event.data.secondFactor;
+        if (!proof) return state;
+        const factors = state.secondFactor ?? NO_SECOND_FACTORS;
+        switch (proof.method) {
+          case 'totp':
+            return factors.totp && proof.totpStep !== undefined ? { ...state, secondFactor: { ...factors, totp: { ...factors.totp, lastStep: proof.totpStep } } } : state;
+          case 'recovery-code':
+            return { ...state, secondFactor: { ...factors, recoveryCodeHashes: factors.recoveryCodeHashes.filter((hash) => hash !== proof.recoveryCodeHash) } };
+          case 'passkey':
+            return { ...state, secondFactor: { ...factors, passkeys: factors.passkeys.map((passkey) => (passkey.credentialId === proof.credentialId ? { ...passkey, counter: proof.counter ?? passkey.counter } : passkey)) } };
+        }
+        return state;
+      }
+      case 'user.totp-enrolled':
+        return { ...state, secondFactor: { ...(state.secondFactor ?? NO_SECOND_FACTORS), totp: { sealedSecret: event.data.sealedSecret, lastStep: -1 } } };
+      case 'user.totp-removed':
+        return { ...state, secondFactor: { ...(state.secondFactor ?? NO_SECOND_FACTORS), totp: null } };
+      case 'user.recovery-codes-issued':
+        return { ...state, secondFactor: { ...(state.secondFactor ?? NO_SECOND_FACTORS), recoveryCodeHashes: event.data.codeHashes } };
+      case 'user.passkey-registered': {
+        const { userId: _userId, projectId: _projectId, ...passkey } = event.data;
+        const factors = state.secondFactor ?? NO_SECOND_FACTORS;
+        return { ...state, secondFactor: { ...factors, passkeys: [...factors.passkeys, passkey] } };
+      }
+      case 'user.passkey-removed': {
+        const factors = state.secondFactor ?? NO_SECOND_FACTORS;
+        return { ...state, secondFactor: { ...factors, passkeys: factors.passkeys.filter((passkey) => passkey.credentialId !== event.data.credentialId) } };
+      }
+      case 'user.second-factor-reset':
+        return { ...state, secondFactor: NO_SECOND_FACTORS };
+      case 'user.second-factor-failed':
         return state;
     }
   },
@@ -170,7 +216,49 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         if (!self) throw forbidden('A sign-in is recorded by the person who signed in.');
         if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
         if ((command.method === 'oidc') !== (command.issuer !== undefined)) throw invalid('a sign-in through an identity provider names its issuer, and only such a sign-in does');
-        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...auditProject(command) } }];
+        const proof = command.method === 'password' ? command.secondFactor : undefined;
+        // A password alone does not sign in someone who set up a second factor, whatever the caller believed.
+        if (command.method === 'password' && !proof && hasSecondFactor(state.secondFactor)) throw new DomainError('UNAUTHORIZED', 'A second factor is needed to sign in.', 'Sign in again and give the code from your authenticator app, a recovery code or your passkey.');
+        if (proof) acceptProof(state.secondFactor, proof);
+        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...auditProject(command), ...(proof ? { secondFactor: proofRecord(proof) } : {}) } }];
+      }
+      case 'enrol-totp': {
+        assertOwnSecondFactor(self, state);
+        if (state.secondFactor?.totp) throw conflict('An authenticator app is set up already: remove it before setting up another.');
+        if (!/^v1\./.test(command.sealedSecret)) throw invalid('the authenticator secret is sealed before it is recorded, never in clear');
+        return [{ type: 'user.totp-enrolled', data: { userId: state.id, sealedSecret: command.sealedSecret, ...auditProject(command) } }, ...firstRecoveryCodes(state, command.recoveryCodeHashes, command.projectId)];
+      }
+      case 'remove-totp': {
+        assertOwnSecondFactor(self, state);
+        return state.secondFactor?.totp ? [{ type: 'user.totp-removed', data: { userId: state.id, ...auditProject(command) } }] : [];
+      }
+      case 'register-passkey': {
+        assertOwnSecondFactor(self, state);
+        const passkeys = state.secondFactor?.passkeys ?? [];
+        if (passkeys.some((passkey) => passkey.credentialId === command.passkey.credentialId)) throw conflict('This passkey is registered already.');
+        if (passkeys.length >= MAX_PASSKEYS) throw conflict(`At most ${MAX_PASSKEYS} passkeys: remove one before adding another.`);
+        return [{ type: 'user.passkey-registered', data: { userId: state.id, ...command.passkey, name: passkeyName(command.passkey.name), ...auditProject(command) } }, ...firstRecoveryCodes(state, command.recoveryCodeHashes, command.projectId)];
+      }
+      case 'remove-passkey': {
+        assertOwnSecondFactor(self, state);
+        if (!state.secondFactor?.passkeys.some((passkey) => passkey.credentialId === command.credentialId)) throw notFound('No such passkey.');
+        return [{ type: 'user.passkey-removed', data: { userId: state.id, credentialId: command.credentialId, ...auditProject(command) } }];
+      }
+      case 'issue-recovery-codes': {
+        assertOwnSecondFactor(self, state);
+        if (!hasSecondFactor(state.secondFactor)) throw conflict('Recovery codes stand in for an authenticator app or a passkey: set one up first.');
+        return [{ type: 'user.recovery-codes-issued', data: { userId: state.id, codeHashes: recoveryCodeHashes(command.codeHashes), ...auditProject(command) } }];
+      }
+      case 'reset-second-factor': {
+        assertCan(caller, 'members.manage');
+        if (self) throw forbidden('You cannot reset your own second factor.', 'Sign in with a recovery code and set it up again, or ask another tenant admin.');
+        const factors = state.secondFactor;
+        if (!factors || (!hasSecondFactor(factors) && factors.recoveryCodeHashes.length === 0)) return [];
+        return [{ type: 'user.second-factor-reset', data: { userId: state.id, ...auditProject(command) } }];
+      }
+      case 'record-second-factor-failure': {
+        if (!self) throw forbidden('A failed second factor is recorded for the person who tried.');
+        return [{ type: 'user.second-factor-failed', data: { userId: state.id, method: command.method, ...auditProject(command) } }];
       }
       case 'end-session': {
         // The identity provider's logout, through the sign-in: no person ends another's session.
@@ -184,6 +272,35 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
     }
   },
 };
+
+/** A second factor is set up by its owner, signed in with an account still enabled. */
+function assertOwnSecondFactor(self: boolean, state: User): void {
+  if (!self) throw forbidden('A second factor is set up by its owner.', 'A tenant admin can only reset it.');
+  if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
+}
+
+/** Recovery codes issued with the first second factor (none while some are left). */
+function firstRecoveryCodes(state: User, codeHashes: string[], projectId: string | undefined): UserEvent[] {
+  if ((state.secondFactor?.recoveryCodeHashes.length ?? 0) > 0) return [];
+  return [{ type: 'user.recovery-codes-issued', data: { userId: state.id, codeHashes: recoveryCodeHashes(codeHashes), ...auditProject({ projectId }) } }];
+}
+
+function recoveryCodeHashes(hashes: string[]): string[] {
+  if (hashes.length === 0 || hashes.some((hash) => !/^[0-9a-f]{64}$/.test(hash)) || new Set(hashes).size !== hashes.length) throw invalid('recovery codes are recorded as distinct SHA-256 hashes, never in clear');
+  return hashes;
+}
+
+/** What the log keeps of a proof: enough to fold the history again (the step, the code spent, the counter). */
+function proofRecord(proof: SecondFactorProof): { method: SecondFactorMethod; totpStep?: number; recoveryCodeHash?: string; credentialId?: string; counter?: number } {
+  switch (proof.method) {
+    case 'totp':
+      return { method: 'totp', totpStep: proof.step };
+    case 'recovery-code':
+      return { method: 'recovery-code', recoveryCodeHash: proof.codeHash };
+    case 'passkey':
+      return { method: 'passkey', credentialId: proof.credentialId, counter: proof.counter };
+  }
+}
 
 /** Normalises a role given by a caller, aliases included; VALIDATION_ERROR for anything else. */
 export function roleValue(role: string): UserRole {
