@@ -30,6 +30,7 @@ import { ProjectSettingsAccess } from './project-settings-access.ts';
 import { TenantProjectAccess } from './tenant-project-access.ts';
 import { UserAccess } from './user-access.ts';
 import { SignInAccess } from './sign-in-access.ts';
+import { SecondFactorAccess } from './second-factor-access.ts';
 
 export * from './access-service-types.ts';
 export { checkBootstrapInput } from './access-bootstrap.ts';
@@ -70,6 +71,7 @@ export class AccessService {
   readonly #bootstrap: AccessBootstrap;
   /** The tenant's single sign-on and what a sign-in through it records. */
   readonly signIn: SignInAccess;
+  readonly secondFactor: SecondFactorAccess;
 
   constructor(deps: AccessServiceDeps) {
     const writer = new AccessWriter(deps);
@@ -79,6 +81,7 @@ export class AccessService {
     this.#settings = new ProjectSettingsAccess(writer);
     this.#bootstrap = new AccessBootstrap(writer, this.#tenants, this.#users);
     this.signIn = new SignInAccess(writer, this.#users);
+    this.secondFactor = new SecondFactorAccess(writer);
   }
 
   createTenant(caller: Caller, input: CreateTenantInput, options: WriteOptions = {}): Promise<TenantCreated> {

@@ -9,6 +9,7 @@ import { tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
 import { userDecider } from '../domain/access/user-decider.ts';
 import type { OidcSettings } from '../domain/access/oidc-settings.ts';
+import type { SecondFactorProof } from '../domain/access/second-factor.ts';
 import { auditProject } from '../domain/access/access-values.ts';
 import type { UserRole } from '../domain/principal.ts';
 import { hashPassword } from '../security/password-hashing.ts';
@@ -76,8 +77,8 @@ export class SignInAccess {
   }
 
   /** Records that a console session began (with a password, or through the provider `issuer`), by the user who signed in. */
-  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; idpSessionId?: string; expiresAt: Date; projectId?: string }, options: WriteOptions = {}): Promise<{ position: bigint }> {
-    const via = input.issuer === undefined ? { method: 'password' as const } : { method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
+  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; idpSessionId?: string; expiresAt: Date; projectId?: string; secondFactor?: SecondFactorProof }, options: WriteOptions = {}): Promise<{ position: bigint }> {
+    const via = input.issuer === undefined ? { method: 'password' as const, ...(input.secondFactor ? { secondFactor: input.secondFactor } : {}) } : { method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
     const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString(), ...auditProject(input) };
     const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
     return { position: positionOf(result) };

@@ -26,7 +26,7 @@ function registeredRoutes(): ApiRegistry['routes'] {
     return add.apply(this, args);
   } as typeof add;
   try {
-    adminRouter(standIn() as AdminDeps, { webhooks: standIn(), media: standIn(), contactForms: standIn(), translation: standIn(), operations: standIn(), logTree: standIn(), auditExports: standIn(), invitations: standIn(), signIn: { oidc: standIn(), box: standIn(), relyingParty: standIn() }, mcp: mcpRoute });
+    adminRouter(standIn() as AdminDeps, { webhooks: standIn(), media: standIn(), contactForms: standIn(), translation: standIn(), operations: standIn(), logTree: standIn(), auditExports: standIn(), invitations: standIn(), signIn: { oidc: standIn(), box: standIn(), relyingParty: standIn(), secondFactorChecks: standIn(), secondFactor: standIn() }, mcp: mcpRoute });
   } finally {
     ApiRegistry.prototype.add = add;
   }
@@ -56,9 +56,9 @@ describe('codebase: every admin route declares its permission', () => {
     for (const route of routes) if (route.permission !== 'none') expect(PERMISSIONS[route.permission], route.operationId).to.have.property('label');
   });
 
-  it('leaves open (none) only sign-in (password and single sign-on), the caller\'s own session and preferences, the project switcher, accepting an invitation and the MCP endpoint', () => {
+  it('leaves open (none) only sign-in (password, its second factor and single sign-on), the caller\'s own session, preferences and second factor, the project switcher, accepting an invitation and the MCP endpoint', () => {
     const open = routes.filter((route) => route.permission === 'none').map((route) => route.operationId).sort();
-    expect(open).to.deep.equal(['acceptInvitation', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'logout', 'mcp', 'oidcBackchannelLogout', 'setNoticePreferences', 'startOidcSignIn']);
+    expect(open).to.deep.equal(['acceptInvitation', 'enrolTotp', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSecondFactor', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'loginPasskeyOptions', 'loginSecondFactor', 'loginTotpSetup', 'logout', 'mcp', 'oidcBackchannelLogout', 'registerPasskey', 'removePasskey', 'removeTotp', 'renewRecoveryCodes', 'setNoticePreferences', 'startOidcSignIn', 'startPasskeyRegistration', 'startTotpSetup']);
   });
 
   it('has an action, not none, on every route that is checked by the domain', () => {

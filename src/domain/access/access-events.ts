@@ -4,6 +4,8 @@ import { PLANS } from '../plans.ts';
 import { AGENT_KEY_DISPLAY_LENGTH, AGENT_KEY_PREFIX, PUBLIC_KEY_DISPLAY_LENGTH, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
 import { isPasswordHash } from '../../security/password-hashing.ts';
 import type { EventActor } from '../decider.ts';
+import { credentialId, id, keyHash, secondFactorMethod } from './access-event-fields.ts';
+import { userPasskeyRegistered, userPasskeyRemoved, userRecoveryCodesIssued, userSecondFactorFailed, userSecondFactorReset, userTotpEnrolled, userTotpRemoved } from './second-factor-events.ts';
 
 /**
  * Events of tenants, projects, users and keys. Secrets never appear in clear: users carry a password
@@ -13,11 +15,9 @@ import type { EventActor } from '../decider.ts';
  * Project events carry the whole value they set (all locales, all domains, all site settings), so a
  * projection folds each one without looking back.
  */
-const id = z.uuid();
 const plan = z.enum(PLANS);
 const role = z.enum(['tenant_admin', 'tenant_user']);
 const timestamp = z.iso.datetime({ offset: false, precision: 3 });
-const keyHash = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
 const agentKeyPrefix = z
   .string()
   .length(AGENT_KEY_DISPLAY_LENGTH)
@@ -28,11 +28,6 @@ const publicKeyPrefix = z
   .refine((value) => value.startsWith(PUBLIC_KEY_PREFIX), `starts with ${PUBLIC_KEY_PREFIX}`);
 const passwordHash = z.string().refine(isPasswordHash, 'a password hash (scrypt$N$r$p$salt$hash), never a password');
 
-const sealedSecret = z.string().regex(/^v1\./, 'a sealed secret');
-/** In each user event below, `projectId` names the project whose audit log shows it (the console's, where the person acted). */
-const secondFactorMethod = z.enum(['totp', 'recovery-code', 'passkey']);
-/** A WebAuthn credential's id (base64url, at most 1023 bytes by the standard). */
-const credentialId = z.string().regex(/^[A-Za-z0-9_-]{16,1400}$/, 'a base64url credential id');
 
 const contentLocales = z.object({ locales: z.array(z.string().min(2)).min(1), defaultLocale: z.string().min(2) });
 
@@ -281,7 +276,8 @@ export const userSignedIn = defineEvent({
     projectId: id.optional(),
     /**
      * The second factor a password sign-in was proven with: `totpStep` (the 30-second step of the code, so no code
-     * signs in twice), `recoveryCodeHash` (the code spent), or the passkey `credentialId` and its new `counter`.
+     * signs in twice), `recoveryCodeHash` (the code spent), or the passkey `credentialId`, its new `counter` and
+     * when its challenge was made (`challengedAt`, ms: each challenge is answered once).
      */
     secondFactor: z
       .object({
@@ -290,79 +286,10 @@ export const userSignedIn = defineEvent({
         recoveryCodeHash: keyHash.optional(),
         credentialId: credentialId.optional(),
         counter: z.number().int().min(0).optional(),
+        challengedAt: z.number().int().min(0).optional(),
       })
       .optional(),
   }),
-});
-
-// ---- a user's second factor
-
-
-/**
- * The user set up an authenticator app (TOTP, RFC 6238: six digits every 30 seconds): its shared secret sealed with
- * the secrets key for the record `totp:<userId>`, never in clear. From now on a password alone does not sign them in.
- */
-export const userTotpEnrolled = defineEvent({
-  type: 'user.totp-enrolled',
-  version: 1,
-  schema: z.object({ userId: id, sealedSecret, projectId: id.optional() }),
-});
-
-/** The user removed their authenticator app. */
-export const userTotpRemoved = defineEvent({
-  type: 'user.totp-removed',
-  version: 1,
-  schema: z.object({ userId: id, projectId: id.optional() }),
-});
-
-/**
- * New recovery codes (each good for one sign-in when the authenticator is lost) replace any left: only their
- * SHA-256 is kept (the codes carry 80 random bits, so the hashes do not give them away); the codes are shown once.
- */
-export const userRecoveryCodesIssued = defineEvent({
-  type: 'user.recovery-codes-issued',
-  version: 1,
-  schema: z.object({ userId: id, codeHashes: z.array(keyHash).min(1).max(20), projectId: id.optional() }),
-});
-
-/**
- * The user registered a passkey (a WebAuthn credential: a key pair held by their device or password manager).
- * `publicKey`: the credential's COSE public key (base64url), which checks its signatures; `counter`: the
- * signature counter it reported (0 for authenticators that keep none).
- */
-export const userPasskeyRegistered = defineEvent({
-  type: 'user.passkey-registered',
-  version: 1,
-  schema: z.object({
-    userId: id,
-    credentialId,
-    publicKey: z.string().regex(/^[A-Za-z0-9_-]{16,2000}$/, 'a base64url COSE public key'),
-    counter: z.number().int().min(0),
-    name: z.string().min(1).max(100),
-    transports: z.array(z.string().min(1).max(30)).max(10),
-    backedUp: z.boolean(),
-    projectId: id.optional(),
-  }),
-});
-
-export const userPasskeyRemoved = defineEvent({
-  type: 'user.passkey-removed',
-  version: 1,
-  schema: z.object({ userId: id, credentialId, projectId: id.optional() }),
-});
-
-/** A tenant admin removed every second factor of a user who lost theirs (authenticator app, passkeys, recovery codes). */
-export const userSecondFactorReset = defineEvent({
-  type: 'user.second-factor-reset',
-  version: 1,
-  schema: z.object({ userId: id, projectId: id.optional() }),
-});
-
-/** Someone who knew the user's password gave a wrong second factor (a wrong or used code, or a passkey that did not check). */
-export const userSecondFactorFailed = defineEvent({
-  type: 'user.second-factor-failed',
-  version: 1,
-  schema: z.object({ userId: id, method: secondFactorMethod, projectId: id.optional() }),
 });
 
 // ---- keys

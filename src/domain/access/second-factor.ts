@@ -31,13 +31,16 @@ export interface SecondFactors {
   /** SHA-256 (hex) of the recovery codes not yet used. */
   recoveryCodeHashes: string[];
   passkeys: Passkey[];
+  /** When the challenge of the last passkey sign-in was made (ms): an answer to it, or to an older one, is not taken again. */
+  lastPasskeyChallengeAt?: number;
 }
 
 /** What a checked second factor proved, for the decider to accept or refuse. */
 export type SecondFactorProof =
   | { method: 'totp'; step: number }
   | { method: 'recovery-code'; codeHash: string }
-  | { method: 'passkey'; credentialId: string; counter: number };
+  /** `challengedAt`: when the sign-in's challenge was made (ms); each challenge is answered once. */
+  | { method: 'passkey'; credentialId: string; counter: number; challengedAt: number };
 
 export const NO_SECOND_FACTORS: SecondFactors = { totp: null, recoveryCodeHashes: [], passkeys: [] };
 
@@ -84,9 +87,11 @@ export function acceptProof(factors: SecondFactors | undefined, proof: SecondFac
     case 'passkey': {
       const passkey = factors.passkeys.find((candidate) => candidate.credentialId === proof.credentialId);
       if (!passkey) throw refused();
+      // An answer signs in once: its challenge must be newer than the last one answered (a counter of 0 proves nothing).
+      if (!Number.isSafeInteger(proof.challengedAt) || proof.challengedAt <= (factors.lastPasskeyChallengeAt ?? -1)) throw refused();
       // A counter that does not move on, where the authenticator keeps one, says the credential was copied.
       if ((passkey.counter > 0 || proof.counter > 0) && proof.counter <= passkey.counter) throw refused();
-      return { ...factors, passkeys: factors.passkeys.map((candidate) => (candidate === passkey ? { ...passkey, counter: proof.counter } : candidate)) };
+      return { ...factors, lastPasskeyChallengeAt: proof.challengedAt, passkeys: factors.passkeys.map((candidate) => (candidate === passkey ? { ...passkey, counter: proof.counter } : candidate)) };
     }
   }
 }

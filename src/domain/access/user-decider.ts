@@ -117,7 +117,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
           case 'recovery-code':
             return { ...state, secondFactor: { ...factors, recoveryCodeHashes: factors.recoveryCodeHashes.filter((hash) => hash !== proof.recoveryCodeHash) } };
           case 'passkey':
-            return { ...state, secondFactor: { ...factors, passkeys: factors.passkeys.map((passkey) => (passkey.credentialId === proof.credentialId ? { ...passkey, counter: proof.counter ?? passkey.counter } : passkey)) } };
+            return { ...state, secondFactor: { ...factors, ...(proof.challengedAt === undefined ? {} : { lastPasskeyChallengeAt: proof.challengedAt }), passkeys: factors.passkeys.map((passkey) => (passkey.credentialId === proof.credentialId ? { ...passkey, counter: proof.counter ?? passkey.counter } : passkey)) } };
         }
         return state;
       }
@@ -291,14 +291,14 @@ function recoveryCodeHashes(hashes: string[]): string[] {
 }
 
 /** What the log keeps of a proof: enough to fold the history again (the step, the code spent, the counter). */
-function proofRecord(proof: SecondFactorProof): { method: SecondFactorMethod; totpStep?: number; recoveryCodeHash?: string; credentialId?: string; counter?: number } {
+function proofRecord(proof: SecondFactorProof): { method: SecondFactorMethod; totpStep?: number; recoveryCodeHash?: string; credentialId?: string; counter?: number; challengedAt?: number } {
   switch (proof.method) {
     case 'totp':
       return { method: 'totp', totpStep: proof.step };
     case 'recovery-code':
       return { method: 'recovery-code', recoveryCodeHash: proof.codeHash };
     case 'passkey':
-      return { method: 'passkey', credentialId: proof.credentialId, counter: proof.counter };
+      return { method: 'passkey', credentialId: proof.credentialId, counter: proof.counter, challengedAt: proof.challengedAt };
   }
 }
 

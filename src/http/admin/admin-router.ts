@@ -31,6 +31,7 @@ import type { AuditExportSigning } from '../../audit/audit-export.ts';
 import { auditExportRoutes } from './audit-export-routes.ts';
 import { oidcRoutes } from './oidc-routes.ts';
 import { signInSettingsRoutes } from './sign-in-settings-routes.ts';
+import { secondFactorRoutes } from './second-factor-routes.ts';
 import type { SignInServices } from '../../sign-in/sign-in-setup.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
@@ -60,8 +61,9 @@ export function adminRouter(
       await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS, projections);
     },
   });
-  const open = authRoutes(deps, api);
+  const open = authRoutes(deps, api, services.signIn?.secondFactor);
   const sso = services.signIn ? { open: oidcRoutes({ ...deps, oidc: services.signIn.oidc }, api), settings: signInSettingsRoutes({ ...deps, ...services.signIn }, api) } : undefined;
+  const secondFactor = services.signIn ? secondFactorRoutes(deps, api, services.signIn) : undefined;
   const session = sessionRoutes(deps, api);
   const invitations = invitationRoutes(deps, api, services.invitations);
   const content = contentRoutes(deps, api);
@@ -96,7 +98,8 @@ export function adminRouter(
   router.use(open.routes(), open.allowedMethods());
   router.use(invitations.open.routes(), invitations.open.allowedMethods());
   if (sso) router.use(sso.open.routes(), sso.open.allowedMethods());
+  if (secondFactor) router.use(secondFactor.open.routes(), secondFactor.open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [...(sso ? [sso.settings] : []), session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [...(sso ? [sso.settings] : []), ...(secondFactor ? [secondFactor.authenticated] : []), session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

@@ -14,6 +14,7 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export const ADMIN_TAGS = {
   Sessions: "Console sign-in: e-mail and password for a session token, or the organisation's identity provider.",
   'Single sign-on': "The tenant's OpenID Connect sign-in: its provider, client, allowed e-mail domains, groups and roles.",
+  'Second factor': 'A second factor for password sign-in: authenticator apps (TOTP), passkeys (WebAuthn) and recovery codes; the organisation\'s policy.',
   'Console login': 'The console login page: branding, appearance and the IP allowlist.',
   Project: 'The project: overview, content locales, site settings, custom domains and the public API base.',
   Keys: 'Agent and public API keys.',

@@ -40,6 +40,7 @@ interface UserRecord {
   disabled: boolean;
   createdAt: string;
   invitationExpiresAt?: string | null;
+  secondFactor?: { totp: boolean; passkeys: number; recoveryCodesLeft: number };
 }
 
 
@@ -158,6 +159,9 @@ const userSummarySchema = z
     disabled: z.boolean(),
     createdAt: z.string(),
     invitationExpiresAt: z.string().nullable().describe('Invited by e-mail and not yet accepted: until when the link works (it may have expired: send it again). null otherwise.'),
+    secondFactor: z
+      .object({ totp: z.boolean().describe('An authenticator app is set up'), passkeys: z.number().int().describe('How many passkeys'), recoveryCodesLeft: z.number().int() })
+      .describe('The second factor the member set up for password sign-in (nothing secret)'),
   })
   .meta({ id: 'UserSummary' });
 const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
@@ -426,5 +430,6 @@ function keySummary(key: KeyRecord, type: 'agent' | 'public'): z.input<typeof ke
 
 /** A user as lists show it: never the password hash. */
 function userSummary(user: UserRecord): z.input<typeof userSummarySchema> {
-  return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt, invitationExpiresAt: user.invitationExpiresAt ?? null };
+  const { totp = false, passkeys = 0, recoveryCodesLeft = 0 } = user.secondFactor ?? {};
+  return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt, invitationExpiresAt: user.invitationExpiresAt ?? null, secondFactor: { totp, passkeys, recoveryCodesLeft } };
 }

@@ -15,8 +15,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only)
-         * @description Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only). No credentials needed.
+         * Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only). Someone with a second factor, or whose organisation requires one, is answered a secondFactor challenge instead of the session.
+         * @description Sign in with e-mail and password for a console session token, or (cookie: true) a session cookie with its CSRF token, recorded as user.signed-in (429 with Retry-After after repeated failures; 503 when too many sign-ins wait; 403 when the organisation signs in with single sign-on only). Someone with a second factor, or whose organisation requires one, is answered a secondFactor challenge instead of the session.. No credentials needed.
          */
         post: operations["login"];
         delete?: never;
@@ -148,6 +148,270 @@ export type paths = {
          * @description Remove the tenant's OpenID Connect sign-in: people sign in with passwords again (recorded as tenant.oidc-removed). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["removeOidcSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The second step of a password sign-in: the authenticator app's code, a recovery code (each signs in once) or a passkey's answer; begins the session the password step was for, recorded as user.signed-in with the factor used. A wrong one is recorded as user.second-factor-failed (429 with Retry-After after repeated failures).
+         * @description The second step of a password sign-in: the authenticator app's code, a recovery code (each signs in once) or a passkey's answer; begins the session the password step was for, recorded as user.signed-in with the factor used. A wrong one is recorded as user.second-factor-failed (429 with Retry-After after repeated failures).. No credentials needed.
+         */
+        post: operations["loginSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The passkey challenge of a password sign-in's second step (WebAuthn request options) and the ticket that carries it
+         * @description The passkey challenge of a password sign-in's second step (WebAuthn request options) and the ticket that carries it. No credentials needed.
+         */
+        post: operations["loginPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/totp-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * For someone whose organisation requires a second factor and who has none: a new authenticator app secret to scan, set up by answering POST /auth/login/second-factor with its first code and the setupToken
+         * @description For someone whose organisation requires a second factor and who has none: a new authenticator app secret to scan, set up by answering POST /auth/login/second-factor with its first code and the setupToken. No credentials needed.
+         */
+        post: operations["loginTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your second factor for password sign-in: authenticator app, passkeys, recovery codes left, and whether your organisation requires one (sessions only)
+         * @description Your second factor for password sign-in: authenticator app, passkeys, recovery codes left, and whether your organisation requires one (sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        get: operations["getSecondFactor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/second-factor/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin setting up an authenticator app: a new secret to scan; nothing is recorded until POST /me/second-factor/totp proves the app has it (sessions only)
+         * @description Begin setting up an authenticator app: a new secret to scan; nothing is recorded until POST /me/second-factor/totp proves the app has it (sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["startTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/second-factor/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish setting up an authenticator app with its first code (recorded as user.totp-enrolled, the secret sealed); the first second factor also brings recovery codes, answered once (sessions only)
+         * @description Finish setting up an authenticator app with its first code (recorded as user.totp-enrolled, the secret sealed); the first second factor also brings recovery codes, answered once (sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["enrolTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/second-factor/totp/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove your authenticator app (your password again; recorded as user.totp-removed). Where your organisation requires a second factor and none is left, you set one up at your next sign-in.
+         * @description Remove your authenticator app (your password again; recorded as user.totp-removed). Where your organisation requires a second factor and none is left, you set one up at your next sign-in.. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["removeTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/second-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New recovery codes in place of those left (your password again; recorded as user.recovery-codes-issued, hashes only); answered once
+         * @description New recovery codes in place of those left (your password again; recorded as user.recovery-codes-issued, hashes only); answered once. Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["renewRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin adding a passkey: WebAuthn creation options for the browser's navigator.credentials.create, and the setup token to send back with its answer (sessions only)
+         * @description Begin adding a passkey: WebAuthn creation options for the browser's navigator.credentials.create, and the setup token to send back with its answer (sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["startPasskeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a passkey: the browser's answer to the creation options, checked (recorded as user.passkey-registered: its public key, never a secret); the first second factor also brings recovery codes, answered once (sessions only)
+         * @description Add a passkey: the browser's answer to the creation options, checked (recorded as user.passkey-registered: its public key, never a secret); the first second factor also brings recovery codes, answered once (sessions only). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/passkeys/{credentialId}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove one of your passkeys (your password again; recorded as user.passkey-removed)
+         * @description Remove one of your passkeys (your password again; recorded as user.passkey-removed). Credentials: an agent key, or a console session token with X-Project-Id.
+         */
+        post: operations["removePasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{userId}/second-factor/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove every second factor of a member who lost theirs (authenticator app, passkeys, recovery codes; recorded as user.second-factor-reset). Never one's own.
+         * @description Remove every second factor of a member who lost theirs (authenticator app, passkeys, recovery codes; recorded as user.second-factor-reset). Never one's own.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.manage` (change members' roles or disable members); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        post: operations["resetSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sign-in/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the organisation requires a second factor for password sign-in
+         * @description Whether the organisation requires a second factor for password sign-in. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.read` (read the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        get: operations["getSecondFactorPolicy"];
+        /**
+         * Require a second factor for password sign-in, or stop requiring it (recorded as tenant.second-factor-policy-changed). Requiring it needs your own second factor set up first, so that you are not the first one locked out.
+         * @description Require a second factor for password sign-in, or stop requiring it (recorded as tenant.second-factor-policy-changed). Requiring it needs your own second factor set up first, so that you are not the first one locked out.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        put: operations["setSecondFactorPolicy"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3286,6 +3550,36 @@ export type components = {
             /** @description When the revision was saved. */
             updatedAt: string;
         };
+        SecondFactor: {
+            /** @description The organisation requires a second factor for password sign-in */
+            required: boolean;
+            /** @description An authenticator app is set up */
+            totp: boolean;
+            passkeys: {
+                credentialId: string;
+                name: string;
+                /** @description Synced by a password manager or platform (a copy survives losing the device) */
+                backedUp: boolean;
+                transports: string[];
+            }[];
+            recoveryCodesLeft: number;
+        };
+        SecondFactorChallenge: {
+            secondFactor: {
+                /** @description Give it back to POST /auth/login/second-factor (and /auth/login/passkey-options) within five minutes */
+                ticket: string;
+                /** Format: date-time */
+                expiresAt: string;
+                /** @description The ways this person can prove a second factor, passkeys first */
+                methods: ("passkey" | "totp" | "recovery-code")[];
+                /** @description The organisation requires a second factor and this person has none: POST /auth/login/totp-setup, then answer with the first code and the setupToken */
+                enrolmentRequired: boolean;
+            };
+        };
+        SecondFactorPolicy: {
+            /** @description People who sign in with a password must prove a second factor (those with none set up an authenticator app as they sign in) */
+            required: boolean;
+        };
         Session: {
             /** @description The session token: send as Authorization: Bearer, with X-Project-Id. Absent for a cookie session. */
             token?: string;
@@ -3302,6 +3596,8 @@ export type components = {
                 /** @enum {string} */
                 role: "tenant_admin" | "tenant_user";
             };
+            /** @description Present once, when this sign-in set up the authenticator app the organisation requires: the recovery codes to keep somewhere safe (each signs in once when the app is lost). */
+            recoveryCodes?: string[];
         };
         SignInOptions: {
             /** @description Whether e-mail and password sign in here (false when the organisation signs in with single sign-on only). */
@@ -3333,6 +3629,17 @@ export type components = {
                 published: boolean;
             }[];
         };
+        TotpSetup: {
+            /** @description The secret in base32, for apps that cannot scan the QR code */
+            secret: string;
+            otpauthUri: string;
+            /** @description The otpauth URI as a QR code (a PNG data URL) */
+            qrCode: string;
+            /** @description Give it back with the first code within ten minutes; nothing is recorded before */
+            setupToken: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
         UserSummary: {
             /** Format: uuid */
             id: string;
@@ -3343,6 +3650,14 @@ export type components = {
             createdAt: string;
             /** @description Invited by e-mail and not yet accepted: until when the link works (it may have expired: send it again). null otherwise. */
             invitationExpiresAt: string | null;
+            /** @description The second factor the member set up for password sign-in (nothing secret) */
+            secondFactor: {
+                /** @description An authenticator app is set up */
+                totp: boolean;
+                /** @description How many passkeys */
+                passkeys: number;
+                recoveryCodesLeft: number;
+            };
         };
         Webhook: {
             /** Format: uuid */
@@ -3828,13 +4143,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The session token, its expiry and the user */
+            /** @description The session token, its expiry and the user; or, when a second factor is needed, the challenge to answer */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["Session"] | components["schemas"]["SecondFactorChallenge"];
                 };
             };
             400: components["responses"]["Http400ValidationError"];
@@ -4108,6 +4423,566 @@ export interface operations {
             403: components["responses"]["Http403Forbidden"];
             404: components["responses"]["Http404NotFound"];
             409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    loginSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ticket POST /auth/login answered */
+                    ticket: string;
+                    /** @enum {string} */
+                    method: "totp" | "recovery-code" | "passkey";
+                    /** @description totp: the six digits the authenticator app shows; recovery-code: one of the recovery codes */
+                    code?: string;
+                    /** @description totp, when the organisation requires a second factor and the person has none: the setupToken of POST /auth/login/totp-setup (the code is then the new app's first) */
+                    setupToken?: string;
+                    /** @description passkey: the browser's answer to the challenge of POST /auth/login/passkey-options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The session, as POST /auth/login answers it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    loginPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ticket POST /auth/login answered */
+                    ticket: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The options for the browser's navigator.credentials.get, and the ticket to send with its answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ticket: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    loginTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ticket POST /auth/login answered */
+                    ticket: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The secret, its QR code and the setup token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your second factor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactor"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    startTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, its QR code and the setup token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    enrolTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    setupToken: string;
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set up; recoveryCodes when this was the first second factor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        totp: true;
+                        recoveryCodes?: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    removeTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your current password: changing how you sign in asks for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    renewRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your current password: changing how you sign in asks for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new codes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Shown once: each signs in once when the authenticator app or passkey is lost */
+                        recoveryCodes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    startPasskeyRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options and the setup token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        options: {
+                            [key: string]: unknown;
+                        };
+                        setupToken: string;
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    setupToken: string;
+                    name: string;
+                    response: {
+                        id: string;
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The passkey; recoveryCodes when this was the first second factor */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        passkey: {
+                            credentialId: string;
+                            name: string;
+                            /** @description Synced by a password manager or platform (a copy survives losing the device) */
+                            backedUp: boolean;
+                            transports: string[];
+                        };
+                        recoveryCodes?: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                credentialId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your current password: changing how you sign in asks for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    resetSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset (or there was nothing to reset) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getSecondFactorPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorPolicy"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    setSecondFactorPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description People who sign in with a password must prove a second factor (those with none set up an authenticator app as they sign in) */
+                    required: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorPolicy"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
             429: components["responses"]["Http429RateLimited"];
             500: components["responses"]["Http500InternalError"];
             503: components["responses"]["Http503ServiceUnavailable"];
