@@ -23,7 +23,11 @@ export const COMMAND_USAGE = {
   'sign-in': `  annals sign-in show --tenant <tenantId> [--json]             the tenant's single sign-on (never its secret)
   annals sign-in allow-passwords --tenant <tenantId> [--json]  keep single sign-on, let passwords in again
   annals sign-in remove --tenant <tenantId> [--json]           remove single sign-on
-      (for when nobody can sign in: the provider down, its secret expired, with single sign-on only on)`,
+      (for when nobody can sign in: the provider down, its secret expired, with single sign-on only on)
+  annals sign-in reset-second-factor --user <userId> [--json]  remove a user's second factor (app, passkeys, recovery codes)
+  annals sign-in second-factor --tenant <tenantId> --required true|false [--json]
+                                                               require a second factor for password sign-in, or stop
+      (for the last tenant admin who lost their authenticator app and recovery codes)`,
   projects: `  annals projects set-plan --project <projectId> --plan <${PLANS.join('|')}>`,
   demo: `  annals demo [--base-url <url>] [--json]    a demo project (Business plan, en + ja): blog with images, news, a contact form
       (--base-url: where the service is reached, for the URLs printed; default http://localhost:<PORT>)`,

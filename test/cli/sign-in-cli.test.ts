@@ -10,7 +10,7 @@ import { tempDir } from '../support/temp-dir.ts';
  * in; `annals sign-in allow-passwords` lets passwords in again beside a running service, and `remove` removes
  * single sign-on, each recorded as the operator's change.
  */
-describe('operator CLI: sign-in show | allow-passwords | remove', function () {
+describe('operator CLI: sign-in show | allow-passwords | remove | reset-second-factor | second-factor', function () {
   this.timeout(120_000);
   let f: AdminFixture;
   let dataDir: string;
@@ -55,6 +55,28 @@ describe('operator CLI: sign-in show | allow-passwords | remove', function () {
     for await (const e of f.service.log.readStream(`tenant-${f.project.tenantId}`)) events.push({ type: e.type, actor: e.metadata.actor });
     expect(events.slice(-2).map((e) => e.type)).to.deep.equal(['tenant.oidc-configured', 'tenant.oidc-removed']);
     expect(events.at(-1)!.actor).to.deep.include({ type: 'operator' });
+  });
+
+  it("resets the second factor of an admin who lost theirs, and sets the tenant's policy", async () => {
+    const admin = { kind: 'user', userId: f.project.userId, tenantId: f.project.tenantId, role: 'tenant_admin' } as const;
+    const enrolled = await f.access.secondFactor.enrolTotp(admin, f.project.userId, 'v1.k.iv.tag.sealed', ['a'.repeat(64)]);
+    await f.service.supervisor!.waitFor(enrolled.position, 5_000);
+    const challenged = (await (await login()).json()) as { token?: string; secondFactor?: unknown };
+    expect(challenged.token, 'a password alone no longer signs in').to.equal(undefined);
+    expect(challenged.secondFactor).to.not.equal(undefined);
+
+    const reset = await cli(['reset-second-factor', '--user', f.project.userId, '--json']);
+    expect(reset.code, reset.stderr).to.equal(0);
+    expect(JSON.parse(reset.stdout)).to.deep.equal({ userId: f.project.userId, email: f.project.adminEmail, reset: true });
+    await eventually(async () => ((await (await login()).json()) as { token?: string }).token, (token) => typeof token === 'string', 10_000, 'a password sign-in');
+
+    const policy = await cli(['second-factor', '--tenant', f.project.tenantId, '--required', 'true', '--json']);
+    expect(policy.code, policy.stderr).to.equal(0);
+    expect(JSON.parse(policy.stdout)).to.deep.equal({ tenantId: f.project.tenantId, secondFactorRequired: true });
+    const events: Array<{ type: string; actor: { type: string } }> = [];
+    for await (const e of f.service.log.readStream(`user-${f.project.userId}`)) events.push({ type: e.type, actor: e.metadata.actor as { type: string } });
+    expect(events.find((e) => e.type === 'user.second-factor-reset')?.actor.type).to.equal('operator');
+    expect((await cli(['second-factor', '--tenant', f.project.tenantId, '--required', 'maybe'])).code).to.equal(2);
   });
 
   it('says what is wrong: no such tenant, a missing --tenant', async () => {

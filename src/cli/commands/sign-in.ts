@@ -5,6 +5,7 @@ import { tenantStream } from '../../domain/access/access-streams.ts';
 import { notFound } from '../../domain/domain-error.ts';
 import { tenantDecider } from '../../domain/access/tenant-decider.ts';
 import type { OidcSettings } from '../../domain/access/oidc-settings.ts';
+import { hasSecondFactor } from '../../domain/access/second-factor.ts';
 import type { EventLog } from '../../event-store/event-log.ts';
 import { operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
 import { COMMAND_USAGE } from '../usage.ts';
@@ -29,15 +30,39 @@ async function settingsOf(log: EventLog, tenantId: string): Promise<OidcSettings
  * with a shell when nobody can sign in any more (the provider down, its client secret expired, with single
  * sign-on only on). allow-passwords keeps single sign-on and lets passwords in again; remove removes it. Both are
  * recorded as the tenant admins' changes are (tenant.oidc-configured / tenant.oidc-removed), by the operator.
+ *
+ * sign-in reset-second-factor --user | second-factor --tenant --required: for the last tenant admin who lost their
+ * authenticator app and recovery codes (nobody else may reset it), and the tenant's second factor policy;
+ * recorded as user.second-factor-reset and tenant.second-factor-policy-changed, by the operator.
  */
 export const signInCommands: CommandGroup = {
   name: 'sign-in',
   usage: USAGE,
   async run(args) {
-    const { values, positionals } = parseCommandArgs(args, { tenant: { type: 'string' } }, USAGE);
+    const { values, positionals } = parseCommandArgs(args, { tenant: { type: 'string' }, user: { type: 'string' }, required: { type: 'string' } }, USAGE);
     const [command, extra] = positionals;
-    if (command !== 'show' && command !== 'allow-passwords' && command !== 'remove') throw new UsageError(command ? `unknown sign-in command: ${command}` : 'sign-in needs a command', USAGE);
     if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`, USAGE);
+    if (command === 'reset-second-factor') {
+      const userId = required(values.user, '--user', USAGE);
+      const result = await withStores(async ({ log }) => {
+        const access = new AccessService({ log, clock: systemClock });
+        const user = await access.secondFactor.user(userId);
+        if (!user) throw notFound(`No user ${userId}.`);
+        await access.secondFactor.reset(operatorCaller(), userId);
+        return { userId, email: user.email, reset: hasSecondFactor(user.secondFactor) || (user.secondFactor?.recoveryCodeHashes.length ?? 0) > 0 };
+      });
+      printResult(result);
+      return 0;
+    }
+    if (command === 'second-factor') {
+      const tenantId = required(values.tenant, '--tenant', USAGE);
+      const wanted = required(values.required, '--required', USAGE);
+      if (wanted !== 'true' && wanted !== 'false') throw new UsageError('--required is true or false', USAGE);
+      const result = await withStores(({ log }) => new AccessService({ log, clock: systemClock }).secondFactor.setPolicy(operatorCaller(), tenantId, wanted === 'true'));
+      printResult({ tenantId, secondFactorRequired: result.required });
+      return 0;
+    }
+    if (command !== 'show' && command !== 'allow-passwords' && command !== 'remove') throw new UsageError(command ? `unknown sign-in command: ${command}` : 'sign-in needs a command', USAGE);
     const tenantId = required(values.tenant, '--tenant', USAGE);
     const result = await withStores(async ({ log }) => {
       const settings = await settingsOf(log, tenantId);
