@@ -108,6 +108,8 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
       if (body.code === undefined) throw unauthorized('The code is missing.');
       answer = body.method === 'totp' ? { method: 'totp', code: body.code, ...(body.setupToken === undefined ? {} : { setupToken: body.setupToken }) } : { method: 'recovery-code', code: body.code };
     }
+    // A cookie is only set for the console's own page: checked before anything is recorded.
+    if (checks.openTicket(body.ticket).cookie) assertSameOrigin(ctx);
     let finished: Awaited<ReturnType<SecondFactorSignIn['finish']>>;
     try {
       finished = await secondFactor.finish(body.ticket, answer, relyingPartyOf(ctx), ctx.ip, (subject) => deps.sessions.issueSession(subject));
@@ -115,7 +117,6 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
       if (error instanceof SecondFactorThrottled) throw rateLimited(error.retryAfterSeconds, { message: error.message });
       throw error;
     }
-    if (finished.ticket.cookie) assertSameOrigin(ctx);
     const user = await accessModel.user(finished.ticket.userId);
     await answerSession(ctx, deps, finished.session, { id: finished.ticket.userId, tenantId: finished.ticket.tenantId, email: user?.email ?? finished.ticket.email, role: user?.role ?? finished.ticket.role }, finished.ticket.cookie, finished.recoveryCodes);
   });
