@@ -236,6 +236,22 @@ describe('Second factor for password sign-in', function () {
     expect(refused).to.have.property('code', 'UNAUTHORIZED');
   });
 
+  it("shows every second-factor event in the project's audit log, by the person", async () => {
+    const { userId, token } = await member('audited@example.com');
+    const headers = { 'X-Project-Id': f.project.projectId };
+    const setup = await f.call('POST', '/me/second-factor/totp/setup', { token, headers });
+    const enrolled = await f.call('POST', '/me/second-factor/totp', { token, headers, body: { setupToken: setup.body.setupToken, code: codeAt(setup.body.secret) } });
+    expect(enrolled.status).to.equal(200);
+    clock.advance(60_000);
+    const ticket = (await login('audited@example.com', 'member password 1')).body.secondFactor.ticket;
+    expect((await second({ ticket, method: 'recovery-code', code: 'AAAA-AAAA-AAAA-AAAA' })).status).to.equal(401);
+    expect((await second({ ticket, method: 'totp', code: codeAt(setup.body.secret) })).status).to.equal(200);
+    const log = await f.call('GET', `/audit-log?actor=${userId}`, { token: admin.token, headers: admin.headers });
+    expect(log.status, JSON.stringify(log.body)).to.equal(200);
+    expect(log.body.items.map((i: { type: string }) => i.type)).to.include.members(['user.totp-enrolled', 'user.recovery-codes-issued', 'user.second-factor-failed', 'user.signed-in']);
+    expect(JSON.stringify(log.body), 'the audit log shows no secret').to.not.include(setup.body.secret);
+  });
+
   it('answers the password step of someone without a second factor as before (no ticket), and keeps agent keys out of /me', async () => {
     const plainUser = await f.access.createUser(OPERATOR, { tenantId: f.project.tenantId, email: 'plain@example.com', password: PASSWORD, role: 'editor' });
     await f.service.supervisor!.waitFor(plainUser.position, 5000);
