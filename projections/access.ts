@@ -7,6 +7,7 @@ import { personFromActor, type Person } from '../src/domain/access/people.ts';
 import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
 import type { Doc } from '../src/read-models/read-model-store.ts';
 import type { OidcSettings } from '../src/domain/access/oidc-settings.ts';
+import type { SamlSettings } from '../src/domain/access/saml-settings.ts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -44,6 +45,8 @@ export interface TenantDoc {
   name: string;
   /** Sign-in through the tenant's OpenID Connect provider (the client secret sealed, as the log holds it); absent or null when not set up. */
   oidc?: OidcSettings | null;
+  /** Sign-in through the tenant's SAML 2.0 provider; absent or null when not set up. */
+  saml?: SamlSettings | null;
   /** Password sign-in needs a second factor; absent when never required. */
   secondFactorRequired?: boolean;
   createdAt: string;
@@ -185,7 +188,7 @@ export const access = defineProjection({
   // Version 3: agent keys' issuedBy (for keys issued before it was recorded, the actor of agent-key.issued), and
   // projects' usualApprovalPolicy.
   // Version 4: tenants' OpenID Connect settings, identities, users' identities and last sign-in.
-  // Version 5: tenants' second factor policy, users' second factor summary.
+  // Version 5: tenants' second factor policy and SAML settings, users' second factor summary.
   version: 5,
   description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
   collections: {
@@ -248,6 +251,12 @@ export const access = defineProjection({
       }
       case 'tenant.oidc-removed':
         return updateTenant(view, event.data.tenantId, at, { oidc: null });
+      case 'tenant.saml-configured': {
+        const { tenantId, projectId: _projectId, ...settings } = event.data;
+        return updateTenant(view, tenantId, at, { saml: settings });
+      }
+      case 'tenant.saml-removed':
+        return updateTenant(view, event.data.tenantId, at, { saml: null });
       case 'tenant.second-factor-policy-changed':
         return updateTenant(view, event.data.tenantId, at, { secondFactorRequired: event.data.required });
 

@@ -9,6 +9,7 @@ import { tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
 import { userDecider } from '../domain/access/user-decider.ts';
 import type { OidcSettings } from '../domain/access/oidc-settings.ts';
+import type { SamlSettings } from '../domain/access/saml-settings.ts';
 import type { SecondFactorProof } from '../domain/access/second-factor.ts';
 import { auditProject } from '../domain/access/access-values.ts';
 import type { UserRole } from '../domain/principal.ts';
@@ -19,9 +20,17 @@ import type { AccessWriter } from './access-writer.ts';
 import type { UserAccess } from './user-access.ts';
 import type { WriteOptions } from './access-service-types.ts';
 
-/** The caller a sign-in through a provider acts as when it records what the provider vouched for. */
-export function identityProviderCaller(issuer: string): OperatorPrincipal {
-  return { kind: 'operator', operatorId: `oidc:${new URL(issuer).host}` };
+export type SsoProtocol = 'oidc' | 'saml';
+
+/** The caller a sign-in through a provider acts as when it records what the provider vouched for: `oidc:<host>` or `saml:<host>` (a SAML entity ID that is no URL: itself, cut to 100 characters). */
+export function identityProviderCaller(issuer: string, protocol: SsoProtocol = 'oidc'): OperatorPrincipal {
+  let host: string;
+  try {
+    host = new URL(issuer).host || issuer.slice(0, 100);
+  } catch {
+    host = issuer.slice(0, 100);
+  }
+  return { kind: 'operator', operatorId: `${protocol}:${host}` };
 }
 
 export class SignInAccess {
@@ -39,6 +48,17 @@ export class SignInAccess {
     return { tenantId, settings: result.state!.oidc!, position: positionOf(result) };
   }
 
+  /** Sets the tenant's SAML sign-in as a whole; nothing is appended when nothing changes. */
+  async configureSaml(caller: Caller, tenantId: string, settings: SamlSettings, options: WriteOptions & { projectId?: string } = {}): Promise<{ tenantId: string; settings: SamlSettings; position: bigint }> {
+    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'configure-saml', settings, ...auditProject(options) }, { caller }, this.#w.append(caller, options));
+    return { tenantId, settings: result.state!.saml!, position: positionOf(result) };
+  }
+
+  async removeSaml(caller: Caller, tenantId: string, options: WriteOptions & { projectId?: string } = {}): Promise<{ tenantId: string; position: bigint }> {
+    const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'remove-saml', ...auditProject(options) }, { caller }, this.#w.append(caller, options));
+    return { tenantId, position: positionOf(result) };
+  }
+
   async removeOidc(caller: Caller, tenantId: string, options: WriteOptions & { projectId?: string } = {}): Promise<{ tenantId: string; position: bigint }> {
     const result = await handleCommand(this.#w.log, tenantStream(tenantId), tenantDecider, { type: 'remove-oidc', ...auditProject(options) }, { caller }, this.#w.append(caller, options));
     return { tenantId, position: positionOf(result) };
@@ -48,23 +68,23 @@ export class SignInAccess {
    * A person the provider vouched for, new here: a user with a password nobody knows (a random secret, hashed
    * and forgotten), linked to the provider's subject. The e-mail is reserved as for any user.
    */
-  async provision(input: { tenantId: string; email: string; role: UserRole; issuer: string; subject: string; projectId?: string }): Promise<{ userId: string; position: bigint }> {
-    const caller = identityProviderCaller(input.issuer);
+  async provision(input: { tenantId: string; email: string; role: UserRole; issuer: string; subject: string; projectId?: string; protocol?: SsoProtocol }): Promise<{ userId: string; position: bigint }> {
+    const caller = identityProviderCaller(input.issuer, input.protocol);
     const userId = randomUUID();
     await this.#users.createUserWithHash(caller, { tenantId: input.tenantId, email: input.email, role: input.role, userId, ...auditProject(input) }, await hashPassword(randomBytes(32).toString('base64url')), {});
-    return this.link(userId, input.issuer, input.subject, input.projectId);
+    return this.link(userId, input.issuer, input.subject, input.projectId, input.protocol);
   }
 
   /** Links the provider's subject to the user (nothing when linked already). */
-  async link(userId: string, issuer: string, subject: string, projectId?: string): Promise<{ userId: string; position: bigint }> {
-    const caller = identityProviderCaller(issuer);
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'link-identity', issuer, subject, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
+  async link(userId: string, issuer: string, subject: string, projectId?: string, protocol: SsoProtocol = 'oidc'): Promise<{ userId: string; position: bigint }> {
+    const caller = identityProviderCaller(issuer, protocol);
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'link-identity', protocol, issuer, subject, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
     return { userId, position: positionOf(result) };
   }
 
   /** The role the provider's groups give, recorded as a role change by the sign-in. */
-  async changeRole(userId: string, issuer: string, role: UserRole, projectId?: string): Promise<{ position: bigint }> {
-    const caller = identityProviderCaller(issuer);
+  async changeRole(userId: string, issuer: string, role: UserRole, projectId?: string, protocol: SsoProtocol = 'oidc'): Promise<{ position: bigint }> {
+    const caller = identityProviderCaller(issuer, protocol);
     const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'change-role', role, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
     return { position: positionOf(result) };
   }
@@ -77,8 +97,8 @@ export class SignInAccess {
   }
 
   /** Records that a console session began (with a password, or through the provider `issuer`), by the user who signed in. */
-  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; idpSessionId?: string; expiresAt: Date; projectId?: string; secondFactor?: SecondFactorProof }, options: WriteOptions = {}): Promise<{ position: bigint }> {
-    const via = input.issuer === undefined ? { method: 'password' as const, ...(input.secondFactor ? { secondFactor: input.secondFactor } : {}) } : { method: 'oidc' as const, issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
+  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; protocol?: SsoProtocol; idpSessionId?: string; expiresAt: Date; projectId?: string; secondFactor?: SecondFactorProof }, options: WriteOptions = {}): Promise<{ position: bigint }> {
+    const via = input.issuer === undefined ? { method: 'password' as const, ...(input.secondFactor ? { secondFactor: input.secondFactor } : {}) } : { method: input.protocol ?? ('oidc' as const), issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
     const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString(), ...auditProject(input) };
     const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
     return { position: positionOf(result) };

@@ -2,14 +2,13 @@ import type { Clock } from '../clock.ts';
 import type { AccessService } from '../application/access-service.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { READ_YOUR_WRITES_MS } from '../application/project-writes.ts';
+import { signInVouched, type SsoSignedIn, type SsoTestResult } from './identity-sign-in.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { DomainError, notFound } from '../domain/domain-error.ts';
-import { decideOidcSignIn, OIDC_SIGN_IN_REFUSED, type OidcUser } from '../domain/access/oidc-sign-in.ts';
+import { OIDC_SIGN_IN_REFUSED } from '../domain/access/oidc-sign-in.ts';
 import { oidcSecretContext, type OidcSettings } from '../domain/access/oidc-settings.ts';
-import type { UserRole } from '../domain/principal.ts';
 import { type SecretBox, SecretBoxError } from '../security/secret-box.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
-import type { UserDoc } from '../../projections/access.ts';
 import { OidcError, OidcRelyingParty, type OidcChecks } from './oidc-relying-party.ts';
 
 /**
@@ -36,32 +35,9 @@ interface Flow extends OidcChecks {
   expiresAt: number;
 }
 
-export interface OidcSignedIn {
-  /** The project whose login page the sign-in started from. */
-  projectId: string;
-  userId: string;
-  tenantId: string;
-  email: string;
-  role: UserRole;
-  issuer: string;
-  /** The provider's session id (sid), when the ID token carries one. */
-  idpSessionId?: string;
-}
-
-/** What a test of the settings saw: the provider's answer, and what a sign-in would have done with it. */
-export interface OidcTestResult {
-  test: true;
-  projectId: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  groupsClaim: string;
-  groups: unknown;
-  /** provision: a new user; link: the existing user with that address, linked; existing: the linked user; refused. */
-  outcome: 'provision' | 'link' | 'existing' | 'refused';
-  role?: UserRole;
-  refusal?: string;
-}
+/** A sign-in through the provider, and a test of the settings (identity-sign-in.ts). */
+export type OidcSignedIn = SsoSignedIn;
+export type OidcTestResult = SsoTestResult;
 
 export interface OidcSignInDeps {
   access: AccessService;
@@ -111,50 +87,8 @@ export class OidcSignIn {
     const { settings } = found;
     const token = await this.#deps.relyingParty.redeem(this.#client(flow.tenantId, settings), callbackUrl, redirectUri, flow);
     const claims = token.claims;
-    const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined;
-    const [linked, withEmail, project] = await Promise.all([
-      this.#queries.userOfIdentity(settings.issuer, token.subject),
-      email === undefined ? Promise.resolve(null) : this.#queries.userByEmail(email),
-      this.#queries.project(flow.projectId),
-    ]);
-    if (!project) throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
-    const decide = () =>
-      decideOidcSignIn({
-        tenantId: flow.tenantId,
-        settings,
-        claims: { subject: token.subject, email: claims.email, emailVerified: claims.email_verified, groups: claims[settings.groupsClaim], sessionId: claims.sid },
-        linkedUser: linked ? oidcUser(linked, settings.issuer) : null,
-        userWithEmail: withEmail ? oidcUser(withEmail, settings.issuer) : null,
-        project: { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist },
-        ...(clientIp === undefined ? {} : { clientIp }),
-      });
-    if (flow.test) {
-      // What the provider sent and what a sign-in would do with it; nothing is recorded, nobody is signed in.
-      const seen = { projectId: flow.projectId, subject: token.subject, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: claims.email_verified === true, groups: claims[settings.groupsClaim] ?? null, groupsClaim: settings.groupsClaim };
-      try {
-        const decision = decide();
-        return { test: true, ...seen, outcome: decision.kind === 'provision' ? 'provision' : decision.link ? 'link' : 'existing', role: decision.role };
-      } catch (error) {
-        if (error instanceof DomainError) return { test: true, ...seen, outcome: 'refused', refusal: error.message };
-        throw error;
-      }
-    }
-    const decision = decide();
-    const signIn = this.#deps.access.signIn;
-    let userId: string;
-    let position: bigint;
-    if (decision.kind === 'provision') {
-      ({ userId, position } = await signIn.provision({ tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer: settings.issuer, subject: token.subject, projectId: flow.projectId }));
-    } else {
-      userId = decision.userId;
-      position = 0n;
-      if (decision.link) position = (await signIn.link(userId, settings.issuer, token.subject, flow.projectId)).position;
-      if (decision.roleChange) position = (await signIn.changeRole(userId, settings.issuer, decision.roleChange, flow.projectId)).position;
-    }
-    // The session's user must be readable as it now is (its role, its link) by the next request.
-    if (position > 0n) await this.#deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
-    const sid = typeof claims.sid === 'string' && claims.sid.length > 0 && claims.sid.length <= 255 ? claims.sid : undefined;
-    return { projectId: flow.projectId, userId, tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer: settings.issuer, ...(sid ? { idpSessionId: sid } : {}) };
+    const identity = { protocol: 'oidc' as const, issuer: settings.issuer, claims: { subject: token.subject, email: claims.email, emailVerified: claims.email_verified, groups: claims[settings.groupsClaim], sessionId: claims.sid } };
+    return signInVouched({ access: this.#deps.access, watermark: this.#deps.watermark, queries: this.#queries }, flow, settings, identity, clientIp);
   }
 
   /**
@@ -210,8 +144,4 @@ export class OidcSignIn {
     if (typeof flow.expiresAt !== 'number' || flow.expiresAt <= this.#deps.clock.now().getTime()) throw refused();
     return flow;
   }
-}
-
-function oidcUser(doc: UserDoc, issuer: string): OidcUser {
-  return { id: doc.userId, tenantId: doc.tenantId, email: doc.email, role: doc.role, disabled: doc.disabled, linkedSubject: doc.identities?.[issuer] ?? null };
 }

@@ -72,6 +72,37 @@ export const tenantOidcRemoved = defineEvent({
 });
 
 /**
+ * The tenant's SAML 2.0 sign-in, as a whole after the change: the identity provider (`idpEntityId`, where the
+ * browser is sent, `ssoUrl`, and its signing certificates, public), which e-mail domains may sign in, the
+ * attributes that carry the e-mail address and the groups, how groups choose a role, and single sign-on only.
+ * A tenant signs in through one provider: OpenID Connect or SAML.
+ */
+export const tenantSamlConfigured = defineEvent({
+  type: 'tenant.saml-configured',
+  version: 1,
+  schema: z.object({
+    tenantId: id,
+    idpEntityId: z.string().min(1).max(1024),
+    ssoUrl: z.url(),
+    idpCertificates: z.array(z.string().regex(/^-----BEGIN CERTIFICATE-----/, 'a PEM certificate').max(16_384)).min(1).max(3),
+    allowedEmailDomains: z.array(z.string().min(1).max(253)).min(1),
+    emailAttribute: z.string().max(500),
+    groupsAttribute: z.string().min(1).max(500),
+    adminGroups: z.array(z.string().min(1).max(500)),
+    userGroups: z.array(z.string().min(1).max(500)),
+    ssoOnly: z.boolean(),
+    projectId: id.optional(),
+  }),
+});
+
+/** The tenant's SAML sign-in was removed. */
+export const tenantSamlRemoved = defineEvent({
+  type: 'tenant.saml-removed',
+  version: 1,
+  schema: z.object({ tenantId: id, projectId: id.optional() }),
+});
+
+/**
  * Whether the tenant's people must prove a second factor (an authenticator app's code or a passkey) when they
  * sign in with a password: someone who has none is asked to set one up before their session begins. Sign-in
  * through the identity provider is left to the provider's own second factor.
@@ -254,12 +285,14 @@ export const userSessionRevoked = defineEvent({
 export const userIdentityLinked = defineEvent({
   type: 'user.identity-linked',
   version: 1,
-  schema: z.object({ userId: id, protocol: z.literal('oidc'), issuer: z.url(), subject: z.string().min(1).max(255), projectId: id.optional() }),
+  // issuer: the OpenID provider's issuer URL, or the SAML provider's entity ID (a URI, not always a URL).
+  schema: z.object({ userId: id, protocol: z.enum(['oidc', 'saml']), issuer: z.string().min(1).max(1024), subject: z.string().min(1).max(1024), projectId: id.optional() }),
 });
 
 /**
- * A console session began. `method`: how the person proved who they are (`password`, or `oidc`: through the
- * tenant's identity provider, `issuer`, with its session id `idpSessionId` when the provider sent one).
+ * A console session began. `method`: how the person proved who they are (`password`; `oidc` or `saml`: through
+ * the tenant's identity provider, `issuer` (an OpenID issuer or a SAML entity ID), with its session id
+ * `idpSessionId` when the provider sent one).
  * `sessionId` is the session token's id (its jti, not the token).
  */
 export const userSignedIn = defineEvent({
@@ -268,8 +301,8 @@ export const userSignedIn = defineEvent({
   schema: z.object({
     userId: id,
     sessionId: id,
-    method: z.enum(['password', 'oidc']),
-    issuer: z.url().optional(),
+    method: z.enum(['password', 'oidc', 'saml']),
+    issuer: z.string().min(1).max(1024).optional(),
     idpSessionId: z.string().min(1).max(255).optional(),
     expiresAt: timestamp,
     /** The project whose login page was used: its audit log shows the sign-in (absent for a sign-in without one). */
@@ -348,6 +381,8 @@ export const accessEvents = [
   tenantOidcConfigured,
   tenantOidcRemoved,
   tenantSecondFactorPolicyChanged,
+  tenantSamlConfigured,
+  tenantSamlRemoved,
   projectCreated,
   projectRenamed,
   projectPlanChanged,
@@ -386,7 +421,13 @@ export const accessEvents = [
 /** The domain event (type and data, and who caused it once it is in the log) a definition describes. */
 export type EventOf<D> = D extends EventDefinition<infer Type, infer Data> ? { type: Type; data: Data; actor?: EventActor } : never;
 
-export type TenantEvent = EventOf<typeof tenantCreated> | EventOf<typeof tenantOidcConfigured> | EventOf<typeof tenantOidcRemoved> | EventOf<typeof tenantSecondFactorPolicyChanged>;
+export type TenantEvent =
+  | EventOf<typeof tenantCreated>
+  | EventOf<typeof tenantOidcConfigured>
+  | EventOf<typeof tenantOidcRemoved>
+  | EventOf<typeof tenantSecondFactorPolicyChanged>
+  | EventOf<typeof tenantSamlConfigured>
+  | EventOf<typeof tenantSamlRemoved>;
 export type ProjectEvent =
   | EventOf<typeof projectCreated>
   | EventOf<typeof projectRenamed>

@@ -65,7 +65,7 @@ export function emailDomainsValue(domains: readonly string[]): string[] {
   return normalised;
 }
 
-function groupsValue(groups: readonly string[], name: string): string[] {
+export function groupsValue(groups: readonly string[], name: string): string[] {
   const normalised = [...new Set(groups.map((group) => group.trim()))];
   if (normalised.length > MAX_GROUPS) throw invalid(`${name}: at most ${MAX_GROUPS} groups`);
   if (normalised.some((group) => group.length === 0 || group.length > 500)) throw invalid(`${name}: group names are 1 to 500 characters`);

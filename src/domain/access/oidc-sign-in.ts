@@ -39,9 +39,12 @@ export interface OidcUser {
   linkedSubject?: string | null;
 }
 
+/** What decides who may sign in through a provider and in which role (OpenID Connect's settings; SAML's, with its groups attribute as the claim). */
+export type SsoRules = Pick<OidcSettings, 'allowedEmailDomains' | 'adminGroups' | 'userGroups' | 'groupsClaim'>;
+
 export interface OidcSignInInput {
   tenantId: string;
-  settings: OidcSettings;
+  settings: SsoRules;
   claims: OidcClaims;
   /** The user linked to (issuer, subject), when one is. */
   linkedUser: OidcUser | null;

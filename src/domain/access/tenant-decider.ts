@@ -4,6 +4,7 @@ import type { TenantEvent } from './access-events.ts';
 import { auditProject, displayName } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
 import { oidcSettingsValue, sameOidcSettings, type OidcSettings } from './oidc-settings.ts';
+import { samlSettingsValue, sameSamlSettings, type SamlSettings } from './saml-settings.ts';
 import { assertCan } from './permissions.ts';
 
 /** A tenant owns projects and users. Stream: tenantStream(id). */
@@ -12,6 +13,8 @@ export interface Tenant {
   name: string;
   /** Sign-in through the tenant's OpenID Connect provider; null (or absent) when not set up. */
   oidc?: OidcSettings | null;
+  /** Sign-in through the tenant's SAML 2.0 provider; null (or absent) when not set up. One of oidc and saml at most. */
+  saml?: SamlSettings | null;
   /** Password sign-in needs a second factor (people without one set it up before their session begins). */
   secondFactorRequired?: boolean;
 }
@@ -23,6 +26,8 @@ export type TenantCommand =
   /** The whole OpenID Connect setup; its client secret already sealed (see oidcSecretContext). */
   | { type: 'configure-oidc'; settings: OidcSettings; projectId?: string }
   | { type: 'remove-oidc'; projectId?: string }
+  | { type: 'configure-saml'; settings: SamlSettings; projectId?: string }
+  | { type: 'remove-saml'; projectId?: string }
   | { type: 'set-second-factor-policy'; required: boolean; projectId?: string };
 
 export interface TenantContext {
@@ -43,6 +48,13 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
       }
       case 'tenant.oidc-removed':
         return state ? { ...state, oidc: null } : state;
+      case 'tenant.saml-configured': {
+        if (!state) return state;
+        const { tenantId: _tenantId, projectId: _projectId, ...settings } = event.data;
+        return { ...state, saml: settings };
+      }
+      case 'tenant.saml-removed':
+        return state ? { ...state, saml: null } : state;
       case 'tenant.second-factor-policy-changed':
         return state ? { ...state, secondFactorRequired: event.data.required } : state;
       default:
@@ -62,6 +74,7 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         assertCallerSeesTenant(caller, state.id, 'tenant');
         assertCan(caller, 'sign-in.manage');
         const settings = oidcSettingsValue(command.settings);
+        if (state.saml) throw conflict('This organisation signs in with SAML: remove it before setting up OpenID Connect.');
         if (sameOidcSettings(state.oidc ?? null, settings)) return [];
         return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
       }
@@ -70,6 +83,21 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         assertCallerSeesTenant(caller, state.id, 'tenant');
         assertCan(caller, 'sign-in.manage');
         return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id, ...auditProject(command) } }] : [];
+      }
+      case 'configure-saml': {
+        if (!state) throw notFound('tenant not found');
+        assertCallerSeesTenant(caller, state.id, 'tenant');
+        assertCan(caller, 'sign-in.manage');
+        const settings = samlSettingsValue(command.settings);
+        if (state.oidc) throw conflict('This organisation signs in with OpenID Connect: remove it before setting up SAML.');
+        if (sameSamlSettings(state.saml ?? null, settings)) return [];
+        return [{ type: 'tenant.saml-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
+      }
+      case 'remove-saml': {
+        if (!state) throw notFound('tenant not found');
+        assertCallerSeesTenant(caller, state.id, 'tenant');
+        assertCan(caller, 'sign-in.manage');
+        return state.saml ? [{ type: 'tenant.saml-removed', data: { tenantId: state.id, ...auditProject(command) } }] : [];
       }
       case 'set-second-factor-policy': {
         if (!state) throw notFound('tenant not found');

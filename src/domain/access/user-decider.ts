@@ -51,9 +51,9 @@ export type UserCommand =
   /** The user's own notice preferences (nobody else's). */
   | { type: 'set-notice-preferences'; reviewNotices: boolean }
   /** Single sign-on vouched that `subject` at `issuer` is this user (decideOidcSignIn); by the sign-in itself (an operator caller). */
-  | { type: 'link-identity'; issuer: string; subject: string; projectId?: string }
+  | { type: 'link-identity'; protocol?: 'oidc' | 'saml'; issuer: string; subject: string; projectId?: string }
   /** A console session began: by the user who signed in. */
-  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string; secondFactor?: SecondFactorProof }
+  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc' | 'saml'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string; secondFactor?: SecondFactorProof }
   /** The user sets up an authenticator app (its secret sealed); `recoveryCodeHashes` are issued when they hold none. */
   | { type: 'enrol-totp'; sealedSecret: string; recoveryCodeHashes: string[]; projectId?: string }
   | { type: 'remove-totp'; projectId?: string }
@@ -210,12 +210,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         const linked = state.identities?.[command.issuer];
         if (linked === command.subject) return [];
         if (linked !== undefined) throw conflict('This account is linked to another person at this identity provider.');
-        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: 'oidc', issuer: command.issuer, subject: command.subject, ...auditProject(command) } }];
+        return [{ type: 'user.identity-linked', data: { userId: state.id, protocol: command.protocol ?? 'oidc', issuer: command.issuer, subject: command.subject, ...auditProject(command) } }];
       }
       case 'record-sign-in': {
         if (!self) throw forbidden('A sign-in is recorded by the person who signed in.');
         if (state.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
-        if ((command.method === 'oidc') !== (command.issuer !== undefined)) throw invalid('a sign-in through an identity provider names its issuer, and only such a sign-in does');
+        if ((command.method !== 'password') !== (command.issuer !== undefined)) throw invalid('a sign-in through an identity provider names its issuer, and only such a sign-in does');
         const proof = command.method === 'password' ? command.secondFactor : undefined;
         // A password alone does not sign in someone who set up a second factor, whatever the caller believed.
         if (command.method === 'password' && !proof && hasSecondFactor(state.secondFactor)) throw new DomainError('UNAUTHORIZED', 'A second factor is needed to sign in.', 'Sign in again and give the code from your authenticator app, a recovery code or your passkey.');

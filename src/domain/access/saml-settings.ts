@@ -1,0 +1,72 @@
+import { invalid } from '../domain-error.ts';
+import { emailDomainsValue, groupsValue, isLoopbackHost } from './oidc-settings.ts';
+
+/**
+ * A tenant's SAML 2.0 sign-in, as the tenant decider keeps it and tenant.saml-configured carries it: for
+ * organisations whose identity provider speaks only SAML. The provider's signing certificates are public; the
+ * service signs nothing, so it holds no secret for SAML.
+ */
+export interface SamlSettings {
+  /** The identity provider's entity ID (its Issuer in every response). */
+  idpEntityId: string;
+  /** Where the browser is sent with the authentication request (HTTP-Redirect binding): https, or http on a loopback address. */
+  ssoUrl: string;
+  /** The provider's signing certificates (PEM): assertions must be signed by one of them. Two during a rotation. */
+  idpCertificates: string[];
+  /** Lower-cased domain names; a person signs in only with an e-mail address in one of them. */
+  allowedEmailDomains: string[];
+  /** The attribute that holds the person's e-mail address (the NameID when it is an e-mail address and this is empty). */
+  emailAttribute: string;
+  /** The attribute that lists the person's groups. */
+  groupsAttribute: string;
+  adminGroups: string[];
+  userGroups: string[];
+  ssoOnly: boolean;
+}
+
+export const DEFAULT_SAML_EMAIL_ATTRIBUTE = 'email';
+export const DEFAULT_SAML_GROUPS_ATTRIBUTE = 'groups';
+const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\r?\n?$/;
+
+/** The settings as given, checked and normalised (VALIDATION_ERROR otherwise). Certificates are checked for their form here, for what they hold by the application. */
+export function samlSettingsValue(settings: SamlSettings): SamlSettings {
+  const idpEntityId = settings.idpEntityId.trim();
+  if (idpEntityId.length === 0 || idpEntityId.length > 1024 || /\s/.test(idpEntityId)) throw invalid('idpEntityId: the provider\'s entity ID, 1 to 1024 characters without spaces');
+  const certificates = [...new Set(settings.idpCertificates.map((pem) => `${pem.trim()}\n`))];
+  if (certificates.length === 0 || certificates.length > 3) throw invalid('idpCertificates: one to three signing certificates of the provider (PEM)');
+  if (certificates.some((pem) => !PEM_CERTIFICATE.test(pem) || pem.length > 16_384)) throw invalid('idpCertificates: each is one PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)');
+  const attribute = (value: string, name: string, allowEmpty: boolean) => {
+    const trimmed = value.trim();
+    if ((trimmed.length === 0 && !allowEmpty) || trimmed.length > 500 || /\s/.test(trimmed)) throw invalid(`${name}: the name of an attribute, without spaces`);
+    return trimmed;
+  };
+  const adminGroups = groupsValue(settings.adminGroups, 'adminGroups');
+  if (adminGroups.length === 0) throw invalid('adminGroups must name at least one group: the people who may administer the tenant through sign-on');
+  return {
+    idpEntityId,
+    ssoUrl: ssoUrlValue(settings.ssoUrl),
+    idpCertificates: certificates,
+    allowedEmailDomains: emailDomainsValue(settings.allowedEmailDomains),
+    emailAttribute: attribute(settings.emailAttribute, 'emailAttribute', true),
+    groupsAttribute: attribute(settings.groupsAttribute, 'groupsAttribute', false),
+    adminGroups,
+    userGroups: groupsValue(settings.userGroups, 'userGroups'),
+    ssoOnly: settings.ssoOnly,
+  };
+}
+
+function ssoUrlValue(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw invalid('ssoUrl must be an absolute URL: the provider\'s single sign-on service (HTTP-Redirect binding)');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw invalid('ssoUrl must use https (plain http only for a provider on this machine)');
+  if (url.hash || url.username || url.password) throw invalid('ssoUrl must not carry a fragment or credentials');
+  return url.href;
+}
+
+export function sameSamlSettings(a: SamlSettings | null, b: SamlSettings): boolean {
+  return a !== null && JSON.stringify(a) === JSON.stringify(b);
+}

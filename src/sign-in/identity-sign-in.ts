@@ -1,0 +1,110 @@
+import type { AccessService } from '../application/access-service.ts';
+import type { ProjectionWatermark } from '../application/projection-watermark.ts';
+import { READ_YOUR_WRITES_MS } from '../application/project-writes.ts';
+import type { SsoProtocol } from '../application/sign-in-access.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { decideOidcSignIn, OIDC_SIGN_IN_REFUSED, type OidcClaims, type OidcUser, type SsoRules } from '../domain/access/oidc-sign-in.ts';
+import type { UserRole } from '../domain/principal.ts';
+import type { accessQueries } from '../../projections/access-queries.ts';
+import type { UserDoc } from '../../projections/access.ts';
+
+/** Someone signed in through the tenant's provider: whom, from which project's login page, by which provider. */
+export interface SsoSignedIn {
+  /** The project whose login page the sign-in started from. */
+  projectId: string;
+  userId: string;
+  tenantId: string;
+  email: string;
+  role: UserRole;
+  protocol: SsoProtocol;
+  issuer: string;
+  /** The provider's session (OpenID Connect's sid, SAML's SessionIndex), when it sent one. */
+  idpSessionId?: string;
+}
+
+/** What a test of the settings saw: the provider's answer, and what a sign-in would have done with it. */
+export interface SsoTestResult {
+  test: true;
+  projectId: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  /** The claim (OpenID Connect) or attribute (SAML) that lists the person's groups. */
+  groupsClaim: string;
+  groups: unknown;
+  /** provision: a new user; link: the existing user with that address, linked; existing: the linked user; refused. */
+  outcome: 'provision' | 'link' | 'existing' | 'refused';
+  role?: UserRole;
+  refusal?: string;
+}
+
+/** A person the provider vouched for, its answer checked (signature, issuer, audience, time, the request it answers). */
+export interface VouchedIdentity {
+  protocol: SsoProtocol;
+  issuer: string;
+  claims: OidcClaims;
+}
+
+export interface IdentitySignInDeps {
+  access: AccessService;
+  watermark: ProjectionWatermark;
+  queries: ReturnType<typeof accessQueries>;
+}
+
+/**
+ * The part of a sign-in through a provider that does not depend on the protocol: who the vouched-for person is
+ * here (decideOidcSignIn over the access read model), and what to record first (a new user, the link to the
+ * provider's subject, the role its groups give), waiting until the session's next request can read it. A test of
+ * the settings says what it would do and records nothing.
+ */
+export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: string; projectId: string; test?: boolean }, rules: SsoRules, identity: VouchedIdentity, clientIp: string | undefined): Promise<SsoSignedIn | SsoTestResult> {
+  const { claims, issuer, protocol } = identity;
+  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined;
+  const [linked, withEmail, project] = await Promise.all([
+    deps.queries.userOfIdentity(issuer, claims.subject),
+    email === undefined ? Promise.resolve(null) : deps.queries.userByEmail(email),
+    deps.queries.project(flow.projectId),
+  ]);
+  if (!project) throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
+  const decide = () =>
+    decideOidcSignIn({
+      tenantId: flow.tenantId,
+      settings: rules,
+      claims,
+      linkedUser: linked ? ssoUser(linked, issuer) : null,
+      userWithEmail: withEmail ? ssoUser(withEmail, issuer) : null,
+      project: { tenantId: project.tenantId, plan: project.plan, consoleIpAllowlist: project.ipAllowlist },
+      ...(clientIp === undefined ? {} : { clientIp }),
+    });
+  if (flow.test) {
+    // What the provider sent and what a sign-in would do with it; nothing is recorded, nobody is signed in.
+    const seen = { projectId: flow.projectId, subject: claims.subject, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: claims.emailVerified === true, groups: claims.groups ?? null, groupsClaim: rules.groupsClaim };
+    try {
+      const decision = decide();
+      return { test: true, ...seen, outcome: decision.kind === 'provision' ? 'provision' : decision.link ? 'link' : 'existing', role: decision.role };
+    } catch (error) {
+      if (error instanceof DomainError) return { test: true, ...seen, outcome: 'refused', refusal: error.message };
+      throw error;
+    }
+  }
+  const decision = decide();
+  const signIn = deps.access.signIn;
+  let userId: string;
+  let position: bigint;
+  if (decision.kind === 'provision') {
+    ({ userId, position } = await signIn.provision({ tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer, subject: claims.subject, projectId: flow.projectId, protocol }));
+  } else {
+    userId = decision.userId;
+    position = 0n;
+    if (decision.link) position = (await signIn.link(userId, issuer, claims.subject, flow.projectId, protocol)).position;
+    if (decision.roleChange) position = (await signIn.changeRole(userId, issuer, decision.roleChange, flow.projectId, protocol)).position;
+  }
+  // The session's user must be readable as it now is (its role, its link) by the next request.
+  if (position > 0n) await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
+  const sid = typeof claims.sessionId === 'string' && claims.sessionId.length > 0 && claims.sessionId.length <= 255 ? claims.sessionId : undefined;
+  return { projectId: flow.projectId, userId, tenantId: flow.tenantId, email: decision.email, role: decision.role, protocol, issuer, ...(sid ? { idpSessionId: sid } : {}) };
+}
+
+function ssoUser(doc: UserDoc, issuer: string): OidcUser {
+  return { id: doc.userId, tenantId: doc.tenantId, email: doc.email, role: doc.role, disabled: doc.disabled, linkedSubject: doc.identities?.[issuer] ?? null };
+}
