@@ -1,6 +1,6 @@
-import { AnnalsApiError, createAdminClient, type AdminClient } from '@annals/client';
+import { AnnalsApiError, createAdminClient, type AdminClient, type AdminSchema } from '@annals/client';
 import type { Asset } from './shapes.ts';
-import type { SessionGate } from '../session/session-gate.ts';
+import type { Session, SessionGate } from '../session/session-gate.ts';
 
 /**
  * Every call the console makes to the admin API goes through this module, on the typed client
@@ -98,10 +98,40 @@ export async function uploadMedia(options: ConsoleClientOptions, file: File, onP
   }
 }
 
+/** A second factor the password step asks for: the ticket to answer with, and how this person can answer it. */
+export type SecondFactorChallenge = AdminSchema<'SecondFactorChallenge'>['secondFactor'];
+/** An authenticator app's secret to scan, and the setup token to send back with its first code. */
+export type TotpSetup = AdminSchema<'TotpSetup'>;
+/** A session begun; recoveryCodes when this sign-in set up the authenticator app the organisation requires (shown once). */
+export type SignedIn = Session & { recoveryCodes?: string[] };
+/** What the password step answered: the session, or the second factor to give first. */
+export type SignInResult = { kind: 'session'; session: SignedIn } | { kind: 'second-factor'; challenge: SecondFactorChallenge };
+
+function signedInOf(session: AdminSchema<'Session'>): SignedIn {
+  return { expiresAt: session.expiresAt, user: session.user, csrfToken: session.csrfToken ?? '', ...(session.recoveryCodes ? { recoveryCodes: session.recoveryCodes } : {}) };
+}
+
 /** Sign-in (for the session cookie) and the login page's branding: calls made without a session. */
-export async function signIn(body: { email: string; password: string; projectId?: string }) {
-  const session = await createConsoleClient({}).POST('/auth/login', { body: { ...body, cookie: true } });
-  return { expiresAt: session.expiresAt, user: session.user, csrfToken: session.csrfToken ?? '' };
+export async function signIn(body: { email: string; password: string; projectId?: string }): Promise<SignInResult> {
+  const answer = await createConsoleClient({}).POST('/auth/login', { body: { ...body, cookie: true } });
+  if ('secondFactor' in answer) return { kind: 'second-factor', challenge: answer.secondFactor };
+  return { kind: 'session', session: signedInOf(answer) };
+}
+
+/** The password step's second factor: the app's code, a recovery code or a passkey's answer; the session (its cookie set). */
+export async function signInSecondFactor(body: { ticket: string; method: 'totp' | 'recovery-code' | 'passkey'; code?: string; setupToken?: string; passkey?: unknown }): Promise<SignedIn> {
+  type Body = { ticket: string; method: 'totp' | 'recovery-code' | 'passkey'; code?: string; setupToken?: string; passkey?: { id: string; rawId: string; type: 'public-key'; response: Record<string, unknown> } };
+  return signedInOf(await createConsoleClient({}).POST('/auth/login/second-factor', { body: body as Body }));
+}
+
+/** The passkey challenge of a sign-in's second step, and the ticket that carries it (answer with that one). */
+export async function signInPasskeyOptions(ticket: string) {
+  return createConsoleClient({}).POST('/auth/login/passkey-options', { body: { ticket } });
+}
+
+/** An authenticator app to set up on the way in, when the organisation requires a second factor and the person has none. */
+export async function signInTotpSetup(ticket: string): Promise<TotpSetup> {
+  return createConsoleClient({}).POST('/auth/login/totp-setup', { body: { ticket } });
 }
 
 /** The session the browser already holds (its cookie), or null: asked when the console starts. */

@@ -1,3 +1,4 @@
+import { accountEn } from './account-en.ts';
 import { adminEn } from './admin-en.ts';
 import { editingEn } from './editing-en.ts';
 import { eventNamesEn } from './event-names-en.ts';
@@ -276,6 +277,7 @@ export const en = {
   'asOf.listEmpty': 'No entry of this form set was on the site at this instant.',
   'asOf.slug': 'Address (slug)',
   'asOf.openEntry': 'Show {slug} as of this instant',
+  ...accountEn,
   ...adminEn,
   ...editingEn,
   ...eventNamesEn,

@@ -1,4 +1,5 @@
 import type { Messages } from './en.ts';
+import { accountJa } from './account-ja.ts';
 import { adminJa } from './admin-ja.ts';
 import { editingJa } from './editing-ja.ts';
 import { eventNamesJa } from './event-names-ja.ts';
@@ -277,6 +278,7 @@ export const ja: Messages = {
   'asOf.listEmpty': 'この時点では、このフォームセットの項目は公開されていませんでした。',
   'asOf.slug': 'アドレス（スラッグ）',
   'asOf.openEntry': '{slug} をこの時点で表示',
+  ...accountJa,
   ...adminJa,
   ...editingJa,
   ...eventNamesJa,

@@ -1,13 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { loginBranding, signIn, signInOptions } from '../api/admin-client.ts';
+import { loginBranding, signIn, signInOptions, type SecondFactorChallenge, type SignedIn } from '../api/admin-client.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useSession } from '../session/session.tsx';
 import { Modal } from '../components/modal.tsx';
+import { SecondFactorStep } from './second-factor-step.tsx';
 
 /**
  * E-mail and password for the session cookie; on a project's page the project's allowlist applies and its
  * branding shows. Signing in again over a page whose session ended is for the same account: the e-mail is fixed.
+ * Someone with a second factor (or whose organisation requires one) gives it next (second-factor-step.tsx).
  */
 export function SignInForm({ projectId, email: knownEmail }: { projectId?: string; email?: string }) {
   const { t } = useI18n();
@@ -17,18 +19,29 @@ export function SignInForm({ projectId, email: knownEmail }: { projectId?: strin
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [challenge, setChallenge] = useState<SecondFactorChallenge | null>(null);
+  const begin = ({ recoveryCodes: _shown, ...session }: SignedIn) => signedIn(session);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      signedIn(await signIn({ email, password, ...(projectId ? { projectId } : {}) }));
+      const answer = await signIn({ email, password, ...(projectId ? { projectId } : {}) });
+      if (answer.kind === 'session') begin(answer.session);
+      else setChallenge(answer.challenge);
     } catch (e) {
       setError(t('signIn.refused', { message: e instanceof Error ? e.message : String(e) }));
     } finally {
       setBusy(false);
     }
   };
+  if (challenge) {
+    const startAgain = () => {
+      setChallenge(null);
+      setPassword('');
+    };
+    return <SecondFactorStep challenge={challenge} email={email} onSignedIn={begin} onStartAgain={startAgain} />;
+  }
   const sso = options.data?.oidc;
   // The organisation's identity provider first when it has one; passwords below it unless it signs in with single sign-on only.
   // Over a page whose session ended (the e-mail is known), the provider opens in a new tab: the page and what

@@ -1,0 +1,38 @@
+import type { accountEn } from './account-en.ts';
+
+/** サインインの 2 段階目と「アカウント」ページの日本語 UI テキスト。ja.ts に取り込む。 */
+export const accountJa: Record<keyof typeof accountEn, string> = {
+  'secondFactor.title': '本人確認',
+  'secondFactor.introPasskeyOrApp': 'このアカウントには 2 段階目の認証があります。パスキーを使うか、認証アプリに表示されたコードを入力してください。',
+  'secondFactor.introPasskey': 'このアカウントには 2 段階目の認証があります。パスキーを使ってください。',
+  'secondFactor.introApp': 'このアカウントには 2 段階目の認証があります。認証アプリに表示されたコードを入力してください。',
+  'secondFactor.usePasskey': 'パスキーを使う',
+  'secondFactor.or': 'または',
+  'secondFactor.appCode': '認証アプリのコード',
+  'secondFactor.recoveryCode': 'リカバリーコード',
+  'secondFactor.verify': '確認',
+  'secondFactor.useRecoveryCode': 'リカバリーコードを使う',
+  'secondFactor.useApp': '認証アプリを使う',
+  'secondFactor.usePasskeyInstead': 'パスキーを使う',
+  'secondFactor.startAgain': '最初からやり直す',
+  'secondFactor.setUpTitle': '2 段階目の認証を設定',
+  'secondFactor.setUpIntro': '組織の設定により、パスワードでのサインインには 2 段階目の認証が必要です。認証アプリでこの QR コードを読み取り（またはキーを入力し）、表示されたコードを入力してください。',
+  'secondFactor.setUpAndSignIn': '設定してサインイン',
+  'secondFactor.qrAlt': '認証アプリで読み取る QR コード',
+  'secondFactor.key': 'キー（QR コードを読み取れないアプリ用）',
+  'secondFactor.wrongCode': 'コードが受け付けられませんでした。入力ミス、使用済み、または入力中に変わった可能性があります。いま表示されているコードを入力してください。',
+  'secondFactor.passkeyRefused': 'パスキーが受け付けられませんでした。もう一度試すか、別の方法を使ってください。',
+  'secondFactor.passkeyCancelled': 'パスキーは使われませんでした（ダイアログが閉じられたか、時間切れです）。もう一度試すか、別の方法を使ってください。',
+  'secondFactor.passkeyKnown': 'この端末にはすでにあなたのパスキーがあります。',
+  'secondFactor.passkeyFailed': 'ブラウザーがパスキーを使えませんでした：{message}',
+  'secondFactor.tooManyWait': '誤りが多すぎます。{wait}待ってからもう一度試してください。',
+  'secondFactor.tooManyTries': '誤りが多すぎます。しばらく待ってからもう一度試してください。',
+  'secondFactor.expired': 'サインインに時間がかかりすぎました。パスワードから最初からやり直してください。',
+
+  'recovery.title': 'リカバリーコード',
+  'recovery.shownOnce': 'これらのコードを安全な場所に保管してください。認証アプリやパスキーを失ったとき、各コードで 1 回サインインできます。表示されるのは今回だけです。',
+  'recovery.listLabel': 'リカバリーコード',
+  'recovery.download': 'テキストでダウンロード',
+  'recovery.saved': '保管しました',
+  'recovery.fileTitle': '{email} の annals リカバリーコード（各 1 回のみ有効）',
+};
