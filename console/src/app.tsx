@@ -18,6 +18,7 @@ import { ReviewCompare } from './pages/review-compare.tsx';
 import { MediaLibrary } from './pages/media-library.tsx';
 import { AuditLog } from './pages/audit-log.tsx';
 import { AsOfView } from './pages/as-of.tsx';
+import { AccountPage } from './pages/account.tsx';
 import { ADMIN_ROUTES } from './admin/admin-routes.tsx';
 import { RouterErrorElement } from './components/route-error-boundary.tsx';
 import { StartingUp } from './components/starting-up.tsx';
@@ -48,6 +49,7 @@ const router = createBrowserRouter(
         { path: 'media', element: <MediaLibrary /> },
         { path: 'audit', element: <AuditLog /> },
         { path: 'as-of', element: <AsOfView /> },
+        { path: 'account', element: <AccountPage /> },
         ...ADMIN_ROUTES,
       ],
     },

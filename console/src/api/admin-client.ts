@@ -21,6 +21,11 @@ export interface ConsoleClientOptions {
   gate?: SessionGate;
   /** false: a 401 is answered at once (signing out), not waited out. Default true with a gate. */
   waitForSignIn?: boolean;
+  /**
+   * The calls may be refused 401 for what they carry (a password asked again, a code), not for the session: a
+   * 401 waits for a sign-in again only when the session is gone too (GET /auth/session says so).
+   */
+  ownRefusals?: boolean;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -45,6 +50,8 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleClien
         for (const [name, value] of Object.entries(csrfHeaders(attempt.method, gate))) attempt.headers.set(name, value);
         const response = await fetch(attempt, { credentials: 'same-origin' });
         if (response.status !== 401 || !gate || !waitForSignIn) return response;
+        // A wrong password or code, with the session still good: the call's own answer.
+        if (options.ownRefusals && (await currentSession().catch(() => null)) !== null) return response;
         // Signed in again: the same request once more, with the new session.
         if (!(await gate.unauthorized())) return response;
       }

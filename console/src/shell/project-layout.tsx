@@ -89,6 +89,9 @@ function SignedInProject({ projectId }: { projectId: string }) {
           </select>
         </label>
         <span className="user">{t('nav.signedInAs', { email: user.email, role: t(`role.${user.role}` as MessageKey) })}</span>
+        <NavLink to={`/p/${projectId}/account`} className="account-link">
+          {t('nav.account')}
+        </NavLink>
         <button
           type="button"
           onClick={() => void signOut().then(() => navigate(`/p/${projectId}/`))}
