@@ -11,8 +11,10 @@ import { Pager, usePaged } from './pager.tsx';
 import { KEY_SCOPES, planAtLeast, USER_ROLES, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope, type UserRole } from './shapes.ts';
 import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
 import { SingleSignOn } from './single-sign-on.tsx';
+import { SecondFactorPolicy } from './second-factor-policy.tsx';
+import { ResetSecondFactor, SecondFactorSummary } from './member-second-factor.tsx';
 
-/** The tenant's console users, how they sign in (single sign-on), and the project's agent and public keys. */
+/** The tenant's console users, how they sign in (a second factor, single sign-on), and the project's agent and public keys. */
 export function PeopleAndKeys() {
   const { t } = useI18n();
   const { isAdmin } = useProject();
@@ -20,6 +22,7 @@ export function PeopleAndKeys() {
     <section>
       <h1>{t('people.title')}</h1>
       <Users />
+      {isAdmin && <SecondFactorPolicy />}
       {isAdmin && <SingleSignOn />}
       <Keys />
     </section>
@@ -87,6 +90,7 @@ function Users() {
             <th scope="col">{t('people.email')}</th>
             <th scope="col">{t('people.role')}</th>
             <th scope="col">{t('people.state')}</th>
+            <th scope="col">{t('people.secondFactor')}</th>
             <th scope="col">{t('people.created')}</th>
             {isAdmin && (
               <ActionsColumnHeader />
@@ -106,7 +110,10 @@ function Users() {
                   t(`role.${u.role}`)
                 )}
               </td>
-              <td>{stateOf(u)}</td>
+              <td className="words">{stateOf(u)}</td>
+              <td className="nowrap">
+                <SecondFactorSummary user={u} />
+              </td>
               <td>{formatTime(u.createdAt)}</td>
               {isAdmin && (
                 <td>
@@ -115,6 +122,7 @@ function Users() {
                       {t('people.sendAgain')}
                     </button>
                   )}{' '}
+                  <ResetSecondFactor user={u} />{' '}
                   {u.id !== userId && !u.disabled && (
                     <button type="button" className="danger" aria-label={t('people.disableNamed', { email: u.email })} onClick={() => setDisabling(u)}>
                       {t('people.disable')}
