@@ -183,6 +183,26 @@ describe(needing(chromiumProgram, 'console: second factor for password sign-in, 
     await context.close();
   });
 
+  it('after repeated wrong codes, says how long to wait (the service\'s Retry-After)', async () => {
+    await member('alan@example.com');
+    const { secret } = await appOverApi('alan@example.com');
+    const { context, page, problems } = await newPage();
+    await page.goto(home);
+    await password(page, 'alan@example.com');
+    await page.getByLabel('Code from your authenticator app').fill(wrongCodeOf(secret));
+    let status = 0;
+    for (let tries = 0; tries < 10 && status !== 429; tries++) {
+      const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/admin/v1/auth/login/second-factor')), page.getByRole('button', { name: 'Verify' }).click()]);
+      status = answer.status();
+      await page.getByRole('button', { name: 'Verify' }).and(page.locator(':enabled')).waitFor();
+    }
+    expect(status, 'the throttle answers once the free tries are spent').to.equal(429);
+    await page.getByRole('alert').getByText(/^Too many wrong tries\. Wait \d+ seconds? before trying again\.$/).waitFor();
+    await screenshot(page, 'second-factor-too-many');
+    expect(problems).to.deep.equal([]);
+    await context.close();
+  });
+
   it('a member adds a passkey (and an app) under Your account, then signs in with the passkey', async () => {
     await member('linus@example.com');
     const { context, page, problems } = await newPage();
