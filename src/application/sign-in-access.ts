@@ -97,8 +97,8 @@ export class SignInAccess {
   }
 
   /** Records that a console session began (with a password, or through the provider `issuer`), by the user who signed in. */
-  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; protocol?: SsoProtocol; idpSessionId?: string; expiresAt: Date; projectId?: string; secondFactor?: SecondFactorProof }, options: WriteOptions = {}): Promise<{ position: bigint }> {
-    const via = input.issuer === undefined ? { method: 'password' as const, ...(input.secondFactor ? { secondFactor: input.secondFactor } : {}) } : { method: input.protocol ?? ('oidc' as const), issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}) };
+  async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; protocol?: SsoProtocol; idpSessionId?: string; requestedAt?: number; expiresAt: Date; projectId?: string; secondFactor?: SecondFactorProof }, options: WriteOptions = {}): Promise<{ position: bigint }> {
+    const via = input.issuer === undefined ? { method: 'password' as const, ...(input.secondFactor ? { secondFactor: input.secondFactor } : {}) } : { method: input.protocol ?? ('oidc' as const), issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}), ...(input.requestedAt === undefined ? {} : { requestedAt: input.requestedAt }) };
     const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString(), ...auditProject(input) };
     const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
     return { position: positionOf(result) };

@@ -20,7 +20,7 @@ export const COMMAND_USAGE = {
   keys: `  annals keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
   annals keys revoke --project <projectId> --key-id <keyId>
       (an agent key's scope defaults to full; the key is printed once and stored only as a hash)`,
-  'sign-in': `  annals sign-in show --tenant <tenantId> [--json]             the tenant's single sign-on (never its secret)
+  'sign-in': `  annals sign-in show --tenant <tenantId> [--json]             the tenant's single sign-on, OpenID Connect or SAML (never a secret)
   annals sign-in allow-passwords --tenant <tenantId> [--json]  keep single sign-on, let passwords in again
   annals sign-in remove --tenant <tenantId> [--json]           remove single sign-on
       (for when nobody can sign in: the provider down, its secret expired, with single sign-on only on)

@@ -20,6 +20,8 @@ export interface SsoSignedIn {
   issuer: string;
   /** The provider's session (OpenID Connect's sid, SAML's SessionIndex), when it sent one. */
   idpSessionId?: string;
+  /** SAML: when the request the provider answered was made (ms), so that an answer signs in once. */
+  requestedAt?: number;
 }
 
 /** What a test of the settings saw: the provider's answer, and what a sign-in would have done with it. */
@@ -57,7 +59,7 @@ export interface IdentitySignInDeps {
  * provider's subject, the role its groups give), waiting until the session's next request can read it. A test of
  * the settings says what it would do and records nothing.
  */
-export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: string; projectId: string; test?: boolean }, rules: SsoRules, identity: VouchedIdentity, clientIp: string | undefined): Promise<SsoSignedIn | SsoTestResult> {
+export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: string; projectId: string; test?: boolean; requestedAt?: number }, rules: SsoRules, identity: VouchedIdentity, clientIp: string | undefined): Promise<SsoSignedIn | SsoTestResult> {
   const { claims, issuer, protocol } = identity;
   const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined;
   const [linked, withEmail, project] = await Promise.all([
@@ -102,7 +104,7 @@ export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: 
   // The session's user must be readable as it now is (its role, its link) by the next request.
   if (position > 0n) await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
   const sid = typeof claims.sessionId === 'string' && claims.sessionId.length > 0 && claims.sessionId.length <= 255 ? claims.sessionId : undefined;
-  return { projectId: flow.projectId, userId, tenantId: flow.tenantId, email: decision.email, role: decision.role, protocol, issuer, ...(sid ? { idpSessionId: sid } : {}) };
+  return { projectId: flow.projectId, userId, tenantId: flow.tenantId, email: decision.email, role: decision.role, protocol, issuer, ...(sid ? { idpSessionId: sid } : {}), ...(flow.requestedAt === undefined ? {} : { requestedAt: flow.requestedAt }) };
 }
 
 function ssoUser(doc: UserDoc, issuer: string): OidcUser {

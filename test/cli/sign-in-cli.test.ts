@@ -50,7 +50,7 @@ describe('operator CLI: sign-in show | allow-passwords | remove | reset-second-f
 
     const remove = await cli(['remove', '--tenant', f.project.tenantId, '--json']);
     expect(remove.code, remove.stderr).to.equal(0);
-    expect(JSON.parse(remove.stdout)).to.deep.equal({ tenantId: f.project.tenantId, oidc: null, removed: true });
+    expect(JSON.parse(remove.stdout)).to.deep.equal({ tenantId: f.project.tenantId, oidc: null, saml: null, removed: true });
     const events: Array<{ type: string; actor: unknown }> = [];
     for await (const e of f.service.log.readStream(`tenant-${f.project.tenantId}`)) events.push({ type: e.type, actor: e.metadata.actor });
     expect(events.slice(-2).map((e) => e.type)).to.deep.equal(['tenant.oidc-configured', 'tenant.oidc-removed']);

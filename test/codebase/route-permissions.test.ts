@@ -26,7 +26,7 @@ function registeredRoutes(): ApiRegistry['routes'] {
     return add.apply(this, args);
   } as typeof add;
   try {
-    adminRouter(standIn() as AdminDeps, { webhooks: standIn(), media: standIn(), contactForms: standIn(), translation: standIn(), operations: standIn(), logTree: standIn(), auditExports: standIn(), invitations: standIn(), signIn: { oidc: standIn(), box: standIn(), relyingParty: standIn(), secondFactorChecks: standIn(), secondFactor: standIn() }, mcp: mcpRoute });
+    adminRouter(standIn() as AdminDeps, { webhooks: standIn(), media: standIn(), contactForms: standIn(), translation: standIn(), operations: standIn(), logTree: standIn(), auditExports: standIn(), invitations: standIn(), signIn: { oidc: standIn(), box: standIn(), relyingParty: standIn(), secondFactorChecks: standIn(), secondFactor: standIn(), saml: standIn() }, mcp: mcpRoute });
   } finally {
     ApiRegistry.prototype.add = add;
   }
@@ -58,7 +58,7 @@ describe('codebase: every admin route declares its permission', () => {
 
   it('leaves open (none) only sign-in (password, its second factor and single sign-on), the caller\'s own session, preferences and second factor, the project switcher, accepting an invitation and the MCP endpoint', () => {
     const open = routes.filter((route) => route.permission === 'none').map((route) => route.operationId).sort();
-    expect(open).to.deep.equal(['acceptInvitation', 'enrolTotp', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSecondFactor', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'loginPasskeyOptions', 'loginSecondFactor', 'loginTotpSetup', 'logout', 'mcp', 'oidcBackchannelLogout', 'registerPasskey', 'removePasskey', 'removeTotp', 'renewRecoveryCodes', 'setNoticePreferences', 'startOidcSignIn', 'startPasskeyRegistration', 'startTotpSetup']);
+    expect(open).to.deep.equal(['acceptInvitation', 'enrolTotp', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSamlServiceProviderMetadata', 'getSecondFactor', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'loginPasskeyOptions', 'loginSecondFactor', 'loginTotpSetup', 'logout', 'mcp', 'oidcBackchannelLogout', 'registerPasskey', 'removePasskey', 'removeTotp', 'renewRecoveryCodes', 'samlAssertionConsumer', 'setNoticePreferences', 'startOidcSignIn', 'startPasskeyRegistration', 'startSamlSignIn', 'startTotpSetup']);
   });
 
   it('has an action, not none, on every route that is checked by the domain', () => {

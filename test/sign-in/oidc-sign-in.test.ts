@@ -69,7 +69,7 @@ describe('Single sign-on with OpenID Connect', function () {
     const byKey = await f.call('PUT', '/sign-in/oidc', { body: settings() });
     expect(byKey.status).to.equal(403);
     const options = await fetch(`${f.service.url}/admin/v1/auth/sign-in-options?projectId=${f.project.projectId}`);
-    expect(await options.json()).to.deep.equal({ password: true, oidc: null });
+    expect(await options.json()).to.deep.equal({ password: true, oidc: null, saml: null });
   });
 
   it('refuses settings whose issuer cannot be used, naming why', async () => {

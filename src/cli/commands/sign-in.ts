@@ -3,8 +3,7 @@ import { loadAggregate } from '../../application/command-handler.ts';
 import { systemClock } from '../../clock.ts';
 import { tenantStream } from '../../domain/access/access-streams.ts';
 import { notFound } from '../../domain/domain-error.ts';
-import { tenantDecider } from '../../domain/access/tenant-decider.ts';
-import type { OidcSettings } from '../../domain/access/oidc-settings.ts';
+import { tenantDecider, type Tenant } from '../../domain/access/tenant-decider.ts';
 import { hasSecondFactor } from '../../domain/access/second-factor.ts';
 import type { EventLog } from '../../event-store/event-log.ts';
 import { operatorCaller, parseCommandArgs, printResult, required, UsageError, withStores, type CommandGroup } from '../cli-support.ts';
@@ -12,17 +11,16 @@ import { COMMAND_USAGE } from '../usage.ts';
 
 const USAGE = COMMAND_USAGE['sign-in'];
 
-/** The settings as an operator may see them: everything but the sealed secret. */
-function shown(tenantId: string, settings: OidcSettings | null | undefined) {
-  if (!settings) return { tenantId, oidc: null };
-  const { sealedClientSecret: _sealed, ...rest } = settings;
-  return { tenantId, oidc: { ...rest, clientSecretSet: true } };
+/** The settings as an operator may see them: everything but the sealed secret (SAML's certificates are public). */
+function shown(tenantId: string, tenant: Tenant) {
+  const oidc = tenant.oidc ? (({ sealedClientSecret: _sealed, ...rest }) => ({ ...rest, clientSecretSet: true }))(tenant.oidc) : null;
+  return { tenantId, oidc, saml: tenant.saml ?? null };
 }
 
-async function settingsOf(log: EventLog, tenantId: string): Promise<OidcSettings | null> {
+async function tenantOf(log: EventLog, tenantId: string): Promise<Tenant> {
   const { state } = await loadAggregate(log, tenantStream(tenantId), tenantDecider);
   if (!state) throw notFound(`No tenant ${tenantId}.`);
-  return state.oidc ?? null;
+  return state;
 }
 
 /**
@@ -65,16 +63,18 @@ export const signInCommands: CommandGroup = {
     if (command !== 'show' && command !== 'allow-passwords' && command !== 'remove') throw new UsageError(command ? `unknown sign-in command: ${command}` : 'sign-in needs a command', USAGE);
     const tenantId = required(values.tenant, '--tenant', USAGE);
     const result = await withStores(async ({ log }) => {
-      const settings = await settingsOf(log, tenantId);
-      if (command === 'show') return shown(tenantId, settings);
+      const tenant = await tenantOf(log, tenantId);
+      if (command === 'show') return shown(tenantId, tenant);
       const access = new AccessService({ log, clock: systemClock });
       if (command === 'remove') {
-        await access.signIn.removeOidc(operatorCaller(), tenantId);
-        return { tenantId, oidc: null, removed: settings !== null };
+        if (tenant.oidc) await access.signIn.removeOidc(operatorCaller(), tenantId);
+        if (tenant.saml) await access.signIn.removeSaml(operatorCaller(), tenantId);
+        return { tenantId, oidc: null, saml: null, removed: Boolean(tenant.oidc || tenant.saml) };
       }
-      if (!settings) throw notFound(`Tenant ${tenantId} has no single sign-on: passwords sign in already.`);
-      const changed = await access.signIn.configureOidc(operatorCaller(), tenantId, { ...settings, ssoOnly: false });
-      return shown(tenantId, changed.settings);
+      if (tenant.oidc) await access.signIn.configureOidc(operatorCaller(), tenantId, { ...tenant.oidc, ssoOnly: false });
+      else if (tenant.saml) await access.signIn.configureSaml(operatorCaller(), tenantId, { ...tenant.saml, ssoOnly: false });
+      else throw notFound(`Tenant ${tenantId} has no single sign-on: passwords sign in already.`);
+      return shown(tenantId, await tenantOf(log, tenantId));
     });
     printResult(result);
     return 0;

@@ -322,6 +322,8 @@ export const userSignedIn = defineEvent({
         challengedAt: z.number().int().min(0).optional(),
       })
       .optional(),
+    /** SAML: when the request the provider answered was made (ms): each answer signs in once. */
+    requestedAt: z.number().int().min(0).optional(),
   }),
 });
 

@@ -29,6 +29,8 @@ export interface User {
   identities?: Record<string, string>;
   /** The second factor for password sign-in (absent: none set up). */
   secondFactor?: SecondFactors;
+  /** When the SAML request of the user's last SAML sign-in was made (ms): an answer to it, or to an older one, is not taken again. */
+  lastSamlRequestAt?: number;
 }
 
 export type UserState = User | null;
@@ -53,7 +55,7 @@ export type UserCommand =
   /** Single sign-on vouched that `subject` at `issuer` is this user (decideOidcSignIn); by the sign-in itself (an operator caller). */
   | { type: 'link-identity'; protocol?: 'oidc' | 'saml'; issuer: string; subject: string; projectId?: string }
   /** A console session began: by the user who signed in. */
-  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc' | 'saml'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string; secondFactor?: SecondFactorProof }
+  | { type: 'record-sign-in'; sessionId: string; method: 'password' | 'oidc' | 'saml'; issuer?: string; idpSessionId?: string; expiresAt: string; projectId?: string; secondFactor?: SecondFactorProof; /** SAML: when the request the provider answered was made (ms). */ requestedAt?: number }
   /** The user sets up an authenticator app (its secret sealed); `recoveryCodeHashes` are issued when they hold none. */
   | { type: 'enrol-totp'; sealedSecret: string; recoveryCodeHashes: string[]; projectId?: string }
   | { type: 'remove-totp'; projectId?: string }
@@ -109,6 +111,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         return { ...state, identities: { ...state.identities, [event.data.issuer]: event.data.subject } };
       case 'user.signed-in': {
         const proof = event.data.secondFactor;
+        if (event.data.requestedAt !== undefined) return { ...state, lastSamlRequestAt: event.data.requestedAt };
         if (!proof) return state;
         const factors = state.secondFactor ?? NO_SECOND_FACTORS;
         switch (proof.method) {
@@ -220,7 +223,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
         // A password alone does not sign in someone who set up a second factor, whatever the caller believed.
         if (command.method === 'password' && !proof && hasSecondFactor(state.secondFactor)) throw new DomainError('UNAUTHORIZED', 'A second factor is needed to sign in.', 'Sign in again and give the code from your authenticator app, a recovery code or your passkey.');
         if (proof) acceptProof(state.secondFactor, proof);
-        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...auditProject(command), ...(proof ? { secondFactor: proofRecord(proof) } : {}) } }];
+        // A provider's SAML answer signs in once: its request must be newer than the last one answered (a copied answer and flow cookie replay nothing).
+        if (command.method === 'saml' && (command.requestedAt === undefined || !Number.isSafeInteger(command.requestedAt) || command.requestedAt <= (state.lastSamlRequestAt ?? -1))) {
+          throw new DomainError('UNAUTHORIZED', "Single sign-on did not sign you in: the identity provider's answer was used already.", 'Start again from the login page.');
+        }
+        return [{ type: 'user.signed-in', data: { userId: state.id, sessionId: command.sessionId, method: command.method, ...(command.issuer === undefined ? {} : { issuer: command.issuer }), ...(command.idpSessionId ? { idpSessionId: command.idpSessionId } : {}), expiresAt: command.expiresAt, ...auditProject(command), ...(proof ? { secondFactor: proofRecord(proof) } : {}), ...(command.method === 'saml' ? { requestedAt: command.requestedAt } : {}) } }];
       }
       case 'enrol-totp': {
         assertOwnSecondFactor(self, state);

@@ -32,6 +32,8 @@ import { auditExportRoutes } from './audit-export-routes.ts';
 import { oidcRoutes } from './oidc-routes.ts';
 import { signInSettingsRoutes } from './sign-in-settings-routes.ts';
 import { secondFactorRoutes } from './second-factor-routes.ts';
+import { samlRoutes } from './saml-routes.ts';
+import { samlSettingsRoutes } from './saml-settings-routes.ts';
 import type { SignInServices } from '../../sign-in/sign-in-setup.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
@@ -62,7 +64,9 @@ export function adminRouter(
     },
   });
   const open = authRoutes(deps, api, services.signIn?.secondFactor);
-  const sso = services.signIn ? { open: oidcRoutes({ ...deps, oidc: services.signIn.oidc }, api), settings: signInSettingsRoutes({ ...deps, ...services.signIn }, api) } : undefined;
+  const sso = services.signIn
+    ? { open: oidcRoutes({ ...deps, oidc: services.signIn.oidc, saml: services.signIn.saml }, api), saml: samlRoutes({ ...deps, saml: services.signIn.saml }, api), settings: signInSettingsRoutes({ ...deps, ...services.signIn }, api), samlSettings: samlSettingsRoutes(deps, api) }
+    : undefined;
   const secondFactor = services.signIn ? secondFactorRoutes(deps, api, services.signIn) : undefined;
   const session = sessionRoutes(deps, api);
   const invitations = invitationRoutes(deps, api, services.invitations);
@@ -97,9 +101,9 @@ export function adminRouter(
   // Open routes answer before authentication; it then runs once for every other admin request.
   router.use(open.routes(), open.allowedMethods());
   router.use(invitations.open.routes(), invitations.open.allowedMethods());
-  if (sso) router.use(sso.open.routes(), sso.open.allowedMethods());
+  if (sso) router.use(sso.open.routes(), sso.open.allowedMethods(), sso.saml.routes(), sso.saml.allowedMethods());
   if (secondFactor) router.use(secondFactor.open.routes(), secondFactor.open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [...(sso ? [sso.settings] : []), ...(secondFactor ? [secondFactor.authenticated] : []), session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [...(sso ? [sso.settings, sso.samlSettings] : []), ...(secondFactor ? [secondFactor.authenticated] : []), session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

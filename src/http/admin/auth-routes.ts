@@ -87,7 +87,8 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry, secondFactor?: Sec
       throw error;
     }
     const project = body.projectId && isUuid(body.projectId) ? await accessModel.project(body.projectId) : null;
-    const ssoOnly = found && passwordMatches ? (await accessModel.tenant(found.tenantId))?.oidc?.ssoOnly === true : false;
+    const tenant = found && passwordMatches ? await accessModel.tenant(found.tenantId) : null;
+    const ssoOnly = tenant?.oidc?.ssoOnly === true || tenant?.saml?.ssoOnly === true;
     const subject = decideSignIn({
       ssoOnly,
       user: found ? { id: found.userId, tenantId: found.tenantId, email: found.email, role: found.role, passwordHash: found.passwordHash, disabled: found.disabled } : null,

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
-import { principalOf, type AdminDeps, type AdminState } from './admin-context.ts';
+import { principalOf, type AdminDeps } from './admin-context.ts';
+import { actingProject } from './sign-in-settings-routes.ts';
 import { answerSession, sessionSchema } from './auth-routes.ts';
 import { assertSameOrigin } from './session-cookie.ts';
 import { forbidden, notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
@@ -83,10 +84,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
   const { secondFactor, secondFactorChecks: checks } = services;
   const accessModel = accessQueries(deps.reader);
   // The project the person acts in (checked by authentication), whose audit log shows the change.
-  const audit = (ctx: Context): { projectId?: string } => {
-    const project = (ctx.state as AdminState).project;
-    return project ? { projectId: project.projectId } : {};
-  };
+  const audit = actingProject;
   const sessionUser = (ctx: Context) => {
     const principal = principalOf(ctx);
     if (principal.kind !== 'user') throw forbidden('A second factor belongs to a console user; agent keys have none.', { hint: 'Sign in as the user.' });

@@ -109,7 +109,7 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
 }
 
 /** The project the session acts in (X-Project-Id), whose audit log shows the change; none without it. */
-function actingProject(ctx: Context): { projectId?: string } {
+export function actingProject(ctx: Context): { projectId?: string } {
   const project = (ctx.state as AdminState).project;
   return project ? { projectId: project.projectId } : {};
 }

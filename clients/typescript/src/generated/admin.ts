@@ -53,8 +53,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * The ways a project's console login page signs people in: password, and the organisation's identity provider when single sign-on is set up
-         * @description The ways a project's console login page signs people in: password, and the organisation's identity provider when single sign-on is set up. No credentials needed.
+         * The ways a project's console login page signs people in: password, and the organisation's identity provider (OpenID Connect or SAML) when single sign-on is set up
+         * @description The ways a project's console login page signs people in: password, and the organisation's identity provider (OpenID Connect or SAML) when single sign-on is set up. No credentials needed.
          */
         get: operations["getSignInOptions"];
         put?: never;
@@ -125,6 +125,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/auth/saml/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in with the organisation's SAML identity provider: a redirect to its single sign-on service with an AuthnRequest (HTTP-Redirect binding), the flow kept in a sealed cookie for the answer
+         * @description Start signing in with the organisation's SAML identity provider: a redirect to its single sign-on service with an AuthnRequest (HTTP-Redirect binding), the flow kept in a sealed cookie for the answer. No credentials needed.
+         */
+        get: operations["startSamlSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The assertion consumer service: the provider posts its signed answer here; the assertion is checked (signed by the provider's certificate, its issuer, this service as audience, its time window, in answer to this browser's request), the person signed in (provisioned on first sign-in, with the role the groups attribute gives) and sent to the console with its session cookie (recorded as user.signed-in, method saml). A refusal answers a page that says why.
+         * @description The assertion consumer service: the provider posts its signed answer here; the assertion is checked (signed by the provider's certificate, its issuer, this service as audience, its time window, in answer to this browser's request), the person signed in (provisioned on first sign-in, with the role the groups attribute gives) and sent to the console with its session cookie (recorded as user.signed-in, method saml). A refusal answers a page that says why.. No credentials needed.
+         */
+        post: operations["samlAssertionConsumer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/metadata/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider
+         * @description This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider. No credentials needed.
+         */
+        get: operations["getSamlServiceProviderMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sign-in/oidc": {
         parameters: {
             query?: never;
@@ -148,6 +208,34 @@ export type paths = {
          * @description Remove the tenant's OpenID Connect sign-in: people sign in with passwords again (recorded as tenant.oidc-removed). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
          */
         delete: operations["removeOidcSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sign-in/saml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's SAML 2.0 sign-in, with the entity ID and assertion consumer service URL to register at the provider (also as metadata at /admin/v1/auth/saml/metadata/{tenantId})
+         * @description The tenant's SAML 2.0 sign-in, with the entity ID and assertion consumer service URL to register at the provider (also as metadata at /admin/v1/auth/saml/metadata/{tenantId}). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.read` (read the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        get: operations["getSamlSettings"];
+        /**
+         * Set up or change the tenant's SAML 2.0 sign-in as a whole (recorded as tenant.saml-configured). 409 while OpenID Connect is set up: one provider per organisation.
+         * @description Set up or change the tenant's SAML 2.0 sign-in as a whole (recorded as tenant.saml-configured). 409 while OpenID Connect is set up: one provider per organisation.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        put: operations["setSamlSettings"];
+        post?: never;
+        /**
+         * Remove the tenant's SAML sign-in: people sign in with passwords again (recorded as tenant.saml-removed)
+         * @description Remove the tenant's SAML sign-in: people sign in with passwords again (recorded as tenant.saml-removed). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `sign-in.manage` (change the tenant's single sign-on settings); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        delete: operations["removeSamlSettings"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3537,6 +3625,27 @@ export type components = {
             /** @description publish only: true when the revision was live already (nothing changed). */
             already_published?: boolean;
         };
+        SamlSettings: {
+            idpEntityId: string;
+            ssoUrl: string;
+            /** @description The certificates as recorded, with what they say (check validTo: a provider that signs with another key is refused) */
+            idpCertificates: {
+                subject: string;
+                validFrom: string;
+                validTo: string;
+                fingerprint256: string;
+            }[];
+            allowedEmailDomains: string[];
+            emailAttribute: string;
+            groupsAttribute: string;
+            adminGroups: string[];
+            userGroups: string[];
+            ssoOnly: boolean;
+            /** @description This service's entity ID for the tenant (the audience the provider must name), also its metadata URL */
+            spEntityId: string;
+            /** @description The assertion consumer service URL to register at the provider (HTTP-POST binding) */
+            acsUrl: string;
+        };
         SavedRevision: {
             /** Format: uuid */
             id: string;
@@ -3604,6 +3713,10 @@ export type components = {
             password: boolean;
             oidc: {
                 /** @description Where the login page sends the browser to sign in with the organisation's identity provider. */
+                startUrl: string;
+            } | null;
+            saml: {
+                /** @description Where the login page sends the browser to sign in with the organisation's SAML identity provider. */
                 startUrl: string;
             } | null;
         };
@@ -4316,6 +4429,109 @@ export interface operations {
             503: components["responses"]["Http503ServiceUnavailable"];
         };
     };
+    startSamlSignIn: {
+        parameters: {
+            query: {
+                projectId: string;
+                /** @description true: a test of the settings (the console's Test sign-in): the answer is shown, nobody is signed in, nothing recorded */
+                test?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's single sign-on service */
+            302: {
+                headers: {
+                    /** @description The provider's SSO URL with the SAMLRequest and RelayState */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    samlAssertionConsumer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The provider's answer (base64 of a samlp:Response) */
+                    SAMLResponse: string;
+                    RelayState?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A test of the settings: a page saying what the provider sent and what a sign-in would do */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the console's page of the project the sign-in started from, signed in */
+            302: {
+                headers: {
+                    /** @description The console */
+                    Location?: string;
+                    /** @description The console session cookie */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getSamlServiceProviderMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SP metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/samlmetadata+xml": string;
+                };
+            };
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
     getOidcSettings: {
         parameters: {
             query?: never;
@@ -4400,6 +4616,121 @@ export interface operations {
         };
     };
     removeOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    getSamlSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SamlSettings"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    setSamlSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The identity provider's entity ID (the Issuer of its answers) */
+                    idpEntityId: string;
+                    /** @description The provider's single sign-on service URL for the HTTP-Redirect binding (https) */
+                    ssoUrl: string;
+                    /** @description The provider's signing certificates (PEM); two while it rotates its key. Assertions must be signed by one of them. */
+                    idpCertificates: string[];
+                    /** @description Only people whose e-mail address is at one of these domains sign in */
+                    allowedEmailDomains: string[];
+                    /** @description The attribute that holds the e-mail address (default email); empty: the NameID, when its format is emailAddress */
+                    emailAttribute?: string;
+                    /** @description The attribute that lists the person's groups (default groups) */
+                    groupsAttribute?: string;
+                    /** @description Members of any of these groups sign in as tenant_admin */
+                    adminGroups: string[];
+                    /** @description Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain */
+                    userGroups?: string[];
+                    /** @description Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider. */
+                    ssoOnly?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SamlSettings"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    removeSamlSettings: {
         parameters: {
             query?: never;
             header?: {

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import samlify from 'samlify';
+import validator from '@authenio/samlify-node-xmllint';
+
+/**
+ * A SAML 2.0 identity provider for tests: samlify in its identity-provider role, a separate implementation from
+ * the service's (@node-saml/node-saml). It parses and schema-validates the service's AuthnRequest (xmllint, as
+ * WebAssembly), and answers with a samlp:Response whose assertion it signs with its key (test/fixtures/saml), as
+ * a real provider does. `answer` gives the form post a browser would make; `tamper` makes the answers a
+ * provider must never be believed for (unsigned, signed by another key, for another audience, expired, to
+ * another request). The HTTP server plays the provider's pages for a browser: GET /sso lists the accounts,
+ * POST /login posts the answer to the service's ACS.
+ */
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixture = (name: string) => readFileSync(path.join(here, '..', 'fixtures', 'saml', name), 'utf8');
+export const IDP_CERT = fixture('idp-cert.pem');
+const IDP_KEY = fixture('idp-key.pem');
+/** Another key and certificate: what an attacker who re-signs an assertion holds. */
+export const ROGUE_CERT = fixture('rogue-cert.pem');
+const ROGUE_KEY = fixture('rogue-key.pem');
+
+const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
+samlify.setSchemaValidator(validator);
+
+export interface SamlAccount {
+  email?: string;
+  groups?: string[];
+  nameIdFormat?: string;
+}
+
+export type Tamper = 'unsigned' | 'rogue-key' | 'wrong-audience' | 'expired' | 'other-request' | 'wrong-issuer';
+
+export interface SamlAnswer {
+  acsUrl: string;
+  SAMLResponse: string;
+  RelayState: string;
+}
+
+export interface TestSamlIdp {
+  entityId: string;
+  ssoUrl: string;
+  accounts: Map<string, SamlAccount>;
+  /** The answer to the AuthnRequest in `location` (the service's redirect) for `subject`, as the provider's page would post it. */
+  answer(location: string, subject: string, tamper?: Tamper): Promise<SamlAnswer>;
+  close(): Promise<void>;
+}
+
+const escapeXml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function attributeStatement(account: SamlAccount): string {
+  const attribute = (name: string, values: string[]) =>
+    `<saml:Attribute Name="${name}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${values.map((value) => `<saml:AttributeValue xsi:type="xs:string">${escapeXml(value)}</saml:AttributeValue>`).join('')}</saml:Attribute>`;
+  const parts = [...(account.email ? [attribute('email', [account.email])] : []), ...(account.groups?.length ? [attribute('groups', account.groups)] : [])];
+  return parts.length ? `<saml:AttributeStatement>${parts.join('')}</saml:AttributeStatement>` : '';
+}
+
+export async function startSamlIdp(options: { spEntityId: (tenantId: string) => string; acsUrl: string; tenantId: string }): Promise<TestSamlIdp> {
+  const accounts = new Map<string, SamlAccount>();
+  const pending = new Map<string, { location: string }>();
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://idp');
+      if (request.method === 'GET' && url.pathname === '/sso') {
+        // The provider's sign-in page: one button per account (a real provider asks for a password here).
+        const id = randomUUID();
+        pending.set(id, { location: url.href.replace('http://idp', base) });
+        const buttons = [...accounts.keys()].map((subject) => `<button name="subject" value="${escapeXml(subject)}">${escapeXml(subject)}</button>`).join(' ');
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(`<!doctype html><html lang="en"><title>Test IdP</title><h1>Test identity provider</h1><form method="post" action="/login"><input type="hidden" name="pending" value="${id}">${buttons}</form></html>`);
+        return;
+      }
+      if (request.method === 'POST' && url.pathname === '/login') {
+        let body = '';
+        for await (const chunk of request) body += chunk;
+        const form = new URLSearchParams(body);
+        const waiting = pending.get(form.get('pending') ?? '');
+        if (!waiting) {
+          response.writeHead(400).end('unknown sign-in');
+          return;
+        }
+        pending.delete(form.get('pending')!);
+        const posted = await idp.answer(waiting.location, form.get('subject') ?? '');
+        // The HTTP-POST binding: a form the browser posts to the service's ACS at once.
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(`<!doctype html><html lang="en"><title>Signing in</title><body onload="document.forms[0].submit()"><form method="post" action="${escapeXml(posted.acsUrl)}"><input type="hidden" name="SAMLResponse" value="${escapeXml(posted.SAMLResponse)}"><input type="hidden" name="RelayState" value="${escapeXml(posted.RelayState)}"><noscript><button>Continue</button></noscript></form></body></html>`);
+        return;
+      }
+      response.writeHead(404).end();
+    })().catch((error: unknown) => {
+      response.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  const base = `http://127.0.0.1:${address.port}`;
+  const entityId = `${base}/metadata`;
+
+  const provider = (key: string, cert: string, issuer = entityId) =>
+    samlify.IdentityProvider({
+      entityID: issuer,
+      signingCert: cert,
+      privateKey: key,
+      isAssertionEncrypted: false,
+      nameIDFormat: [PERSISTENT],
+      singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` }],
+    });
+  const serviceProvider = (wantAssertionsSigned: boolean) =>
+    samlify.ServiceProvider({
+      entityID: options.spEntityId(options.tenantId),
+      assertionConsumerService: [{ Binding: samlify.Constants.namespace.binding.post, Location: options.acsUrl }],
+      wantAssertionsSigned,
+      authnRequestsSigned: false,
+    });
+
+  const idp: TestSamlIdp = {
+    entityId,
+    ssoUrl: `${base}/sso`,
+    accounts,
+    async answer(location, subject, tamper) {
+      const query = Object.fromEntries(new URL(location).searchParams);
+      const sp = serviceProvider(tamper !== 'unsigned');
+      const signer = tamper === 'rogue-key' ? provider(ROGUE_KEY, ROGUE_CERT) : provider(IDP_KEY, IDP_CERT, tamper === 'wrong-issuer' ? 'https://impostor.example/idp' : entityId);
+      // The service's AuthnRequest, parsed and checked against the SAML schema by the provider.
+      const parsed = await provider(IDP_KEY, IDP_CERT).parseLoginRequest(sp, 'redirect', { query });
+      const requestId = tamper === 'other-request' ? `_${randomUUID()}` : (parsed.extract.request?.id as string);
+      const account = accounts.get(subject) ?? {};
+      const now = Date.now();
+      const at = (offsetMs: number) => new Date(now + offsetMs).toISOString();
+      const [notBefore, notOnOrAfter] = tamper === 'expired' ? [at(-20 * 60_000), at(-10 * 60_000)] : [at(-1000), at(5 * 60_000)];
+      const issuer = tamper === 'wrong-issuer' ? 'https://impostor.example/idp' : entityId;
+      const replace = (template: string) => {
+        const withStatements = template
+          .replace('{AuthnStatement}', `<saml:AuthnStatement AuthnInstant="${at(0)}" SessionIndex="_session-${escapeXml(subject)}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`)
+          .replace('{AttributeStatement}', attributeStatement(account));
+        const id = `_${randomUUID()}`;
+        const context = samlify.SamlLib.replaceTagsByValue(withStatements, {
+          ID: id,
+          AssertionID: `_${randomUUID()}`,
+          Destination: options.acsUrl,
+          Audience: tamper === 'wrong-audience' ? 'https://another-service.example/sp' : options.spEntityId(options.tenantId),
+          SubjectRecipient: options.acsUrl,
+          Issuer: issuer,
+          IssueInstant: at(0),
+          StatusCode: 'urn:oasis:names:tc:SAML:2.0:status:Success',
+          ConditionsNotBefore: notBefore,
+          ConditionsNotOnOrAfter: notOnOrAfter,
+          SubjectConfirmationDataNotOnOrAfter: notOnOrAfter,
+          NameIDFormat: account.nameIdFormat ?? PERSISTENT,
+          NameID: subject,
+          InResponseTo: requestId,
+        });
+        return { id, context };
+      };
+      const { context } = await signer.createLoginResponse(sp, parsed as unknown as Parameters<typeof signer.createLoginResponse>[1], 'post', {}, replace);
+      return { acsUrl: options.acsUrl, SAMLResponse: context, RelayState: query['RelayState'] ?? '' };
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  return idp;
+}
