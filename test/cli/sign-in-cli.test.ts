@@ -4,6 +4,7 @@ import { OPERATOR, PASSWORD, startAdminFixture, type AdminFixture } from '../adm
 import { runEntry } from '../support/child-process.ts';
 import { eventually } from '../support/eventually.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { IDP_CERT } from '../support/saml-idp.ts';
 
 /**
  * The operator's way back in (issue 47): with single sign-on only on and the provider out of reach, nobody signs
@@ -55,6 +56,18 @@ describe('operator CLI: sign-in show | allow-passwords | remove | reset-second-f
     for await (const e of f.service.log.readStream(`tenant-${f.project.tenantId}`)) events.push({ type: e.type, actor: e.metadata.actor });
     expect(events.slice(-2).map((e) => e.type)).to.deep.equal(['tenant.oidc-configured', 'tenant.oidc-removed']);
     expect(events.at(-1)!.actor).to.deep.include({ type: 'operator' });
+  });
+
+  it('lets passwords in again, and removes single sign-on, for a SAML provider too', async () => {
+    const configured = await f.access.signIn.configureSaml(OPERATOR, f.project.tenantId, { idpEntityId: 'https://sts.unreachable.example/adfs', ssoUrl: 'https://sts.unreachable.example/adfs/ls/', idpCertificates: [IDP_CERT], allowedEmailDomains: ['example.com'], emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: ['cms-admins'], userGroups: [], ssoOnly: true });
+    await f.service.supervisor!.waitFor(configured.position, 5_000);
+    expect((await login()).status, 'passwords refused').to.equal(403);
+    const allow = await cli(['allow-passwords', '--tenant', f.project.tenantId, '--json']);
+    expect(allow.code, allow.stderr).to.equal(0);
+    expect((JSON.parse(allow.stdout) as { saml: { ssoOnly: boolean; idpEntityId: string } }).saml).to.deep.include({ ssoOnly: false, idpEntityId: 'https://sts.unreachable.example/adfs' });
+    await eventually(async () => (await login()).status, (status) => status === 200, 10_000, 'a password sign-in');
+    const remove = await cli(['remove', '--tenant', f.project.tenantId, '--json']);
+    expect(JSON.parse(remove.stdout)).to.deep.equal({ tenantId: f.project.tenantId, oidc: null, saml: null, removed: true });
   });
 
   it("resets the second factor of an admin who lost theirs, and sets the tenant's policy", async () => {
