@@ -42,8 +42,8 @@ export function SignInForm({ projectId, email: knownEmail }: { projectId?: strin
     };
     return <SecondFactorStep challenge={challenge} email={email} onSignedIn={begin} onStartAgain={startAgain} />;
   }
-  const sso = options.data?.oidc;
-  // The organisation's identity provider first when it has one; passwords below it unless it signs in with single sign-on only.
+  const sso = options.data?.oidc ?? options.data?.saml;
+  // The organisation's identity provider (OpenID Connect or SAML: one of them at most), first when it has one; passwords below it unless it signs in with single sign-on only.
   // Over a page whose session ended (the e-mail is known), the provider opens in a new tab: the page and what
   // was typed on it stay, and go on once that tab is signed in (it tells the other tabs).
   const overPage = knownEmail !== undefined;
