@@ -51,6 +51,8 @@ export const eventNamesEn = {
   'event.tenant.created': 'tenant created',
   'event.tenant.oidc-configured': 'single sign-on set up',
   'event.tenant.oidc-removed': 'single sign-on removed',
+  'event.tenant.saml-configured': 'SAML sign-on set up',
+  'event.tenant.saml-removed': 'SAML sign-on removed',
   'event.user.created': 'user created',
   'event.user.disabled': 'user disabled',
   'event.user.notice-preferences-changed': 'notice preferences changed',

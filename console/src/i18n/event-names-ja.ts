@@ -50,6 +50,8 @@ export const eventNamesJa: Record<keyof typeof eventNamesEn, string> = {
   'event.tenant.created': 'テナントを作成',
   'event.tenant.oidc-configured': 'シングルサインオンを設定',
   'event.tenant.oidc-removed': 'シングルサインオンを解除',
+  'event.tenant.saml-configured': 'SAML サインオンを設定',
+  'event.tenant.saml-removed': 'SAML サインオンを解除',
   'event.user.created': 'ユーザーを作成',
   'event.user.disabled': 'ユーザーを無効化',
   'event.user.notice-preferences-changed': '通知設定を変更',
