@@ -1,18 +1,56 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError } from '../api/admin-client.ts';
+import type { AdminSchema } from '@annals/client';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
-import { Modal } from '../components/modal.tsx';
 import { CopyButton } from './copy-button.tsx';
+import { SamlSettingsForm } from './saml-sign-on.tsx';
+import { listOf, orNone, RemoveDialog } from './sso-parts.tsx';
 
-/** A list typed as text: one item per comma or line. */
-const listOf = (text: string) =>
-  text
-    .split(/[,\n]/)
-    .map((item) => item.trim())
-    .filter(Boolean);
+type Protocol = 'oidc' | 'saml';
+
+/**
+ * The tenant's single sign-on: one identity provider, through OpenID Connect or SAML 2.0. While none is set up
+ * the administrator chooses the protocol and fills in its form; once one is, its form shows (and Remove, after
+ * which the choice is back).
+ */
+export function SingleSignOn() {
+  const { t } = useI18n();
+  const { api } = useProject();
+  const oidc = useQuery({ queryKey: ['sign-in', 'oidc'], queryFn: () => orNone(api.GET('/sign-in/oidc')) });
+  const saml = useQuery({ queryKey: ['sign-in', 'saml'], queryFn: () => orNone(api.GET('/sign-in/saml')) });
+  const [chosen, setChosen] = useState<Protocol>('oidc');
+  const loaded = oidc.isSuccess && saml.isSuccess;
+  // The one set up, else the one chosen. The form keeps its place in the tree as it is first saved, so that what
+  // was typed in it (a SAML certificate) and the "saved" notice stay.
+  const protocol: Protocol = oidc.data ? 'oidc' : saml.data ? 'saml' : chosen;
+  return (
+    <section aria-labelledby="sso-title">
+      <h2 id="sso-title">{t('sso.title')}</h2>
+      <ErrorMessage error={oidc.error ?? saml.error} />
+      {loaded && (
+        <>
+          {!oidc.data && !saml.data && (
+            <>
+              <p>{t('sso.off')}</p>
+              <fieldset className="sso-protocol">
+                <legend>{t('sso.protocol')}</legend>
+                {(['oidc', 'saml'] as const).map((option) => (
+                  <label key={option} className="inline">
+                    <input type="radio" name="sso-protocol" value={option} checked={chosen === option} onChange={() => setChosen(option)} />
+                    {t(option === 'oidc' ? 'sso.protocolOidc' : 'sso.protocolSaml')}
+                  </label>
+                ))}
+              </fieldset>
+            </>
+          )}
+          {protocol === 'oidc' ? <OidcSettingsForm current={oidc.data ?? null} /> : <SamlSettingsForm current={saml.data ?? null} />}
+        </>
+      )}
+    </section>
+  );
+}
 
 interface Draft {
   issuer: string;
@@ -28,33 +66,21 @@ interface Draft {
 const EMPTY: Draft = { issuer: '', clientId: '', clientSecret: '', allowedEmailDomains: '', groupsClaim: 'groups', adminGroups: '', userGroups: '', ssoOnly: false };
 
 /**
- * The tenant's single sign-on (OpenID Connect): the provider, the client registered there, who may sign in and in
- * which role, and single sign-on only. The addresses to register at the provider are shown with copy buttons;
- * "Test sign-in" runs the provider's sign-in in a new tab and says what it would do, without signing anyone in.
+ * OpenID Connect: the provider, the client registered there, who may sign in and in which role, and single sign-on
+ * only. The addresses to register at the provider are shown with copy buttons; "Test sign-in" runs the provider's
+ * sign-in in a new tab and says what it would do, without signing anyone in.
  */
-export function SingleSignOn() {
+function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | null }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const queryClient = useQueryClient();
-  const settings = useQuery({
-    queryKey: ['sign-in', 'oidc'],
-    queryFn: async () => {
-      try {
-        return await api.GET('/sign-in/oidc');
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) return null;
-        throw error;
-      }
-    },
-  });
-  const current = settings.data;
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [saved, setSaved] = useState(false);
   const [removing, setRemoving] = useState(false);
   useEffect(() => {
     if (current) setDraft({ issuer: current.issuer, clientId: current.clientId, clientSecret: '', allowedEmailDomains: current.allowedEmailDomains.join(', '), groupsClaim: current.groupsClaim, adminGroups: current.adminGroups.join(', '), userGroups: current.userGroups.join(', '), ssoOnly: current.ssoOnly });
   }, [current]);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in', 'oidc'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in'] });
   const save = useMutation({
     mutationFn: () =>
       api.PUT('/sign-in/oidc', {
@@ -95,10 +121,8 @@ export function SingleSignOn() {
     </label>
   );
   return (
-    <section aria-labelledby="sso-title">
-      <h2 id="sso-title">{t('sso.title')}</h2>
-      <p>{current ? t('sso.on') : t('sso.off')}</p>
-      <ErrorMessage error={settings.error} />
+    <>
+      <p>{current ? t('sso.on') : t('sso.oidcOff')}</p>
       {current && (
         <dl className="sso-addresses">
           <dt>{t('sso.redirectUri')}</dt>
@@ -145,18 +169,7 @@ export function SingleSignOn() {
           {t('sso.saved')}
         </p>
       )}
-      <Modal open={removing} title={t('sso.removeTitle')}>
-        <p>{t('sso.removeText')}</p>
-        <ErrorMessage error={remove.error} />
-        <div className="dialog-actions">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            {t('sso.remove')}
-          </button>
-          <button type="button" onClick={() => setRemoving(false)}>
-            {t('admin.cancel')}
-          </button>
-        </div>
-      </Modal>
-    </section>
+      <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
+    </>
   );
 }

@@ -1,0 +1,211 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { AdminSchema } from '@annals/client';
+import { useI18n } from '../i18n/i18n.tsx';
+import { useProject } from '../shell/project-context.tsx';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { CopyButton } from './copy-button.tsx';
+import { listOf, RemoveDialog } from './sso-parts.tsx';
+
+type SamlSettings = AdminSchema<'SamlSettings'>;
+type Certificate = SamlSettings['idpCertificates'][number];
+
+interface Draft {
+  idpEntityId: string;
+  ssoUrl: string;
+  /** The certificates' PEM: one, or two while the provider changes keys. */
+  certificates: string[];
+  allowedEmailDomains: string;
+  emailAttribute: string;
+  groupsAttribute: string;
+  adminGroups: string;
+  userGroups: string;
+  ssoOnly: boolean;
+}
+
+type TextKey = Exclude<keyof Draft, 'certificates' | 'ssoOnly'>;
+
+const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', ssoOnly: false };
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A certificate that ends this soon is flagged: time to get the provider's next one. */
+const EXPIRY_WARNING_DAYS = 30;
+
+/**
+ * SAML 2.0: the identity provider (its entity ID, single sign-on URL and signing certificates), who may sign in
+ * and in which role, and single sign-on only. Once set up, the addresses to register at the provider (entity ID,
+ * ACS URL, metadata) show with copy buttons, and each certificate in use with its subject and end of validity,
+ * flagged when it is past or near. The service answers what a certificate says, never its text: the PEM is
+ * pasted again whenever the settings are saved (the form says so), and kept in the form for further saves.
+ */
+export function SamlSettingsForm({ current }: { current: SamlSettings | null }) {
+  const { t } = useI18n();
+  const { api, projectId } = useProject();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [saved, setSaved] = useState(false);
+  const [removing, setRemoving] = useState(false);
+  useEffect(() => {
+    if (!current) return;
+    // What was pasted stays (the service never answers it); as many boxes as certificates in use.
+    setDraft((before) => ({
+      idpEntityId: current.idpEntityId,
+      ssoUrl: current.ssoUrl,
+      certificates: current.idpCertificates.length > 1 && before.certificates.length < 2 ? [...before.certificates, ''] : before.certificates,
+      allowedEmailDomains: current.allowedEmailDomains.join(', '),
+      emailAttribute: current.emailAttribute,
+      groupsAttribute: current.groupsAttribute,
+      adminGroups: current.adminGroups.join(', '),
+      userGroups: current.userGroups.join(', '),
+      ssoOnly: current.ssoOnly,
+    }));
+  }, [current]);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in'] });
+  const save = useMutation({
+    mutationFn: () =>
+      api.PUT('/sign-in/saml', {
+        body: {
+          idpEntityId: draft.idpEntityId.trim(),
+          ssoUrl: draft.ssoUrl.trim(),
+          idpCertificates: draft.certificates.map((pem) => pem.trim()).filter(Boolean),
+          allowedEmailDomains: listOf(draft.allowedEmailDomains),
+          // Empty: the NameID is the address (when its format is emailAddress).
+          emailAttribute: draft.emailAttribute.trim(),
+          ...(draft.groupsAttribute.trim() ? { groupsAttribute: draft.groupsAttribute.trim() } : {}),
+          adminGroups: listOf(draft.adminGroups),
+          userGroups: listOf(draft.userGroups),
+          ssoOnly: draft.ssoOnly,
+        },
+      }),
+    onSuccess: async () => {
+      setSaved(true);
+      await refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api.DELETE('/sign-in/saml'),
+    onSuccess: async () => {
+      setRemoving(false);
+      setDraft(EMPTY);
+      await refresh();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    save.mutate();
+  };
+  const field = (key: TextKey, label: string, options: { hint?: string; required?: boolean; placeholder?: string } = {}) => (
+    <label>
+      {label}
+      <input type="text" value={draft[key]} required={options.required} placeholder={options.placeholder} autoComplete="off" onChange={(e) => setDraft({ ...draft, [key]: e.target.value })} />
+      {options.hint && <small>{options.hint}</small>}
+    </label>
+  );
+  const setCertificate = (index: number, pem: string) => setDraft({ ...draft, certificates: draft.certificates.map((before, i) => (i === index ? pem : before)) });
+  return (
+    <>
+      <p>{current ? t('sso.samlOn') : t('sso.samlOff')}</p>
+      {current && (
+        <dl className="sso-addresses">
+          <dt>{t('sso.samlEntityId')}</dt>
+          <dd>
+            <code>{current.spEntityId}</code> <CopyButton text={current.spEntityId} />
+          </dd>
+          <dt>{t('sso.samlAcsUrl')}</dt>
+          <dd>
+            <code>{current.acsUrl}</code> <CopyButton text={current.acsUrl} />
+          </dd>
+          <dt>{t('sso.samlMetadata')}</dt>
+          <dd>
+            <a href={current.spEntityId} target="_blank" rel="noopener">
+              {t('sso.samlMetadataOpen')}
+            </a>
+            <span className="muted small">{t('sso.samlMetadataSame')}</span>
+            <CopyButton text={current.spEntityId} />
+          </dd>
+        </dl>
+      )}
+      <form onSubmit={submit} className="sso-form">
+        {field('idpEntityId', t('sso.samlIdpEntityId'), { required: true, placeholder: 'https://idp.example.com/saml/metadata', hint: t('sso.samlIdpEntityIdHint') })}
+        {field('ssoUrl', t('sso.samlSsoUrl'), { required: true, placeholder: 'https://idp.example.com/saml/sso', hint: t('sso.samlSsoUrlHint') })}
+        {current && <Certificates certificates={current.idpCertificates} />}
+        {draft.certificates.map((pem, index) => (
+          <label key={index}>
+            {index === 0 ? t('sso.samlCertificate') : t('sso.samlSecondCertificate')}
+            <textarea className="pem" rows={5} value={pem} required spellCheck={false} placeholder={'-----BEGIN CERTIFICATE-----\n…\n-----END CERTIFICATE-----'} onChange={(e) => setCertificate(index, e.target.value)} />
+            <small>{index === 0 ? `${t('sso.samlCertificateHint')}${current ? ` ${t('sso.samlCertificateAgain')}` : ''}` : t('sso.samlSecondHint')}</small>
+          </label>
+        ))}
+        <div>
+          {draft.certificates.length < 2 ? (
+            <button type="button" onClick={() => setDraft({ ...draft, certificates: [...draft.certificates, ''] })}>
+              {t('sso.samlAddCertificate')}
+            </button>
+          ) : (
+            <button type="button" onClick={() => setDraft({ ...draft, certificates: draft.certificates.slice(0, 1) })}>
+              {t('sso.samlDropCertificate')}
+            </button>
+          )}
+        </div>
+        {field('allowedEmailDomains', t('sso.domains'), { required: true, placeholder: 'example.com', hint: t('sso.samlDomainsHint') })}
+        {field('emailAttribute', t('sso.samlEmailAttribute'), { hint: t('sso.samlEmailAttributeHint') })}
+        {field('groupsAttribute', t('sso.samlGroupsAttribute'))}
+        {field('adminGroups', t('sso.adminGroups'), { required: true, hint: t('sso.adminGroupsHint') })}
+        {field('userGroups', t('sso.userGroups'), { hint: t('sso.userGroupsHint') })}
+        <label className="checkbox">
+          <input type="checkbox" checked={draft.ssoOnly} onChange={(e) => setDraft({ ...draft, ssoOnly: e.target.checked })} />
+          {t('sso.ssoOnly')}
+        </label>
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {t('sso.save')}
+          </button>
+          {current && (
+            <a className="button" href={`/admin/v1/auth/saml/start?projectId=${encodeURIComponent(projectId)}&test=true`} target="_blank" rel="noopener">
+              {t('sso.test')}
+            </a>
+          )}
+          {current && (
+            <button type="button" onClick={() => setRemoving(true)}>
+              {t('sso.remove')}
+            </button>
+          )}
+        </div>
+      </form>
+      <ErrorMessage error={save.error} />
+      {saved && !save.isPending && (
+        <p className="notice" role="status">
+          {t('sso.saved')}
+        </p>
+      )}
+      <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
+    </>
+  );
+}
+
+/** The provider's certificates in use: who each names, until when, and a warning when that is past or near. */
+function Certificates({ certificates }: { certificates: Certificate[] }) {
+  const { t, language } = useI18n();
+  const day = new Intl.DateTimeFormat(language, { dateStyle: 'medium' });
+  return (
+    <div className="sso-certificates">
+      <h3>{t('sso.samlCertificates')}</h3>
+      <ul>
+        {certificates.map((certificate) => {
+          const date = day.format(new Date(certificate.validTo));
+          const left = Date.parse(certificate.validTo) - Date.now();
+          const warning = left <= 0 ? t('sso.samlExpired', { date }) : left <= EXPIRY_WARNING_DAYS * DAY_MS ? t('sso.samlExpiring', { date }) : null;
+          return (
+            <li key={certificate.fingerprint256}>
+              <span className="subject">{certificate.subject.replace(/\n/g, ', ')}</span> <span className="muted">{t('sso.samlValidUntil', { date })}</span>
+              {warning && <p className="cert-warning">{warning}</p>}
+              <small className="muted fingerprint">
+                {t('sso.samlFingerprint')} {certificate.fingerprint256}
+              </small>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
