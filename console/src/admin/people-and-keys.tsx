@@ -249,16 +249,16 @@ function Keys() {
         <tbody>
           {page.items.map((k) => (
             <tr key={k.id}>
-              <td>{t(`keys.type.${k.type}`)}</td>
-              <td>{k.name ?? ''}</td>
-              <td>
+              <td className="nowrap">{t(`keys.type.${k.type}`)}</td>
+              <td className="words">{k.name ?? ''}</td>
+              <td className="nowrap">
                 <code>{k.prefix}…</code>
               </td>
-              <td>{k.scope ?? ''}</td>
+              <td className="nowrap">{k.scope ?? ''}</td>
               <td>{formatTime(k.createdAt)}</td>
               <td>{k.type === 'agent' ? (k.lastUsedAt ? formatTime(k.lastUsedAt) : t('keys.neverUsed')) : ''}</td>
               <td>{k.revokedAt ? t('keys.revokedAt', { time: formatTime(k.revokedAt) }) : t('keys.active')}</td>
-              <td>
+              <td className="nowrap">
                 {!k.revokedAt && (
                   <button type="button" className="danger" aria-label={t('keys.revokeNamed', { prefix: k.prefix })} onClick={() => setRevoking(k)}>
                     {t('keys.revoke')}
