@@ -10,7 +10,7 @@ import { OidcError } from '../../sign-in/oidc-relying-party.ts';
 import type { OidcSignIn } from '../../sign-in/oidc-sign-in.ts';
 import { FLOW_TTL_MS } from '../../sign-in/oidc-sign-in.ts';
 import type { SamlSignIn } from '../../sign-in/saml-sign-in.ts';
-import { answerRefusal, answerTest, beginSsoSession, signInError } from './sso-pages.ts';
+import { answerRefusal, answerSsoFinish, signInError } from './sso-pages.ts';
 import { SAML_PATH } from './saml-routes.ts';
 
 /**
@@ -86,16 +86,7 @@ export function oidcRoutes(deps: AdminDeps & { oidc: OidcSignIn; saml?: SamlSign
     // The flow is spent whatever happens next: a callback is answered once.
     const sealedFlow = ctx.cookies.get(flowCookieName(ctx)) || undefined;
     ctx.append('Set-Cookie', flowCookie(ctx, '', 0));
-    try {
-      const signedIn = await oidc.finish(new URL(ctx.href), oidcRedirectUri(ctx), sealedFlow, ctx.ip);
-      if ('test' in signedIn) {
-        answerTest(ctx, signedIn);
-        return;
-      }
-      await beginSsoSession(ctx, deps, signedIn);
-    } catch (error) {
-      answerRefusal(ctx, deps, error);
-    }
+    await answerSsoFinish(ctx, deps, () => oidc.finish(new URL(ctx.href), oidcRedirectUri(ctx), sealedFlow, ctx.ip));
   });
   api.add(router, { method: 'post', path: '/auth/oidc/backchannel-logout/:tenantId', operationId: 'oidcBackchannelLogout', permission: 'none', auth: 'none', summary: "The identity provider's back-channel logout (OpenID Connect Back-Channel Logout 1.0; register this URL with the tenant's id at the provider): the sessions begun in the provider's session the logout token names (sid), or all of the person's (sub), end as a sign-out would (user.session-revoked). 400 for a token that does not pass the checks.", tag: 'Sessions', body: backchannelLogoutBody, bodyMediaType: 'application/x-www-form-urlencoded', bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'Done (also when the token named nobody here)', schema: z.object({ ended: z.number().int().describe('How many sessions ended') }).meta({ id: 'BackchannelLogoutResult' }) } }, errors: { 400: ['VALIDATION_ERROR'], 503: ['SERVICE_UNAVAILABLE'] } }, async (ctx, { body }) => {
     const tenantId = ctx.params['tenantId']!;

@@ -8,7 +8,7 @@ import { isUuid } from './request-body.ts';
 import { notFound, validationError } from '../errors/error-factory.ts';
 import { SAML_FLOW_TTL_MS, type SamlSignIn, type ServiceProvider } from '../../sign-in/saml-sign-in.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
-import { answerRefusal, answerTest, beginSsoSession } from './sso-pages.ts';
+import { answerRefusal, answerSsoFinish } from './sso-pages.ts';
 
 /**
  * The console's sign-in through the tenant's SAML 2.0 provider: the start (a redirect to the provider with the
@@ -70,16 +70,7 @@ export function samlRoutes(deps: AdminDeps & { saml: SamlSignIn }, api: ApiRegis
     // The flow is spent whatever happens next: an answer is taken once.
     const sealedFlow = ctx.cookies.get(flowCookieName(ctx)) || undefined;
     ctx.append('Set-Cookie', flowCookie(ctx, '', 0));
-    try {
-      const signedIn = await saml.finish(body, (tenantId) => serviceProviderOf(ctx, tenantId), sealedFlow, ctx.ip);
-      if ('test' in signedIn) {
-        answerTest(ctx, signedIn);
-        return;
-      }
-      await beginSsoSession(ctx, deps, signedIn);
-    } catch (error) {
-      answerRefusal(ctx, deps, error);
-    }
+    await answerSsoFinish(ctx, deps, () => saml.finish(body, (tenantId) => serviceProviderOf(ctx, tenantId), sealedFlow, ctx.ip));
   });
 
   api.add(router, { method: 'get', path: '/auth/saml/metadata/:tenantId', operationId: 'getSamlServiceProviderMetadata', permission: 'none', auth: 'none', summary: "This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider", tag: 'Sessions', responses: { 200: { description: 'The SP metadata', schema: z.string(), mediaType: 'application/samlmetadata+xml' } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {

@@ -79,3 +79,17 @@ export async function beginSsoSession(ctx: Context, deps: AdminDeps, signedIn: S
   ctx.set('Cache-Control', 'no-store');
   ctx.redirect(`${CONSOLE_PATH}p/${signedIn.projectId}/`);
 }
+
+/** Where the provider's answer lands: the sign-in `finish` makes, answered as a test's page, the session begun, or the refusal. */
+export async function answerSsoFinish(ctx: Context, deps: AdminDeps, finish: () => Promise<SsoSignedIn | SsoTestResult>): Promise<void> {
+  try {
+    const signedIn = await finish();
+    if ('test' in signedIn) {
+      answerTest(ctx, signedIn);
+      return;
+    }
+    await beginSsoSession(ctx, deps, signedIn);
+  } catch (error) {
+    answerRefusal(ctx, deps, error);
+  }
+}
