@@ -90,8 +90,8 @@ export class SignInAccess {
   }
 
   /** Ends a console session because the provider's session ended (its back-channel logout): user.session-revoked, by the provider. */
-  async endSession(userId: string, issuer: string, session: { sessionId: string; expiresAt: string }): Promise<{ position: bigint }> {
-    const caller = identityProviderCaller(issuer);
+  async endSession(userId: string, issuer: string, session: { sessionId: string; expiresAt: string }, protocol: SsoProtocol = 'oidc'): Promise<{ position: bigint }> {
+    const caller = identityProviderCaller(issuer, protocol);
     const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'end-session', sessionId: session.sessionId, expiresAt: session.expiresAt }, { caller }, this.#w.append(caller, {}));
     return { position: positionOf(result) };
   }

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { AccessService } from '../application/access-service.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
 import { READ_YOUR_WRITES_MS } from '../application/project-writes.ts';
@@ -109,4 +110,31 @@ export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: 
 
 function ssoUser(doc: UserDoc, issuer: string): OidcUser {
   return { id: doc.userId, tenantId: doc.tenantId, email: doc.email, role: doc.role, disabled: doc.disabled, linkedSubject: doc.identities?.[issuer] ?? null };
+}
+
+/**
+ * The provider's logout (OpenID Connect back-channel, SAML single logout), its message already checked: the
+ * sessions begun through the provider in the provider session it names (`idpSessionId`), or all of the person's
+ * (`subject`), end as a sign-out would end them (user.session-revoked, by the provider), on every instance. How
+ * many ended; a message that names nobody here ends nothing.
+ */
+export async function endSessionsAtProvider(deps: IdentitySignInDeps & { clock: Clock }, tenantId: string, provider: { protocol: SsoProtocol; issuer: string }, request: { subject?: string | undefined; idpSessionId?: string | undefined }): Promise<{ ended: number }> {
+  const { issuer } = provider;
+  const linked = request.subject === undefined ? null : await deps.queries.userOfIdentity(issuer, request.subject);
+  if (request.subject !== undefined && (!linked || linked.tenantId !== tenantId)) return { ended: 0 };
+  const candidates = request.idpSessionId !== undefined ? await deps.queries.ssoSessionsOfIdpSession(issuer, request.idpSessionId) : await deps.queries.ssoSessionsOfUser(linked!.userId);
+  const now = deps.clock.now().toISOString();
+  let position = 0n;
+  let ended = 0;
+  const tenantOf = new Map<string, string | undefined>();
+  for (const session of candidates) {
+    if (session.issuer !== issuer || session.expiresAt <= now || (linked && session.userId !== linked.userId)) continue;
+    // A session of another tenant whose client shares the provider's session: not this tenant's to end.
+    if (!tenantOf.has(session.userId)) tenantOf.set(session.userId, (await deps.queries.user(session.userId))?.tenantId);
+    if (tenantOf.get(session.userId) !== tenantId) continue;
+    ({ position } = await deps.access.signIn.endSession(session.userId, issuer, session, provider.protocol));
+    ended++;
+  }
+  if (position > 0n) await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
+  return { ended };
 }

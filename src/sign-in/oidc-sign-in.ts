@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { AccessService } from '../application/access-service.ts';
 import type { ProjectionWatermark } from '../application/projection-watermark.ts';
-import { READ_YOUR_WRITES_MS } from '../application/project-writes.ts';
-import { signInVouched, type SsoSignedIn, type SsoTestResult } from './identity-sign-in.ts';
+import { endSessionsAtProvider, signInVouched, type SsoSignedIn, type SsoTestResult } from './identity-sign-in.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { DomainError, notFound } from '../domain/domain-error.ts';
 import { OIDC_SIGN_IN_REFUSED } from '../domain/access/oidc-sign-in.ts';
@@ -102,23 +101,7 @@ export class OidcSignIn {
     if (!tenant?.oidc) throw new OidcError('invalid-logout-token', 'Single sign-on is not set up for this organisation.');
     const settings = tenant.oidc;
     const request = await this.#deps.relyingParty.verifyLogoutToken(this.#client(tenantId, settings), logoutToken);
-    const linked = request.subject === undefined ? null : await this.#queries.userOfIdentity(settings.issuer, request.subject);
-    if (request.subject !== undefined && (!linked || linked.tenantId !== tenantId)) return { ended: 0 };
-    const candidates = request.idpSessionId !== undefined ? await this.#queries.ssoSessionsOfIdpSession(settings.issuer, request.idpSessionId) : await this.#queries.ssoSessionsOfUser(linked!.userId);
-    const now = this.#deps.clock.now().toISOString();
-    let position = 0n;
-    let ended = 0;
-    const tenantOf = new Map<string, string | undefined>();
-    for (const session of candidates) {
-      if (session.issuer !== settings.issuer || session.expiresAt <= now || (linked && session.userId !== linked.userId)) continue;
-      // A session of another tenant whose client shares the provider's session: not this client's to end.
-      if (!tenantOf.has(session.userId)) tenantOf.set(session.userId, (await this.#queries.user(session.userId))?.tenantId);
-      if (tenantOf.get(session.userId) !== tenantId) continue;
-      ({ position } = await this.#deps.access.signIn.endSession(session.userId, settings.issuer, session));
-      ended++;
-    }
-    if (position > 0n) await this.#deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
-    return { ended };
+    return endSessionsAtProvider({ access: this.#deps.access, watermark: this.#deps.watermark, queries: this.#queries, clock: this.#deps.clock }, tenantId, { protocol: 'oidc', issuer: settings.issuer }, request);
   }
 
   #client(tenantId: string, settings: OidcSettings) {

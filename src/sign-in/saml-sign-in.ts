@@ -9,7 +9,7 @@ import { OIDC_SIGN_IN_REFUSED } from '../domain/access/oidc-sign-in.ts';
 import type { SamlSettings } from '../domain/access/saml-settings.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
-import { signInVouched, type SsoSignedIn, type SsoTestResult } from './identity-sign-in.ts';
+import { endSessionsAtProvider, signInVouched, type SsoSignedIn, type SsoTestResult } from './identity-sign-in.ts';
 
 /**
  * Console sign-in through a tenant's SAML 2.0 identity provider (SP-initiated, with @node-saml/node-saml): `start`
@@ -42,6 +42,8 @@ interface Flow {
 export interface ServiceProvider {
   entityId: string;
   acsUrl: string;
+  /** Where the provider sends its logout requests (single logout, HTTP-Redirect binding). */
+  sloUrl: string;
 }
 
 /** The provider's answer did not pass the checks (its reason, for the log; the person is told less). */
@@ -132,9 +134,37 @@ export class SamlSignIn {
     return signInVouched({ access: this.#deps.access, watermark: this.#deps.watermark, queries: this.#queries }, flow, { ...settings, groupsClaim: settings.groupsAttribute }, identity, clientIp);
   }
 
+  /**
+   * The provider's single logout (a LogoutRequest by the HTTP-Redirect binding, `query` as parsed and `rawQuery`
+   * as sent, whose signature covers its exact encoding): it must be signed by one of the provider's certificates
+   * (node-saml takes an unsigned one; it is refused here: anyone could end anyone's sessions with it) and issued
+   * by its entity ID. Ends the sessions begun in the provider session it names (SessionIndex), or all of the
+   * person's (NameID) begun through the provider; answers where to send the browser with the LogoutResponse.
+   */
+  async logout(tenantId: string, query: Record<string, string>, rawQuery: string, sp: ServiceProvider): Promise<{ ended: number; location: string }> {
+    const tenant = await this.#queries.tenant(tenantId);
+    if (!tenant?.saml) throw new SamlError('SAML sign-in is not set up for this organisation');
+    const settings = tenant.saml;
+    if (!query['SAMLRequest']) throw new SamlError('no SAMLRequest: this endpoint takes the provider\'s logout requests');
+    if (!query['Signature'] || !query['SigAlg']) throw new SamlError('the logout request is not signed');
+    const saml = this.#saml(settings, sp, { saveAsync: async () => null, getAsync: async () => null, removeAsync: async () => null });
+    let profile: Profile | null;
+    try {
+      ({ profile } = await saml.validateRedirectAsync(query, rawQuery));
+    } catch (error) {
+      throw new SamlError((error as Error).message);
+    }
+    if (!profile || profile.issuer !== settings.idpEntityId) throw new SamlError('the logout request is not from the provider');
+    const ended = await endSessionsAtProvider({ access: this.#deps.access, watermark: this.#deps.watermark, queries: this.#queries, clock: this.#deps.clock }, tenantId, { protocol: 'saml', issuer: settings.idpEntityId }, {
+      ...(profile.sessionIndex ? { idpSessionId: profile.sessionIndex } : { subject: profile.nameID }),
+    });
+    const location = await saml.getLogoutResponseUrlAsync(profile, query['RelayState'] ?? '', {}, true);
+    return { ...ended, location };
+  }
+
   /** This service provider's metadata for a tenant's provider (entity ID, ACS), as an administrator registers it there. */
   metadata(sp: ServiceProvider): string {
-    return generateServiceProviderMetadata({ issuer: sp.entityId, callbackUrl: sp.acsUrl, wantAssertionsSigned: true, identifierFormat: null });
+    return generateServiceProviderMetadata({ issuer: sp.entityId, callbackUrl: sp.acsUrl, logoutCallbackUrl: sp.sloUrl, wantAssertionsSigned: true, identifierFormat: null });
   }
 
   #saml(settings: SamlSettings, sp: ServiceProvider, cacheProvider: CacheProvider): SAML {
@@ -142,6 +172,8 @@ export class SamlSignIn {
       issuer: sp.entityId,
       callbackUrl: sp.acsUrl,
       entryPoint: settings.ssoUrl,
+      logoutUrl: settings.sloUrl ?? settings.ssoUrl,
+      logoutCallbackUrl: sp.sloUrl,
       idpCert: settings.idpCertificates,
       idpIssuer: settings.idpEntityId,
       audience: sp.entityId,

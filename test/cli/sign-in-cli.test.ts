@@ -59,7 +59,7 @@ describe('operator CLI: sign-in show | allow-passwords | remove | reset-second-f
   });
 
   it('lets passwords in again, and removes single sign-on, for a SAML provider too', async () => {
-    const configured = await f.access.signIn.configureSaml(OPERATOR, f.project.tenantId, { idpEntityId: 'https://sts.unreachable.example/adfs', ssoUrl: 'https://sts.unreachable.example/adfs/ls/', idpCertificates: [IDP_CERT], allowedEmailDomains: ['example.com'], emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: ['cms-admins'], userGroups: [], ssoOnly: true });
+    const configured = await f.access.signIn.configureSaml(OPERATOR, f.project.tenantId, { idpEntityId: 'https://sts.unreachable.example/adfs', ssoUrl: 'https://sts.unreachable.example/adfs/ls/', sloUrl: null, idpCertificates: [IDP_CERT], allowedEmailDomains: ['example.com'], emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: ['cms-admins'], userGroups: [], ssoOnly: true });
     await f.service.supervisor!.waitFor(configured.position, 5_000);
     expect((await login()).status, 'passwords refused').to.equal(403);
     const allow = await cli(['allow-passwords', '--tenant', f.project.tenantId, '--json']);

@@ -58,7 +58,7 @@ describe('codebase: every admin route declares its permission', () => {
 
   it('leaves open (none) only sign-in (password, its second factor and single sign-on), the caller\'s own session, preferences and second factor, the project switcher, accepting an invitation and the MCP endpoint', () => {
     const open = routes.filter((route) => route.permission === 'none').map((route) => route.operationId).sort();
-    expect(open).to.deep.equal(['acceptInvitation', 'enrolTotp', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSamlServiceProviderMetadata', 'getSecondFactor', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'loginPasskeyOptions', 'loginSecondFactor', 'loginTotpSetup', 'logout', 'mcp', 'oidcBackchannelLogout', 'registerPasskey', 'removePasskey', 'removeTotp', 'renewRecoveryCodes', 'samlAssertionConsumer', 'setNoticePreferences', 'startOidcSignIn', 'startPasskeyRegistration', 'startSamlSignIn', 'startTotpSetup']);
+    expect(open).to.deep.equal(['acceptInvitation', 'enrolTotp', 'finishOidcSignIn', 'getLoginBranding', 'getNoticePreferences', 'getSamlServiceProviderMetadata', 'getSecondFactor', 'getSession', 'getSignInOptions', 'listProjects', 'login', 'loginPasskeyOptions', 'loginSecondFactor', 'loginTotpSetup', 'logout', 'mcp', 'oidcBackchannelLogout', 'registerPasskey', 'removePasskey', 'removeTotp', 'renewRecoveryCodes', 'samlAssertionConsumer', 'samlSingleLogout', 'setNoticePreferences', 'startOidcSignIn', 'startPasskeyRegistration', 'startSamlSignIn', 'startTotpSetup']);
   });
 
   it('has an action, not none, on every route that is checked by the domain', () => {

@@ -54,7 +54,7 @@ describe('Single sign-on with SAML 2.0', function () {
 
     const put = await f.call('PUT', '/sign-in/saml', { token: admin.token, headers: admin.headers, body: settings() });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
-    expect(put.body).to.deep.include({ idpEntityId: idp.entityId, spEntityId: `${f.service.url}/admin/v1/auth/saml/metadata/${f.project.tenantId}`, acsUrl: `${f.service.url}/admin/v1/auth/saml/acs`, ssoOnly: false, emailAttribute: 'email', groupsAttribute: 'groups' });
+    expect(put.body).to.deep.include({ idpEntityId: idp.entityId, sloUrl: null, spEntityId: `${f.service.url}/admin/v1/auth/saml/metadata/${f.project.tenantId}`, acsUrl: `${f.service.url}/admin/v1/auth/saml/acs`, ssoOnly: false, emailAttribute: 'email', groupsAttribute: 'groups' });
     expect(put.body.idpCertificates[0].subject).to.include('annals test idp');
     const metadata = await fetch(put.body.spEntityId);
     expect(metadata.headers.get('content-type')).to.match(/samlmetadata\+xml/);
@@ -138,6 +138,33 @@ describe('Single sign-on with SAML 2.0', function () {
     expect((await signIn('saml-outsider')).acs.status).to.equal(403);
     idp.accounts.set('saml-nogroup', { email: `nogroup@${domain}`, groups: ['finance'] });
     expect((await signIn('saml-nogroup')).acs.status).to.equal(403);
+  });
+
+  it("ends the sessions begun in the provider's session at its signed single logout; an unsigned or foreign request ends nothing", async () => {
+    idp.accounts.set('saml-leaver', { email: `leaver@${domain}`, groups: ['cms-editors'] });
+    const { acs } = await signIn('saml-leaver');
+    const cookie = acs.headers.getSetCookie().find((line) => line.startsWith('annals-session='))!.split(';')[0]!;
+    const sessionStatus = async () => (await fetch(`${f.service.url}/admin/v1/auth/session`, { headers: { cookie } })).status;
+    expect(await sessionStatus()).to.equal(200);
+    const sloUrl = `${f.service.url}/admin/v1/auth/saml/slo/${f.project.tenantId}`;
+    const settingsNow = await f.call('GET', '/sign-in/saml', { token: admin.token });
+    expect(settingsNow.body.sloServiceUrl).to.equal(sloUrl);
+
+    for (const forged of [idp.logoutRequest(sloUrl, 'saml-leaver', '_session-saml-leaver', { unsigned: true }), idp.logoutRequest(sloUrl, 'saml-leaver', '_session-saml-leaver', { rogue: true })]) {
+      const refused = await fetch(forged, { redirect: 'manual', headers: { accept: 'application/json' } });
+      expect(refused.status, await refused.clone().text()).to.equal(401);
+      expect(await sessionStatus(), 'the session stays').to.equal(200);
+    }
+    const logout = await fetch(idp.logoutRequest(sloUrl, 'saml-leaver', '_session-saml-leaver'), { redirect: 'manual' });
+    expect(logout.status, await logout.clone().text()).to.equal(302);
+    expect(logout.headers.get('location')!.startsWith(idp.ssoUrl)).to.equal(true);
+    expect(new URL(logout.headers.get('location')!).searchParams.get('SAMLResponse')).to.be.a('string');
+    expect(await sessionStatus()).to.equal(401);
+    const users = await f.call('GET', '/users', { token: admin.token, headers: admin.headers });
+    const leaver = users.body.items.find((u: { email: string }) => u.email === `leaver@${domain}`);
+    const revoked = (await eventsOf(`user-${leaver.id}`)).filter((e) => e.type === 'user.session-revoked');
+    expect(revoked).to.have.length(1);
+    expect(revoked[0]!.actor).to.deep.include({ type: 'operator', id: `saml:${new URL(idp.entityId).host}` });
   });
 
   it('turns on single sign-on only once the admin signed in through the provider; passwords are then refused', async () => {

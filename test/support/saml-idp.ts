@@ -24,7 +24,32 @@ export const ROGUE_CERT = fixture('rogue-cert.pem');
 const ROGUE_KEY = fixture('rogue-key.pem');
 
 const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
-samlify.setSchemaValidator(validator);
+/**
+ * xmllint (node-xmllint, compiled with Emscripten) adds process listeners each time it runs and never removes
+ * them, and prints a blank line: the validator is wrapped to take away what each run added and keep it quiet.
+ */
+samlify.setSchemaValidator({
+  validate: async (xml: string) => {
+    const watched: Array<[NodeJS.EventEmitter, string]> = [
+      [process, 'uncaughtException'],
+      [process, 'unhandledRejection'],
+      [process.stdout, 'drain'],
+      [process.stderr, 'drain'],
+    ];
+    const before = watched.map(([emitter, event]) => new Set(emitter.listeners(event)));
+    // It also prints an empty line for each run.
+    const log = console.log;
+    console.log = () => {};
+    try {
+      return await validator.validate(xml);
+    } finally {
+      console.log = log;
+      watched.forEach(([emitter, event], i) => {
+        for (const listener of emitter.listeners(event)) if (!before[i]!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      });
+    }
+  },
+});
 
 export interface SamlAccount {
   email?: string;
@@ -46,6 +71,8 @@ export interface TestSamlIdp {
   accounts: Map<string, SamlAccount>;
   /** The answer to the AuthnRequest in `location` (the service's redirect) for `subject`, as the provider's page would post it. */
   answer(location: string, subject: string, tamper?: Tamper): Promise<SamlAnswer>;
+  /** The URL of a LogoutRequest to the service's single logout service `sloUrl` (HTTP-Redirect), signed unless `unsigned`. */
+  logoutRequest(sloUrl: string, subject: string, sessionIndex: string | undefined, options?: { unsigned?: boolean; rogue?: boolean }): string;
   close(): Promise<void>;
 }
 
@@ -108,6 +135,7 @@ export async function startSamlIdp(options: { spEntityId: (tenantId: string) => 
       isAssertionEncrypted: false,
       nameIDFormat: [PERSISTENT],
       singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` }],
+      singleLogoutService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` }],
     });
   const serviceProvider = (wantAssertionsSigned: boolean) =>
     samlify.ServiceProvider({
@@ -158,6 +186,17 @@ export async function startSamlIdp(options: { spEntityId: (tenantId: string) => 
       };
       const { context } = await signer.createLoginResponse(sp, parsed as unknown as Parameters<typeof signer.createLoginResponse>[1], 'post', {}, replace);
       return { acsUrl: options.acsUrl, SAMLResponse: context, RelayState: query['RelayState'] ?? '' };
+    },
+    logoutRequest(sloUrl, subject, sessionIndex, logoutOptions = {}) {
+      const sp = samlify.ServiceProvider({
+        entityID: options.spEntityId(options.tenantId),
+        assertionConsumerService: [{ Binding: samlify.Constants.namespace.binding.post, Location: options.acsUrl }],
+        singleLogoutService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: sloUrl }],
+        wantLogoutRequestSigned: !logoutOptions.unsigned,
+      });
+      const signer = logoutOptions.rogue ? provider(ROGUE_KEY, ROGUE_CERT) : provider(IDP_KEY, IDP_CERT);
+      const { context } = signer.createLogoutRequest(sp, 'redirect', { logoutNameID: subject, ...(sessionIndex ? { sessionIndex } : {}) }) as { context: string };
+      return context;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -84,6 +84,7 @@ export const tenantSamlConfigured = defineEvent({
     tenantId: id,
     idpEntityId: z.string().min(1).max(1024),
     ssoUrl: z.url(),
+    sloUrl: z.url().nullable(),
     idpCertificates: z.array(z.string().regex(/^-----BEGIN CERTIFICATE-----/, 'a PEM certificate').max(16_384)).min(1).max(3),
     allowedEmailDomains: z.array(z.string().min(1).max(253)).min(1),
     emailAttribute: z.string().max(500),

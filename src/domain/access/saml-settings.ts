@@ -11,6 +11,8 @@ export interface SamlSettings {
   idpEntityId: string;
   /** Where the browser is sent with the authentication request (HTTP-Redirect binding): https, or http on a loopback address. */
   ssoUrl: string;
+  /** Where this service answers the provider's logout requests (its single logout service, HTTP-Redirect binding); null: the SSO URL. */
+  sloUrl: string | null;
   /** The provider's signing certificates (PEM): assertions must be signed by one of them. Two during a rotation. */
   idpCertificates: string[];
   /** Lower-cased domain names; a person signs in only with an e-mail address in one of them. */
@@ -44,7 +46,8 @@ export function samlSettingsValue(settings: SamlSettings): SamlSettings {
   if (adminGroups.length === 0) throw invalid('adminGroups must name at least one group: the people who may administer the tenant through sign-on');
   return {
     idpEntityId,
-    ssoUrl: ssoUrlValue(settings.ssoUrl),
+    ssoUrl: ssoUrlValue(settings.ssoUrl, 'ssoUrl'),
+    sloUrl: settings.sloUrl === null || settings.sloUrl.trim() === '' ? null : ssoUrlValue(settings.sloUrl, 'sloUrl'),
     idpCertificates: certificates,
     allowedEmailDomains: emailDomainsValue(settings.allowedEmailDomains),
     emailAttribute: attribute(settings.emailAttribute, 'emailAttribute', true),
@@ -55,15 +58,15 @@ export function samlSettingsValue(settings: SamlSettings): SamlSettings {
   };
 }
 
-function ssoUrlValue(value: string): string {
+function ssoUrlValue(value: string, name: 'ssoUrl' | 'sloUrl'): string {
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
-    throw invalid('ssoUrl must be an absolute URL: the provider\'s single sign-on service (HTTP-Redirect binding)');
+    throw invalid(`${name} must be an absolute URL: the provider's single ${name === 'ssoUrl' ? 'sign-on' : 'logout'} service (HTTP-Redirect binding)`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw invalid('ssoUrl must use https (plain http only for a provider on this machine)');
-  if (url.hash || url.username || url.password) throw invalid('ssoUrl must not carry a fragment or credentials');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw invalid(`${name} must use https (plain http only for a provider on this machine)`);
+  if (url.hash || url.username || url.password) throw invalid(`${name} must not carry a fragment or credentials`);
   return url.href;
 }
 

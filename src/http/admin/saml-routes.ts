@@ -33,7 +33,7 @@ const acsBody = z.object({
 /** This service as the tenant's service provider, as the request reached it (TRUST_PROXY decides what a proxy may say). */
 export function serviceProviderOf(ctx: Context, tenantId: string): ServiceProvider {
   const base = `${ctx.protocol}://${ctx.host}${SAML_PATH}`;
-  return { entityId: `${base}/metadata/${tenantId}`, acsUrl: `${base}/acs` };
+  return { entityId: `${base}/metadata/${tenantId}`, acsUrl: `${base}/acs`, sloUrl: `${base}/slo/${tenantId}` };
 }
 
 function flowCookieName(ctx: Context): string {
@@ -71,6 +71,19 @@ export function samlRoutes(deps: AdminDeps & { saml: SamlSignIn }, api: ApiRegis
     const sealedFlow = ctx.cookies.get(flowCookieName(ctx)) || undefined;
     ctx.append('Set-Cookie', flowCookie(ctx, '', 0));
     await answerSsoFinish(ctx, deps, () => saml.finish(body, (tenantId) => serviceProviderOf(ctx, tenantId), sealedFlow, ctx.ip));
+  });
+
+  api.add(router, { method: 'get', path: '/auth/saml/slo/:tenantId', operationId: 'samlSingleLogout', permission: 'none', auth: 'none', summary: "The tenant's single logout service (HTTP-Redirect binding; register it at the provider): the provider's signed LogoutRequest ends the console sessions begun in the provider session it names (SessionIndex), or all of the person's begun through it (NameID), as a sign-out would (user.session-revoked), and the browser goes back to the provider with the LogoutResponse. An unsigned or foreign request ends nothing (401).", tag: 'Sessions', query: z.object({ SAMLRequest: z.string().max(64 * 1024), RelayState: z.string().max(1024).optional(), SigAlg: z.string().max(200).optional(), Signature: z.string().max(4096).optional() }), responses: { 302: { description: "Back to the provider's single logout service with the LogoutResponse", empty: true, headers: { Location: "The provider's SLO URL with the SAMLResponse" } } }, errors: { 400: ['VALIDATION_ERROR'], 401: ['UNAUTHORIZED'] } }, async (ctx, { query }) => {
+    const tenantId = ctx.params['tenantId'] ?? '';
+    try {
+      if (!isUuid(tenantId)) throw validationError('tenantId must be a tenant id (a UUID).');
+      const { location, ended } = await saml.logout(tenantId, query as Record<string, string>, ctx.querystring, serviceProviderOf(ctx, tenantId));
+      deps.logger.info({ tenantId, ended }, 'SAML single logout');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.redirect(location);
+    } catch (error) {
+      answerRefusal(ctx, deps, error);
+    }
   });
 
   api.add(router, { method: 'get', path: '/auth/saml/metadata/:tenantId', operationId: 'getSamlServiceProviderMetadata', permission: 'none', auth: 'none', summary: "This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider", tag: 'Sessions', responses: { 200: { description: 'The SP metadata', schema: z.string(), mediaType: 'application/samlmetadata+xml' } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {

@@ -14,6 +14,7 @@ import { serviceProviderOf, SAML_PATH } from './saml-routes.ts';
 const samlSettingsBody = z.object({
   idpEntityId: z.string().min(1).max(1024).describe("The identity provider's entity ID (the Issuer of its answers)"),
   ssoUrl: z.string().min(1).max(2000).describe("The provider's single sign-on service URL for the HTTP-Redirect binding (https)"),
+  sloUrl: z.string().max(2000).nullable().optional().describe("The provider's single logout service (HTTP-Redirect), where this service answers its logout requests; absent or null: the SSO URL"),
   idpCertificates: z.array(z.string().max(16_384)).min(1).max(3).describe("The provider's signing certificates (PEM); two while it rotates its key. Assertions must be signed by one of them."),
   allowedEmailDomains: z.array(z.string().max(253)).min(1).max(50).describe('Only people whose e-mail address is at one of these domains sign in'),
   emailAttribute: z.string().max(500).optional().describe(`The attribute that holds the e-mail address (default ${DEFAULT_SAML_EMAIL_ATTRIBUTE}); empty: the NameID, when its format is emailAddress`),
@@ -28,6 +29,7 @@ const samlSettingsSchema = z
   .object({
     idpEntityId: z.string(),
     ssoUrl: z.string(),
+    sloUrl: z.string().nullable(),
     idpCertificates: z.array(certificateSchema).describe('The certificates as recorded, with what they say (check validTo: a provider that signs with another key is refused)'),
     allowedEmailDomains: z.array(z.string()),
     emailAttribute: z.string(),
@@ -37,6 +39,7 @@ const samlSettingsSchema = z
     ssoOnly: z.boolean(),
     spEntityId: z.string().describe("This service's entity ID for the tenant (the audience the provider must name), also its metadata URL"),
     acsUrl: z.string().describe('The assertion consumer service URL to register at the provider (HTTP-POST binding)'),
+    sloServiceUrl: z.string().describe("This service's single logout service to register at the provider (HTTP-Redirect binding): the provider's signed logout requests end the sessions begun through it"),
   })
   .meta({ id: 'SamlSettings' });
 
@@ -56,7 +59,7 @@ export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const accessModel = accessQueries(deps.reader);
   const answer = (settings: SamlSettings, ctx: Context, tenantId: string): z.input<typeof samlSettingsSchema> => {
     const sp = serviceProviderOf(ctx, tenantId);
-    return { ...settings, idpCertificates: settings.idpCertificates.map(certificateOf), spEntityId: sp.entityId, acsUrl: sp.acsUrl };
+    return { ...settings, idpCertificates: settings.idpCertificates.map(certificateOf), spEntityId: sp.entityId, acsUrl: sp.acsUrl, sloServiceUrl: sp.sloUrl };
   };
 
   api.add(router, { method: 'get', path: '/sign-in/saml', operationId: 'getSamlSettings', permission: 'sign-in.read', summary: `The tenant's SAML 2.0 sign-in, with the entity ID and assertion consumer service URL to register at the provider (also as metadata at ${SAML_PATH}/metadata/{tenantId})`, tag: 'Single sign-on', responses: { 200: { description: 'The settings', schema: samlSettingsSchema } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {
@@ -78,6 +81,7 @@ export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     const settings: SamlSettings = {
       idpEntityId,
       ssoUrl: body.ssoUrl,
+      sloUrl: body.sloUrl ?? null,
       idpCertificates: body.idpCertificates,
       allowedEmailDomains: body.allowedEmailDomains,
       emailAttribute: body.emailAttribute ?? DEFAULT_SAML_EMAIL_ATTRIBUTE,

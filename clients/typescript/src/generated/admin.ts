@@ -165,6 +165,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/auth/saml/slo/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's single logout service (HTTP-Redirect binding; register it at the provider): the provider's signed LogoutRequest ends the console sessions begun in the provider session it names (SessionIndex), or all of the person's begun through it (NameID), as a sign-out would (user.session-revoked), and the browser goes back to the provider with the LogoutResponse. An unsigned or foreign request ends nothing (401).
+         * @description The tenant's single logout service (HTTP-Redirect binding; register it at the provider): the provider's signed LogoutRequest ends the console sessions begun in the provider session it names (SessionIndex), or all of the person's begun through it (NameID), as a sign-out would (user.session-revoked), and the browser goes back to the provider with the LogoutResponse. An unsigned or foreign request ends nothing (401).. No credentials needed.
+         */
+        get: operations["samlSingleLogout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/saml/metadata/{tenantId}": {
         parameters: {
             query?: never;
@@ -3628,6 +3648,7 @@ export type components = {
         SamlSettings: {
             idpEntityId: string;
             ssoUrl: string;
+            sloUrl: string | null;
             /** @description The certificates as recorded, with what they say (check validTo: a provider that signs with another key is refused) */
             idpCertificates: {
                 subject: string;
@@ -3645,6 +3666,8 @@ export type components = {
             spEntityId: string;
             /** @description The assertion consumer service URL to register at the provider (HTTP-POST binding) */
             acsUrl: string;
+            /** @description This service's single logout service to register at the provider (HTTP-Redirect binding): the provider's signed logout requests end the sessions begun through it */
+            sloServiceUrl: string;
         };
         SavedRevision: {
             /** Format: uuid */
@@ -4506,6 +4529,39 @@ export interface operations {
             503: components["responses"]["Http503ServiceUnavailable"];
         };
     };
+    samlSingleLogout: {
+        parameters: {
+            query: {
+                SAMLRequest: string;
+                RelayState?: string;
+                SigAlg?: string;
+                Signature?: string;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the provider's single logout service with the LogoutResponse */
+            302: {
+                headers: {
+                    /** @description The provider's SLO URL with the SAMLResponse */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
     getSamlServiceProviderMetadata: {
         parameters: {
             query?: never;
@@ -4691,6 +4747,8 @@ export interface operations {
                     idpEntityId: string;
                     /** @description The provider's single sign-on service URL for the HTTP-Redirect binding (https) */
                     ssoUrl: string;
+                    /** @description The provider's single logout service (HTTP-Redirect), where this service answers its logout requests; absent or null: the SSO URL */
+                    sloUrl?: string | null;
                     /** @description The provider's signing certificates (PEM); two while it rotates its key. Assertions must be signed by one of them. */
                     idpCertificates: string[];
                     /** @description Only people whose e-mail address is at one of these domains sign in */
