@@ -20,6 +20,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
   let browser: Browser;
   let spEntityId: string;
   let acsUrl: string;
+  let sloServiceUrl: string;
 
   /** The People page, signed in as the project's administrator, and its single sign-on section. */
   async function peoplePage(page: Page) {
@@ -33,6 +34,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     f = await startAdminFixture({ plan: 'business' });
     spEntityId = `${f.service.url}/admin/v1/auth/saml/metadata/${f.project.tenantId}`;
     acsUrl = `${f.service.url}/admin/v1/auth/saml/acs`;
+    sloServiceUrl = `${f.service.url}/admin/v1/auth/saml/slo/${f.project.tenantId}`;
     idp = await startSamlIdp({ tenantId: f.project.tenantId, spEntityId: (tenantId) => `${f.service.url}/admin/v1/auth/saml/metadata/${tenantId}`, acsUrl });
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   });
@@ -54,6 +56,8 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     expect(await sso.getByRole('radio', { name: 'OpenID Connect' }).isChecked()).to.equal(true);
     await samlChoice.check();
     await sso.getByLabel('Identity provider entity ID').waitFor();
+    // What to register at the provider shows before anything is saved: providers ask for it first.
+    expect(await sso.locator('code').allTextContents(), 'the addresses before the settings exist').to.deep.equal([spEntityId, acsUrl, sloServiceUrl]);
     await expectAccessible(page, 'the choice of protocol and the empty SAML form');
     expect(await sso.getByLabel('E-mail attribute').inputValue(), 'the default attribute').to.equal('email');
     expect(await sso.getByLabel('Groups attribute').inputValue()).to.equal('groups');
@@ -70,7 +74,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     // Set up: no more choice, the addresses to register at the provider, and what the certificate says.
     await sso.getByText(acsUrl, { exact: true }).waitFor();
     expect(await sso.getByRole('radio').count(), 'the protocol is no longer chosen').to.equal(0);
-    expect(await sso.locator('code').allTextContents()).to.deep.equal([spEntityId, acsUrl]);
+    expect(await sso.locator('code').allTextContents()).to.deep.equal([spEntityId, acsUrl, sloServiceUrl]);
     expect(await sso.getByRole('link', { name: 'Open the metadata (XML)' }).getAttribute('href'), 'the metadata URL').to.equal(spEntityId);
     const certificates = sso.getByRole('listitem').filter({ hasText: 'CN=annals test idp' });
     await certificates.getByText(/valid until/).waitFor();

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { AdminSchema } from '@annals/client';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
+import { useSession } from '../session/session.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { listOf, RemoveDialog } from './sso-parts.tsx';
@@ -13,6 +14,7 @@ type Certificate = SamlSettings['idpCertificates'][number];
 interface Draft {
   idpEntityId: string;
   ssoUrl: string;
+  sloUrl: string;
   /** The certificates' PEM: one, or two while the provider changes keys. */
   certificates: string[];
   allowedEmailDomains: string;
@@ -25,21 +27,22 @@ interface Draft {
 
 type TextKey = Exclude<keyof Draft, 'certificates' | 'ssoOnly'>;
 
-const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', ssoOnly: false };
+const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', sloUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', ssoOnly: false };
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A certificate that ends this soon is flagged: time to get the provider's next one. */
 const EXPIRY_WARNING_DAYS = 30;
 
 /**
  * SAML 2.0: the identity provider (its entity ID, single sign-on URL and signing certificates), who may sign in
- * and in which role, and single sign-on only. Once set up, the addresses to register at the provider (entity ID,
- * ACS URL, metadata) show with copy buttons, and each certificate in use with its subject and end of validity,
+ * and in which role, and single sign-on only. The addresses to register at the provider (entity ID, ACS URL, single
+ * logout, metadata) show with copy buttons, before the settings exist too (from the page's origin), and each certificate in use with its subject and end of validity,
  * flagged when it is past or near. The service answers what a certificate says, never its text: the PEM is
  * pasted again whenever the settings are saved (the form says so), and kept in the form for further saves.
  */
 export function SamlSettingsForm({ current }: { current: SamlSettings | null }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
+  const { session } = useSession();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [saved, setSaved] = useState(false);
@@ -50,6 +53,7 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
     setDraft((before) => ({
       idpEntityId: current.idpEntityId,
       ssoUrl: current.ssoUrl,
+      sloUrl: current.sloUrl ?? '',
       certificates: current.idpCertificates.length > 1 && before.certificates.length < 2 ? [...before.certificates, ''] : before.certificates,
       allowedEmailDomains: current.allowedEmailDomains.join(', '),
       emailAttribute: current.emailAttribute,
@@ -66,6 +70,7 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
         body: {
           idpEntityId: draft.idpEntityId.trim(),
           ssoUrl: draft.ssoUrl.trim(),
+          sloUrl: draft.sloUrl.trim() || null,
           idpCertificates: draft.certificates.map((pem) => pem.trim()).filter(Boolean),
           allowedEmailDomains: listOf(draft.allowedEmailDomains),
           // Empty: the NameID is the address (when its format is emailAddress).
@@ -105,29 +110,12 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
   return (
     <>
       <p>{current ? t('sso.samlOn') : t('sso.samlOff')}</p>
-      {current && (
-        <dl className="sso-addresses">
-          <dt>{t('sso.samlEntityId')}</dt>
-          <dd>
-            <code>{current.spEntityId}</code> <CopyButton text={current.spEntityId} />
-          </dd>
-          <dt>{t('sso.samlAcsUrl')}</dt>
-          <dd>
-            <code>{current.acsUrl}</code> <CopyButton text={current.acsUrl} />
-          </dd>
-          <dt>{t('sso.samlMetadata')}</dt>
-          <dd>
-            <a href={current.spEntityId} target="_blank" rel="noopener">
-              {t('sso.samlMetadataOpen')}
-            </a>
-            <span className="muted small">{t('sso.samlMetadataSame')}</span>
-            <CopyButton text={current.spEntityId} />
-          </dd>
-        </dl>
-      )}
+      {!current && <p className="muted small">{t('sso.samlRegister')}</p>}
+      <ServiceProviderAddresses addresses={current ?? (session ? addressesOf(session.user.tenantId) : null)} />
       <form onSubmit={submit} className="sso-form">
         {field('idpEntityId', t('sso.samlIdpEntityId'), { required: true, placeholder: 'https://idp.example.com/saml/metadata', hint: t('sso.samlIdpEntityIdHint') })}
         {field('ssoUrl', t('sso.samlSsoUrl'), { required: true, placeholder: 'https://idp.example.com/saml/sso', hint: t('sso.samlSsoUrlHint') })}
+        {field('sloUrl', t('sso.samlSloUrl'), { placeholder: 'https://idp.example.com/saml/slo', hint: t('sso.samlSloUrlHint') })}
         {current && <Certificates certificates={current.idpCertificates} />}
         {draft.certificates.map((pem, index) => (
           <label key={index}>
@@ -180,6 +168,44 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
       )}
       <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
     </>
+  );
+}
+
+type Addresses = Pick<SamlSettings, 'spEntityId' | 'acsUrl' | 'sloServiceUrl'>;
+
+/** This service's addresses for the tenant as the service will answer them (before the settings exist, from the page's own origin). */
+function addressesOf(tenantId: string): Addresses {
+  const base = `${window.location.origin}/admin/v1/auth/saml`;
+  return { spEntityId: `${base}/metadata/${tenantId}`, acsUrl: `${base}/acs`, sloServiceUrl: `${base}/slo/${tenantId}` };
+}
+
+/** What to register at the provider, with copy buttons: the entity ID (also the metadata's address), the ACS and the single logout service. */
+function ServiceProviderAddresses({ addresses }: { addresses: Addresses | null }) {
+  const { t } = useI18n();
+  if (!addresses) return null;
+  return (
+    <dl className="sso-addresses">
+      <dt>{t('sso.samlEntityId')}</dt>
+      <dd>
+        <code>{addresses.spEntityId}</code> <CopyButton text={addresses.spEntityId} />
+      </dd>
+      <dt>{t('sso.samlAcsUrl')}</dt>
+      <dd>
+        <code>{addresses.acsUrl}</code> <CopyButton text={addresses.acsUrl} />
+      </dd>
+      <dt>{t('sso.samlSloService')}</dt>
+      <dd>
+        <code>{addresses.sloServiceUrl}</code> <CopyButton text={addresses.sloServiceUrl} />
+      </dd>
+      <dt>{t('sso.samlMetadata')}</dt>
+      <dd>
+        <a href={addresses.spEntityId} target="_blank" rel="noopener">
+          {t('sso.samlMetadataOpen')}
+        </a>
+        <span className="muted small">{t('sso.samlMetadataSame')}</span>
+        <CopyButton text={addresses.spEntityId} />
+      </dd>
+    </dl>
   );
 }
 
