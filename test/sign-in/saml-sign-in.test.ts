@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { adminSession, PASSWORD, startAdminFixture, type AdminFixture } from '../admin/support.ts';
-import { IDP_CERT, ROGUE_CERT, startSamlIdp, type Tamper, type TestSamlIdp } from '../support/saml-idp.ts';
+import { IDP_CERT, ROGUE_CERT, startSamlIdp, wrapped, type Tamper, type TestSamlIdp } from '../support/saml-idp.ts';
 
 /**
  * Console sign-in through the tenant's SAML 2.0 provider, end to end over HTTP: a separate implementation in the
@@ -107,6 +107,34 @@ describe('Single sign-on with SAML 2.0', function () {
       expect(acs.headers.getSetCookie().some((line) => line.startsWith('annals-session='))).to.equal(false);
       const users = await f.call('GET', '/users', { token: admin.token, headers: admin.headers });
       expect(users.body.items.some((u: { email: string }) => u.email === `mallory@${domain}`)).to.equal(false);
+    });
+  }
+
+  for (const kind of ['two-assertions', 'wrapped', 'comment-in-nameid'] as const) {
+    it(`never signs the attacker in as someone else by signature wrapping (${kind})`, async () => {
+      // The victim, an administrator here through the provider; the attacker, an editor with an account at the provider.
+      idp.accounts.set(`victim-${kind}`, { email: `victim-${kind}@${domain}`, groups: ['cms-admins'] });
+      expect((await signIn(`victim-${kind}`)).acs.status).to.equal(302);
+      const attacker = `victim-${kind}.evil`;
+      idp.accounts.set(attacker, { email: `evil-${kind}@${domain}`, groups: ['cms-editors'] });
+      const start = await fetch(`${f.service.url}/admin/v1/auth/saml/start?projectId=${f.project.projectId}`, { redirect: 'manual' });
+      const flow = start.headers.getSetCookie().find((line) => line.startsWith('annals-saml-flow='))!.split(';')[0]!;
+      const answer = await idp.answer(start.headers.get('location')!, attacker);
+      const forged = wrapped(answer.SAMLResponse, kind === 'comment-in-nameid' ? { kind, victim: `victim-${kind}` } : { kind, victim: `victim-${kind}`, victimEmail: `victim-${kind}@${domain}` });
+      const acs = await fetch(answer.acsUrl, { method: 'POST', redirect: 'manual', headers: { cookie: flow, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ SAMLResponse: forged, RelayState: answer.RelayState }) });
+      if (kind === 'comment-in-nameid') {
+        // The comment changes nothing the signature covers: read whole, the NameID is the attacker's own.
+        expect(acs.status, await acs.clone().text()).to.equal(302);
+        const cookie = acs.headers.getSetCookie().find((line) => line.startsWith('annals-session='))!.split(';')[0]!;
+        const { user } = (await (await fetch(`${f.service.url}/admin/v1/auth/session`, { headers: { cookie } })).json()) as { user: { id: string; email: string; role: string } };
+        expect(user).to.deep.include({ email: `evil-${kind}@${domain}`, role: 'tenant_user' });
+        const linked = (await eventsOf(`user-${user.id}`)).find((e) => e.type === 'user.identity-linked');
+        expect(linked!.data.subject).to.equal(attacker);
+      } else {
+        // A forged assertion beside or around the signed one: refused whole.
+        expect(acs.status, await acs.clone().text()).to.equal(401);
+        expect(acs.headers.getSetCookie().some((line) => line.startsWith('annals-session='))).to.equal(false);
+      }
     });
   }
 

@@ -59,6 +59,33 @@ export interface SamlAccount {
 
 export type Tamper = 'unsigned' | 'rogue-key' | 'wrong-audience' | 'expired' | 'other-request' | 'wrong-issuer';
 
+/**
+ * XML signature wrapping: a response rightly signed for the attacker's own account, changed after signing so that
+ * a careless reader takes another person's: a forged unsigned assertion beside the signed one (`two-assertions`),
+ * or around it (`wrapped`, the signed one moved into its Advice), naming `victim`; or a comment in the NameID
+ * (`comment-in-nameid`: "victim<!---->.evil" reads as "victim" to a reader of the first text node only, while the
+ * signature, made without comments, still holds).
+ */
+export type Wrapping = { kind: 'two-assertions' | 'wrapped'; victim: string; victimEmail: string } | { kind: 'comment-in-nameid'; victim: string };
+
+/** Changes a signed samlp:Response (base64) as `wrapping` says, after its signature was made. */
+export function wrapped(samlResponse: string, wrapping: Wrapping): string {
+  let xml = Buffer.from(samlResponse, 'base64').toString('utf8');
+  const signed = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(xml)![0];
+  if (wrapping.kind === 'comment-in-nameid') {
+    xml = xml.replace(/(<saml:NameID[^>]*>)([^<]*)</, (_all, open: string, name: string) => `${open}${wrapping.victim}<!---->${name.slice(wrapping.victim.length)}<`);
+  } else {
+    const forged = signed
+      .replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '')
+      .replace(/ ID="[^"]+"/, ` ID="_${randomUUID()}"`)
+      .replace(/(<saml:NameID[^>]*>)[^<]*</, `$1${escapeXml(wrapping.victim)}<`)
+      .replace(/(<saml:Attribute Name="email"[^>]*><saml:AttributeValue[^>]*>)[^<]*</, `$1${escapeXml(wrapping.victimEmail)}<`)
+      .replace(/(<saml:Attribute Name="groups"[^>]*>)[\s\S]*?(<\/saml:Attribute>)/, '$1<saml:AttributeValue xsi:type="xs:string">cms-admins</saml:AttributeValue>$2');
+    xml = xml.replace(signed, wrapping.kind === 'two-assertions' ? forged + signed : forged.replace('</saml:Issuer>', `</saml:Issuer><saml:Advice>${signed}</saml:Advice>`));
+  }
+  return Buffer.from(xml, 'utf8').toString('base64');
+}
+
 export interface SamlAnswer {
   acsUrl: string;
   SAMLResponse: string;
