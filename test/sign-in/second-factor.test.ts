@@ -250,6 +250,17 @@ describe('Second factor for password sign-in', function () {
     expect(log.status, JSON.stringify(log.body)).to.equal(200);
     expect(log.body.items.map((i: { type: string }) => i.type)).to.include.members(['user.totp-enrolled', 'user.recovery-codes-issued', 'user.second-factor-failed', 'user.signed-in']);
     expect(JSON.stringify(log.body), 'the audit log shows no secret').to.not.include(setup.body.secret);
+
+    // And in the project's signed audit export of the period, for an auditor: sealed, never in clear.
+    const from = new Date(clock.now().getTime() - 3600_000).toISOString();
+    const to = new Date(clock.now().getTime() + 3600_000).toISOString();
+    const exported = await fetch(`${f.service.url}/admin/v1/audit/exports/period?from=${from}&to=${to}`, { headers: { authorization: `Bearer ${admin.token}`, ...admin.headers } });
+    expect(exported.status).to.equal(200);
+    const text = await exported.text();
+    const events = text.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; type?: string; streamId?: string; data?: Record<string, unknown> }).filter((line) => line.kind === 'event' && line.streamId === `user-${userId}`);
+    expect(events.map((e) => e.type)).to.include.members(['user.totp-enrolled', 'user.recovery-codes-issued', 'user.second-factor-failed', 'user.signed-in']);
+    expect(events.find((e) => e.type === 'user.totp-enrolled')!.data!['sealedSecret']).to.match(/^v1\./);
+    expect(text, 'the export holds no secret in clear').to.not.include(setup.body.secret);
   });
 
   it('answers the password step of someone without a second factor as before (no ticket), and keeps agent keys out of /me', async () => {
