@@ -4,9 +4,8 @@ import type { AdminSchema } from '@annals/client';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { useSession } from '../session/session.tsx';
-import { ErrorMessage } from '../components/error-message.tsx';
 import { CopyButton } from './copy-button.tsx';
-import { listOf, RemoveDialog } from './sso-parts.tsx';
+import { listOf, SsoFormActions, SsoFormOutcome } from './sso-parts.tsx';
 
 type SamlSettings = AdminSchema<'SamlSettings'>;
 type Certificate = SamlSettings['idpCertificates'][number];
@@ -144,29 +143,9 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
           <input type="checkbox" checked={draft.ssoOnly} onChange={(e) => setDraft({ ...draft, ssoOnly: e.target.checked })} />
           {t('sso.ssoOnly')}
         </label>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            {t('sso.save')}
-          </button>
-          {current && (
-            <a className="button" href={`/admin/v1/auth/saml/start?projectId=${encodeURIComponent(projectId)}&test=true`} target="_blank" rel="noopener">
-              {t('sso.test')}
-            </a>
-          )}
-          {current && (
-            <button type="button" onClick={() => setRemoving(true)}>
-              {t('sso.remove')}
-            </button>
-          )}
-        </div>
+        <SsoFormActions protocol="saml" projectId={projectId} setUp={Boolean(current)} saving={save.isPending} onRemove={() => setRemoving(true)} />
       </form>
-      <ErrorMessage error={save.error} />
-      {saved && !save.isPending && (
-        <p className="notice" role="status">
-          {t('sso.saved')}
-        </p>
-      )}
-      <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
+      <SsoFormOutcome save={save} saved={saved} remove={remove} removing={removing} setRemoving={setRemoving} />
     </>
   );
 }

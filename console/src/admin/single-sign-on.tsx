@@ -6,7 +6,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { SamlSettingsForm } from './saml-sign-on.tsx';
-import { listOf, orNone, RemoveDialog } from './sso-parts.tsx';
+import { listOf, orNone, SsoFormActions, SsoFormOutcome } from './sso-parts.tsx';
 
 type Protocol = 'oidc' | 'saml';
 
@@ -147,29 +147,9 @@ function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | 
           <input type="checkbox" checked={draft.ssoOnly} onChange={(e) => setDraft({ ...draft, ssoOnly: e.target.checked })} />
           {t('sso.ssoOnly')}
         </label>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            {t('sso.save')}
-          </button>
-          {current && (
-            <a className="button" href={`/admin/v1/auth/oidc/start?projectId=${encodeURIComponent(projectId)}&test=true`} target="_blank" rel="noopener">
-              {t('sso.test')}
-            </a>
-          )}
-          {current && (
-            <button type="button" onClick={() => setRemoving(true)}>
-              {t('sso.remove')}
-            </button>
-          )}
-        </div>
+        <SsoFormActions protocol="oidc" projectId={projectId} setUp={Boolean(current)} saving={save.isPending} onRemove={() => setRemoving(true)} />
       </form>
-      <ErrorMessage error={save.error} />
-      {saved && !save.isPending && (
-        <p className="notice" role="status">
-          {t('sso.saved')}
-        </p>
-      )}
-      <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
+      <SsoFormOutcome save={save} saved={saved} remove={remove} removing={removing} setRemoving={setRemoving} />
     </>
   );
 }

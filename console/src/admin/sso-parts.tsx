@@ -41,3 +41,41 @@ export function RemoveDialog({ open, remove, onClose }: { open: boolean; remove:
     </Modal>
   );
 }
+
+/** The buttons of either form: save, and once set up Test sign-in (the provider's sign-in in a new tab, ending on what a sign-in would do) and Remove. */
+export function SsoFormActions({ protocol, projectId, setUp, saving, onRemove }: { protocol: 'oidc' | 'saml'; projectId: string; setUp: boolean; saving: boolean; onRemove: () => void }) {
+  const { t } = useI18n();
+  return (
+    <div className="actions">
+        <button type="submit" className="primary" disabled={saving}>
+          {t('sso.save')}
+        </button>
+        {setUp && (
+          <a className="button" href={`/admin/v1/auth/${protocol}/start?projectId=${encodeURIComponent(projectId)}&test=true`} target="_blank" rel="noopener">
+            {t('sso.test')}
+          </a>
+        )}
+        {setUp && (
+          <button type="button" onClick={onRemove}>
+            {t('sso.remove')}
+          </button>
+        )}
+    </div>
+  );
+}
+
+/** After the form: the save's error or its notice, and the removal's dialog. */
+export function SsoFormOutcome({ save, saved, remove, removing, setRemoving }: { save: UseMutationResult<unknown, Error, void>; saved: boolean; remove: UseMutationResult<unknown, Error, void>; removing: boolean; setRemoving: (removing: boolean) => void }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <ErrorMessage error={save.error} />
+      {saved && !save.isPending && (
+        <p className="notice" role="status">
+          {t('sso.saved')}
+        </p>
+      )}
+      <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
+    </>
+  );
+}
