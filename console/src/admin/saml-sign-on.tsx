@@ -1,11 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import type { AdminSchema } from '@annals/client';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { useSession } from '../session/session.tsx';
 import { CopyButton } from './copy-button.tsx';
-import { listOf, SsoFormActions, SsoFormOutcome } from './sso-parts.tsx';
+import { listOf, SsoFormActions, SsoFormOutcome, useSsoSettings } from './sso-parts.tsx';
 
 type SamlSettings = AdminSchema<'SamlSettings'>;
 type Certificate = SamlSettings['idpCertificates'][number];
@@ -42,10 +41,7 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
   const { t } = useI18n();
   const { api, projectId } = useProject();
   const { session } = useSession();
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [saved, setSaved] = useState(false);
-  const [removing, setRemoving] = useState(false);
   useEffect(() => {
     if (!current) return;
     // What was pasted stays (the service never answers it); as many boxes as certificates in use.
@@ -62,9 +58,8 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
       ssoOnly: current.ssoOnly,
     }));
   }, [current]);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in'] });
-  const save = useMutation({
-    mutationFn: () =>
+  const { save, remove, submit, saved, removing, setRemoving } = useSsoSettings({
+    save: () =>
       api.PUT('/sign-in/saml', {
         body: {
           idpEntityId: draft.idpEntityId.trim(),
@@ -80,24 +75,9 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
           ssoOnly: draft.ssoOnly,
         },
       }),
-    onSuccess: async () => {
-      setSaved(true);
-      await refresh();
-    },
+    remove: () => api.DELETE('/sign-in/saml'),
+    onRemoved: () => setDraft(EMPTY),
   });
-  const remove = useMutation({
-    mutationFn: () => api.DELETE('/sign-in/saml'),
-    onSuccess: async () => {
-      setRemoving(false);
-      setDraft(EMPTY);
-      await refresh();
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    save.mutate();
-  };
   const field = (key: TextKey, label: string, options: { hint?: string; required?: boolean; placeholder?: string } = {}) => (
     <label>
       {label}

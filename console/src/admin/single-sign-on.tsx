@@ -1,12 +1,12 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import type { AdminSchema } from '@annals/client';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { SamlSettingsForm } from './saml-sign-on.tsx';
-import { listOf, orNone, SsoFormActions, SsoFormOutcome } from './sso-parts.tsx';
+import { listOf, orNone, SsoFormActions, SsoFormOutcome, useSsoSettings } from './sso-parts.tsx';
 
 type Protocol = 'oidc' | 'saml';
 
@@ -73,16 +73,12 @@ const EMPTY: Draft = { issuer: '', clientId: '', clientSecret: '', allowedEmailD
 function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | null }) {
   const { t } = useI18n();
   const { api, projectId } = useProject();
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [saved, setSaved] = useState(false);
-  const [removing, setRemoving] = useState(false);
   useEffect(() => {
     if (current) setDraft({ issuer: current.issuer, clientId: current.clientId, clientSecret: '', allowedEmailDomains: current.allowedEmailDomains.join(', '), groupsClaim: current.groupsClaim, adminGroups: current.adminGroups.join(', '), userGroups: current.userGroups.join(', '), ssoOnly: current.ssoOnly });
   }, [current]);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in'] });
-  const save = useMutation({
-    mutationFn: () =>
+  const { save, remove, submit, saved, removing, setRemoving } = useSsoSettings({
+    save: () =>
       api.PUT('/sign-in/oidc', {
         body: {
           issuer: draft.issuer.trim(),
@@ -95,24 +91,9 @@ function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | 
           ssoOnly: draft.ssoOnly,
         },
       }),
-    onSuccess: async () => {
-      setSaved(true);
-      await refresh();
-    },
+    remove: () => api.DELETE('/sign-in/oidc'),
+    onRemoved: () => setDraft(EMPTY),
   });
-  const remove = useMutation({
-    mutationFn: () => api.DELETE('/sign-in/oidc'),
-    onSuccess: async () => {
-      setRemoving(false);
-      setDraft(EMPTY);
-      await refresh();
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    save.mutate();
-  };
   const field = (key: keyof Omit<Draft, 'ssoOnly'>, label: string, options: { hint?: string; type?: string; required?: boolean; placeholder?: string } = {}) => (
     <label>
       {label}

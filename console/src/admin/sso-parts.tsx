@@ -1,4 +1,5 @@
-import type { UseMutationResult } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
 import { ApiError } from '../api/admin-client.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -78,4 +79,36 @@ export function SsoFormOutcome({ save, saved, remove, removing, setRemoving }: {
       <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
     </>
   );
+}
+
+/**
+ * What either form does with its settings: `save` them (then "saved" shows until the next submit), `remove` them
+ * after the dialog (then `onRemoved`, to empty the form); both read the settings again.
+ */
+export function useSsoSettings(actions: { save: () => Promise<unknown>; remove: () => Promise<unknown>; onRemoved: () => void }) {
+  const queryClient = useQueryClient();
+  const [saved, setSaved] = useState(false);
+  const [removing, setRemoving] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in'] });
+  const save = useMutation({
+    mutationFn: actions.save,
+    onSuccess: async () => {
+      setSaved(true);
+      await refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: actions.remove,
+    onSuccess: async () => {
+      setRemoving(false);
+      actions.onRemoved();
+      await refresh();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    save.mutate();
+  };
+  return { save, remove, submit, saved, removing, setRemoving };
 }
