@@ -8,6 +8,7 @@ import { EVERYTHING } from '../src/projection-engine/change-feed.ts';
 import type { Doc } from '../src/read-models/read-model-store.ts';
 import type { OidcSettings } from '../src/domain/access/oidc-settings.ts';
 import type { SamlSettings } from '../src/domain/access/saml-settings.ts';
+import { NO_SECOND_FACTOR_SUMMARY, type SecondFactorSummary } from '../src/domain/access/second-factor.ts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -141,16 +142,6 @@ export interface UserDoc {
   updatedAt: string;
 }
 
-export interface SecondFactorSummary {
-  /** An authenticator app (TOTP). */
-  totp: boolean;
-  /** How many passkeys. */
-  passkeys: number;
-  /** How many recovery codes are left unused. */
-  recoveryCodesLeft: number;
-}
-
-const NO_SECOND_FACTOR: SecondFactorSummary = { totp: false, passkeys: 0, recoveryCodesLeft: 0 };
 
 export interface AgentKeyDoc {
   keyId: string;
@@ -398,7 +389,7 @@ export const access = defineProjection({
       case 'user.passkey-removed':
         return updateSecondFactor(view, event.data.userId, at, (summary) => ({ passkeys: Math.max(0, summary.passkeys - 1) }));
       case 'user.second-factor-reset':
-        return updateSecondFactor(view, event.data.userId, at, () => NO_SECOND_FACTOR);
+        return updateSecondFactor(view, event.data.userId, at, () => NO_SECOND_FACTOR_SUMMARY);
 
       case 'agent-key.issued': {
         const d = event.data;
@@ -462,7 +453,7 @@ async function updateTenant(view: ProjectionView, tenantId: string, at: string, 
 async function updateSecondFactor(view: ProjectionView, userId: string, at: string, change: (summary: SecondFactorSummary) => Partial<SecondFactorSummary>, patch: Partial<UserDoc> = {}): Promise<void> {
   const user = await view.get<Doc<UserDoc>>('users', userId);
   if (!user) return;
-  const summary = user.secondFactor ?? NO_SECOND_FACTOR;
+  const summary = user.secondFactor ?? NO_SECOND_FACTOR_SUMMARY;
   view.put('users', userId, { ...user, ...patch, secondFactor: { ...summary, ...change(summary) }, updatedAt: at });
 }
 

@@ -1,14 +1,14 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { AccessService } from '../application/access-service.ts';
 import type { Principal, UserRole } from '../domain/principal.ts';
-
-type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 import { DomainError, forbidden } from '../domain/domain-error.ts';
 import { hasSecondFactor, SECOND_FACTOR_REFUSED, secondFactorMethods, type SecondFactorMethod, type SecondFactorProof } from '../domain/access/second-factor.ts';
 import type { User } from '../domain/access/user-decider.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
 import type { RelyingParty, SecondFactorChecks, SignInTicket, TotpSetup } from './second-factor.ts';
+
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
 /** What a password sign-in still needs before its session begins. */
 export interface SecondFactorChallenge {
@@ -57,13 +57,18 @@ export class SecondFactorSignIn {
     this.#queries = accessQueries(deps.reader);
   }
 
-  /** After the password was right: null when the session may begin, else what the person must answer. */
+  /**
+   * After the password was right: null when the session may begin, else what the person must answer. Read from
+   * the access read model (the summary of what the person set up), not by folding their stream on every sign-in:
+   * should it say "none" wrongly, the user decider still refuses the password-only sign-in.
+   */
   async afterPassword(subject: { userId: string; tenantId: string; role: UserRole; email: string }, options: { projectId?: string; cookie: boolean }): Promise<SecondFactorChallenge | null> {
-    const [user, tenant] = await Promise.all([this.#access.secondFactor.user(subject.userId), this.#queries.tenant(subject.tenantId)]);
-    const enrolled = hasSecondFactor(user?.secondFactor);
+    const [user, tenant] = await Promise.all([this.#queries.user(subject.userId), this.#queries.tenant(subject.tenantId)]);
+    const methods = secondFactorMethods(user?.secondFactor);
+    const enrolled = methods.includes('passkey') || methods.includes('totp');
     if (!enrolled && tenant?.secondFactorRequired !== true) return null;
     const { ticket, expiresAt } = this.#checks.issueTicket({ ...subject, ...(options.projectId ? { projectId: options.projectId } : {}), cookie: options.cookie });
-    return { ticket, expiresAt, methods: secondFactorMethods(user?.secondFactor), enrolmentRequired: !enrolled };
+    return { ticket, expiresAt, methods, enrolmentRequired: !enrolled };
   }
 
   /** The passkey challenge for this sign-in, and the ticket that now carries it. */

@@ -54,13 +54,25 @@ export function hasSecondFactor(factors: SecondFactors | undefined): boolean {
   return !!factors && (factors.totp !== null || factors.passkeys.length > 0);
 }
 
+/** What a user has set up, without secrets or keys: what the access read model keeps and a login page offers. */
+export interface SecondFactorSummary {
+  /** An authenticator app (TOTP). */
+  totp: boolean;
+  /** How many passkeys. */
+  passkeys: number;
+  /** How many recovery codes are left unused. */
+  recoveryCodesLeft: number;
+}
+
+export const NO_SECOND_FACTOR_SUMMARY: SecondFactorSummary = { totp: false, passkeys: 0, recoveryCodesLeft: 0 };
+
 /** The ways the user can prove a second factor now, in the order a login page offers them. */
-export function secondFactorMethods(factors: SecondFactors | undefined): SecondFactorMethod[] {
-  if (!factors) return [];
+export function secondFactorMethods(summary: SecondFactorSummary | undefined): SecondFactorMethod[] {
+  if (!summary) return [];
   const methods: SecondFactorMethod[] = [];
-  if (factors.passkeys.length > 0) methods.push('passkey');
-  if (factors.totp) methods.push('totp');
-  if (factors.recoveryCodeHashes.length > 0) methods.push('recovery-code');
+  if (summary.passkeys > 0) methods.push('passkey');
+  if (summary.totp) methods.push('totp');
+  if (summary.recoveryCodesLeft > 0) methods.push('recovery-code');
   return methods;
 }
 
@@ -69,21 +81,19 @@ export const SECOND_FACTOR_REFUSED = 'The code or passkey was not accepted.';
 
 /**
  * Accepts a checked proof against what the history knows, or refuses it (UNAUTHORIZED); the factors after the
- * sign-in (the step or code used up, the counter moved on).
+ * sign-in (applyProof).
  */
 export function acceptProof(factors: SecondFactors | undefined, proof: SecondFactorProof): SecondFactors {
   const refused = () => new DomainError('UNAUTHORIZED', SECOND_FACTOR_REFUSED, 'Try again with a new code, or use a recovery code.');
   if (!factors) throw refused();
   switch (proof.method) {
-    case 'totp': {
+    case 'totp':
       // A code signs in once: a step at or before the last one used is a replay (or an older code seen over a shoulder).
       if (!factors.totp || !Number.isSafeInteger(proof.step) || proof.step <= factors.totp.lastStep) throw refused();
-      return { ...factors, totp: { ...factors.totp, lastStep: proof.step } };
-    }
-    case 'recovery-code': {
+      break;
+    case 'recovery-code':
       if (!factors.recoveryCodeHashes.includes(proof.codeHash)) throw refused();
-      return { ...factors, recoveryCodeHashes: factors.recoveryCodeHashes.filter((hash) => hash !== proof.codeHash) };
-    }
+      break;
     case 'passkey': {
       const passkey = factors.passkeys.find((candidate) => candidate.credentialId === proof.credentialId);
       if (!passkey) throw refused();
@@ -91,8 +101,54 @@ export function acceptProof(factors: SecondFactors | undefined, proof: SecondFac
       if (!Number.isSafeInteger(proof.challengedAt) || proof.challengedAt <= (factors.lastPasskeyChallengeAt ?? -1)) throw refused();
       // A counter that does not move on, where the authenticator keeps one, says the credential was copied.
       if ((passkey.counter > 0 || proof.counter > 0) && proof.counter <= passkey.counter) throw refused();
-      return { ...factors, lastPasskeyChallengeAt: proof.challengedAt, passkeys: factors.passkeys.map((candidate) => (candidate === passkey ? { ...passkey, counter: proof.counter } : candidate)) };
+      break;
     }
+  }
+  return applyProof(factors, proof);
+}
+
+/** The factors after a sign-in with `proof`: the step used up, the code spent, the passkey's counter and challenge moved on. The decider's acceptance and the fold of user.signed-in both use it. */
+export function applyProof(factors: SecondFactors, proof: SecondFactorProof): SecondFactors {
+  switch (proof.method) {
+    case 'totp':
+      return factors.totp ? { ...factors, totp: { ...factors.totp, lastStep: proof.step } } : factors;
+    case 'recovery-code':
+      return { ...factors, recoveryCodeHashes: factors.recoveryCodeHashes.filter((hash) => hash !== proof.codeHash) };
+    case 'passkey':
+      return { ...factors, lastPasskeyChallengeAt: proof.challengedAt, passkeys: factors.passkeys.map((passkey) => (passkey.credentialId === proof.credentialId ? { ...passkey, counter: proof.counter } : passkey)) };
+  }
+}
+
+/** How user.signed-in records a proof: enough to fold the history again (the step, the code spent, the counter, the challenge's time). */
+export interface SecondFactorRecord {
+  method: SecondFactorMethod;
+  totpStep?: number;
+  recoveryCodeHash?: string;
+  credentialId?: string;
+  counter?: number;
+  challengedAt?: number;
+}
+
+export function proofRecord(proof: SecondFactorProof): SecondFactorRecord {
+  switch (proof.method) {
+    case 'totp':
+      return { method: 'totp', totpStep: proof.step };
+    case 'recovery-code':
+      return { method: 'recovery-code', recoveryCodeHash: proof.codeHash };
+    case 'passkey':
+      return { method: 'passkey', credentialId: proof.credentialId, counter: proof.counter, challengedAt: proof.challengedAt };
+  }
+}
+
+/** The proof a record names back (null for a record missing what its method needs). */
+export function proofOfRecord(record: SecondFactorRecord): SecondFactorProof | null {
+  switch (record.method) {
+    case 'totp':
+      return record.totpStep === undefined ? null : { method: 'totp', step: record.totpStep };
+    case 'recovery-code':
+      return record.recoveryCodeHash === undefined ? null : { method: 'recovery-code', codeHash: record.recoveryCodeHash };
+    case 'passkey':
+      return record.credentialId === undefined || record.counter === undefined || record.challengedAt === undefined ? null : { method: 'passkey', credentialId: record.credentialId, counter: record.counter, challengedAt: record.challengedAt };
   }
 }
 

@@ -6,7 +6,7 @@ import type { UserEvent } from './access-events.ts';
 import { auditProject, emailAddress } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
 import { assertCan } from './permissions.ts';
-import { acceptProof, hasSecondFactor, MAX_PASSKEYS, NO_SECOND_FACTORS, type Passkey, passkeyName, type SecondFactorMethod, type SecondFactorProof, type SecondFactors } from './second-factor.ts';
+import { acceptProof, applyProof, hasSecondFactor, MAX_PASSKEYS, NO_SECOND_FACTORS, type Passkey, passkeyName, proofOfRecord, proofRecord, type SecondFactorMethod, type SecondFactorProof, type SecondFactors } from './second-factor.ts';
 
 /**
  * A console user. Stream: userStream(id). The e-mail is unique in the whole system: the application
@@ -110,19 +110,9 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       case 'user.identity-linked':
         return { ...state, identities: { ...state.identities, [event.data.issuer]: event.data.subject } };
       case 'user.signed-in': {
-        const proof = event.data.secondFactor;
         if (event.data.requestedAt !== undefined) return { ...state, lastSamlRequestAt: event.data.requestedAt };
-        if (!proof) return state;
-        const factors = state.secondFactor ?? NO_SECOND_FACTORS;
-        switch (proof.method) {
-          case 'totp':
-            return factors.totp && proof.totpStep !== undefined ? { ...state, secondFactor: { ...factors, totp: { ...factors.totp, lastStep: proof.totpStep } } } : state;
-          case 'recovery-code':
-            return { ...state, secondFactor: { ...factors, recoveryCodeHashes: factors.recoveryCodeHashes.filter((hash) => hash !== proof.recoveryCodeHash) } };
-          case 'passkey':
-            return { ...state, secondFactor: { ...factors, ...(proof.challengedAt === undefined ? {} : { lastPasskeyChallengeAt: proof.challengedAt }), passkeys: factors.passkeys.map((passkey) => (passkey.credentialId === proof.credentialId ? { ...passkey, counter: proof.counter ?? passkey.counter } : passkey)) } };
-        }
-        return state;
+        const proof = event.data.secondFactor ? proofOfRecord(event.data.secondFactor) : null;
+        return proof ? { ...state, secondFactor: applyProof(state.secondFactor ?? NO_SECOND_FACTORS, proof) } : state;
       }
       case 'user.totp-enrolled':
         return { ...state, secondFactor: { ...(state.secondFactor ?? NO_SECOND_FACTORS), totp: { sealedSecret: event.data.sealedSecret, lastStep: -1 } } };
@@ -295,18 +285,6 @@ function firstRecoveryCodes(state: User, codeHashes: string[], projectId: string
 function recoveryCodeHashes(hashes: string[]): string[] {
   if (hashes.length === 0 || hashes.some((hash) => !/^[0-9a-f]{64}$/.test(hash)) || new Set(hashes).size !== hashes.length) throw invalid('recovery codes are recorded as distinct SHA-256 hashes, never in clear');
   return hashes;
-}
-
-/** What the log keeps of a proof: enough to fold the history again (the step, the code spent, the counter). */
-function proofRecord(proof: SecondFactorProof): { method: SecondFactorMethod; totpStep?: number; recoveryCodeHash?: string; credentialId?: string; counter?: number; challengedAt?: number } {
-  switch (proof.method) {
-    case 'totp':
-      return { method: 'totp', totpStep: proof.step };
-    case 'recovery-code':
-      return { method: 'recovery-code', recoveryCodeHash: proof.codeHash };
-    case 'passkey':
-      return { method: 'passkey', credentialId: proof.credentialId, counter: proof.counter, challengedAt: proof.challengedAt };
-  }
 }
 
 /** Normalises a role given by a caller, aliases included; VALIDATION_ERROR for anything else. */

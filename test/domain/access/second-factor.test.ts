@@ -39,7 +39,7 @@ describe('second factor (pure decisions)', () => {
   it('reads recovery codes as typed, and offers passkeys first', () => {
     expect(recoveryCodeValue(' abcd-efgh 2345-7abc ')).to.equal('ABCDEFGH23457ABC');
     for (const wrong of ['ABCD-EFGH-2345', 'ABCD-EFGH-2345-7AB1', '']) expect(recoveryCodeValue(wrong)).to.equal(null);
-    expect(secondFactorMethods({ ...withTotp, passkeys: [passkey] })).to.deep.equal(['passkey', 'totp', 'recovery-code']);
+    expect(secondFactorMethods({ totp: true, passkeys: 1, recoveryCodesLeft: 2 })).to.deep.equal(['passkey', 'totp', 'recovery-code']);
   });
 });
 
