@@ -63,46 +63,35 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
   },
 
   decide(command, state, { caller }) {
+    if (command.type === 'create-tenant') {
+      assertCan(caller, 'tenants.create');
+      if (state) throw conflict(`tenant ${command.tenantId} already exists`);
+      return [{ type: 'tenant.created', data: { tenantId: command.tenantId, name: displayName(command.name, 'name') } }];
+    }
+    // Every other command changes how the tenant's people sign in: the tenant's admins (or an operator) do.
+    if (!state) throw notFound('tenant not found');
+    assertCallerSeesTenant(caller, state.id, 'tenant');
+    assertCan(caller, 'sign-in.manage');
     switch (command.type) {
-      case 'create-tenant': {
-        assertCan(caller, 'tenants.create');
-        if (state) throw conflict(`tenant ${command.tenantId} already exists`);
-        return [{ type: 'tenant.created', data: { tenantId: command.tenantId, name: displayName(command.name, 'name') } }];
-      }
       case 'configure-oidc': {
-        if (!state) throw notFound('tenant not found');
-        assertCallerSeesTenant(caller, state.id, 'tenant');
-        assertCan(caller, 'sign-in.manage');
         const settings = oidcSettingsValue(command.settings);
         if (state.saml) throw conflict('This organisation signs in with SAML: remove it before setting up OpenID Connect.');
         if (sameOidcSettings(state.oidc ?? null, settings)) return [];
         return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
       }
       case 'remove-oidc': {
-        if (!state) throw notFound('tenant not found');
-        assertCallerSeesTenant(caller, state.id, 'tenant');
-        assertCan(caller, 'sign-in.manage');
         return state.oidc ? [{ type: 'tenant.oidc-removed', data: { tenantId: state.id, ...auditProject(command) } }] : [];
       }
       case 'configure-saml': {
-        if (!state) throw notFound('tenant not found');
-        assertCallerSeesTenant(caller, state.id, 'tenant');
-        assertCan(caller, 'sign-in.manage');
         const settings = samlSettingsValue(command.settings);
         if (state.oidc) throw conflict('This organisation signs in with OpenID Connect: remove it before setting up SAML.');
         if (sameSamlSettings(state.saml ?? null, settings)) return [];
         return [{ type: 'tenant.saml-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
       }
       case 'remove-saml': {
-        if (!state) throw notFound('tenant not found');
-        assertCallerSeesTenant(caller, state.id, 'tenant');
-        assertCan(caller, 'sign-in.manage');
         return state.saml ? [{ type: 'tenant.saml-removed', data: { tenantId: state.id, ...auditProject(command) } }] : [];
       }
       case 'set-second-factor-policy': {
-        if (!state) throw notFound('tenant not found');
-        assertCallerSeesTenant(caller, state.id, 'tenant');
-        assertCan(caller, 'sign-in.manage');
         if (typeof command.required !== 'boolean') throw invalid('required must be true or false');
         if (command.required === (state.secondFactorRequired ?? false)) return [];
         return [{ type: 'tenant.second-factor-policy-changed', data: { tenantId: state.id, required: command.required, ...auditProject(command) } }];
