@@ -84,6 +84,12 @@ export function projectOf(ctx: Context): ProjectDoc {
   return project;
 }
 
+/** The project the session acts in (X-Project-Id), whose audit log shows the change; none without it. */
+export function actingProject(ctx: Context): { projectId?: string } {
+  const project = (ctx.state as AdminState).project;
+  return project ? { projectId: project.projectId } : {};
+}
+
 /** The idempotency key of a create: the Idempotency-Key header or the body's idempotencyKey. */
 export function idempotencyKeyOf(ctx: Context, body: { idempotencyKey?: unknown } | undefined): string | undefined {
   const header = ctx.get('Idempotency-Key');

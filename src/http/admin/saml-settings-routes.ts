@@ -4,11 +4,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
-import { principalOf, type AdminDeps } from './admin-context.ts';
+import { actingProject, principalOf, type AdminDeps } from './admin-context.ts';
 import { forbidden, notFound, validationError } from '../errors/error-factory.ts';
 import { DEFAULT_SAML_EMAIL_ATTRIBUTE, DEFAULT_SAML_GROUPS_ATTRIBUTE, type SamlSettings } from '../../domain/access/saml-settings.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
-import { actingProject } from './sign-in-settings-routes.ts';
 import { serviceProviderOf, SAML_PATH } from './saml-routes.ts';
 
 const samlSettingsBody = z.object({

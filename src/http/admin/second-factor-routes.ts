@@ -4,8 +4,7 @@ import { z } from 'zod';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
-import { principalOf, type AdminDeps } from './admin-context.ts';
-import { actingProject } from './sign-in-settings-routes.ts';
+import { actingProject, principalOf, type AdminDeps } from './admin-context.ts';
 import { answerSession, sessionSchema } from './auth-routes.ts';
 import { assertSameOrigin } from './session-cookie.ts';
 import { forbidden, notFound, rateLimited, unauthorized } from '../errors/error-factory.ts';
@@ -83,8 +82,6 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
   const authenticated = newRouter();
   const { secondFactor, secondFactorChecks: checks } = services;
   const accessModel = accessQueries(deps.reader);
-  // The project the person acts in (checked by authentication), whose audit log shows the change.
-  const audit = actingProject;
   const sessionUser = (ctx: Context) => {
     const principal = principalOf(ctx);
     if (principal.kind !== 'user') throw forbidden('A second factor belongs to a console user; agent keys have none.', { hint: 'Sign in as the user.' });
@@ -155,7 +152,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
     const secret = checks.openTotpSetup(principal.userId, body.setupToken);
     if (checks.totpStep(secret, body.code) === null) throw unauthorized('The code is not right: it may have changed while you typed it.', { hint: 'Type the code the app shows now.' });
     const codes = checks.newRecoveryCodes();
-    const result = await deps.access.secondFactor.enrolTotp(principal, principal.userId, checks.sealTotpSecret(principal.userId, secret), codes.hashes, audit(ctx));
+    const result = await deps.access.secondFactor.enrolTotp(principal, principal.userId, checks.sealTotpSecret(principal.userId, secret), codes.hashes, actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('user.totp-enrolled'));
     ctx.body = { totp: true, ...(result.recoveryCodesIssued ? { recoveryCodes: codes.codes } : {}) };
   });
@@ -163,7 +160,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
   api.add(authenticated, { method: 'post', path: '/me/second-factor/totp/remove', operationId: 'removeTotp', permission: 'none', summary: 'Remove your authenticator app (your password again; recorded as user.totp-removed). Where your organisation requires a second factor and none is left, you set one up at your next sign-in.', tag: 'Second factor', body: passwordConfirmation, bodyLimitBytes: 16 * 1024, responses: { 204: { description: 'Removed', empty: true } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'] } }, async (ctx, { body }) => {
     const principal = sessionUser(ctx);
     await confirmPassword(principal.userId, body.password);
-    const result = await deps.access.secondFactor.removeTotp(principal, principal.userId, audit(ctx));
+    const result = await deps.access.secondFactor.removeTotp(principal, principal.userId, actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('user.totp-removed'));
     ctx.status = 204;
   });
@@ -172,7 +169,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
     const principal = sessionUser(ctx);
     await confirmPassword(principal.userId, body.password);
     const codes = checks.newRecoveryCodes();
-    const result = await deps.access.secondFactor.issueRecoveryCodes(principal, principal.userId, codes.hashes, audit(ctx));
+    const result = await deps.access.secondFactor.issueRecoveryCodes(principal, principal.userId, codes.hashes, actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('user.recovery-codes-issued'));
     ctx.body = { recoveryCodes: codes.codes } satisfies z.input<typeof recoveryCodesSchema>;
   });
@@ -189,7 +186,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
     const principal = sessionUser(ctx);
     const passkey = await checks.verifyRegistration(principal.userId, body.setupToken, body.response as unknown as RegistrationResponseJSON, relyingPartyOf(ctx), body.name);
     const codes = checks.newRecoveryCodes();
-    const result = await deps.access.secondFactor.registerPasskey(principal, principal.userId, passkey, codes.hashes, audit(ctx));
+    const result = await deps.access.secondFactor.registerPasskey(principal, principal.userId, passkey, codes.hashes, actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('user.passkey-registered'));
     ctx.status = 201;
     ctx.body = { passkey: { credentialId: passkey.credentialId, name: passkey.name.trim(), backedUp: passkey.backedUp, transports: passkey.transports }, ...(result.recoveryCodesIssued ? { recoveryCodes: codes.codes } : {}) };
@@ -198,7 +195,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
   api.add(authenticated, { method: 'post', path: '/me/passkeys/:credentialId/remove', operationId: 'removePasskey', permission: 'none', summary: 'Remove one of your passkeys (your password again; recorded as user.passkey-removed)', tag: 'Second factor', body: passwordConfirmation, bodyLimitBytes: 16 * 1024, responses: { 204: { description: 'Removed', empty: true } }, errors: { 401: ['UNAUTHORIZED'], 403: ['FORBIDDEN'] } }, async (ctx, { body }) => {
     const principal = sessionUser(ctx);
     await confirmPassword(principal.userId, body.password);
-    const result = await deps.access.secondFactor.removePasskey(principal, principal.userId, ctx.params['credentialId'] ?? '', audit(ctx));
+    const result = await deps.access.secondFactor.removePasskey(principal, principal.userId, ctx.params['credentialId'] ?? '', actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('user.passkey-removed'));
     ctx.status = 204;
   });
@@ -208,7 +205,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
   api.add(authenticated, { method: 'post', path: '/users/:userId/second-factor/reset', operationId: 'resetSecondFactor', permission: 'members.manage', summary: "Remove every second factor of a member who lost theirs (authenticator app, passkeys, recovery codes; recorded as user.second-factor-reset). Never one's own.", tag: 'Members', responses: { 204: { description: 'Reset (or there was nothing to reset)', empty: true } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx) => {
     const userId = ctx.params['userId'] ?? '';
     if (!isUuid(userId)) throw notFound(`No user ${userId}.`);
-    const result = await deps.access.secondFactor.reset(principalOf(ctx), userId, audit(ctx));
+    const result = await deps.access.secondFactor.reset(principalOf(ctx), userId, actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('user.second-factor-reset'));
     ctx.status = 204;
   });
@@ -223,7 +220,7 @@ export function secondFactorRoutes(deps: AdminDeps, api: ApiRegistry, services: 
     if (body.required && caller.kind === 'user' && !hasSecondFactor((await deps.access.secondFactor.user(caller.userId))?.secondFactor)) {
       throw forbidden('Requiring a second factor needs your own set up first.', { hint: 'Set up an authenticator app or a passkey under your account, then require it.' });
     }
-    const result = await deps.access.secondFactor.setPolicy(caller, caller.tenantId, body.required, audit(ctx));
+    const result = await deps.access.secondFactor.setPolicy(caller, caller.tenantId, body.required, actingProject(ctx));
     wrote(ctx, result.position, projectionsFolding('tenant.second-factor-policy-changed'));
     ctx.body = { required: result.required };
   });

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
-import { principalOf, type AdminDeps, type AdminState } from './admin-context.ts';
+import { actingProject, principalOf, type AdminDeps } from './admin-context.ts';
 import { forbidden, notFound, validationError } from '../errors/error-factory.ts';
 import { DEFAULT_GROUPS_CLAIM, issuerValue, oidcSecretContext, type OidcSettings } from '../../domain/access/oidc-settings.ts';
 import { OidcError, type OidcRelyingParty } from '../../sign-in/oidc-relying-party.ts';
@@ -108,11 +108,6 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
   return router;
 }
 
-/** The project the session acts in (X-Project-Id), whose audit log shows the change; none without it. */
-export function actingProject(ctx: Context): { projectId?: string } {
-  const project = (ctx.state as AdminState).project;
-  return project ? { projectId: project.projectId } : {};
-}
 
 /** The recorded client secret in clear, or null when it does not open (sealed under another SECRETS_KEY). */
 function openedSecret(box: SecretBox, settings: OidcSettings, tenantId: string): string | null {
