@@ -2,10 +2,8 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON 
 import type { AccessService } from '../application/access-service.ts';
 import type { Principal, UserRole } from '../domain/principal.ts';
 import { DomainError, forbidden } from '../domain/domain-error.ts';
-import { hasSecondFactor, SECOND_FACTOR_REFUSED, secondFactorMethods, type SecondFactorMethod, type SecondFactorProof } from '../domain/access/second-factor.ts';
+import { hasSecondFactor, SECOND_FACTOR_REFUSED, secondFactorMethods, type SecondFactorMethod, type SecondFactorProof, type SecondFactorSummary } from '../domain/access/second-factor.ts';
 import type { User } from '../domain/access/user-decider.ts';
-import type { ReadModelReader } from '../read-models/read-model-reader.ts';
-import { accessQueries } from '../../projections/access-queries.ts';
 import type { RelyingParty, SecondFactorChecks, SignInTicket, TotpSetup } from './second-factor.ts';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
@@ -49,24 +47,21 @@ export interface IssuedSession {
 export class SecondFactorSignIn {
   readonly #checks: SecondFactorChecks;
   readonly #access: AccessService;
-  readonly #queries: ReturnType<typeof accessQueries>;
 
-  constructor(deps: { checks: SecondFactorChecks; access: AccessService; reader: ReadModelReader }) {
+  constructor(deps: { checks: SecondFactorChecks; access: AccessService }) {
     this.#checks = deps.checks;
     this.#access = deps.access;
-    this.#queries = accessQueries(deps.reader);
   }
 
   /**
-   * After the password was right: null when the session may begin, else what the person must answer. Read from
-   * the access read model (the summary of what the person set up), not by folding their stream on every sign-in:
-   * should it say "none" wrongly, the user decider still refuses the password-only sign-in.
+   * After the password was right: null when the session may begin, else what the person must answer. `setUp` is
+   * what the access read model says the person set up (not their stream folded on every sign-in): should it say
+   * "none" wrongly, the user decider still refuses the password-only sign-in. `required`: the organisation's policy.
    */
-  async afterPassword(subject: { userId: string; tenantId: string; role: UserRole; email: string }, options: { projectId?: string; cookie: boolean }): Promise<SecondFactorChallenge | null> {
-    const [user, tenant] = await Promise.all([this.#queries.user(subject.userId), this.#queries.tenant(subject.tenantId)]);
-    const methods = secondFactorMethods(user?.secondFactor);
+  afterPassword(subject: { userId: string; tenantId: string; role: UserRole; email: string }, options: { setUp: SecondFactorSummary | undefined; required: boolean; projectId?: string; cookie: boolean }): SecondFactorChallenge | null {
+    const methods = secondFactorMethods(options.setUp);
     const enrolled = methods.includes('passkey') || methods.includes('totp');
-    if (!enrolled && tenant?.secondFactorRequired !== true) return null;
+    if (!enrolled && !options.required) return null;
     const { ticket, expiresAt } = this.#checks.issueTicket({ ...subject, ...(options.projectId ? { projectId: options.projectId } : {}), cookie: options.cookie });
     return { ticket, expiresAt, methods, enrolmentRequired: !enrolled };
   }

@@ -28,5 +28,5 @@ export function signInServicesFor(config: Config, deps: { access: AccessService;
   const box = new SecretBox(resolveSecretsKey(config));
   const relyingParty = new OidcRelyingParty({ policy: outboundPolicy(config.outboundAllowlist), now: () => deps.clock.now().getTime() });
   const secondFactorChecks = new SecondFactorChecks({ box, clock: deps.clock });
-  return { box, relyingParty, oidc: new OidcSignIn({ ...deps, box, relyingParty }), secondFactorChecks, secondFactor: new SecondFactorSignIn({ checks: secondFactorChecks, access: deps.access, reader: deps.reader }), saml: new SamlSignIn({ ...deps, box }) };
+  return { box, relyingParty, oidc: new OidcSignIn({ ...deps, box, relyingParty }), secondFactorChecks, secondFactor: new SecondFactorSignIn({ checks: secondFactorChecks, access: deps.access }), saml: new SamlSignIn({ ...deps, box }) };
 }

@@ -101,7 +101,8 @@ export function authRoutes(deps: AdminDeps, api: ApiRegistry, secondFactor?: Sec
     if (body.cookie) assertSameOrigin(ctx);
     const user = { id: subject.userId, tenantId: subject.tenantId, email: found!.email, role: subject.role };
     // The password was right; a second factor, when the person has one or their organisation requires one, comes next.
-    const challenge = await secondFactor?.afterPassword({ ...subject, email: user.email }, { ...(project ? { projectId: project.projectId } : {}), cookie: body.cookie === true });
+    // What the person set up and what the organisation requires, from the reads above.
+    const challenge = secondFactor?.afterPassword({ ...subject, email: user.email }, { setUp: found!.secondFactor, required: tenant?.secondFactorRequired === true, ...(project ? { projectId: project.projectId } : {}), cookie: body.cookie === true });
     if (challenge) {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { secondFactor: challenge } satisfies z.input<typeof secondFactorChallengeSchema>;
