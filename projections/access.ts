@@ -9,6 +9,7 @@ import type { Doc } from '../src/read-models/read-model-store.ts';
 import type { OidcSettings } from '../src/domain/access/oidc-settings.ts';
 import type { SamlSettings } from '../src/domain/access/saml-settings.ts';
 import { NO_SECOND_FACTOR_SUMMARY, type SecondFactorSummary } from '../src/domain/access/second-factor.ts';
+import type { CustomRole } from '../src/domain/access/custom-roles.ts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -50,6 +51,8 @@ export interface TenantDoc {
   saml?: SamlSettings | null;
   /** Password sign-in needs a second factor; absent when never required. */
   secondFactorRequired?: boolean;
+  /** The tenant's own roles, by name; absent when none was ever defined. */
+  roles?: CustomRole[];
   createdAt: string;
   /** Absent on tenants never changed since they were created. */
   updatedAt?: string;
@@ -121,6 +124,8 @@ export interface UserDoc {
   tenantId: string;
   email: string;
   role: UserRole;
+  /** The tenant's custom role the user holds (role is then tenant_user); absent or null when none. */
+  roleId?: string | null;
   passwordHash: string;
   disabled: boolean;
   /**
@@ -180,7 +185,8 @@ export const access = defineProjection({
   // projects' usualApprovalPolicy.
   // Version 4: tenants' OpenID Connect settings, identities, users' identities and last sign-in.
   // Version 5: tenants' second factor policy and SAML settings, users' second factor summary.
-  version: 5,
+  // Version 6: tenants' custom roles, users' roleId.
+  version: 6,
   description: 'Tenants, projects and their settings, custom domains, console users, agent and public keys.',
   collections: {
     tenants: {},
@@ -250,6 +256,13 @@ export const access = defineProjection({
         return updateTenant(view, event.data.tenantId, at, { saml: null });
       case 'tenant.second-factor-policy-changed':
         return updateTenant(view, event.data.tenantId, at, { secondFactorRequired: event.data.required });
+      case 'tenant.role-defined':
+      case 'tenant.role-changed': {
+        const { tenantId, projectId: _projectId, ...role } = event.data;
+        return updateTenantRoles(view, tenantId, at, (roles) => [...roles.filter((r) => r.roleId !== role.roleId), role]);
+      }
+      case 'tenant.role-removed':
+        return updateTenantRoles(view, event.data.tenantId, at, (roles) => roles.filter((r) => r.roleId !== event.data.roleId));
 
       case 'project.created': {
         const d = event.data;
@@ -330,6 +343,7 @@ export const access = defineProjection({
           tenantId: d.tenantId,
           email: d.email,
           role: d.role,
+          ...(d.roleId ? { roleId: d.roleId } : {}),
           passwordHash: d.passwordHash,
           disabled: false,
           reviewNotices: true,
@@ -340,7 +354,8 @@ export const access = defineProjection({
         return;
       }
       case 'user.role-changed':
-        return updateUser(view, event.data.userId, at, { role: event.data.role });
+        // roleId is recorded when a custom role is given or taken away.
+        return updateUser(view, event.data.userId, at, event.data.roleId === undefined && event.data.previousRoleId === undefined ? { role: event.data.role } : { role: event.data.role, roleId: event.data.roleId ?? null });
       case 'user.password-changed':
         return updateUser(view, event.data.userId, at, { passwordHash: event.data.passwordHash });
       case 'user.disabled':
@@ -448,6 +463,13 @@ async function updateTenant(view: ProjectionView, tenantId: string, at: string, 
   const tenant = await view.get<Doc<TenantDoc>>('tenants', tenantId);
   if (!tenant) return;
   view.put('tenants', tenantId, { ...tenant, ...patch, updatedAt: at });
+}
+
+async function updateTenantRoles(view: ProjectionView, tenantId: string, at: string, change: (roles: CustomRole[]) => CustomRole[]): Promise<void> {
+  const tenant = await view.get<Doc<TenantDoc>>('tenants', tenantId);
+  if (!tenant) return;
+  const roles = change(tenant.roles ?? []).sort((a, b) => a.name.localeCompare(b.name, 'en') || a.roleId.localeCompare(b.roleId));
+  view.put('tenants', tenantId, { ...tenant, roles, updatedAt: at });
 }
 
 async function updateSecondFactor(view: ProjectionView, userId: string, at: string, change: (summary: SecondFactorSummary) => Partial<SecondFactorSummary>, patch: Partial<UserDoc> = {}): Promise<void> {

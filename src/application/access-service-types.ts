@@ -59,6 +59,8 @@ export interface CreateUserInput {
   password: string;
   /** tenant_admin or tenant_user; the aliases editor and reviewer are tenant_user. */
   role: string;
+  /** One of the tenant's custom roles (role is then tenant_user). */
+  roleId?: string | null;
   userId?: string;
 }
 
@@ -91,6 +93,8 @@ export interface UserCreated {
   email: string;
   /** Normalised: an alias given is stored as tenant_user. */
   role: UserRole;
+  /** The tenant's custom role the user holds; null: none. */
+  roleId: string | null;
   position: bigint;
 }
 

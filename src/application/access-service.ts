@@ -1,3 +1,4 @@
+import { RoleAccess } from './role-access.ts';
 import type { Caller } from '../domain/access/caller.ts';
 import type { ApprovalPolicy, LoginAppearance, SealedChatWebhook, SiteSettings } from '../domain/access/project-decider.ts';
 import { AccessBootstrap } from './access-bootstrap.ts';
@@ -72,6 +73,8 @@ export class AccessService {
   /** The tenant's single sign-on and what a sign-in through it records. */
   readonly signIn: SignInAccess;
   readonly secondFactor: SecondFactorAccess;
+  /** The tenant's custom roles. */
+  readonly roles: RoleAccess;
 
   constructor(deps: AccessServiceDeps) {
     const writer = new AccessWriter(deps);
@@ -82,6 +85,7 @@ export class AccessService {
     this.#bootstrap = new AccessBootstrap(writer, this.#tenants, this.#users);
     this.signIn = new SignInAccess(writer, this.#users);
     this.secondFactor = new SecondFactorAccess(writer);
+    this.roles = new RoleAccess(writer);
   }
 
   createTenant(caller: Caller, input: CreateTenantInput, options: WriteOptions = {}): Promise<TenantCreated> {
@@ -108,7 +112,7 @@ export class AccessService {
     return this.#users.acceptInvitation(token, password, options);
   }
 
-  changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions = {}): Promise<UserChanged> {
+  changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null } = {}): Promise<UserChanged> {
     return this.#users.changeUserRole(caller, userId, role, options);
   }
 

@@ -15,6 +15,7 @@ import { projectDecider, type Project, type ProjectCommand } from '../domain/acc
 import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
+import type { UserContext } from '../domain/access/user-decider.ts';
 import { Reservations } from './reservations.ts';
 import type { AccessServiceDeps, WriteOptions, ProjectWriteOptions } from './access-service-types.ts';
 
@@ -71,6 +72,17 @@ export class AccessWriter {
     const events = decider.decide(command, state, context);
     for (const event of events) this.log.catalog.validate(event.type, event.data);
     return events;
+  }
+
+  /**
+   * What a user command is decided with: the caller, and the tenant's custom roles (from its stream) when a member
+   * acts (their grants bound what they may give or act on) or a role is given in `tenantId`'s tenant.
+   */
+  async userContext(caller: Caller, tenantId?: string): Promise<UserContext> {
+    const rolesTenant = tenantId ?? (caller.kind === 'user' ? caller.tenantId : undefined);
+    if (rolesTenant === undefined) return { caller };
+    const { state } = await loadAggregate(this.log, tenantStream(rolesTenant), tenantDecider);
+    return { caller, roles: state?.roles ?? {} };
   }
 
   async requireTenant(tenantId: string): Promise<void> {

@@ -68,7 +68,7 @@ export class SecondFactorAccess {
   }
 
   async #user(caller: Caller, userId: string, command: UserCommand, options: WriteOptions): Promise<{ position: bigint }> {
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, { caller }, this.#w.append(caller, options));
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, await this.#w.userContext(caller), this.#w.append(caller, options));
     return { position: positionOf(result) };
   }
 

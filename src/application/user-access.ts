@@ -10,7 +10,7 @@ import { userStream } from '../domain/access/access-streams.ts';
 import { INVITATION_REFUSED, roleValue, userDecider, type Invitation, type UserCommand } from '../domain/access/user-decider.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { hashPassword } from '../security/password-hashing.ts';
-import { handleCommand } from './command-handler.ts';
+import { handleCommand, loadAggregate } from './command-handler.ts';
 import { USER_EMAIL_SCOPE, type WriteOptions, INVITATION_TTL_MS, type InvitationLink, type CreateUserInput, type UserChanged, type UserCreated } from './access-service-types.ts';
 import { checkPassword, positionOf } from './access-input.ts';
 import type { AccessWriter } from './access-writer.ts';
@@ -76,7 +76,7 @@ export class UserAccess {
     // The invitee acts: the events are theirs in the log.
     const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, { caller }, { ...options, actor: { type: 'user', id: userId } });
     const user = result.state!;
-    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, disabled: user.disabled, position: positionOf(result) };
+    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, roleId: user.roleId ?? null, disabled: user.disabled, position: positionOf(result) };
   }
 
   #newInvitation(userId: string): InvitationLink {
@@ -86,8 +86,10 @@ export class UserAccess {
   }
 
   /** Changes a member's role (members.manage: tenant_admin; never one's own). Unchanged when it already has it. */
-  async changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions = {}): Promise<UserChanged> {
-    return this.#changeUser(caller, userId, { type: 'change-role', role }, options);
+  async changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null } = {}): Promise<UserChanged> {
+    // An operator giving a custom role gives one of the member's own tenant.
+    const tenantId = options.roleId && caller.kind === 'operator' ? (await loadAggregate(this.#w.log, userStream(userId), userDecider)).state?.tenantId : undefined;
+    return this.#changeUser(caller, userId, { type: 'change-role', role, roleId: options.roleId ?? null }, options, tenantId);
   }
 
   /** Disables a member: sign-in and every session of theirs are refused from then on (never one's own account). */
@@ -95,10 +97,10 @@ export class UserAccess {
     return this.#changeUser(caller, userId, { type: 'disable-user' }, options);
   }
 
-  async #changeUser(caller: Caller, userId: string, command: UserCommand, options: WriteOptions): Promise<UserChanged> {
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, { caller }, this.#w.append(caller, options));
+  async #changeUser(caller: Caller, userId: string, command: UserCommand, options: WriteOptions, rolesTenantId?: string): Promise<UserChanged> {
+    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, await this.#w.userContext(caller, rolesTenantId), this.#w.append(caller, options));
     const user = result.state!;
-    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, disabled: user.disabled, position: positionOf(result) };
+    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, roleId: user.roleId ?? null, disabled: user.disabled, position: positionOf(result) };
   }
 
   /**
@@ -122,7 +124,7 @@ export class UserAccess {
   /** Creates a user whose password hash (or invitation) is made already, reserving the e-mail (see createReserved). */
   async createUserWithHash(
     caller: Caller,
-    input: { tenantId: string; email: string; role: string; userId?: string; projectId?: string },
+    input: { tenantId: string; email: string; role: string; roleId?: string | null; userId?: string; projectId?: string },
     passwordHash: string,
     options: WriteOptions,
     invitation?: Invitation,
@@ -134,11 +136,11 @@ export class UserAccess {
       { scope: USER_EMAIL_SCOPE, key: email, owner: userId, what: 'e-mail address' },
       userStream(userId),
       userDecider,
-      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, passwordHash, ...(invitation ? { invitation } : {}), ...auditProject(input) },
-      { caller },
+      { type: 'create-user', userId, tenantId: input.tenantId, email, role: input.role, roleId: input.roleId ?? null, passwordHash, ...(invitation ? { invitation } : {}), ...auditProject(input) },
+      await this.#w.userContext(caller, input.roleId ? input.tenantId : undefined),
       options,
     );
     const user = result.state!;
-    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, position: positionOf(result) };
+    return { userId, tenantId: user.tenantId, email: user.email, role: user.role, roleId: user.roleId ?? null, position: positionOf(result) };
   }
 }

@@ -1,3 +1,5 @@
+import { grantsAllow } from '../domain/capabilities.ts';
+import { grantsOfMember } from '../domain/access/custom-roles.ts';
 import type { EventLog, PendingEvent } from '../event-store/event-log.ts';
 import type { ReadModelReader } from '../read-models/read-model-reader.ts';
 import type { OutboxDefinition } from '../outbox/outbox-worker.ts';
@@ -72,6 +74,18 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
     return users.filter((u) => u.role === 'tenant_admin' && !u.disabled);
   };
 
+  /** Who may approve a revision of the form set: tenant_admins, and members of a custom role that may there. */
+  const reviewers = async (projectId: string, formSetId: string): Promise<Array<Doc<UserDoc>> | null> => {
+    const project = await access.project(projectId);
+    if (!project) return null;
+    const [users, tenant] = await Promise.all([access.usersOfTenant(project.tenantId), access.tenant(project.tenantId)]);
+    const roles = new Map((tenant?.roles ?? []).map((role) => [role.roleId, role]));
+    return users.filter((u) => {
+      if (u.disabled) return false;
+      return grantsAllow(grantsOfMember(u, (roleId) => roles.get(roleId)), 'content.approve', formSetId);
+    });
+  };
+
   /** The addresses a notice goes to, or why it goes to nobody. */
   async function recipients(notice: ReviewNoticeDoc): Promise<{ to: string[] } | { none: string }> {
     if (notice.kind === 'policy-changed') {
@@ -80,10 +94,10 @@ export function reviewNoticeOutbox(deps: ReviewNoticeOutboxDeps): OutboxDefiniti
       return admins.length ? { to: admins.map((u) => u.email) } : { none: 'no tenant_admin to tell (every one is disabled)' };
     }
     if (notice.kind === 'submitted') {
-      const admins = await tenantAdmins(notice.projectId);
-      if (!admins) return { none: 'the project is gone' };
-      const to = admins.filter((u) => u.reviewNotices !== false && !(notice.submittedBy.type === 'user' && notice.submittedBy.id === u.userId)).map((u) => u.email);
-      return to.length ? { to } : { none: 'no tenant_admin to tell (every one opted out, is disabled, or submitted it)' };
+      const approvers = await reviewers(notice.projectId, notice.formSetId);
+      if (!approvers) return { none: 'the project is gone' };
+      const to = approvers.filter((u) => u.reviewNotices !== false && !(notice.submittedBy.type === 'user' && notice.submittedBy.id === u.userId)).map((u) => u.email);
+      return to.length ? { to } : { none: 'nobody who may approve it to tell (every one opted out, is disabled, or submitted it)' };
     }
     // The projection queues no author notice that can reach nobody (unreachableMailNotice): the author is a console user other than the actor.
     const doc = await user(notice.author.id);

@@ -304,7 +304,7 @@ describe('admin API: project settings, console login, keys and members over HTTP
 
     const promoted = await f.call('PATCH', `/users/${userId}`, { token: session, body: { role: 'tenant_admin' } });
     expect(promoted.status, JSON.stringify(promoted.body)).to.equal(200);
-    expect(promoted.body).to.deep.equal({ id: userId, tenantId: f.project.tenantId, email, role: 'tenant_admin', disabled: false });
+    expect(promoted.body).to.deep.equal({ id: userId, tenantId: f.project.tenantId, email, role: 'tenant_admin', roleId: null, disabled: false });
     const listed = await f.call('GET', '/users', { token: session });
     expect(listed.body.items.find((u: { id: string }) => u.id === userId)).to.include({ role: 'tenant_admin', disabled: false });
 

@@ -5,6 +5,7 @@ import { AGENT_KEY_DISPLAY_LENGTH, AGENT_KEY_PREFIX, PUBLIC_KEY_DISPLAY_LENGTH, 
 import { isPasswordHash } from '../../security/password-hashing.ts';
 import type { EventActor } from '../decider.ts';
 import { credentialId, id, keyHash, secondFactorMethod } from './access-event-fields.ts';
+import { tenantRoleChanged, tenantRoleDefined, tenantRoleRemoved } from './role-events.ts';
 import { userPasskeyRegistered, userPasskeyRemoved, userRecoveryCodesIssued, userSecondFactorFailed, userSecondFactorReset, userTotpEnrolled, userTotpRemoved } from './second-factor-events.ts';
 
 /**
@@ -221,14 +222,16 @@ export const userCreated = defineEvent({
   type: 'user.created',
   version: 1,
   // projectId: the project whose audit log shows the creation, when one is named (a sign-in through a provider's).
-  schema: z.object({ userId: id, tenantId: id, email: z.string().min(3), role, passwordHash, projectId: id.optional() }),
+  // roleId: the tenant's custom role the user holds (role is then tenant_user); absent: none.
+  schema: z.object({ userId: id, tenantId: id, email: z.string().min(3), role, roleId: id.optional(), passwordHash, projectId: id.optional() }),
 });
 
 export const userRoleChanged = defineEvent({
   type: 'user.role-changed',
   version: 1,
   // projectId: the project whose audit log shows the change (the one a sign-in through a provider came by).
-  schema: z.object({ userId: id, role, previousRole: role, projectId: id.optional() }),
+  // roleId and previousRoleId: the custom role after and before (null or absent: none).
+  schema: z.object({ userId: id, role, previousRole: role, roleId: id.nullable().optional(), previousRoleId: id.nullable().optional(), projectId: id.optional() }),
 });
 
 export const userPasswordChanged = defineEvent({
@@ -384,6 +387,9 @@ export const accessEvents = [
   tenantOidcConfigured,
   tenantOidcRemoved,
   tenantSecondFactorPolicyChanged,
+  tenantRoleDefined,
+  tenantRoleChanged,
+  tenantRoleRemoved,
   tenantSamlConfigured,
   tenantSamlRemoved,
   projectCreated,
@@ -429,6 +435,9 @@ export type TenantEvent =
   | EventOf<typeof tenantOidcConfigured>
   | EventOf<typeof tenantOidcRemoved>
   | EventOf<typeof tenantSecondFactorPolicyChanged>
+  | EventOf<typeof tenantRoleDefined>
+  | EventOf<typeof tenantRoleChanged>
+  | EventOf<typeof tenantRoleRemoved>
   | EventOf<typeof tenantSamlConfigured>
   | EventOf<typeof tenantSamlRemoved>;
 export type ProjectEvent =

@@ -1,14 +1,15 @@
 import type { Decider } from '../decider.ts';
-import { conflict, DomainError, invalid, notFound } from '../domain-error.ts';
+import { conflict, DomainError, forbidden, invalid, notFound } from '../domain-error.ts';
 import type { Plan } from '../plans.ts';
-import type { AgentScope } from '../principal.ts';
+import { grantsOf, type AgentScope } from '../principal.ts';
 import { AGENT_KEY_DISPLAY_LENGTH, AGENT_KEY_PREFIX, API_KEY_HASH_PATTERN, PUBLIC_KEY_DISPLAY_LENGTH, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
 import type { KeyEvent } from './access-events.ts';
 import { maxActiveAgentKeys } from './agent-key-limits.ts';
 import { displayName } from './access-values.ts';
 import { assertCallerSeesProject, type Caller } from './caller.ts';
 import { personFromActor, type Person } from './people.ts';
-import { assertCan } from './permissions.ts';
+import { agentScopeGrants, assertCan } from './permissions.ts';
+import { grantsBeyond } from '../capabilities.ts';
 
 /**
  * The API keys of one project, agent and public, as one aggregate. Stream: projectKeysStream(projectId).
@@ -113,6 +114,7 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
       case 'issue-agent-key': {
         assertCan(caller, 'keys.issue');
         if (!AGENT_KEY_SCOPES.includes(command.scope)) throw invalid(`scope must be one of ${AGENT_KEY_SCOPES.join(', ')}`);
+        assertMayIssueScope(caller, command.scope);
         const name = displayName(command.name, 'name');
         if (name.length > KEY_NAME_MAX_LENGTH) throw invalid(`name must be at most ${KEY_NAME_MAX_LENGTH} characters`);
         checkMaterial(command, AGENT_KEY_PREFIX, AGENT_KEY_DISPLAY_LENGTH);
@@ -176,6 +178,16 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
     }
   },
 };
+
+/**
+ * A key acts for the person who issued it and may do what its scope allows: someone who may do less (a custom
+ * role with people.manage) issues only a scope within their own grants, and never beyond a form-set limit.
+ */
+function assertMayIssueScope(caller: Caller, scope: AgentScope): void {
+  if (caller.kind !== 'user' || (caller.role === 'tenant_admin' && !caller.grants?.roleId)) return;
+  const beyond = grantsBeyond(agentScopeGrants(scope), grantsOf(caller));
+  if (beyond.length > 0) throw forbidden(`An agent key of scope ${scope} may do more than you may: ${beyond.join('; ')}.`, 'Issue a key of a narrower scope, or ask a tenant admin.');
+}
 
 /** Who issues: a console user or an operator (an agent key never issues keys: assertCan refuses it first). */
 function actorOfIssuer(caller: Caller): { type: string; id: string } | null {

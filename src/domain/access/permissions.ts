@@ -1,13 +1,17 @@
 import { DomainError } from '../domain-error.ts';
-import type { AgentScope, UserRole } from '../principal.ts';
+import { CAPABILITIES, type Capability, type RoleGrants } from '../capabilities.ts';
+import { grantsOf, type AgentScope } from '../principal.ts';
 import type { Caller } from './caller.ts';
 
 /**
  * Who may do what (spec section 3 rule 1, section 4.4 notes and section 5), as one pure table.
  *
- * Console users: tenant_admin may do everything; tenant_user may read, create, edit, submit for review,
- * withdraw and reopen (the editor's triggers of spec section 3), assign, upload media and create or
- * update master records, nothing that approves, publishes, rejects, deletes or configures.
+ * Console users, by capability (src/domain/capabilities.ts): every member reads; each other action needs one
+ * capability. tenant_admin holds them all; tenant_user holds content.write, content.submit and
+ * submissions.handle: it may read, create, edit, submit for review, withdraw and reopen (the editor's triggers
+ * of spec section 3), assign, upload media and create or update master records, nothing that approves,
+ * publishes, rejects, deletes or configures. A tenant's custom roles hold other sets; defining them is for a
+ * tenant_admin alone (`needs: 'tenant_admin'`), so that nobody else can write themselves a wider role.
  *
  * Agent keys, by scope:
  * - content: read the schema, create and update entries, save and publish revisions (which includes the
@@ -102,6 +106,9 @@ export const ACTIONS = [
   // blueprints and templates
   'blueprints.validate',
   'blueprints.apply',
+  // custom roles
+  'roles.read',
+  'roles.manage',
 ] as const;
 
 export type Action = (typeof ACTIONS)[number];
@@ -115,11 +122,16 @@ export type AgentRule =
   /** Allowed to these scopes (none: not part of any agent key scope). */
   | { kind: 'scopes'; scopes: readonly AgentScope[] };
 
+/**
+ * What a console user needs for an action: `member` (every member of the tenant), a capability, `tenant_admin`
+ * (the spec's administrator role itself, never a custom role), or null when only operators may.
+ */
+export type UserRule = 'member' | Capability | 'tenant_admin' | null;
+
 export interface Permission {
   /** Completes "… cannot <label>". */
   label: string;
-  /** Least console role allowed; null when only operators may (no console user). */
-  userRole: UserRole | null;
+  needs: UserRule;
   agents: AgentRule;
 }
 
@@ -136,81 +148,104 @@ const DELETE_BLOCKS = 'delete form blocks or field definitions';
 const BILLING = 'change billing or social settings';
 
 export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
-  'tenants.create': { label: 'create tenants', userRole: null, agents: scopes(NONE) },
-  'sign-in.read': { label: "read the tenant's single sign-on settings", userRole: 'tenant_admin', agents: userSession },
-  'sign-in.manage': { label: "change the tenant's single sign-on settings", userRole: 'tenant_admin', agents: userSession },
-  'projects.create': { label: 'create projects', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'project.read': { label: 'read the project overview', userRole: 'tenant_user', agents: scopes(ALL) },
-  'project.settings.change': { label: 'change project settings', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'billing.change': { label: 'change the billing plan', userRole: 'tenant_admin', agents: never(BILLING) },
-  'social-settings.change': { label: 'change social settings', userRole: 'tenant_admin', agents: never(BILLING) },
-  'locales.read': { label: 'read content locales', userRole: 'tenant_user', agents: scopes(ALL) },
-  'locales.patch': { label: 'patch content locales', userRole: 'tenant_admin', agents: userSession },
-  'login-appearance.read': { label: 'read the login appearance', userRole: 'tenant_user', agents: scopes(ALL) },
-  'login-appearance.update': { label: 'update the login appearance', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'ip-allowlist.read': { label: 'list console IP allowlist entries', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'ip-allowlist.manage': { label: 'add or delete console IP allowlist entries', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'approval-policy.read': { label: 'read the approval policy', userRole: 'tenant_user', agents: scopes(ALL) },
-  'approval-policy.change': { label: 'change the approval policy', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'webhooks.read': { label: 'read webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'webhooks.manage': { label: 'manage webhooks', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'audit.read': { label: 'read the project audit log', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'operations.manage': { label: 'see and operate projections and outboxes', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'help.read': { label: 'read the admin help', userRole: 'tenant_user', agents: scopes(ALL) },
+  'tenants.create': { label: 'create tenants', needs: null, agents: scopes(NONE) },
+  'sign-in.read': { label: "read the tenant's single sign-on settings", needs: 'people.manage', agents: userSession },
+  'sign-in.manage': { label: "change the tenant's single sign-on settings", needs: 'tenant_admin', agents: userSession },
+  'projects.create': { label: 'create projects', needs: 'settings.manage', agents: scopes(NONE) },
+  'project.read': { label: 'read the project overview', needs: 'member', agents: scopes(ALL) },
+  'project.settings.change': { label: 'change project settings', needs: 'settings.manage', agents: scopes(NONE) },
+  'billing.change': { label: 'change the billing plan', needs: 'settings.manage', agents: never(BILLING) },
+  'social-settings.change': { label: 'change social settings', needs: 'settings.manage', agents: never(BILLING) },
+  'locales.read': { label: 'read content locales', needs: 'member', agents: scopes(ALL) },
+  'locales.patch': { label: 'patch content locales', needs: 'schema.manage', agents: userSession },
+  'login-appearance.read': { label: 'read the login appearance', needs: 'member', agents: scopes(ALL) },
+  'login-appearance.update': { label: 'update the login appearance', needs: 'settings.manage', agents: scopes(FULL) },
+  'ip-allowlist.read': { label: 'list console IP allowlist entries', needs: 'settings.manage', agents: scopes(FULL) },
+  'ip-allowlist.manage': { label: 'add or delete console IP allowlist entries', needs: 'settings.manage', agents: scopes(FULL) },
+  'approval-policy.read': { label: 'read the approval policy', needs: 'member', agents: scopes(ALL) },
+  'approval-policy.change': { label: 'change the approval policy', needs: 'settings.manage', agents: scopes(NONE) },
+  'webhooks.read': { label: 'read webhooks', needs: 'webhooks.manage', agents: scopes(NONE) },
+  'webhooks.manage': { label: 'manage webhooks', needs: 'webhooks.manage', agents: scopes(NONE) },
+  'audit.read': { label: 'read the project audit log', needs: 'audit.read', agents: scopes(NONE) },
+  'operations.manage': { label: 'see and operate projections and outboxes', needs: 'settings.manage', agents: scopes(NONE) },
+  'help.read': { label: 'read the admin help', needs: 'member', agents: scopes(ALL) },
 
-  'keys.list': { label: 'list API keys', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'keys.issue': { label: 'issue API keys', userRole: 'tenant_admin', agents: never('issue other API keys') },
-  'keys.revoke': { label: 'revoke API keys', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'members.list': { label: 'list members', userRole: 'tenant_user', agents: scopes(NONE) },
-  'members.invite': { label: 'invite members', userRole: 'tenant_admin', agents: never('invite members') },
-  'members.manage': { label: "change members' roles or disable members", userRole: 'tenant_admin', agents: scopes(NONE) },
+  'keys.list': { label: 'list API keys', needs: 'people.manage', agents: scopes(NONE) },
+  'keys.issue': { label: 'issue API keys', needs: 'people.manage', agents: never('issue other API keys') },
+  'keys.revoke': { label: 'revoke API keys', needs: 'people.manage', agents: scopes(NONE) },
+  'members.list': { label: 'list members', needs: 'member', agents: scopes(NONE) },
+  'members.invite': { label: 'invite members', needs: 'people.manage', agents: never('invite members') },
+  'members.manage': { label: "change members' roles or disable members", needs: 'people.manage', agents: scopes(NONE) },
 
-  'form-sets.read': { label: 'read form sets', userRole: 'tenant_user', agents: scopes(ALL) },
-  'form-sets.write': { label: 'create or update form sets', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'form-sets.delete': { label: 'delete form sets', userRole: 'tenant_admin', agents: never(DELETE_FORM_SETS) },
-  'form-blocks.delete': { label: 'delete form blocks', userRole: 'tenant_admin', agents: never(DELETE_BLOCKS) },
-  'fields.delete': { label: 'delete field definitions', userRole: 'tenant_admin', agents: never(DELETE_BLOCKS) },
+  'form-sets.read': { label: 'read form sets', needs: 'member', agents: scopes(ALL) },
+  'form-sets.write': { label: 'create or update form sets', needs: 'schema.manage', agents: scopes(FULL) },
+  'form-sets.delete': { label: 'delete form sets', needs: 'schema.manage', agents: never(DELETE_FORM_SETS) },
+  'form-blocks.delete': { label: 'delete form blocks', needs: 'schema.manage', agents: never(DELETE_BLOCKS) },
+  'fields.delete': { label: 'delete field definitions', needs: 'schema.manage', agents: never(DELETE_BLOCKS) },
 
-  'entries.read': { label: 'read entries', userRole: 'tenant_user', agents: scopes(ALL) },
-  'entries.write': { label: 'create or update entries', userRole: 'tenant_user', agents: scopes(ALL) },
-  'entries.translate': { label: 'translate entry locales', userRole: 'tenant_user', agents: scopes(ALL) },
-  'entries.delete': { label: 'delete entries', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'entries.assign': { label: 'assign entries for review', userRole: 'tenant_user', agents: scopes(ALL) },
-  'entries.history.read': { label: 'read entry history', userRole: 'tenant_user', agents: scopes(ALL) },
-  'revisions.read': { label: 'read revisions', userRole: 'tenant_user', agents: scopes(ALL) },
-  'revisions.save': { label: 'save revisions', userRole: 'tenant_user', agents: scopes(ALL) },
-  'working-copies.keep': { label: 'keep a working copy of unsaved typing', userRole: 'tenant_user', agents: userSession },
-  'revisions.submit': { label: 'submit revisions for review', userRole: 'tenant_user', agents: scopes(ALL) },
-  'revisions.withdraw': { label: 'withdraw revisions from review', userRole: 'tenant_user', agents: scopes(ALL) },
-  'revisions.reopen': { label: 'reopen rejected revisions', userRole: 'tenant_user', agents: scopes(ALL) },
-  'revisions.approve': { label: 'approve revisions', userRole: 'tenant_admin', agents: scopes(ALL) },
-  'revisions.reject': { label: 'reject revisions', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'revisions.publish': { label: 'publish revisions', userRole: 'tenant_admin', agents: scopes(ALL) },
-  'revisions.schedule': { label: 'schedule publishing', userRole: 'tenant_admin', agents: scopes(ALL) },
-  'preview.issue': { label: 'issue preview links', userRole: 'tenant_user', agents: scopes(NONE) },
+  'entries.read': { label: 'read entries', needs: 'member', agents: scopes(ALL) },
+  'entries.write': { label: 'create or update entries', needs: 'content.write', agents: scopes(ALL) },
+  'entries.translate': { label: 'translate entry locales', needs: 'content.write', agents: scopes(ALL) },
+  'entries.delete': { label: 'delete entries', needs: 'content.delete', agents: scopes(FULL) },
+  'entries.assign': { label: 'assign entries for review', needs: 'content.write', agents: scopes(ALL) },
+  'entries.history.read': { label: 'read entry history', needs: 'member', agents: scopes(ALL) },
+  'revisions.read': { label: 'read revisions', needs: 'member', agents: scopes(ALL) },
+  'revisions.save': { label: 'save revisions', needs: 'content.write', agents: scopes(ALL) },
+  'working-copies.keep': { label: 'keep a working copy of unsaved typing', needs: 'content.write', agents: userSession },
+  'revisions.submit': { label: 'submit revisions for review', needs: 'content.submit', agents: scopes(ALL) },
+  'revisions.withdraw': { label: 'withdraw revisions from review', needs: 'content.write', agents: scopes(ALL) },
+  'revisions.reopen': { label: 'reopen rejected revisions', needs: 'content.write', agents: scopes(ALL) },
+  'revisions.approve': { label: 'approve revisions', needs: 'content.approve', agents: scopes(ALL) },
+  'revisions.reject': { label: 'reject revisions', needs: 'content.approve', agents: scopes(NONE) },
+  'revisions.publish': { label: 'publish revisions', needs: 'content.approve', agents: scopes(ALL) },
+  'revisions.schedule': { label: 'schedule publishing', needs: 'content.approve', agents: scopes(ALL) },
+  'preview.issue': { label: 'issue preview links', needs: 'content.write', agents: scopes(NONE) },
 
-  'media.list': { label: 'list media', userRole: 'tenant_user', agents: scopes(ALL) },
-  'media.upload': { label: 'upload media', userRole: 'tenant_user', agents: scopes(FULL) },
-  'media.delete': { label: 'delete media', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'media.list': { label: 'list media', needs: 'member', agents: scopes(ALL) },
+  'media.upload': { label: 'upload media', needs: 'content.write', agents: scopes(FULL) },
+  'media.delete': { label: 'delete media', needs: 'media.manage', agents: scopes(FULL) },
 
-  'masters.read': { label: 'read masters', userRole: 'tenant_user', agents: scopes(ALL) },
-  'masters.write': { label: 'create or rename master entities', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'masters.delete': { label: 'delete master entities or records', userRole: 'tenant_admin', agents: scopes(NONE) },
-  'masters.publish': { label: 'publish or unpublish masters', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'masters.records.create': { label: 'create master records', userRole: 'tenant_user', agents: scopes(FULL) },
-  'masters.records.update': { label: 'update master records', userRole: 'tenant_user', agents: userSession },
-  'masters.tree.update': { label: 'update master trees', userRole: 'tenant_user', agents: userSession },
+  'masters.read': { label: 'read masters', needs: 'member', agents: scopes(ALL) },
+  'masters.write': { label: 'create or rename master entities', needs: 'schema.manage', agents: scopes(FULL) },
+  'masters.delete': { label: 'delete master entities or records', needs: 'schema.manage', agents: scopes(NONE) },
+  'masters.publish': { label: 'publish or unpublish masters', needs: 'schema.manage', agents: scopes(FULL) },
+  'masters.records.create': { label: 'create master records', needs: 'content.write', agents: scopes(FULL) },
+  'masters.records.update': { label: 'update master records', needs: 'content.write', agents: userSession },
+  'masters.tree.update': { label: 'update master trees', needs: 'content.write', agents: userSession },
 
-  'contact-forms.read': { label: 'read contact forms', userRole: 'tenant_user', agents: scopes(FULL) },
-  'contact-forms.write': { label: 'create or update contact forms', userRole: 'tenant_admin', agents: scopes(FULL) },
-  'contact-forms.delete': { label: 'delete contact forms', userRole: 'tenant_admin', agents: never(DELETE_FORM_SETS) },
-  'submissions.read': { label: 'read contact form submissions', userRole: 'tenant_user', agents: scopes(NONE) },
-  'submissions.update': { label: 'mark or annotate contact form submissions', userRole: 'tenant_user', agents: scopes(NONE) },
-  'submissions.erase': { label: 'erase contact form submissions (their values become unreadable for good)', userRole: 'tenant_admin', agents: scopes(NONE) },
+  'contact-forms.read': { label: 'read contact forms', needs: 'member', agents: scopes(FULL) },
+  'contact-forms.write': { label: 'create or update contact forms', needs: 'contact-forms.manage', agents: scopes(FULL) },
+  'contact-forms.delete': { label: 'delete contact forms', needs: 'contact-forms.manage', agents: never(DELETE_FORM_SETS) },
+  'submissions.read': { label: 'read contact form submissions', needs: 'submissions.handle', agents: scopes(NONE) },
+  'submissions.update': { label: 'mark or annotate contact form submissions', needs: 'submissions.handle', agents: scopes(NONE) },
+  'submissions.erase': { label: 'erase contact form submissions (their values become unreadable for good)', needs: 'contact-forms.manage', agents: scopes(NONE) },
 
-  'blueprints.validate': { label: 'validate blueprints', userRole: 'tenant_user', agents: scopes(FULL) },
-  'blueprints.apply': { label: 'apply blueprints or templates', userRole: 'tenant_admin', agents: scopes(FULL) },
+  'blueprints.validate': { label: 'validate blueprints', needs: 'content.write', agents: scopes(FULL) },
+  'blueprints.apply': { label: 'apply blueprints or templates', needs: 'schema.manage', agents: scopes(FULL) },
+
+  'roles.read': { label: "read the tenant's roles", needs: 'member', agents: scopes(NONE) },
+  'roles.manage': { label: 'define, change or remove roles', needs: 'tenant_admin', agents: scopes(NONE) },
 };
+
+/** The capability an action needs from a console user, or null when it needs none (members, tenant_admin, operators). */
+export function capabilityFor(action: Action): Capability | null {
+  const needs = PERMISSIONS[action].needs;
+  return needs !== null && (CAPABILITIES as readonly string[]).includes(needs) ? (needs as Capability) : null;
+}
+
+/**
+ * The capabilities an agent key of a scope carries: those of every action the scope allows. Issuing a key is
+ * granting them (see grantsBeyond): a member cannot issue a key that may do what they may not.
+ */
+export function agentScopeGrants(scope: AgentScope): RoleGrants {
+  const capabilities = new Set<Capability>();
+  for (const action of ACTIONS) {
+    const { agents } = PERMISSIONS[action];
+    const capability = capabilityFor(action);
+    if (capability && agents.kind === 'scopes' && agents.scopes.includes(scope)) capabilities.add(capability);
+  }
+  return { roleId: null, capabilities: CAPABILITIES.filter((c) => capabilities.has(c)), formSetIds: null };
+}
 
 export interface Denial {
   message: string;
@@ -224,16 +259,24 @@ export function denial(caller: Caller, action: Action): Denial | null {
     case 'operator':
       return null;
     case 'user': {
-      if (permission.userRole === null) {
+      const needs = permission.needs;
+      if (needs === null) {
         return { message: `Console users cannot ${permission.label} (${action}); only an operator can.`, hint: 'Use the operator CLI.' };
       }
-      if (permission.userRole === 'tenant_admin' && caller.role !== 'tenant_admin') {
+      if (needs === 'member') return null;
+      const grants = grantsOf(caller);
+      if (needs === 'tenant_admin') {
+        if (caller.role === 'tenant_admin' && grants.roleId === null) return null;
         return {
-          message: `Only a tenant_admin can ${permission.label} (${action}); this session has the ${caller.role} role.`,
-          hint: 'Ask a tenant admin to do it, or to change your role.',
+          message: `Only a tenant_admin can ${permission.label} (${action}); this session has ${sessionRole(caller.role, grants)}.`,
+          hint: 'Ask a tenant admin to do it.',
         };
       }
-      return null;
+      if (grants.capabilities.includes(needs)) return null;
+      return {
+        message: `Only a tenant_admin can ${permission.label} (${action}), or a custom role with the ${needs} capability; this session has ${sessionRole(caller.role, grants)}.`,
+        hint: 'Ask a tenant admin to do it, or to give you a role that may.',
+      };
     }
     case 'agent': {
       const rule = permission.agents;
@@ -244,7 +287,7 @@ export function denial(caller: Caller, action: Action): Denial | null {
         };
       }
       if (rule.kind === 'user-session') {
-        const role = permission.userRole === 'tenant_admin' ? 'a tenant_admin' : 'a console';
+        const role = permission.needs === 'member' || permission.needs === 'content.write' ? 'a console' : 'a tenant_admin';
         return {
           message: `To ${permission.label} (${action}) a user session is required; agent keys are refused.`,
           hint: `Use ${role} session token (sign in to the console) instead of an agent key.`,
@@ -263,6 +306,10 @@ export function denial(caller: Caller, action: Action): Denial | null {
       };
     }
   }
+}
+
+function sessionRole(role: string, grants: RoleGrants): string {
+  return grants.roleId === null ? `the ${role} role` : `a custom role (${grants.capabilities.join(', ') || 'reading only'})`;
 }
 
 export function can(caller: Caller, action: Action): boolean {

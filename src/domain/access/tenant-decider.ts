@@ -6,6 +6,7 @@ import { assertCallerSeesTenant, type Caller } from './caller.ts';
 import { oidcSettingsValue, sameOidcSettings, type OidcSettings } from './oidc-settings.ts';
 import { samlSettingsValue, sameSamlSettings, type SamlSettings } from './saml-settings.ts';
 import { assertCan } from './permissions.ts';
+import { customRoleValue, MAX_CUSTOM_ROLES, sameDefinition, type CustomRole, type CustomRoleInput } from './custom-roles.ts';
 
 /** A tenant owns projects and users. Stream: tenantStream(id). */
 export interface Tenant {
@@ -17,6 +18,8 @@ export interface Tenant {
   saml?: SamlSettings | null;
   /** Password sign-in needs a second factor (people without one set it up before their session begins). */
   secondFactorRequired?: boolean;
+  /** The tenant's own roles, by id (absent: none defined). */
+  roles?: Readonly<Record<string, CustomRole>>;
 }
 
 export type TenantState = Tenant | null;
@@ -28,7 +31,13 @@ export type TenantCommand =
   | { type: 'remove-oidc'; projectId?: string }
   | { type: 'configure-saml'; settings: SamlSettings; projectId?: string }
   | { type: 'remove-saml'; projectId?: string }
-  | { type: 'set-second-factor-policy'; required: boolean; projectId?: string };
+  | { type: 'set-second-factor-policy'; required: boolean; projectId?: string }
+  /** A new custom role (roleId chosen by the caller, for idempotent retries). */
+  | { type: 'define-role'; roleId: string; definition: CustomRoleInput; projectId?: string }
+  /** The role's whole definition after the change. */
+  | { type: 'redefine-role'; roleId: string; definition: CustomRoleInput; projectId?: string }
+  /** `holders`: how many members hold the role, as the application counted them; removal is refused while any do. */
+  | { type: 'remove-role'; roleId: string; holders: number; projectId?: string };
 
 export interface TenantContext {
   caller: Caller;
@@ -57,6 +66,17 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
         return state ? { ...state, saml: null } : state;
       case 'tenant.second-factor-policy-changed':
         return state ? { ...state, secondFactorRequired: event.data.required } : state;
+      case 'tenant.role-defined':
+      case 'tenant.role-changed': {
+        if (!state) return state;
+        const { tenantId: _tenantId, projectId: _projectId, ...role } = event.data;
+        return { ...state, roles: { ...state.roles, [role.roleId]: role } };
+      }
+      case 'tenant.role-removed': {
+        if (!state) return state;
+        const { [event.data.roleId]: _removed, ...roles } = state.roles ?? {};
+        return { ...state, roles };
+      }
       default:
         return state;
     }
@@ -68,9 +88,10 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
       if (state) throw conflict(`tenant ${command.tenantId} already exists`);
       return [{ type: 'tenant.created', data: { tenantId: command.tenantId, name: displayName(command.name, 'name') } }];
     }
-    // Every other command changes how the tenant's people sign in: the tenant's admins (or an operator) do.
     if (!state) throw notFound('tenant not found');
     assertCallerSeesTenant(caller, state.id, 'tenant');
+    if (command.type === 'define-role' || command.type === 'redefine-role' || command.type === 'remove-role') return decideRole(command, state, caller);
+    // Every other command changes how the tenant's people sign in: the tenant's admins (or an operator) do.
     assertCan(caller, 'sign-in.manage');
     switch (command.type) {
       case 'configure-oidc': {
@@ -99,3 +120,33 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
     }
   },
 };
+
+type RoleCommand = Extract<TenantCommand, { type: 'define-role' | 'redefine-role' | 'remove-role' }>;
+
+/** Custom roles: a tenant_admin's (or an operator's) alone, so that nobody else writes themselves a wider role. */
+function decideRole(command: RoleCommand, state: Tenant, caller: Caller): TenantEvent[] {
+  assertCan(caller, 'roles.manage');
+  const roles = state.roles ?? {};
+  const existing = roles[command.roleId];
+  if (command.type === 'remove-role') {
+    if (!existing) return [];
+    if (command.holders > 0) {
+      throw conflict(`${command.holders} member${command.holders === 1 ? ' holds' : 's hold'} the role "${existing.name}": give them another role first.`);
+    }
+    return [{ type: 'tenant.role-removed', data: { tenantId: state.id, roleId: command.roleId, ...auditProject(command) } }];
+  }
+  const definition = customRoleValue(command.definition);
+  const sameName = Object.values(roles).find((role) => role.roleId !== command.roleId && role.name.toLowerCase() === definition.name.toLowerCase());
+  if (sameName) throw conflict(`The organisation already has a role named "${sameName.name}".`);
+  const data = { tenantId: state.id, roleId: command.roleId, ...definition, ...auditProject(command) };
+  if (command.type === 'define-role') {
+    if (existing) {
+      if (sameDefinition(existing, definition)) return [];
+      throw conflict(`role ${command.roleId} already exists`);
+    }
+    if (Object.keys(roles).length >= MAX_CUSTOM_ROLES) throw conflict(`An organisation may define at most ${MAX_CUSTOM_ROLES} roles.`);
+    return [{ type: 'tenant.role-defined', data }];
+  }
+  if (!existing) throw notFound(`No role ${command.roleId}.`);
+  return sameDefinition(existing, definition) ? [] : [{ type: 'tenant.role-changed', data }];
+}

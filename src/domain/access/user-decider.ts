@@ -1,6 +1,8 @@
 import type { Decider } from '../decider.ts';
 import { conflict, DomainError, forbidden, invalid, notFound } from '../domain-error.ts';
-import { normaliseRole, type UserRole } from '../principal.ts';
+import { grantsOf, normaliseRole, type UserRole } from '../principal.ts';
+import { grantsBeyond, TENANT_ADMIN_GRANTS, TENANT_USER_GRANTS, type RoleGrants } from '../capabilities.ts';
+import { grantsOfMember, grantsOfRole, type CustomRole } from './custom-roles.ts';
 import { isPasswordHash } from '../../security/password-hashing.ts';
 import type { UserEvent } from './access-events.ts';
 import { auditProject, emailAddress } from './access-values.ts';
@@ -19,6 +21,8 @@ export interface User {
   /** Trimmed and lower-cased. */
   email: string;
   role: UserRole;
+  /** The tenant's custom role the user holds (role is then tenant_user); absent or null: none. */
+  roleId?: string | null;
   passwordHash: string;
   disabled: boolean;
   /** Review notices by e-mail (submitted revisions for tenant_admins; their own revisions' outcome for authors). Absent: on. */
@@ -37,13 +41,13 @@ export type UserState = User | null;
 
 export type UserCommand =
   /** `role` may be an alias: editor and reviewer are tenant_user. */
-  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; passwordHash: string; invitation?: Invitation; projectId?: string }
+  | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; roleId?: string | null; passwordHash: string; invitation?: Invitation; projectId?: string }
   /** Sends the invitation again, with a new link (the earlier one stops working). */
   | { type: 'invite-again'; invitation: Invitation }
   /** The invitee, proven by the link's secret (hashed), chooses a password before the link expires. */
   | { type: 'accept-invitation'; tokenHash: string; passwordHash: string; now: string }
   /** `projectId`: the project whose audit log shows the change (a sign-in through a provider names the one it came by). */
-  | { type: 'change-role'; role: string; projectId?: string }
+  | { type: 'change-role'; role: string; roleId?: string | null; projectId?: string }
   | { type: 'change-password'; passwordHash: string }
   | { type: 'disable-user' }
   /** Sign-out: the user's own session `sessionId` (a JWT's jti), valid until `expiresAt`, is refused from now on. */
@@ -80,6 +84,11 @@ export const INVITATION_REFUSED = 'This invitation link is not valid: it was use
 
 export interface UserContext {
   caller: Caller;
+  /**
+   * The tenant's custom roles as the application read them from the tenant: needed to give one (a roleId), and
+   * for a member who is not a tenant_admin to act on others (what the other holds must be within their own).
+   */
+  roles?: Readonly<Record<string, CustomRole>>;
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext> = {
@@ -88,12 +97,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
   evolve(state, event) {
     if (event.type === 'user.created') {
       const d = event.data;
-      return { id: d.userId, tenantId: d.tenantId, email: d.email, role: d.role, passwordHash: d.passwordHash, disabled: false, reviewNotices: true };
+      return { id: d.userId, tenantId: d.tenantId, email: d.email, role: d.role, roleId: d.roleId ?? null, passwordHash: d.passwordHash, disabled: false, reviewNotices: true };
     }
     if (!state) return state;
     switch (event.type) {
       case 'user.role-changed':
-        return { ...state, role: event.data.role };
+        return { ...state, role: event.data.role, roleId: event.data.roleId ?? null };
       case 'user.password-changed':
         return { ...state, passwordHash: event.data.passwordHash };
       case 'user.disabled':
@@ -136,18 +145,21 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
     }
   },
 
-  decide(command, state, { caller }) {
+  decide(command, state, { caller, roles }) {
     if (command.type === 'create-user') {
       assertCallerSeesTenant(caller, command.tenantId, 'tenant');
       assertCan(caller, 'members.invite');
       if (state) throw conflict(`user ${command.userId} already exists`);
+      const given = givenRole(command.role, command.roleId ?? null, roles);
+      assertMayGrant(caller, given, 'invite a member with');
       const created: UserEvent = {
         type: 'user.created',
         data: {
           userId: command.userId,
           tenantId: command.tenantId,
           email: emailAddress(command.email),
-          role: roleValue(command.role),
+          role: given.role,
+          ...(given.roleId ? { roleId: given.roleId } : {}),
           passwordHash: hashValue(command.passwordHash),
           ...auditProject(command),
         },
@@ -173,12 +185,20 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       case 'change-role': {
         assertCan(caller, 'members.manage');
         if (self) throw forbidden('You cannot change your own role.', 'Ask another tenant admin.');
-        const role = roleValue(command.role);
-        return role === state.role ? [] : [{ type: 'user.role-changed', data: { userId: state.id, role, previousRole: state.role, ...auditProject(command) } }];
+        assertMayActOn(caller, state, roles, "change the role of");
+        const given = givenRole(command.role, command.roleId ?? null, roles);
+        assertMayGrant(caller, given, 'give');
+        const previousRoleId = state.roleId ?? null;
+        if (given.role === state.role && given.roleId === previousRoleId) return [];
+        const customRoles = given.roleId !== null || previousRoleId !== null ? { roleId: given.roleId, previousRoleId } : {};
+        return [{ type: 'user.role-changed', data: { userId: state.id, role: given.role, previousRole: state.role, ...customRoles, ...auditProject(command) } }];
       }
       case 'change-password': {
         // Users change their own password (the application checks the current one first); admins reset others'.
-        if (!self) assertCan(caller, 'members.manage');
+        if (!self) {
+          assertCan(caller, 'members.manage');
+          assertMayActOn(caller, state, roles, 'reset the password of');
+        }
         return [{ type: 'user.password-changed', data: { userId: state.id, passwordHash: hashValue(command.passwordHash) } }];
       }
       case 'set-notice-preferences': {
@@ -189,10 +209,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       case 'disable-user': {
         assertCan(caller, 'members.manage');
         if (self) throw forbidden('You cannot disable your own account.', 'Ask another tenant admin.');
+        assertMayActOn(caller, state, roles, 'disable');
         return state.disabled ? [] : [{ type: 'user.disabled', data: { userId: state.id } }];
       }
       case 'invite-again': {
         assertCan(caller, 'members.invite');
+        assertMayActOn(caller, state, roles, 'invite again');
         if (state.disabled) throw conflict('This account is disabled: it cannot be invited again.');
         if (!state.invitation) throw conflict(`${state.email} has accepted their invitation, or was added with a password: there is nothing to send again.`);
         return [invited(state.id, command.invitation)];
@@ -249,6 +271,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent, UserContext
       case 'reset-second-factor': {
         assertCan(caller, 'members.manage');
         if (self) throw forbidden('You cannot reset your own second factor.', 'Sign in with a recovery code and set it up again, or ask another tenant admin.');
+        assertMayActOn(caller, state, roles, 'reset the second factor of');
         const factors = state.secondFactor;
         if (!factors || (!hasSecondFactor(factors) && factors.recoveryCodeHashes.length === 0)) return [];
         return [{ type: 'user.second-factor-reset', data: { userId: state.id, ...auditProject(command) } }];
@@ -285,6 +308,42 @@ function firstRecoveryCodes(state: User, codeHashes: string[], projectId: string
 function recoveryCodeHashes(hashes: string[]): string[] {
   if (hashes.length === 0 || hashes.some((hash) => !/^[0-9a-f]{64}$/.test(hash)) || new Set(hashes).size !== hashes.length) throw invalid('recovery codes are recorded as distinct SHA-256 hashes, never in clear');
   return hashes;
+}
+
+interface GivenRole {
+  role: UserRole;
+  roleId: string | null;
+  grants: RoleGrants;
+}
+
+/** A role as given (a spec role, or tenant_user with one of the tenant's custom roles), with what it grants. */
+function givenRole(roleName: string, roleId: string | null, roles: UserContext['roles']): GivenRole {
+  const role = roleValue(roleName);
+  if (roleId === null) return { role, roleId, grants: role === 'tenant_admin' ? TENANT_ADMIN_GRANTS : TENANT_USER_GRANTS };
+  if (role !== 'tenant_user') throw invalid('a custom role (roleId) is held with role tenant_user', 'Give role tenant_user with the roleId, or role tenant_admin alone.');
+  const custom = roles?.[roleId];
+  if (!custom) throw notFound(`The organisation has no role ${roleId}.`);
+  return { role, roleId, grants: grantsOfRole(custom) };
+}
+
+/**
+ * Nobody grants what they could not do themselves: a member who is not a tenant_admin (a custom role with
+ * people.manage) gives only roles within their own grants, and never tenant_admin. Operators and tenant_admins may.
+ */
+function assertMayGrant(caller: Caller, given: GivenRole, doing: string): void {
+  if (caller.kind !== 'user' || (caller.role === 'tenant_admin' && !caller.grants?.roleId)) return;
+  if (given.role === 'tenant_admin') throw forbidden(`Only a tenant_admin may ${doing} the tenant_admin role.`, 'Ask a tenant admin.');
+  const beyond = grantsBeyond(given.grants, grantsOf(caller));
+  if (beyond.length > 0) throw forbidden(`You cannot ${doing} a role that may do more than yours: ${beyond.join('; ')}.`, 'Ask a tenant admin.');
+}
+
+/** Nor act on (change, disable, reset) a member who may do more than they may, a tenant_admin included. */
+function assertMayActOn(caller: Caller, user: User, roles: UserContext['roles'], doing: string): void {
+  if (caller.kind !== 'user' || (caller.role === 'tenant_admin' && !caller.grants?.roleId)) return;
+  if (user.role === 'tenant_admin') throw forbidden(`Only a tenant_admin may ${doing} a tenant_admin.`, 'Ask a tenant admin.');
+  if (!roles) throw new Error('Acting on a member needs the tenant roles in the context (AccessWriter.userContext).');
+  const beyond = grantsBeyond(grantsOfMember(user, (roleId) => roles[roleId]), grantsOf(caller));
+  if (beyond.length > 0) throw forbidden(`You cannot ${doing} a member who may do more than you: ${beyond.join('; ')}.`, 'Ask a tenant admin.');
 }
 
 /** Normalises a role given by a caller, aliases included; VALIDATION_ERROR for anything else. */

@@ -34,6 +34,7 @@ import { signInSettingsRoutes } from './sign-in-settings-routes.ts';
 import { secondFactorRoutes } from './second-factor-routes.ts';
 import { samlRoutes } from './saml-routes.ts';
 import { samlSettingsRoutes } from './saml-settings-routes.ts';
+import { roleRoutes } from './role-routes.ts';
 import type { SignInServices } from '../../sign-in/sign-in-setup.ts';
 
 /** The admin/agent API at /admin/v1: sign-in is open, everything else authenticated. */
@@ -69,6 +70,7 @@ export function adminRouter(
     : undefined;
   const secondFactor = services.signIn ? secondFactorRoutes(deps, api, services.signIn) : undefined;
   const session = sessionRoutes(deps, api);
+  const roles = roleRoutes(deps, api);
   const invitations = invitationRoutes(deps, api, services.invitations);
   const content = contentRoutes(deps, api);
   const entries = entryRoutes(deps, api);
@@ -104,6 +106,6 @@ export function adminRouter(
   if (sso) router.use(sso.open.routes(), sso.open.allowedMethods(), sso.saml.routes(), sso.saml.allowedMethods());
   if (secondFactor) router.use(secondFactor.open.routes(), secondFactor.open.allowedMethods());
   router.use(authenticate(deps));
-  for (const group of [...(sso ? [sso.settings, sso.samlSettings] : []), ...(secondFactor ? [secondFactor.authenticated] : []), session, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
+  for (const group of [...(sso ? [sso.settings, sso.samlSettings] : []), ...(secondFactor ? [secondFactor.authenticated] : []), session, roles, invitations.authenticated, content, entries, workingCopies, asOf, auditExports, schema, project, preview, hooks, ...media, contact, notices, translation, operations, audit, mcp]) router.use(group.routes(), group.allowedMethods());
   return router;
 }

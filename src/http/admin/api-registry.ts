@@ -19,6 +19,7 @@ export const ADMIN_TAGS = {
   Project: 'The project: overview, content locales, site settings, custom domains and the public API base.',
   Keys: 'Agent and public API keys.',
   Members: 'Console users of the tenant.',
+  Roles: "The organisation's own roles as sets of capabilities (who writes, who approves, who administers), optionally limited to form sets.",
   'Form sets': 'Form sets: the field definitions entries are written against.',
   Entries: 'Entries of a form set, their slugs, import metadata, assignee and translation.',
   'Working copies': "A console user's unsaved typing in an entry, kept on the server between revisions, and who else has some.",

@@ -11,6 +11,7 @@ import type { HttpError } from '../errors/http-error.ts';
 import type { AdminDeps, AdminState } from './admin-context.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
 import { VersionedCache } from '../../read-models/versioned-cache.ts';
+import { grantsOfMember } from '../../domain/access/custom-roles.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -71,8 +72,11 @@ export function authenticate(deps: AdminDeps): Middleware {
       if (!user || user.disabled) throw refuse('The session is no longer valid: sign in again.');
       if (user.revokedSessions?.some((revoked) => revoked.sessionId === claims.sessionId)) throw refuse('The session was signed out: sign in again.');
       state.session = { sessionId: claims.sessionId, expiresAt: claims.expiresAt, cookie: viaCookie };
-      // The role comes from the user as it is now, not as it was when the token was issued.
-      state.principal = { kind: 'user', userId: user.userId, tenantId: user.tenantId, role: user.role } satisfies Principal;
+      // The role comes from the user as it is now, not as it was when the token was issued; a custom role's
+      // grants from its definition as it is now (nothing beyond reading once it is gone).
+      const tenant = user.roleId ? await access.tenant(user.tenantId) : null;
+      const grants = tenant !== null ? grantsOfMember(user, (roleId) => tenant?.roles?.find((role) => role.roleId === roleId)) : undefined;
+      state.principal = { kind: 'user', userId: user.userId, tenantId: user.tenantId, role: user.role, ...(grants ? { grants } : {}) } satisfies Principal;
       const projectId = ctx.get('X-Project-Id');
       if (projectId) {
         const project = UUID.test(projectId) ? await access.project(projectId) : null;
@@ -86,11 +90,11 @@ export function authenticate(deps: AdminDeps): Middleware {
 }
 
 /**
- * The access reads authentication makes (users, agent keys by hash, projects), kept by the access read model's
+ * The access reads authentication makes (users, their tenant's roles, agent keys by hash, projects), kept by the access read model's
  * version where it is exact (AdminDeps.accessVersion), read every time where it is not. What is kept is shared
  * by requests: never mutated.
  */
-function cachedAccess(deps: AdminDeps): Pick<ReturnType<typeof accessQueries>, 'user' | 'project' | 'agentKeyByHash'> {
+function cachedAccess(deps: AdminDeps): Pick<ReturnType<typeof accessQueries>, 'user' | 'tenant' | 'project' | 'agentKeyByHash'> {
   const access = accessQueries(deps.reader);
   const version = deps.accessVersion;
   if (!version) return access;
@@ -99,6 +103,7 @@ function cachedAccess(deps: AdminDeps): Pick<ReturnType<typeof accessQueries>, '
   const kept = <T>(key: string, load: () => Promise<T>): Promise<T> => (version() === undefined ? load() : (cache.get(key, load) as Promise<T>));
   return {
     user: (userId) => kept(`u:${userId}`, () => access.user(userId)),
+    tenant: (tenantId) => kept(`t:${tenantId}`, () => access.tenant(tenantId)),
     project: (projectId) => kept(`p:${projectId}`, () => access.project(projectId)),
     agentKeyByHash: (hash) => kept(`k:${hash}`, () => access.agentKeyByHash(hash)),
   };

@@ -26,6 +26,7 @@ export interface InvitationMail {
 const inviteBody = z.object({
   email: z.string().min(3).max(254),
   role: z.enum(ROLE_NAMES),
+  roleId: z.uuid().nullable().optional().describe("One of the organisation's custom roles (GET /roles), held with role tenant_user"),
   idempotencyKey: z.string().optional(),
 });
 
@@ -42,6 +43,7 @@ const invitedSchema = z
     tenantId: z.uuid(),
     email: z.string(),
     role: z.enum(USER_ROLES),
+    roleId: z.uuid().nullable().optional().describe("The organisation's custom role the invitee will hold; null: none"),
     invitationExpiresAt: z.string().describe('Until when the link works (7 days).'),
     mailed: z.boolean().describe('Whether the e-mail was handed to the mail server (or written to DATA_DIR/mail).'),
     mailError: z.string().optional().describe('Why it was not: the invitation stands; send it again once mail works.'),
@@ -95,11 +97,11 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
       const caller = principalOf(ctx);
       const tenantId = caller.tenantId;
       // A replay answers what the first request did, without a second e-mail (the link is in the first only).
-      const answer = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'invite_user', key: idempotencyKeyOf(ctx, body), request: { email: body.email, role: body.role }, ids: ['userId'] }, async (ids) => {
-        const made = await access.inviteUser(caller, { tenantId, email: body.email, role: body.role, userId: ids['userId']! });
+      const answer = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'invite_user', key: idempotencyKeyOf(ctx, body), request: { email: body.email, role: body.role, roleId: body.roleId ?? null }, ids: ['userId'] }, async (ids) => {
+        const made = await access.inviteUser(caller, { tenantId, email: body.email, role: body.role, roleId: body.roleId ?? null, userId: ids['userId']! });
         wrote(ctx, made.position, ['access']);
         const sent = await send(ctx, made, made.invitation);
-        return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, invitationExpiresAt: made.invitation.expiresAt, ...sent };
+        return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, roleId: made.roleId, invitationExpiresAt: made.invitation.expiresAt, ...sent };
       });
       ctx.status = 201;
       ctx.body = answer;

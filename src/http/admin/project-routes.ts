@@ -37,6 +37,7 @@ interface UserRecord {
   tenantId: string;
   email: string;
   role: UserRole;
+  roleId?: string | null;
   disabled: boolean;
   createdAt: string;
   invitationExpiresAt?: string | null;
@@ -96,7 +97,8 @@ const issueKeyBody = z.object({
 });
 
 const updateUserBody = z.object({
-  role: z.enum(ROLE_NAMES).optional(),
+  role: z.enum(ROLE_NAMES).optional().describe('The new role; alone, it also takes away a custom role'),
+  roleId: z.uuid().nullable().optional().describe("One of the organisation's custom roles (GET /roles), held with role tenant_user (role may be left out); null: none"),
   disabled: z.literal(true, { error: 'only true: a disabled member cannot be enabled again here' }).optional(),
 });
 
@@ -104,6 +106,7 @@ const createUserBody = z.object({
   email: z.string().min(3).max(254),
   password: z.string().min(1).max(1024),
   role: z.enum(ROLE_NAMES),
+  roleId: z.uuid().nullable().optional().describe("One of the organisation's custom roles (GET /roles): the member holds it with role tenant_user"),
   idempotencyKey: z.string().optional(),
 });
 
@@ -156,6 +159,7 @@ const userSummarySchema = z
     id: z.uuid(),
     email: z.string(),
     role: z.enum(USER_ROLES),
+    roleId: z.uuid().nullable().describe("The organisation's custom role the member holds (GET /roles); null: none, the role alone says what they may do"),
     disabled: z.boolean(),
     createdAt: z.string(),
     invitationExpiresAt: z.string().nullable().describe('Invited by e-mail and not yet accepted: until when the link works (it may have expired: send it again). null otherwise.'),
@@ -164,7 +168,7 @@ const userSummarySchema = z
       .describe('The second factor the member set up for password sign-in (nothing secret)'),
   })
   .meta({ id: 'UserSummary' });
-const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
+const createdUserSchema = z.object({ id: z.uuid(), tenantId: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), roleId: z.uuid().nullable().optional().describe("The organisation's custom role the user holds; null: none"), disabled: z.boolean() }).meta({ id: 'CreatedUser' });
 const customDomainsSchema = z.object({ domains: z.array(z.string()) });
 const keyListSchema = z.object({ items: z.array(keySummarySchema) });
 const revokedKeySchema = z.object({ id: z.uuid(), type: z.enum(KEY_TYPES), revokedAt: z.string() });
@@ -385,25 +389,28 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const caller: Caller = principalOf(ctx);
     const tenantId = principalOf(ctx).tenantId;
     // The password is no part of what the key is checked against: its hash would be kept in the log.
-    const request = { email: body.email, role: body.role };
+    const request = { email: body.email, role: body.role, roleId: body.roleId ?? null };
     const created = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'create_user', key: idempotencyKeyOf(ctx, body), request, ids: ['userId'] }, async (ids) => {
-      const made = await access.createUser(caller, { tenantId, email: body.email, password: body.password, role: body.role, userId: ids['userId']! });
+      const made = await access.createUser(caller, { tenantId, email: body.email, password: body.password, role: body.role, roleId: body.roleId ?? null, userId: ids['userId']! });
       wrote(ctx, made.position, ['access']);
-      return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, disabled: false };
+      return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, roleId: made.roleId, disabled: false };
     });
     ctx.status = 201;
     ctx.body = created;
   });
 
-  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', permission: 'members.manage', summary: "Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The user as changed', schema: createdUserSchema } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx, { body }) => {
+  api.add(router, { method: 'patch', path: '/users/:userId', operationId: 'updateUser', permission: 'members.manage', summary: "Change a member's role (a spec role, or one of the organisation's custom roles by roleId), or disable the member (people.manage; never one's own account, never a member who may do more than the caller; disabling cannot be undone here)", tag: 'Members', body: updateUserBody, bodyLimitBytes: 16 * 1024, responses: { 200: { description: 'The user as changed', schema: createdUserSchema } }, errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] } }, async (ctx, { body }) => {
     const caller: Caller = principalOf(ctx);
     const userId = ctx.params['userId'];
     if (!isUuid(userId)) throw notFound(`No user ${userId}.`);
     // One change per request, so that a refusal never leaves half of it written.
-    if ((body.role === undefined) === (body.disabled === undefined)) throw validationError('Give either role or disabled: true (one change per request).');
-    const changed = body.role !== undefined ? await access.changeUserRole(caller, userId, body.role) : await access.disableUser(caller, userId);
+    const changingRole = body.role !== undefined || body.roleId !== undefined;
+    if (changingRole === (body.disabled !== undefined)) throw validationError('Give either a role (role, roleId or both) or disabled: true (one change per request).');
+    const changed = changingRole
+      ? await access.changeUserRole(caller, userId, body.role ?? 'tenant_user', { roleId: body.roleId ?? null })
+      : await access.disableUser(caller, userId);
     wrote(ctx, changed.position, ['access']);
-    ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, disabled: changed.disabled } satisfies z.input<typeof createdUserSchema>;
+    ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, roleId: changed.roleId, disabled: changed.disabled } satisfies z.input<typeof createdUserSchema>;
   });
 
   return router;
@@ -431,5 +438,5 @@ function keySummary(key: KeyRecord, type: 'agent' | 'public'): z.input<typeof ke
 /** A user as lists show it: never the password hash. */
 function userSummary(user: UserRecord): z.input<typeof userSummarySchema> {
   const { totp = false, passkeys = 0, recoveryCodesLeft = 0 } = user.secondFactor ?? {};
-  return { id: user.userId, email: user.email, role: user.role, disabled: user.disabled, createdAt: user.createdAt, invitationExpiresAt: user.invitationExpiresAt ?? null, secondFactor: { totp, passkeys, recoveryCodesLeft } };
+  return { id: user.userId, email: user.email, role: user.role, roleId: user.roleId ?? null, disabled: user.disabled, createdAt: user.createdAt, invitationExpiresAt: user.invitationExpiresAt ?? null, secondFactor: { totp, passkeys, recoveryCodesLeft } };
 }

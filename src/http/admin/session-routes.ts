@@ -9,11 +9,23 @@ import { READ_YOUR_WRITES_MS } from '../../application/project-writes.ts';
 import { sessionUserSchema } from './auth-routes.ts';
 import { clearedSessionCookie } from './session-cookie.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
+import { CAPABILITIES } from '../../domain/capabilities.ts';
+import { grantsOf, type Principal } from '../../domain/principal.ts';
+import { can } from '../../domain/access/permissions.ts';
 
 const currentSessionSchema = z.object({
   expiresAt: z.iso.datetime(),
   user: sessionUserSchema,
   cookie: z.boolean().describe('Whether the request was signed in with the session cookie (else a bearer token).'),
+  grants: z
+    .object({
+      roleId: z.uuid().nullable().describe("The organisation's custom role the user holds (GET /roles); null: none"),
+      roleName: z.string().nullable().describe("That role's name; null: none"),
+      capabilities: z.array(z.enum(CAPABILITIES)).describe('What the user may do beyond reading, as of this request'),
+      formSetIds: z.array(z.uuid()).nullable().describe('The form sets the content capabilities are limited to; null: every form set'),
+      manageRoles: z.boolean().describe('Whether the user defines roles and sign-in (a tenant_admin)'),
+    })
+    .describe("What the session's user may do now: the console shows what they may do, the API enforces it"),
   csrfToken: z.string().optional().describe('A cookie session\'s CSRF token: send it as X-CSRF-Token with every write made with the cookie.'),
 }).meta({ id: 'CurrentSession' });
 
@@ -38,6 +50,7 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       expiresAt: session.expiresAt.toISOString(),
       user: { id: user.userId, tenantId: user.tenantId, email: user.email, role: user.role },
       cookie: session.cookie,
+      grants: await grantsAnswer(principal),
       ...(session.cookie ? { csrfToken: deps.sessions.csrfToken(session.sessionId) } : {}),
     } satisfies z.input<typeof currentSessionSchema>;
   });
@@ -51,4 +64,10 @@ export function sessionRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     ctx.status = 204;
   });
   return router;
+
+  async function grantsAnswer(principal: Extract<Principal, { kind: 'user' }>): Promise<z.input<typeof currentSessionSchema>['grants']> {
+    const grants = grantsOf(principal);
+    const roleName = grants.roleId === null ? null : ((await accessModel.tenant(principal.tenantId))?.roles?.find((role) => role.roleId === grants.roleId)?.name ?? null);
+    return { roleId: grants.roleId, roleName, capabilities: [...grants.capabilities], formSetIds: grants.formSetIds ? [...grants.formSetIds] : null, manageRoles: can(principal, 'roles.manage') };
+  }
 }

@@ -22,7 +22,7 @@ describe('access events', () => {
   const catalog = new EventCatalog([...accessEvents]);
 
   it('registers every type once, at version 1', () => {
-    expect(catalog.types()).to.have.length(39);
+    expect(catalog.types()).to.have.length(42);
     for (const definition of accessEvents) expect(definition.version).to.equal(1);
     expect(catalog.types()).to.include.members(['tenant.created', 'project.ip-allowlist-entry-removed', 'user.disabled', 'user.session-revoked', 'agent-key.revoked', 'agent-key.used', 'public-key.issued', 'user.invited', 'user.invitation-accepted', 'tenant.oidc-configured', 'tenant.oidc-removed', 'user.identity-linked', 'user.signed-in', 'tenant.second-factor-policy-changed', 'user.totp-enrolled', 'user.totp-removed', 'user.recovery-codes-issued', 'user.passkey-registered', 'user.passkey-removed', 'user.second-factor-reset', 'user.second-factor-failed', 'tenant.saml-configured', 'tenant.saml-removed']);
   });

@@ -45,6 +45,7 @@ const TENANT_USER: Action[] = [
   'approval-policy.read',
   'help.read',
   'members.list',
+  'roles.read',
   'form-sets.read',
   'entries.read',
   'entries.write',

@@ -565,6 +565,54 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's roles: its own (custom roles, with how many members hold each), the two built-in roles, and every capability a role may hold
+         * @description The organisation's roles: its own (custom roles, with how many members hold each), the two built-in roles, and every capability a role may hold. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `roles.read` (read the tenant's roles); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        /**
+         * Define a role of the organisation's own (tenant_admin session; recorded as tenant.role-defined). 409 when the name is taken or the organisation has 50 roles.
+         * @description Define a role of the organisation's own (tenant_admin session; recorded as tenant.role-defined). 409 when the name is taken or the organisation has 50 roles.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `roles.manage` (define, change or remove roles); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a custom role as a whole (tenant_admin session; recorded as tenant.role-changed): its members may do what it says from their next request
+         * @description Change a custom role as a whole (tenant_admin session; recorded as tenant.role-changed): its members may do what it says from their next request. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `roles.manage` (define, change or remove roles); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        put: operations["updateRole"];
+        post?: never;
+        /**
+         * Remove a custom role (tenant_admin session; recorded as tenant.role-removed). 409 while an enabled member holds it: give them another role first.
+         * @description Remove a custom role (tenant_admin session; recorded as tenant.role-removed). 409 while an enabled member holds it: give them another role first.. Credentials: an agent key, or a console session token with X-Project-Id. Permission: `roles.manage` (define, change or remove roles); 403 FORBIDDEN names it when the caller lacks it.
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/invitations": {
         parameters: {
             query?: never;
@@ -1883,8 +1931,8 @@ export type paths = {
         options?: never;
         head?: never;
         /**
-         * Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here)
-         * @description Change a member's role, or disable the member (tenant_admin session; never one's own account; disabling cannot be undone here). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.manage` (change members' roles or disable members); 403 FORBIDDEN names it when the caller lacks it.
+         * Change a member's role (a spec role, or one of the organisation's custom roles by roleId), or disable the member (people.manage; never one's own account, never a member who may do more than the caller; disabling cannot be undone here)
+         * @description Change a member's role (a spec role, or one of the organisation's custom roles by roleId), or disable the member (people.manage; never one's own account, never a member who may do more than the caller; disabling cannot be undone here). Credentials: an agent key, or a console session token with X-Project-Id. Permission: `members.manage` (change members' roles or disable members); 403 FORBIDDEN names it when the caller lacks it.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -2750,6 +2798,8 @@ export type components = {
             email: string;
             /** @enum {string} */
             role: "tenant_admin" | "tenant_user";
+            /** @description The organisation's custom role the user holds; null: none */
+            roleId?: string | null;
             disabled: boolean;
         };
         CreatedWebhook: {
@@ -2779,8 +2829,32 @@ export type components = {
             };
             /** @description Whether the request was signed in with the session cookie (else a bearer token). */
             cookie: boolean;
+            /** @description What the session's user may do now: the console shows what they may do, the API enforces it */
+            grants: {
+                /** @description The organisation's custom role the user holds (GET /roles); null: none */
+                roleId: string | null;
+                /** @description That role's name; null: none */
+                roleName: string | null;
+                /** @description What the user may do beyond reading, as of this request */
+                capabilities: ("content.write" | "content.submit" | "content.approve" | "content.delete" | "schema.manage" | "media.manage" | "contact-forms.manage" | "submissions.handle" | "webhooks.manage" | "people.manage" | "settings.manage" | "audit.read")[];
+                /** @description The form sets the content capabilities are limited to; null: every form set */
+                formSetIds: string[] | null;
+                /** @description Whether the user defines roles and sign-in (a tenant_admin) */
+                manageRoles: boolean;
+            };
             /** @description A cookie session's CSRF token: send it as X-CSRF-Token with every write made with the cookie. */
             csrfToken?: string;
+        };
+        CustomRole: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string;
+            capabilities: ("content.write" | "content.submit" | "content.approve" | "content.delete" | "schema.manage" | "media.manage" | "contact-forms.manage" | "submissions.handle" | "webhooks.manage" | "people.manage" | "settings.manage" | "audit.read")[];
+            /** @description The form sets the content capabilities are limited to; null: every form set */
+            formSetIds: string[] | null;
+            /** @description How many enabled members hold the role (in GET /roles; 0 in the answers of writes) */
+            members: number;
         };
         Entry: {
             /** Format: uuid */
@@ -3161,6 +3235,8 @@ export type components = {
             email: string;
             /** @enum {string} */
             role: "tenant_admin" | "tenant_user";
+            /** @description The organisation's custom role the invitee will hold; null: none */
+            roleId?: string | null;
             /** @description Until when the link works (7 days). */
             invitationExpiresAt: string;
             /** @description Whether the e-mail was handed to the mail server (or written to DATA_DIR/mail). */
@@ -3645,6 +3721,25 @@ export type components = {
             /** @description publish only: true when the revision was live already (nothing changed). */
             already_published?: boolean;
         };
+        RoleList: {
+            /** @description The organisation's own roles, by name */
+            items: components["schemas"]["CustomRole"][];
+            /** @description The spec's two roles as capabilities (tenant_admin also defines roles and sign-in) */
+            builtInRoles: {
+                /** @enum {string} */
+                role: "tenant_admin" | "tenant_user";
+                capabilities: ("content.write" | "content.submit" | "content.approve" | "content.delete" | "schema.manage" | "media.manage" | "contact-forms.manage" | "submissions.handle" | "webhooks.manage" | "people.manage" | "settings.manage" | "audit.read")[];
+            }[];
+            /** @description Every capability a role may hold, in order */
+            capabilities: {
+                /** @enum {string} */
+                capability: "content.write" | "content.submit" | "content.approve" | "content.delete" | "schema.manage" | "media.manage" | "contact-forms.manage" | "submissions.handle" | "webhooks.manage" | "people.manage" | "settings.manage" | "audit.read";
+                /** @description What it allows */
+                label: string;
+                /** @description Whether a role's formSetIds narrows it */
+                limitedByFormSets: boolean;
+            }[];
+        };
         SamlSettings: {
             idpEntityId: string;
             ssoUrl: string;
@@ -3782,6 +3877,8 @@ export type components = {
             email: string;
             /** @enum {string} */
             role: "tenant_admin" | "tenant_user";
+            /** @description The organisation's custom role the member holds (GET /roles); null: none, the role alone says what they may do */
+            roleId: string | null;
             disabled: boolean;
             createdAt: string;
             /** @description Invited by e-mail and not yet accepted: until when the link works (it may have expired: send it again). null otherwise. */
@@ -5436,6 +5533,164 @@ export interface operations {
             503: components["responses"]["Http503ServiceUnavailable"];
         };
     };
+    listRoles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleList"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resending a create with the same key answers the first result instead of creating again (the body field idempotencyKey does the same). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown wherever the role is chosen; unique in the organisation, not a built-in role's name */
+                    name: string;
+                    /** @description What the role is for, for the people who give it */
+                    description?: string | null;
+                    /** @description What the role may do beyond reading (GET /roles lists every capability with what it allows); empty: reading only */
+                    capabilities: ("content.write" | "content.submit" | "content.approve" | "content.delete" | "schema.manage" | "media.manage" | "contact-forms.manage" | "submissions.handle" | "webhooks.manage" | "people.manage" | "settings.manage" | "audit.read")[];
+                    /** @description Limits content.write, content.submit, content.approve, content.delete to entries of these form sets; absent or null: every form set */
+                    formSetIds?: string[] | null;
+                    idempotencyKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The role */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomRole"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409ConflictOrIdempotencyInProgress"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown wherever the role is chosen; unique in the organisation, not a built-in role's name */
+                    name: string;
+                    /** @description What the role is for, for the people who give it */
+                    description?: string | null;
+                    /** @description What the role may do beyond reading (GET /roles lists every capability with what it allows); empty: reading only */
+                    capabilities: ("content.write" | "content.submit" | "content.approve" | "content.delete" | "schema.manage" | "media.manage" | "contact-forms.manage" | "submissions.handle" | "webhooks.manage" | "people.manage" | "settings.manage" | "audit.read")[];
+                    /** @description Limits content.write, content.submit, content.approve, content.delete to entries of these form sets; absent or null: every form set */
+                    formSetIds?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The role as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomRole"];
+                };
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            413: components["responses"]["Http413PayloadTooLarge"];
+            415: components["responses"]["Http415UnsupportedMediaType"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Console sessions: the project to act in (400 on project routes without it). Agent keys are bound to their project and need none. */
+                "X-Project-Id"?: components["parameters"]["ProjectId"];
+            };
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Http400ValidationError"];
+            401: components["responses"]["Http401Unauthorized"];
+            403: components["responses"]["Http403Forbidden"];
+            404: components["responses"]["Http404NotFound"];
+            409: components["responses"]["Http409Conflict"];
+            429: components["responses"]["Http429RateLimited"];
+            500: components["responses"]["Http500InternalError"];
+            503: components["responses"]["Http503ServiceUnavailable"];
+        };
+    };
     inviteUser: {
         parameters: {
             query?: never;
@@ -5454,6 +5709,8 @@ export interface operations {
                     email: string;
                     /** @enum {string} */
                     role: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    /** @description One of the organisation's custom roles (GET /roles), held with role tenant_user */
+                    roleId?: string | null;
                     idempotencyKey?: string;
                 };
             };
@@ -8936,6 +9193,8 @@ export interface operations {
                     password: string;
                     /** @enum {string} */
                     role: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    /** @description One of the organisation's custom roles (GET /roles): the member holds it with role tenant_user */
+                    roleId?: string | null;
                     idempotencyKey?: string;
                 };
             };
@@ -8977,8 +9236,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description The new role; alone, it also takes away a custom role
+                     * @enum {string}
+                     */
                     role?: "tenant_admin" | "tenant_user" | "editor" | "reviewer";
+                    /** @description One of the organisation's custom roles (GET /roles), held with role tenant_user (role may be left out); null: none */
+                    roleId?: string | null;
                     /** @constant */
                     disabled?: true;
                 };

@@ -6,6 +6,7 @@
 
 /** Admin operations that take an Idempotency-Key: the client sends a fresh one when the caller gives none. */
 export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
+  "POST /roles",
   "POST /users/invitations",
   "POST /form-sets",
   "PUT /form-sets/{formSetId}",

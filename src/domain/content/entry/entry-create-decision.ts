@@ -11,7 +11,7 @@ import { validateSlug } from './slug.ts';
 
 export function decideCreate(command: CreateEntry, state: EntryState, context: EntryContext): EntryEvent[] {
   if (state.exists) throw conflict(`Entry ${command.entryId} already exists${state.deleted ? ' (deleted; its id is not reused)' : ''}.`);
-  authorize(context.principal, 'create');
+  authorize(context.principal, 'create', command.formSetId);
   if (!visibleTo(context.principal, command.projectId)) throw notFound(`Form set ${command.formSetId} does not exist.`);
   validateSlug(command.slug);
   validateImportMetadata({ importPath: command.importPath, external: command.external });

@@ -13,9 +13,12 @@ export type Scope = { entryId: string; projectId: string; formSetId: string };
 export const scopeOf = (entry: ExistingEntry): Scope => ({ entryId: entry.entryId, projectId: entry.projectId, formSetId: entry.formSetId });
 export const refOf = (r: RevisionRef): RevisionRef => ({ revisionId: r.revisionId, revision: r.revision });
 
-/** FORBIDDEN when the principal may not; `subject`, when given, is what the refusal names (see RefusalSubject). */
-export function authorize(principal: EntryPrincipal, action: EntryAction, subject?: RefusalSubject): void {
-  if (mayPerform(principal, action)) return;
+/**
+ * FORBIDDEN when the principal may not act on an entry of the form set `formSetId`; `subject`, when given, is
+ * what the refusal names (see RefusalSubject).
+ */
+export function authorize(principal: EntryPrincipal, action: EntryAction, formSetId: string, subject?: RefusalSubject): void {
+  if (mayPerform(principal, action, formSetId)) return;
   const refusal = forbidden(`${capitalise(forbiddenReason(principal, action))}.`);
   throw subject ? refusal.about(subject) : refusal;
 }

@@ -12,7 +12,7 @@ import { validateImportMetadata } from './import-metadata.ts';
 import { validateSlug } from './slug.ts';
 
 export function decideRename(entry: ExistingEntry, command: Rename, context: EntryContext): EntryEvent[] {
-  authorize(context.principal, 'rename');
+  authorize(context.principal, 'rename', entry.formSetId);
   validateSlug(command.slug);
   if (command.slug === entry.slug) return [];
   requirePersonForLive(entry, context, 'rename', 'rename a live entry (its public URL changes; the old one redirects)');
@@ -20,7 +20,7 @@ export function decideRename(entry: ExistingEntry, command: Rename, context: Ent
 }
 
 export function decideImportMetadata(entry: ExistingEntry, command: SetImportMetadata, context: EntryContext): EntryEvent[] {
-  authorize(context.principal, 'set_import_metadata');
+  authorize(context.principal, 'set_import_metadata', entry.formSetId);
   validateImportMetadata({ importPath: command.importPath, external: command.external });
   const importPath = command.importPath === undefined ? entry.importPath : command.importPath;
   const external =
@@ -45,7 +45,7 @@ function sameExternal(a: ExternalIdentity | null, b: ExternalIdentity | null): b
 
 export function decideAssign(entry: ExistingEntry, command: Assign, context: EntryContext): EntryEvent[] {
   requirePlan(context.plan, 'business', 'Assigning entries');
-  authorize(context.principal, 'assign');
+  authorize(context.principal, 'assign', entry.formSetId);
   const userId = command.userId;
   if (userId !== null && (typeof userId !== 'string' || userId.length === 0 || userId.length > 200)) throw invalid('userId must be a user id (1 to 200 characters) or null');
   if (userId === entry.assignee) return [];
@@ -53,7 +53,7 @@ export function decideAssign(entry: ExistingEntry, command: Assign, context: Ent
 }
 
 export function decideDelete(entry: ExistingEntry, _command: DeleteEntry, context: EntryContext): EntryEvent[] {
-  authorize(context.principal, 'delete');
+  authorize(context.principal, 'delete', entry.formSetId);
   requirePersonForLive(entry, context, 'delete', 'delete a live entry (the public API answers 404 for it)');
   return [event('entry.deleted', { ...scopeOf(entry), slug: entry.slug, previousSlugs: [...entry.previousSlugs] })];
 }

@@ -55,7 +55,7 @@ export function decidePublish(entry: ExistingEntry, command: Publish, context: E
  * revision is rejected instead, with the rule and why, so it leaves the schedule and its author is told.
  */
 export function decidePublishScheduled(entry: ExistingEntry, command: PublishScheduled, context: EntryContext): EntryEvent[] {
-  authorize(context.principal, 'scheduled_publish');
+  authorize(context.principal, 'scheduled_publish', entry.formSetId);
   const target = scheduledRevision(entry);
   if (!target || target.publishAt === null) return [];
   if (command.revisionId !== undefined && command.revisionId !== target.revisionId) return [];

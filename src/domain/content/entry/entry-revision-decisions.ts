@@ -9,13 +9,13 @@ import type { EntryEvent, Snapshot } from './entry-events.ts';
 import type { ExistingEntry, RevisionRef } from './entry-state.ts';
 
 export function decideSave(entry: ExistingEntry, command: SaveRevision, context: EntryContext): EntryEvent[] {
-  authorize(context.principal, 'save_revision');
+  authorize(context.principal, 'save_revision', entry.formSetId);
   requireSnapshot(command.snapshot);
   return saveRevision(entry, command.revisionId, structuredClone(command.snapshot), command.expectedRevision, context, undefined);
 }
 
 export function decideRestore(entry: ExistingEntry, command: RestoreRevision, context: EntryContext): EntryEvent[] {
-  authorize(context.principal, 'restore_revision');
+  authorize(context.principal, 'restore_revision', entry.formSetId);
   const source =
     entry.latest?.revisionId === command.fromRevisionId
       ? entry.latest

@@ -33,7 +33,7 @@ export function transition(
 ): EntryEvent[] {
   const named = namedRevision(entry, command);
   if (!named) throw notFound(`Revision ${command.revisionId} does not belong to entry ${entry.slug}.`);
-  authorize(context.principal, trigger, subjectOf(entry, named));
+  authorize(context.principal, trigger, entry.formSetId, subjectOf(entry, named));
   if (trigger === 'approve' || trigger === 'publish') {
     requirePersonFor(context.principal, context.approvalPolicy, trigger, subjectOf(entry, named), `${trigger} revisions`);
   }

@@ -1,4 +1,5 @@
-import type { AgentScope, Principal, UserRole } from '../../principal.ts';
+import { grantsAllow, type Capability } from '../../capabilities.ts';
+import { grantsOf, type AgentScope, type Principal } from '../../principal.ts';
 
 /**
  * The approval workflow of spec section 3, as data: revision statuses, the triggers that move them,
@@ -82,30 +83,34 @@ export const SCHEDULER: SystemPrincipal = { kind: 'system', name: 'scheduler' };
 export type EntryPrincipal = Principal | SystemPrincipal;
 
 export interface ActionPermission {
-  roles: readonly UserRole[];
+  /** The capability a console user needs (src/domain/capabilities.ts); null: no console user may. */
+  capability: Capability | null;
   agentScopes: readonly AgentScope[];
   system: boolean;
 }
 
-const EDITORS: ActionPermission = { roles: ['tenant_admin', 'tenant_user'], agentScopes: ['full', 'content', 'schema'], system: false };
-const PUBLISHERS: ActionPermission = { roles: ['tenant_admin'], agentScopes: ['full', 'content', 'schema'], system: false };
+const ALL_SCOPES: readonly AgentScope[] = ['full', 'content', 'schema'];
+const EDITORS: ActionPermission = { capability: 'content.write', agentScopes: ALL_SCOPES, system: false };
+const PUBLISHERS: ActionPermission = { capability: 'content.approve', agentScopes: ALL_SCOPES, system: false };
 
 /**
- * Who may do what (spec section 5):
- * - tenant_user creates, edits and submits for review, and pulls the editor's triggers withdraw and reopen;
- * - tenant_admin may do everything;
+ * Who may do what (spec section 5), by capability for console users (tenant_user holds content.write and
+ * content.submit, tenant_admin every capability, a custom role what it lists):
+ * - content.write creates and edits, and pulls the editor's triggers withdraw and reopen; content.submit
+ *   submits for review; content.approve approves, rejects and publishes; content.delete deletes entries;
+ *   a role limited to form sets holds them in those form sets only;
  * - agent keys of any scope may do what tenant_user may, and approve and publish (spec: "save and publish
  *   revisions"); they may NOT reject: rejecting is a reviewer's judgement sent back to an editor, and
  *   section 5 gives agents no review rights (an agent that wants a revision back in draft withdraws it);
- * - deleting an entry: tenant_admin, or an agent key of scope full or schema ("entries"); content keys
- *   "create and update entries" but do not delete them;
+ * - deleting an entry: content.delete (tenant_admin), or an agent key of scope full or schema ("entries");
+ *   content keys "create and update entries" but do not delete them;
  * - the scheduled publishing job runs as the system principal, which may do nothing else.
  */
 export const ENTRY_PERMISSIONS: Readonly<Record<EntryAction, ActionPermission>> = {
   create: EDITORS,
   save_revision: EDITORS,
   restore_revision: EDITORS,
-  submit_for_review: EDITORS,
+  submit_for_review: { capability: 'content.submit', agentScopes: ALL_SCOPES, system: false },
   withdraw: EDITORS,
   reopen: EDITORS,
   rename: EDITORS,
@@ -113,16 +118,17 @@ export const ENTRY_PERMISSIONS: Readonly<Record<EntryAction, ActionPermission>> 
   assign: EDITORS,
   approve: PUBLISHERS,
   publish: PUBLISHERS,
-  reject: { roles: ['tenant_admin'], agentScopes: [], system: false },
-  delete: { roles: ['tenant_admin'], agentScopes: ['full', 'schema'], system: false },
-  scheduled_publish: { roles: [], agentScopes: [], system: true },
+  reject: { capability: 'content.approve', agentScopes: [], system: false },
+  delete: { capability: 'content.delete', agentScopes: ['full', 'schema'], system: false },
+  scheduled_publish: { capability: null, agentScopes: [], system: true },
 };
 
-export function mayPerform(principal: EntryPrincipal, action: EntryAction): boolean {
+/** Whether the principal may pull the trigger on an entry of the form set `formSetId`. */
+export function mayPerform(principal: EntryPrincipal, action: EntryAction, formSetId: string): boolean {
   const permission = ENTRY_PERMISSIONS[action];
   switch (principal.kind) {
     case 'user':
-      return permission.roles.includes(principal.role);
+      return permission.capability !== null && grantsAllow(grantsOf(principal), permission.capability, formSetId);
     case 'agent':
       return permission.agentScopes.includes(principal.scope);
     case 'system':
@@ -135,10 +141,13 @@ export function forbiddenReason(principal: EntryPrincipal, action: EntryAction):
   const permission = ENTRY_PERMISSIONS[action];
   const [verb, doing] = ACTION_WORDS[action];
   switch (principal.kind) {
-    case 'user':
-      return permission.roles.length === 0
-        ? `${doing} is done by the service itself, not by a console user`
-        : `${doing} requires the ${permission.roles.join(' or ')} role; this session has the ${principal.role} role`;
+    case 'user': {
+      if (permission.capability === null) return `${doing} is done by the service itself, not by a console user`;
+      const grants = grantsOf(principal);
+      if (grants.capabilities.includes(permission.capability)) return `${doing} in this form set is not part of your role: it is limited to other form sets`;
+      const held = grants.roleId === null ? `the ${principal.role} role` : 'a custom role without it';
+      return `${doing} requires the tenant_admin role or a custom role with the ${permission.capability} capability; this session has ${held}`;
+    }
     case 'agent':
       return permission.agentScopes.length === 0
         ? `agent keys may not ${verb}${action === 'reject' ? ': rejecting is a reviewer action in the console' : ''}`

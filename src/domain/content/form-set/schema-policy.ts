@@ -1,12 +1,12 @@
 import { forbidden } from '../../domain-error.ts';
-import type { Principal } from '../../principal.ts';
+import { grantsOf, type Principal } from '../../principal.ts';
 
 /**
  * Who may change content schema (form sets, their blocks and field definitions, masters, blueprints).
  * Spec section 5: full and schema agent keys may; a content key may only read the schema; agent keys of
  * any scope may never delete form sets, blocks or field definitions, which is a console tenant_admin
- * action. Console users: schema is a project setting, so tenant_admin (tenant_user creates, edits and
- * submits entries).
+ * action. Console users: the schema.manage capability (tenant_admin, or a custom role with it; tenant_user
+ * creates, edits and submits entries).
  */
 export function assertMayChangeSchema(principal: Principal, what = 'change form sets'): void {
   if (principal.kind === 'agent') {
@@ -15,12 +15,12 @@ export function assertMayChangeSchema(principal: Principal, what = 'change form 
     }
     return;
   }
-  if (principal.role !== 'tenant_admin') {
-    throw forbidden(`Only a tenant_admin may ${what}.`, 'Ask a tenant_admin of the project.');
+  if (!grantsOf(principal).capabilities.includes('schema.manage')) {
+    throw forbidden(`Only a tenant_admin may ${what}, or a custom role with the schema.manage capability.`, 'Ask a tenant_admin of the project.');
   }
 }
 
-/** Deleting a form set, a form block or a field definition: a console tenant_admin only. */
+/** Deleting a form set, a form block or a field definition: a console session with schema.manage only. */
 export function assertMayDeleteSchema(principal: Principal, what = 'form sets, blocks or field definitions'): void {
   if (principal.kind === 'agent') {
     throw forbidden(
@@ -28,7 +28,7 @@ export function assertMayDeleteSchema(principal: Principal, what = 'form sets, b
       'A tenant_admin can delete it in the admin console.',
     );
   }
-  if (principal.role !== 'tenant_admin') {
-    throw forbidden(`Only a tenant_admin may delete form sets, blocks or field definitions; refused to delete ${what}.`, 'Ask a tenant_admin of the project.');
+  if (!grantsOf(principal).capabilities.includes('schema.manage')) {
+    throw forbidden(`Only a tenant_admin may delete form sets, blocks or field definitions, or a custom role with the schema.manage capability; refused to delete ${what}.`, 'Ask a tenant_admin of the project.');
   }
 }

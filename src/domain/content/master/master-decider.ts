@@ -3,7 +3,7 @@ import { requirePersonFor, type PolicyAction } from '../../approval-policy.ts';
 import { z } from 'zod';
 import type { Decider } from '../../decider.ts';
 import { conflict, forbidden, invalid, notFound } from '../../domain-error.ts';
-import type { Principal } from '../../principal.ts';
+import { grantsOf, type Principal } from '../../principal.ts';
 import { problem, problemsError, type Problem } from '../form-set/problems.ts';
 import { assertMayChangeSchema } from '../form-set/schema-policy.ts';
 import { zodProblems } from '../form-set/zod-problems.ts';
@@ -63,10 +63,10 @@ type Active = { status: 'active' } & MasterEntity;
 
 /**
  * Who may do what (spec sections 4.4 and 5):
- * - create, rename, publish, unpublish a master: tenant_admin, or an agent key of scope full/schema;
+ * - create, rename, publish, unpublish a master: schema.manage (tenant_admin), or an agent key of scope full/schema;
  * - create_master_record: any console user, or an agent key of scope full/schema;
  * - update_master_record, update_master_tree: a user session only (agent keys of any scope refused);
- * - remove a record: a tenant_admin session only (a deletion, like form set fields).
+ * - remove a record: a session with schema.manage (tenant_admin) only (a deletion, like form set fields).
  * A content-scope key changes no master.
  */
 export function assertMayCreateMasterRecord(principal: Principal): void {
@@ -169,7 +169,7 @@ export const masterDecider: Decider<MasterState, MasterCommand, MasterEvent, Mas
       }
       case 'remove_master_record': {
         assertUserSession(principal, 'Removing a master record');
-        if (principal.kind === 'user' && principal.role !== 'tenant_admin') throw forbidden('Only a tenant_admin may remove master records.');
+        if (principal.kind === 'user' && !grantsOf(principal).capabilities.includes('schema.manage')) throw forbidden('Only a tenant_admin may remove master records, or a custom role with the schema.manage capability.');
         if (!master.records.some((r) => r.value === command.value)) throw notFound(`Master "${master.key}" has no record with value "${command.value}".`);
         const children = master.records.filter((r) => r.parent === command.value).map((r) => r.value);
         if (children.length > 0) {

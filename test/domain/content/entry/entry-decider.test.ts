@@ -536,7 +536,7 @@ describe('entry decider', () => {
     it('names every action, and only the scheduler runs the job', () => {
       expect(Object.keys(ENTRY_PERMISSIONS).sort()).to.deep.equal([...ENTRY_ACTIONS].sort());
       for (const action of ENTRY_ACTIONS) {
-        expect(mayPerform({ kind: 'system', name: 'scheduler' }, action), action).to.equal(action === 'scheduled_publish');
+        expect(mayPerform({ kind: 'system', name: 'scheduler' }, action, 'any-form-set'), action).to.equal(action === 'scheduled_publish');
       }
     });
   });
