@@ -62,6 +62,8 @@ export interface CreateUserInput {
   /** One of the tenant's custom roles (role is then tenant_user). */
   roleId?: string | null;
   userId?: string;
+  /** The project the admin acted in, whose audit log shows the new member. */
+  projectId?: string;
 }
 
 export interface IssueKeyOptions extends WriteOptions {

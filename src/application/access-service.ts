@@ -112,7 +112,7 @@ export class AccessService {
     return this.#users.acceptInvitation(token, password, options);
   }
 
-  changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null } = {}): Promise<UserChanged> {
+  changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null; projectId?: string } = {}): Promise<UserChanged> {
     return this.#users.changeUserRole(caller, userId, role, options);
   }
 

@@ -86,10 +86,10 @@ export class UserAccess {
   }
 
   /** Changes a member's role (members.manage: tenant_admin; never one's own). Unchanged when it already has it. */
-  async changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null } = {}): Promise<UserChanged> {
+  async changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null; projectId?: string } = {}): Promise<UserChanged> {
     // An operator giving a custom role gives one of the member's own tenant.
     const tenantId = options.roleId && caller.kind === 'operator' ? (await loadAggregate(this.#w.log, userStream(userId), userDecider)).state?.tenantId : undefined;
-    return this.#changeUser(caller, userId, { type: 'change-role', role, roleId: options.roleId ?? null }, options, tenantId);
+    return this.#changeUser(caller, userId, { type: 'change-role', role, roleId: options.roleId ?? null, ...auditProject(options) }, options, tenantId);
   }
 
   /** Disables a member: sign-in and every session of theirs are refused from then on (never one's own account). */

@@ -258,4 +258,17 @@ describe('review notices: e-mail, chat and webhooks about the review workflow', 
     expect(got.map((r) => r.headers['x-service-event'])).to.deep.equal(['entry.submitted', 'entry.rejected', 'entry.submitted', 'entry.scheduled']);
     expect(receiver.received('/spec')).to.have.length(0);
   });
+
+  it('custom roles: whoever may approve in the revision\'s form set is told of a submission (a reviewer of another form set is not)', async () => {
+    const other = await act(admin, 'POST', '/form-sets', { ...articleFormSet, slug: 'press', name: 'Press' }, 201);
+    const legal = await act(admin, 'POST', '/roles', { name: 'Legal reviewer', capabilities: ['content.approve'], formSetIds: [formSetId] }, 201);
+    const press = await act(admin, 'POST', '/roles', { name: 'Press reviewer', capabilities: ['content.approve'], formSetIds: [other.id] }, 201);
+    const editors = await act(admin, 'POST', '/roles', { name: 'Writers', capabilities: ['content.write', 'content.submit'] }, 201);
+    for (const [email, roleId] of [['legal@example.com', legal.id], ['press@example.com', press.id], ['writer@example.com', editors.id]] as const) {
+      await act(admin, 'POST', '/users', { email, password: PASSWORD, role: 'tenant_user', roleId }, 201);
+    }
+    const entry = await submitted('Terms of sale');
+    const mail = await mailOf('submitted', entry.revisionId);
+    expect(mail.envelope.to).to.have.members([f.project.adminEmail, 'reviewer@example.com', 'legal@example.com']);
+  });
 });

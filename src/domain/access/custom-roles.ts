@@ -31,15 +31,15 @@ export const MAX_CUSTOM_ROLES = 50;
 export const ROLE_NAME_MAX_LENGTH = 80;
 export const ROLE_DESCRIPTION_MAX_LENGTH = 500;
 export const MAX_ROLE_FORM_SETS = 100;
-/** The spec's role names and their aliases: a custom role cannot be named like one. */
-const RESERVED_NAMES = ['tenant_admin', 'tenant_user', 'editor', 'reviewer', 'admin', 'administrator'];
+/** The spec's role names: a custom role cannot be named like one (aliases such as reviewer are fine: roles are given by id). */
+const RESERVED_NAMES = ['tenant_admin', 'tenant_user'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The stored form of a definition given by a caller: VALIDATION_ERROR naming the field and the rule. */
 export function customRoleValue(definition: CustomRoleInput): CustomRoleDefinition {
   const name = displayName(definition.name, 'name');
   if (name.length > ROLE_NAME_MAX_LENGTH) throw invalid(`name must be at most ${ROLE_NAME_MAX_LENGTH} characters`);
-  if (RESERVED_NAMES.includes(name.toLowerCase())) throw invalid(`name "${name}" is one of the built-in roles' names`, 'Choose another name, for example "Reviewer (legal)".');
+  if (RESERVED_NAMES.includes(name.toLowerCase())) throw invalid(`name "${name}" is one of the built-in roles' names`, 'Choose another name, for example "Legal reviewer".');
   const description = (definition.description ?? '').trim();
   if (description.length > ROLE_DESCRIPTION_MAX_LENGTH) throw invalid(`description must be at most ${ROLE_DESCRIPTION_MAX_LENGTH} characters`);
   if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(description)) throw invalid('description must not contain control characters other than line breaks');

@@ -9,7 +9,7 @@ import type { MailTransport } from '../../mail/mail-transport.ts';
 import { invitationMessage } from '../../invitations/invitation-message.ts';
 import { clientIp } from '../../contact-forms/client-ip.ts';
 import { type ApiRegistry, wrote } from './api-registry.ts';
-import { type AdminDeps, idempotencyKeyOf, principalOf } from './admin-context.ts';
+import { actingProject, type AdminDeps, idempotencyKeyOf, principalOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { notFound } from '../errors/error-factory.ts';
@@ -98,7 +98,7 @@ export function invitationRoutes(deps: AdminDeps, api: ApiRegistry, mail: Invita
       const tenantId = caller.tenantId;
       // A replay answers what the first request did, without a second e-mail (the link is in the first only).
       const answer = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'invite_user', key: idempotencyKeyOf(ctx, body), request: { email: body.email, role: body.role, roleId: body.roleId ?? null }, ids: ['userId'] }, async (ids) => {
-        const made = await access.inviteUser(caller, { tenantId, email: body.email, role: body.role, roleId: body.roleId ?? null, userId: ids['userId']! });
+        const made = await access.inviteUser(caller, { tenantId, email: body.email, role: body.role, roleId: body.roleId ?? null, userId: ids['userId']!, ...actingProject(ctx) });
         wrote(ctx, made.position, ['access']);
         const sent = await send(ctx, made, made.invitation);
         return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, roleId: made.roleId, invitationExpiresAt: made.invitation.expiresAt, ...sent };

@@ -8,7 +8,7 @@ import { PLANS, planAtLeast } from '../../domain/plans.ts';
 import { ROLE_NAMES, type AgentScope, type UserRole } from '../../domain/principal.ts';
 import { notFound, unavailable, validationError } from '../errors/error-factory.ts';
 import { type ApiRegistry, settleWritten, wrote } from './api-registry.ts';
-import { type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
+import { actingProject, type AdminDeps, idempotencyKeyOf, principalOf, projectOf } from './admin-context.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import { isUuid } from './request-body.ts';
 import { approvalPolicyOf, type ProjectDoc } from '../../../projections/access.ts';
@@ -391,7 +391,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     // The password is no part of what the key is checked against: its hash would be kept in the log.
     const request = { email: body.email, role: body.role, roleId: body.roleId ?? null };
     const created = await idempotentCreate(deps, ctx, { scope: `tenant:${tenantId}`, operation: 'create_user', key: idempotencyKeyOf(ctx, body), request, ids: ['userId'] }, async (ids) => {
-      const made = await access.createUser(caller, { tenantId, email: body.email, password: body.password, role: body.role, roleId: body.roleId ?? null, userId: ids['userId']! });
+      const made = await access.createUser(caller, { tenantId, email: body.email, password: body.password, role: body.role, roleId: body.roleId ?? null, userId: ids['userId']!, ...actingProject(ctx) });
       wrote(ctx, made.position, ['access']);
       return { id: made.userId, tenantId: made.tenantId, email: made.email, role: made.role, roleId: made.roleId, disabled: false };
     });
@@ -407,7 +407,7 @@ export function projectRoutes(deps: AdminDeps, api: ApiRegistry, options: { tran
     const changingRole = body.role !== undefined || body.roleId !== undefined;
     if (changingRole === (body.disabled !== undefined)) throw validationError('Give either a role (role, roleId or both) or disabled: true (one change per request).');
     const changed = changingRole
-      ? await access.changeUserRole(caller, userId, body.role ?? 'tenant_user', { roleId: body.roleId ?? null })
+      ? await access.changeUserRole(caller, userId, body.role ?? 'tenant_user', { roleId: body.roleId ?? null, ...actingProject(ctx) })
       : await access.disableUser(caller, userId);
     wrote(ctx, changed.position, ['access']);
     ctx.body = { id: changed.userId, tenantId: changed.tenantId, email: changed.email, role: changed.role, roleId: changed.roleId, disabled: changed.disabled } satisfies z.input<typeof createdUserSchema>;
