@@ -16,7 +16,10 @@ export const COMMAND_USAGE = {
                           [--project-slug <slug>] [--locales en,ja] [--tenant-name <name>]
       (the password may come from ${PASSWORD_ENV} instead of --admin-password; the first locale is the default)`,
   users: `  annals users create --tenant <tenantId> --email <email> --password <password> --role <tenant_admin|tenant_user|editor|reviewer>
-      (the password may come from ${PASSWORD_ENV} instead of --password; editor and reviewer are tenant_user)`,
+      (the password may come from ${PASSWORD_ENV} instead of --password; editor and reviewer are tenant_user)
+  annals users set-role --user <userId> --role <tenant_admin|tenant_user> [--role-id <customRoleId>] [--json]
+      (gives a member a role, or one of the tenant's custom roles with --role-id; for when no tenant admin is left)
+  annals users roles --tenant <tenantId> [--json]   the tenant's custom roles, their capabilities and form-set limits`,
   keys: `  annals keys create --project <projectId> --type agent|public [--scope full|content|schema] [--name <name>]
   annals keys revoke --project <projectId> --key-id <keyId>
       (an agent key's scope defaults to full; the key is printed once and stored only as a hash)`,

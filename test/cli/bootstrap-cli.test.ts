@@ -174,11 +174,28 @@ describe('operator CLI: bootstrap, users, keys, projects', function () {
     }
   });
 
+  it('users set-role and users roles: an operator gives a member a role (when no tenant admin is left); an unknown custom role exits 1', async () => {
+    const dataDir = tempDir();
+    const boot = onlyJson(await cli(dataDir, bootstrapArgs()));
+    const tenantId = boot['tenantId'] as string;
+    const member = onlyJson(await cli(dataDir, ['users', 'create', '--tenant', tenantId, '--email', 'member@acme.example', '--role', 'tenant_user', '--password', PASSWORD]));
+    const promoted = onlyJson(await cli(dataDir, ['users', 'set-role', '--user', member['userId'] as string, '--role', 'tenant_admin']));
+    expect(promoted).to.deep.equal({ userId: member['userId'], email: 'member@acme.example', role: 'tenant_admin', roleId: null });
+    const unknown = await cli(dataDir, ['users', 'set-role', '--user', member['userId'] as string, '--role', 'tenant_user', '--role-id', '00000000-0000-4000-8000-000000000000']);
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.match(/^NOT_FOUND: The organisation has no role 00000000-0000-4000-8000-000000000000/);
+    expect(onlyJson(await cli(dataDir, ['users', 'roles', '--tenant', tenantId]))).to.deep.equal({ tenantId, roles: [] });
+    const { events } = await readLog(dataDir);
+    const changed = events.filter((e) => e.type === 'user.role-changed');
+    expect(changed.map((e) => e.data)).to.deep.equal([{ userId: member['userId'], role: 'tenant_admin', previousRole: 'tenant_user' }]);
+    expect(changed[0]!.metadata.actor).to.deep.include({ type: 'operator' });
+  });
+
   it('prints the usage of every group with --help, and exits 2 for an unknown command', async () => {
     const dataDir = tempDir();
     const help = await cli(dataDir, ['--help']);
     expect(help.code).to.equal(0);
-    for (const line of ['projections status', 'bootstrap --project', 'users create', 'keys create', 'keys revoke', 'projects set-plan', 'ANNALS_ADMIN_PASSWORD']) expect(help.stdout).to.include(line);
+    for (const line of ['projections status', 'bootstrap --project', 'users create', 'users set-role', 'users roles', 'keys create', 'keys revoke', 'projects set-plan', 'ANNALS_ADMIN_PASSWORD']) expect(help.stdout).to.include(line);
     const unknown = await cli(dataDir, ['tenants', 'list']);
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.match(/^unknown command: tenants list/);
