@@ -151,7 +151,7 @@ export const PERMISSIONS: Readonly<Record<Action, Permission>> = {
   'tenants.create': { label: 'create tenants', needs: null, agents: scopes(NONE) },
   'sign-in.read': { label: "read the tenant's single sign-on settings", needs: 'people.manage', agents: userSession },
   'sign-in.manage': { label: "change the tenant's single sign-on settings", needs: 'tenant_admin', agents: userSession },
-  'projects.create': { label: 'create projects', needs: 'settings.manage', agents: scopes(NONE) },
+  'projects.create': { label: 'create projects', needs: 'tenant_admin', agents: scopes(NONE) },
   'project.read': { label: 'read the project overview', needs: 'member', agents: scopes(ALL) },
   'project.settings.change': { label: 'change project settings', needs: 'settings.manage', agents: scopes(NONE) },
   'billing.change': { label: 'change the billing plan', needs: 'settings.manage', agents: never(BILLING) },
