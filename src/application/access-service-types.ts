@@ -1,6 +1,8 @@
 /**
  * The access services' inputs, options and results, and the names they reserve (see AccessService).
  */
+import type { AggregateSnapshots } from './aggregate-snapshots.ts';
+import type { UserState } from '../domain/access/user-decider.ts';
 import type { Clock } from '../clock.ts';
 import type { EventLog } from '../event-store/event-log.ts';
 import type { Plan } from '../domain/plans.ts';
@@ -16,6 +18,8 @@ export const CUSTOM_DOMAIN_SCOPE = 'custom-domain';
 export interface AccessServiceDeps {
   log: EventLog;
   clock: Clock;
+  /** Users' aggregates from a verified snapshot or cached state (a user's stream grows by a sign-in each session). */
+  userSnapshots?: AggregateSnapshots<UserState>;
 }
 
 /** Per-call options: a correlation id ties every event of one request (or one CLI command) together. */

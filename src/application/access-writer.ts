@@ -9,13 +9,15 @@ import type { Decider, DomainEvent } from '../domain/decider.ts';
 import { notFound } from '../domain/domain-error.ts';
 import { actorOf, assertCallerSeesProject, type Caller } from '../domain/access/caller.ts';
 import type { KeyEvent } from '../domain/access/access-events.ts';
-import { projectKeysStream, projectStream, tenantStream } from '../domain/access/access-streams.ts';
+import { projectKeysStream, projectStream, tenantStream, userStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
 import { projectDecider, type Project, type ProjectCommand } from '../domain/access/project-decider.ts';
 import type { ProjectEvent } from '../domain/access/access-events.ts';
 import { keyDecider, type KeyCommand, type KeyContext, type ProjectKeys } from '../domain/access/key-decider.ts';
 import { handleCommand, loadAggregate, type CommandResult } from './command-handler.ts';
-import type { UserContext } from '../domain/access/user-decider.ts';
+import { userDecider, type UserCommand, type UserContext, type UserState } from '../domain/access/user-decider.ts';
+import type { UserEvent } from '../domain/access/access-events.ts';
+import type { AggregateSnapshots } from './aggregate-snapshots.ts';
 import { Reservations } from './reservations.ts';
 import type { AccessServiceDeps, WriteOptions, ProjectWriteOptions } from './access-service-types.ts';
 
@@ -23,11 +25,24 @@ export class AccessWriter {
   readonly log: EventLog;
   readonly clock: Clock;
   readonly reservations: Reservations;
+  readonly #userSnapshots: AggregateSnapshots<UserState> | undefined;
 
   constructor(deps: AccessServiceDeps) {
     this.log = deps.log;
     this.clock = deps.clock;
     this.reservations = new Reservations(deps.log);
+    this.#userSnapshots = deps.userSnapshots;
+  }
+
+  /** A user as their stream has them now (from a verified snapshot when there is one); null for no such user. */
+  async loadUser(userId: string): Promise<UserState> {
+    return (await loadAggregate(this.log, userStream(userId), userDecider, this.#userSnapshots)).state;
+  }
+
+  /** A command on a user's aggregate, loaded through the user snapshots. */
+  user(caller: Caller, userId: string, command: UserCommand, context: UserContext, options: WriteOptions & { actor?: AppendContext['actor'] }): Promise<CommandResult<UserState, UserEvent>> {
+    const append = options.actor ? { ...this.append(caller, options), actor: options.actor } : this.append(caller, options);
+    return handleCommand(this.log, userStream(userId), userDecider, command, context, append, { snapshots: this.#userSnapshots });
   }
 
   /** Decide (dry run) -> claim -> append; the claim is released when the append fails. */

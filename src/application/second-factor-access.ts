@@ -5,12 +5,12 @@
  * decisions (a step used before, a code spent, a counter that did not move on) are the user decider's.
  */
 import type { Caller } from '../domain/access/caller.ts';
-import { tenantStream, userStream } from '../domain/access/access-streams.ts';
+import { tenantStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
-import { userDecider, type User, type UserCommand } from '../domain/access/user-decider.ts';
+import type { User, UserCommand } from '../domain/access/user-decider.ts';
 import type { Passkey, SecondFactorMethod } from '../domain/access/second-factor.ts';
 import { auditProject } from '../domain/access/access-values.ts';
-import { handleCommand, loadAggregate } from './command-handler.ts';
+import { handleCommand } from './command-handler.ts';
 import { positionOf } from './access-input.ts';
 import type { AccessWriter } from './access-writer.ts';
 import type { WriteOptions } from './access-service-types.ts';
@@ -26,7 +26,7 @@ export class SecondFactorAccess {
 
   /** The user as the log has them, second factor included (its secrets sealed); null for no such user. */
   async user(userId: string): Promise<User | null> {
-    return (await loadAggregate(this.#w.log, userStream(userId), userDecider)).state;
+    return this.#w.loadUser(userId);
   }
 
   /** Sets up an authenticator app; `recoveryCodeHashes` are recorded when the user holds none. Whether they were. */
@@ -68,12 +68,12 @@ export class SecondFactorAccess {
   }
 
   async #user(caller: Caller, userId: string, command: UserCommand, options: WriteOptions): Promise<{ position: bigint }> {
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, await this.#w.userContext(caller), this.#w.append(caller, options));
+    const result = await this.#w.user(caller, userId, command, await this.#w.userContext(caller), options);
     return { position: positionOf(result) };
   }
 
   async #issuing(caller: Caller, userId: string, command: UserCommand, options: WriteOptions): Promise<{ recoveryCodesIssued: boolean; position: bigint }> {
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, { caller }, this.#w.append(caller, options));
+    const result = await this.#w.user(caller, userId, command, { caller }, options);
     return { recoveryCodesIssued: result.events.some((event) => event.type === 'user.recovery-codes-issued'), position: positionOf(result) };
   }
 }

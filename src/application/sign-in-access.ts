@@ -5,9 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Caller, OperatorPrincipal } from '../domain/access/caller.ts';
-import { tenantStream, userStream } from '../domain/access/access-streams.ts';
+import { tenantStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
-import { userDecider } from '../domain/access/user-decider.ts';
 import type { OidcSettings } from '../domain/access/oidc-settings.ts';
 import type { SamlSettings } from '../domain/access/saml-settings.ts';
 import type { SecondFactorProof } from '../domain/access/second-factor.ts';
@@ -78,21 +77,21 @@ export class SignInAccess {
   /** Links the provider's subject to the user (nothing when linked already). */
   async link(userId: string, issuer: string, subject: string, projectId?: string, protocol: SsoProtocol = 'oidc'): Promise<{ userId: string; position: bigint }> {
     const caller = identityProviderCaller(issuer, protocol);
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'link-identity', protocol, issuer, subject, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
+    const result = await this.#w.user(caller, userId, { type: 'link-identity', protocol, issuer, subject, ...auditProject({ projectId }) }, { caller }, {});
     return { userId, position: positionOf(result) };
   }
 
   /** The role the provider's groups give, recorded as a role change by the sign-in. */
   async changeRole(userId: string, issuer: string, role: UserRole, projectId?: string, protocol: SsoProtocol = 'oidc'): Promise<{ position: bigint }> {
     const caller = identityProviderCaller(issuer, protocol);
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'change-role', role, ...auditProject({ projectId }) }, { caller }, this.#w.append(caller, {}));
+    const result = await this.#w.user(caller, userId, { type: 'change-role', role, ...auditProject({ projectId }) }, { caller }, {});
     return { position: positionOf(result) };
   }
 
   /** Ends a console session because the provider's session ended (its back-channel logout): user.session-revoked, by the provider. */
   async endSession(userId: string, issuer: string, session: { sessionId: string; expiresAt: string }, protocol: SsoProtocol = 'oidc'): Promise<{ position: bigint }> {
     const caller = identityProviderCaller(issuer, protocol);
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'end-session', sessionId: session.sessionId, expiresAt: session.expiresAt }, { caller }, this.#w.append(caller, {}));
+    const result = await this.#w.user(caller, userId, { type: 'end-session', sessionId: session.sessionId, expiresAt: session.expiresAt }, { caller }, {});
     return { position: positionOf(result) };
   }
 
@@ -100,7 +99,7 @@ export class SignInAccess {
   async recordSignIn(caller: Caller, input: { userId: string; sessionId: string; issuer?: string; protocol?: SsoProtocol; idpSessionId?: string; requestedAt?: number; expiresAt: Date; projectId?: string; secondFactor?: SecondFactorProof }, options: WriteOptions = {}): Promise<{ position: bigint }> {
     const via = input.issuer === undefined ? { method: 'password' as const, ...(input.secondFactor ? { secondFactor: input.secondFactor } : {}) } : { method: input.protocol ?? ('oidc' as const), issuer: input.issuer, ...(input.idpSessionId ? { idpSessionId: input.idpSessionId } : {}), ...(input.requestedAt === undefined ? {} : { requestedAt: input.requestedAt }) };
     const command = { type: 'record-sign-in' as const, sessionId: input.sessionId, ...via, expiresAt: input.expiresAt.toISOString(), ...auditProject(input) };
-    const result = await handleCommand(this.#w.log, userStream(input.userId), userDecider, command, { caller }, this.#w.append(caller, options));
+    const result = await this.#w.user(caller, input.userId, command, { caller }, options);
     return { position: positionOf(result) };
   }
 }

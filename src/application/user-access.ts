@@ -10,7 +10,6 @@ import { userStream } from '../domain/access/access-streams.ts';
 import { INVITATION_REFUSED, roleValue, userDecider, type Invitation, type UserCommand } from '../domain/access/user-decider.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { hashPassword } from '../security/password-hashing.ts';
-import { handleCommand, loadAggregate } from './command-handler.ts';
 import { USER_EMAIL_SCOPE, type WriteOptions, INVITATION_TTL_MS, type InvitationLink, type CreateUserInput, type UserChanged, type UserCreated } from './access-service-types.ts';
 import { checkPassword, positionOf } from './access-input.ts';
 import type { AccessWriter } from './access-writer.ts';
@@ -74,7 +73,7 @@ export class UserAccess {
     const caller: Caller = { kind: 'operator', operatorId: 'invitation' };
     const command: UserCommand = { type: 'accept-invitation', tokenHash: sha256Hex(secret), passwordHash: await hashPassword(password), now: this.#w.clock.now().toISOString() };
     // The invitee acts: the events are theirs in the log.
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, { caller }, { ...options, actor: { type: 'user', id: userId } });
+    const result = await this.#w.user(caller, userId, command, { caller }, { ...options, actor: { type: 'user', id: userId } });
     const user = result.state!;
     return { userId, tenantId: user.tenantId, email: user.email, role: user.role, roleId: user.roleId ?? null, disabled: user.disabled, position: positionOf(result) };
   }
@@ -88,7 +87,7 @@ export class UserAccess {
   /** Changes a member's role (members.manage: tenant_admin; never one's own). Unchanged when it already has it. */
   async changeUserRole(caller: Caller, userId: string, role: string, options: WriteOptions & { roleId?: string | null; projectId?: string } = {}): Promise<UserChanged> {
     // An operator giving a custom role gives one of the member's own tenant.
-    const tenantId = options.roleId && caller.kind === 'operator' ? (await loadAggregate(this.#w.log, userStream(userId), userDecider)).state?.tenantId : undefined;
+    const tenantId = options.roleId && caller.kind === 'operator' ? (await this.#w.loadUser(userId))?.tenantId : undefined;
     return this.#changeUser(caller, userId, { type: 'change-role', role, roleId: options.roleId ?? null, ...auditProject(options) }, options, tenantId);
   }
 
@@ -98,7 +97,7 @@ export class UserAccess {
   }
 
   async #changeUser(caller: Caller, userId: string, command: UserCommand, options: WriteOptions, rolesTenantId?: string): Promise<UserChanged> {
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, command, await this.#w.userContext(caller, rolesTenantId), this.#w.append(caller, options));
+    const result = await this.#w.user(caller, userId, command, await this.#w.userContext(caller, rolesTenantId), options);
     const user = result.state!;
     return { userId, tenantId: user.tenantId, email: user.email, role: user.role, roleId: user.roleId ?? null, disabled: user.disabled, position: positionOf(result) };
   }
@@ -111,13 +110,13 @@ export class UserAccess {
   async signOut(caller: Caller, session: { sessionId: string; expiresAt: Date }, options: WriteOptions = {}): Promise<{ position: bigint }> {
     if (caller.kind !== 'user') throw invalid('Only a console session signs out; agent keys are revoked instead.');
     const command = { type: 'revoke-session' as const, sessionId: session.sessionId, expiresAt: session.expiresAt.toISOString() };
-    const result = await handleCommand(this.#w.log, userStream(caller.userId), userDecider, command, { caller }, this.#w.append(caller, options));
+    const result = await this.#w.user(caller, caller.userId, command, { caller }, options);
     return { position: positionOf(result) };
   }
 
   /** The signed-in user's own notice preferences (nobody else's). */
   async setNoticePreferences(caller: Caller, userId: string, preferences: { reviewNotices: boolean }): Promise<{ userId: string; reviewNotices: boolean; position: bigint }> {
-    const result = await handleCommand(this.#w.log, userStream(userId), userDecider, { type: 'set-notice-preferences', reviewNotices: preferences.reviewNotices }, { caller }, this.#w.append(caller, {}));
+    const result = await this.#w.user(caller, userId, { type: 'set-notice-preferences', reviewNotices: preferences.reviewNotices }, { caller }, {});
     return { userId, reviewNotices: result.state!.reviewNotices ?? true, position: positionOf(result) };
   }
 

@@ -2,6 +2,7 @@
  * The admin API's collaborators (AdminDeps): the reader, the application services, sessions, rate limits and
  * the recorders the admin routes use, built once per process by the api role (api-role.ts).
  */
+import type { UserState } from '../domain/access/user-decider.ts';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
@@ -33,7 +34,7 @@ import { WorkingCopies } from '../application/working-copies.ts';
 /** The admin API's collaborators, built once per process. */
 export function adminDeps(
   config: Config,
-  d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState>; keyStore: KeyStore; workingCopies: WorkingCopyStore },
+  d: { log: EventLog; stores: Stores; supervisor: ProjectionSupervisor | undefined; watermark: ProjectionWatermark; clock: Clock; logger: Logger; entrySnapshots: AggregateSnapshots<EntryState>; userSnapshots?: AggregateSnapshots<UserState>; keyStore: KeyStore; workingCopies: WorkingCopyStore },
 ): AdminDeps {
   // Reads agree with read-your-writes waits: the supervisor names the generation (see ReadModelReader).
   const reader = new ReadModelReader(d.stores.readModels, { generations: d.supervisor });
@@ -52,7 +53,7 @@ export function adminDeps(
     reader,
     content,
     workingCopies: new WorkingCopies({ store: d.workingCopies, content, clock: d.clock }),
-    access: new AccessService({ log: d.log, clock: d.clock }),
+    access: new AccessService({ log: d.log, clock: d.clock, ...(d.userSnapshots ? { userSnapshots: d.userSnapshots } : {}) }),
     log: d.log,
     watermark,
     sessions: new SessionTokens({ secret: resolveSessionSecret(config), clock: d.clock, sessionTtlSeconds: config.sessions.ttlSeconds }),

@@ -4,6 +4,7 @@
  * reads), on the HTTP server. What it starts is kept in an ApiResources as it goes, so that a failed start,
  * and the service's stop, close what started (service.ts).
  */
+import type { UserState } from '../domain/access/user-decider.ts';
 import path from 'node:path';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -88,6 +89,7 @@ export interface ApiRoleDeps {
   supervisor: ProjectionSupervisor | undefined;
   watermark: ProjectionWatermark;
   entrySnapshots: AggregateSnapshots<EntryState>;
+  userSnapshots: AggregateSnapshots<UserState>;
   workingCopyStore: WorkingCopyStore;
   contact: ContactForms;
   logTree: LogTreeRuntime;
@@ -96,7 +98,7 @@ export interface ApiRoleDeps {
 }
 
 export async function startApiRole(d: ApiRoleDeps, r: ApiResources): Promise<void> {
-  const { config, logger, clock, stores, blobs, log, metrics, supervisor, watermark, entrySnapshots, workingCopyStore, contact, logTree, auditKeys, drain } = d;
+  const { config, logger, clock, stores, blobs, log, metrics, supervisor, watermark, entrySnapshots, userSnapshots, workingCopyStore, contact, logTree, auditKeys, drain } = d;
   // Behind one trusted proxy, the client is the last X-Forwarded-For entry (the one that proxy added): the
   // entries before it come from the client and prove nothing (the console IP allowlist relies on this).
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -142,7 +144,7 @@ export async function startApiRole(d: ApiRoleDeps, r: ApiResources): Promise<voi
     app.use(scrape.routes());
     app.use(scrape.allowedMethods());
   }
-  const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, keyStore: contact.keyStore, workingCopies: workingCopyStore });
+  const adminDepsValue = adminDeps(config, { log, stores, supervisor, watermark, clock, logger, entrySnapshots, userSnapshots, keyStore: contact.keyStore, workingCopies: workingCopyStore });
   // Authentication keeps its reads of users, keys and projects while this process folds the access read model live.
   if (supervisor) {
     const folding = supervisor;

@@ -1,3 +1,4 @@
+import { USER_STATE_VERSION, type UserState } from '../domain/access/user-decider.ts';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
@@ -171,6 +172,8 @@ async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningSer
     // People's unsaved typing in the console, kept apart from the rebuildable read models.
     workingCopyStore = await openWorkingCopyStore(config);
     const entrySnapshots = new AggregateSnapshots<EntryState>({ kind: 'entry', version: ENTRY_STATE_VERSION, store: snapshotStore, cacheBytes: config.aggregateCacheBytes, clock, logger });
+    // A user's stream grows by a sign-in each session: their commands load from a snapshot too.
+    const userSnapshots = new AggregateSnapshots<UserState>({ kind: 'user', version: USER_STATE_VERSION, store: snapshotStore, cacheBytes: Math.floor(config.aggregateCacheBytes / 8), clock, logger });
     if (config.roles.has('projector')) {
       // Review notices are due for workflow events from the first start of this version on, never for older history.
       await markReviewNoticesStarted(log);
@@ -221,7 +224,7 @@ async function startRoles(config: Config, deps: ServiceDeps): Promise<RunningSer
     const drain = new DrainState();
     if (config.roles.has('api')) {
       await startApiRole(
-        { config, logger, clock, stores, blobs, log, metrics, supervisor, watermark, entrySnapshots, workingCopyStore, contact, logTree, auditKeys, drain },
+        { config, logger, clock, stores, blobs, log, metrics, supervisor, watermark, entrySnapshots, userSnapshots, workingCopyStore, contact, logTree, auditKeys, drain },
         api,
       );
     }

@@ -39,6 +39,12 @@ export interface User {
 
 export type UserState = User | null;
 
+/**
+ * Version of the user state's shape, for stored snapshots (AggregateSnapshots): raise it when evolve or User
+ * changes. The state is bounded whatever the history (sessions are not kept in it; passkeys and codes are capped).
+ */
+export const USER_STATE_VERSION = 1;
+
 export type UserCommand =
   /** `role` may be an alias: editor and reviewer are tenant_user. */
   | { type: 'create-user'; userId: string; tenantId: string; email: string; role: string; roleId?: string | null; passwordHash: string; invitation?: Invitation; projectId?: string }
