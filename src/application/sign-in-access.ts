@@ -67,10 +67,10 @@ export class SignInAccess {
    * A person the provider vouched for, new here: a user with a password nobody knows (a random secret, hashed
    * and forgotten), linked to the provider's subject. The e-mail is reserved as for any user.
    */
-  async provision(input: { tenantId: string; email: string; role: UserRole; issuer: string; subject: string; projectId?: string; protocol?: SsoProtocol }): Promise<{ userId: string; position: bigint }> {
+  async provision(input: { tenantId: string; email: string; role: UserRole; roleId?: string | null; issuer: string; subject: string; projectId?: string; protocol?: SsoProtocol }): Promise<{ userId: string; position: bigint }> {
     const caller = identityProviderCaller(input.issuer, input.protocol);
     const userId = randomUUID();
-    await this.#users.createUserWithHash(caller, { tenantId: input.tenantId, email: input.email, role: input.role, userId, ...auditProject(input) }, await hashPassword(randomBytes(32).toString('base64url')), {});
+    await this.#users.createUserWithHash(caller, { tenantId: input.tenantId, email: input.email, role: input.role, roleId: input.roleId ?? null, userId, ...auditProject(input) }, await hashPassword(randomBytes(32).toString('base64url')), {});
     return this.link(userId, input.issuer, input.subject, input.projectId, input.protocol);
   }
 
@@ -81,10 +81,11 @@ export class SignInAccess {
     return { userId, position: positionOf(result) };
   }
 
-  /** The role the provider's groups give, recorded as a role change by the sign-in. */
-  async changeRole(userId: string, issuer: string, role: UserRole, projectId?: string, protocol: SsoProtocol = 'oidc'): Promise<{ position: bigint }> {
+  /** The role (and custom role) the provider's groups give, recorded as a role change by the sign-in. */
+  async changeRole(userId: string, tenantId: string, issuer: string, given: { role: UserRole; roleId: string | null }, projectId?: string, protocol: SsoProtocol = 'oidc'): Promise<{ position: bigint }> {
     const caller = identityProviderCaller(issuer, protocol);
-    const result = await this.#w.user(caller, userId, { type: 'change-role', role, ...auditProject({ projectId }) }, { caller }, {});
+    const command = { type: 'change-role' as const, role: given.role, roleId: given.roleId, ...auditProject({ projectId }) };
+    const result = await this.#w.user(caller, userId, command, await this.#w.userContext(caller, given.roleId ? tenantId : undefined), {});
     return { position: positionOf(result) };
   }
 

@@ -38,6 +38,8 @@ export interface SsoTestResult {
   /** provision: a new user; link: the existing user with that address, linked; existing: the linked user; refused. */
   outcome: 'provision' | 'link' | 'existing' | 'refused';
   role?: UserRole;
+  /** The organisation's own role the sign-in would give (its name), when it would give one. */
+  customRole?: string;
   refusal?: string;
 }
 
@@ -84,7 +86,8 @@ export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: 
     const seen = { projectId: flow.projectId, subject: claims.subject, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: claims.emailVerified === true, groups: claims.groups ?? null, groupsClaim: rules.groupsClaim };
     try {
       const decision = decide();
-      return { test: true, ...seen, outcome: decision.kind === 'provision' ? 'provision' : decision.link ? 'link' : 'existing', role: decision.role };
+      const customRole = decision.roleId ? ((await deps.queries.tenant(flow.tenantId))?.roles?.find((role) => role.roleId === decision.roleId)?.name ?? decision.roleId) : undefined;
+      return { test: true, ...seen, outcome: decision.kind === 'provision' ? 'provision' : decision.link ? 'link' : 'existing', role: decision.role, ...(customRole ? { customRole } : {}) };
     } catch (error) {
       if (error instanceof DomainError) return { test: true, ...seen, outcome: 'refused', refusal: error.message };
       throw error;
@@ -95,12 +98,12 @@ export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: 
   let userId: string;
   let position: bigint;
   if (decision.kind === 'provision') {
-    ({ userId, position } = await signIn.provision({ tenantId: flow.tenantId, email: decision.email, role: decision.role, issuer, subject: claims.subject, projectId: flow.projectId, protocol }));
+    ({ userId, position } = await signIn.provision({ tenantId: flow.tenantId, email: decision.email, role: decision.role, roleId: decision.roleId, issuer, subject: claims.subject, projectId: flow.projectId, protocol }));
   } else {
     userId = decision.userId;
     position = 0n;
     if (decision.link) position = (await signIn.link(userId, issuer, claims.subject, flow.projectId, protocol)).position;
-    if (decision.roleChange) position = (await signIn.changeRole(userId, issuer, decision.roleChange, flow.projectId, protocol)).position;
+    if (decision.roleChange) position = (await signIn.changeRole(userId, flow.tenantId, issuer, decision.roleChange, flow.projectId, protocol)).position;
   }
   // The session's user must be readable as it now is (its role, its link) by the next request.
   if (position > 0n) await deps.watermark.waitFor(position, READ_YOUR_WRITES_MS);
@@ -109,7 +112,7 @@ export async function signInVouched(deps: IdentitySignInDeps, flow: { tenantId: 
 }
 
 function ssoUser(doc: UserDoc, issuer: string): OidcUser {
-  return { id: doc.userId, tenantId: doc.tenantId, email: doc.email, role: doc.role, disabled: doc.disabled, linkedSubject: doc.identities?.[issuer] ?? null };
+  return { id: doc.userId, tenantId: doc.tenantId, email: doc.email, role: doc.role, roleId: doc.roleId ?? null, disabled: doc.disabled, linkedSubject: doc.identities?.[issuer] ?? null };
 }
 
 /**

@@ -302,6 +302,35 @@ describe('Single sign-on with OpenID Connect', function () {
     expect(signIns.at(-1)).to.equal('password');
     expect(signIns).to.include('oidc');
   });
+  it("gives the organisation's own role to the members of a group, and takes it away when they leave it", async () => {
+    const legal = await f.call('POST', '/roles', { token: admin.token, headers: admin.headers, body: { name: 'Legal reviewer', capabilities: ['content.approve'] } });
+    expect(legal.status, JSON.stringify(legal.body)).to.equal(201);
+    const unknownRole = await f.call('PUT', '/sign-in/oidc', { token: admin.token, headers: admin.headers, body: settings({ roleGroups: [{ group: 'legal', roleId: '00000000-0000-4000-8000-000000000000' }] }) });
+    expect(unknownRole.status).to.equal(400);
+    const put = await f.call('PUT', '/sign-in/oidc', { token: admin.token, headers: admin.headers, body: settings({ roleGroups: [{ group: 'legal', roleId: legal.body.id }] }) });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    expect(put.body.roleGroups).to.deep.equal([{ group: 'legal', roleId: legal.body.id }]);
+    // The role is in use: it is not removed.
+    expect((await f.call('DELETE', `/roles/${legal.body.id}`, { token: admin.token, headers: admin.headers })).status).to.equal(409);
+
+    idp.accounts.set('olga-sub', { email: `olga@${domain}`, groups: ['legal'] });
+    const browser = new Browser();
+    expect((await browser.signIn('olga-sub')).callback.status).to.equal(302);
+    const session = (await (await browser.get('/admin/v1/auth/session')).json()) as { user: { id: string; role: string }; grants: { roleId: string | null; roleName: string | null; capabilities: string[] } };
+    expect(session.user.role).to.equal('tenant_user');
+    expect(session.grants).to.deep.include({ roleId: legal.body.id, roleName: 'Legal reviewer', capabilities: ['content.approve'] });
+    expect((await eventsOf(`user-${session.user.id}`))[0]!.data).to.deep.include({ role: 'tenant_user', roleId: legal.body.id });
+
+    idp.accounts.set('olga-sub', { email: `olga@${domain}`, groups: ['cms-editors'] });
+    const later = new Browser();
+    expect((await later.signIn('olga-sub')).callback.status).to.equal(302);
+    const after = (await (await later.get('/admin/v1/auth/session')).json()) as { grants: { roleId: string | null; capabilities: string[] } };
+    expect(after.grants).to.deep.include({ roleId: null, capabilities: ['content.write', 'content.submit', 'submissions.handle'] });
+    const changed = (await eventsOf(`user-${session.user.id}`)).filter((e) => e.type === 'user.role-changed');
+    expect(changed.map((e) => e.data)).to.deep.equal([{ userId: session.user.id, role: 'tenant_user', previousRole: 'tenant_user', roleId: null, previousRoleId: legal.body.id, projectId: f.project.projectId }]);
+    // Back to the settings without role groups for the tests after this one.
+    expect((await f.call('PUT', '/sign-in/oidc', { token: admin.token, headers: admin.headers, body: settings() })).status).to.equal(200);
+  });
 });
 
 describe('Single sign-on with OpenID Connect: time limits (an injected clock)', function () {

@@ -59,6 +59,8 @@ export const tenantOidcConfigured = defineEvent({
     groupsClaim: z.string().min(1).max(200),
     adminGroups: z.array(z.string().min(1).max(500)),
     userGroups: z.array(z.string().min(1).max(500)),
+    /** Groups whose members sign in with one of the tenant's own roles (absent: none). */
+    roleGroups: z.array(z.object({ group: z.string().min(1).max(500), roleId: id })).max(50).optional(),
     ssoOnly: z.boolean(),
     /** The project the tenant admin acted in, whose audit log shows the change (absent when none, e.g. the CLI). */
     projectId: id.optional(),
@@ -92,6 +94,8 @@ export const tenantSamlConfigured = defineEvent({
     groupsAttribute: z.string().min(1).max(500),
     adminGroups: z.array(z.string().min(1).max(500)),
     userGroups: z.array(z.string().min(1).max(500)),
+    /** Groups whose members sign in with one of the tenant's own roles (absent: none). */
+    roleGroups: z.array(z.object({ group: z.string().min(1).max(500), roleId: id })).max(50).optional(),
     ssoOnly: z.boolean(),
     projectId: id.optional(),
   }),

@@ -18,8 +18,36 @@ export interface OidcSettings {
   adminGroups: string[];
   /** Members of any of these sign in as tenant_user; when empty, every other person of an allowed domain does. */
   userGroups: string[];
+  /** Groups whose members sign in with one of the organisation's own roles (the first that matches); absent: none. */
+  roleGroups?: RoleGroup[];
   /** Passwords are refused for the tenant's users: single sign-on only. */
   ssoOnly: boolean;
+}
+
+/**
+ * A group whose members sign in as tenant_user with the custom role `roleId` (src/domain/access/custom-roles.ts).
+ * When the settings map any group to a custom role, the provider decides custom roles as it decides the spec's:
+ * someone in none of those groups holds none.
+ */
+export interface RoleGroup {
+  group: string;
+  roleId: string;
+}
+
+export const MAX_ROLE_GROUPS = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** roleGroups as given, checked and normalised (groups trimmed, each once, role ids lower-cased); [] when absent. */
+export function roleGroupsValue(roleGroups: readonly RoleGroup[] | undefined): RoleGroup[] {
+  const normalised = (roleGroups ?? []).map(({ group, roleId }) => ({ group: group.trim(), roleId: roleId.trim().toLowerCase() }));
+  if (normalised.length > MAX_ROLE_GROUPS) throw invalid(`roleGroups: at most ${MAX_ROLE_GROUPS} groups`);
+  if (normalised.some(({ group }) => group.length === 0 || group.length > 500)) throw invalid('roleGroups: group names are 1 to 500 characters');
+  const wrong = normalised.find(({ roleId }) => !UUID.test(roleId));
+  if (wrong) throw invalid(`roleGroups: ${JSON.stringify(wrong.roleId)} is not a role id`);
+  const groups = normalised.map(({ group }) => group);
+  const twice = groups.find((group, i) => groups.indexOf(group) !== i);
+  if (twice !== undefined) throw invalid(`roleGroups: the group "${twice}" is named twice; a group gives one role`);
+  return normalised;
 }
 
 export const DEFAULT_GROUPS_CLAIM = 'groups';
@@ -89,8 +117,15 @@ export function oidcSettingsValue(settings: OidcSettings): OidcSettings {
     groupsClaim,
     adminGroups,
     userGroups: groupsValue(settings.userGroups, 'userGroups'),
+    ...withRoleGroups(settings.roleGroups),
     ssoOnly: settings.ssoOnly,
   };
+}
+
+/** `roleGroups` when there are any (settings recorded before they existed have none, and compare equal). */
+export function withRoleGroups(roleGroups: readonly RoleGroup[] | undefined): { roleGroups?: RoleGroup[] } {
+  const value = roleGroupsValue(roleGroups);
+  return value.length > 0 ? { roleGroups: value } : {};
 }
 
 /** Whether two settings are the same (a configuration that changes nothing appends nothing). */

@@ -34,13 +34,21 @@ export interface OidcUser {
   tenantId: string;
   email: string;
   role: UserRole;
+  /** The organisation's custom role the user holds, if any. */
+  roleId?: string | null;
   disabled: boolean;
   /** The subject this user is linked to under the settings' issuer, if any. */
   linkedSubject?: string | null;
 }
 
 /** What decides who may sign in through a provider and in which role (OpenID Connect's settings; SAML's, with its groups attribute as the claim). */
-export type SsoRules = Pick<OidcSettings, 'allowedEmailDomains' | 'adminGroups' | 'userGroups' | 'groupsClaim'>;
+export type SsoRules = Pick<OidcSettings, 'allowedEmailDomains' | 'adminGroups' | 'userGroups' | 'roleGroups' | 'groupsClaim'>;
+
+/** The role a sign-in gives: the spec's, and the organisation's own role (roleId) when a group gives one. */
+export interface SsoRole {
+  role: UserRole;
+  roleId: string | null;
+}
 
 export interface OidcSignInInput {
   tenantId: string;
@@ -56,8 +64,8 @@ export interface OidcSignInInput {
 }
 
 export type OidcSignInDecision =
-  | { kind: 'existing'; userId: string; role: UserRole; email: string; link: boolean; roleChange: UserRole | null }
-  | { kind: 'provision'; email: string; role: UserRole };
+  | { kind: 'existing'; userId: string; role: UserRole; roleId: string | null; email: string; link: boolean; roleChange: SsoRole | null }
+  | { kind: 'provision'; email: string; role: UserRole; roleId: string | null };
 
 /** Whom to sign in and what to record first; UNAUTHORIZED or FORBIDDEN with a message that says why, never whose account. */
 export function decideOidcSignIn(input: OidcSignInInput): OidcSignInDecision {
@@ -68,24 +76,37 @@ export function decideOidcSignIn(input: OidcSignInInput): OidcSignInDecision {
   if (!settings.allowedEmailDomains.includes(domain)) {
     throw forbidden(`${OIDC_SIGN_IN_REFUSED} E-mail addresses at ${domain} may not sign in here.`, 'Sign in with your address at one of the domains your administrator allowed.');
   }
-  const role = roleOf(settings, claims.groups);
+  const given = roleOf(settings, claims.groups);
   assertConsoleAccess(project, input.clientIp);
 
   const linked = input.linkedUser;
   if (linked) {
     if (linked.tenantId !== input.tenantId) throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
     if (linked.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
-    return { kind: 'existing', userId: linked.id, role, email: linked.email, link: false, roleChange: linked.role === role ? null : role };
+    return { kind: 'existing', userId: linked.id, ...held(linked, given, settings), email: linked.email, link: false };
   }
   const user = input.userWithEmail;
-  if (!user) return { kind: 'provision', email, role };
+  if (!user) return { kind: 'provision', email, ...given };
   // An account of another tenant, or one already linked to another person at this provider: the provider gave
   // this address to someone else, or the account belongs elsewhere. Either way, not theirs.
   if (user.tenantId !== input.tenantId || (user.linkedSubject !== undefined && user.linkedSubject !== null && user.linkedSubject !== claims.subject)) {
     throw new DomainError('UNAUTHORIZED', OIDC_SIGN_IN_REFUSED);
   }
   if (user.disabled) throw forbidden('This account is disabled.', 'Ask a tenant admin to restore access.');
-  return { kind: 'existing', userId: user.id, role, email: user.email, link: true, roleChange: user.role === role ? null : role };
+  return { kind: 'existing', userId: user.id, ...held(user, given, settings), email: user.email, link: true };
+}
+
+/**
+ * The role a user signs in with, and the change to record first. The groups decide the spec's role at every sign-in;
+ * they decide the custom role too when the settings give any group one (someone in none of those groups then holds
+ * none). Otherwise a custom role given in the console stays while the groups keep the person tenant_user.
+ */
+function held(user: OidcUser, given: SsoRole, settings: SsoRules): { role: UserRole; roleId: string | null; roleChange: SsoRole | null } {
+  const current = user.roleId ?? null;
+  const providerDecides = (settings.roleGroups?.length ?? 0) > 0;
+  const roleId = providerDecides || given.role === 'tenant_admin' ? given.roleId : current;
+  const changed = user.role !== given.role || roleId !== current;
+  return { role: given.role, roleId, roleChange: changed ? { role: given.role, roleId } : null };
 }
 
 /** The token's e-mail address, lower-cased, when the provider says it verified it; UNAUTHORIZED otherwise. */
@@ -99,10 +120,15 @@ function verifiedEmail(claims: OidcClaims): string {
   return claims.email.trim().toLowerCase();
 }
 
-/** tenant_admin for a member of an admin group; tenant_user for a user group's (anyone's, when there are none); FORBIDDEN otherwise. */
-export function roleOf(settings: Pick<OidcSettings, 'adminGroups' | 'userGroups' | 'groupsClaim'>, groupsClaim: unknown): UserRole {
+/**
+ * tenant_admin for a member of an admin group; tenant_user with the custom role of the first role group they are in;
+ * tenant_user for a user group's member (anyone's, when there are none); FORBIDDEN otherwise.
+ */
+export function roleOf(settings: Pick<OidcSettings, 'adminGroups' | 'userGroups' | 'roleGroups' | 'groupsClaim'>, groupsClaim: unknown): SsoRole {
   const groups = new Set(Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === 'string') : typeof groupsClaim === 'string' ? [groupsClaim] : []);
-  if (settings.adminGroups.some((group) => groups.has(group))) return 'tenant_admin';
-  if (settings.userGroups.length === 0 || settings.userGroups.some((group) => groups.has(group))) return 'tenant_user';
+  if (settings.adminGroups.some((group) => groups.has(group))) return { role: 'tenant_admin', roleId: null };
+  const mapped = settings.roleGroups?.find(({ group }) => groups.has(group));
+  if (mapped) return { role: 'tenant_user', roleId: mapped.roleId };
+  if (settings.userGroups.length === 0 || settings.userGroups.some((group) => groups.has(group))) return { role: 'tenant_user', roleId: null };
   throw forbidden(`${OIDC_SIGN_IN_REFUSED} You are in none of the groups allowed to sign in.`, `Ask your administrator to add you to a group this organisation lets in (claim "${settings.groupsClaim}").`);
 }

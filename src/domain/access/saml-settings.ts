@@ -1,5 +1,5 @@
 import { invalid } from '../domain-error.ts';
-import { emailDomainsValue, groupsValue, isLoopbackHost } from './oidc-settings.ts';
+import { emailDomainsValue, groupsValue, isLoopbackHost, withRoleGroups, type RoleGroup } from './oidc-settings.ts';
 
 /**
  * A tenant's SAML 2.0 sign-in, as the tenant decider keeps it and tenant.saml-configured carries it: for
@@ -23,6 +23,8 @@ export interface SamlSettings {
   groupsAttribute: string;
   adminGroups: string[];
   userGroups: string[];
+  /** Groups whose members sign in with one of the organisation's own roles (see RoleGroup); absent: none. */
+  roleGroups?: RoleGroup[];
   ssoOnly: boolean;
 }
 
@@ -54,6 +56,7 @@ export function samlSettingsValue(settings: SamlSettings): SamlSettings {
     groupsAttribute: attribute(settings.groupsAttribute, 'groupsAttribute', false),
     adminGroups,
     userGroups: groupsValue(settings.userGroups, 'userGroups'),
+    ...withRoleGroups(settings.roleGroups),
     ssoOnly: settings.ssoOnly,
   };
 }

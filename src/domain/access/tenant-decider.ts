@@ -3,7 +3,7 @@ import { conflict, invalid, notFound } from '../domain-error.ts';
 import type { TenantEvent } from './access-events.ts';
 import { auditProject, displayName } from './access-values.ts';
 import { assertCallerSeesTenant, type Caller } from './caller.ts';
-import { oidcSettingsValue, sameOidcSettings, type OidcSettings } from './oidc-settings.ts';
+import { oidcSettingsValue, sameOidcSettings, type OidcSettings, type RoleGroup } from './oidc-settings.ts';
 import { samlSettingsValue, sameSamlSettings, type SamlSettings } from './saml-settings.ts';
 import { assertCan } from './permissions.ts';
 import { customRoleValue, MAX_CUSTOM_ROLES, sameDefinition, type CustomRole, type CustomRoleInput } from './custom-roles.ts';
@@ -96,6 +96,7 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
     switch (command.type) {
       case 'configure-oidc': {
         const settings = oidcSettingsValue(command.settings);
+        assertRolesExist(state, settings.roleGroups);
         if (state.saml) throw conflict('This organisation signs in with SAML: remove it before setting up OpenID Connect.');
         if (sameOidcSettings(state.oidc ?? null, settings)) return [];
         return [{ type: 'tenant.oidc-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
@@ -105,6 +106,7 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
       }
       case 'configure-saml': {
         const settings = samlSettingsValue(command.settings);
+        assertRolesExist(state, settings.roleGroups);
         if (state.oidc) throw conflict('This organisation signs in with OpenID Connect: remove it before setting up SAML.');
         if (sameSamlSettings(state.saml ?? null, settings)) return [];
         return [{ type: 'tenant.saml-configured', data: { tenantId: state.id, ...settings, ...auditProject(command) } }];
@@ -121,6 +123,12 @@ export const tenantDecider: Decider<TenantState, TenantCommand, TenantEvent, Ten
   },
 };
 
+/** Every custom role the sign-in settings give to a group exists (VALIDATION_ERROR naming the first that does not). */
+function assertRolesExist(state: Tenant, roleGroups: readonly RoleGroup[] | undefined): void {
+  const missing = roleGroups?.find(({ roleId }) => !state.roles?.[roleId]);
+  if (missing) throw invalid(`roleGroups: the organisation has no role ${missing.roleId} (for the group "${missing.group}")`, 'Define the role first (POST /roles), then give it to the group.');
+}
+
 type RoleCommand = Extract<TenantCommand, { type: 'define-role' | 'redefine-role' | 'remove-role' }>;
 
 /** Custom roles: a tenant_admin's (or an operator's) alone, so that nobody else writes themselves a wider role. */
@@ -130,6 +138,8 @@ function decideRole(command: RoleCommand, state: Tenant, caller: Caller): Tenant
   const existing = roles[command.roleId];
   if (command.type === 'remove-role') {
     if (!existing) return [];
+    const provider = [state.oidc, state.saml].find((settings) => settings?.roleGroups?.some((mapping) => mapping.roleId === command.roleId));
+    if (provider) throw conflict(`Single sign-on gives the role "${existing.name}" to a group: take it out of the sign-in settings first.`);
     if (command.holders > 0) {
       throw conflict(`${command.holders} member${command.holders === 1 ? ' holds' : 's hold'} the role "${existing.name}": give them another role first.`);
     }

@@ -9,6 +9,7 @@ import { forbidden, notFound, validationError } from '../errors/error-factory.ts
 import { DEFAULT_SAML_EMAIL_ATTRIBUTE, DEFAULT_SAML_GROUPS_ATTRIBUTE, type SamlSettings } from '../../domain/access/saml-settings.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
 import { serviceProviderOf, SAML_PATH } from './saml-routes.ts';
+import { roleGroupsField } from './sign-in-settings-routes.ts';
 
 const samlSettingsBody = z.object({
   idpEntityId: z.string().min(1).max(1024).describe("The identity provider's entity ID (the Issuer of its answers)"),
@@ -20,6 +21,7 @@ const samlSettingsBody = z.object({
   groupsAttribute: z.string().max(500).optional().describe(`The attribute that lists the person's groups (default ${DEFAULT_SAML_GROUPS_ATTRIBUTE})`),
   adminGroups: z.array(z.string().max(500)).min(1).max(100).describe('Members of any of these groups sign in as tenant_admin'),
   userGroups: z.array(z.string().max(500)).max(100).optional().describe('Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain'),
+  roleGroups: roleGroupsField.optional(),
   ssoOnly: z.boolean().optional().describe("Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider."),
 });
 
@@ -35,6 +37,7 @@ const samlSettingsSchema = z
     groupsAttribute: z.string(),
     adminGroups: z.array(z.string()),
     userGroups: z.array(z.string()),
+    roleGroups: roleGroupsField,
     ssoOnly: z.boolean(),
     spEntityId: z.string().describe("This service's entity ID for the tenant (the audience the provider must name), also its metadata URL"),
     acsUrl: z.string().describe('The assertion consumer service URL to register at the provider (HTTP-POST binding)'),
@@ -58,7 +61,7 @@ export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
   const accessModel = accessQueries(deps.reader);
   const answer = (settings: SamlSettings, ctx: Context, tenantId: string): z.input<typeof samlSettingsSchema> => {
     const sp = serviceProviderOf(ctx, tenantId);
-    return { ...settings, idpCertificates: settings.idpCertificates.map(certificateOf), spEntityId: sp.entityId, acsUrl: sp.acsUrl, sloServiceUrl: sp.sloUrl };
+    return { ...settings, roleGroups: settings.roleGroups ?? [], idpCertificates: settings.idpCertificates.map(certificateOf), spEntityId: sp.entityId, acsUrl: sp.acsUrl, sloServiceUrl: sp.sloUrl };
   };
 
   api.add(router, { method: 'get', path: '/sign-in/saml', operationId: 'getSamlSettings', permission: 'sign-in.read', summary: `The tenant's SAML 2.0 sign-in, with the entity ID and assertion consumer service URL to register at the provider (also as metadata at ${SAML_PATH}/metadata/{tenantId})`, tag: 'Single sign-on', responses: { 200: { description: 'The settings', schema: samlSettingsSchema } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {
@@ -87,6 +90,7 @@ export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       groupsAttribute: body.groupsAttribute ?? DEFAULT_SAML_GROUPS_ATTRIBUTE,
       adminGroups: body.adminGroups,
       userGroups: body.userGroups ?? [],
+      roleGroups: body.roleGroups ?? [],
       ssoOnly: body.ssoOnly ?? false,
     };
     const result = await deps.access.signIn.configureSaml(caller, tenantId, settings, actingProject(ctx));

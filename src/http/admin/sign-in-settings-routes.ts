@@ -5,11 +5,17 @@ import { newRouter } from '../router.ts';
 import { wrote, type ApiRegistry } from './api-registry.ts';
 import { actingProject, principalOf, type AdminDeps } from './admin-context.ts';
 import { forbidden, notFound, validationError } from '../errors/error-factory.ts';
-import { DEFAULT_GROUPS_CLAIM, issuerValue, oidcSecretContext, type OidcSettings } from '../../domain/access/oidc-settings.ts';
+import { DEFAULT_GROUPS_CLAIM, issuerValue, MAX_ROLE_GROUPS, oidcSecretContext, type OidcSettings } from '../../domain/access/oidc-settings.ts';
 import { OidcError, type OidcRelyingParty } from '../../sign-in/oidc-relying-party.ts';
 import { SecretBoxError, type SecretBox } from '../../security/secret-box.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
 import { oidcBackchannelLogoutUri, oidcRedirectUri } from './oidc-routes.ts';
+
+/** The groups whose members sign in with one of the organisation's own roles, in settings bodies and answers (OpenID Connect and SAML). */
+export const roleGroupsField = z
+  .array(z.object({ group: z.string().min(1).max(500), roleId: z.uuid().describe("One of the organisation's custom roles (GET /roles)") }))
+  .max(MAX_ROLE_GROUPS)
+  .describe("Members of these groups sign in as tenant_user with the group's custom role (the first group that matches; admin groups first). When any group is given one, the provider decides custom roles: someone in none of these groups holds none.");
 
 const oidcSettingsBody = z.object({
   issuer: z.string().min(1).max(2000).describe("The provider's issuer identifier (https; its /.well-known/openid-configuration is read)"),
@@ -19,6 +25,7 @@ const oidcSettingsBody = z.object({
   groupsClaim: z.string().max(200).optional().describe(`The ID token claim that lists the person's groups (default ${DEFAULT_GROUPS_CLAIM})`),
   adminGroups: z.array(z.string().max(500)).min(1).max(100).describe('Members of any of these groups sign in as tenant_admin'),
   userGroups: z.array(z.string().max(500)).max(100).optional().describe('Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain'),
+  roleGroups: roleGroupsField.optional(),
   ssoOnly: z.boolean().optional().describe("Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider."),
 });
 
@@ -31,6 +38,7 @@ const oidcSettingsSchema = z
     groupsClaim: z.string(),
     adminGroups: z.array(z.string()),
     userGroups: z.array(z.string()),
+    roleGroups: roleGroupsField,
     ssoOnly: z.boolean(),
     redirectUri: z.string().describe('The redirect URI to register with the provider for this client'),
     backchannelLogoutUri: z.string().describe("The back-channel logout URI to register with the provider, so that sessions end with the provider's"),
@@ -49,6 +57,7 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
     groupsClaim: settings.groupsClaim,
     adminGroups: settings.adminGroups,
     userGroups: settings.userGroups,
+    roleGroups: settings.roleGroups ?? [],
     ssoOnly: settings.ssoOnly,
     redirectUri: oidcRedirectUri(ctx),
     backchannelLogoutUri: oidcBackchannelLogoutUri(ctx, tenantId),
@@ -92,6 +101,7 @@ export function signInSettingsRoutes(deps: AdminDeps & { box: SecretBox; relying
       groupsClaim: body.groupsClaim ?? DEFAULT_GROUPS_CLAIM,
       adminGroups: body.adminGroups,
       userGroups: body.userGroups ?? [],
+      roleGroups: body.roleGroups ?? [],
       ssoOnly: body.ssoOnly ?? false,
     };
     const result = await deps.access.signIn.configureOidc(caller, tenantId, settings, actingProject(ctx));

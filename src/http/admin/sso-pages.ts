@@ -50,7 +50,7 @@ export function answerTest(ctx: Context, result: SsoTestResult): void {
   const outcome =
     result.outcome === 'refused'
       ? `A sign-in would be refused: ${result.refusal ?? ''}`
-      : `A sign-in would ${result.outcome === 'provision' ? 'create a new user' : result.outcome === 'link' ? 'link the existing user with this address' : 'sign in the user linked to this person'}, as ${result.role}.`;
+      : `A sign-in would ${result.outcome === 'provision' ? 'create a new user' : result.outcome === 'link' ? 'link the existing user with this address' : 'sign in the user linked to this person'}, as ${result.role}${result.customRole ? ` with the role "${result.customRole}"` : ''}.`;
   const rows: Array<[string, string]> = [
     ['Subject (OpenID sub, SAML NameID)', result.subject],
     ['E-mail', result.email === null ? '(none sent)' : `${result.email} (${result.emailVerified ? 'verified' : 'not said to be verified'})`],

@@ -52,24 +52,65 @@ describe('OpenID Connect settings', () => {
 
 describe('decideOidcSignIn', () => {
   it('provisions a person new here with the role their groups give', () => {
-    expect(decideOidcSignIn(input())).to.deep.equal({ kind: 'provision', email: 'ann@example.com', role: 'tenant_user' });
+    expect(decideOidcSignIn(input())).to.deep.equal({ kind: 'provision', email: 'ann@example.com', role: 'tenant_user', roleId: null });
     expect(decideOidcSignIn(input({ claims: { subject: 's', email: 'ann@example.com', emailVerified: true, groups: ['cms-editors', 'cms-admins'] } }))).to.include({ role: 'tenant_admin' });
   });
 
   it('gives tenant_user to everyone of an allowed domain when no user groups are set, and refuses those in no allowed group otherwise', () => {
-    expect(roleOf({ ...settings, userGroups: [] }, undefined)).to.equal('tenant_user');
-    expect(roleOf(settings, 'cms-admins')).to.equal('tenant_admin');
+    expect(roleOf({ ...settings, userGroups: [] }, undefined)).to.deep.equal({ role: 'tenant_user', roleId: null });
+    expect(roleOf(settings, 'cms-admins')).to.deep.equal({ role: 'tenant_admin', roleId: null });
     expect(refusal(() => roleOf(settings, ['sales'])).code).to.equal('FORBIDDEN');
     expect(refusal(() => roleOf(settings, { groups: ['cms-admins'] })).code).to.equal('FORBIDDEN');
   });
 
   it('signs in the linked user, with the role the groups give now', () => {
     const decision = decideOidcSignIn(input({ linkedUser: person({ email: 'old@example.com', role: 'tenant_admin', linkedSubject: 'sub-1' }) }));
-    expect(decision).to.deep.equal({ kind: 'existing', userId: ADMIN_ID, role: 'tenant_user', email: 'old@example.com', link: false, roleChange: 'tenant_user' });
+    expect(decision).to.deep.equal({ kind: 'existing', userId: ADMIN_ID, role: 'tenant_user', roleId: null, email: 'old@example.com', link: false, roleChange: { role: 'tenant_user', roleId: null } });
   });
 
   it('links an existing user of the tenant by the verified address', () => {
-    expect(decideOidcSignIn(input({ userWithEmail: person({ role: 'tenant_user' }) }))).to.deep.equal({ kind: 'existing', userId: ADMIN_ID, role: 'tenant_user', email: 'ann@example.com', link: true, roleChange: null });
+    expect(decideOidcSignIn(input({ userWithEmail: person({ role: 'tenant_user' }) }))).to.deep.equal({ kind: 'existing', userId: ADMIN_ID, role: 'tenant_user', roleId: null, email: 'ann@example.com', link: true, roleChange: null });
+  });
+
+  describe("the organisation's own roles from groups", () => {
+    const LEGAL = '11111111-1111-4111-8111-111111111111';
+    const PRESS = '22222222-2222-4222-8222-222222222222';
+    const mapped = { ...settings, roleGroups: [{ group: 'legal', roleId: LEGAL }, { group: 'press', roleId: PRESS }] };
+    const claims = (groups: string[]) => ({ subject: 'sub-1', email: 'ann@example.com', emailVerified: true, groups });
+
+    it('gives the first matching group\'s role, lets its members in without a user group, and admin groups come first', () => {
+      expect(roleOf(mapped, ['press', 'legal'])).to.deep.equal({ role: 'tenant_user', roleId: LEGAL });
+      expect(roleOf(mapped, ['press'])).to.deep.equal({ role: 'tenant_user', roleId: PRESS });
+      expect(roleOf(mapped, ['legal', 'cms-admins'])).to.deep.equal({ role: 'tenant_admin', roleId: null });
+      expect(roleOf(mapped, ['cms-editors'])).to.deep.equal({ role: 'tenant_user', roleId: null });
+      expect(refusal(() => roleOf(mapped, ['sales'])).code).to.equal('FORBIDDEN');
+      expect(decideOidcSignIn(input({ settings: mapped, claims: claims(['legal']) }))).to.deep.include({ kind: 'provision', role: 'tenant_user', roleId: LEGAL });
+    });
+
+    it('with role groups the provider decides custom roles: one given in the console is taken away when no group gives it', () => {
+      const linked = (roleId: string | null) => person({ linkedSubject: 'sub-1', roleId });
+      expect(decideOidcSignIn(input({ settings: mapped, claims: claims(['press']), linkedUser: linked(LEGAL) }))).to.deep.include({ roleId: PRESS, roleChange: { role: 'tenant_user', roleId: PRESS } });
+      expect(decideOidcSignIn(input({ settings: mapped, claims: claims(['cms-editors']), linkedUser: linked(LEGAL) }))).to.deep.include({ roleId: null, roleChange: { role: 'tenant_user', roleId: null } });
+      expect(decideOidcSignIn(input({ settings: mapped, claims: claims(['legal']), linkedUser: linked(LEGAL) }))).to.deep.include({ roleId: LEGAL, roleChange: null });
+    });
+
+    it('without role groups a custom role given in the console stays while the groups keep the person tenant_user, and goes with tenant_admin', () => {
+      const linked = person({ linkedSubject: 'sub-1', roleId: LEGAL });
+      expect(decideOidcSignIn(input({ claims: claims(['cms-editors']), linkedUser: linked }))).to.deep.include({ roleId: LEGAL, roleChange: null });
+      expect(decideOidcSignIn(input({ claims: claims(['cms-admins']), linkedUser: linked }))).to.deep.include({ role: 'tenant_admin', roleId: null, roleChange: { role: 'tenant_admin', roleId: null } });
+    });
+
+    it('settings name each group once, with a role the organisation has; a role single sign-on gives is not removed', () => {
+      expect(refusal(() => oidcSettingsValue({ ...settings, roleGroups: [{ group: 'legal', roleId: LEGAL }, { group: ' legal ', roleId: PRESS }] })).message).to.match(/named twice/);
+      expect(refusal(() => oidcSettingsValue({ ...settings, roleGroups: [{ group: 'legal', roleId: 'admin' }] })).message).to.match(/not a role id/);
+      const created = { type: 'tenant.created' as const, data: { tenantId: TENANT, name: 'Acme' } };
+      const legal = { type: 'tenant.role-defined' as const, data: { tenantId: TENANT, roleId: LEGAL, name: 'Legal', description: '', capabilities: ['content.approve' as const], formSetIds: null } };
+      given(tenantDecider, [created, legal]).when({ type: 'configure-oidc', settings: mapped }, { caller: admin }).thenFails('VALIDATION_ERROR', /no role 22222222.* "press"/);
+      const press = { ...legal, data: { ...legal.data, roleId: PRESS, name: 'Press' } };
+      const configured = { type: 'tenant.oidc-configured' as const, data: { tenantId: TENANT, ...mapped } };
+      given(tenantDecider, [created, legal, press]).when({ type: 'configure-oidc', settings: mapped }, { caller: admin }).then([configured]);
+      given(tenantDecider, [created, legal, press, configured]).when({ type: 'remove-role', roleId: LEGAL, holders: 0 }, { caller: admin }).thenFails('CONFLICT', /Single sign-on gives the role "Legal"/);
+    });
   });
 
   it('refuses an address of another tenant, an account linked to another person, and a linked user of another tenant, alike', () => {

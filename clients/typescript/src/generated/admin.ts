@@ -3440,6 +3440,15 @@ export type components = {
             groupsClaim: string;
             adminGroups: string[];
             userGroups: string[];
+            /** @description Members of these groups sign in as tenant_user with the group's custom role (the first group that matches; admin groups first). When any group is given one, the provider decides custom roles: someone in none of these groups holds none. */
+            roleGroups: {
+                group: string;
+                /**
+                 * Format: uuid
+                 * @description One of the organisation's custom roles (GET /roles)
+                 */
+                roleId: string;
+            }[];
             ssoOnly: boolean;
             /** @description The redirect URI to register with the provider for this client */
             redirectUri: string;
@@ -3756,6 +3765,15 @@ export type components = {
             groupsAttribute: string;
             adminGroups: string[];
             userGroups: string[];
+            /** @description Members of these groups sign in as tenant_user with the group's custom role (the first group that matches; admin groups first). When any group is given one, the provider decides custom roles: someone in none of these groups holds none. */
+            roleGroups: {
+                group: string;
+                /**
+                 * Format: uuid
+                 * @description One of the organisation's custom roles (GET /roles)
+                 */
+                roleId: string;
+            }[];
             ssoOnly: boolean;
             /** @description This service's entity ID for the tenant (the audience the provider must name), also its metadata URL */
             spEntityId: string;
@@ -4741,6 +4759,15 @@ export interface operations {
                     adminGroups: string[];
                     /** @description Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain */
                     userGroups?: string[];
+                    /** @description Members of these groups sign in as tenant_user with the group's custom role (the first group that matches; admin groups first). When any group is given one, the provider decides custom roles: someone in none of these groups holds none. */
+                    roleGroups?: {
+                        group: string;
+                        /**
+                         * Format: uuid
+                         * @description One of the organisation's custom roles (GET /roles)
+                         */
+                        roleId: string;
+                    }[];
                     /** @description Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider. */
                     ssoOnly?: boolean;
                 };
@@ -4858,6 +4885,15 @@ export interface operations {
                     adminGroups: string[];
                     /** @description Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain */
                     userGroups?: string[];
+                    /** @description Members of these groups sign in as tenant_user with the group's custom role (the first group that matches; admin groups first). When any group is given one, the provider decides custom roles: someone in none of these groups holds none. */
+                    roleGroups?: {
+                        group: string;
+                        /**
+                         * Format: uuid
+                         * @description One of the organisation's custom roles (GET /roles)
+                         */
+                        roleId: string;
+                    }[];
                     /** @description Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider. */
                     ssoOnly?: boolean;
                 };
