@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ComponentType } from 'react';
 import type { RouteObject } from 'react-router';
 import type { MessageKey } from '../i18n/en.ts';
+import type { Capability } from '../session/grants.ts';
 import './admin.css';
 
 /**
@@ -28,15 +29,19 @@ export const ADMIN_ROUTES: RouteObject[] = [
   { path: 'form-sets/new', element: page(() => import('./form-set-builder.tsx'), 'FormSetBuilder') },
   { path: 'form-sets/:formSetId', element: page(() => import('./form-set-builder.tsx'), 'FormSetBuilder') },
   { path: 'people', element: page(() => import('./people-and-keys.tsx'), 'PeopleAndKeys') },
+  { path: 'roles', element: page(() => import('./roles.tsx'), 'RolesPage') },
   { path: 'settings', element: page(() => import('./project-settings.tsx'), 'ProjectSettings') },
   { path: 'operations', element: page(() => import('./operations.tsx'), 'Operations') },
 ];
 
-export const ADMIN_AREAS: Array<{ label: MessageKey; to: string; adminOnly?: boolean }> = [
-  { label: 'nav.contactForms', to: 'contact-forms' },
-  { label: 'nav.formSets', to: 'form-sets', adminOnly: true },
-  { label: 'nav.webhooks', to: 'webhooks', adminOnly: true },
-  { label: 'nav.people', to: 'people', adminOnly: true },
-  { label: 'nav.settings', to: 'settings', adminOnly: true },
-  { label: 'nav.operations', to: 'operations', adminOnly: true },
+/** The administrator areas of the navigation, each with the capabilities it needs (any one); see shell/areas.ts. */
+export const ADMIN_AREAS: Array<{ label: MessageKey; to: string; needs?: readonly Capability[]; listedFor?: readonly Capability[] }> = [
+  { label: 'nav.contactForms', to: 'contact-forms', needs: ['contact-forms.manage', 'submissions.handle'] },
+  { label: 'nav.formSets', to: 'form-sets', needs: ['schema.manage'] },
+  { label: 'nav.webhooks', to: 'webhooks', needs: ['webhooks.manage'] },
+  { label: 'nav.people', to: 'people', needs: ['people.manage'] },
+  // Every member may read the roles (what each may do); those who give roles find them in the navigation.
+  { label: 'nav.roles', to: 'roles', listedFor: ['people.manage'] },
+  { label: 'nav.settings', to: 'settings', needs: ['settings.manage'] },
+  { label: 'nav.operations', to: 'operations', needs: ['settings.manage'] },
 ];

@@ -8,13 +8,14 @@ import type { ContactForm } from './shapes.ts';
 /** The project's contact forms, each with its unread count and a way into its inbox. */
 export function ContactFormList() {
   const { t } = useI18n();
-  const { api, projectId, path, isAdmin } = useProject();
+  const { api, projectId, path, can } = useProject();
+  const designs = can('contact-forms.manage');
   const forms = useQuery({ queryKey: [projectId, 'contact-forms'], queryFn: () => api.GET('/contact-forms') });
   return (
     <section>
       <div className="page-head">
         <h1>{t('contact.title')}</h1>
-        {isAdmin && (
+        {designs && (
           <Link className="button primary" to={path('contact-forms/new')}>
             {t('contact.new')}
           </Link>
@@ -36,7 +37,7 @@ export function ContactFormList() {
           <tbody>
             {forms.data.items.map((form) => (
               <tr key={form.id}>
-                <td>{isAdmin ? <Link to={path(`contact-forms/${form.id}`)}>{form.name}</Link> : form.name}</td>
+                <td>{designs ? <Link to={path(`contact-forms/${form.id}`)}>{form.name}</Link> : form.name}</td>
                 <td>
                   <code>{form.slug}</code>
                 </td>
@@ -56,10 +57,14 @@ export function ContactFormList() {
 
 function UnreadLink({ form }: { form: ContactForm }) {
   const { t } = useI18n();
-  const { api, projectId, path } = useProject();
+  const { api, projectId, path, can } = useProject();
+  // The inbox is for those who handle submissions (submissions.handle); a designer of forms alone sees none.
+  const handles = can('submissions.handle');
   const unread = useQuery({
     queryKey: [projectId, 'submissions', form.id, 'count'],
     queryFn: () => api.GET('/contact-forms/{formId}/submissions', { params: { path: { formId: form.id }, query: { read: 'false', limit: 1 } } }),
+    enabled: handles,
   });
+  if (!handles) return null;
   return <Link to={path(`contact-forms/${form.id}/submissions`)}>{unread.data ? t('contact.inboxUnread', { count: unread.data.unread }) : t('contact.inbox')}</Link>;
 }

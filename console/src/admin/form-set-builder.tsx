@@ -78,7 +78,7 @@ export function FormSetBuilder() {
 
 function Builder({ formSet: loaded }: { formSet: FormSet | null }) {
   const { t } = useI18n();
-  const { api, projectId, path, isAdmin } = useProject();
+  const { api, projectId, path, can } = useProject();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   // The form set as last read or saved here: what the next save is based on (expectedVersion).
@@ -147,7 +147,7 @@ function Builder({ formSet: loaded }: { formSet: FormSet | null }) {
     save.mutate();
   };
 
-  if (!isAdmin) return <p>{t('formSets.adminsOnly')}</p>;
+  if (!can('schema.manage')) return <p>{t('formSets.adminsOnly')}</p>;
   return (
     <section className="form-set-builder">
       <div className="page-head">
@@ -324,13 +324,13 @@ function FieldRowEditor({
 /** The project's form sets, for the builder. */
 export function FormSetList() {
   const { t } = useI18n();
-  const { api, projectId, path, isAdmin } = useProject();
+  const { api, projectId, path, can } = useProject();
   const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') });
   return (
     <section>
       <div className="page-head">
         <h1>{t('formSets.title')}</h1>
-        {isAdmin && (
+        {can('schema.manage') && (
           <Link className="button primary" to={path('form-sets/new')}>
             {t('formSets.new')}
           </Link>

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useI18n } from '../i18n/i18n.tsx';
 import { planName } from './plan-notice.tsx';
@@ -8,22 +9,26 @@ import { FormDialog } from '../components/form-dialog.tsx';
 import { Modal } from '../components/modal.tsx';
 import { ShownOnce } from './copy-button.tsx';
 import { Pager, usePaged } from './pager.tsx';
-import { KEY_SCOPES, planAtLeast, USER_ROLES, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope, type UserRole } from './shapes.ts';
+import { KEY_SCOPES, planAtLeast, type ApiKey, type ConsoleUser, type IssuedKey, type KeyScope } from './shapes.ts';
+import { roleBody, roleChoiceOf, RoleOptions, useRoleGiving, useRoleName, useRoles, type RoleChoice } from './role-choice.tsx';
 import { ActionsColumnHeader } from '../components/actions-column-header.tsx';
 import { SingleSignOn } from './single-sign-on.tsx';
 import { SecondFactorPolicy } from './second-factor-policy.tsx';
 import { ResetSecondFactor, SecondFactorSummary } from './member-second-factor.tsx';
 
-/** The tenant's console users, how they sign in (a second factor, single sign-on), and the project's agent and public keys. */
+/**
+ * The tenant's console users with their roles (people.manage gives them), how they sign in (a second factor,
+ * single sign-on: a tenant_admin's), and the project's agent and public keys.
+ */
 export function PeopleAndKeys() {
   const { t } = useI18n();
-  const { isAdmin } = useProject();
+  const { manageRoles } = useProject();
   return (
     <section>
       <h1>{t('people.title')}</h1>
       <Users />
-      {isAdmin && <SecondFactorPolicy />}
-      {isAdmin && <SingleSignOn />}
+      {manageRoles && <SecondFactorPolicy />}
+      {manageRoles && <SingleSignOn />}
       <Keys />
     </section>
   );
@@ -31,11 +36,16 @@ export function PeopleAndKeys() {
 
 function Users() {
   const { t, formatTime } = useI18n();
-  const { api, isAdmin, userId } = useProject();
+  const { api, can, userId, path } = useProject();
+  const manages = can('people.manage');
   const queryClient = useQueryClient();
   const [disabling, setDisabling] = useState<ConsoleUser | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['users'] });
-  const patch = ({ user, body }: { user: ConsoleUser; body: { role: UserRole } | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body });
+  const roles = useRoles();
+  const roleName = useRoleName(roles.data);
+  const giving = useRoleGiving(roles.data);
+  // A role's member count changes with the members' roles.
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ['users'] }), queryClient.invalidateQueries({ queryKey: ['roles'] })]);
+  const patch = ({ user, body }: { user: ConsoleUser; body: ReturnType<typeof roleBody> | { disabled: true } }) => api.PATCH('/users/{userId}', { params: { path: { userId: user.id } }, body });
   const change = useMutation({ mutationFn: patch, onSuccess: refresh });
   // Disabling answers inside its dialog, so it is a mutation of its own, apart from the role changes.
   const disable = useMutation({
@@ -47,18 +57,20 @@ function Users() {
   });
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users') });
   const page = usePaged(users.data?.items ?? [], 20);
-  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as UserRole, byEmail: true });
+  const [draft, setDraft] = useState({ email: '', password: '', role: 'tenant_user' as RoleChoice, byEmail: true });
   const [outcome, setOutcome] = useState<string | null>(null);
+  // The role to invite with: the one chosen, or the first the user may give (someone with people.manage alone may not give tenant_user).
+  const inviteRole = giving.choices.includes(draft.role) ? draft.role : (giving.choices[0] ?? draft.role);
   /** What an invitation's answer says happened to its e-mail. */
   const mailOutcome = (invited: { email: string; mailed: boolean; mailError?: string }) =>
     invited.mailed ? t('people.sent', { email: invited.email }) : t('people.notSent', { email: invited.email, reason: invited.mailError ?? '' });
   const create = useMutation({
     mutationFn: async () => {
       if (!draft.byEmail) {
-        await api.POST('/users', { body: { email: draft.email, password: draft.password, role: draft.role } });
+        await api.POST('/users', { body: { email: draft.email, password: draft.password, ...roleBody(inviteRole) } });
         return null;
       }
-      return mailOutcome(await api.POST('/users/invitations', { body: { email: draft.email, role: draft.role } }));
+      return mailOutcome(await api.POST('/users/invitations', { body: { email: draft.email, ...roleBody(inviteRole) } }));
     },
     onSuccess: async (said) => {
       setOutcome(said);
@@ -92,9 +104,7 @@ function Users() {
             <th scope="col">{t('people.state')}</th>
             <th scope="col">{t('people.secondFactor')}</th>
             <th scope="col">{t('people.created')}</th>
-            {isAdmin && (
-              <ActionsColumnHeader />
-            )}
+            {manages && <ActionsColumnHeader />}
           </tr>
         </thead>
         <tbody>
@@ -102,12 +112,12 @@ function Users() {
             <tr key={u.id}>
               <td>{u.email}</td>
               <td>
-                {isAdmin && u.id !== userId && !u.disabled ? (
-                  <select aria-label={t('people.roleOf', { email: u.email })} value={u.role} disabled={change.isPending} onChange={(e) => change.mutate({ user: u, body: { role: e.target.value as UserRole } })}>
-                    <RoleOptions />
+                {giving.mayChange(u) && u.id !== userId && !u.disabled ? (
+                  <select aria-label={t('people.roleOf', { email: u.email })} value={roleChoiceOf(u)} disabled={change.isPending} onChange={(e) => change.mutate({ user: u, body: roleBody(e.target.value as RoleChoice) })}>
+                    <RoleOptions roles={roles.data} choices={giving.choices} current={roleChoiceOf(u)} />
                   </select>
                 ) : (
-                  t(`role.${u.role}`)
+                  roleName(u)
                 )}
               </td>
               <td className="words">{stateOf(u)}</td>
@@ -115,15 +125,15 @@ function Users() {
                 <SecondFactorSummary user={u} />
               </td>
               <td>{formatTime(u.createdAt)}</td>
-              {isAdmin && (
+              {manages && (
                 <td>
                   {u.invitationExpiresAt && !u.disabled && (
                     <button type="button" aria-label={t('people.sendAgainNamed', { email: u.email })} disabled={sendAgain.isPending} onClick={() => sendAgain.mutate(u)}>
                       {t('people.sendAgain')}
                     </button>
                   )}{' '}
-                  <ResetSecondFactor user={u} />{' '}
-                  {u.id !== userId && !u.disabled && (
+                  {giving.mayChange(u) && <ResetSecondFactor user={u} />}{' '}
+                  {giving.mayChange(u) && u.id !== userId && !u.disabled && (
                     <button type="button" className="danger" aria-label={t('people.disableNamed', { email: u.email })} onClick={() => setDisabling(u)}>
                       {t('people.disable')}
                     </button>
@@ -135,7 +145,9 @@ function Users() {
         </tbody>
       </table>
       <Pager {...page} />
-      <p className="help">{t('people.roles')}</p>
+      <p className="help">
+        {t('people.roles')} <Link to={path('roles')}>{t('people.rolesLink')}</Link>
+      </p>
       <ErrorMessage error={change.error} />
       <ErrorMessage error={sendAgain.error} />
       {disabling && (
@@ -143,7 +155,7 @@ function Users() {
           <p>{t('people.disableText')}</p>
         </FormDialog>
       )}
-      {isAdmin && (
+      {manages && (
         <form className="filters" onSubmit={submit} aria-labelledby="invite-title">
           <h3 id="invite-title" className="visually-hidden">
             {t('people.invite')}
@@ -168,8 +180,8 @@ function Users() {
           )}
           <label>
             {t('people.role')}
-            <select value={draft.role} onChange={(e) => setDraft({ ...draft, role: e.target.value as UserRole })}>
-              <RoleOptions />
+            <select value={inviteRole} onChange={(e) => setDraft({ ...draft, role: e.target.value as RoleChoice })}>
+              <RoleOptions roles={roles.data} choices={giving.choices} />
             </select>
           </label>
           <button type="submit" className="primary" disabled={create.isPending}>
@@ -187,21 +199,12 @@ function Users() {
   );
 }
 
-/** The roles a member may have, as the API names them. */
-function RoleOptions() {
-  const { t } = useI18n();
-  return USER_ROLES.map((role) => (
-    <option key={role} value={role}>
-      {t(`role.${role}`)}
-    </option>
-  ));
-}
-
 function Keys() {
   const { t, formatTime } = useI18n();
-  const { api, projectId, project, isAdmin } = useProject();
+  const { api, projectId, project, can } = useProject();
+  const manages = can('people.manage');
   const queryClient = useQueryClient();
-  const keys = useQuery({ queryKey: [projectId, 'keys'], queryFn: () => api.GET('/keys'), enabled: isAdmin });
+  const keys = useQuery({ queryKey: [projectId, 'keys'], queryFn: () => api.GET('/keys'), enabled: manages });
   const page = usePaged(keys.data?.items ?? [], 20);
   const [draft, setDraft] = useState({ name: '', scope: 'full' as KeyScope });
   const [issued, setIssued] = useState<IssuedKey | null>(null);
@@ -222,7 +225,7 @@ function Keys() {
       await refresh();
     },
   });
-  if (!isAdmin) return null;
+  if (!manages) return null;
   const oneAgentKey = !planAtLeast(project.plan, 'standard');
   const submit = (event: FormEvent) => {
     event.preventDefault();

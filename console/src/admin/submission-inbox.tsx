@@ -17,7 +17,7 @@ import type { MessageKey } from '../i18n/en.ts';
 export function SubmissionInbox() {
   const { formId = '', submissionId } = useParams();
   const { t } = useI18n();
-  const { api, projectId, path, isAdmin } = useProject();
+  const { api, projectId, path, can } = useProject();
   const form = useQuery({ queryKey: [projectId, 'contact-form', formId], queryFn: () => api.GET('/contact-forms/{formId}', { params: { path: { formId } } }) });
   return (
     <section>
@@ -25,7 +25,7 @@ export function SubmissionInbox() {
         <h1>{t('inbox.title', { name: form.data?.name ?? '' })}</h1>
         <div className="row">
           <Link to={path('contact-forms')}>{t('contact.title')}</Link>
-          {isAdmin && <Link to={path(`contact-forms/${formId}`)}>{t('inbox.settings')}</Link>}
+          {can('contact-forms.manage') && <Link to={path(`contact-forms/${formId}`)}>{t('inbox.settings')}</Link>}
         </div>
       </div>
       <ErrorMessage error={form.error} />
@@ -99,7 +99,7 @@ function SubmissionList({ formId, read, heading, form, selected }: { formId: str
 
 function SubmissionDetail({ formId, submissionId, form }: { formId: string; submissionId: string; form: ContactForm | undefined }) {
   const { t, formatTime } = useI18n();
-  const { api, projectId, path, isAdmin } = useProject();
+  const { api, projectId, path, can } = useProject();
   const actorName = useActorName();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
@@ -170,7 +170,7 @@ function SubmissionDetail({ formId, submissionId, form }: { formId: string; subm
             {s.read ? t('inbox.markUnread') : t('inbox.markRead')}
           </button>
         )}
-        {isAdmin && !s.erased && (
+        {can('contact-forms.manage') && !s.erased && (
           <button type="button" className="danger" onClick={() => setConfirmErase(true)}>
             {t('inbox.erase')}
           </button>

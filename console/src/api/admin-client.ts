@@ -141,11 +141,11 @@ export async function signInTotpSetup(ticket: string): Promise<TotpSetup> {
   return createConsoleClient({}).POST('/auth/login/totp-setup', { body: { ticket } });
 }
 
-/** The session the browser already holds (its cookie), or null: asked when the console starts. */
+/** The session the browser already holds (its cookie), with what its user may do, or null: asked when the console starts and after a sign-in. */
 export async function currentSession() {
   try {
     const session = await createConsoleClient({}).GET('/auth/session');
-    return session.cookie && session.csrfToken ? { expiresAt: session.expiresAt, user: session.user, csrfToken: session.csrfToken } : null;
+    return session.cookie && session.csrfToken ? { expiresAt: session.expiresAt, user: session.user, csrfToken: session.csrfToken, grants: session.grants } : null;
   } catch (error) {
     if (error instanceof AnnalsApiError && (error.status === 401 || error.status === 403)) return null;
     throw error;

@@ -7,8 +7,8 @@ import { ErrorMessage } from './error-message.tsx';
 /** Plans whose projects may assign entries (spec section 8: assignee, Business plan or above). */
 const ASSIGNEE_PLANS = ['business', 'enterprise'];
 
-/** Who reviews the entry: one of the tenant's users, or nobody. */
-export function AssigneeSelect({ entryId, assignee, onChanged }: { entryId: string; assignee: string | null; onChanged: () => Promise<void> }) {
+/** Who reviews the entry: one of the tenant's users, or nobody; shown only, to a role that does not write the entry. */
+export function AssigneeSelect({ entryId, assignee, onChanged, readOnly = false }: { entryId: string; assignee: string | null; onChanged: () => Promise<void>; readOnly?: boolean }) {
   const { t } = useI18n();
   const { api, project } = useProject();
   const users = useQuery({ queryKey: ['users'], queryFn: () => api.GET('/users'), staleTime: 60_000 });
@@ -27,7 +27,7 @@ export function AssigneeSelect({ entryId, assignee, onChanged }: { entryId: stri
     <div className="assignee">
       <label>
         {t('list.col.assignee')}
-        <select value={assignee ?? ''} onChange={(e) => void assign(e.target.value)}>
+        <select value={assignee ?? ''} disabled={readOnly} onChange={(e) => void assign(e.target.value)}>
           <option value="">{t('field.none')}</option>
           {users.data?.items
             .filter((u) => !u.disabled || u.id === assignee)

@@ -10,6 +10,7 @@ import { DateField } from './date-field.tsx';
 import { EntryRefField } from './entry-ref-field.tsx';
 import { VideoField } from './video-field.tsx';
 import { LocaleFill, type TranslationOutcome } from './locale-fill.tsx';
+import { ReadOnlyFields } from './read-only.tsx';
 
 const RichTextEditor = lazy(() => import('./rich-text-editor.tsx'));
 
@@ -23,13 +24,15 @@ interface EntryFormProps {
   errors: FieldErrors;
   /** Machine translation into a locale's empty fields (the service saves it as a new draft). */
   onTranslate?: (source: string, target: string) => Promise<TranslationOutcome | null>;
+  /** The fields to read only (the user's role does not write in the form set); the locale tabs still switch. */
+  readOnly?: boolean;
 }
 
 /**
  * The entry editor's fields, generated from the form set definition: localized fields (text, textarea,
  * tiptap unless locale_shared) under one tab per content locale, every other field once.
  */
-export function EntryForm({ formSet, locales, values, onChange, errors, onTranslate }: EntryFormProps) {
+export function EntryForm({ formSet, locales, values, onChange, errors, onTranslate, readOnly = false }: EntryFormProps) {
   const { t } = useI18n();
   const fields = orderedFields(formSet);
   const localized = fields.filter(isLocalized);
@@ -55,19 +58,21 @@ export function EntryForm({ formSet, locales, values, onChange, errors, onTransl
           </Tabs.List>
           {locales.locales.map((locale) => (
             <Tabs.Content key={locale} value={locale} forceMount className="locale-panel">
-              {locales.locales.length > 1 && <LocaleFill target={locale} locales={locales.locales} fields={localized} values={values} defaultLocale={locales.defaultLocale} onChange={onChange} {...(onTranslate ? { onTranslate } : {})} />}
-              {localized.map((field) => (
-                <Field
-                  key={field.key}
-                  field={field}
-                  id={`field-${field.key}-${locale}`}
-                  locale={locale}
-                  required={Boolean(field.required) && locale === locales.defaultLocale}
-                  value={localeValue(values[field.key], locale, locales.defaultLocale)}
-                  onChange={(next) => set(field.key, emptyToUndefined(withLocaleValue(values[field.key], locale, locales.defaultLocale, next)))}
-                  errors={[...(errors.get(`${field.key}.${locale}`) ?? []), ...(locale === locales.defaultLocale ? (errors.get(field.key) ?? []) : [])]}
-                />
-              ))}
+              <ReadOnlyFields readOnly={readOnly}>
+                {locales.locales.length > 1 && !readOnly && <LocaleFill target={locale} locales={locales.locales} fields={localized} values={values} defaultLocale={locales.defaultLocale} onChange={onChange} {...(onTranslate ? { onTranslate } : {})} />}
+                {localized.map((field) => (
+                  <Field
+                    key={field.key}
+                    field={field}
+                    id={`field-${field.key}-${locale}`}
+                    locale={locale}
+                    required={Boolean(field.required) && locale === locales.defaultLocale}
+                    value={localeValue(values[field.key], locale, locales.defaultLocale)}
+                    onChange={(next) => set(field.key, emptyToUndefined(withLocaleValue(values[field.key], locale, locales.defaultLocale, next)))}
+                    errors={[...(errors.get(`${field.key}.${locale}`) ?? []), ...(locale === locales.defaultLocale ? (errors.get(field.key) ?? []) : [])]}
+                  />
+                ))}
+              </ReadOnlyFields>
             </Tabs.Content>
           ))}
         </Tabs.Root>
@@ -75,9 +80,11 @@ export function EntryForm({ formSet, locales, values, onChange, errors, onTransl
       {shared.length > 0 && (
         <section className="shared-fields" aria-labelledby="shared-fields-title">
           <h2 id="shared-fields-title">{t('editor.shared')}</h2>
-          {shared.map((field) => (
-            <Field key={field.key} field={field} id={`field-${field.key}`} required={Boolean(field.required)} value={values[field.key]} onChange={(next) => set(field.key, next)} errors={errors.get(field.key) ?? []} />
-          ))}
+          <ReadOnlyFields readOnly={readOnly}>
+            {shared.map((field) => (
+              <Field key={field.key} field={field} id={`field-${field.key}`} required={Boolean(field.required)} value={values[field.key]} onChange={(next) => set(field.key, next)} errors={errors.get(field.key) ?? []} />
+            ))}
+          </ReadOnlyFields>
         </section>
       )}
     </div>

@@ -8,6 +8,7 @@ import { Modal } from '../components/modal.tsx';
 import { MediaPicker } from './media-picker.tsx';
 import { richTextExtensions } from './rich-text/extensions.ts';
 import { Toolbar, type ToolbarHandle, type ToolbarItem } from './rich-text/toolbar.tsx';
+import { useReadOnlyFields } from './read-only.tsx';
 
 /**
  * The tiptap field: a TipTap editor of the rich-text model (src/domain/content/rich-text/, imported as
@@ -28,8 +29,11 @@ export default function RichTextEditor({ id, value, onChange, labelledBy, descri
   // The value the editor shows now, as stored: what it was opened with, or last emitted.
   const shown = useRef<unknown>(value);
   const extensions = useMemo(() => richTextExtensions(), []);
+  // A role that reads the entry only: the text shows, and takes no typing.
+  const readOnly = useReadOnlyFields();
   const editor = useEditor({
     extensions,
+    editable: !readOnly,
     content: toEditorContent(value),
     injectCSS: false,
     immediatelyRender: false,
@@ -38,6 +42,7 @@ export default function RichTextEditor({ id, value, onChange, labelledBy, descri
         id,
         role: 'textbox',
         'aria-multiline': 'true',
+        ...(readOnly ? { 'aria-readonly': 'true' } : {}),
         'aria-labelledby': labelledBy,
         ...(describedBy ? { 'aria-describedby': describedBy } : {}),
         class: 'rich-text',

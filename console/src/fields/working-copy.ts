@@ -15,14 +15,18 @@ export type WorkingCopyHead = AdminSchema<'WorkingCopyHead'>;
 /** How often an open editor looks for others' unsaved typing in its entry. */
 export const OTHERS_POLL_MS = 20_000;
 
-/** The user's own working copy of the entry, or null (read once, when the editor opens). */
-export function useOwnWorkingCopy(entryId: string) {
+/**
+ * The user's own working copy of the entry, or null (read once, when the editor opens); not asked (`enabled`
+ * false) of a role that does not write the entry, which keeps none.
+ */
+export function useOwnWorkingCopy(entryId: string, enabled = true) {
   const { api, projectId } = useProject();
   return useQuery({
     queryKey: [projectId, 'working-copy', entryId],
     queryFn: () => ownWorkingCopy(api, entryId),
     staleTime: Infinity,
     gcTime: 0,
+    enabled,
   });
 }
 

@@ -2,6 +2,7 @@ import { accountEn } from './account-en.ts';
 import { adminEn } from './admin-en.ts';
 import { editingEn } from './editing-en.ts';
 import { eventNamesEn } from './event-names-en.ts';
+import { rolesEn } from './roles-en.ts';
 
 /** English UI text. Keys are shared with ja.ts, which must have every one (checked by its type). */
 export const en = {
@@ -281,6 +282,7 @@ export const en = {
   ...adminEn,
   ...editingEn,
   ...eventNamesEn,
+  ...rolesEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

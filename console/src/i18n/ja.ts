@@ -3,6 +3,7 @@ import { accountJa } from './account-ja.ts';
 import { adminJa } from './admin-ja.ts';
 import { editingJa } from './editing-ja.ts';
 import { eventNamesJa } from './event-names-ja.ts';
+import { rolesJa } from './roles-ja.ts';
 
 /** 日本語の UI テキスト。キーは en.ts と同じ（型で全キーを確認）。 */
 export const ja: Messages = {
@@ -282,4 +283,5 @@ export const ja: Messages = {
   ...adminJa,
   ...editingJa,
   ...eventNamesJa,
+  ...rolesJa,
 };

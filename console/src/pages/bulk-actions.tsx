@@ -18,6 +18,13 @@ export interface BulkOutcome {
   message?: string;
 }
 
+/** Which bulk actions the user's role may take in a form set; `any`: whether the list offers a selection at all. */
+export function useBulkActions(formSetId: string) {
+  const { can } = useProject();
+  const may = { submit: can('content.submit', formSetId), approve: can('content.approve', formSetId), delete: can('content.delete', formSetId) };
+  return { ...may, any: may.submit || may.approve || may.delete };
+}
+
 /** The service's reason for not doing it, as a sentence with its hint; or that it could not be reached. */
 function reason(error: unknown, unreachable: string): string {
   if (isUnreachable(error)) return unreachable;
@@ -29,12 +36,14 @@ function reason(error: unknown, unreachable: string): string {
  * publish time for all, spec 3 rule 2: POST /revisions/bulk-schedule) and delete. Each entry is acted on as
  * its own request, with the revision the list showed (an entry changed meanwhile is refused, not overwritten);
  * entries whose state the action does not apply to are skipped and named, as is every refusal, with the
- * service's reason (four eyes, a role, a policy). Approving, scheduling and deleting need tenant_admin and are
- * not offered to others; the API refuses them anyway.
+ * service's reason (four eyes, a role, a policy). Each action is offered when the user's role may do it in the
+ * list's form set (submitting: content.submit; approving and scheduling: content.approve; deleting:
+ * content.delete); the API refuses the others anyway.
  */
-export function BulkActions({ selected, onDone, onClear }: { selected: EntrySummary[]; onDone: () => Promise<void>; onClear: () => void }) {
+export function BulkActions({ formSetId, selected, onDone, onClear }: { formSetId: string; selected: EntrySummary[]; onDone: () => Promise<void>; onClear: () => void }) {
   const { t } = useI18n();
-  const { api, isAdmin } = useProject();
+  const { api } = useProject();
+  const may = useBulkActions(formSetId);
   const schedule = useSchedule();
   const [dialog, setDialog] = useState<'schedule' | 'delete' | null>(null);
   const [running, setRunning] = useState<{ action: BulkAction; done: number } | null>(null);
@@ -99,10 +108,12 @@ export function BulkActions({ selected, onDone, onClear }: { selected: EntrySumm
       {selected.length > 0 && (
         <div className="bulk-bar row" role="toolbar" aria-label={t('bulk.actions', { count: selected.length })}>
           <strong>{t('bulk.selected', { count: selected.length })}</strong>
-          <button type="button" disabled={busy} onClick={() => void run('submit')}>
-            {t('action.submit')}
-          </button>
-          {isAdmin && (
+          {may.submit && (
+            <button type="button" disabled={busy} onClick={() => void run('submit')}>
+              {t('action.submit')}
+            </button>
+          )}
+          {may.approve && (
             <>
               <button type="button" disabled={busy} onClick={() => void run('approve')}>
                 {t('action.approve')}
@@ -110,10 +121,12 @@ export function BulkActions({ selected, onDone, onClear }: { selected: EntrySumm
               <button type="button" disabled={busy} onClick={() => setDialog('schedule')}>
                 {t('action.schedule')}
               </button>
-              <button type="button" className="danger" disabled={busy} onClick={() => setDialog('delete')}>
-                {t('bulk.delete')}
-              </button>
             </>
+          )}
+          {may.delete && (
+            <button type="button" className="danger" disabled={busy} onClick={() => setDialog('delete')}>
+              {t('bulk.delete')}
+            </button>
           )}
           <button type="button" disabled={busy} onClick={onClear}>
             {t('bulk.clear')}

@@ -25,7 +25,7 @@ export const AUTOSAVE_DELAY_MS = 1500;
 
 export function EntryEditorPage() {
   const { entryId = '' } = useParams();
-  const { api, projectId } = useProject();
+  const { api, projectId, can } = useProject();
   const entry = useQuery({ queryKey: [projectId, 'entry', entryId], queryFn: () => api.GET('/entries/{entryId}', { params: { path: { entryId } } }) });
   const formSetId = entry.data?.formSetId;
   const formSet = useQuery({ queryKey: [projectId, 'form-set', formSetId], queryFn: () => api.GET('/form-sets/{formSetId}', { params: { path: { formSetId: formSetId! } } }), enabled: Boolean(formSetId) });
@@ -41,15 +41,17 @@ export function EntryEditorPage() {
   // stays mounted: a later failed read is shown above it, never in its place.
   // The user's working copy (unsaved typing kept on the server) is offered as the editor opens; without it the
   // editor still opens (a failed read is shown).
-  const own = useOwnWorkingCopy(entryId);
+  // A role that does not write in the entry's form set keeps no working copy: none is asked for.
+  const writes = can('content.write', formSetId);
+  const own = useOwnWorkingCopy(entryId, writes);
   const started = useRef<string | null>(null);
-  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && revision.data.entryId === entryId && formSet.data && (own.isFetched || own.isError)) started.current = entryId;
+  if (entry.isFetchedAfterMount && revision.data && revision.data.revisionId === revisionId && revision.data.entryId === entryId && formSet.data && (own.isFetched || own.isError || !writes)) started.current = entryId;
   const error = entry.error ?? formSet.error ?? revision.error;
   if (started.current !== entryId || !entry.data || !formSet.data || !revision.data) return error ? <ErrorMessage error={error} /> : <LoadingLine />;
   return (
     <>
-      <ErrorMessage error={error ?? own.error} />
-      <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} workingCopy={own.data ?? null} />
+      <ErrorMessage error={error ?? (writes ? own.error : null)} />
+      <EntryEditor key={entryId} entry={entry.data} formSet={formSet.data} revision={revision.data} workingCopy={writes ? (own.data ?? null) : null} />
     </>
   );
 }
@@ -71,7 +73,9 @@ interface Offer {
 
 function EntryEditor({ entry, formSet, revision, workingCopy }: { entry: EntrySummary; formSet: FormSet; revision: Revision; workingCopy: WorkingCopy | null }) {
   const { t, formatTime } = useI18n();
-  const { api, projectId, project, path } = useProject();
+  const { api, projectId, project, path, can } = useProject();
+  // A role that does not write in this form set (content.write) reads the entry: its fields do not take typing.
+  const writes = can('content.write', entry.formSetId);
   const { session } = useSession();
   const userId = session?.user.id ?? '';
   const queryClient = useQueryClient();
@@ -301,10 +305,12 @@ function EntryEditor({ entry, formSet, revision, workingCopy }: { entry: EntrySu
         </div>
       </div>
       <p className="muted small">
-        /{entry.slug} · {t('editor.autosave')}
+        /{entry.slug}
+        {writes && ` · ${t('editor.autosave')}`}
       </p>
       {entry.liveRevision && <p className="small">{t('editor.live', { revision: entry.liveRevision.revision })}</p>}
-      <AssigneeSelect entryId={entry.id} assignee={entry.assignee} onChanged={refresh} />
+      <AssigneeSelect entryId={entry.id} assignee={entry.assignee} onChanged={refresh} readOnly={!writes} />
+      {!writes && <p className="notice">{t('editor.readOnly')}</p>}
       {others.length > 0 && (
         <p className="notice others-editing" role="status">
           {t('editor.othersEditing', { names: others.map((copy) => (copy.owner.type === 'user' ? userName(copy.owner.id) : copy.owner.id)).join(', '), time: formatTime(others[others.length - 1]!.savedAt) })}
@@ -350,12 +356,14 @@ function EntryEditor({ entry, formSet, revision, workingCopy }: { entry: EntrySu
         </div>
       )}
       {save.kind === 'error' && errors.size === 0 && <ErrorMessage error={save.error} />}
-      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} {...(project.machineTranslation ? { onTranslate: translate } : {})} />
-      <div className="row sticky-actions">
-        <button type="button" className="primary" disabled={!dirty || save.kind === 'saving' || Boolean(conflict)} onClick={() => void saveNow()}>
-          {t('editor.save')}
-        </button>
-      </div>
+      <EntryForm formSet={formSet} locales={locales} values={values} onChange={change} errors={errors} readOnly={!writes} {...(project.machineTranslation ? { onTranslate: translate } : {})} />
+      {writes && (
+        <div className="row sticky-actions">
+          <button type="button" className="primary" disabled={!dirty || save.kind === 'saving' || Boolean(conflict)} onClick={() => void saveNow()}>
+            {t('editor.save')}
+          </button>
+        </div>
+      )}
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useUserNames } from '../components/user-names.ts';
 import type { MessageKey } from '../i18n/en.ts';
-import { BulkActions } from './bulk-actions.tsx';
+import { BulkActions, useBulkActions } from './bulk-actions.tsx';
 
 const STATUSES = ['draft', 'pending_review', 'scheduled', 'published', 'rejected'] as const;
 const SORTS = ['updated_at:desc', 'updated_at:asc', 'title:asc', 'published_at:desc'] as const;
@@ -18,7 +18,9 @@ const SORTS = ['updated_at:desc', 'updated_at:asc', 'title:asc', 'published_at:d
  */
 export function EntryList() {
   const { formSetId = '' } = useParams();
-  const { api, projectId, path } = useProject();
+  const { api, projectId, path, can } = useProject();
+  // Entries are selected for the bulk actions the role may take here; a role that may take none selects nothing.
+  const selecting = useBulkActions(formSetId).any;
   const { t, formatTime } = useI18n();
   const [params, setParams] = useSearchParams();
   const q = params.get('q') ?? '';
@@ -66,9 +68,11 @@ export function EntryList() {
         <h1>
           {formSet.data?.name ?? ''} <span className="muted">{t('list.title')}</span>
         </h1>
-        <Link className="button primary" to={path(`content/${formSetId}/new`)}>
-          {t('list.new')}
-        </Link>
+        {can('content.write', formSetId) && (
+          <Link className="button primary" to={path(`content/${formSetId}/new`)}>
+            {t('list.new')}
+          </Link>
+        )}
       </div>
       <div className="filters">
         <form role="search" onSubmit={search}>
@@ -112,21 +116,23 @@ export function EntryList() {
         </label>
       </div>
       <ErrorMessage error={page.error} />
-      <BulkActions selected={selected} onClear={() => setSelection(new Set())} onDone={async () => void (await page.refetch())} />
+      <BulkActions formSetId={formSetId} selected={selected} onClear={() => setSelection(new Set())} onDone={async () => void (await page.refetch())} />
       <table className="list">
         <thead>
           <tr>
-            <th scope="col" className="select">
-              <input
-                type="checkbox"
-                aria-label={t('bulk.selectPage')}
-                checked={items.length > 0 && selected.length === items.length}
-                ref={(box) => {
-                  if (box) box.indeterminate = selected.length > 0 && selected.length < items.length;
-                }}
-                onChange={(e) => setSelection(e.target.checked ? new Set(items.map((entry) => entry.id)) : new Set())}
-              />
-            </th>
+            {selecting && (
+              <th scope="col" className="select">
+                <input
+                  type="checkbox"
+                  aria-label={t('bulk.selectPage')}
+                  checked={items.length > 0 && selected.length === items.length}
+                  ref={(box) => {
+                    if (box) box.indeterminate = selected.length > 0 && selected.length < items.length;
+                  }}
+                  onChange={(e) => setSelection(e.target.checked ? new Set(items.map((entry) => entry.id)) : new Set())}
+                />
+              </th>
+            )}
             <th scope="col">{t('list.col.title')}</th>
             <th scope="col">{t('list.col.status')}</th>
             <th scope="col">{t('list.col.locales')}</th>
@@ -137,9 +143,11 @@ export function EntryList() {
         <tbody>
           {items.map((entry) => (
             <tr key={entry.id}>
-              <td className="select">
-                <input type="checkbox" aria-label={t('bulk.select', { title: entry.title || entry.slug })} checked={selection.has(entry.id)} onChange={(e) => toggle(entry.id, e.target.checked)} />
-              </td>
+              {selecting && (
+                <td className="select">
+                  <input type="checkbox" aria-label={t('bulk.select', { title: entry.title || entry.slug })} checked={selection.has(entry.id)} onChange={(e) => toggle(entry.id, e.target.checked)} />
+                </td>
+              )}
               <td>
                 <Link to={path(`entries/${entry.id}`)}>{entry.title || t('list.untitled')}</Link>
                 <div className="muted small">/{entry.slug}</div>

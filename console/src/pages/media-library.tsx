@@ -24,7 +24,7 @@ function useMediaFolders() {
  */
 export function MediaLibrary() {
   const { t } = useI18n();
-  const { projectId } = useProject();
+  const { projectId, can } = useProject();
   const { clientOptions } = useSession();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
@@ -60,35 +60,38 @@ export function MediaLibrary() {
   return (
     <section>
       <h1>{t('media.title')}</h1>
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the file input inside does the same from the keyboard. */}
-      <div
-        className={`drop-zone${dragging ? ' dragging' : ''}`}
-        onDragOver={(e) => {
-          e.preventDefault();
-          setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={drop}
-      >
-        <label>
-          {t('media.drop')}
-          <input
-            type="file"
-            multiple
-            onChange={(e) => {
-              const files = [...(e.target.files ?? [])];
-              e.target.value = '';
-              void upload(files);
-            }}
-          />
-        </label>
-        {uploads.map((u) => (
-          <div key={u.name} className="upload-progress">
-            <span>{t('media.uploading', { name: u.name, percent: Math.round(u.fraction * 100) })}</span>
-            <progress max={1} value={u.fraction} aria-label={u.name} />
-          </div>
-        ))}
-      </div>
+      {/* Uploading is writing (content.write): a role that only reads sees the library without the drop zone. */}
+      {can('content.write') && (
+        // biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the file input inside does the same from the keyboard.
+        <div
+          className={`drop-zone${dragging ? ' dragging' : ''}`}
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={drop}
+        >
+          <label>
+            {t('media.drop')}
+            <input
+              type="file"
+              multiple
+              onChange={(e) => {
+                const files = [...(e.target.files ?? [])];
+                e.target.value = '';
+                void upload(files);
+              }}
+            />
+          </label>
+          {uploads.map((u) => (
+            <div key={u.name} className="upload-progress">
+              <span>{t('media.uploading', { name: u.name, percent: Math.round(u.fraction * 100) })}</span>
+              <progress max={1} value={u.fraction} aria-label={u.name} />
+            </div>
+          ))}
+        </div>
+      )}
       <ErrorMessage error={error ?? pages.error} />
       <div className="filters">
         <label>
@@ -126,7 +129,7 @@ export function MediaLibrary() {
 
 function AssetDetails({ asset, folders, onClose }: { asset: Asset; folders: string[]; onClose: () => void }) {
   const { t } = useI18n();
-  const { api, projectId, isAdmin } = useProject();
+  const { api, projectId, can } = useProject();
   const queryClient = useQueryClient();
   const [altText, setAltText] = useState(asset.altText);
   const [caption, setCaption] = useState(asset.caption);
@@ -181,7 +184,7 @@ function AssetDetails({ asset, folders, onClose }: { asset: Asset; folders: stri
         <ErrorMessage error={error} />
         {confirmDelete && <p role="alert">{t('media.delete.confirm', { name: asset.fileName })}</p>}
         <div className="dialog-actions">
-          {isAdmin && (
+          {can('media.manage') && (
             <button
               type="button"
               className="danger"
@@ -201,9 +204,11 @@ function AssetDetails({ asset, folders, onClose }: { asset: Asset; folders: stri
           <button type="button" onClick={onClose}>
             {t('action.cancel')}
           </button>
-          <button type="submit" className="primary">
-            {t('media.saveDetails')}
-          </button>
+          {can('content.write') && (
+            <button type="submit" className="primary">
+              {t('media.saveDetails')}
+            </button>
+          )}
         </div>
       </form>
     </Modal>

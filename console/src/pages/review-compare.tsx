@@ -29,7 +29,7 @@ function everyValueAdded(fields: FieldDefinition[], snapshot: Record<string, unk
 export function ReviewCompare() {
   const { revisionId = '' } = useParams();
   const { t } = useI18n();
-  const { api, projectId, isAdmin, path } = useProject();
+  const { api, projectId, can, path } = useProject();
   const navigate = useNavigate();
   const revision = useQuery({ queryKey: [projectId, 'revision', revisionId], queryFn: () => api.GET('/revisions/{revisionId}', { params: { path: { revisionId } } }) });
   const entryId = revision.data?.entryId;
@@ -86,7 +86,7 @@ export function ReviewCompare() {
           />
         </>
       )}
-      {isAdmin && (submitted.status === 'pending_review' || submitted.status === 'scheduled') && (
+      {can('content.approve', entry.data.formSetId) && (submitted.status === 'pending_review' || submitted.status === 'scheduled') && (
         <div className="row">
           {submitted.status === 'pending_review' && (
             <button type="button" className="primary" onClick={() => void act('approve')}>

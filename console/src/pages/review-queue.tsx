@@ -8,10 +8,13 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { ScheduleFields, useSchedule } from '../components/schedule-fields.tsx';
 import { useActorName, useUserNames } from '../components/user-names.ts';
 
-/** What waits for review, oldest submission first, paged by the server; selected ones scheduled at once. */
+/**
+ * What waits for review, oldest submission first, paged by the server; selected ones scheduled at once by
+ * whoever may approve in their form sets (content.approve).
+ */
 export function ReviewQueue() {
   const { t, formatTime } = useI18n();
-  const { api, projectId, isAdmin, path } = useProject();
+  const { api, projectId, can, path } = useProject();
   const actorName = useActorName();
   const { userName } = useUserNames();
   const queue = useInfiniteQuery({
@@ -24,6 +27,8 @@ export function ReviewQueue() {
     refetchOnWindowFocus: true,
   });
   const items = queue.data?.pages.flatMap((p) => p.items) ?? [];
+  // The selection column shows when the role may approve some of what waits (a custom role may approve in some form sets only).
+  const approves = items.some((item) => can('content.approve', item.formSet.id));
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const schedule = useSchedule();
   const [result, setResult] = useState<string | null>(null);
@@ -55,7 +60,7 @@ export function ReviewQueue() {
         <table className="list">
           <thead>
             <tr>
-              {isAdmin && <td />}
+              {approves && <td />}
               <th scope="col">{t('review.col.entry')}</th>
               <th scope="col">{t('review.col.formSet')}</th>
               <th scope="col">{t('review.col.status')}</th>
@@ -68,9 +73,11 @@ export function ReviewQueue() {
           <tbody>
             {items.map((item) => (
               <tr key={item.revisionId}>
-                {isAdmin && (
+                {approves && (
                   <td>
-                    <input type="checkbox" aria-label={t('review.select', { title: item.entry.title || item.entry.slug })} checked={selected.has(item.revisionId)} onChange={(e) => toggle(item.revisionId, e.target.checked)} />
+                    {can('content.approve', item.formSet.id) && (
+                      <input type="checkbox" aria-label={t('review.select', { title: item.entry.title || item.entry.slug })} checked={selected.has(item.revisionId)} onChange={(e) => toggle(item.revisionId, e.target.checked)} />
+                    )}
                   </td>
                 )}
                 <td>
@@ -94,7 +101,7 @@ export function ReviewQueue() {
           {t('list.next')}
         </button>
       )}
-      {isAdmin && selected.size > 0 && (
+      {approves && selected.size > 0 && (
         <form className="bulk" onSubmit={bulk} aria-labelledby="bulk-title">
           <h2 id="bulk-title">{t('review.bulk')}</h2>
           <ScheduleFields schedule={schedule} />

@@ -11,13 +11,20 @@ import type { EntrySummary, Revision } from '../api/shapes.ts';
 type Dialog = 'schedule' | 'reject' | 'rename' | 'delete' | 'preview' | null;
 
 /**
- * The workflow of the entry's latest revision (spec section 3) and the entry's own actions. Controls a
- * role may not use are not shown (approve, schedule, reject and delete need tenant_admin); the API
- * refuses them anyway.
+ * The workflow of the entry's latest revision (spec section 3) and the entry's own actions. Controls the
+ * user's role may not use in the entry's form set are not shown (writing, withdrawing, reopening, previews and
+ * renaming need content.write; submitting content.submit; approving, scheduling and rejecting content.approve;
+ * deleting content.delete); the API refuses them anyway.
  */
 export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { entry: EntrySummary; revision: Revision; dirty: boolean; saveFirst: () => Promise<boolean>; onChanged: () => Promise<void> }) {
   const { t, formatTime } = useI18n();
-  const { api, isAdmin, path } = useProject();
+  const { api, can, path } = useProject();
+  const may = {
+    write: can('content.write', entry.formSetId),
+    submit: can('content.submit', entry.formSetId),
+    approve: can('content.approve', entry.formSetId),
+    delete: can('content.delete', entry.formSetId),
+  };
   const navigate = useNavigate();
   const [dialog, setDialog] = useState<Dialog>(null);
   const [error, setError] = useState<unknown>(null);
@@ -64,12 +71,12 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
         <p className="notice">{t('editor.scheduledFor', { time: `${formatTime(revision.publishAt)} (${Intl.DateTimeFormat().resolvedOptions().timeZone})` })}</p>
       )}
       <div className="row" role="toolbar" aria-label={t('list.col.status')}>
-        {status === 'draft' && (
+        {status === 'draft' && may.submit && (
           <button type="button" className="primary" disabled={busy} onClick={() => void act('submit')}>
             {t('action.submit')}
           </button>
         )}
-        {status === 'pending_review' && isAdmin && (
+        {status === 'pending_review' && may.approve && (
           <>
             <button type="button" className="primary" disabled={busy} onClick={() => void act('approve')}>
               {t('action.approve')}
@@ -79,49 +86,53 @@ export function WorkflowBar({ entry, revision, dirty, saveFirst, onChanged }: { 
             </button>
           </>
         )}
-        {(status === 'pending_review' || status === 'scheduled') && isAdmin && (
+        {(status === 'pending_review' || status === 'scheduled') && may.approve && (
           <button type="button" disabled={busy} onClick={() => setDialog('reject')}>
             {t('action.reject')}
           </button>
         )}
-        {(status === 'pending_review' || status === 'scheduled') && (
+        {(status === 'pending_review' || status === 'scheduled') && may.write && (
           <button type="button" disabled={busy} onClick={() => void act('withdraw')}>
             {t('action.withdraw')}
           </button>
         )}
-        {status === 'rejected' && (
+        {status === 'rejected' && may.write && (
           <button type="button" className="primary" disabled={busy} onClick={() => void act('reopen')}>
             {t('action.reopen')}
           </button>
         )}
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() =>
-            void run(async () => {
-              const token = (await api.POST('/revisions/{revisionId}/preview-token', { params: { path: { revisionId: revision.revisionId } } })) as { previewUrl: string; expiresAt: string };
-              setPreview(token);
-            }, 'preview')
-          }
-        >
-          {t('editor.preview')}
-        </button>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() =>
-            void run(async () => {
-              const copy = (await api.POST('/entries/{entryId}/duplicate', { params: { path: { entryId: entry.id } }, body: {} })) as { entry: { id: string } };
-              navigate(path(`entries/${copy.entry.id}`));
-            })
-          }
-        >
-          {t('editor.duplicate')}
-        </button>
-        <button type="button" disabled={busy} onClick={() => setDialog('rename')}>
-          {t('editor.rename')}
-        </button>
-        {isAdmin && (
+        {may.write && (
+          <>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void run(async () => {
+                  const token = (await api.POST('/revisions/{revisionId}/preview-token', { params: { path: { revisionId: revision.revisionId } } })) as { previewUrl: string; expiresAt: string };
+                  setPreview(token);
+                }, 'preview')
+              }
+            >
+              {t('editor.preview')}
+            </button>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void run(async () => {
+                  const copy = (await api.POST('/entries/{entryId}/duplicate', { params: { path: { entryId: entry.id } }, body: {} })) as { entry: { id: string } };
+                  navigate(path(`entries/${copy.entry.id}`));
+                })
+              }
+            >
+              {t('editor.duplicate')}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setDialog('rename')}>
+              {t('editor.rename')}
+            </button>
+          </>
+        )}
+        {may.delete && (
           <button type="button" className="danger" disabled={busy} onClick={() => setDialog('delete')}>
             {t('editor.delete')}
           </button>

@@ -1,4 +1,5 @@
 import type { SessionUser } from '../api/shapes.ts';
+import type { Grants } from './grants.ts';
 
 /**
  * The console's session as the page knows it: the user, the expiry and the CSRF token of the session cookie
@@ -11,6 +12,8 @@ export interface Session {
   expiresAt: string;
   user: SessionUser;
   csrfToken: string;
+  /** What the user may do (GET /auth/session); absent just after a sign-in, whose answer carries none, until asked. */
+  grants?: Grants;
 }
 
 /** Why the page's session stopped: it expired, or it was signed out (in another tab, or on the service). */
@@ -55,6 +58,13 @@ export class SessionGate {
     const sameUser = previous === null || previous.user.id === session.user.id;
     this.#set({ status: 'signed-in', session, ended: null });
     this.#release(sameUser);
+  }
+
+  /** What the session's user may do, asked after a sign-in (whose answer carries none): set when it is still theirs. */
+  granted(userId: string, grants: Grants): void {
+    const session = this.#snapshot.session;
+    if (session?.user.id !== userId) return;
+    this.#set({ ...this.#snapshot, session: { ...session, grants } });
   }
 
   /** No session: the start-up check found none. */

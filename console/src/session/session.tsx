@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { createConsoleClient, currentSession, type ConsoleClient, type ConsoleClientOptions } from '../api/admin-client.ts';
 import { SessionGate, type Session, type SessionEnd } from './session-gate.ts';
 import { forgetKeptInput } from '../fields/kept-input.ts';
+import { builtInGrants } from './grants.ts';
 
 export type { Session } from './session-gate.ts';
 
@@ -82,9 +83,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       ...snapshot,
       signedIn(next) {
         const wasAnotherUser = snapshot.session !== null && snapshot.session.user.id !== next.user.id;
-        gate.begin(next);
+        // Signing in again over the page: what the user could do stands until the service says otherwise (the page stays as it is).
+        const held = !wasAnotherUser ? snapshot.session?.grants : undefined;
+        gate.begin(!next.grants && held ? { ...next, grants: held } : next);
         if (wasAnotherUser) queryClient.clear();
         channel?.postMessage({ type: 'signed-in' } satisfies TabMessage);
+        // What the user may do comes with the session the cookie now holds (the sign-in's answer has none).
+        if (!next.grants) {
+          void currentSession()
+            .catch(() => null)
+            .then((found) => gate.granted(next.user.id, found?.user.id === next.user.id && found.grants ? found.grants : builtInGrants(next.user.role)));
+        }
       },
       async signOut() {
         // The service refuses the session from now on and clears its cookie (POST /auth/logout).

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, type RefObject } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { useI18n, UI_LANGUAGES, type UiLanguage } from '../i18n/i18n.tsx';
@@ -7,7 +7,8 @@ import { SessionExpiredDialog, SignInPage } from '../pages/sign-in.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { ProjectContext, type ProjectContextValue } from './project-context.tsx';
 import type { MessageKey } from '../i18n/en.ts';
-import { ADMIN_AREAS } from '../admin/admin-routes.tsx';
+import { AREAS, pageNeed } from './areas.ts';
+import { grantsAllow, type Capability } from '../session/grants.ts';
 import { RouteErrorBoundary } from '../components/route-error-boundary.tsx';
 import { StartingUp } from '../components/starting-up.tsx';
 import { NeedsAdministrator } from './needs-administrator.tsx';
@@ -15,7 +16,9 @@ import { NeedsAdministrator } from './needs-administrator.tsx';
 /**
  * The frame of every page of a project: header (project switcher, language, user, sign-out), the
  * navigation by area, and the page. Issue 19's areas (contact forms, webhooks, people and keys,
- * settings, operations) are further entries of `AREAS` and routes in app.tsx.
+ * settings, operations) are further entries of `AREAS` (areas.ts) and routes in app.tsx. The navigation offers
+ * the areas the user's role may use (the session's grants, issue 47), and a page opened by its URL that the role
+ * may not use is explained instead of shown.
  */
 export function ProjectLayout() {
   const { projectId = '' } = useParams();
@@ -24,20 +27,6 @@ export function ProjectLayout() {
   if (status === 'signed-out') return <SignInPage projectId={projectId} />;
   return <SignedInProject projectId={projectId} />;
 }
-
-interface Area {
-  label: MessageKey;
-  to: string;
-  adminOnly?: boolean;
-}
-
-const AREAS: Area[] = [
-  { label: 'nav.review', to: 'review' },
-  { label: 'nav.media', to: 'media' },
-  { label: 'nav.asOf', to: 'as-of' },
-  { label: 'nav.audit', to: 'audit', adminOnly: true },
-  ...ADMIN_AREAS,
-];
 
 function SignedInProject({ projectId }: { projectId: string }) {
   const { t, language, setLanguage } = useI18n();
@@ -48,17 +37,24 @@ function SignedInProject({ projectId }: { projectId: string }) {
   const projects = useQuery({ queryKey: ['projects'], queryFn: () => api.GET('/projects') });
   const formSets = useQuery({ queryKey: [projectId, 'form-sets'], queryFn: () => api.GET('/form-sets') });
   const user = session!.user;
+  // Until GET /auth/session has said what the user may do (just after a sign-in), no area is offered.
+  const grants = session!.grants;
+  const can = useCallback((capability: Capability, formSetId?: string) => (grants ? grantsAllow(grants, capability, formSetId) : false), [grants]);
   const value = useMemo<ProjectContextValue | null>(
     () =>
-      project.data
-        ? { projectId, project: project.data, api, isAdmin: user.role === 'tenant_admin', userId: user.id, path: (sub: string) => `/p/${projectId}/${sub}` }
+      project.data && grants
+        ? { projectId, project: project.data, api, userId: user.id, grants, can, manageRoles: grants.manageRoles, path: (sub: string) => `/p/${projectId}/${sub}` }
         : null,
-    [project.data, projectId, api, user],
+    [project.data, projectId, api, user, grants, can],
   );
   const { pathname } = useLocation();
-  // The area a URL opens (its first segment under /p/{projectId}/): an administrator's is refused to an editor.
-  const area = AREAS.find((a) => pathname.split('/')[3] === a.to);
-  const refused = area?.adminOnly && user.role !== 'tenant_admin' ? area : undefined;
+  // What the page the URL opens needs: a page the user's role may not use is explained instead.
+  const need = pageNeed(pathname);
+  const refused = grants && need && !need.anyOf.some((capability) => can(capability, need.formSetId)) ? need : undefined;
+  const listed = AREAS.filter((area) => {
+    const wanted = area.needs ?? area.listedFor;
+    return !wanted || wanted.some((capability) => can(capability));
+  });
   const main = useRef<HTMLElement>(null);
   useFocusHeadingOnNavigation(main, pathname);
   return (
@@ -88,7 +84,7 @@ function SignedInProject({ projectId }: { projectId: string }) {
             ))}
           </select>
         </label>
-        <span className="user">{t('nav.signedInAs', { email: user.email, role: t(`role.${user.role}` as MessageKey) })}</span>
+        <span className="user">{t('nav.signedInAs', { email: user.email, role: grants?.roleName ?? t(`role.${user.role}` as MessageKey) })}</span>
         <NavLink to={`/p/${projectId}/account`} className="account-link">
           {t('nav.account')}
         </NavLink>
@@ -110,7 +106,7 @@ function SignedInProject({ projectId }: { projectId: string }) {
             ))}
           </ul>
           <ul>
-            {AREAS.filter((a) => !a.adminOnly || user.role === 'tenant_admin').map((area) => (
+            {listed.map((area) => (
               <li key={area.to}>
                 <NavLink to={`/p/${projectId}/${area.to}`}>{t(area.label)}</NavLink>
               </li>
@@ -121,7 +117,7 @@ function SignedInProject({ projectId }: { projectId: string }) {
           <ErrorMessage error={project.error ?? formSets.error} />
           {value ? (
             <ProjectContext.Provider value={value}>
-              <RouteErrorBoundary>{refused ? <NeedsAdministrator area={refused.label} email={user.email} home={`/p/${projectId}/review`} /> : <Outlet />}</RouteErrorBoundary>
+              <RouteErrorBoundary>{refused ? <NeedsAdministrator need={refused} email={user.email} home={`/p/${projectId}/review`} /> : <Outlet />}</RouteErrorBoundary>
             </ProjectContext.Provider>
           ) : (
             !project.error && <p>{t('app.loading')}</p>
