@@ -10,6 +10,7 @@ import type { SamlSettings } from '../domain/access/saml-settings.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { accessQueries } from '../../projections/access-queries.ts';
 import { endSessionsAtProvider, signInVouched, type SsoSignedIn, type SsoTestResult } from './identity-sign-in.ts';
+import { serviceProviderKey } from './saml-sp-keys.ts';
 
 /**
  * Console sign-in through a tenant's SAML 2.0 identity provider (SP-initiated, with @node-saml/node-saml): `start`
@@ -92,7 +93,7 @@ export class SamlSignIn {
       removeAsync: async () => null,
     };
     const relayState = randomBytes(18).toString('base64url');
-    const location = await this.#saml(settings, sp, remember).getAuthorizeUrlAsync(relayState, undefined, {});
+    const location = await this.#saml(tenantId, settings, sp, remember).getAuthorizeUrlAsync(relayState, undefined, {});
     if (!requestId) throw new SamlError('the authentication request has no ID');
     const flow: Flow = { requestId, relayState, requestedAt: now, projectId, tenantId, idpEntityId: settings.idpEntityId, ...(options.test ? { test: true } : {}), expiresAt: now + SAML_FLOW_TTL_MS };
     return { location, flow: this.#deps.box.seal(JSON.stringify(flow), FLOW_CONTEXT) };
@@ -112,9 +113,10 @@ export class SamlSignIn {
       getAsync: async (key) => (key === flow.requestId ? new Date(flow.requestedAt).toISOString() : null),
       removeAsync: async () => null,
     };
+    if (settings.wantAssertionsEncrypted && hasPlainAssertion(posted.SAMLResponse)) throw new SamlError('the assertion was not encrypted, and the settings want it encrypted');
     let profile: Profile | null;
     try {
-      ({ profile } = await this.#saml(settings, sp, answered).validatePostResponseAsync({ SAMLResponse: posted.SAMLResponse, ...(posted.RelayState ? { RelayState: posted.RelayState } : {}) }));
+      ({ profile } = await this.#saml(flow.tenantId, settings, sp, answered).validatePostResponseAsync({ SAMLResponse: posted.SAMLResponse, ...(posted.RelayState ? { RelayState: posted.RelayState } : {}) }));
     } catch (error) {
       throw new SamlError((error as Error).message);
     }
@@ -147,7 +149,7 @@ export class SamlSignIn {
     const settings = tenant.saml;
     if (!query['SAMLRequest']) throw new SamlError('no SAMLRequest: this endpoint takes the provider\'s logout requests');
     if (!query['Signature'] || !query['SigAlg']) throw new SamlError('the logout request is not signed');
-    const saml = this.#saml(settings, sp, { saveAsync: async () => null, getAsync: async () => null, removeAsync: async () => null });
+    const saml = this.#saml(tenantId, settings, sp, { saveAsync: async () => null, getAsync: async () => null, removeAsync: async () => null });
     let profile: Profile | null;
     try {
       ({ profile } = await saml.validateRedirectAsync(query, rawQuery));
@@ -162,13 +164,22 @@ export class SamlSignIn {
     return { ...ended, location };
   }
 
-  /** This service provider's metadata for a tenant's provider (entity ID, ACS), as an administrator registers it there. */
-  metadata(sp: ServiceProvider): string {
-    return generateServiceProviderMetadata({ issuer: sp.entityId, callbackUrl: sp.acsUrl, logoutCallbackUrl: sp.sloUrl, wantAssertionsSigned: true, identifierFormat: null });
+  /**
+   * This service provider's metadata for a tenant's provider (entity ID, ACS, single logout), as an administrator
+   * registers it there; with the tenant's settings, its certificate too, for signing (its requests are signed) and
+   * for encryption (the provider may encrypt assertions to it).
+   */
+  metadata(sp: ServiceProvider, tenant?: { tenantId: string; settings: SamlSettings }): string {
+    const key = tenant ? serviceProviderKey(tenant.tenantId, tenant.settings, this.#deps.box) : undefined;
+    const keys = key && tenant?.settings.spCertificate ? { privateKey: key, publicCerts: tenant.settings.spCertificate, decryptionPvk: key, decryptionCert: tenant.settings.spCertificate, signatureAlgorithm: 'sha256' as const } : {};
+    return generateServiceProviderMetadata({ issuer: sp.entityId, callbackUrl: sp.acsUrl, logoutCallbackUrl: sp.sloUrl, wantAssertionsSigned: true, identifierFormat: null, ...keys });
   }
 
-  #saml(settings: SamlSettings, sp: ServiceProvider, cacheProvider: CacheProvider): SAML {
+  #saml(tenantId: string, settings: SamlSettings, sp: ServiceProvider, cacheProvider: CacheProvider): SAML {
+    // With the tenant's key pair: requests (and logout responses) signed, encrypted assertions decrypted.
+    const key = serviceProviderKey(tenantId, settings, this.#deps.box);
     return new SAML({
+      ...(key ? { privateKey: key, decryptionPvk: key, ...(settings.spCertificate ? { publicCert: settings.spCertificate } : {}) } : {}),
       issuer: sp.entityId,
       callbackUrl: sp.acsUrl,
       entryPoint: settings.ssoUrl,
@@ -206,6 +217,16 @@ export class SamlSignIn {
 
 function refused(why: string): DomainError {
   return new DomainError('UNAUTHORIZED', `${OIDC_SIGN_IN_REFUSED} ${why}`, 'Start again from the login page.');
+}
+
+/**
+ * Whether a posted samlp:Response (base64) carries an assertion in clear (an <Assertion> element, in any namespace
+ * prefix, where an encrypted one is an <EncryptedAssertion>). A policy check before the answer is verified, which
+ * the signature checks do after it.
+ */
+function hasPlainAssertion(samlResponse: string): boolean {
+  const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
+  return /<(?:[A-Za-z_][\w.-]*:)?Assertion[\s>/]/.test(xml);
 }
 
 function firstValue(value: unknown): string | undefined {

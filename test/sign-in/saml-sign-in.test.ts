@@ -195,6 +195,64 @@ describe('Single sign-on with SAML 2.0', function () {
     expect(revoked[0]!.actor).to.deep.include({ type: 'operator', id: `saml:${new URL(idp.entityId).host}` });
   });
 
+  it('signs its requests and takes encrypted assertions with the key pair it made for the tenant; wanting encryption refuses an assertion in clear', async () => {
+    const first = await f.call('GET', '/sign-in/saml', { token: admin.token, headers: admin.headers });
+    expect(first.body.spCertificate.pem).to.match(/^-----BEGIN CERTIFICATE-----/);
+    expect(first.body.wantAssertionsEncrypted).to.equal(false);
+    expect(JSON.stringify(first.body)).to.not.match(/PRIVATE KEY|sealedSpKey/);
+    // The private key is in the log sealed, never in clear.
+    const configured = (await eventsOf(`tenant-${f.project.tenantId}`)).filter((e) => e.type === 'tenant.saml-configured');
+    expect(configured.at(-1)!.data['sealedSpKey']).to.match(/^v1\./);
+    expect(JSON.stringify(configured)).to.not.match(/PRIVATE KEY/);
+    const metadata = await (await fetch(first.body.spEntityId)).text();
+    expect(metadata).to.match(/AuthnRequestsSigned="true"/);
+    expect(metadata).to.match(/use="encryption"/);
+    expect(metadata).to.include(first.body.spCertificate.pem.replace(/-----[A-Z ]+-----|\s/g, '').slice(0, 64));
+
+    /** The provider's answer to a sign-in started now, and the flow cookie, without posting it. */
+    const answered = async (subject: string) => {
+      const start = await fetch(`${f.service.url}/admin/v1/auth/saml/start?projectId=${f.project.projectId}`, { redirect: 'manual' });
+      const flow = start.headers.getSetCookie().find((line) => line.startsWith('annals-saml-flow='))!.split(';')[0]!;
+      const answer = await idp.answer(start.headers.get('location')!, subject);
+      const post = () => fetch(answer.acsUrl, { method: 'POST', redirect: 'manual', headers: { cookie: flow, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ SAMLResponse: answer.SAMLResponse, RelayState: answer.RelayState }) });
+      return { xml: Buffer.from(answer.SAMLResponse, 'base64').toString('utf8'), post };
+    };
+    idp.accounts.set('saml-erin', { email: `erin@${domain}`, groups: ['cms-editors'] });
+    // The provider knows the service's certificate: it checks each request's signature and encrypts to it.
+    idp.register(metadata, { signedRequests: true, encrypt: true });
+    try {
+      const encrypted = await answered('saml-erin');
+      expect(encrypted.xml).to.match(/EncryptedAssertion/);
+      expect(encrypted.xml).to.not.include('saml-erin');
+      expect((await encrypted.post()).status).to.equal(302);
+
+      const wanting = await f.call('PUT', '/sign-in/saml', { token: admin.token, headers: admin.headers, body: settings({ wantAssertionsEncrypted: true }) });
+      expect(wanting.status, JSON.stringify(wanting.body)).to.equal(200);
+      expect(wanting.body.spCertificate.fingerprint256, 'the key pair is kept').to.equal(first.body.spCertificate.fingerprint256);
+      expect((await (await answered('saml-erin')).post()).status).to.equal(302);
+      idp.register(metadata, { signedRequests: true, encrypt: false });
+      const inClear = await answered('saml-erin');
+      const refused = await inClear.post();
+      expect(refused.status).to.equal(401);
+
+      // A new key pair: the provider, still holding the old certificate, refuses the requests signed with the new one.
+      const renewed = await f.call('PUT', '/sign-in/saml', { token: admin.token, headers: admin.headers, body: settings({ newSpCertificate: true }) });
+      expect(renewed.status).to.equal(200);
+      expect(renewed.body.spCertificate.fingerprint256).to.not.equal(first.body.spCertificate.fingerprint256);
+      let failure: unknown;
+      await answered('saml-erin').catch((error: unknown) => {
+        failure = error;
+      });
+      expect(String(failure)).to.match(/SIGNATURE/);
+      // Given the new certificate, it signs in again.
+      idp.register(await (await fetch(first.body.spEntityId)).text(), { signedRequests: true, encrypt: true });
+      expect((await (await answered('saml-erin')).post()).status).to.equal(302);
+    } finally {
+      idp.register(null);
+      await f.call('PUT', '/sign-in/saml', { token: admin.token, headers: admin.headers, body: settings() });
+    }
+  });
+
   it('turns on single sign-on only once the admin signed in through the provider; passwords are then refused', async () => {
     const early = await f.call('PUT', '/sign-in/saml', { token: admin.token, body: settings({ ssoOnly: true }) });
     expect(early.status, JSON.stringify(early.body)).to.equal(403);

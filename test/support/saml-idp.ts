@@ -100,6 +100,12 @@ export interface TestSamlIdp {
   answer(location: string, subject: string, tamper?: Tamper): Promise<SamlAnswer>;
   /** The URL of a LogoutRequest to the service's single logout service `sloUrl` (HTTP-Redirect), signed unless `unsigned`. */
   logoutRequest(sloUrl: string, subject: string, sessionIndex: string | undefined, options?: { unsigned?: boolean; rogue?: boolean }): string;
+  /**
+   * Registers the service's metadata (its certificate) at the provider, as an administrator does: `signedRequests`
+   * makes the provider refuse an AuthnRequest whose signature does not verify with that certificate; `encrypt`
+   * encrypts each assertion (signed first) to it. null: back to knowing the service by its entity ID alone.
+   */
+  register(metadata: string | null, options?: { signedRequests?: boolean; encrypt?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -154,23 +160,27 @@ export async function startSamlIdp(options: { spEntityId: (tenantId: string) => 
   const base = `http://127.0.0.1:${address.port}`;
   const entityId = `${base}/metadata`;
 
+  let registered: { metadata: string; signedRequests: boolean; encrypt: boolean } | null = null;
   const provider = (key: string, cert: string, issuer = entityId) =>
     samlify.IdentityProvider({
       entityID: issuer,
       signingCert: cert,
       privateKey: key,
-      isAssertionEncrypted: false,
+      isAssertionEncrypted: registered?.encrypt ?? false,
+      wantAuthnRequestsSigned: registered?.signedRequests ?? false,
       nameIDFormat: [PERSISTENT],
       singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` }],
       singleLogoutService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${base}/sso` }],
     });
   const serviceProvider = (wantAssertionsSigned: boolean) =>
-    samlify.ServiceProvider({
-      entityID: options.spEntityId(options.tenantId),
-      assertionConsumerService: [{ Binding: samlify.Constants.namespace.binding.post, Location: options.acsUrl }],
-      wantAssertionsSigned,
-      authnRequestsSigned: false,
-    });
+    registered
+      ? samlify.ServiceProvider({ metadata: registered.metadata, wantAssertionsSigned })
+      : samlify.ServiceProvider({
+          entityID: options.spEntityId(options.tenantId),
+          assertionConsumerService: [{ Binding: samlify.Constants.namespace.binding.post, Location: options.acsUrl }],
+          wantAssertionsSigned,
+          authnRequestsSigned: false,
+        });
 
   const idp: TestSamlIdp = {
     entityId,
@@ -181,7 +191,9 @@ export async function startSamlIdp(options: { spEntityId: (tenantId: string) => 
       const sp = serviceProvider(tamper !== 'unsigned');
       const signer = tamper === 'rogue-key' ? provider(ROGUE_KEY, ROGUE_CERT) : provider(IDP_KEY, IDP_CERT, tamper === 'wrong-issuer' ? 'https://impostor.example/idp' : entityId);
       // The service's AuthnRequest, parsed and checked against the SAML schema by the provider.
-      const parsed = await provider(IDP_KEY, IDP_CERT).parseLoginRequest(sp, 'redirect', { query });
+      // With the service's certificate registered and signed requests wanted, the signature over the query as sent.
+      const octetString = new URL(location).search.slice(1).split('&').filter((part) => !part.startsWith('Signature=')).join('&');
+      const parsed = await provider(IDP_KEY, IDP_CERT).parseLoginRequest(sp, 'redirect', { query, octetString });
       const requestId = tamper === 'other-request' ? `_${randomUUID()}` : (parsed.extract.request?.id as string);
       const account = accounts.get(subject) ?? {};
       const now = Date.now();
@@ -224,6 +236,9 @@ export async function startSamlIdp(options: { spEntityId: (tenantId: string) => 
       const signer = logoutOptions.rogue ? provider(ROGUE_KEY, ROGUE_CERT) : provider(IDP_KEY, IDP_CERT);
       const { context } = signer.createLogoutRequest(sp, 'redirect', { logoutNameID: subject, ...(sessionIndex ? { sessionIndex } : {}) }) as { context: string };
       return context;
+    },
+    register(metadata, registration = {}) {
+      registered = metadata === null ? null : { metadata, signedRequests: registration.signedRequests ?? false, encrypt: registration.encrypt ?? false };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

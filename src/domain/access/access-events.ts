@@ -97,6 +97,10 @@ export const tenantSamlConfigured = defineEvent({
     /** Groups whose members sign in with one of the tenant's own roles (absent: none). */
     roleGroups: z.array(z.object({ group: z.string().min(1).max(500), roleId: id })).max(50).optional(),
     ssoOnly: z.boolean(),
+    /** This service's certificate for the tenant, and its private key sealed (never in clear); absent on settings recorded before. */
+    spCertificate: z.string().regex(/^-----BEGIN CERTIFICATE-----/, 'a PEM certificate').max(16_384).optional(),
+    sealedSpKey: z.string().regex(/^v1\./, 'a sealed key').optional(),
+    wantAssertionsEncrypted: z.boolean().optional(),
     projectId: id.optional(),
   }),
 });

@@ -3,8 +3,10 @@ import { emailDomainsValue, groupsValue, isLoopbackHost, withRoleGroups, type Ro
 
 /**
  * A tenant's SAML 2.0 sign-in, as the tenant decider keeps it and tenant.saml-configured carries it: for
- * organisations whose identity provider speaks only SAML. The provider's signing certificates are public; the
- * service signs nothing, so it holds no secret for SAML.
+ * organisations whose identity provider speaks only SAML. The provider's signing certificates are public. The
+ * service's own key pair for the tenant (`spCertificate`, public, and `sealedSpKey`, its private key sealed with the
+ * secrets key for the record `saml-sp:<tenantId>`, never in clear) signs its authentication and logout requests
+ * and lets the provider encrypt its assertions to it; settings recorded before it existed have none.
  */
 export interface SamlSettings {
   /** The identity provider's entity ID (its Issuer in every response). */
@@ -26,6 +28,17 @@ export interface SamlSettings {
   /** Groups whose members sign in with one of the organisation's own roles (see RoleGroup); absent: none. */
   roleGroups?: RoleGroup[];
   ssoOnly: boolean;
+  /** This service's certificate for the tenant (PEM): the provider checks its requests' signatures and encrypts assertions with it. */
+  spCertificate?: string;
+  /** Its private key, sealed (see samlSpKeyContext). */
+  sealedSpKey?: string;
+  /** Refuse an answer whose assertion is not encrypted (to spCertificate). */
+  wantAssertionsEncrypted?: boolean;
+}
+
+/** The additional authenticated data a tenant's SAML key is sealed with: a sealed key copied to another tenant does not open. */
+export function samlSpKeyContext(tenantId: string): string {
+  return `saml-sp:${tenantId}`;
 }
 
 export const DEFAULT_SAML_EMAIL_ATTRIBUTE = 'email';
@@ -58,7 +71,22 @@ export function samlSettingsValue(settings: SamlSettings): SamlSettings {
     userGroups: groupsValue(settings.userGroups, 'userGroups'),
     ...withRoleGroups(settings.roleGroups),
     ssoOnly: settings.ssoOnly,
+    ...serviceProviderKeys(settings),
   };
+}
+
+/** The service's key pair as given (both or neither; the key sealed; the certificate one PEM), and the encryption rule, which needs it. */
+function serviceProviderKeys(settings: SamlSettings): Pick<SamlSettings, 'spCertificate' | 'sealedSpKey' | 'wantAssertionsEncrypted'> {
+  const { spCertificate, sealedSpKey } = settings;
+  if ((spCertificate === undefined) !== (sealedSpKey === undefined)) throw invalid("the service's SAML certificate and its key are recorded together");
+  if (spCertificate === undefined || sealedSpKey === undefined) {
+    if (settings.wantAssertionsEncrypted) throw invalid("wantAssertionsEncrypted needs the service's SAML certificate, which the provider encrypts to");
+    return {};
+  }
+  const certificate = `${spCertificate.trim()}\n`;
+  if (!PEM_CERTIFICATE.test(certificate) || certificate.length > 16_384) throw invalid("spCertificate: the service's certificate, one PEM certificate");
+  if (!/^v1\./.test(sealedSpKey)) throw invalid("the service's SAML key must be sealed before it is recorded");
+  return { spCertificate: certificate, sealedSpKey, ...(settings.wantAssertionsEncrypted ? { wantAssertionsEncrypted: true } : {}) };
 }
 
 function ssoUrlValue(value: string, name: 'ssoUrl' | 'sloUrl'): string {

@@ -66,7 +66,7 @@ export function adminRouter(
   });
   const open = authRoutes(deps, api, services.signIn?.secondFactor);
   const sso = services.signIn
-    ? { open: oidcRoutes({ ...deps, oidc: services.signIn.oidc, saml: services.signIn.saml }, api), saml: samlRoutes({ ...deps, saml: services.signIn.saml }, api), settings: signInSettingsRoutes({ ...deps, ...services.signIn }, api), samlSettings: samlSettingsRoutes(deps, api) }
+    ? { open: oidcRoutes({ ...deps, oidc: services.signIn.oidc, saml: services.signIn.saml }, api), saml: samlRoutes({ ...deps, saml: services.signIn.saml }, api), settings: signInSettingsRoutes({ ...deps, ...services.signIn }, api), samlSettings: samlSettingsRoutes({ ...deps, box: services.signIn.box }, api) }
     : undefined;
   const secondFactor = services.signIn ? secondFactorRoutes(deps, api, services.signIn) : undefined;
   const session = sessionRoutes(deps, api);

@@ -86,11 +86,12 @@ export function samlRoutes(deps: AdminDeps & { saml: SamlSignIn }, api: ApiRegis
     }
   });
 
-  api.add(router, { method: 'get', path: '/auth/saml/metadata/:tenantId', operationId: 'getSamlServiceProviderMetadata', permission: 'none', auth: 'none', summary: "This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider", tag: 'Sessions', responses: { 200: { description: 'The SP metadata', schema: z.string(), mediaType: 'application/samlmetadata+xml' } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {
+  api.add(router, { method: 'get', path: '/auth/saml/metadata/:tenantId', operationId: 'getSamlServiceProviderMetadata', permission: 'none', auth: 'none', summary: "This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, its assertion consumer and single logout services, and once SAML is set up its certificate for signing and encryption), to register at the identity provider", tag: 'Sessions', responses: { 200: { description: 'The SP metadata', schema: z.string(), mediaType: 'application/samlmetadata+xml' } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {
     const tenantId = ctx.params['tenantId'] ?? '';
-    if (!isUuid(tenantId) || !(await accessModel.tenant(tenantId))) throw notFound(`No tenant ${tenantId}.`);
+    const tenant = isUuid(tenantId) ? await accessModel.tenant(tenantId) : null;
+    if (!tenant) throw notFound(`No tenant ${tenantId}.`);
     ctx.type = 'application/samlmetadata+xml';
-    ctx.body = saml.metadata(serviceProviderOf(ctx, tenantId));
+    ctx.body = saml.metadata(serviceProviderOf(ctx, tenantId), tenant.saml ? { tenantId, settings: tenant.saml } : undefined);
   });
   return router;
 }

@@ -10,6 +10,8 @@ import { DEFAULT_SAML_EMAIL_ATTRIBUTE, DEFAULT_SAML_GROUPS_ATTRIBUTE, type SamlS
 import { accessQueries } from '../../../projections/access-queries.ts';
 import { serviceProviderOf, SAML_PATH } from './saml-routes.ts';
 import { roleGroupsField } from './sign-in-settings-routes.ts';
+import { newServiceProviderKeys } from '../../sign-in/saml-sp-keys.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 
 const samlSettingsBody = z.object({
   idpEntityId: z.string().min(1).max(1024).describe("The identity provider's entity ID (the Issuer of its answers)"),
@@ -23,6 +25,8 @@ const samlSettingsBody = z.object({
   userGroups: z.array(z.string().max(500)).max(100).optional().describe('Members of any of these sign in as tenant_user; empty or absent: every other person of an allowed domain'),
   roleGroups: roleGroupsField.optional(),
   ssoOnly: z.boolean().optional().describe("Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider."),
+  wantAssertionsEncrypted: z.boolean().optional().describe('Refuse answers whose assertion is not encrypted to this service\'s certificate (spCertificate; default false). Register the certificate at the provider first.'),
+  newSpCertificate: z.boolean().optional().describe("Make this service a new key pair for the tenant (default false: the one made when SAML was set up is kept). The provider must be given the new certificate: requests are signed with it from now on."),
 });
 
 const certificateSchema = z.object({ subject: z.string(), validFrom: z.string(), validTo: z.string(), fingerprint256: z.string() });
@@ -39,6 +43,11 @@ const samlSettingsSchema = z
     userGroups: z.array(z.string()),
     roleGroups: roleGroupsField,
     ssoOnly: z.boolean(),
+    wantAssertionsEncrypted: z.boolean(),
+    spCertificate: certificateSchema
+      .extend({ pem: z.string() })
+      .nullable()
+      .describe("This service's certificate for the tenant (its private key is never answered): register it at the provider to check the signed authentication and logout requests and to encrypt assertions. null on settings saved before the service had one: save them again."),
     spEntityId: z.string().describe("This service's entity ID for the tenant (the audience the provider must name), also its metadata URL"),
     acsUrl: z.string().describe('The assertion consumer service URL to register at the provider (HTTP-POST binding)'),
     sloServiceUrl: z.string().describe("This service's single logout service to register at the provider (HTTP-Redirect binding): the provider's signed logout requests end the sessions begun through it"),
@@ -56,12 +65,22 @@ function certificateOf(pem: string, index: number): z.input<typeof certificateSc
 }
 
 /** GET, PUT and DELETE /sign-in/saml: the tenant's SAML 2.0 sign-in (tenant_admin sessions only). */
-export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
+export function samlSettingsRoutes(deps: AdminDeps & { box: SecretBox }, api: ApiRegistry): Router {
   const router = newRouter();
   const accessModel = accessQueries(deps.reader);
   const answer = (settings: SamlSettings, ctx: Context, tenantId: string): z.input<typeof samlSettingsSchema> => {
     const sp = serviceProviderOf(ctx, tenantId);
-    return { ...settings, roleGroups: settings.roleGroups ?? [], idpCertificates: settings.idpCertificates.map(certificateOf), spEntityId: sp.entityId, acsUrl: sp.acsUrl, sloServiceUrl: sp.sloUrl };
+    const { sealedSpKey: _never, spCertificate, wantAssertionsEncrypted, ...shown } = settings;
+    return {
+      ...shown,
+      roleGroups: settings.roleGroups ?? [],
+      idpCertificates: settings.idpCertificates.map(certificateOf),
+      wantAssertionsEncrypted: wantAssertionsEncrypted ?? false,
+      spCertificate: spCertificate ? { ...certificateOf(spCertificate, 0), pem: spCertificate } : null,
+      spEntityId: sp.entityId,
+      acsUrl: sp.acsUrl,
+      sloServiceUrl: sp.sloUrl,
+    };
   };
 
   api.add(router, { method: 'get', path: '/sign-in/saml', operationId: 'getSamlSettings', permission: 'sign-in.read', summary: `The tenant's SAML 2.0 sign-in, with the entity ID and assertion consumer service URL to register at the provider (also as metadata at ${SAML_PATH}/metadata/{tenantId})`, tag: 'Single sign-on', responses: { 200: { description: 'The settings', schema: samlSettingsSchema } }, errors: { 404: ['NOT_FOUND'] } }, async (ctx) => {
@@ -80,6 +99,9 @@ export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       const user = await accessModel.user(caller.userId);
       if (!user?.identities?.[idpEntityId]) throw forbidden('Turning on single sign-on only needs you to have signed in through this identity provider first.', { hint: 'Save the settings with ssoOnly false, sign in with the provider, then turn it on.' });
     }
+    // The service's key pair for the tenant: made when SAML is set up (or asked for anew), then kept.
+    const previous = (await accessModel.tenant(tenantId))?.saml;
+    const keys = previous?.spCertificate && previous.sealedSpKey && !body.newSpCertificate ? { spCertificate: previous.spCertificate, sealedSpKey: previous.sealedSpKey } : await newServiceProviderKeys(tenantId, deps.box, deps.clock);
     const settings: SamlSettings = {
       idpEntityId,
       ssoUrl: body.ssoUrl,
@@ -92,6 +114,8 @@ export function samlSettingsRoutes(deps: AdminDeps, api: ApiRegistry): Router {
       userGroups: body.userGroups ?? [],
       roleGroups: body.roleGroups ?? [],
       ssoOnly: body.ssoOnly ?? false,
+      ...keys,
+      wantAssertionsEncrypted: body.wantAssertionsEncrypted ?? false,
     };
     const result = await deps.access.signIn.configureSaml(caller, tenantId, settings, actingProject(ctx));
     wrote(ctx, result.position, ['access']);

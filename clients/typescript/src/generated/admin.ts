@@ -193,8 +193,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider
-         * @description This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, and its assertion consumer service), to register at the identity provider. No credentials needed.
+         * This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, its assertion consumer and single logout services, and once SAML is set up its certificate for signing and encryption), to register at the identity provider
+         * @description This service's SAML service provider metadata for a tenant (its entity ID, which is this URL, its assertion consumer and single logout services, and once SAML is set up its certificate for signing and encryption), to register at the identity provider. No credentials needed.
          */
         get: operations["getSamlServiceProviderMetadata"];
         put?: never;
@@ -3775,6 +3775,15 @@ export type components = {
                 roleId: string;
             }[];
             ssoOnly: boolean;
+            wantAssertionsEncrypted: boolean;
+            /** @description This service's certificate for the tenant (its private key is never answered): register it at the provider to check the signed authentication and logout requests and to encrypt assertions. null on settings saved before the service had one: save them again. */
+            spCertificate: {
+                subject: string;
+                validFrom: string;
+                validTo: string;
+                fingerprint256: string;
+                pem: string;
+            } | null;
             /** @description This service's entity ID for the tenant (the audience the provider must name), also its metadata URL */
             spEntityId: string;
             /** @description The assertion consumer service URL to register at the provider (HTTP-POST binding) */
@@ -4896,6 +4905,10 @@ export interface operations {
                     }[];
                     /** @description Refuse passwords for the tenant's users (default false). Turning it on needs a session of someone who has signed in through this provider. */
                     ssoOnly?: boolean;
+                    /** @description Refuse answers whose assertion is not encrypted to this service's certificate (spCertificate; default false). Register the certificate at the provider first. */
+                    wantAssertionsEncrypted?: boolean;
+                    /** @description Make this service a new key pair for the tenant (default false: the one made when SAML was set up is kept). The provider must be given the new certificate: requests are signed with it from now on. */
+                    newSpCertificate?: boolean;
                 };
             };
         };
