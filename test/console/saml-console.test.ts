@@ -44,8 +44,11 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await idp?.close();
   });
 
-  it('lets an administrator set up SAML on the People page, shows what to register at the provider, and tests it without signing anyone in', async () => {
+  it('lets an administrator set up SAML on the People page, with a custom role by group, shows what to register at the provider, and tests it without signing anyone in', async () => {
     idp.accounts.set('hal', { email: 'hal@staff.example', groups: ['cms-editors'] });
+    const admin = await adminSession(f);
+    const press = await f.call('POST', '/roles', { token: admin.token, headers: admin.headers, body: { name: 'Press officer', capabilities: ['content.write', 'content.submit'] } });
+    expect(press.status, JSON.stringify(press.body)).to.equal(201);
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const { page, problems } = await watchedPage(context);
     const sso = await peoplePage(page);
@@ -68,6 +71,11 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await sso.getByLabel('Allowed e-mail domains').fill('staff.example');
     await sso.getByLabel('Administrator groups').fill('cms-admins');
     await sso.getByLabel('Editor groups').fill('cms-editors');
+    const roleGroups = sso.getByRole('group', { name: 'Roles from groups' });
+    await roleGroups.getByRole('button', { name: 'Add a group' }).click();
+    await roleGroups.getByLabel('Group 1', { exact: true }).fill(' cms-press ');
+    await roleGroups.getByLabel('Role of group 1').selectOption({ label: 'Press officer' });
+    await expectAccessible(page, 'the SAML form with a role group');
     await sso.getByRole('button', { name: 'Save single sign-on' }).click();
     await sso.getByRole('status').getByText('Single sign-on saved.').waitFor();
 
@@ -83,8 +91,10 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await sso.getByText(/Paste it again each time you save/).waitFor();
     const metadata = await fetch(spEntityId);
     expect(await metadata.text(), 'the metadata URL shown serves the metadata').to.include(acsUrl);
-    const settings = await f.call('GET', '/sign-in/saml', { token: (await adminSession(f)).token });
+    const settings = await f.call('GET', '/sign-in/saml', { token: admin.token });
     expect(settings.body).to.deep.include({ idpEntityId: idp.entityId, ssoUrl: idp.ssoUrl, allowedEmailDomains: ['staff.example'], adminGroups: ['cms-admins'], userGroups: ['cms-editors'], emailAttribute: 'email', groupsAttribute: 'groups', ssoOnly: false });
+    expect(settings.body.roleGroups, 'the group trimmed, with its role').to.deep.equal([{ group: 'cms-press', roleId: press.body.id }]);
+    expect(await roleGroups.getByLabel('Group 1', { exact: true }).inputValue()).to.equal('cms-press');
     await expectAccessible(page, 'the SAML settings, set up');
     await screenshot(page, 'admin-single-sign-on-saml');
 
@@ -96,7 +106,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await tab.getByRole('row', { name: /Subject/ }).getByText('hal', { exact: true }).waitFor();
     await tab.getByText('A sign-in would create a new user, as tenant_user.').waitFor();
     await expectAccessible(tab, 'the SAML test page');
-    const users = await f.call('GET', '/users', { token: (await adminSession(f)).token });
+    const users = await f.call('GET', '/users', { token: admin.token });
     expect(users.body.items.map((u: { email: string }) => u.email), 'the test made nobody').to.not.include('hal@staff.example');
     expect(problems).to.deep.equal([]);
     await context.close();
@@ -182,6 +192,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await eventually(() => sso.getByRole('listitem').filter({ hasText: 'CN=annals' }).count(), (n) => n === 1, 10_000, 'one certificate in use');
     const settings = await f.call('GET', '/sign-in/saml', { token: (await adminSession(f)).token });
     expect(settings.body.idpCertificates.map((c: { subject: string }) => c.subject)).to.deep.equal(['CN=annals test idp']);
+    expect(settings.body.roleGroups.map((r: { group: string }) => r.group), 'a save from the page keeps the role groups').to.deep.equal(['cms-press']);
     expect(problems).to.deep.equal([]);
     await context.close();
   });

@@ -42,8 +42,11 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     await idp?.close();
   });
 
-  it('lets an administrator change the settings on the People page and test them without signing anyone in', async () => {
+  it('lets an administrator change the settings on the People page, give a custom role by group, and test them without signing anyone in', async () => {
     idp.accounts.set('hal', { email: 'hal@staff.example', groups: ['cms-reviewers'] });
+    const admin = await adminSession(f);
+    const legal = await f.call('POST', '/roles', { token: admin.token, headers: admin.headers, body: { name: 'Legal reviewer', capabilities: ['content.approve'] } });
+    expect(legal.status, JSON.stringify(legal.body)).to.equal(201);
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const { page, problems } = await watchedPage(context);
     await signIn(page, `${f.service.url}/console/p/${f.project.projectId}/people`, f.project.adminEmail, PASSWORD);
@@ -54,19 +57,38 @@ describe(needing(chromiumProgram, 'console: single sign-on through an OpenID pro
     await sso.getByText(`${f.service.url}/admin/v1/auth/oidc/backchannel-logout/${f.project.tenantId}`).waitFor();
     expect(await sso.getByLabel('Client secret').inputValue(), 'the secret is never shown').to.equal('');
     await sso.getByLabel('Editor groups').fill('cms-editors, cms-reviewers');
+
+    // Roles from groups: a group named twice is refused by the service, which says why; one row is taken.
+    const roleGroups = sso.getByRole('group', { name: 'Roles from groups' });
+    await roleGroups.getByText(/the provider decides the organisation's own roles/).waitFor();
+    await roleGroups.getByText('No group gives a role', { exact: false }).waitFor();
+    for (const n of [1, 2]) {
+      await roleGroups.getByRole('button', { name: 'Add a group' }).click();
+      await roleGroups.getByLabel(`Group ${n}`, { exact: true }).fill('cms-reviewers');
+      await roleGroups.getByLabel(`Role of group ${n}`).selectOption({ label: 'Legal reviewer' });
+    }
+    await sso.getByRole('button', { name: 'Save single sign-on' }).click();
+    await sso.getByRole('alert').getByText(/the group "cms-reviewers" is named twice/).waitFor();
+    await roleGroups.getByRole('button', { name: 'Remove group 2' }).click();
+    expect(await roleGroups.getByRole('row').count(), 'the header and one group').to.equal(2);
     await sso.getByRole('button', { name: 'Save single sign-on' }).click();
     await sso.getByRole('status').getByText('Single sign-on saved.').waitFor();
-    await expectAccessible(page, 'single sign-on settings');
+    expect(await sso.getByRole('alert').count(), 'the refusal is gone').to.equal(0);
+    const settings = await f.call('GET', '/sign-in/oidc', { token: admin.token });
+    expect(settings.body).to.deep.include({ userGroups: ['cms-editors', 'cms-reviewers'], roleGroups: [{ group: 'cms-reviewers', roleId: legal.body.id }] });
+    // Read again from the settings, the row shows the role by its name.
+    await eventually(() => roleGroups.getByLabel('Role of group 1').locator('option:checked').textContent(), (name) => name === 'Legal reviewer', 10_000, 'the saved role in the row');
+    await expectAccessible(page, 'single sign-on settings with a role group');
     await screenshot(page, 'admin-single-sign-on');
 
     // Test sign-in: the provider's pages in a new tab, then what a sign-in would do.
     const [tab] = await Promise.all([context.waitForEvent('page'), sso.getByRole('link', { name: 'Test sign-in' }).click()]);
     await signInAtProvider(tab, 'hal');
     await tab.getByRole('heading', { name: 'Single sign-on test' }).waitFor();
-    await tab.getByText('A sign-in would create a new user, as tenant_user.').waitFor();
+    await tab.getByText('A sign-in would create a new user, as tenant_user with the role "Legal reviewer".').waitFor();
     await expectAccessible(tab, 'the single sign-on test page');
     await screenshot(tab, 'admin-single-sign-on-test');
-    const users = await f.call('GET', '/users', { token: (await adminSession(f)).token });
+    const users = await f.call('GET', '/users', { token: admin.token });
     expect(users.body.items.map((u: { email: string }) => u.email), 'the test made nobody').to.not.include('hal@staff.example');
     expect(problems).to.deep.equal([]);
     await context.close();

@@ -5,6 +5,7 @@ import { useProject } from '../shell/project-context.tsx';
 import { useSession } from '../session/session.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { listOf, SsoFormActions, SsoFormOutcome, useSsoSettings } from './sso-parts.tsx';
+import { RoleGroupsEditor, roleGroupRows, roleGroupsOf, type RoleGroupRow } from './sso-role-groups.tsx';
 
 type SamlSettings = AdminSchema<'SamlSettings'>;
 type Certificate = SamlSettings['idpCertificates'][number];
@@ -20,19 +21,20 @@ interface Draft {
   groupsAttribute: string;
   adminGroups: string;
   userGroups: string;
+  roleGroups: RoleGroupRow[];
   ssoOnly: boolean;
 }
 
-type TextKey = Exclude<keyof Draft, 'certificates' | 'ssoOnly'>;
+type TextKey = Exclude<keyof Draft, 'certificates' | 'roleGroups' | 'ssoOnly'>;
 
-const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', sloUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', ssoOnly: false };
+const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', sloUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', roleGroups: [], ssoOnly: false };
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A certificate that ends this soon is flagged: time to get the provider's next one. */
 const EXPIRY_WARNING_DAYS = 30;
 
 /**
  * SAML 2.0: the identity provider (its entity ID, single sign-on URL and signing certificates), who may sign in
- * and in which role, and single sign-on only. The addresses to register at the provider (entity ID, ACS URL, single
+ * and in which role (the custom roles of groups too), and single sign-on only. The addresses to register at the provider (entity ID, ACS URL, single
  * logout, metadata) show with copy buttons, before the settings exist too (from the page's origin), and each certificate in use with its subject and end of validity,
  * flagged when it is past or near. The service answers what a certificate says, never its text: the PEM is
  * pasted again whenever the settings are saved (the form says so), and kept in the form for further saves.
@@ -55,6 +57,7 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
       groupsAttribute: current.groupsAttribute,
       adminGroups: current.adminGroups.join(', '),
       userGroups: current.userGroups.join(', '),
+      roleGroups: roleGroupRows(current.roleGroups),
       ssoOnly: current.ssoOnly,
     }));
   }, [current]);
@@ -72,6 +75,7 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
           ...(draft.groupsAttribute.trim() ? { groupsAttribute: draft.groupsAttribute.trim() } : {}),
           adminGroups: listOf(draft.adminGroups),
           userGroups: listOf(draft.userGroups),
+          roleGroups: roleGroupsOf(draft.roleGroups),
           ssoOnly: draft.ssoOnly,
         },
       }),
@@ -119,6 +123,7 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
         {field('groupsAttribute', t('sso.samlGroupsAttribute'))}
         {field('adminGroups', t('sso.adminGroups'), { required: true, hint: t('sso.adminGroupsHint') })}
         {field('userGroups', t('sso.userGroups'), { hint: t('sso.userGroupsHint') })}
+        <RoleGroupsEditor rows={draft.roleGroups} onChange={(roleGroups) => setDraft({ ...draft, roleGroups })} />
         <label className="checkbox">
           <input type="checkbox" checked={draft.ssoOnly} onChange={(e) => setDraft({ ...draft, ssoOnly: e.target.checked })} />
           {t('sso.ssoOnly')}

@@ -7,6 +7,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { SamlSettingsForm } from './saml-sign-on.tsx';
 import { listOf, orNone, SsoFormActions, SsoFormOutcome, useSsoSettings } from './sso-parts.tsx';
+import { RoleGroupsEditor, roleGroupRows, roleGroupsOf, type RoleGroupRow } from './sso-role-groups.tsx';
 
 type Protocol = 'oidc' | 'saml';
 
@@ -60,14 +61,15 @@ interface Draft {
   groupsClaim: string;
   adminGroups: string;
   userGroups: string;
+  roleGroups: RoleGroupRow[];
   ssoOnly: boolean;
 }
 
-const EMPTY: Draft = { issuer: '', clientId: '', clientSecret: '', allowedEmailDomains: '', groupsClaim: 'groups', adminGroups: '', userGroups: '', ssoOnly: false };
+const EMPTY: Draft = { issuer: '', clientId: '', clientSecret: '', allowedEmailDomains: '', groupsClaim: 'groups', adminGroups: '', userGroups: '', roleGroups: [], ssoOnly: false };
 
 /**
- * OpenID Connect: the provider, the client registered there, who may sign in and in which role, and single sign-on
- * only. The addresses to register at the provider are shown with copy buttons; "Test sign-in" runs the provider's
+ * OpenID Connect: the provider, the client registered there, who may sign in and in which role (the custom roles
+ * of groups too), and single sign-on only. The addresses to register at the provider are shown with copy buttons; "Test sign-in" runs the provider's
  * sign-in in a new tab and says what it would do, without signing anyone in.
  */
 function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | null }) {
@@ -75,7 +77,7 @@ function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | 
   const { api, projectId } = useProject();
   const [draft, setDraft] = useState<Draft>(EMPTY);
   useEffect(() => {
-    if (current) setDraft({ issuer: current.issuer, clientId: current.clientId, clientSecret: '', allowedEmailDomains: current.allowedEmailDomains.join(', '), groupsClaim: current.groupsClaim, adminGroups: current.adminGroups.join(', '), userGroups: current.userGroups.join(', '), ssoOnly: current.ssoOnly });
+    if (current) setDraft({ issuer: current.issuer, clientId: current.clientId, clientSecret: '', allowedEmailDomains: current.allowedEmailDomains.join(', '), groupsClaim: current.groupsClaim, adminGroups: current.adminGroups.join(', '), userGroups: current.userGroups.join(', '), roleGroups: roleGroupRows(current.roleGroups), ssoOnly: current.ssoOnly });
   }, [current]);
   const { save, remove, submit, saved, removing, setRemoving } = useSsoSettings({
     save: () =>
@@ -88,13 +90,14 @@ function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | 
           groupsClaim: draft.groupsClaim.trim() || 'groups',
           adminGroups: listOf(draft.adminGroups),
           userGroups: listOf(draft.userGroups),
+          roleGroups: roleGroupsOf(draft.roleGroups),
           ssoOnly: draft.ssoOnly,
         },
       }),
     remove: () => api.DELETE('/sign-in/oidc'),
     onRemoved: () => setDraft(EMPTY),
   });
-  const field = (key: keyof Omit<Draft, 'ssoOnly'>, label: string, options: { hint?: string; type?: string; required?: boolean; placeholder?: string } = {}) => (
+  const field = (key: keyof Omit<Draft, 'ssoOnly' | 'roleGroups'>, label: string, options: { hint?: string; type?: string; required?: boolean; placeholder?: string } = {}) => (
     <label>
       {label}
       <input type={options.type ?? 'text'} value={draft[key]} required={options.required} placeholder={options.placeholder} autoComplete="off" onChange={(e) => setDraft({ ...draft, [key]: e.target.value })} />
@@ -124,6 +127,7 @@ function OidcSettingsForm({ current }: { current: AdminSchema<'OidcSettings'> | 
         {field('groupsClaim', t('sso.groupsClaim'))}
         {field('adminGroups', t('sso.adminGroups'), { required: true, hint: t('sso.adminGroupsHint') })}
         {field('userGroups', t('sso.userGroups'), { hint: t('sso.userGroupsHint') })}
+        <RoleGroupsEditor rows={draft.roleGroups} onChange={(roleGroups) => setDraft({ ...draft, roleGroups })} />
         <label className="checkbox">
           <input type="checkbox" checked={draft.ssoOnly} onChange={(e) => setDraft({ ...draft, ssoOnly: e.target.checked })} />
           {t('sso.ssoOnly')}

@@ -96,6 +96,8 @@ export function useSsoSettings(actions: { save: () => Promise<unknown>; remove: 
       setSaved(true);
       await refresh();
     },
+    // Refused for a role removed meanwhile (400: the organisation has no role …): the roles are read again, and its row says so.
+    onError: () => queryClient.invalidateQueries({ queryKey: ['roles'] }),
   });
   const remove = useMutation({
     mutationFn: actions.remove,
