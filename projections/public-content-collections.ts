@@ -59,6 +59,13 @@ export const PUBLIC_CONTENT_COLLECTIONS: Readonly<Record<string, CollectionSpec>
     ],
   },
   site_versions: {},
+  // The sync feed (version 16): the project's changes in log order, or one form set's.
+  sync_log: {
+    indexes: [
+      { name: 'by_project_seq', fields: [['projectId', 1], ['seq', 1]] },
+      { name: 'by_form_set_seq', fields: [['formSetId', 1], ['seq', 1]], sparse: true },
+    ],
+  },
   live_counts: {},
   slug_redirects: {},
   // Read while folding: the project's locales change re-shapes its masters.

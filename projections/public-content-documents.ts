@@ -100,6 +100,34 @@ export interface PublicChange {
   eventId: string;
 }
 
+/**
+ * The sync feed (GET /sync): the last change of each entry's or master's public output, one document per entry
+ * or master (id syncLogId), ordered by `seq` (where in the log it happened, then the entry's or master's id:
+ * text order is log order). A site that read the feed up to a seq has applied every change up to it; a later
+ * change of the same entry moves its document forward, so the feed says what to apply, not every step.
+ */
+export interface SyncLogDoc {
+  projectId: string;
+  /** `${encodePosition(position)}:${entryId or masterId}`. */
+  seq: string;
+  kind: 'entry' | 'master';
+  /** Taken out of the public API (unpublished by a deletion, its form set deleted; a master unpublished). */
+  removed: boolean;
+  /** An entry's: its form set's id and slug, its slug, and its former slugs (where a site redirects from). */
+  entryId?: string;
+  formSetId?: string;
+  formSetSlug?: string;
+  slug?: string;
+  previousSlugs?: string[];
+  /** A master's: its id and key. */
+  masterId?: string;
+  key?: string;
+}
+
+export function syncLogId(kind: SyncLogDoc['kind'], id: string): string {
+  return `${kind}:${id}`;
+}
+
 export interface SlugRedirectDoc {
   formSetId: string;
   oldSlug: string;

@@ -20,7 +20,7 @@ import {
   type SiteVersionDoc,
   type SlugRedirectDoc,
 } from './public-content-documents.ts';
-import { addLiveCount, removeViews, reshapeEntry, reshapeMaster, snapshotRefOf, touchSite } from './public-content-views.ts';
+import { addLiveCount, recordSync, removeViews, reshapeEntry, reshapeMaster, snapshotRefOf, touchSite } from './public-content-views.ts';
 
 /**
  * How the public-content projection (projections/public-content.ts) folds each event it handles, by the
@@ -170,8 +170,9 @@ export async function applyFormSet(event: FormSetEvent, view: ProjectionView, ch
   }
 }
 
-export async function applyMaster(event: MasterEvent, view: ProjectionView): Promise<void> {
+export async function applyMaster(event: MasterEvent, view: ProjectionView, change: PublicChange): Promise<void> {
   let master: MasterSourceDoc | null;
+  let wasPublished = false;
   if (event.type === 'master.created') {
     const d = event.data;
     master = { masterId: d.masterId, projectId: d.projectId, key: d.key, name: d.name, records: orderedRecords(d.records), sitePublishedAt: null };
@@ -179,6 +180,7 @@ export async function applyMaster(event: MasterEvent, view: ProjectionView): Pro
     const stored = await view.get<Doc<MasterSourceDoc>>('masters', event.data.masterId);
     if (!stored) return;
     master = { ...stored };
+    wasPublished = stored.sitePublishedAt !== null;
     switch (event.type) {
       case 'master.renamed':
         master.name = event.data.name;
@@ -212,4 +214,7 @@ export async function applyMaster(event: MasterEvent, view: ProjectionView): Pro
   view.put('masters', master.masterId, { ...master });
   const project = await view.get<Doc<PublicProjectDoc>>('projects', master.projectId);
   if (project) reshapeMaster(view, master, project);
+  // The sync feed follows published masters, and the one that was just unpublished.
+  const published = master.sitePublishedAt !== null;
+  if (published || wasPublished) recordSync(view, change, { projectId: master.projectId, kind: 'master', removed: !published, masterId: master.masterId, key: master.key });
 }

@@ -20,6 +20,7 @@ import {
   type SiteIndexDoc,
   type SiteVersionDoc,
   type SlugRedirectDoc,
+  type SyncLogDoc,
 } from './public-content.ts';
 
 
@@ -33,6 +34,7 @@ const OLDEST_FIRST: NonNullable<Query['sort']> = [['createdAt', 'asc']];
 const BY_SLUG: NonNullable<Query['sort']> = [['slug', 'asc']];
 const BY_FORM_SET_AND_SLUG: NonNullable<Query['sort']> = [['formSetSlug', 'asc'], ['slug', 'asc']];
 const BY_KEY: NonNullable<Query['sort']> = [['key', 'asc']];
+const BY_SEQ: NonNullable<Query['sort']> = [['seq', 'asc']];
 
 export function publicContentQueries(reader: ReadModelReader) {
   return {
@@ -81,6 +83,12 @@ export function publicContentQueries(reader: ReadModelReader) {
     publishedMasterViews: (projectId: string, locale: string) => reader.find<Doc<MasterViewDoc>>(PUBLIC_CONTENT, 'master_views', { filter: { projectId, locale, published: true }, sort: BY_KEY }),
     /** The project's master with this key in a locale, published or not (the caller checks): an array of at most one. */
     masterViewWithKey: (projectId: string, locale: string, key: string) => reader.find<Doc<MasterViewDoc>>(PUBLIC_CONTENT, 'master_views', { filter: { projectId, locale, key }, limit: 1 }),
+    /**
+     * A page of the sync feed: the last changes of the project's entries and published masters (or, with a form
+     * set, of its entries), in log order, after `afterSeq` (from the start when null).
+     */
+    syncPage: (scope: { projectId: string } | { formSetId: string }, afterSeq: string | null, limit: number) =>
+      reader.find<Doc<SyncLogDoc>>(PUBLIC_CONTENT, 'sync_log', { filter: { ...scope, ...(afterSeq === null ? {} : { seq: { $gt: afterSeq } }) }, sort: BY_SEQ, limit }),
     /** The version of the site outputs (sitemaps, llms.txt) of a project or a form set, by its id: the position of their last change. */
     siteVersion: (projectOrFormSetId: string) => reader.get<Doc<SiteVersionDoc>>(PUBLIC_CONTENT, 'site_versions', projectOrFormSetId),
     /** A sitemap's rows of the form set (or, without one, of the project), in the sitemap's order, reading only what a sitemap needs. */

@@ -18,6 +18,8 @@ import {
   type SiteIndexDoc,
   type SiteVersionDoc,
   type SnapshotRef,
+  type SyncLogDoc,
+  syncLogId,
 } from './public-content-documents.ts';
 import { decodePosition } from '../src/event-store/position.ts';
 import { savedSnapshot, type Snapshot } from '../src/domain/content/entry/entry-events.ts';
@@ -63,6 +65,7 @@ export async function reshapeEntry(view: ProjectionView, entry: PublicEntryDoc, 
     view.put('entry_views', entryViewId(entry.entryId, locale), storedEntryView(shaped));
   }
   await touchSite(view, change, entry.projectId, entry.formSetId);
+  recordSync(view, change, { projectId: entry.projectId, kind: 'entry', removed: false, entryId: entry.entryId, formSetId: entry.formSetId, formSetSlug: formSet.slug, slug: entry.slug, previousSlugs: [...entry.previousSlugs] });
   const settings = formSet.definition.sitemap;
   if (!settings.include) {
     view.delete('site_index', entry.entryId);
@@ -104,6 +107,15 @@ export async function removeViews(view: ProjectionView, entry: PublicEntryDoc, c
   for (const locale of project?.locales ?? []) view.delete('entry_views', entryViewId(entry.entryId, locale));
   view.delete('site_index', entry.entryId);
   await touchSite(view, change, entry.projectId, entry.formSetId);
+  // Its form set's slug as the entry's last change had it (the form set may be gone with it).
+  const last = await view.get<Doc<SyncLogDoc>>('sync_log', syncLogId('entry', entry.entryId));
+  recordSync(view, change, { projectId: entry.projectId, kind: 'entry', removed: true, entryId: entry.entryId, formSetId: entry.formSetId, ...(last?.formSetSlug ? { formSetSlug: last.formSetSlug } : {}), slug: entry.slug, previousSlugs: [...entry.previousSlugs] });
+}
+
+/** The sync feed's document of an entry or master: its last change, at this event (SyncLogDoc). */
+export function recordSync(view: ProjectionView, change: PublicChange, doc: Omit<SyncLogDoc, 'seq'>): void {
+  const id = doc.kind === 'entry' ? doc.entryId! : doc.masterId!;
+  view.put('sync_log', syncLogId(doc.kind, id), { ...doc, seq: `${change.version}:${id}` } satisfies SyncLogDoc);
 }
 
 /**

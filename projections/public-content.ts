@@ -38,6 +38,9 @@ import { applyEntry, applyFormSet, applyMaster, applyProject, type PublicEntryEv
  * - `slug_redirects`, id `${formSetId}:${oldSlug}`: a former slug and the entry it now names.
  * - `master_views`, id `${masterId}:${locale}`: a master's records with labels resolved in each locale.
  *   `masters`, id masterId, keeps the records as stored, to re-shape from.
+ * - `sync_log`, id `entry:<entryId>` or `master:<masterId>`: the last change of each entry's and published
+ *   master's public output, with where in the log it happened (SyncLogDoc; version 16): the sync feed pages
+ *   through it in that order, so a site applies what changed since its cursor.
  *
  * Fan-out (locales changed, form set changed) reads the affected documents with view.find. `live_counts`
  * is kept from the entries' state (an entry counted when it first goes live, uncounted when deleted while
@@ -59,8 +62,9 @@ export type {
   SiteIndexDoc,
   SiteVersionDoc,
   SlugRedirectDoc,
+  SyncLogDoc,
 } from './public-content-documents.ts';
-export { entryViewId, masterViewId, slugRedirectId } from './public-content-documents.ts';
+export { entryViewId, masterViewId, slugRedirectId, syncLogId } from './public-content-documents.ts';
 export { ENTRY_VIEW_SORT_FIELDS } from './public-content-collections.ts';
 export { changedScopes } from './public-content-changes.ts';
 
@@ -100,8 +104,9 @@ export const publicContent = defineProjection({
   // (0.36 KB an entry of the bench's seed); views do not store their SEO values, which the JSON-LD and Open Graph
   // documents make from the data when asked for (seoValuesOf; 0.3 KB a view). Version 14: the list indexes end
   // with the view's id alone, not the entry id as well (public-content-collections.ts, listIndex). Version 15:
-  // entries and drafts keep where a revision's snapshot is in the log, not a copy of it (SnapshotRef).
-  version: 15,
+  // entries and drafts keep where a revision's snapshot is in the log, not a copy of it (SnapshotRef). Version 16:
+  // the sync feed's sync_log (SyncLogDoc).
+  version: 16,
   description: 'Published entries shaped per locale for the public API, sitemaps, SEO documents and llms.txt; public masters.',
   collections: PUBLIC_CONTENT_COLLECTIONS,
   filter: { eventTypes: [...HANDLED] },
@@ -114,7 +119,7 @@ export const publicContent = defineProjection({
     const change: PublicChange = { version: encodePosition(recorded.position), eventId: recorded.id };
     if (recorded.type.startsWith('project.')) return applyProject({ type: recorded.type, data: recorded.data } as PublicProjectEvent, view, change);
     if (recorded.type.startsWith('form-set.')) return applyFormSet({ type: recorded.type, data: recorded.data } as FormSetEvent, view, change);
-    if (recorded.type.startsWith('master.')) return applyMaster({ type: recorded.type, data: recorded.data } as MasterEvent, view);
+    if (recorded.type.startsWith('master.')) return applyMaster({ type: recorded.type, data: recorded.data } as MasterEvent, view, change);
     return applyEntry({ type: recorded.type, data: recorded.data } as PublicEntryEvent, at, view, change);
   },
 });

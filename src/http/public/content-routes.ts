@@ -8,19 +8,19 @@ import type { PublicContentQueries } from '../../../projections/public-content-q
 import { notFound } from '../errors/error-factory.ts';
 import { publicProjectOf, setCacheScopes } from './public-context.ts';
 import type { PublicRoutes } from './public-router.ts';
-import { QueryParams } from './query-params.ts';
+import { QueryParams, SLUG_PARAM_MAX } from './query-params.ts';
 import { entryBySlug, entryNotFound, requestedLocale } from './entry-lookup.ts';
 import { answerFormerSlug, movedPermanently } from './entry-responses.ts';
 import { entryJson, entryListRequest, entryListResponse, formSetSummary, singleEntryResponse } from './entry-reads.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { previewRoute } from './preview-route.ts';
 import { seoRoutes } from './seo-routes.ts';
+import { syncRoute } from './sync-route.ts';
 import type { Doc } from '../../read-models/read-model-store.ts';
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_LENGTH } from './entry-reads.ts';
 
 
-export const SLUG_PARAM_MAX = 200;
 
 /** Entries, form sets, content lookups, masters, preview and SEO outputs (spec section 4.1, all but media). */
 export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
@@ -123,6 +123,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
 
     previewRoute(router, deps);
     seoRoutes(router, deps);
+    syncRoute(router, deps);
   };
 }
 

@@ -32,6 +32,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   'contact-forms': { name: 'Contact forms', description: 'Contact form submission, the one public write.' },
   media: { name: 'Media', description: 'Media files.' },
   sitemaps: { name: 'SEO', description: 'Sitemaps and llms.txt.' },
+  sync: { name: 'Sync', description: 'What a site applies to stay up to date: each entry\'s and published master\'s last change, in log order, since a cursor.' },
 };
 const tagOf = (path: string): string => (/\.(xml|txt)$/.test(path) ? TAGS['sitemaps']! : TAGS[path.split('/')[1]!]!).name;
 
@@ -202,6 +203,21 @@ export function publicOpenApiDocument(): Schema {
           },
         },
       },
+      '/sync': {
+        get: {
+          operationId: 'syncContent',
+          summary: 'What changed since a cursor, in log order: each entry\'s last change (its public JSON, or its removal) and each published master\'s',
+          description:
+            'A site keeps the answer\'s `cursor` and asks with it next time; without one the feed starts from the beginning and pages through every published entry and master. While `hasMore` is true, ask again at once. An entry changed twice since the cursor appears once, at its last change; an entry already delivered that changes again is delivered again later, so nothing is skipped. Apply `entry` items (upsert by `id`; redirect `previousSlugs` to `slug`), remove `entry.removed` ones, and likewise for masters. The cursor is a log position: it stays valid across restarts and read-model rebuilds, not across a move of the log to another store.',
+          parameters: [
+            query('cursor', { type: 'string', maxLength: 200 }, 'The cursor of the previous answer; none to start from the beginning.'),
+            query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 50 }, 'Changes per page.'),
+            query('form_set', { type: 'string', maxLength: 200 }, 'Only the entries of this form set (by slug; no masters).'),
+            locale,
+          ],
+          responses: { '200': json(ref('SyncPage'), 'A page of changes, and the cursor to ask with next.'), '400': error('VALIDATION_ERROR: a cursor this feed did not make, a limit out of range, an unknown locale.'), '404': common['404'] },
+        },
+      },
       '/sitemap.xml': { get: { operationId: 'getSitemap', summary: 'Sitemap (protocol 0.9) of every published entry of every listed form set; a sitemap index of /sitemap-{n}.xml parts beyond 50,000 URLs', responses: xml() } },
       '/sitemap-{part}.xml': { get: { operationId: 'getSitemapPart', summary: 'Part n of a sitemap too large for one file', parameters: [path('part', 'Part number, from 1')], responses: xml() } },
       '/form-sets/{slug}/sitemap.xml': { get: { operationId: 'getFormSetSitemap', summary: "Sitemap of one form set's published entries (an index beyond 50,000 URLs)", parameters: [path('slug', 'Form set slug')], responses: xml() } },
@@ -273,6 +289,27 @@ export function publicOpenApiDocument(): Schema {
             items: { type: 'array', items: { type: 'object', required: ['value', 'label', 'parent'], properties: { value: { type: 'string' }, label: { type: 'string' }, parent: { type: ['string', 'null'] } } } },
           },
         },
+        SyncPage: {
+          type: 'object',
+          required: ['items', 'cursor', 'hasMore'],
+          properties: {
+            items: { type: 'array', items: { oneOf: [ref('SyncEntry'), ref('SyncEntryRemoved'), ref('SyncMaster'), ref('SyncMasterRemoved')] } },
+            cursor: { type: ['string', 'null'], description: 'Where this page ends: send it as `cursor` next time (null only for an empty feed asked from the beginning).' },
+            hasMore: { type: 'boolean', description: 'The page is full: ask again with the cursor at once.' },
+          },
+        },
+        SyncEntry: {
+          type: 'object',
+          required: ['type', 'id', 'formSet', 'slug', 'previousSlugs', 'entry'],
+          properties: { type: { const: 'entry' }, id: { type: 'string', format: 'uuid' }, formSet: { type: 'string' }, slug: { type: 'string' }, previousSlugs: { type: 'array', items: { type: 'string' } }, entry: ref('SingleEntry') },
+        },
+        SyncEntryRemoved: {
+          type: 'object',
+          required: ['type', 'id', 'formSet', 'slug', 'previousSlugs'],
+          properties: { type: { const: 'entry.removed' }, id: { type: 'string', format: 'uuid' }, formSet: { type: ['string', 'null'] }, slug: { type: ['string', 'null'] }, previousSlugs: { type: 'array', items: { type: 'string' } } },
+        },
+        SyncMaster: { type: 'object', required: ['type', 'key', 'master'], properties: { type: { const: 'master' }, key: { type: 'string' }, master: ref('MasterRecordList') } },
+        SyncMasterRemoved: { type: 'object', required: ['type', 'key'], properties: { type: { const: 'master.removed' }, key: { type: 'string' } } },
         OpenGraph: {
           type: 'object',
           required: ['og:title', 'og:description', 'og:image', 'og:url', 'og:type', 'og:site_name', 'twitter:card'],

@@ -21,6 +21,9 @@ export function unreadQueryParams(ctx: Pick<Context, 'state' | 'query'>): string
   return Object.keys(ctx.query).filter((name) => !read?.has(name));
 }
 
+/** The longest slug a query parameter names (a form set's or an entry's). */
+export const SLUG_PARAM_MAX = 200;
+
 /**
  * Query parameters of public requests, read one at a time so that every 400 names the parameter and the
  * rule it broke. A parameter sent twice is refused rather than silently picking one.

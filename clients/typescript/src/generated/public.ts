@@ -265,6 +265,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since a cursor, in log order: each entry's last change (its public JSON, or its removal) and each published master's
+         * @description A site keeps the answer's `cursor` and asks with it next time; without one the feed starts from the beginning and pages through every published entry and master. While `hasMore` is true, ask again at once. An entry changed twice since the cursor appears once, at its last change; an entry already delivered that changes again is delivered again later, so nothing is skipped. Apply `entry` items (upsert by `id`; redirect `previousSlugs` to `slug`), remove `entry.removed` ones, and likewise for masters. The cursor is a log position: it stays valid across restarts and read-model rebuilds, not across a move of the log to another store.
+         */
+        get: operations["syncContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sitemap.xml": {
         parameters: {
             query?: never;
@@ -463,6 +483,43 @@ export type components = {
                 label: string;
                 parent: string | null;
             }[];
+        };
+        SyncPage: {
+            items: (components["schemas"]["SyncEntry"] | components["schemas"]["SyncEntryRemoved"] | components["schemas"]["SyncMaster"] | components["schemas"]["SyncMasterRemoved"])[];
+            /** @description Where this page ends: send it as `cursor` next time (null only for an empty feed asked from the beginning). */
+            cursor: string | null;
+            /** @description The page is full: ask again with the cursor at once. */
+            hasMore: boolean;
+        };
+        SyncEntry: {
+            /** @constant */
+            type: "entry";
+            /** Format: uuid */
+            id: string;
+            formSet: string;
+            slug: string;
+            previousSlugs: string[];
+            entry: components["schemas"]["SingleEntry"];
+        };
+        SyncEntryRemoved: {
+            /** @constant */
+            type: "entry.removed";
+            /** Format: uuid */
+            id: string;
+            formSet: string | null;
+            slug: string | null;
+            previousSlugs: string[];
+        };
+        SyncMaster: {
+            /** @constant */
+            type: "master";
+            key: string;
+            master: components["schemas"]["MasterRecordList"];
+        };
+        SyncMasterRemoved: {
+            /** @constant */
+            type: "master.removed";
+            key: string;
         };
         OpenGraph: {
             "og:title": string | null;
@@ -1578,6 +1635,73 @@ export interface operations {
             };
             /** @description RANGE_NOT_SATISFIABLE. */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncContent: {
+        parameters: {
+            query?: {
+                /** @description The cursor of the previous answer; none to start from the beginning. */
+                cursor?: string;
+                /** @description Changes per page. */
+                limit?: number;
+                /** @description Only the entries of this form set (by slug; no masters). */
+                form_set?: string;
+                /** @description A content locale of the project; values fall back to the default locale. Absent: the default locale. Unknown: 400. */
+                locale?: components["parameters"]["locale"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes, and the cursor to ask with next. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncPage"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a cursor this feed did not make, a limit out of range, an unknown locale. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown project, form set, entry or master; a deleted entry. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
