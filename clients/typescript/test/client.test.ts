@@ -158,6 +158,32 @@ describe('@annals/client against a started service', function () {
     const missing = await keyed.GET('/form-sets/{formSetSlug}/entries/{entrySlug}', { params: { path: { formSetSlug: 'articles', entrySlug: 'nope' } } }).catch((error: unknown) => error);
     expect(missing).to.include({ status: 404, code: 'NOT_FOUND' });
   });
+
+  it('syncs a site: every change page after page, then only what changed since the stored cursor', async () => {
+    const site = createPublicClient({ serviceUrl: f.service.url, projectId: f.project.projectId });
+    const publish = async (slug: string, title: string) => {
+      const created = await admin.POST('/form-sets/{formSetId}/entries', { params: { path: { formSetId } }, body: { slug, fields: { title } } });
+      await admin.POST('/revisions/{revisionId}/submit', { params: { path: { revisionId: created.revision!.id } }, body: {} });
+      await admin.POST('/revisions/{revisionId}/publish', { params: { path: { revisionId: created.revision!.id } }, body: {} });
+      await f.service.supervisor!.waitFor((await f.service.stores.events.headPosition())!, 10_000);
+    };
+    await publish('sync-one', 'One');
+    await publish('sync-two', 'Two');
+    const slugs: string[] = [];
+    let stored: string | null = null;
+    let pages = 0;
+    for await (const page of site.sync({ limit: 1 })) {
+      pages++;
+      for (const item of page.items) if (item.type === 'entry') slugs.push(item.slug);
+      stored = page.cursor;
+    }
+    expect(slugs).to.include.members(['sync-one', 'sync-two']);
+    expect(pages).to.be.greaterThan(2);
+    await publish('sync-three', 'Three');
+    const since: string[] = [];
+    for await (const page of site.sync({ cursor: stored })) for (const item of page.items) if (item.type === 'entry') since.push(item.entry.data['title'] as string);
+    expect(since).to.deep.equal(['Three']);
+  });
 });
 
 describe('@annals/client: 429 and Retry-After, against a service on the Free plan (60 requests a minute per agent key)', function () {
