@@ -44,7 +44,7 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await idp?.close();
   });
 
-  it('lets an administrator set up SAML on the People page, with a custom role by group, shows what to register at the provider, and tests it without signing anyone in', async () => {
+  it("lets an administrator set up SAML on the People page, with a custom role by group, shows what to register at the provider (this service's certificate too), tests it without signing anyone in, requires encrypted assertions and makes a new key pair", async () => {
     idp.accounts.set('hal', { email: 'hal@staff.example', groups: ['cms-editors'] });
     const admin = await adminSession(f);
     const press = await f.call('POST', '/roles', { token: admin.token, headers: admin.headers, body: { name: 'Press officer', capabilities: ['content.write', 'content.submit'] } });
@@ -95,7 +95,19 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     expect(settings.body).to.deep.include({ idpEntityId: idp.entityId, ssoUrl: idp.ssoUrl, allowedEmailDomains: ['staff.example'], adminGroups: ['cms-admins'], userGroups: ['cms-editors'], emailAttribute: 'email', groupsAttribute: 'groups', ssoOnly: false });
     expect(settings.body.roleGroups, 'the group trimmed, with its role').to.deep.equal([{ group: 'cms-press', roleId: press.body.id }]);
     expect(await roleGroups.getByLabel('Group 1', { exact: true }).inputValue()).to.equal('cms-press');
-    await expectAccessible(page, 'the SAML settings, set up');
+    // This service's certificate, among what to register at the provider: the one the settings answer and the metadata carries.
+    const spCertificate = settings.body.spCertificate as { fingerprint256: string; pem: string } | null;
+    expect(spCertificate, 'a key pair made when SAML is set up').to.not.equal(null);
+    const fingerprint = spCertificate!.fingerprint256;
+    const shownFingerprint = sso.locator('.sp-fingerprint');
+    expect(await shownFingerprint.textContent(), 'the fingerprint shown').to.equal(fingerprint);
+    expect(await sso.getByLabel("This service's certificate (PEM)").inputValue()).to.equal(spCertificate!.pem);
+    expect(await sso.getByLabel("This service's certificate (PEM)").getAttribute('readonly')).to.not.equal(null);
+    await sso.getByText(/The metadata URL carries it too/).waitFor();
+    const certificateBody = (pem: string) => pem.replace(/-----[A-Z ]+-----|\s/g, '');
+    expect((await (await fetch(spEntityId)).text()).replace(/\s/g, ''), 'the metadata carries the certificate shown').to.include(certificateBody(spCertificate!.pem));
+    expect(await sso.getByRole('checkbox', { name: 'Require encrypted assertions' }).isChecked()).to.equal(false);
+    await expectAccessible(page, "the SAML settings, set up, with this service's certificate");
     await screenshot(page, 'admin-single-sign-on-saml');
 
     // Test sign-in: the provider's page in a new tab, then what a sign-in would do.
@@ -108,6 +120,52 @@ describe(needing(chromiumProgram, 'console: single sign-on through a SAML 2.0 pr
     await expectAccessible(tab, 'the SAML test page');
     const users = await f.call('GET', '/users', { token: admin.token });
     expect(users.body.items.map((u: { email: string }) => u.email), 'the test made nobody').to.not.include('hal@staff.example');
+    await tab.close();
+
+    // Encrypted assertions required: saved with every other field, and the key pair kept.
+    const readSettings = () => f.call('GET', '/sign-in/saml', { token: admin.token });
+    await sso.getByRole('checkbox', { name: 'Require encrypted assertions' }).check();
+    await sso.getByText(/register the certificate at the provider, and have it encrypt, first/).waitFor();
+    await sso.getByRole('button', { name: 'Save single sign-on' }).click();
+    const encrypted = await eventually(readSettings, (r) => r.body.wantAssertionsEncrypted === true, 10_000, 'encrypted assertions required');
+    expect(encrypted.body.spCertificate.fingerprint256, 'a save keeps the key pair').to.equal(fingerprint);
+    expect(encrypted.body.roleGroups, 'a save keeps the role groups').to.deep.equal([{ group: 'cms-press', roleId: press.body.id }]);
+    await sso.getByRole('status').getByText('Single sign-on saved.').waitFor();
+    expect(await shownFingerprint.textContent()).to.equal(fingerprint);
+
+    // A new key pair, after the confirmation that says the provider must be given the new certificate.
+    await sso.getByRole('button', { name: 'Make a new key pair' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Make a new key pair for this service?' });
+    await confirm.getByText(/Give the provider the new certificate/).waitFor();
+    await expectAccessible(page, 'the confirmation of a new key pair');
+    await confirm.getByRole('button', { name: 'Make a new key pair' }).click();
+    await sso.getByRole('status').getByText('Single sign-on saved with a new key pair: give the provider the new certificate.').waitFor();
+    const renewed = await eventually(readSettings, (r) => r.body.spCertificate?.fingerprint256 !== fingerprint, 10_000, 'a new key pair');
+    expect(renewed.body).to.deep.include({ wantAssertionsEncrypted: true, ssoOnly: false, adminGroups: ['cms-admins'] });
+    expect(renewed.body.roleGroups).to.deep.equal([{ group: 'cms-press', roleId: press.body.id }]);
+    await eventually(() => shownFingerprint.textContent(), (text) => text === renewed.body.spCertificate.fingerprint256, 10_000, 'the new fingerprint shown');
+    expect(await sso.getByLabel("This service's certificate (PEM)").inputValue()).to.equal(renewed.body.spCertificate.pem);
+    expect(await sso.getByRole('checkbox', { name: 'Require encrypted assertions' }).isChecked()).to.equal(true);
+    await expectAccessible(page, "the SAML settings with this service's new certificate");
+
+    // The provider given the new certificate (through the metadata): it checks the signed request and encrypts the assertion, which the test takes.
+    idp.register(await (await fetch(spEntityId)).text(), { signedRequests: true, encrypt: true });
+    try {
+      const [encryptedTab] = await Promise.all([context.waitForEvent('page'), sso.getByRole('link', { name: 'Test sign-in' }).click()]);
+      await encryptedTab.getByRole('button', { name: 'hal' }).click();
+      await encryptedTab.getByRole('heading', { name: 'Single sign-on test' }).waitFor();
+      await encryptedTab.getByText('A sign-in would create a new user, as tenant_user.').waitFor();
+      await encryptedTab.close();
+    } finally {
+      idp.register(null);
+    }
+
+    // Back to assertions in clear, which the provider of the later tests sends.
+    await sso.getByRole('checkbox', { name: 'Require encrypted assertions' }).uncheck();
+    await sso.getByRole('button', { name: 'Save single sign-on' }).click();
+    const reset = await eventually(readSettings, (r) => r.body.wantAssertionsEncrypted === false, 10_000, 'encrypted assertions no longer required');
+    expect(reset.body.spCertificate.fingerprint256).to.equal(renewed.body.spCertificate.fingerprint256);
+    await sso.getByRole('status').getByText('Single sign-on saved.').waitFor();
     expect(problems).to.deep.equal([]);
     await context.close();
   });

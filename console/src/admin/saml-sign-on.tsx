@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { AdminSchema } from '@annals/client';
 import { useI18n } from '../i18n/i18n.tsx';
 import { useProject } from '../shell/project-context.tsx';
 import { useSession } from '../session/session.tsx';
-import { CopyButton } from './copy-button.tsx';
+import { addressesOf, ServiceProviderAddresses } from './saml-service-provider.tsx';
 import { listOf, SsoFormActions, SsoFormOutcome, useSsoSettings } from './sso-parts.tsx';
 import { RoleGroupsEditor, roleGroupRows, roleGroupsOf, type RoleGroupRow } from './sso-role-groups.tsx';
 
@@ -23,19 +23,21 @@ interface Draft {
   userGroups: string;
   roleGroups: RoleGroupRow[];
   ssoOnly: boolean;
+  wantAssertionsEncrypted: boolean;
 }
 
-type TextKey = Exclude<keyof Draft, 'certificates' | 'roleGroups' | 'ssoOnly'>;
+type TextKey = Exclude<keyof Draft, 'certificates' | 'roleGroups' | 'ssoOnly' | 'wantAssertionsEncrypted'>;
 
-const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', sloUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', roleGroups: [], ssoOnly: false };
+const EMPTY: Draft = { idpEntityId: '', ssoUrl: '', sloUrl: '', certificates: [''], allowedEmailDomains: '', emailAttribute: 'email', groupsAttribute: 'groups', adminGroups: '', userGroups: '', roleGroups: [], ssoOnly: false, wantAssertionsEncrypted: false };
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A certificate that ends this soon is flagged: time to get the provider's next one. */
 const EXPIRY_WARNING_DAYS = 30;
 
 /**
  * SAML 2.0: the identity provider (its entity ID, single sign-on URL and signing certificates), who may sign in
- * and in which role (the custom roles of groups too), and single sign-on only. The addresses to register at the provider (entity ID, ACS URL, single
- * logout, metadata) show with copy buttons, before the settings exist too (from the page's origin), and each certificate in use with its subject and end of validity,
+ * and in which role (the custom roles of groups too), whether assertions must come encrypted, and single sign-on only. What to register at the provider (entity ID, ACS URL, single
+ * logout, metadata, this service's certificate) shows with copy buttons, before the settings exist too (from the page's origin), with
+ * "Make a new key pair" once they do; each of the provider's certificates in use shows with its subject and end of validity,
  * flagged when it is past or near. The service answers what a certificate says, never its text: the PEM is
  * pasted again whenever the settings are saved (the form says so), and kept in the form for further saves.
  */
@@ -59,10 +61,13 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
       userGroups: current.userGroups.join(', '),
       roleGroups: roleGroupRows(current.roleGroups),
       ssoOnly: current.ssoOnly,
+      wantAssertionsEncrypted: current.wantAssertionsEncrypted,
     }));
   }, [current]);
-  const { save, remove, submit, saved, removing, setRemoving } = useSsoSettings({
-    save: () =>
+  const form = useRef<HTMLFormElement>(null);
+  const { save, remove, submit, saveWith, saved, removing, setRemoving } = useSsoSettings({
+    // Every field each time (the settings are replaced); a new key pair only when asked for.
+    save: ({ newSpCertificate }) =>
       api.PUT('/sign-in/saml', {
         body: {
           idpEntityId: draft.idpEntityId.trim(),
@@ -77,6 +82,8 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
           userGroups: listOf(draft.userGroups),
           roleGroups: roleGroupsOf(draft.roleGroups),
           ssoOnly: draft.ssoOnly,
+          wantAssertionsEncrypted: draft.wantAssertionsEncrypted,
+          ...(newSpCertificate ? { newSpCertificate: true } : {}),
         },
       }),
     remove: () => api.DELETE('/sign-in/saml'),
@@ -94,8 +101,12 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
     <>
       <p>{current ? t('sso.samlOn') : t('sso.samlOff')}</p>
       {!current && <p className="muted small">{t('sso.samlRegister')}</p>}
-      <ServiceProviderAddresses addresses={current ?? (session ? addressesOf(session.user.tenantId) : null)} />
-      <form onSubmit={submit} className="sso-form">
+      <ServiceProviderAddresses
+        addresses={current ?? (session ? addressesOf(session.user.tenantId) : null)}
+        certificate={current?.spCertificate ?? null}
+        onNewKeyPair={current ? { ready: () => form.current?.reportValidity() ?? false, make: () => saveWith({ newSpCertificate: true }), making: save.isPending } : undefined}
+      />
+      <form ref={form} onSubmit={submit} className="sso-form">
         {field('idpEntityId', t('sso.samlIdpEntityId'), { required: true, placeholder: 'https://idp.example.com/saml/metadata', hint: t('sso.samlIdpEntityIdHint') })}
         {field('ssoUrl', t('sso.samlSsoUrl'), { required: true, placeholder: 'https://idp.example.com/saml/sso', hint: t('sso.samlSsoUrlHint') })}
         {field('sloUrl', t('sso.samlSloUrl'), { placeholder: 'https://idp.example.com/saml/slo', hint: t('sso.samlSloUrlHint') })}
@@ -124,52 +135,21 @@ export function SamlSettingsForm({ current }: { current: SamlSettings | null }) 
         {field('adminGroups', t('sso.adminGroups'), { required: true, hint: t('sso.adminGroupsHint') })}
         {field('userGroups', t('sso.userGroups'), { hint: t('sso.userGroupsHint') })}
         <RoleGroupsEditor rows={draft.roleGroups} onChange={(roleGroups) => setDraft({ ...draft, roleGroups })} />
+        <div className="checkbox-with-hint">
+          <label className="checkbox">
+            <input type="checkbox" checked={draft.wantAssertionsEncrypted} aria-describedby="saml-encrypted-hint" onChange={(e) => setDraft({ ...draft, wantAssertionsEncrypted: e.target.checked })} />
+            {t('sso.samlWantEncrypted')}
+          </label>
+          <small id="saml-encrypted-hint">{t('sso.samlWantEncryptedHint')}</small>
+        </div>
         <label className="checkbox">
           <input type="checkbox" checked={draft.ssoOnly} onChange={(e) => setDraft({ ...draft, ssoOnly: e.target.checked })} />
           {t('sso.ssoOnly')}
         </label>
         <SsoFormActions protocol="saml" projectId={projectId} setUp={Boolean(current)} saving={save.isPending} onRemove={() => setRemoving(true)} />
       </form>
-      <SsoFormOutcome save={save} saved={saved} remove={remove} removing={removing} setRemoving={setRemoving} />
+      <SsoFormOutcome save={save} saved={saved} savedNotice={save.variables?.newSpCertificate ? t('sso.samlNewKeyPairMade') : undefined} remove={remove} removing={removing} setRemoving={setRemoving} />
     </>
-  );
-}
-
-type Addresses = Pick<SamlSettings, 'spEntityId' | 'acsUrl' | 'sloServiceUrl'>;
-
-/** This service's addresses for the tenant as the service will answer them (before the settings exist, from the page's own origin). */
-function addressesOf(tenantId: string): Addresses {
-  const base = `${window.location.origin}/admin/v1/auth/saml`;
-  return { spEntityId: `${base}/metadata/${tenantId}`, acsUrl: `${base}/acs`, sloServiceUrl: `${base}/slo/${tenantId}` };
-}
-
-/** What to register at the provider, with copy buttons: the entity ID (also the metadata's address), the ACS and the single logout service. */
-function ServiceProviderAddresses({ addresses }: { addresses: Addresses | null }) {
-  const { t } = useI18n();
-  if (!addresses) return null;
-  return (
-    <dl className="sso-addresses">
-      <dt>{t('sso.samlEntityId')}</dt>
-      <dd>
-        <code>{addresses.spEntityId}</code> <CopyButton text={addresses.spEntityId} />
-      </dd>
-      <dt>{t('sso.samlAcsUrl')}</dt>
-      <dd>
-        <code>{addresses.acsUrl}</code> <CopyButton text={addresses.acsUrl} />
-      </dd>
-      <dt>{t('sso.samlSloService')}</dt>
-      <dd>
-        <code>{addresses.sloServiceUrl}</code> <CopyButton text={addresses.sloServiceUrl} />
-      </dd>
-      <dt>{t('sso.samlMetadata')}</dt>
-      <dd>
-        <a href={addresses.spEntityId} target="_blank" rel="noopener">
-          {t('sso.samlMetadataOpen')}
-        </a>
-        <span className="muted small">{t('sso.samlMetadataSame')}</span>
-        <CopyButton text={addresses.spEntityId} />
-      </dd>
-    </dl>
   );
 }
 

@@ -65,15 +65,20 @@ export function SsoFormActions({ protocol, projectId, setUp, saving, onRemove }:
   );
 }
 
-/** After the form: the save's error or its notice, and the removal's dialog. */
-export function SsoFormOutcome({ save, saved, remove, removing, setRemoving }: { save: UseMutationResult<unknown, Error, void>; saved: boolean; remove: UseMutationResult<unknown, Error, void>; removing: boolean; setRemoving: (removing: boolean) => void }) {
+/** What a save may ask besides the form's fields: SAML's `newSpCertificate` (a new key pair for this service). */
+export interface SaveOptions {
+  newSpCertificate?: boolean;
+}
+
+/** After the form: the save's error or its notice (`savedNotice`, else "saved"), and the removal's dialog. */
+export function SsoFormOutcome({ save, saved, savedNotice, remove, removing, setRemoving }: { save: UseMutationResult<unknown, Error, SaveOptions>; saved: boolean; savedNotice?: string | undefined; remove: UseMutationResult<unknown, Error, void>; removing: boolean; setRemoving: (removing: boolean) => void }) {
   const { t } = useI18n();
   return (
     <>
       <ErrorMessage error={save.error} />
       {saved && !save.isPending && (
         <p className="notice" role="status">
-          {t('sso.saved')}
+          {savedNotice ?? t('sso.saved')}
         </p>
       )}
       <RemoveDialog open={removing} remove={remove} onClose={() => setRemoving(false)} />
@@ -82,15 +87,16 @@ export function SsoFormOutcome({ save, saved, remove, removing, setRemoving }: {
 }
 
 /**
- * What either form does with its settings: `save` them (then "saved" shows until the next submit), `remove` them
- * after the dialog (then `onRemoved`, to empty the form); both read the settings again.
+ * What either form does with its settings: `save` them (then "saved" shows until the next save), on submit or
+ * through `saveWith` with options (SAML's new key pair), `remove` them after the dialog (then `onRemoved`, to
+ * empty the form); both read the settings again.
  */
-export function useSsoSettings(actions: { save: () => Promise<unknown>; remove: () => Promise<unknown>; onRemoved: () => void }) {
+export function useSsoSettings(actions: { save: (options: SaveOptions) => Promise<unknown>; remove: () => Promise<unknown>; onRemoved: () => void }) {
   const queryClient = useQueryClient();
   const [saved, setSaved] = useState(false);
   const [removing, setRemoving] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['sign-in'] });
-  const save = useMutation({
+  const save = useMutation<unknown, Error, SaveOptions>({
     mutationFn: actions.save,
     onSuccess: async () => {
       setSaved(true);
@@ -107,10 +113,13 @@ export function useSsoSettings(actions: { save: () => Promise<unknown>; remove: 
       await refresh();
     },
   });
+  const saveWith = (options: SaveOptions) => {
+    setSaved(false);
+    save.mutate(options);
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setSaved(false);
-    save.mutate();
+    saveWith({});
   };
-  return { save, remove, submit, saved, removing, setRemoving };
+  return { save, remove, submit, saveWith, saved, removing, setRemoving };
 }
