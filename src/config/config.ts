@@ -32,6 +32,8 @@ export interface Config {
   operatorTenantIds: string[];
   publicCacheMaxAgeSeconds: number;
   sitemapUrlsPerFile: number;
+  /** SYNC_STREAMS_PER_CLIENT, SYNC_STREAMS_MAX and SYNC_HEARTBEAT_MS: the sync feed's event streams. */
+  syncStreams: { perClient: number; max: number; heartbeatMs: number };
   publicResponseCacheBytes: number;
   /** OUTBOUND_ALLOWLIST entries (host names and CIDR ranges), parsed with outboundPolicy. */
   outboundAllowlist: string[];
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operatorTenantIds: p.OPERATOR_TENANT_IDS,
     publicCacheMaxAgeSeconds: p.PUBLIC_CACHE_MAX_AGE,
     sitemapUrlsPerFile: p.SITEMAP_URLS_PER_FILE,
+    syncStreams: { perClient: p.SYNC_STREAMS_PER_CLIENT, max: p.SYNC_STREAMS_MAX, heartbeatMs: p.SYNC_HEARTBEAT_MS },
     publicResponseCacheBytes: p.PUBLIC_RESPONSE_CACHE_MB * 1024 * 1024,
     outboundAllowlist: p.OUTBOUND_ALLOWLIST,
     secretsKey: p.SECRETS_KEY,

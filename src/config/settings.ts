@@ -139,6 +139,18 @@ export const settings = {
     schema: integer(1, 50_000).default(50_000),
     allowed: 'URLs from 1 to 50000 (default 50000, the sitemap protocol limit) per sitemap file; beyond it the sitemap becomes an index of numbered parts',
   },
+  SYNC_STREAMS_PER_CLIENT: {
+    schema: integer(1, 1000).default(4),
+    allowed: 'from 1 to 1000 (default 4): event streams of the sync feed (GET /sync/events) one client address may hold open at once; one more answers 429',
+  },
+  SYNC_STREAMS_MAX: {
+    schema: integer(1, 100_000).default(1000),
+    allowed: 'from 1 to 100000 (default 1000): event streams of the sync feed the process holds open at once; one more answers 503',
+  },
+  SYNC_HEARTBEAT_MS: {
+    schema: integer(1000, 300_000).default(15_000),
+    allowed: 'ms from 1000 to 300000 (default 15000): how often a quiet event stream of the sync feed gets a comment line, so that proxies keep it open',
+  },
   MEDIA_MAX_BYTES: {
     schema: integer(1, 5 * 1024 ** 3).default(50 * 1024 ** 2),
     allowed: 'bytes from 1 to 5368709120 (default 52428800, 50 MiB): the largest media file accepted by upload (multipart, base64 or source URL); larger answers 413',

@@ -5,6 +5,7 @@
  */
 export class DrainState {
   #since: Date | undefined;
+  readonly #listeners = new Set<() => void>();
 
   get draining(): boolean {
     return this.#since !== undefined;
@@ -17,6 +18,22 @@ export class DrainState {
 
   /** Start draining (idempotent). */
   begin(now: Date = new Date()): void {
-    this.#since ??= now;
+    if (this.#since !== undefined) return;
+    this.#since = now;
+    for (const listener of this.#listeners) listener();
+    this.#listeners.clear();
+  }
+
+  /**
+   * Calls `listener` once draining begins (at once when it has): for responses that never end by themselves
+   * (event streams), which end then so that the server can close. Returns what stops listening.
+   */
+  onBegin(listener: () => void): () => void {
+    if (this.#since !== undefined) {
+      listener();
+      return () => {};
+    }
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 }

@@ -186,7 +186,7 @@ export async function startApiRole(d: ApiRoleDeps, r: ApiResources): Promise<voi
   const admin = adminRouter(adminDepsValue, { webhooks: webhookServiceFor(config, adminDepsValue), media: media.admin, contactForms: contact, translation: translationProviderFor(config), operations, auditExports, logTree, mcp: mcpRoute, signIn: signInServicesFor(config, { access: adminDepsValue.access, reader: adminDepsValue.reader, watermark: adminDepsValue.watermark, clock }), invitations: { transport: contact.mail, mailFrom: config.contactForms.mailFrom, consoleBase: () => config.contactForms.consoleUrl ?? `${r.http?.url ?? ''}/console` } });
   app.use(admin.routes());
   app.use(admin.allowedMethods());
-  const contentDeps = publicContentDeps(config, adminDepsValue, versions);
+  const contentDeps = publicContentDeps(config, adminDepsValue, versions, drain);
   // One cache of project, key and domain lookups for Koa's public routes and the fast reads before Koa.
   const access = new AccessLookups(adminDepsValue.reader, versions);
   const publicApi = publicRouter(

@@ -145,11 +145,13 @@ async function loadOperations(url: string): Promise<Operation[]> {
   const out: Operation[] = [];
   for (const api of ['admin', 'public'] as const) {
     const document = (await (await fetch(`${url}/${api}/v1/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId: string; security?: unknown[]; parameters?: Array<Record<string, unknown>>; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+      paths: Record<string, Record<string, { operationId: string; security?: unknown[]; parameters?: Array<Record<string, unknown>>; requestBody?: { content?: Record<string, { schema?: Schema }> }; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
       components?: { schemas?: Record<string, Schema>; parameters?: Record<string, Record<string, unknown>> };
     };
     for (const [template, methods] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(methods)) {
+        // An event stream answers for as long as the client listens: its own tests cover it (test/public/sync-feed.test.ts).
+        if (op.responses?.['200']?.content?.['text/event-stream']) continue;
         const parameters = (op.parameters ?? []).map((p) => {
           const resolved = typeof p['$ref'] === 'string' ? document.components?.parameters?.[String(p['$ref']).split('/').pop()!] ?? {} : p;
           return { name: String(resolved['name']), in: String(resolved['in']), required: Boolean(resolved['required']), schema: (resolved['schema'] ?? {}) as Schema };

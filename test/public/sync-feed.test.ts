@@ -80,7 +80,7 @@ describe('the sync feed: what a site applies to stay up to date, since its curso
   };
 
   before(async () => {
-    f = await startPublicFixture({ plan: 'business' });
+    f = await startPublicFixture({ plan: 'business', env: { SYNC_HEARTBEAT_MS: '1000', SYNC_STREAMS_PER_CLIENT: '3' } });
     articles = (await f.call('POST', '/form-sets', { body: articleFormSet })).body.id;
     press = (await f.call('POST', '/form-sets', { body: { ...articleFormSet, slug: 'press', name: 'Press' } })).body.id;
   });
@@ -222,5 +222,126 @@ describe('the sync feed: what a site applies to stay up to date, since its curso
     const fresh = new Site();
     await catchUp(fresh, '', 50);
     expect(new Map([...fresh.entries].map(([id, e]) => [id, e.slug]))).to.deep.equal(truth);
+  });
+
+  describe('as Server-Sent Events (GET /sync/events)', () => {
+    /** An open event stream: the events as they arrive (comments counted apart), and how to close it. */
+    const connect = async (headers: Record<string, string> = {}, query = '') => {
+      const controller = new AbortController();
+      const response = await fetch(`${f.pinnedBase}/sync/events${query}`, { headers, signal: controller.signal });
+      const events: Array<{ id?: string; event?: string; data?: string }> = [];
+      let comments = 0;
+      let retry: number | undefined;
+      const reading = (async () => {
+        if (response.status !== 200 || !response.body) return;
+        const decoder = new TextDecoder();
+        let buffered = '';
+        try {
+          for await (const chunk of response.body) {
+            buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+            let end: number;
+            while ((end = buffered.indexOf('\n\n')) >= 0) {
+              const block = buffered.slice(0, end);
+              buffered = buffered.slice(end + 2);
+              const event: { id?: string; event?: string; data?: string } = {};
+              for (const line of block.split('\n')) {
+                if (line.startsWith(':')) comments++;
+                else if (line.startsWith('retry: ')) retry = Number(line.slice(7));
+                else if (line.startsWith('id: ')) event.id = line.slice(4);
+                else if (line.startsWith('event: ')) event.event = line.slice(7);
+                else if (line.startsWith('data: ')) event.data = line.slice(6);
+              }
+              if (event.event) events.push(event);
+            }
+          }
+        } catch {
+          // Aborted.
+        }
+      })();
+      return { response, events, comments: () => comments, retry: () => retry, close: () => controller.abort(), ended: reading };
+    };
+    const until = async (check: () => boolean, ms = 5000) => {
+      const deadline = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    it('sends what is there, then each change as it is published; a reconnect with Last-Event-ID resumes after the last event', async () => {
+      const stream = await connect();
+      expect(stream.response.status).to.equal(200);
+      expect(stream.response.headers.get('content-type')).to.match(/^text\/event-stream/);
+      expect(stream.response.headers.get('cache-control')).to.equal('no-cache');
+      // Everything so far, then quiet.
+      const everything = await page('?limit=100');
+      await until(() => stream.events.length >= everything.items.length);
+      expect(stream.retry()).to.equal(3000);
+      const slug = `live-${++slugs}`;
+      const started = Date.now();
+      await f.publish(articles, slug, { title: 'Live' });
+      await until(() => stream.events.some((e) => e.data?.includes(`"slug":"${slug}"`)), 2000);
+      expect(Date.now() - started).to.be.below(2000);
+      const last = stream.events.at(-1)!;
+      expect(last.event).to.equal('entry');
+      expect(JSON.parse(last.data!)).to.deep.include({ type: 'entry', slug, formSet: 'articles' });
+      stream.close();
+      await stream.ended;
+
+      // While it is away, another change; it comes back with the id of the last event it had.
+      const missed = `missed-${++slugs}`;
+      await f.publish(press, missed, { title: 'Missed' });
+      const again = await connect({ 'Last-Event-ID': last.id! });
+      // Nothing before the missed change comes again: the next event after it is a change made later.
+      const later = `later-${++slugs}`;
+      await f.publish(press, later, { title: 'Later' });
+      await until(() => again.events.length >= 2);
+      expect(again.events.map((e) => JSON.parse(e.data!).slug)).to.deep.equal([missed, later]);
+      // The cursor of an event is the feed's: GET /sync from it has nothing more.
+      expect((await page(`?cursor=${again.events.at(-1)!.id}`)).items).to.deep.equal([]);
+      // A quiet stream gets heartbeats (SYNC_HEARTBEAT_MS, here 1 s).
+      await until(() => again.comments() >= 1, 3000);
+      again.close();
+      await again.ended;
+    });
+
+    it('keeps to SYNC_STREAMS_PER_CLIENT streams per client address (429 beyond), and frees one when it closes', async () => {
+      const open = [await connect(), await connect(), await connect()];
+      for (const stream of open) expect(stream.response.status).to.equal(200);
+      const refused = await fetch(`${f.pinnedBase}/sync/events`);
+      expect(refused.status).to.equal(429);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).to.equal('RATE_LIMITED');
+      expect(refused.headers.get('retry-after')).to.be.a('string');
+      open[0]!.close();
+      await open[0]!.ended;
+      let admitted: Response | undefined;
+      for (let attempt = 0; attempt < 50 && admitted?.status !== 200; attempt++) {
+        const controller = new AbortController();
+        admitted = await fetch(`${f.pinnedBase}/sync/events`, { signal: controller.signal });
+        controller.abort();
+        if (admitted.status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(admitted!.status).to.equal(200);
+      for (const stream of open.slice(1)) stream.close();
+    });
+
+    it('ends its streams when the service stops, so that it can', async () => {
+      const other = await startPublicFixture({ env: { SYNC_HEARTBEAT_MS: '60000' } });
+      try {
+        const response = await fetch(`${other.pinnedBase}/sync/events`);
+        expect(response.status).to.equal(200);
+        const reading = (async () => {
+          for await (const _chunk of response.body!) {
+            // Read until the server ends it.
+          }
+        })();
+        const started = Date.now();
+        await other.stop();
+        await reading;
+        expect(Date.now() - started, 'the stop did not wait for the stream').to.be.below(5000);
+      } finally {
+        await other.stop().catch(() => undefined);
+      }
+    });
   });
 });

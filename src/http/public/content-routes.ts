@@ -16,6 +16,7 @@ import type { PublicContentDeps } from './public-content-deps.ts';
 import { previewRoute } from './preview-route.ts';
 import { seoRoutes } from './seo-routes.ts';
 import { syncRoute } from './sync-route.ts';
+import { syncEventsRoute } from './sync-events-route.ts';
 import type { Doc } from '../../read-models/read-model-store.ts';
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_LENGTH } from './entry-reads.ts';
@@ -124,6 +125,7 @@ export function publicContentRoutes(deps: PublicContentDeps): PublicRoutes {
     previewRoute(router, deps);
     seoRoutes(router, deps);
     syncRoute(router, deps);
+    syncEventsRoute(router, deps);
   };
 }
 

@@ -1,3 +1,4 @@
+import type { DrainState } from '../drain-state.ts';
 import type { Config } from '../../config/config.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logger.ts';
@@ -23,10 +24,26 @@ export interface PublicContentDeps {
   versions: ReadModelVersions;
   formSets: FormSetLookup;
   logger: Logger;
+  /** The process's shutdown: event streams (GET /sync/events) end when it begins. */
+  drain?: DrainState;
+  /** Event streams of the sync feed: how many at once per client address and in all, and how often a quiet one gets a heartbeat. */
+  syncStreams: { perClient: number; max: number; heartbeatMs: number };
 }
 
-export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'log' | 'sessions' | 'clock' | 'logger'>, versions: ReadModelVersions): PublicContentDeps {
+export function publicContentDeps(config: Config, admin: Pick<AdminDeps, 'reader' | 'log' | 'sessions' | 'clock' | 'logger'>, versions: ReadModelVersions, drain?: DrainState): PublicContentDeps {
   const publicContent = publicContentQueries(admin.reader);
-  return { reader: admin.reader, log: admin.log, publicContent, sessions: admin.sessions, clock: admin.clock, sitemapUrlsPerFile: config.sitemapUrlsPerFile, versions, formSets: new FormSetLookup(publicContent, versions), logger: admin.logger };
+  return {
+    reader: admin.reader,
+    log: admin.log,
+    publicContent,
+    sessions: admin.sessions,
+    clock: admin.clock,
+    sitemapUrlsPerFile: config.sitemapUrlsPerFile,
+    versions,
+    formSets: new FormSetLookup(publicContent, versions),
+    logger: admin.logger,
+    ...(drain ? { drain } : {}),
+    syncStreams: config.syncStreams,
+  };
 }
 

@@ -218,6 +218,25 @@ export function publicOpenApiDocument(): Schema {
           responses: { '200': json(ref('SyncPage'), 'A page of changes, and the cursor to ask with next.'), '400': error('VALIDATION_ERROR: a cursor this feed did not make, a limit out of range, an unknown locale.'), '404': common['404'] },
         },
       },
+      '/sync/events': {
+        get: {
+          operationId: 'syncContentEvents',
+          summary: 'The sync feed as Server-Sent Events: what is there after the cursor, then each change as it is published',
+          description:
+            'Starts after `Last-Event-ID` (what an EventSource sends when it reconnects), else `cursor`, else from the beginning; sends what is there, then each change as the read model commits it. Each event: `event:` the item\'s type (entry, entry.removed, master, master.removed), `data:` the item as GET /sync gives it, `id:` the cursor after it. A comment line every SYNC_HEARTBEAT_MS keeps a quiet stream open. At most SYNC_STREAMS_PER_CLIENT streams per client address (429) and SYNC_STREAMS_MAX per instance (503); streams end when the instance shuts down (reconnect).',
+          parameters: [
+            query('cursor', { type: 'string', maxLength: 200 }, 'Where to start when Last-Event-ID is not sent.'),
+            query('form_set', { type: 'string', maxLength: 200 }, 'Only the entries of this form set (by slug; no masters).'),
+            locale,
+            { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', maxLength: 200 }, description: 'The id of the last event received: the stream resumes after it.' },
+          ],
+          responses: {
+            '200': { description: 'An event stream (text/event-stream) that ends when the client closes it or the instance shuts down.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            '400': error('VALIDATION_ERROR: a cursor this feed did not make, an unknown locale.'),
+            '404': common['404'],
+          },
+        },
+      },
       '/sitemap.xml': { get: { operationId: 'getSitemap', summary: 'Sitemap (protocol 0.9) of every published entry of every listed form set; a sitemap index of /sitemap-{n}.xml parts beyond 50,000 URLs', responses: xml() } },
       '/sitemap-{part}.xml': { get: { operationId: 'getSitemapPart', summary: 'Part n of a sitemap too large for one file', parameters: [path('part', 'Part number, from 1')], responses: xml() } },
       '/form-sets/{slug}/sitemap.xml': { get: { operationId: 'getFormSetSitemap', summary: "Sitemap of one form set's published entries (an index beyond 50,000 URLs)", parameters: [path('slug', 'Form set slug')], responses: xml() } },

@@ -1,10 +1,12 @@
 import type { Router } from '@koa/router';
+import type { Context } from 'koa';
+import type { PublicContentQueries } from '../../../projections/public-content-queries.ts';
 import type { SyncLogDoc } from '../../../projections/public-content.ts';
 import type { Doc } from '../../read-models/read-model-store.ts';
 import { validationError } from '../errors/error-factory.ts';
 import { entryJson } from './entry-reads.ts';
 import { requestedLocale } from './entry-lookup.ts';
-import { publicProjectOf } from './public-context.ts';
+import { publicProjectOf, type PublicProject } from './public-context.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
 import { QueryParams, SLUG_PARAM_MAX } from './query-params.ts';
 
@@ -28,34 +30,42 @@ const SEQ = /^\d{20}:[0-9a-f-]{36}$/;
 export function syncRoute(router: Router, deps: PublicContentDeps): void {
   const { publicContent } = deps;
   router.get('/sync', async (ctx) => {
-    const target = publicProjectOf(ctx);
-    const params = new QueryParams(ctx);
-    const locale = requestedLocale(params, target);
-    const limit = params.integer('limit', { min: 1, max: SYNC_MAX_LIMIT }) ?? SYNC_DEFAULT_LIMIT;
-    const after = seqOfCursor(params.string('cursor', { maxLength: 200 }));
-    const formSetSlug = params.string('form_set', { maxLength: SLUG_PARAM_MAX });
-    const scope = formSetSlug === undefined ? { projectId: target.projectId } : { formSetId: (await deps.formSets.bySlug(target.projectId, formSetSlug)).formSetId };
+    const limit = new QueryParams(ctx).integer('limit', { min: 1, max: SYNC_MAX_LIMIT }) ?? SYNC_DEFAULT_LIMIT;
+    const { target, locale, scope, after } = await syncRequest(ctx, deps, undefined);
     const changes = await publicContent.syncPage(scope, after, limit);
     const items: string[] = [];
-    for (const change of changes) items.push(await itemOf(change));
+    for (const change of changes) items.push((await syncItemOf(publicContent, target, locale, change)).json);
     const last = changes.at(-1)?.seq ?? after;
     ctx.type = 'application/json; charset=utf-8';
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = `{"items":[${items.join(',')}],"cursor":${last === null ? 'null' : JSON.stringify(cursorOf(last))},"hasMore":${changes.length === limit}}`;
-
-    async function itemOf(change: Doc<SyncLogDoc>): Promise<string> {
-      if (change.kind === 'entry') {
-        const identity = { id: change.entryId, formSet: change.formSetSlug ?? null, slug: change.slug ?? null, previousSlugs: change.previousSlugs ?? [] };
-        const view = change.removed ? null : await publicContent.entryView(change.entryId!, locale);
-        // A view missing in this locale while the entry is live is a change the read model has not made yet: never here, as a commit lands whole.
-        if (!view) return JSON.stringify({ type: 'entry.removed', ...identity });
-        return `{"type":"entry",${JSON.stringify(identity).slice(1, -1)},"entry":${entryJson(view, target.mediaBaseUrl)}}`;
-      }
-      const [view] = change.removed ? [] : await publicContent.masterViewWithKey(target.projectId, locale, change.key!);
-      if (!view?.published) return JSON.stringify({ type: 'master.removed', key: change.key });
-      return JSON.stringify({ type: 'master', key: change.key, master: { masterEntity: view.entity, locale, total: view.records.length, items: view.records } });
-    }
   });
+}
+
+/** What a site is told of a change: its type and its JSON (the entry's public JSON in `locale`, or its removal; a master's records). */
+export async function syncItemOf(publicContent: PublicContentQueries, target: PublicProject, locale: string, change: Doc<SyncLogDoc>): Promise<{ type: SyncItemType; json: string }> {
+  if (change.kind === 'entry') {
+    const identity = { id: change.entryId, formSet: change.formSetSlug ?? null, slug: change.slug ?? null, previousSlugs: change.previousSlugs ?? [] };
+    const view = change.removed ? null : await publicContent.entryView(change.entryId!, locale);
+    if (!view) return { type: 'entry.removed', json: JSON.stringify({ type: 'entry.removed', ...identity }) };
+    return { type: 'entry', json: `{"type":"entry",${JSON.stringify(identity).slice(1, -1)},"entry":${entryJson(view, target.mediaBaseUrl)}}` };
+  }
+  const [view] = change.removed ? [] : await publicContent.masterViewWithKey(target.projectId, locale, change.key!);
+  if (!view?.published) return { type: 'master.removed', json: JSON.stringify({ type: 'master.removed', key: change.key }) };
+  return { type: 'master', json: JSON.stringify({ type: 'master', key: change.key, master: { masterEntity: view.entity, locale, total: view.records.length, items: view.records } }) };
+}
+
+export type SyncItemType = 'entry' | 'entry.removed' | 'master' | 'master.removed';
+
+/** The request's feed: its locale, the form set it keeps to (or the whole project), and the position it starts after. */
+export async function syncRequest(ctx: Context, deps: PublicContentDeps, cursor: string | undefined): Promise<{ target: PublicProject; locale: string; scope: { projectId: string } | { formSetId: string }; after: string | null }> {
+  const target = publicProjectOf(ctx);
+  const params = new QueryParams(ctx);
+  const locale = requestedLocale(params, target);
+  const after = seqOfCursor(cursor ?? params.string('cursor', { maxLength: 200 }));
+  const formSetSlug = params.string('form_set', { maxLength: SLUG_PARAM_MAX });
+  const scope = formSetSlug === undefined ? { projectId: target.projectId } : { formSetId: (await deps.formSets.bySlug(target.projectId, formSetSlug)).formSetId };
+  return { target, locale, scope, after };
 }
 
 /** The opaque cursor of a position in the feed. */
@@ -64,7 +74,7 @@ export function cursorOf(seq: string): string {
 }
 
 /** The position a cursor names (null: none given, from the start); 400 for one this service did not make. */
-function seqOfCursor(cursor: string | undefined): string | null {
+export function seqOfCursor(cursor: string | undefined): string | null {
   if (cursor === undefined || cursor === '') return null;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const seq = text.startsWith(`${CURSOR_VERSION}:`) ? text.slice(CURSOR_VERSION.length + 1) : '';

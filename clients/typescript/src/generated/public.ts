@@ -285,6 +285,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/sync/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sync feed as Server-Sent Events: what is there after the cursor, then each change as it is published
+         * @description Starts after `Last-Event-ID` (what an EventSource sends when it reconnects), else `cursor`, else from the beginning; sends what is there, then each change as the read model commits it. Each event: `event:` the item's type (entry, entry.removed, master, master.removed), `data:` the item as GET /sync gives it, `id:` the cursor after it. A comment line every SYNC_HEARTBEAT_MS keeps a quiet stream open. At most SYNC_STREAMS_PER_CLIENT streams per client address (429) and SYNC_STREAMS_MAX per instance (503); streams end when the instance shuts down (reconnect).
+         */
+        get: operations["syncContentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sitemap.xml": {
         parameters: {
             query?: never;
@@ -1692,6 +1712,74 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_ERROR: a cursor this feed did not make, a limit out of range, an unknown locale. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown project, form set, entry or master; a deleted entry. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests in progress from this client at once (HTTP_MAX_CONNECTIONS_PER_CLIENT behind a proxy); retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE (retryable): the service is overloaded or shutting down; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncContentEvents: {
+        parameters: {
+            query?: {
+                /** @description Where to start when Last-Event-ID is not sent. */
+                cursor?: string;
+                /** @description Only the entries of this form set (by slug; no masters). */
+                form_set?: string;
+                /** @description A content locale of the project; values fall back to the default locale. Absent: the default locale. Unknown: 400. */
+                locale?: components["parameters"]["locale"];
+            };
+            header?: {
+                /** @description The id of the last event received: the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (text/event-stream) that ends when the client closes it or the instance shuts down. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: a cursor this feed did not make, an unknown locale. */
             400: {
                 headers: {
                     [name: string]: unknown;
