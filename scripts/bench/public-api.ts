@@ -2,7 +2,7 @@
  * Public read API on the embedded default (SQLite), each scenario interleaved with a bare node:http baseline.
  *
  *   npm run bench:public -- [--entries 10000 | --data SEED_DIR] [--seconds 5] [--connections 10] [--writes 20] [--rounds 1]
- *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls] [--service-root DIR] [--json]
+ *                           [--cache off,on] [--only single,popular,page1,page250,pagelast,sitemap,fieldsort,sync,syncdeep,stalls] [--service-root DIR] [--json]
  *                           [--topology one,split]
  *                           [--cold-start [--drop-page-cache]] [--restarted] [--runtime compiled|tsx]
  *
@@ -70,7 +70,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     writes: { type: 'string', default: '20' },
     cache: { type: 'string', default: 'off,on' },
-    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,fieldsort,stalls' },
+    only: { type: 'string', default: 'single,popular,page1,page250,pagelast,sitemap,fieldsort,sync,syncdeep,stalls' },
     topology: { type: 'string', default: 'one' },
     'service-root': { type: 'string' },
     /** Also restart the service in each --cache mode and measure random single entries over its first minute. */
@@ -307,7 +307,12 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     { name: 'sitemap', label: 'form-set sitemap, gzip/br', path: '/form-sets/articles/sitemap.xml', headers: { 'accept-encoding': 'gzip, br' } },
     // A sort by a form field: title has a sort slot (see docs/api.md "Sorting"); before slots, this read the whole form set.
     { name: 'fieldsort', label: 'list page 1, sort by a field', path: '/form-sets/articles/entries?limit=20&sort=title:asc' },
+    // The sync feed (GET /sync): a site's first page, and a page after a cursor 5,000 changes in (an index range either way).
+    { name: 'sync', label: 'sync page of 50, first', path: '/sync?limit=50' },
+    { name: 'syncdeep', label: 'sync page of 50, deep cursor', path: '', paths: (basePath: string) => () => `${basePath}/sync?limit=50&cursor=${deepCursor}` },
   ].filter((s) => values.only.split(',').includes(s.name));
+  /** The cursor 5,000 changes into the sync feed (or its end, when shorter), found once the service is up. */
+  let deepCursor = '';
 
   const rows: Array<Record<string, unknown>> = [];
   /** With --rounds above 1: each scenario's median over its rounds. */
@@ -367,6 +372,14 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     // rows are steady state; a restart's first minute is what --cold-start measures.
     await measure(`${base}/form-sets/articles/entries?limit=20&sort=published_date:desc`, service.pid!);
     await measure(base, service.pid!, randomEntryPaths(basePath));
+    if (scenarios.some((s) => s.name === 'syncdeep')) {
+      deepCursor = '';
+      for (let pages = 0; pages < 50; pages++) {
+        const page = (await (await fetch(`${base}/sync?limit=100${deepCursor ? `&cursor=${deepCursor}` : ''}`)).json()) as { cursor: string | null; hasMore: boolean };
+        deepCursor = page.cursor ?? deepCursor;
+        if (!page.hasMore) break;
+      }
+    }
     for (const load of WRITES_PER_SECOND > 0 ? ['reads only', `${WRITES_PER_SECOND} publishes/s`] : ['reads only']) {
       const writer = load === 'reads only' ? undefined : new WriteLoad(serviceUrl, seed, token);
       writer?.start(WRITES_PER_SECOND);
