@@ -47,6 +47,11 @@ export function publicContentQueries(reader: ReadModelReader) {
     /** A live entry of the form set by its slug now, in a locale (only `fields` of its view when given, see Query.fields): an array of at most one. */
     entryViewWithSlug: (formSetId: string, slug: string, locale: string, fields?: readonly string[]) =>
       reader.find<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', { filter: { formSetId, locale, slug }, limit: 1, ...(fields ? { fields } : {}) }),
+    /** Live entries' views in a locale, by the entries' ids, in one read: those that exist, by entry id. */
+    async entryViews(entryIds: readonly string[], locale: string): Promise<Map<string, Doc<EntryViewDoc>>> {
+      const found = await reader.getMany(PUBLIC_CONTENT, 'entry_views', entryIds.map((entryId) => entryViewId(entryId, locale)));
+      return new Map(found.map(({ id, doc }) => [id.slice(0, id.lastIndexOf(':')), doc as Doc<EntryViewDoc>]));
+    },
     /** A live entry's view in a locale, by the entry's id. */
     entryView: (entryId: string, locale: string) => reader.get<Doc<EntryViewDoc>>(PUBLIC_CONTENT, 'entry_views', entryViewId(entryId, locale)),
     /** The form set's oldest live entry in a locale: an array of at most one. */

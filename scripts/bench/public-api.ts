@@ -307,11 +307,11 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     { name: 'sitemap', label: 'form-set sitemap, gzip/br', path: '/form-sets/articles/sitemap.xml', headers: { 'accept-encoding': 'gzip, br' } },
     // A sort by a form field: title has a sort slot (see docs/api.md "Sorting"); before slots, this read the whole form set.
     { name: 'fieldsort', label: 'list page 1, sort by a field', path: '/form-sets/articles/entries?limit=20&sort=title:asc' },
-    // The sync feed (GET /sync): a site's first page, and a page after a cursor 5,000 changes in (an index range either way).
+    // The sync feed (GET /sync): a site's first page, and a page after a cursor 2,500 changes in (an index range either way).
     { name: 'sync', label: 'sync page of 50, first', path: '/sync?limit=50' },
     { name: 'syncdeep', label: 'sync page of 50, deep cursor', path: '', paths: (basePath: string) => () => `${basePath}/sync?limit=50&cursor=${deepCursor}` },
   ].filter((s) => values.only.split(',').includes(s.name));
-  /** The cursor 5,000 changes into the sync feed (or its end, when shorter), found once the service is up. */
+  /** The cursor 2,500 changes into the sync feed (or its end, when shorter), found once the service is up. */
   let deepCursor = '';
 
   const rows: Array<Record<string, unknown>> = [];
@@ -374,7 +374,7 @@ async function runAgainst(seed: BenchSeed, baseline: { url: string; pid: number 
     await measure(base, service.pid!, randomEntryPaths(basePath));
     if (scenarios.some((s) => s.name === 'syncdeep')) {
       deepCursor = '';
-      for (let pages = 0; pages < 50; pages++) {
+      for (let pages = 0; pages < 25; pages++) {
         const page = (await (await fetch(`${base}/sync?limit=100${deepCursor ? `&cursor=${deepCursor}` : ''}`)).json()) as { cursor: string | null; hasMore: boolean };
         deepCursor = page.cursor ?? deepCursor;
         if (!page.hasMore) break;

@@ -3,7 +3,7 @@ import type { Router } from '@koa/router';
 import { PUBLIC_CONTENT } from '../../../projections/public-content-queries.ts';
 import { rateLimited, unavailable } from '../errors/error-factory.ts';
 import type { PublicContentDeps } from './public-content-deps.ts';
-import { cursorOf, syncItemOf, syncRequest } from './sync-route.ts';
+import { cursorOf, syncItemsOf, syncRequest } from './sync-route.ts';
 
 /** Changes read per query while a stream catches up. */
 const PAGE = 100;
@@ -87,9 +87,10 @@ export function syncEventsRoute(router: Router, deps: PublicContentDeps): void {
             changed = false;
             for (;;) {
               const changes = await publicContent.syncPage(scope, after, PAGE);
-              for (const change of changes) {
+              const items = await syncItemsOf(publicContent, target, locale, changes);
+              for (const [i, change] of changes.entries()) {
                 if (closed) return;
-                const item = await syncItemOf(publicContent, target, locale, change);
+                const item = items[i]!;
                 after = change.seq;
                 await write(`id: ${cursorOf(change.seq)}\nevent: ${item.type}\ndata: ${item.json}\n\n`);
               }

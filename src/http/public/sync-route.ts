@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { PublicContentQueries } from '../../../projections/public-content-queries.ts';
-import type { SyncLogDoc } from '../../../projections/public-content.ts';
+import type { EntryViewDoc, SyncLogDoc } from '../../../projections/public-content.ts';
 import type { Doc } from '../../read-models/read-model-store.ts';
 import { validationError } from '../errors/error-factory.ts';
 import { entryJson } from './entry-reads.ts';
@@ -33,8 +33,7 @@ export function syncRoute(router: Router, deps: PublicContentDeps): void {
     const limit = new QueryParams(ctx).integer('limit', { min: 1, max: SYNC_MAX_LIMIT }) ?? SYNC_DEFAULT_LIMIT;
     const { target, locale, scope, after } = await syncRequest(ctx, deps, undefined);
     const changes = await publicContent.syncPage(scope, after, limit);
-    const items: string[] = [];
-    for (const change of changes) items.push((await syncItemOf(publicContent, target, locale, change)).json);
+    const items = (await syncItemsOf(publicContent, target, locale, changes)).map((item) => item.json);
     const last = changes.at(-1)?.seq ?? after;
     ctx.type = 'application/json; charset=utf-8';
     ctx.set('Cache-Control', 'no-cache');
@@ -42,11 +41,22 @@ export function syncRoute(router: Router, deps: PublicContentDeps): void {
   });
 }
 
-/** What a site is told of a change: its type and its JSON (the entry's public JSON in `locale`, or its removal; a master's records). */
-export async function syncItemOf(publicContent: PublicContentQueries, target: PublicProject, locale: string, change: Doc<SyncLogDoc>): Promise<{ type: SyncItemType; json: string }> {
+/**
+ * What a site is told of each change, in order: its type and its JSON (the entry's public JSON in `locale`, or its
+ * removal; a master's records). The live entries' views are read in one go.
+ */
+export async function syncItemsOf(publicContent: PublicContentQueries, target: PublicProject, locale: string, changes: readonly Doc<SyncLogDoc>[]): Promise<Array<{ type: SyncItemType; json: string }>> {
+  const live = changes.filter((change) => change.kind === 'entry' && !change.removed).map((change) => change.entryId!);
+  const views = live.length > 0 ? await publicContent.entryViews(live, locale) : new Map<string, Doc<EntryViewDoc>>();
+  const items: Array<{ type: SyncItemType; json: string }> = [];
+  for (const change of changes) items.push(await syncItemOf(publicContent, target, locale, change, views));
+  return items;
+}
+
+async function syncItemOf(publicContent: PublicContentQueries, target: PublicProject, locale: string, change: Doc<SyncLogDoc>, views: ReadonlyMap<string, Doc<EntryViewDoc>>): Promise<{ type: SyncItemType; json: string }> {
   if (change.kind === 'entry') {
     const identity = { id: change.entryId, formSet: change.formSetSlug ?? null, slug: change.slug ?? null, previousSlugs: change.previousSlugs ?? [] };
-    const view = change.removed ? null : await publicContent.entryView(change.entryId!, locale);
+    const view = change.removed ? undefined : views.get(change.entryId!);
     if (!view) return { type: 'entry.removed', json: JSON.stringify({ type: 'entry.removed', ...identity }) };
     return { type: 'entry', json: `{"type":"entry",${JSON.stringify(identity).slice(1, -1)},"entry":${entryJson(view, target.mediaBaseUrl)}}` };
   }
