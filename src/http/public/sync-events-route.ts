@@ -55,7 +55,8 @@ export function syncEventsRoute(router: Router, deps: PublicContentDeps): void {
       wake?.();
     };
     const stopDraining = deps.drain?.onBegin(close) ?? (() => {});
-    ctx.req.once('close', close);
+    // The client went away (or the response ended): the connection's end, not the request's.
+    ctx.res.once('close', close);
     stream.once('close', close);
 
     ctx.status = 200;
