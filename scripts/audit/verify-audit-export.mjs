@@ -395,6 +395,9 @@ for await (const text of input) {
       const outside = selectionProblem(line);
       if (outside) problem(lineNumber, `event ${line.id}: ${outside}`);
       lastPosition = line.position;
+      // An event that says who someone is (a role change made in the project) counts for the actors too: it is
+      // in the bundle once, as an event, not again as an actor line.
+      if (ACTOR_TYPES.has(line.type)) actorLines.push(line);
     } else {
       actorEvents += 1;
       if (!ACTOR_TYPES.has(line.type)) problem(lineNumber, `actor line ${line.id} is a ${line.type}, not an event that says who someone is`);
@@ -558,7 +561,7 @@ function checkCheckpointSignature(c, keys) {
 }
 
 /**
- * Who the actor lines say each actor was: every user with their e-mail and roles over time (from when each
+ * Who the actor lines (and the events of the same kinds), in log order, say each actor was: every user with their e-mail and roles over time (from when each
  * held), disabled or not; every agent key with its name, scope, who issued it and when, and its revocation.
  */
 function actorsOf(lines) {
@@ -603,7 +606,7 @@ const result = {
   redactedEvents,
   streams: streams.size,
   digest,
-  actors: actorsOf(actorLines),
+  actors: actorsOf([...actorLines].sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0))),
   problems,
 };
 if (valid) {

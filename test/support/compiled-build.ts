@@ -33,7 +33,10 @@ export function compiledBuild(): void {
         const stale = staleSources();
         // Said on stderr: a compile rewrites dist/ under any process the other worker runs from it meanwhile.
         if (stale) {
-          process.stderr.write(`compiledBuild (pid ${process.pid}): compiling, ${stale}\n`);
+          const line = `${new Date().toISOString()} compiledBuild (pid ${process.pid}): compiling, ${stale}\n`;
+          process.stderr.write(line);
+          // Also kept beside the build: a parallel worker's stderr may not reach the run's log.
+          fs.appendFileSync(path.join(ROOT, 'dist', '.test-build.log'), line);
           compile();
         }
       } finally {
@@ -46,12 +49,29 @@ export function compiledBuild(): void {
   fresh = true;
 }
 
+/**
+ * Compiles as `npm run build` does, into a folder of its own, then puts each compiled folder in place with a
+ * rename: a process starting meanwhile (another worker's child) loads the old build or the new one, never a
+ * half-written one (tsc writes its files one by one for seconds, and a module read while empty has no exports).
+ */
 function compile(): void {
+  const staging = path.join(ROOT, `.dist-build-${process.pid}`);
   try {
-    execFileSync(process.execPath, [TSC, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', staging], { cwd: ROOT, stdio: 'pipe' });
+    for (const folder of SOURCE_FOLDERS) {
+      const target = path.join(ROOT, 'dist', folder);
+      const old = path.join(ROOT, 'dist', `.${folder}-old-${process.pid}`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      const had = fs.existsSync(target);
+      if (had) fs.renameSync(target, old);
+      fs.renameSync(path.join(staging, folder), target);
+      if (had) fs.rmSync(old, { recursive: true, force: true });
+    }
   } catch (error) {
     const { stdout, stderr, message } = error as { stdout?: Buffer; stderr?: Buffer; message: string };
     throw new Error(`npm run build failed: ${stdout?.toString() ?? ''}${stderr?.toString() || message}`);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
   }
 }
 
