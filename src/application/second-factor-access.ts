@@ -7,7 +7,7 @@
 import type { Caller } from '../domain/access/caller.ts';
 import { tenantStream } from '../domain/access/access-streams.ts';
 import { tenantDecider } from '../domain/access/tenant-decider.ts';
-import type { User, UserCommand } from '../domain/access/user-decider.ts';
+import type { User, UserCommand, UserContext } from '../domain/access/user-decider.ts';
 import type { Passkey, SecondFactorMethod } from '../domain/access/second-factor.ts';
 import { auditProject } from '../domain/access/access-values.ts';
 import { handleCommand } from './command-handler.ts';
@@ -53,7 +53,8 @@ export class SecondFactorAccess {
 
   /** A tenant admin removes every second factor of another user (who lost theirs). */
   async reset(caller: Caller, userId: string, options: Audit = {}): Promise<{ position: bigint }> {
-    return this.#user(caller, userId, { type: 'reset-second-factor', ...auditProject(options) }, options);
+    // A member who is not a tenant_admin resets only someone who may do no more than they: the decider needs the roles.
+    return this.#user(caller, userId, { type: 'reset-second-factor', ...auditProject(options) }, options, await this.#w.userContext(caller));
   }
 
   /** A wrong second factor, recorded as the person it was tried for. */
@@ -67,8 +68,8 @@ export class SecondFactorAccess {
     return { tenantId, required: result.state?.secondFactorRequired ?? false, position: positionOf(result) };
   }
 
-  async #user(caller: Caller, userId: string, command: UserCommand, options: WriteOptions): Promise<{ position: bigint }> {
-    const result = await this.#w.user(caller, userId, command, await this.#w.userContext(caller), options);
+  async #user(caller: Caller, userId: string, command: UserCommand, options: WriteOptions, context: UserContext = { caller }): Promise<{ position: bigint }> {
+    const result = await this.#w.user(caller, userId, command, context, options);
     return { position: positionOf(result) };
   }
 

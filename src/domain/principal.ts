@@ -32,6 +32,14 @@ export function normaliseRole(role: string): UserRole | null {
   }
 }
 
+/**
+ * Whether a console user is the spec's tenant_admin itself: every capability, and what no custom role may do
+ * (define roles, change sign-in, give tenant_admin, act on anyone).
+ */
+export function isTenantAdmin(user: { role: UserRole; grants?: RoleGrants }): boolean {
+  return user.role === 'tenant_admin' && !user.grants?.roleId;
+}
+
 /** What a console user may do: their custom role's grants, or their role's. */
 export function grantsOf(user: { role: UserRole; grants?: RoleGrants }): RoleGrants {
   return user.grants ?? (user.role === 'tenant_admin' ? TENANT_ADMIN_GRANTS : TENANT_USER_GRANTS);

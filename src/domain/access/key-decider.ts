@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { conflict, DomainError, forbidden, invalid, notFound } from '../domain-error.ts';
 import type { Plan } from '../plans.ts';
-import { grantsOf, type AgentScope } from '../principal.ts';
+import { grantsOf, isTenantAdmin, type AgentScope } from '../principal.ts';
 import { AGENT_KEY_DISPLAY_LENGTH, AGENT_KEY_PREFIX, API_KEY_HASH_PATTERN, PUBLIC_KEY_DISPLAY_LENGTH, PUBLIC_KEY_PREFIX } from '../../security/api-keys.ts';
 import type { KeyEvent } from './access-events.ts';
 import { maxActiveAgentKeys } from './agent-key-limits.ts';
@@ -184,7 +184,7 @@ export const keyDecider: Decider<ProjectKeys, KeyCommand, KeyEvent, KeyContext> 
  * role with people.manage) issues only a scope within their own grants, and never beyond a form-set limit.
  */
 function assertMayIssueScope(caller: Caller, scope: AgentScope): void {
-  if (caller.kind !== 'user' || (caller.role === 'tenant_admin' && !caller.grants?.roleId)) return;
+  if (caller.kind !== 'user' || isTenantAdmin(caller)) return;
   const beyond = grantsBeyond(agentScopeGrants(scope), grantsOf(caller));
   if (beyond.length > 0) throw forbidden(`An agent key of scope ${scope} may do more than you may: ${beyond.join('; ')}.`, 'Issue a key of a narrower scope, or ask a tenant admin.');
 }

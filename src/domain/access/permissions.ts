@@ -1,6 +1,6 @@
 import { DomainError } from '../domain-error.ts';
-import { CAPABILITIES, type Capability, type RoleGrants } from '../capabilities.ts';
-import { grantsOf, type AgentScope } from '../principal.ts';
+import { CAPABILITIES, TENANT_USER_GRANTS, type Capability, type RoleGrants } from '../capabilities.ts';
+import { grantsOf, isTenantAdmin, type AgentScope } from '../principal.ts';
 import type { Caller } from './caller.ts';
 
 /**
@@ -266,7 +266,7 @@ export function denial(caller: Caller, action: Action): Denial | null {
       if (needs === 'member') return null;
       const grants = grantsOf(caller);
       if (needs === 'tenant_admin') {
-        if (caller.role === 'tenant_admin' && grants.roleId === null) return null;
+        if (isTenantAdmin(caller)) return null;
         return {
           message: `Only a tenant_admin can ${permission.label} (${action}); this session has ${sessionRole(caller.role, grants)}.`,
           hint: 'Ask a tenant admin to do it.',
@@ -287,7 +287,8 @@ export function denial(caller: Caller, action: Action): Denial | null {
         };
       }
       if (rule.kind === 'user-session') {
-        const role = permission.needs === 'member' || permission.needs === 'content.write' ? 'a console' : 'a tenant_admin';
+        // Any console session when a tenant_user may, else a tenant_admin's.
+        const role = permission.needs === 'member' || (permission.needs !== null && (TENANT_USER_GRANTS.capabilities as readonly string[]).includes(permission.needs)) ? 'a console' : 'a tenant_admin';
         return {
           message: `To ${permission.label} (${action}) a user session is required; agent keys are refused.`,
           hint: `Use ${role} session token (sign in to the console) instead of an agent key.`,

@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { conflict, DomainError, forbidden, invalid, notFound } from '../domain-error.ts';
-import { grantsOf, normaliseRole, type UserRole } from '../principal.ts';
+import { grantsOf, isTenantAdmin, normaliseRole, type UserRole } from '../principal.ts';
 import { grantsBeyond, TENANT_ADMIN_GRANTS, TENANT_USER_GRANTS, type RoleGrants } from '../capabilities.ts';
 import { grantsOfMember, grantsOfRole, type CustomRole } from './custom-roles.ts';
 import { isPasswordHash } from '../../security/password-hashing.ts';
@@ -337,7 +337,7 @@ function givenRole(roleName: string, roleId: string | null, roles: UserContext['
  * people.manage) gives only roles within their own grants, and never tenant_admin. Operators and tenant_admins may.
  */
 function assertMayGrant(caller: Caller, given: GivenRole, doing: string): void {
-  if (caller.kind !== 'user' || (caller.role === 'tenant_admin' && !caller.grants?.roleId)) return;
+  if (caller.kind !== 'user' || isTenantAdmin(caller)) return;
   if (given.role === 'tenant_admin') throw forbidden(`Only a tenant_admin may ${doing} the tenant_admin role.`, 'Ask a tenant admin.');
   const beyond = grantsBeyond(given.grants, grantsOf(caller));
   if (beyond.length > 0) throw forbidden(`You cannot ${doing} a role that may do more than yours: ${beyond.join('; ')}.`, 'Ask a tenant admin.');
@@ -345,7 +345,7 @@ function assertMayGrant(caller: Caller, given: GivenRole, doing: string): void {
 
 /** Nor act on (change, disable, reset) a member who may do more than they may, a tenant_admin included. */
 function assertMayActOn(caller: Caller, user: User, roles: UserContext['roles'], doing: string): void {
-  if (caller.kind !== 'user' || (caller.role === 'tenant_admin' && !caller.grants?.roleId)) return;
+  if (caller.kind !== 'user' || isTenantAdmin(caller)) return;
   if (user.role === 'tenant_admin') throw forbidden(`Only a tenant_admin may ${doing} a tenant_admin.`, 'Ask a tenant admin.');
   if (!roles) throw new Error('Acting on a member needs the tenant roles in the context (AccessWriter.userContext).');
   const beyond = grantsBeyond(grantsOfMember(user, (roleId) => roles[roleId]), grantsOf(caller));
