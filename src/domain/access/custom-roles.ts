@@ -2,6 +2,7 @@ import { invalid } from '../domain-error.ts';
 import { CAPABILITIES, FORM_SET_CAPABILITIES, isCapability, type Capability, type RoleGrants } from '../capabilities.ts';
 import { grantsOf, type UserRole } from '../principal.ts';
 import { displayName } from './access-values.ts';
+import { isUuid } from '../../event-store/position.ts';
 
 /**
  * A tenant's own role: a name, a set of capabilities (src/domain/capabilities.ts), and optionally the form sets
@@ -33,7 +34,6 @@ export const ROLE_DESCRIPTION_MAX_LENGTH = 500;
 export const MAX_ROLE_FORM_SETS = 100;
 /** The spec's role names: a custom role cannot be named like one (aliases such as reviewer are fine: roles are given by id). */
 const RESERVED_NAMES = ['tenant_admin', 'tenant_user'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The stored form of a definition given by a caller: VALIDATION_ERROR naming the field and the rule. */
 export function customRoleValue(definition: CustomRoleInput): CustomRoleDefinition {
@@ -52,7 +52,7 @@ export function customRoleValue(definition: CustomRoleInput): CustomRoleDefiniti
     const ids = [...new Set(definition.formSetIds.map((formSetId) => formSetId.toLowerCase()))].sort();
     if (ids.length === 0) throw invalid('formSetIds must name at least one form set, or be null for every form set');
     if (ids.length > MAX_ROLE_FORM_SETS) throw invalid(`formSetIds may name at most ${MAX_ROLE_FORM_SETS} form sets`);
-    const malformed = ids.find((formSetId) => !UUID.test(formSetId));
+    const malformed = ids.find((formSetId) => !isUuid(formSetId));
     if (malformed) throw invalid(`formSetIds: ${JSON.stringify(malformed)} is not a form set id`);
     if (!capabilities.some((c) => FORM_SET_CAPABILITIES.includes(c))) {
       throw invalid(`formSetIds limits only ${FORM_SET_CAPABILITIES.join(', ')}; this role has none of them`, 'Leave formSetIds null, or give the role a content capability.');

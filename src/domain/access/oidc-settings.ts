@@ -1,4 +1,5 @@
 import { invalid } from '../domain-error.ts';
+import { isUuid } from '../../event-store/position.ts';
 
 /**
  * A tenant's OpenID Connect sign-in, as the tenant decider keeps it and tenant.oidc-configured carries it. The
@@ -35,14 +36,13 @@ export interface RoleGroup {
 }
 
 export const MAX_ROLE_GROUPS = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** roleGroups as given, checked and normalised (groups trimmed, each once, role ids lower-cased); [] when absent. */
 export function roleGroupsValue(roleGroups: readonly RoleGroup[] | undefined): RoleGroup[] {
   const normalised = (roleGroups ?? []).map(({ group, roleId }) => ({ group: group.trim(), roleId: roleId.trim().toLowerCase() }));
   if (normalised.length > MAX_ROLE_GROUPS) throw invalid(`roleGroups: at most ${MAX_ROLE_GROUPS} groups`);
   if (normalised.some(({ group }) => group.length === 0 || group.length > 500)) throw invalid('roleGroups: group names are 1 to 500 characters');
-  const wrong = normalised.find(({ roleId }) => !UUID.test(roleId));
+  const wrong = normalised.find(({ roleId }) => !isUuid(roleId));
   if (wrong) throw invalid(`roleGroups: ${JSON.stringify(wrong.roleId)} is not a role id`);
   const groups = normalised.map(({ group }) => group);
   const twice = groups.find((group, i) => groups.indexOf(group) !== i);

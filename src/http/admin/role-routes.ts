@@ -8,8 +8,8 @@ import { idempotentCreate } from './idempotent-create.ts';
 import { CAPABILITIES, CAPABILITY_LABELS, FORM_SET_CAPABILITIES, TENANT_ADMIN_GRANTS, TENANT_USER_GRANTS } from '../../domain/capabilities.ts';
 import { MAX_ROLE_FORM_SETS, ROLE_DESCRIPTION_MAX_LENGTH, ROLE_NAME_MAX_LENGTH, type CustomRole } from '../../domain/access/custom-roles.ts';
 import { accessQueries } from '../../../projections/access-queries.ts';
+import { isUuid } from '../../event-store/position.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const roleBody = z.object({
   name: z.string().min(1).max(ROLE_NAME_MAX_LENGTH).describe('Shown wherever the role is chosen; unique in the organisation, not a built-in role\'s name'),
@@ -58,7 +58,7 @@ export function roleRoutes(deps: AdminDeps, api: ApiRegistry): Router {
     return counts;
   };
   const roleIdOf = (value: string | undefined): string => {
-    if (!value || !UUID.test(value)) throw notFound(`No role ${value}.`);
+    if (!value || !isUuid(value)) throw notFound(`No role ${value}.`);
     return value.toLowerCase();
   };
 
